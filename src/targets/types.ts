@@ -1,0 +1,43 @@
+/**
+ * Shapes shared by every target provisioner (embedded, local, external, and later kubernetes).
+ *
+ * A {@link TargetHandle} is what the `provision` activity returns and what every later activity of a
+ * cell receives. It is small, JSON-serialisable and holds no secret: passwords are referenced by the
+ * *name* of an environment variable that the worker reads at connection time.
+ */
+
+/** How a cell got its ClickHouse. */
+export type TargetKind = 'embedded' | 'local' | 'external';
+
+/** A reachable ClickHouse for one cell. Stored in workflow history: keep it small, never put a secret here. */
+export interface TargetHandle {
+  kind: TargetKind;
+  /** Base URL of the ClickHouse HTTP interface, e.g. `http://127.0.0.1:18123`. Loopback for embedded/local. */
+  url: string;
+  /** Database the cell's tables live in. */
+  database: string;
+  /** ClickHouse user name (`default` unless the spec says otherwise). */
+  username: string;
+  /** Name of the environment variable holding the password (external targets). Never the password itself. */
+  passwordEnv?: string;
+  /** PID of the server process chbench started (embedded/local); absent for external. */
+  pid?: number;
+  /** Directory chbench created for this cell's server (data, config, logs); removed at teardown. */
+  dataDir?: string;
+  /** Run id this resource belongs to (label used by gc). */
+  runId: string;
+  /** Cell key this resource belongs to. */
+  cellKey: string;
+  /** One human line on how it was provisioned, e.g. `chdb 3.4.0 engine in pid 1234 (separate process)`. */
+  provisionedBy: string;
+}
+
+/** Request to provision a target for one cell. */
+export interface ProvisionRequest {
+  runId: string;
+  cellKey: string;
+  /** ClickHouse version label from the matrix (e.g. `26.7`, `18.16`). */
+  version: string;
+  /** Root directory under which per-cell directories are created (absolute path). */
+  workDir: string;
+}
