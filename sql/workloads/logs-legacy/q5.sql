@@ -1,0 +1,1 @@
+SELECT * FROM {{table}} WHERE trace_id = lower(hex(sipHash128('42')))

@@ -1,0 +1,81 @@
+/**
+ * collectMetrics: snapshot the server's cumulative counters (`system.events`) and the worker host's
+ * disk and CPU counters (`/proc/diskstats`, `/proc/stat`, loopback targets only), so a cell's
+ * result can show how much was read from disk and whether a run was disk- or CPU-bound.
+ * Called at the start and the end of a cell; the cell result keeps the difference.
+ */
+import path from 'node:path';
+import { readFileSync } from 'node:fs';
+import { connect, queryRows, sqlString } from '../lib/clickhouse';
+import { cellDir, writeJsonAtomic } from '../lib/results-store';
+import type { StepInput } from './types';
+
+/** `metrics-<label>.json`. Missing sources are recorded as `null` with a reason, never zeros. */
+export interface MetricsSnapshot {
+  label: string;
+  taken_at: string;
+  /** `system.events` (name → value), `null` if unreadable. */
+  server_events: Record<string, number> | null;
+  server_events_source: string;
+  /** Host disk counters (device → {read_bytes, write_bytes, io_ms}), from /proc/diskstats (sectors × 512). */
+  host_disks: Record<string, { read_bytes: number; write_bytes: number; io_ms: number }> | null;
+  /** Host CPU jiffies from the `cpu` line of /proc/stat. */
+  host_cpu: { user: number; system: number; idle: number; iowait: number } | null;
+  host_source: string;
+}
+
+function readHost(): Pick<MetricsSnapshot, 'host_disks' | 'host_cpu'> {
+  const disks: MetricsSnapshot['host_disks'] = {};
+  for (const line of readFileSync('/proc/diskstats', 'utf8').split('\n')) {
+    const f = line.trim().split(/\s+/);
+    if (f.length < 14 || /^(loop|ram)/.test(f[2])) continue;
+    disks[f[2]] = { read_bytes: Number(f[5]) * 512, write_bytes: Number(f[9]) * 512, io_ms: Number(f[12]) };
+  }
+  const cpu = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+  return { host_disks: disks, host_cpu: { user: cpu[0] + cpu[1], system: cpu[2], idle: cpu[3], iowait: cpu[4] } };
+}
+
+/** Activity factory. */
+export function createCollectMetrics() {
+  return {
+    /** Take a snapshot; writes `metrics-<label>.json`. @returns the file name. */
+    async collectMetrics({ cell, target }: StepInput, label: 'start' | 'end'): Promise<{ file: string }> {
+      const client = connect(target);
+      let events: Record<string, number> | null = null;
+      let eventsSource = 'system.events';
+      try {
+        const cols = await queryRows<{ name: string }>(client, `SELECT name FROM system.columns WHERE database = 'system' AND table = ${sqlString('events')}`);
+        const nameCol = cols.some((c) => c.name === 'name') ? 'name' : 'event';
+        // system.events lists only non-zero counters unless system_events_show_zero_values = 1 (newer
+        // versions); with it, a counter missing from the table does not exist in this version (unknown).
+        const sql = `SELECT ${nameCol} AS k, value AS v FROM system.events`;
+        let zeros = true;
+        const rows = await queryRows<{ k: string; v: string }>(client, sql, { system_events_show_zero_values: 1 } as Record<string, number>).catch(() => {
+          zeros = false;
+          return queryRows<{ k: string; v: string }>(client, sql);
+        });
+        events = Object.fromEntries(rows.map((r) => [r.k, Number(r.v)]));
+        eventsSource = `system.events (${nameCol}, value)${zeros ? ', zero values shown' : ', zero values hidden by this version: an absent counter is reported as unknown'}`;
+      } catch (e) {
+        eventsSource = `not available: ${(e as Error).message.split('\n')[0]}`;
+      } finally {
+        await client.close();
+      }
+      const loopback = /^https?:\/\/(127\.0\.0\.1|\[::1\]|localhost)[:/]/.test(target.url);
+      let host: Pick<MetricsSnapshot, 'host_disks' | 'host_cpu'> = { host_disks: null, host_cpu: null };
+      let hostSource = 'not available: server is not on the worker host';
+      if (loopback) {
+        try {
+          host = readHost();
+          hostSource = '/proc/diskstats and /proc/stat of the worker host (the server runs there)';
+        } catch (e) {
+          hostSource = `not available: ${(e as Error).message}`;
+        }
+      }
+      const snap: MetricsSnapshot = { label, taken_at: new Date().toISOString(), server_events: events, server_events_source: eventsSource, ...host, host_source: hostSource };
+      const file = `metrics-${label}.json`;
+      writeJsonAtomic(path.join(cellDir(cell.resultsDir, cell.runId, cell.cellKey), file), snap);
+      return { file };
+    },
+  };
+}

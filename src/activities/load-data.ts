@@ -1,0 +1,116 @@
+/**
+ * loadData: run the workload's generator (`INSERT … SELECT … FROM numbers_mt(N)`) and record
+ * elapsed time, rows/s, partitions and active parts.
+ *
+ * Idempotent: before inserting it waits for any statement of an earlier attempt that is still
+ * running (by query_id prefix, `system.processes`), then checks the table. If `load.json` exists and
+ * the table holds exactly `scale` rows, the earlier load is reused. Otherwise a partly or completely
+ * loaded table without a recorded measurement is truncated and loaded again, so the figure always
+ * comes from one clean, complete INSERT and rows are never loaded twice.
+ */
+import path from 'node:path';
+import { connect, parseSummary, summaryNumber } from '../lib/clickhouse';
+import { cellDir, readJsonIfExists, writeJsonAtomic } from '../lib/results-store';
+import { loadWorkload, renderTemplate } from '../lib/workload';
+import { activeParts, rowCount, runningQueryIds } from '../lib/table-state';
+import { attempt, heartbeat, sleep, withHeartbeat, cancellationSignal } from '../lib/activity-context';
+import type { LoadSummary, StepInput } from './types';
+import { performance } from 'node:perf_hooks';
+
+/** Stable query_id prefix of a cell's statements. */
+export function queryIdPrefix(runId: string, cellKey: string, step: string): string {
+  return `chb-${runId}-${cellKey}-${step}`.replace(/[^A-Za-z0-9._-]/g, '_');
+}
+
+/** `load.json`. */
+export interface LoadRecord extends LoadSummary {
+  sql: string;
+  settings: Record<string, string | number>;
+  query_id: string;
+  /** Server-side elapsed of the INSERT from the HTTP summary (`elapsed_ns`), ms; null when not sent. */
+  server_elapsed_ms: number | null;
+  /** `written_rows` from the HTTP summary; null when the server did not send it. Cross-checked against count(). */
+  written_rows_summary: number | null;
+  /** Rows in the table after loading (`SELECT count()`): must equal the spec's scale. */
+  rows_in_table: number;
+  bytes_on_disk: number;
+  truncated_before_load: { rows_found: number; reason: string } | null;
+  attempt: number;
+}
+
+/** Activity factory. */
+export function createLoadData() {
+  return {
+    /**
+     * Load the table. Writes `load.json`.
+     * @throws Error when the table does not hold exactly `scale` rows afterwards.
+     */
+    async loadData({ cell, target }: StepInput): Promise<LoadSummary> {
+      const m = loadWorkload(cell.workload);
+      const dir = cellDir(cell.resultsDir, cell.runId, cell.cellKey);
+      const file = path.join(dir, 'load.json');
+      const client = connect(target, { maxExecutionTimeS: cell.protocol.maxExecutionTimeS });
+      const prefix = queryIdPrefix(cell.runId, cell.cellKey, 'load');
+      try {
+        // Never run beside our own earlier attempt.
+        if (target.kind !== 'embedded') {
+          for (;;) {
+            const running = await runningQueryIds(client, prefix);
+            if (!running.length) break;
+            heartbeat({ step: 'load', waitingFor: running });
+            await sleep(1000);
+          }
+        }
+        const existing = await rowCount(client, m.table);
+        const prev = readJsonIfExists<LoadRecord>(file);
+        if (prev && existing === cell.scale) return { ...pick(prev), reused: true };
+        let truncated: LoadRecord['truncated_before_load'] = null;
+        if (existing > 0) {
+          truncated = { rows_found: existing, reason: prev ? 'row count differs from the recorded load' : 'rows present without a recorded load (earlier attempt crashed)' };
+          await client.command({ query: `TRUNCATE TABLE ${m.table}` });
+        }
+        const sql = renderTemplate(cell.workload, m.load, { table: m.table, rows: cell.scale, codec: cell.codec });
+        const settings = { ...m.loadSettings, max_execution_time: cell.protocol.maxExecutionTimeS };
+        const queryId = `${prefix}-a${attempt()}`;
+        const t0 = performance.now();
+        const res = await withHeartbeat(
+          client.command({ query: sql, query_id: queryId, clickhouse_settings: settings as Record<string, number>, abort_signal: cancellationSignal() }),
+          () => ({ step: 'load', elapsed_ms: Math.round(performance.now() - t0) }),
+        );
+        const elapsed = performance.now() - t0;
+        const summary = parseSummary(res.response_headers as Record<string, string>);
+        const rows = await rowCount(client, m.table);
+        if (rows !== cell.scale)
+          throw new Error(`load: table ${m.table} holds ${rows} rows after loading, expected ${cell.scale} (spec scale)`);
+        const parts = await activeParts(client, m.table);
+        const elapsedNs = summaryNumber(summary, 'elapsed_ns');
+        const rec: LoadRecord = {
+          rows,
+          elapsed_ms: elapsed,
+          rows_per_s: rows / (elapsed / 1000),
+          partitions: parts.partitions,
+          active_parts: parts.names.length,
+          reused: false,
+          sql,
+          settings,
+          query_id: queryId,
+          server_elapsed_ms: elapsedNs === null ? null : elapsedNs / 1e6,
+          written_rows_summary: summaryNumber(summary, 'written_rows'),
+          rows_in_table: rows,
+          bytes_on_disk: parts.bytes_on_disk,
+          truncated_before_load: truncated,
+          attempt: attempt(),
+        };
+        writeJsonAtomic(file, rec);
+        return pick(rec);
+      } finally {
+        await client.close();
+      }
+    },
+  };
+}
+
+function pick(r: LoadSummary): LoadSummary {
+  return { rows: r.rows, elapsed_ms: r.elapsed_ms, rows_per_s: r.rows_per_s, partitions: r.partitions, active_parts: r.active_parts, reused: r.reused };
+}
+

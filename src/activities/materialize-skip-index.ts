@@ -1,0 +1,117 @@
+/**
+ * materializeSkipIndex: `ADD INDEX` + `MATERIALIZE INDEX`, then poll `system.mutations` until the
+ * mutation is done, heartbeating with `parts_to_do` and failing clearly on `latest_fail_reason`.
+ * Adopts a MATERIALIZE INDEX mutation that is already running (from an earlier attempt) instead of
+ * issuing a second one. Records materialization time (client wall, ms, from issuing the statement
+ * to `is_done = 1`) and index size (`system.data_skipping_indices`, else `system.parts`).
+ */
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { ApplicationFailure } from '@temporalio/common';
+import type { ClickHouseClient } from '@clickhouse/client';
+import { connect, queryRows, sqlString, tryCommand } from '../lib/clickhouse';
+import { cellDir, writeJsonAtomic } from '../lib/results-store';
+import { loadWorkload, renderTemplate } from '../lib/workload';
+import { heartbeat, sleep, withHeartbeat } from '../lib/activity-context';
+import type { IndexSummary, StepInput } from './types';
+
+interface MutationRow {
+  mutation_id: string;
+  command: string;
+  is_done: number;
+  parts_to_do: number;
+  latest_fail_reason: string;
+}
+
+async function materializeMutations(client: ClickHouseClient, table: string, index: string): Promise<MutationRow[]> {
+  return queryRows<MutationRow>(
+    client,
+    `SELECT mutation_id, command, is_done, parts_to_do, latest_fail_reason FROM system.mutations
+     WHERE database = currentDatabase() AND table = ${sqlString(table)} AND command LIKE ${sqlString(`%MATERIALIZE INDEX ${index}%`)}`,
+  );
+}
+
+/** Index size in bytes, with its source. */
+export async function indexSize(client: ClickHouseClient, table: string, index: string): Promise<{ bytes: number | null; uncompressed_bytes: number | null; source: string }> {
+  try {
+    const [r] = await queryRows<{ c: string; u: string }>(
+      client,
+      `SELECT data_compressed_bytes AS c, data_uncompressed_bytes AS u FROM system.data_skipping_indices WHERE database = currentDatabase() AND table = ${sqlString(table)} AND name = ${sqlString(index)}`,
+    );
+    if (r) return { bytes: Number(r.c), uncompressed_bytes: Number(r.u), source: 'system.data_skipping_indices.data_compressed_bytes' };
+  } catch {
+    /* older servers */
+  }
+  try {
+    const [r] = await queryRows<{ c: string; u: string }>(
+      client,
+      `SELECT sum(secondary_indices_compressed_bytes) AS c, sum(secondary_indices_uncompressed_bytes) AS u FROM system.parts WHERE database = currentDatabase() AND table = ${sqlString(table)} AND active`,
+    );
+    return { bytes: Number(r.c), uncompressed_bytes: Number(r.u), source: 'system.parts sum(secondary_indices_compressed_bytes) (all indices of the table)' };
+  } catch {
+    return { bytes: null, uncompressed_bytes: null, source: 'not available on this version' };
+  }
+}
+
+/** Activity factory. */
+export function createMaterializeSkipIndex() {
+  return {
+    /**
+     * Build the workload's skip index and wait for it. Writes `index.json`.
+     * @throws ApplicationFailure `MutationFailed` (non-retryable) with the server's `latest_fail_reason`.
+     */
+    async materializeSkipIndex({ cell, target }: StepInput): Promise<IndexSummary> {
+      const m = loadWorkload(cell.workload);
+      if (!m.index) throw ApplicationFailure.create({ type: 'NoIndex', nonRetryable: true, message: `workload ${m.name} defines no skip index` });
+      const idx = m.index.name;
+      const client = connect(target, { maxExecutionTimeS: cell.protocol.maxExecutionTimeS });
+      try {
+        // Mutations run in the background pool: make sure merges are not stopped by an earlier step.
+        const startMerges = await tryCommand(client, `SYSTEM START MERGES ${m.table}`);
+        const add = renderTemplate(cell.workload, m.index.add, { table: m.table, rows: cell.scale, codec: cell.codec });
+        await client.command({ query: add });
+        const t0 = performance.now();
+        const existing = (await materializeMutations(client, m.table, idx)).filter((r) => !Number(r.is_done));
+        const adopted = existing.length > 0;
+        const materialize = `ALTER TABLE ${m.table} MATERIALIZE INDEX ${idx}`;
+        if (!adopted) {
+          // Real servers return at once (asynchronous mutation); the embedded engine returns when done.
+          await withHeartbeat(client.command({ query: materialize }), () => ({ step: 'materialize-index', elapsed_ms: Math.round(performance.now() - t0) }));
+        }
+        let polls = 0;
+        for (;;) {
+          const rows = await materializeMutations(client, m.table, idx);
+          const failed = rows.find((r) => r.latest_fail_reason);
+          if (failed)
+            throw ApplicationFailure.create({ type: 'MutationFailed', nonRetryable: true, message: `materialize index ${idx}: mutation ${failed.mutation_id} failed: ${failed.latest_fail_reason}` });
+          const todo = rows.reduce((a, r) => a + Number(r.parts_to_do), 0);
+          const done = rows.length > 0 && rows.every((r) => Number(r.is_done));
+          heartbeat({ step: 'materialize-index', parts_to_do: todo, mutations: rows.length });
+          // The embedded engine does not always list finished mutations; its command returned when done.
+          if (done || (rows.length === 0 && !adopted)) break;
+          polls++;
+          await sleep(Math.min(2000, 200 * polls));
+        }
+        const materializeMs = performance.now() - t0;
+        const size = await indexSize(client, m.table, idx);
+        const mutations = await materializeMutations(client, m.table, idx);
+        writeJsonAtomic(path.join(cellDir(cell.resultsDir, cell.runId, cell.cellKey), 'index.json'), {
+          index: idx,
+          add_sql: add,
+          materialize_sql: materialize,
+          adopted_mutation: adopted,
+          materialize_ms: materializeMs,
+          materialize_ms_source: 'client wall time from issuing MATERIALIZE INDEX (or adopting it) to system.mutations.is_done = 1',
+          index_bytes: size.bytes,
+          index_uncompressed_bytes: size.uncompressed_bytes,
+          index_bytes_source: size.source,
+          mutations,
+          start_merges: startMerges,
+        });
+        return { index: idx, materialize_ms: materializeMs, index_bytes: size.bytes, adopted_mutation: adopted };
+      } finally {
+        await client.close();
+      }
+    },
+  };
+}

@@ -1,0 +1,64 @@
+/**
+ * quiesceMerges: wait until no merge or mutation runs on the table and the set of active parts has
+ * stayed the same for `protocol.quiesce.stableForMs`. Heartbeats while waiting; bounded by
+ * `protocol.quiesce.timeoutMs` with a clear error.
+ */
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { ApplicationFailure } from '@temporalio/common';
+import { connect } from '../lib/clickhouse';
+import { cellDir, writeJsonAtomic } from '../lib/results-store';
+import { loadWorkload } from '../lib/workload';
+import { activeParts, pendingMutations, runningMerges } from '../lib/table-state';
+import { heartbeat, sleep } from '../lib/activity-context';
+import type { QuiesceSummary, StepInput } from './types';
+
+/** Activity factory. */
+export function createQuiesceMerges() {
+  return {
+    /**
+     * Wait for a quiet table. Writes `quiesce-<label>.json`.
+     * @returns the active part count measured against and how long it waited (ms).
+     * @throws ApplicationFailure `QuiesceTimeout` (non-retryable) when the table is not quiet in time.
+     */
+    async quiesceMerges({ cell, target }: StepInput, label = 'after-load'): Promise<QuiesceSummary> {
+      const m = loadWorkload(cell.workload);
+      const q = cell.protocol.quiesce;
+      const client = connect(target);
+      const t0 = performance.now();
+      try {
+        let last = '';
+        let stableSince = performance.now();
+        for (;;) {
+          const [parts, merges, mutations] = [await activeParts(client, m.table), await runningMerges(client, m.table), await pendingMutations(client, m.table)];
+          const key = parts.names.join(',');
+          const now = performance.now();
+          if (key !== last || merges > 0 || mutations > 0) {
+            last = key;
+            stableSince = now;
+          }
+          const stableMs = now - stableSince;
+          heartbeat({ step: 'quiesce', active_parts: parts.names.length, merges, mutations, stable_ms: Math.round(stableMs) });
+          if (stableMs >= q.stableForMs) {
+            const out: QuiesceSummary = { active_parts: parts.names.length, waited_ms: now - t0 };
+            writeJsonAtomic(path.join(cellDir(cell.resultsDir, cell.runId, cell.cellKey), `quiesce-${label}.json`), {
+              ...out,
+              part_names: parts.names,
+              stable_for_ms: q.stableForMs,
+            });
+            return out;
+          }
+          if (now - t0 > q.timeoutMs)
+            throw ApplicationFailure.create({
+              type: 'QuiesceTimeout',
+              nonRetryable: true,
+              message: `quiesce: table ${m.table} not quiet after ${q.timeoutMs} ms (active parts ${parts.names.length}, merges running ${merges}, unfinished mutations ${mutations}); raise protocol.quiesce.timeoutMs or check system.merges`,
+            });
+          await sleep(q.pollMs);
+        }
+      } finally {
+        await client.close();
+      }
+    },
+  };
+}

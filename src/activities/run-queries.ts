@@ -1,0 +1,318 @@
+/**
+ * runQueries: the measurement protocol for each workload query.
+ *
+ * Per query: capture `EXPLAIN indexes = 1` once; then for each cold run drop the server's caches
+ * (each command and its outcome recorded), optionally the OS page cache, and run the query with
+ * `min_bytes_to_use_direct_io=1` ("cold" = direct I/O requested); then N warm runs with no cache
+ * drop. Every run has its own query_id. Per run chbench keeps client wall time, server-side elapsed,
+ * read_rows, read_bytes, result_rows, a sha256 of the result, whether the active parts changed, and,
+ * where the server keeps `system.query_log`, that query_id's `QueryFinish` row with its ProfileEvents.
+ * All samples go to `queries-<phase>.json`; the workflow only receives the headline figures.
+ */
+import path from 'node:path';
+import { writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { min as ssMin, median as ssMedian } from 'simple-statistics';
+import type { ClickHouseClient } from '@clickhouse/client';
+import { connect, queryRows, runMeasured, sqlString, summaryNumber, tryCommand, type CommandOutcome } from '../lib/clickhouse';
+import { cellDir, writeJsonAtomic } from '../lib/results-store';
+import { loadWorkload, workloadQueries, type WorkloadQuery } from '../lib/workload';
+import { activeParts } from '../lib/table-state';
+import { attempt, heartbeat, cancellationSignal } from '../lib/activity-context';
+import { queryIdPrefix } from './load-data';
+import type { QueriesSummary, QueryHeadline, StepInput } from './types';
+
+/** Server caches dropped before every cold run. Failures (e.g. a cache this version lacks) are recorded, not fatal. */
+export const CACHE_DROP_COMMANDS = [
+  'SYSTEM DROP MARK CACHE',
+  'SYSTEM DROP UNCOMPRESSED CACHE',
+  // Caches that can serve a repeated query without reading data, on versions that have them.
+  'SYSTEM DROP QUERY CACHE',
+  'SYSTEM DROP QUERY CONDITION CACHE',
+  'SYSTEM DROP PAGE CACHE',
+] as const;
+
+/** How a cold run was prepared. */
+export interface ColdPreparation {
+  /** Each cache-drop statement and its outcome. */
+  server_caches: CommandOutcome[];
+  /** OS page cache: `dropped`, or `not dropped: <reason>`. */
+  os_page_cache: string;
+  /** Settings sent with the cold run. */
+  settings: Record<string, number>;
+}
+
+/** One run of one query. Figures the server did not give are `null` ("not available"), never 0. */
+export interface RunSample {
+  kind: 'cold' | 'warm';
+  /** 1-based index within its kind. */
+  n: number;
+  query_id: string;
+  /** Client wall time, ms (performance.now() around request + full body read). */
+  wall_ms: number;
+  /** Server-side elapsed, ms; see `server_elapsed_source`. */
+  server_elapsed_ms: number | null;
+  server_elapsed_source: 'http summary elapsed_ns' | 'system.query_log.query_duration_ms' | null;
+  read_rows: number | null;
+  read_bytes: number | null;
+  read_source: 'http summary' | 'output statistics' | 'system.query_log' | null;
+  result_rows: number;
+  result_sha256: string;
+  /** True when the set of active parts differed before and after this run. */
+  parts_changed: boolean;
+  /** The server's `X-ClickHouse-Summary` header as sent (absent on old servers). */
+  http_summary?: Record<string, string>;
+  /** The statistics block of the JSON output (`rows_read`, `bytes_read`, `elapsed` s). */
+  output_statistics?: { rows_read?: number; bytes_read?: number; elapsed?: number };
+  cold_preparation?: ColdPreparation;
+  /** The `QueryFinish` row of `system.query_log` for this query_id (ProfileEvents as an object), when available. */
+  query_log?: Record<string, unknown> | null;
+}
+
+/** Per-query statistics, ms. `timing_source` says which clock the figures come from. */
+export interface QueryStats {
+  timing_source: 'server-side elapsed' | 'client wall time';
+  cold_ms: number | null;
+  warm_min_ms: number | null;
+  warm_median_ms: number | null;
+  warm_max_ms: number | null;
+  cold_wall_ms: number | null;
+  warm_min_wall_ms: number | null;
+  warm_median_wall_ms: number | null;
+  /** read_rows of the last warm run (null when unavailable). */
+  read_rows: number | null;
+  read_bytes: number | null;
+  result_rows: number;
+  /** Distinct result hashes across runs (1 expected). */
+  result_sha256: string[];
+}
+
+/** One query's record in `queries-<phase>.json`. */
+export interface QueryRecord {
+  id: string;
+  title: string;
+  uses_index: boolean;
+  /** False when the workload says the result may vary (e.g. sampled quantiles); hashes are then not compared. */
+  deterministic: boolean;
+  sql: string;
+  explain_indexes: string | null;
+  explain_error?: string;
+  samples: RunSample[];
+  stats: QueryStats;
+}
+
+/** `queries-<phase>.json`. */
+export interface QueriesRecord {
+  phase: 'baseline' | 'index';
+  attempt: number;
+  cold_definition: string;
+  merges_stopped: CommandOutcome | null;
+  query_log: 'available' | 'not available';
+  queries: QueryRecord[];
+}
+
+function canDropOsCache(url: string): boolean {
+  return /^https?:\/\/(127\.0\.0\.1|\[::1\]|localhost)[:/]/.test(url);
+}
+
+/** Try to drop the OS page cache on this host; returns the outcome text. */
+export function dropOsPageCache(): string {
+  try {
+    execFileSync('sync');
+    writeFileSync('/proc/sys/vm/drop_caches', '1\n');
+    return 'dropped';
+  } catch (e) {
+    return `not dropped: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`;
+  }
+}
+
+/** Normalise a query_log row: ProfileEvents as one object whether the server stores a Map or two arrays. */
+function normaliseQueryLogRow(r: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...r };
+  const names = r['ProfileEvents.Names'] as string[] | undefined;
+  const values = r['ProfileEvents.Values'] as (string | number)[] | undefined;
+  if (names && values) {
+    out.ProfileEvents = Object.fromEntries(names.map((n, i) => [n, Number(values[i])]));
+    delete out['ProfileEvents.Names'];
+    delete out['ProfileEvents.Values'];
+  }
+  return out;
+}
+
+/** Fetch `QueryFinish` rows of `system.query_log` for the given query ids (after `SYSTEM FLUSH LOGS`). */
+export async function fetchQueryLog(client: ClickHouseClient, ids: string[]): Promise<Map<string, Record<string, unknown>>> {
+  const out = new Map<string, Record<string, unknown>>();
+  if (!ids.length) return out;
+  await client.command({ query: 'SYSTEM FLUSH LOGS' });
+  const cols = await queryRows<{ name: string }>(client, "SELECT name FROM system.columns WHERE database = 'system' AND table = 'query_log'");
+  const have = new Set(cols.map((c) => c.name));
+  const wanted = ['query_id', 'event_time', 'query_duration_ms', 'read_rows', 'read_bytes', 'result_rows', 'result_bytes', 'memory_usage', 'ProfileEvents', 'ProfileEvents.Names', 'ProfileEvents.Values', 'Settings.Names', 'Settings.Values', 'Settings'];
+  const select = wanted.filter((c) => have.has(c)).map((c) => (c.includes('.') ? `\`${c}\`` : c)).join(', ');
+  const rows = await queryRows<Record<string, unknown>>(
+    client,
+    `SELECT ${select} FROM system.query_log WHERE event_date >= yesterday() AND type = 'QueryFinish' AND query_id IN (${ids.map(sqlString).join(', ')})`,
+  );
+  for (const r of rows) out.set(String(r.query_id), normaliseQueryLogRow(r));
+  return out;
+}
+
+function stats(samples: RunSample[]): QueryStats {
+  const server = samples.every((s) => s.server_elapsed_ms !== null);
+  const t = (s: RunSample) => (server ? (s.server_elapsed_ms as number) : s.wall_ms);
+  const cold = samples.filter((s) => s.kind === 'cold');
+  const warm = samples.filter((s) => s.kind === 'warm');
+  const last = warm[warm.length - 1] ?? cold[cold.length - 1];
+  return {
+    timing_source: server ? 'server-side elapsed' : 'client wall time',
+    cold_ms: cold.length ? t(cold[0]) : null,
+    warm_min_ms: warm.length ? ssMin(warm.map(t)) : null,
+    warm_median_ms: warm.length ? ssMedian(warm.map(t)) : null,
+    warm_max_ms: warm.length ? Math.max(...warm.map(t)) : null,
+    cold_wall_ms: cold.length ? cold[0].wall_ms : null,
+    warm_min_wall_ms: warm.length ? ssMin(warm.map((s) => s.wall_ms)) : null,
+    warm_median_wall_ms: warm.length ? ssMedian(warm.map((s) => s.wall_ms)) : null,
+    read_rows: last?.read_rows ?? null,
+    read_bytes: last?.read_bytes ?? null,
+    result_rows: last?.result_rows ?? 0,
+    result_sha256: [...new Set(samples.map((s) => s.result_sha256))],
+  };
+}
+
+/** Options for {@link measureQueries}. */
+export interface MeasureOptions {
+  coldRuns: number;
+  warmRuns: number;
+  dropOsPageCache: boolean;
+  maxExecutionTimeS: number;
+  queryLog: boolean;
+  /** query_id prefix; each run appends `-<query>-<kind><n>-a<attempt>`. */
+  queryIdPrefix: string;
+  /** Called before each run (for heartbeats / progress). */
+  onRun?: (q: string, kind: 'cold' | 'warm', n: number) => void;
+}
+
+/** Run the protocol for a list of queries on one client. Used by the activity and by bench/. */
+export async function measureQueries(client: ClickHouseClient, table: string, url: string, queries: WorkloadQuery[], o: MeasureOptions): Promise<QueryRecord[]> {
+  const records: QueryRecord[] = [];
+  const a = attempt();
+  const base = { max_execution_time: o.maxExecutionTimeS, ...(o.queryLog ? { log_queries: 1 } : {}) };
+  for (const q of queries) {
+    let explain: string | null = null;
+    let explainError: string | undefined;
+    try {
+      const rs = await client.query({ query: `EXPLAIN indexes = 1 ${q.sql}`, format: 'TabSeparatedRaw' });
+      explain = (await rs.text()).trimEnd();
+    } catch (e) {
+      explainError = (e as Error).message.split('\n')[0];
+    }
+    const samples: RunSample[] = [];
+    const runs: ['cold' | 'warm', number][] = [
+      ...Array.from({ length: o.coldRuns }, (_, i) => ['cold', i + 1] as ['cold', number]),
+      ...Array.from({ length: o.warmRuns }, (_, i) => ['warm', i + 1] as ['warm', number]),
+    ];
+    for (const [kind, n] of runs) {
+      o.onRun?.(q.id, kind, n);
+      let prep: ColdPreparation | undefined;
+      let settings: Record<string, number> = base;
+      if (kind === 'cold') {
+        const server_caches: CommandOutcome[] = [];
+        for (const c of CACHE_DROP_COMMANDS) server_caches.push(await tryCommand(client, c));
+        const os = !o.dropOsPageCache ? 'not dropped: protocol.dropOsPageCache is false' : canDropOsCache(url) ? dropOsPageCache() : 'not dropped: server is not on the worker host';
+        settings = { ...base, min_bytes_to_use_direct_io: 1 };
+        prep = { server_caches, os_page_cache: os, settings };
+      }
+      const before = (await activeParts(client, table)).names.join(',');
+      const queryId = `${o.queryIdPrefix}-${q.id}-${kind}${n}-a${a}`;
+      const r = await runMeasured(client, q.sql, queryId, settings, cancellationSignal());
+      const after = (await activeParts(client, table)).names.join(',');
+      const elapsedNs = summaryNumber(r.summary, 'elapsed_ns');
+      // read_rows / read_bytes: HTTP summary (newer servers), else the statistics block of the JSON output.
+      let readRows = summaryNumber(r.summary, 'read_rows');
+      let readBytes = summaryNumber(r.summary, 'read_bytes');
+      let readSource: RunSample['read_source'] = readRows === null ? null : 'http summary';
+      if (readRows === null && typeof r.output_statistics?.rows_read === 'number') {
+        readRows = r.output_statistics.rows_read;
+        readBytes = r.output_statistics.bytes_read ?? null;
+        readSource = 'output statistics';
+      }
+      samples.push({
+        kind,
+        n,
+        query_id: r.query_id,
+        wall_ms: r.wall_ms,
+        server_elapsed_ms: elapsedNs === null ? null : elapsedNs / 1e6,
+        server_elapsed_source: elapsedNs === null ? null : 'http summary elapsed_ns',
+        read_rows: readRows,
+        read_bytes: readBytes,
+        read_source: readSource,
+        result_rows: r.result_rows,
+        result_sha256: r.result_sha256,
+        parts_changed: before !== after,
+        ...(r.summary ? { http_summary: r.summary as Record<string, string> } : {}),
+        ...(r.output_statistics ? { output_statistics: r.output_statistics } : {}),
+        ...(prep ? { cold_preparation: prep } : {}),
+      });
+    }
+    records.push({ id: q.id, title: q.title, uses_index: q.usesIndex, deterministic: q.deterministic, sql: q.sql, explain_indexes: explain, ...(explainError ? { explain_error: explainError } : {}), samples, stats: stats(samples) });
+  }
+  if (o.queryLog) {
+    const log = await fetchQueryLog(client, records.flatMap((r) => r.samples.map((s) => s.query_id)));
+    for (const rec of records) {
+      for (const s of rec.samples) {
+        const row = log.get(s.query_id) ?? null;
+        s.query_log = row;
+        if (!row) continue;
+        if (s.server_elapsed_ms === null) [s.server_elapsed_ms, s.server_elapsed_source] = [Number(row.query_duration_ms), 'system.query_log.query_duration_ms'];
+        // query_log is the authoritative per-query record; it wins when present.
+        [s.read_rows, s.read_bytes, s.read_source] = [Number(row.read_rows), Number(row.read_bytes), 'system.query_log'];
+      }
+      rec.stats = stats(rec.samples);
+    }
+  }
+  return records;
+}
+
+/** Activity factory. */
+export function createRunQueries() {
+  return {
+    /**
+     * Measure the cell's queries. `phase` `baseline` runs every selected query; `index` only those the
+     * workload marks `usesIndex`. Writes `queries-<phase>.json`.
+     * @throws ClickHouseError when a query fails on the server.
+     */
+    async runQueries({ cell, target }: StepInput, phase: 'baseline' | 'index', queryLog: boolean): Promise<QueriesSummary> {
+      const m = loadWorkload(cell.workload);
+      let queries = workloadQueries(m, { table: m.table, rows: cell.scale, codec: cell.codec }, cell.queries);
+      if (phase === 'index') queries = queries.filter((q) => q.usesIndex);
+      const client = connect(target, { maxExecutionTimeS: cell.protocol.maxExecutionTimeS });
+      let merges: CommandOutcome | null = null;
+      try {
+        if (cell.protocol.stopMergesDuringQueries) merges = await tryCommand(client, `SYSTEM STOP MERGES ${m.table}`);
+        const records = await measureQueries(client, m.table, target.url, queries, {
+          coldRuns: cell.protocol.coldRuns,
+          warmRuns: cell.protocol.warmRuns,
+          dropOsPageCache: cell.protocol.dropOsPageCache,
+          maxExecutionTimeS: cell.protocol.maxExecutionTimeS,
+          queryLog,
+          queryIdPrefix: queryIdPrefix(cell.runId, cell.cellKey, phase),
+          onRun: (q, kind, n) => heartbeat({ step: `queries-${phase}`, query: q, run: `${kind} ${n}` }),
+        });
+        const file = path.join(cellDir(cell.resultsDir, cell.runId, cell.cellKey), `queries-${phase}.json`);
+        const rec: QueriesRecord = {
+          phase,
+          attempt: attempt(),
+          cold_definition: `caches dropped (${CACHE_DROP_COMMANDS.join('; ')}; outcome per run) + min_bytes_to_use_direct_io=1 (direct I/O requested)${cell.protocol.dropOsPageCache ? ' + OS page cache drop attempted (outcome per run)' : ''}`,
+          merges_stopped: merges,
+          query_log: queryLog ? 'available' : 'not available',
+          queries: records,
+        };
+        writeJsonAtomic(file, rec);
+        const headlines: QueryHeadline[] = records.map((r) => ({ id: r.id, cold_ms: r.stats.cold_ms, warm_min_ms: r.stats.warm_min_ms, warm_median_ms: r.stats.warm_median_ms, read_rows: r.stats.read_rows }));
+        return { phase, file: path.basename(file), queries: headlines };
+      } finally {
+        if (merges?.ok) await tryCommand(client, `SYSTEM START MERGES ${m.table}`);
+        await client.close();
+      }
+    },
+  };
+}

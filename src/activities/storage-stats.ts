@@ -1,0 +1,127 @@
+/**
+ * storageStats: compressed / uncompressed bytes per column and for the table.
+ *
+ * Sources: per column `system.parts_columns` (`column_data_compressed_bytes`,
+ * `column_data_uncompressed_bytes`, active parts); totals `system.parts` (`data_compressed_bytes`,
+ * `data_uncompressed_bytes`, `bytes_on_disk`). Per-column figures are only meaningful for Wide parts:
+ * a Compact part stores all columns in one file and reports the part's bytes for every column, so
+ * when any active part is not Wide the per-column sizes are reported as unavailable.
+ */
+import path from 'node:path';
+import { connect, queryRows, sqlString } from '../lib/clickhouse';
+import { cellDir, writeJsonAtomic } from '../lib/results-store';
+import { loadWorkload } from '../lib/workload';
+import type { StepInput } from './types';
+import type { ClickHouseClient } from '@clickhouse/client';
+
+/** One column's storage, bytes. */
+export interface ColumnStorage {
+  column: string;
+  type: string;
+  compressed_bytes: number;
+  uncompressed_bytes: number;
+  /** uncompressed / compressed. */
+  ratio: number;
+  /** Share of the table's compressed bytes. */
+  share: number;
+}
+
+/** `storage.json`. */
+export interface StorageRecord {
+  table: string;
+  rows: number;
+  active_parts: number;
+  compressed_bytes: number;
+  uncompressed_bytes: number;
+  bytes_on_disk: number;
+  ratio: number;
+  /** Part formats seen (`system.parts.part_type`), e.g. `{"Wide": 7}`; `unknown` on versions without the column. */
+  part_types: Record<string, number>;
+  /** Per-column sizes, or `null` with `columns_unavailable_reason`. */
+  columns: ColumnStorage[] | null;
+  columns_unavailable_reason?: string;
+  sources: Record<string, string>;
+}
+
+async function hasColumn(client: ClickHouseClient, table: string, column: string): Promise<boolean> {
+  const r = await queryRows<{ c: string }>(client, `SELECT count() AS c FROM system.columns WHERE database = 'system' AND table = ${sqlString(table)} AND name = ${sqlString(column)}`);
+  return Number(r[0]?.c ?? 0) > 0;
+}
+
+/** Read storage figures of `table` in the current database. */
+export async function readStorage(client: ClickHouseClient, table: string): Promise<StorageRecord> {
+  const t = sqlString(table);
+  const where = `database = currentDatabase() AND table = ${t} AND active`;
+  const hasPartType = await hasColumn(client, 'parts', 'part_type');
+  const [tot] = await queryRows<Record<string, string>>(
+    client,
+    `SELECT sum(rows) AS rows, count() AS parts, sum(data_compressed_bytes) AS c, sum(data_uncompressed_bytes) AS u, sum(bytes_on_disk) AS d FROM system.parts WHERE ${where}`,
+  );
+  const partTypes: Record<string, number> = {};
+  if (hasPartType) {
+    for (const r of await queryRows<{ part_type: string; n: string }>(client, `SELECT part_type, count() AS n FROM system.parts WHERE ${where} GROUP BY part_type`))
+      partTypes[r.part_type] = Number(r.n);
+  } else partTypes.unknown = Number(tot.parts);
+  const compressed = Number(tot.c);
+  const rec: StorageRecord = {
+    table,
+    rows: Number(tot.rows),
+    active_parts: Number(tot.parts),
+    compressed_bytes: compressed,
+    uncompressed_bytes: Number(tot.u),
+    bytes_on_disk: Number(tot.d),
+    ratio: compressed ? Number(tot.u) / compressed : 0,
+    part_types: partTypes,
+    columns: null,
+    sources: {
+      totals: 'system.parts (active): sum(data_compressed_bytes), sum(data_uncompressed_bytes), sum(bytes_on_disk)',
+      columns: 'system.parts_columns (active): sum(column_data_compressed_bytes), sum(column_data_uncompressed_bytes)',
+    },
+  };
+  const nonWide = Object.entries(partTypes).filter(([k]) => k !== 'Wide' && k !== 'unknown');
+  if (nonWide.length) {
+    rec.columns_unavailable_reason = `active parts are not all Wide (${nonWide.map(([k, n]) => `${n} ${k}`).join(', ')}): system.parts_columns would repeat the part total for every column`;
+    return rec;
+  }
+  const cols = await queryRows<{ column: string; type: string; c: string; u: string }>(
+    client,
+    `SELECT column, any(type) AS type, sum(column_data_compressed_bytes) AS c, sum(column_data_uncompressed_bytes) AS u
+     FROM system.parts_columns WHERE ${where} GROUP BY column ORDER BY c DESC`,
+  );
+  // Old versions without part_type: detect the Compact symptom (every column equal to the part total).
+  const distinct = new Set(cols.map((c) => c.c));
+  if (!hasPartType && cols.length > 1 && distinct.size === 1) {
+    rec.columns_unavailable_reason = 'every column reports the same compressed size (Compact-part symptom)';
+    return rec;
+  }
+  rec.columns = cols.map((c) => ({
+    column: c.column,
+    type: c.type,
+    compressed_bytes: Number(c.c),
+    uncompressed_bytes: Number(c.u),
+    ratio: Number(c.c) ? Number(c.u) / Number(c.c) : 0,
+    share: compressed ? Number(c.c) / compressed : 0,
+  }));
+  return rec;
+}
+
+/** Activity factory. */
+export function createStorageStats() {
+  return {
+    /**
+     * Record storage figures in `storage.json`.
+     * @returns totals (bytes) and whether per-column sizes are available.
+     */
+    async storageStats({ cell, target }: StepInput): Promise<{ compressed_bytes: number; uncompressed_bytes: number; ratio: number; columns: boolean }> {
+      const m = loadWorkload(cell.workload);
+      const client = connect(target);
+      try {
+        const rec = await readStorage(client, m.table);
+        writeJsonAtomic(path.join(cellDir(cell.resultsDir, cell.runId, cell.cellKey), 'storage.json'), rec);
+        return { compressed_bytes: rec.compressed_bytes, uncompressed_bytes: rec.uncompressed_bytes, ratio: rec.ratio, columns: rec.columns !== null };
+      } finally {
+        await client.close();
+      }
+    },
+  };
+}

@@ -1,0 +1,93 @@
+/**
+ * writeCellResult: assemble the cell's step files into one versioned record,
+ * `results/<runId>/cells/<cellKey>/result.json` (schema `chbench.cell-result/v1`). Written before
+ * teardown, so measured results survive whatever teardown does.
+ */
+import path from 'node:path';
+import { readdirSync, existsSync } from 'node:fs';
+import { cellDir, readJsonIfExists, writeJsonAtomic } from '../lib/results-store';
+import type { CellInput, CellOutcome } from './types';
+import type { MetricsSnapshot } from './collect-metrics';
+
+/** Schema id of a cell result. Bump on incompatible change. */
+export const CELL_RESULT_SCHEMA = 'chbench.cell-result/v1';
+
+/** Counters whose start→end difference is kept in the cell result (when the server has them). */
+export const KEY_EVENTS = [
+  'Query',
+  'SelectQuery',
+  'InsertedRows',
+  'MergedRows',
+  'OSReadBytes',
+  'OSReadChars',
+  'OSWriteBytes',
+  'ReadBufferFromFileDescriptorReadBytes',
+  'CreatedReadBufferDirectIO',
+  'CreatedReadBufferDirectIOFailed',
+  'CreatedReadBufferOrdinary',
+  'MarkCacheHits',
+  'MarkCacheMisses',
+  'UncompressedCacheHits',
+  'UncompressedCacheMisses',
+] as const;
+
+/** Difference of two snapshots: key server events and host disk bytes; `null` where unknown. */
+export function metricsDelta(a?: MetricsSnapshot, b?: MetricsSnapshot) {
+  if (!a || !b) return null;
+  const events: Record<string, number | null> = {};
+  for (const k of KEY_EVENTS) events[k] = a.server_events && b.server_events && k in b.server_events ? b.server_events[k] - (a.server_events[k] ?? 0) : null;
+  let disks: Record<string, { read_bytes: number; write_bytes: number }> | null = null;
+  if (a.host_disks && b.host_disks) {
+    disks = {};
+    for (const [d, v] of Object.entries(b.host_disks)) {
+      const p = a.host_disks[d];
+      if (p && (v.read_bytes - p.read_bytes || v.write_bytes - p.write_bytes)) disks[d] = { read_bytes: v.read_bytes - p.read_bytes, write_bytes: v.write_bytes - p.write_bytes };
+    }
+  }
+  return { from: a.taken_at, to: b.taken_at, server_events: events, server_events_source: b.server_events_source, host_disks: disks, host_source: b.host_source };
+}
+
+/** Activity factory. */
+export function createWriteResults() {
+  return {
+    /**
+     * Write `result.json` from the step files present in the cell directory.
+     * @returns a reference to it with the cell's status.
+     */
+    async writeCellResult(cell: CellInput, outcome: { status: CellOutcome['status']; error?: string; skipReason?: string; attempts?: Record<string, number> }): Promise<CellOutcome> {
+      const dir = cellDir(cell.resultsDir, cell.runId, cell.cellKey);
+      const read = <T>(f: string) => readJsonIfExists<T>(path.join(dir, f));
+      const quiesce: Record<string, unknown> = {};
+      if (existsSync(dir)) for (const f of readdirSync(dir)) if (/^quiesce-.*\.json$/.test(f)) quiesce[f.slice(8, -5)] = read(f);
+      const start = read<MetricsSnapshot>('metrics-start.json');
+      const end = read<MetricsSnapshot>('metrics-end.json');
+      const result = {
+        schema: CELL_RESULT_SCHEMA,
+        runId: cell.runId,
+        cellKey: cell.cellKey,
+        matrix: { version: cell.version, codec: cell.codec },
+        workload: cell.workload,
+        scale: cell.scale,
+        protocol: cell.protocol,
+        target_kind: cell.target.kind,
+        status: outcome.status,
+        ...(outcome.error ? { error: outcome.error } : {}),
+        ...(outcome.skipReason ? { skip_reason: outcome.skipReason } : {}),
+        attempts: outcome.attempts ?? {},
+        written_at: new Date().toISOString(),
+        provision: read('provision.json') ?? null,
+        schema_ddl: read('schema.json') ?? null,
+        load: read('load.json') ?? null,
+        quiesce,
+        storage: read('storage.json') ?? null,
+        queries_baseline: read('queries-baseline.json') ?? null,
+        index: read('index.json') ?? null,
+        queries_index: read('queries-index.json') ?? null,
+        metrics_delta: metricsDelta(start, end),
+      };
+      const file = path.join(dir, 'result.json');
+      writeJsonAtomic(file, result);
+      return { cellKey: cell.cellKey, status: outcome.status, resultFile: file, ...(outcome.error ? { error: outcome.error } : {}) };
+    },
+  };
+}

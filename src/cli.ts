@@ -1,0 +1,123 @@
+#!/usr/bin/env node
+/**
+ * chbench command line.
+ *
+ *   chbench validate <spec>     check a run spec (exit 0 valid, 2 invalid)
+ *   chbench run <spec>          start the benchmarkMatrix workflow, show progress, print the report path
+ *   chbench report <runId>      (re)render results/<runId>/report.md from the stored cell results
+ *   chbench worker              run a worker on the chbench task queue
+ *
+ * Exit codes: 0 ok; 1 the run finished but some cells failed; 2 invalid spec or arguments;
+ * 3 Temporal unreachable; 4 the workflow failed or was cancelled.
+ */
+import { Command } from 'commander';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { checkSpec } from './activities/validate-spec';
+import { readSpecFile } from './lib/spec-file';
+import { expandMatrix, cellKey } from './lib/matrix';
+import { loadConfig } from './config';
+import { newRunId, runAndFollow, WorkflowFailedError } from './lib/run-client';
+import { renderReport } from './lib/report';
+import { runDir, writeTextAtomic } from './lib/results-store';
+
+/** Exit codes. */
+export const EXIT = { ok: 0, cellsFailed: 1, invalid: 2, unreachable: 3, workflowFailed: 4 } as const;
+
+function fail(code: number, msg: string): never {
+  console.error(`chbench: ${msg}`);
+  process.exit(code);
+}
+
+function validateFile(file: string) {
+  let raw: unknown;
+  try {
+    raw = readSpecFile(file);
+  } catch (e) {
+    fail(EXIT.invalid, (e as Error).message);
+  }
+  const { spec, problems } = checkSpec(raw);
+  if (!spec || problems.length) fail(EXIT.invalid, `${file}: invalid run spec:\n  - ${problems.join('\n  - ')}`);
+  return { raw, spec };
+}
+
+const program = new Command('chbench').description('ClickHouse benchmark matrices as Temporal workflows').showHelpAfterError();
+
+program
+  .command('validate <spec>')
+  .description('validate a run spec (YAML or JSON) without running anything')
+  .action((file: string) => {
+    const { spec } = validateFile(file);
+    const cells = expandMatrix(spec).map(cellKey);
+    console.log(`${file}: valid; workload ${spec.workload}, ${spec.scale} rows, target ${spec.target.kind}, ${cells.length} cell(s): ${cells.join(', ')}`);
+  });
+
+program
+  .command('run <spec>')
+  .description('start a run (benchmarkMatrix workflow) and follow it; needs a running worker (`chbench worker`)')
+  .option('--run-id <id>', 'workflow id / run id (default <name>-<UTC timestamp>)')
+  .option('--no-wait', 'print the run id and return once started')
+  .action(async (file: string, o: { runId?: string; wait: boolean }) => {
+    const { raw, spec } = validateFile(file);
+    const cfg = loadConfig();
+    let connection: Connection;
+    try {
+      connection = await Connection.connect({ address: cfg.temporalAddress, connectTimeout: 5000 });
+    } catch (e) {
+      fail(EXIT.unreachable, `cannot reach Temporal at ${cfg.temporalAddress} (set TEMPORAL_ADDRESS): ${(e as Error).message}`);
+    }
+    const client = new Client({ connection, namespace: cfg.namespace });
+    const runId = o.runId ?? newRunId(spec.name);
+    try {
+      if (!o.wait) {
+        await client.workflow.start('benchmarkMatrix', { taskQueue: cfg.taskQueue, workflowId: runId, args: [raw] });
+        console.log(runId);
+        return;
+      }
+      console.error(`chbench: run ${runId} started (task queue ${cfg.taskQueue}); follow it in the Temporal Web UI or with: temporal workflow describe -w ${runId}`);
+      const r = await runAndFollow(client, raw, runId, cfg.taskQueue);
+      const failed = r.cells.filter((c) => c.status === 'failed');
+      console.log(r.reportPath);
+      if (r.status === 'cancelled') process.exitCode = EXIT.workflowFailed;
+      else if (failed.length) {
+        console.error(`chbench: ${failed.length} cell(s) failed: ${failed.map((c) => c.cellKey).join(', ')} (see the report)`);
+        process.exitCode = EXIT.cellsFailed;
+      }
+    } catch (e) {
+      if (e instanceof WorkflowFailedError) fail(EXIT.workflowFailed, `run ${runId} failed: ${e.cause?.message ?? e.message}`);
+      throw e;
+    } finally {
+      await connection.close();
+    }
+  });
+
+program
+  .command('report <runId>')
+  .description('render results/<runId>/report.md again from the stored cell results')
+  .option('--results-dir <dir>', 'results directory', 'results')
+  .option('--print', 'also print the report to stdout')
+  .action((runId: string, o: { resultsDir: string; print?: boolean }) => {
+    const dir = runDir(o.resultsDir, runId);
+    if (!existsSync(path.join(dir, 'run.json'))) fail(EXIT.invalid, `no run ${runId} under ${path.resolve(o.resultsDir)} (missing ${path.join(dir, 'run.json')})`);
+    const md = renderReport(dir);
+    const file = path.join(dir, 'report.md');
+    writeTextAtomic(file, md);
+    if (o.print) console.log(md);
+    else console.log(file);
+  });
+
+program
+  .command('worker')
+  .description('run a worker (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, CHBENCH_TASK_QUEUE, CHBENCH_WORK_DIR)')
+  .action(async () => {
+    const { runWorker } = await import('./worker');
+    await runWorker();
+  });
+
+if (require.main === module) {
+  program.parseAsync(process.argv).catch((e) => {
+    console.error(`chbench: ${(e as Error).stack ?? e}`);
+    process.exit(EXIT.workflowFailed);
+  });
+}

@@ -1,0 +1,110 @@
+/**
+ * Start and stop a real Temporal dev server (`temporal server start-dev`) on free loopback ports,
+ * with its own SQLite file and chbench's search attributes registered. Used by the demo and the
+ * test harness; users with their own server never need it.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { mkdtempSync, rmSync, openSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Connection } from '@temporalio/client';
+import { temporalCliPath } from '../config';
+import { SEARCH_ATTRIBUTES } from '../workflows/search-attributes';
+
+/** A running dev server. */
+export interface DevServer {
+  /** gRPC address `127.0.0.1:<port>`. */
+  address: string;
+  /** Web UI URL, or undefined when headless. */
+  uiUrl?: string;
+  port: number;
+  dbFile: string;
+  process: ChildProcess;
+  /** Stop the server (SIGTERM, then SIGKILL after 5 s) and remove its temporary directory unless `keepDb`. */
+  stop(): Promise<void>;
+}
+
+/** A free TCP port on 127.0.0.1. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.unref();
+    s.on('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const a = s.address();
+      s.close(() => resolve(typeof a === 'object' && a ? a.port : 0));
+    });
+  });
+}
+
+/** Options of {@link startDevServer}. */
+export interface DevServerOptions {
+  /** Serve the Web UI on a free port. @default false */
+  ui?: boolean;
+  /** SQLite file (created if missing). @default a file in a new temp dir */
+  dbFile?: string;
+  /** gRPC port. @default a free port */
+  port?: number;
+  /** Keep the temp dir at stop (to restart on the same file). @default false */
+  keepDb?: boolean;
+  /** Ready timeout, ms. @default 60000 */
+  timeoutMs?: number;
+}
+
+/**
+ * Start a dev server and wait until its frontend answers.
+ * @throws Error with the server's output when it does not come up in time.
+ */
+export async function startDevServer(o: DevServerOptions = {}): Promise<DevServer> {
+  const tmp = mkdtempSync(path.join(os.tmpdir(), 'chbench-temporal-'));
+  const dbFile = o.dbFile ?? path.join(tmp, 'temporal.sqlite');
+  const port = o.port ?? (await freePort());
+  const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--db-filename', dbFile, '--log-level', 'error'];
+  let uiUrl: string | undefined;
+  if (o.ui) {
+    const uiPort = await freePort();
+    args.push('--ui-port', String(uiPort), '--ui-ip', '127.0.0.1');
+    uiUrl = `http://127.0.0.1:${uiPort}`;
+  } else args.push('--headless');
+  for (const [k, t] of Object.entries(SEARCH_ATTRIBUTES)) args.push('--search-attribute', `${k}=${t}`);
+  const logFile = path.join(tmp, 'server.log');
+  const fd = openSync(logFile, 'a');
+  const child = spawn(temporalCliPath(), args, { stdio: ['ignore', fd, fd] });
+  const address = `127.0.0.1:${port}`;
+  let exited: number | null = null;
+  child.on('exit', (c) => (exited = c ?? -1));
+  const deadline = Date.now() + (o.timeoutMs ?? 60_000);
+  for (;;) {
+    if (exited !== null) throw new Error(`temporal dev server exited with ${exited}; log: ${logFile} (binary ${temporalCliPath()})`);
+    try {
+      const c = await Connection.connect({ address, connectTimeout: 1000 });
+      await c.workflowService.getSystemInfo({});
+      await c.close();
+      break;
+    } catch {
+      if (Date.now() > deadline) {
+        child.kill('SIGKILL');
+        throw new Error(`temporal dev server did not answer on ${address} within ${o.timeoutMs ?? 60_000} ms; log: ${logFile}`);
+      }
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+  return {
+    address,
+    uiUrl,
+    port,
+    dbFile,
+    process: child,
+    async stop() {
+      if (exited === null) {
+        const done = new Promise((r) => child.once('exit', r));
+        child.kill('SIGTERM');
+        const t = setTimeout(() => child.kill('SIGKILL'), 5000);
+        await done;
+        clearTimeout(t);
+      }
+      if (!o.keepDb) rmSync(tmp, { recursive: true, force: true });
+    },
+  };
+}

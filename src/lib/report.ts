@@ -1,0 +1,211 @@
+/**
+ * Render `report.md` for a run from `run.json` and the cells' `result.json` files. Pure apart from
+ * reading those files; `chbench report <runId>` and the `writeReport` activity both call it.
+ */
+import path from 'node:path';
+import { existsSync, readdirSync } from 'node:fs';
+import markdownTable from 'markdown-table';
+import { readJson, readJsonIfExists } from './results-store';
+import type { QueriesRecord, QueryRecord } from '../activities/run-queries';
+import type { StorageRecord } from '../activities/storage-stats';
+import type { LoadRecord } from '../activities/load-data';
+import type { ProvisionResult } from '../activities/types';
+
+/** The parts of a cell result the report reads. */
+export interface CellResultDoc {
+  schema: string;
+  cellKey: string;
+  matrix: { version: string; codec: string };
+  status: 'succeeded' | 'failed' | 'skipped' | 'cancelled';
+  error?: string;
+  skip_reason?: string;
+  scale: number;
+  protocol: { coldRuns: number; warmRuns: number; statistic: 'min' | 'median' };
+  provision: (ProvisionResult & { provisioned_at: string }) | null;
+  load: LoadRecord | null;
+  storage: StorageRecord | null;
+  queries_baseline: QueriesRecord | null;
+  queries_index: QueriesRecord | null;
+  index: { index: string; materialize_ms: number; index_bytes: number | null; index_bytes_source: string; adopted_mutation: boolean } | null;
+  metrics_delta: { server_events: Record<string, number | null>; host_disks: Record<string, { read_bytes: number; write_bytes: number }> | null } | null;
+}
+
+/** Format bytes as GiB/MiB/KiB with 2 decimals. */
+export function fmtBytes(b: number | null | undefined): string {
+  if (b === null || b === undefined || !Number.isFinite(b)) return 'n/a';
+  const u = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let i = 0;
+  let v = b;
+  while (v >= 1024 && i < u.length - 1) [v, i] = [v / 1024, i + 1];
+  return `${i === 0 ? v : v.toFixed(2)} ${u[i]}`;
+}
+
+/** Format ms: 3 significant decimals under 10 ms, 1 under 1 s, seconds above. */
+export function fmtMs(ms: number | null | undefined): string {
+  if (ms === null || ms === undefined || !Number.isFinite(ms)) return 'n/a';
+  if (ms < 10) return `${ms.toFixed(2)} ms`;
+  if (ms < 1000) return `${ms.toFixed(1)} ms`;
+  return `${(ms / 1000).toFixed(2)} s`;
+}
+
+function fmtInt(n: number | null | undefined): string {
+  return n === null || n === undefined || !Number.isFinite(n) ? 'n/a' : Math.round(n).toLocaleString('en-US');
+}
+
+/** Load every cell result of a run, in `run.json` order. */
+export function loadRun(dir: string): { run: { runId: string; startedAt: string; spec: Record<string, unknown>; cells: string[]; finishedAt?: string; status?: string }; cells: CellResultDoc[]; missing: string[] } {
+  const run = readJson<{ runId: string; startedAt: string; spec: Record<string, unknown>; cells: string[] }>(path.join(dir, 'run.json'));
+  const cells: CellResultDoc[] = [];
+  const missing: string[] = [];
+  const cellsDir = path.join(dir, 'cells');
+  const keys = run.cells.length ? run.cells : existsSync(cellsDir) ? readdirSync(cellsDir) : [];
+  for (const k of keys) {
+    const doc = readJsonIfExists<CellResultDoc>(path.join(cellsDir, k, 'result.json'));
+    if (doc) cells.push(doc);
+    else missing.push(k);
+  }
+  return { run, cells, missing };
+}
+
+function headline(q: QueryRecord | undefined, stat: 'min' | 'median'): number | null {
+  if (!q) return null;
+  return stat === 'min' ? q.stats.warm_min_ms : q.stats.warm_median_ms;
+}
+
+/** Render the report markdown for a run directory. */
+export function renderReport(dir: string): string {
+  const { run, cells, missing } = loadRun(dir);
+  const spec = run.spec as { name: string; workload: string; scale: number; target: { kind: string }; protocol: { coldRuns: number; warmRuns: number; statistic: 'min' | 'median'; dropOsPageCache: boolean } };
+  const ok = cells.filter((c) => c.status === 'succeeded');
+  const out: string[] = [];
+  out.push(`# chbench report — ${run.runId}`, '');
+  out.push(`Workload **${spec.workload}**, ${fmtInt(spec.scale)} rows, target **${spec.target.kind}**; protocol: ${spec.protocol.coldRuns} cold + ${spec.protocol.warmRuns} warm run(s) per query, headline warm statistic **${spec.protocol.statistic}** (every sample is in the cell's \`queries-*.json\`).`);
+  out.push(`Started ${run.startedAt}${run.finishedAt ? `, finished ${run.finishedAt}` : ''}${run.status ? `, run status **${run.status}**` : ''}.`, '');
+
+  out.push('## Cells', '');
+  const rows = [['cell', 'status', 'server version', 'timezone', 'CPUs / memory', 'provisioned by', 'query_log']];
+  for (const c of cells) {
+    const p = c.provision;
+    rows.push([
+      c.cellKey,
+      c.status + (c.status === 'failed' && c.error ? `: ${c.error.split('\n')[0].slice(0, 160)}` : c.status === 'skipped' && c.skip_reason ? `: ${c.skip_reason}` : ''),
+      p?.server.version ?? 'n/a',
+      p?.server.timezone ?? 'n/a',
+      p ? `${p.server.cpus ?? 'n/a'} / ${fmtBytes(p.server.memory_bytes)}` : 'n/a',
+      p?.target.provisionedBy ?? 'n/a',
+      p?.server.query_log ?? 'n/a',
+    ]);
+  }
+  for (const k of missing) rows.push([k, 'no result (not run yet, or the run was interrupted)', '', '', '', '', '']);
+  out.push(markdownTable(rows), '');
+  if (cells.some((c) => c.provision?.server.cpu_source.startsWith('worker host')))
+    out.push('CPUs/memory come from `system.asynchronous_metrics` where the server has them, else from the worker host (same host for embedded/local targets).', '');
+
+  out.push('## Ingest', '', 'Server-side generation `INSERT … SELECT … FROM numbers_mt(N)`: no network or parsing cost. Elapsed = client wall time of the INSERT statement; server elapsed from the HTTP summary where the server sends it.', '');
+  const ing = [['cell', 'rows (count())', 'elapsed (client wall)', 'server elapsed', 'rows/s', 'partitions', 'active parts', 'note']];
+  for (const c of ok) {
+    const l = c.load;
+    if (!l) continue;
+    ing.push([c.cellKey, fmtInt(l.rows_in_table), fmtMs(l.elapsed_ms), fmtMs(l.server_elapsed_ms), fmtInt(l.rows_per_s), fmtInt(l.partitions), fmtInt(l.active_parts), l.truncated_before_load ? `reloaded after finding ${fmtInt(l.truncated_before_load.rows_found)} rows` : '']);
+  }
+  out.push(markdownTable(ing), '');
+
+  out.push('## Compression (table totals)', '', 'Source: `system.parts` (active parts): `data_uncompressed_bytes`, `data_compressed_bytes`, `bytes_on_disk`.', '');
+  const comp = [['cell', 'codec', 'uncompressed', 'compressed', 'ratio', 'on disk', 'part formats']];
+  for (const c of ok)
+    if (c.storage)
+      comp.push([c.cellKey, c.matrix.codec, fmtBytes(c.storage.uncompressed_bytes), fmtBytes(c.storage.compressed_bytes), `${c.storage.ratio.toFixed(2)}×`, fmtBytes(c.storage.bytes_on_disk), Object.entries(c.storage.part_types).map(([k, n]) => `${n} ${k}`).join(', ')]);
+  out.push(markdownTable(comp), '');
+
+  out.push('## Per-column compression', '', 'Source: `system.parts_columns` (active parts): `column_data_compressed_bytes`, `column_data_uncompressed_bytes`. Share = column compressed / table compressed.', '');
+  const withCols = ok.filter((c) => c.storage);
+  const colNames = [...new Set(withCols.flatMap((c) => c.storage!.columns?.map((x) => x.column) ?? []))];
+  const colRows = [['column', ...withCols.flatMap((c) => [`${c.cellKey} compressed`, 'uncompressed', 'ratio', 'share'])]];
+  for (const name of colNames)
+    colRows.push([
+      name,
+      ...withCols.flatMap((c) => {
+        const col = c.storage!.columns?.find((x) => x.column === name);
+        return col ? [fmtBytes(col.compressed_bytes), fmtBytes(col.uncompressed_bytes), `${col.ratio.toFixed(2)}×`, `${(col.share * 100).toFixed(1)} %`] : ['n/a', 'n/a', 'n/a', 'n/a'];
+      }),
+    ]);
+  out.push(markdownTable(colRows), '');
+  for (const c of withCols) if (c.storage!.columns === null) out.push(`- ${c.cellKey}: per-column sizes unavailable: ${c.storage!.columns_unavailable_reason}`);
+  out.push('');
+
+  out.push('## Queries', '');
+  const first = ok.find((c) => c.queries_baseline);
+  const timing = [...new Set(ok.flatMap((c) => c.queries_baseline?.queries.map((q) => q.stats.timing_source) ?? []))];
+  out.push(`Times are **${timing.join(' / ') || 'n/a'}** (server-side elapsed: HTTP summary \`elapsed_ns\` or \`system.query_log.query_duration_ms\`; the client wall time of every run is in the samples). Cold = ${first?.queries_baseline?.cold_definition ?? 'n/a'}. Warm ${spec.protocol.statistic} and median over ${spec.protocol.warmRuns} warm runs. read_rows from ${[...new Set(ok.flatMap((c) => c.queries_baseline?.queries.flatMap((q) => q.samples.map((s) => s.read_source ?? 'not available')) ?? []))].join(' / ') || 'n/a'}.`, '');
+  const osStates = new Set(ok.flatMap((c) => c.queries_baseline?.queries.flatMap((q) => q.samples.filter((s) => s.cold_preparation).map((s) => s.cold_preparation!.os_page_cache)) ?? []));
+  if (osStates.size) out.push(`OS page cache before cold runs: ${[...osStates].join('; ')}.`, '');
+  const qids = [...new Set(ok.flatMap((c) => c.queries_baseline?.queries.map((q) => q.id) ?? []))];
+  const qRows = [['query', ...ok.flatMap((c) => [`${c.cellKey} cold`, `warm ${spec.protocol.statistic}`, 'warm median', 'read_rows'])]];
+  for (const id of qids) {
+    const title = ok.map((c) => c.queries_baseline?.queries.find((q) => q.id === id)?.title).find(Boolean) ?? '';
+    qRows.push([
+      `${id.toUpperCase()} ${title}`,
+      ...ok.flatMap((c) => {
+        const q = c.queries_baseline?.queries.find((x) => x.id === id);
+        if (!q) return ['n/a', 'n/a', 'n/a', 'n/a'];
+        const flag = q.samples.some((s) => s.parts_changed) ? ' ⚠ parts changed' : '';
+        return [fmtMs(q.stats.cold_ms), fmtMs(headline(q, spec.protocol.statistic)) + flag, fmtMs(q.stats.warm_median_ms), fmtInt(q.stats.read_rows)];
+      }),
+    ]);
+  }
+  out.push(markdownTable(qRows), '');
+  const find = (c: CellResultDoc, id: string) => c.queries_baseline?.queries.find((q) => q.id === id);
+  const approx = qids.filter((id) => ok.some((c) => find(c, id)?.deterministic === false));
+  const compared = qids.filter((id) => !approx.includes(id));
+  const mismatch = compared.filter((id) => new Set(ok.flatMap((c) => find(c, id)?.stats.result_sha256 ?? [])).size > 1);
+  if (mismatch.length) out.push(`**Result mismatch** for ${mismatch.join(', ')}: the sha256 of the result rows differs between runs or cells (see \`result_sha256\` in the samples).`, '');
+  else if (compared.length) out.push(`Results agree: every run of ${compared.map((q) => q.toUpperCase()).join(', ')} in every cell returned the same rows (sha256).`, '');
+  if (approx.length) out.push(`Not compared: ${approx.map((q) => q.toUpperCase()).join(', ')} (the workload marks the result as approximate).`, '');
+
+  out.push('## Skip index (bloom filter) before / after', '');
+  const idxCells = ok.filter((c) => c.index && c.queries_index);
+  if (!idxCells.length) out.push('No cell materialized a skip index (disabled in the spec, or the workload defines none).', '');
+  else {
+    out.push(`Warm ${spec.protocol.statistic}, before = baseline run, after = re-run once \`system.mutations\` reported the MATERIALIZE INDEX done. Index size from ${idxCells[0].index!.index_bytes_source}; materialization = client wall time until \`is_done = 1\`.`, '');
+    const ir = [['cell', 'query', 'warm before', 'warm after', 'speed-up', 'read_rows before', 'read_rows after', 'read_bytes before', 'read_bytes after', 'index size', '% of table', 'materialize']];
+    for (const c of idxCells)
+      for (const qa of c.queries_index!.queries) {
+        const qb = c.queries_baseline?.queries.find((q) => q.id === qa.id);
+        const before = headline(qb, spec.protocol.statistic);
+        const after = headline(qa, spec.protocol.statistic);
+        ir.push([
+          c.cellKey,
+          qa.id.toUpperCase(),
+          fmtMs(before),
+          fmtMs(after),
+          before && after ? `${(before / after).toFixed(1)}×` : 'n/a',
+          fmtInt(qb?.stats.read_rows),
+          fmtInt(qa.stats.read_rows),
+          fmtBytes(qb?.stats.read_bytes),
+          fmtBytes(qa.stats.read_bytes),
+          fmtBytes(c.index!.index_bytes),
+          c.index!.index_bytes !== null && c.storage ? `${((c.index!.index_bytes / c.storage.compressed_bytes) * 100).toFixed(1)} %` : 'n/a',
+          fmtMs(c.index!.materialize_ms),
+        ]);
+      }
+    out.push(markdownTable(ir), '');
+  }
+
+  out.push('## Server and host counters during the cell', '', 'Difference of `system.events` (and the worker host\'s /proc/diskstats for loopback targets) between the start and the end of each cell. "n/a" = the server does not have the counter.', '');
+  const ev = ['OSReadBytes', 'ReadBufferFromFileDescriptorReadBytes', 'CreatedReadBufferDirectIO', 'CreatedReadBufferOrdinary', 'MarkCacheMisses', 'InsertedRows', 'MergedRows'];
+  const evRows = [['cell', ...ev, 'host disk read', 'host disk written']];
+  for (const c of ok) {
+    const d = c.metrics_delta;
+    const disks = d?.host_disks ? Object.values(d.host_disks) : null;
+    evRows.push([c.cellKey, ...ev.map((k) => fmtInt(d?.server_events[k] ?? null)), disks ? fmtBytes(disks.reduce((a, x) => a + x.read_bytes, 0)) : 'n/a', disks ? fmtBytes(disks.reduce((a, x) => a + x.write_bytes, 0)) : 'n/a']);
+  }
+  out.push(markdownTable(evRows), '');
+  const bad = cells.filter((c) => c.status !== 'succeeded');
+  if (bad.length) {
+    out.push('## Cells without measurements', '');
+    for (const c of bad) out.push(`- **${c.cellKey}** — ${c.status}: ${c.skip_reason ?? c.error ?? ''}`);
+    out.push('');
+  }
+  out.push('Raw data: `cells/<cell>/*.json` beside this report (every sample, query_log rows where available, exact SQL and settings).', '');
+  return out.join('\n');
+}

@@ -1,0 +1,145 @@
+/**
+ * Workloads live in `sql/workloads/<name>/`: a `manifest.yaml`, a schema template, a generator
+ * template, one file per query and, optionally, a skip-index definition. See
+ * `sql/workloads/logs/manifest.yaml` for the placeholders.
+ */
+import { readFileSync, existsSync } from 'node:fs';
+import path from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+import type { Codec } from '../spec';
+import { versionAtLeast } from './version';
+
+/** Root of the SQL folder (works from `src/` under ts and from `dist/src/` when compiled). */
+export const SQL_ROOT = findUp('sql');
+
+function findUp(name: string): string {
+  let dir = __dirname;
+  for (let i = 0; i < 6; i++) {
+    const p = path.join(dir, name);
+    if (existsSync(path.join(p, 'workloads'))) return p;
+    dir = path.dirname(dir);
+  }
+  return path.resolve(process.cwd(), name);
+}
+
+const QueryEntry = z.strictObject({
+  id: z.string().regex(/^[A-Za-z0-9_-]+$/),
+  file: z.string(),
+  title: z.string(),
+  /** The query benefits from the workload's skip index and is re-run after materialization. */
+  usesIndex: z.boolean().default(false),
+  /** False for queries whose result legitimately varies between runs (e.g. sampled quantiles): not hash-compared. */
+  deterministic: z.boolean().default(true),
+});
+
+/** A workload manifest (`manifest.yaml`). */
+export const WorkloadManifest = z.strictObject({
+  name: z.string(),
+  title: z.string(),
+  table: z.string().regex(/^[a-z_][a-z0-9_]*$/),
+  requires: z.strictObject({
+    minVersion: z.string(),
+    reason: z.string(),
+    codecMinVersion: z.string().optional(),
+  }),
+  schema: z.string(),
+  load: z.string(),
+  /** Query-level settings of the generator INSERT … SELECT. */
+  loadSettings: z.record(z.string(), z.union([z.number(), z.string()])).default({}),
+  queries: z.array(QueryEntry).min(1),
+  index: z.strictObject({ name: z.string(), add: z.string() }).optional(),
+});
+export type WorkloadManifest = z.infer<typeof WorkloadManifest>;
+
+/** A rendered query, ready to send. */
+export interface WorkloadQuery {
+  id: string;
+  title: string;
+  usesIndex: boolean;
+  deterministic: boolean;
+  /** Exact SQL sent to the server (comments stripped, placeholders rendered). */
+  sql: string;
+}
+
+/** Names of the workloads found under `sql/workloads/`. */
+export function listWorkloads(root = SQL_ROOT): string[] {
+  const { readdirSync } = require('node:fs') as typeof import('node:fs');
+  const dir = path.join(root, 'workloads');
+  return readdirSync(dir).filter((d) => existsSync(path.join(dir, d, 'manifest.yaml'))).sort();
+}
+
+/**
+ * Load a workload manifest.
+ * @throws Error naming the workload and the available ones when it does not exist or is invalid.
+ */
+export function loadWorkload(name: string, root = SQL_ROOT): WorkloadManifest {
+  const file = path.join(root, 'workloads', name, 'manifest.yaml');
+  if (!existsSync(file))
+    throw new Error(`workload: unknown workload "${name}"; available: ${listWorkloads(root).join(', ')}`);
+  const r = WorkloadManifest.safeParse(parseYaml(readFileSync(file, 'utf8')));
+  if (!r.success) throw new Error(`workload ${name}: invalid manifest ${file}: ${r.error.message}`);
+  for (const f of [r.data.schema, r.data.load, ...r.data.queries.map((q) => q.file), ...(r.data.index ? [r.data.index.add] : [])])
+    if (!existsSync(path.join(root, 'workloads', name, f))) throw new Error(`workload ${name}: missing file ${f}`);
+  return r.data;
+}
+
+/** Values substituted into templates. */
+export interface RenderValues {
+  table: string;
+  rows: number;
+  codec: Codec;
+}
+
+/** `CODEC(...)` clause for a codec; empty for LZ4, which is the server default. */
+export function codecClause(codec: Codec): string {
+  return codec === 'LZ4' ? '' : ` CODEC(${codec})`;
+}
+
+/**
+ * Render one template file of a workload: strips `--` comment lines, substitutes `{{table}}`,
+ * `{{rows}}`, `{{codec}}`.
+ * @throws Error on an unknown placeholder.
+ */
+export function renderTemplate(workload: string, file: string, v: RenderValues, root = SQL_ROOT): string {
+  const text = readFileSync(path.join(root, 'workloads', workload, file), 'utf8');
+  return renderText(text, v);
+}
+
+/** Template rendering on a string (see {@link renderTemplate}). */
+export function renderText(text: string, v: RenderValues): string {
+  const values: Record<string, string> = { table: v.table, rows: String(Math.trunc(v.rows)), codec: codecClause(v.codec) };
+  return text
+    .split('\n')
+    .filter((l) => !/^\s*--/.test(l))
+    .join('\n')
+    .replace(/\{\{(\w+)\}\}/g, (_, k: string) => {
+      if (!(k in values)) throw new Error(`template: unknown placeholder {{${k}}}`);
+      return values[k];
+    })
+    .trim();
+}
+
+/** The workload's queries (optionally only `ids`), rendered. @throws Error on an unknown id. */
+export function workloadQueries(m: WorkloadManifest, v: RenderValues, ids?: string[], root = SQL_ROOT): WorkloadQuery[] {
+  if (ids) {
+    const known = new Set(m.queries.map((q) => q.id));
+    const bad = ids.filter((i) => !known.has(i));
+    if (bad.length) throw new Error(`queries: unknown query id(s) ${bad.join(', ')} in workload ${m.name}; allowed: ${[...known].join(', ')}`);
+  }
+  return m.queries
+    .filter((q) => !ids || ids.includes(q.id))
+    .map((q) => ({ id: q.id, title: q.title, usesIndex: q.usesIndex, deterministic: q.deterministic, sql: renderTemplate(m.name, q.file, v, root) }));
+}
+
+/**
+ * Why a server version cannot run a workload cell, or `undefined` if it can.
+ * Figures from `SELECT version()` on the provisioned target.
+ */
+export function cannotRunReason(m: WorkloadManifest, serverVersion: string, codec: Codec): string | undefined {
+  if (!versionAtLeast(serverVersion, m.requires.minVersion))
+    return `ClickHouse ${serverVersion} cannot run workload ${m.name}: ${m.requires.reason}`;
+  if (codec !== 'LZ4' && m.requires.codecMinVersion && !versionAtLeast(serverVersion, m.requires.codecMinVersion))
+    return `ClickHouse ${serverVersion} has no column CODEC clause (needs >= ${m.requires.codecMinVersion}); only the LZ4 cell can run`;
+  return undefined;
+}

@@ -1,0 +1,168 @@
+/**
+ * The run spec: one document (YAML or JSON) that describes a benchmark run.
+ *
+ * The same JSON is the input of the `benchmarkMatrix` workflow, so a run can be started with
+ * `temporal workflow start --type benchmarkMatrix --task-queue chbench --input-file run.json`.
+ * This module is pure (no I/O) so the workflow bundle can import it.
+ */
+import { z } from 'zod';
+
+/** Column codecs chbench knows how to apply. `LZ4` means the server default (no CODEC clause). */
+import { CODECS, type Codec } from './lib/matrix';
+export { CODECS, type Codec };
+
+const versionLabel = z
+  .string()
+  .regex(/^\d+(\.\d+){0,3}$/, 'a ClickHouse version such as "26.7" or "24.8.14.39"');
+
+const envVarName = z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'an environment variable NAME such as CLICKHOUSE_PASSWORD');
+
+/** Where cells get their ClickHouse. */
+export const TargetSpec = z.discriminatedUnion('kind', [
+  z
+    .strictObject({
+      kind: z.literal('embedded'),
+    })
+    .describe('chdb engine (ClickHouse 26.x) in a separate process per cell, serving the HTTP interface on loopback'),
+  z
+    .strictObject({
+      kind: z.literal('local'),
+      /** version label → path of a ClickHouse server binary (`clickhouse-server` or the multi-call `clickhouse`). */
+      binaries: z.record(versionLabel, z.string().min(1)),
+    })
+    .describe('a local ClickHouse server binary started per cell with a generated config'),
+  z
+    .strictObject({
+      kind: z.literal('external'),
+      url: z.url({ protocol: /^https?$/ }),
+      username: z.string().default('default'),
+      /** Name of the environment variable that holds the password; the password never enters the spec. */
+      passwordEnv: envVarName.optional(),
+      /** Prefix of the per-cell database chbench creates and drops. */
+      databasePrefix: z.string().regex(/^[a-z_][a-z0-9_]*$/).default('chbench'),
+    })
+    .describe('an existing server; each cell gets its own database, dropped at teardown'),
+]);
+export type TargetSpec = z.infer<typeof TargetSpec>;
+
+/** The measurement protocol. */
+export const ProtocolSpec = z.strictObject({
+  /** Cold runs per query (caches dropped before each, `min_bytes_to_use_direct_io=1`). */
+  coldRuns: z.int().min(0).max(10).default(1),
+  /** Warm runs per query, after the cold runs, without dropping caches. */
+  warmRuns: z.int().min(1).max(100).default(3),
+  /** Statistic shown as the headline warm figure. Every sample is kept regardless. */
+  statistic: z.enum(['min', 'median']).default('min'),
+  /**
+   * Before each cold run, also drop the OS page cache (`sync` + `echo 1 > /proc/sys/vm/drop_caches`) when the
+   * server runs on the worker's host (embedded/local) and the worker may write that file. The outcome is
+   * recorded with every cold run; without it "cold" only means "direct I/O requested".
+   */
+  dropOsPageCache: z.boolean().default(true),
+  /** `SYSTEM STOP MERGES <table>` while queries are measured (merges restarted before index materialization). */
+  stopMergesDuringQueries: z.boolean().default(true),
+  quiesce: z
+    .strictObject({
+      /** The set of active parts must stay unchanged, with no merge running, for this long (ms). */
+      stableForMs: z.int().min(0).default(3000),
+      /** Give up (cell fails with a clear error) after this long (ms). */
+      timeoutMs: z.int().min(1000).default(600_000),
+      /** Poll interval (ms). */
+      pollMs: z.int().min(100).default(500),
+    })
+    .prefault({}),
+  /** Per-statement server-side limit (`max_execution_time`, s); the client's request timeout is longer. */
+  maxExecutionTimeS: z.int().min(1).default(3600),
+});
+export type ProtocolSpec = z.infer<typeof ProtocolSpec>;
+
+/** A run spec. Unknown keys are refused everywhere. */
+export const RunSpec = z.strictObject({
+  /** Schema version of this document. */
+  specVersion: z.literal(1).default(1),
+  /** Human name; also the prefix of the run id (`<name>-<timestamp>`). */
+  name: z.string().regex(/^[a-z0-9][a-z0-9-]{0,40}$/, 'lower-case letters, digits and dashes, at most 41 characters'),
+  /** Workload folder under sql/workloads/. */
+  workload: z.string().regex(/^[a-z0-9-]+$/),
+  /** Rows the generator inserts. */
+  scale: z.int().positive().max(10_000_000_000),
+  target: TargetSpec,
+  matrix: z.strictObject({
+    version: z.array(versionLabel).min(1, 'at least one version').refine(uniq, 'versions must be unique'),
+    codec: z.array(z.enum(CODECS)).min(1, 'at least one codec').refine(uniq, 'codecs must be unique'),
+  }),
+  /** Query ids to run (default: all queries of the workload). */
+  queries: z.array(z.string().regex(/^[A-Za-z0-9_-]+$/)).min(1).optional(),
+  /** Skip-index step: materialize the workload's index and re-run the queries that use it. */
+  skipIndex: z.boolean().default(true),
+  protocol: ProtocolSpec.prefault({}),
+  /** Cells that run at the same time. Default 1: cells on one host disturb each other's timings. */
+  concurrency: z.int().min(1).max(64).default(1),
+  /** When to tear targets down. */
+  teardown: z.enum(['always', 'on-success', 'never']).default('always'),
+  /** Where results go; relative paths are resolved against the worker's working directory. */
+  resultsDir: z.string().min(1).default('results'),
+});
+export type RunSpec = z.infer<typeof RunSpec>;
+/** What a user writes (defaults not yet applied). */
+export type RunSpecInput = z.input<typeof RunSpec>;
+
+function uniq(xs: readonly string[]): boolean {
+  return new Set(xs).size === xs.length;
+}
+
+/** Thrown for a spec that does not validate; `issues` holds one line per problem. */
+export class SpecError extends Error {
+  constructor(public readonly issues: string[]) {
+    super(`invalid run spec:\n  - ${issues.join('\n  - ')}`);
+    this.name = 'SpecError';
+  }
+}
+
+/**
+ * Parse and validate a run spec (already decoded from YAML/JSON) and apply defaults.
+ * @throws SpecError naming each offending field and the allowed values.
+ */
+export function parseRunSpec(input: unknown): RunSpec {
+  const r = RunSpec.safeParse(input);
+  if (r.success) {
+    if (r.data.target.kind === 'local') {
+      const missing = r.data.matrix.version.filter((v) => !(v in (r.data.target as { binaries: Record<string, string> }).binaries));
+      if (missing.length)
+        throw new SpecError(
+          missing.map(
+            (v) =>
+              `matrix.version: version "${v}" has no way to be provisioned: target.binaries has no entry for it (has: ${Object.keys(
+                (r.data.target as { binaries: Record<string, string> }).binaries,
+              ).join(', ') || 'none'})`,
+          ),
+        );
+    }
+    if (r.data.target.kind === 'embedded') {
+      const bad = r.data.matrix.version.filter((v) => !EMBEDDED_VERSION.startsWith(v));
+      if (bad.length)
+        throw new SpecError(
+          bad.map(
+            (v) =>
+              `matrix.version: version "${v}" cannot be provisioned by the embedded target, which always runs ClickHouse ${EMBEDDED_VERSION} (use "${EMBEDDED_VERSION.split('.').slice(0, 2).join('.')}", or a local/external target for other versions)`,
+          ),
+        );
+    }
+    return r.data;
+  }
+  throw new SpecError(r.error.issues.map(formatIssue));
+}
+
+/** ClickHouse version of the engine shipped in the pinned `chdb` npm package. */
+export const EMBEDDED_VERSION = '26.7.2';
+
+function formatIssue(i: z.core.$ZodIssue): string {
+  const path = i.path.length ? i.path.join('.') : '(root)';
+  if (i.code === 'unrecognized_keys') return `${path}: unknown key(s) ${i.keys.map((k) => `"${k}"`).join(', ')}`;
+  if (i.code === 'invalid_value') return `${path}: ${i.message}; allowed: ${i.values.map((v) => JSON.stringify(v)).join(', ')}`;
+  if (i.code === 'invalid_union' && path.endsWith('target'))
+    return `${path}: ${i.message}; target.kind must be one of "embedded", "local", "external"`;
+  return `${path}: ${i.message}`;
+}
+
+export { cellKey, expandMatrix, type CellCoordinates } from './lib/matrix';

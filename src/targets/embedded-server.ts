@@ -1,0 +1,814 @@
+/**
+ * The embedded target's server: a separate Node process that opens ONE chdb session (ClickHouse
+ * engine in-process, npm `chdb`) on `<dataDir>/data` and serves, on 127.0.0.1, the subset of the
+ * ClickHouse HTTP interface that `@clickhouse/client` 1.x uses.
+ *
+ * Run (normally by `provisionEmbedded`, see embedded.ts):
+ *
+ *     node dist/src/targets/embedded-server.js --data-dir <dir> --port <n|0> --port-file <file>
+ *
+ * `--port 0` lets the kernel choose a free port; the chosen port is written (decimal + newline,
+ * atomically) to `--port-file` once the server listens.
+ *
+ * ## Endpoints
+ * - `GET|HEAD /ping` and `GET /` without a query → `Ok.\n`.
+ * - `GET /?query=…` and `POST /?…` (SQL = `query` parameter, then `\n`, then the body; or the body
+ *   alone). Inserts: `POST /?query=INSERT INTO t FORMAT JSONEachRow` with the rows as body.
+ * - `GET /chbench/running` → JSON `[{query_id, state, received_at_ms, started_at_ms, sql_head}]` for
+ *   the statement executing (`state: 'running'`) and those waiting for it (`state: 'queued'`,
+ *   `started_at_ms: null`). Times are epoch milliseconds; `sql_head` is the first 200 characters.
+ * - `GET /chbench/info` → JSON `{chdb, clickhouse, pid, dataDir, timezone, startedAt}`.
+ *
+ * ## URL parameters
+ * - `query_id`: echoed in `X-ClickHouse-Query-Id`; a UUID is generated when absent. A query_id that
+ *   is running or queued is refused (code 216, QUERY_WITH_SAME_ID_IS_ALREADY_RUNNING), like a server.
+ * - `database`: `USE db` before the statement, `USE default` after.
+ * - `default_format`: output format when the SQL has no `FORMAT` clause (default TabSeparated).
+ * - `param_<name>`: query parameters; the statement then runs on a short-lived second session on
+ *   the same data (`SET param_<name> = '<value>'`), so parameters never leak into later statements.
+ * - Not settings (ignored): `user`, `password`, `quota_key`, `session_id`, `session_timeout`,
+ *   `session_check`, `close_session`, `role`, `stacktrace`, `buffer_size`, `wait_end_of_query`,
+ *   `send_progress_in_http_headers`, `http_headers_progress_interval_ms`, `enable_http_compression`
+ *   (used for response compression, gzip/deflate/br only), `http_zlib_compression_level`,
+ *   `http_response_buffer_size`, `client_protocol_version`, `add_http_cors_header`.
+ *   `compress=1` / `decompress=1` (ClickHouse's native block compression) are refused (code 48).
+ * - Every other parameter is a query setting: `SET k = 'v'` before and `SET k = DEFAULT` after the
+ *   statement, inside the mutex.
+ *
+ * ## Differences from a real server (documented, not hidden)
+ * - Users: the embedded engine has none. `Authorization` (basic), `X-ClickHouse-User`,
+ *   `X-ClickHouse-Key` and `user`/`password` are accepted and ignored; bind is loopback only.
+ * - One statement at a time: a mutex serialises statements (the engine session is shared).
+ * - `SET …` and `USE …` sent as statements behave as on a server without `session_id`: they run on a
+ *   short-lived session and have no effect on later requests. There are no HTTP sessions.
+ * - GET requests are not forced read-only.
+ * - Results are buffered (chdb's queryAsync returns the whole result), so `wait_end_of_query` is
+ *   always effectively on; insert bodies are read fully before the statement starts.
+ * - Multi-statement bodies are refused (code 62), like a server.
+ * - `KILL QUERY WHERE query_id = '…'` cancels a statement that is still queued (it fails with code
+ *   394 QUERY_WAS_CANCELLED). A statement already executing cannot be interrupted by chdb (no
+ *   interrupt in its C API): that KILL fails with code 48 NOT_IMPLEMENTED. Other KILL forms: 48.
+ *   A request whose client disconnects while queued is dropped the same way.
+ *
+ * ## X-ClickHouse-Summary (values are strings, as a server sends them; unmeasured fields are OMITTED)
+ * - `elapsed_ns`: chdb's `elapsed` (seconds, measured by the engine) × 1e9.
+ * - `result_rows`, `result_bytes`: chdb's `rowsRead`/`bytesRead`. Checked: despite the names they
+ *   are the rows/bytes of the RESULT (e.g. `SELECT sum(a) FROM t` over 1234 rows gives rowsRead 1),
+ *   so they are reported as result_* and only for statements that return a result set
+ *   (SELECT, WITH, SHOW, DESCRIBE, EXPLAIN, EXISTS).
+ * - `read_rows`, `read_bytes`: the engine's own progress counters, only available when the output
+ *   format carries a statistics block (JSON, JSONCompact, JSONStrings, JSONCompactStrings, XML and
+ *   JSONColumnsWithMetadata, with output_format_write_statistics on); taken from that block.
+ *   For other formats they are omitted: the node binding does not expose chdb_result_storage_rows_read.
+ * - `written_rows`, `written_bytes`: for `INSERT INTO t [(cols)] FORMAT <text format>` with the rows in
+ *   the body, the statement runs through chdb's raw insert, which reports the engine's
+ *   rows/bytes written. Omitted for every other write (e.g. INSERT … SELECT).
+ * - Header `X-Chbench-Unmeasured` lists the standard summary fields that were omitted.
+ *
+ * ## Event loop (checked with chdb 3.4.0 on Node 20)
+ * `Session.queryAsync` really runs off the event loop (on a libuv worker thread): during a 390 ms
+ * `SELECT sum(cityHash64(number)) FROM numbers(3e8)` a 10 ms interval timer kept firing (largest gap
+ * 12 ms), while the synchronous `Session.query` froze it for the whole query. So `/ping`,
+ * `/chbench/running` and KILL answer while a long statement runs. Two queryAsync calls on the same
+ * connection do not overlap (the second waited for the first), which the mutex makes explicit.
+ *
+ * ## Shutdown
+ * SIGTERM/SIGINT: stop accepting connections, fail queued statements (code 394), let the executing
+ * statement finish and its response go out, close the chdb session, exit 0.
+ */
+import { randomUUID } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as http from 'node:http';
+import * as path from 'node:path';
+import * as zlib from 'node:zlib';
+import { Session, drainPending, version as chdbVersion } from 'chdb';
+
+// ---------------------------------------------------------------------------------------------
+// Errors
+
+/** An error to answer with the ClickHouse HTTP error shape. */
+class ServerError extends Error {
+  constructor(
+    readonly code: number,
+    readonly type: string,
+    message: string,
+    readonly status?: number,
+  ) {
+    super(message);
+  }
+}
+
+/** Parse `Code: N. DB::Exception: … (TYPE)` (the first code, the last type). */
+function parseClickHouseError(msg: string): { code: number; type: string } | undefined {
+  const c = /Code: (\d+)/.exec(msg);
+  if (!c) return undefined;
+  const types = [...msg.matchAll(/\(([A-Z][A-Z0-9_]{2,})\)/g)];
+  return { code: Number(c[1]), type: types.length ? types[types.length - 1][1] : 'UNKNOWN_EXCEPTION' };
+}
+
+/** HTTP status for an exception type, approximately as a ClickHouse server maps it. */
+function statusFor(type: string): number {
+  if (type === 'SYNTAX_ERROR' || type.startsWith('CANNOT_PARSE') || type === 'TYPE_MISMATCH' || type === 'INCORRECT_DATA' || type === 'BAD_QUERY_PARAMETER' || type === 'UNKNOWN_QUERY_PARAMETER') return 400;
+  if (/^UNKNOWN_(TABLE|DATABASE|FUNCTION|IDENTIFIER|TYPE|STORAGE|SETTING|FORMAT|AGGREGATE_FUNCTION|DATABASE_ENGINE|TYPE_OF_QUERY)$/.test(type)) return 404;
+  if (type === 'NOT_IMPLEMENTED') return 501;
+  if (type === 'QUERY_IS_TOO_LARGE') return 413;
+  return 500;
+}
+
+/** Turn anything thrown into `{code, type, status, body}`. Non-ClickHouse errors get code 1001. */
+function toErrorAnswer(e: unknown): { code: number; type: string; status: number; body: string } {
+  if (e instanceof ServerError) {
+    const body = `Code: ${e.code}. DB::Exception: ${e.message}. (${e.type})`;
+    return { code: e.code, type: e.type, status: e.status ?? statusFor(e.type), body };
+  }
+  const msg = e instanceof Error ? e.message : String(e);
+  const parsed = parseClickHouseError(msg);
+  if (parsed && /DB::Exception/.test(msg)) return { ...parsed, status: statusFor(parsed.type), body: msg };
+  return { code: 1001, type: 'STD_EXCEPTION', status: 500, body: `Code: 1001. DB::Exception: ${msg}. (STD_EXCEPTION)` };
+}
+
+// ---------------------------------------------------------------------------------------------
+// SQL shape (a small lexer: strings, quoted identifiers, comments, parentheses)
+
+/** What the server needs to know about a statement without parsing it fully. */
+interface SqlShape {
+  /** First keyword, upper-case (`SELECT`, `INSERT`, …); '' when none. */
+  first: string;
+  /** Second keyword at depth 0, upper-case ('' when none). */
+  second: string;
+  /** Output format named by a top-level `FORMAT x` clause (not for INSERT). */
+  outputFormat?: string;
+  /** Input format of an `INSERT … FORMAT x`. */
+  insertFormat?: string;
+  /** Another statement follows a top-level `;`. */
+  multi: boolean;
+}
+
+function analyzeSql(sql: string): SqlShape {
+  const n = sql.length;
+  const words: { v: string; raw: string }[] = [];
+  let first = '';
+  let depth = 0;
+  let semis = 0;
+  let afterSemi = false;
+  let i = 0;
+  let insertFormat: string | undefined;
+  const isWordStart = (c: string) => /[A-Za-z_]/.test(c);
+  scan: while (i < n) {
+    const c = sql[i];
+    if (c === '-' && sql[i + 1] === '-') {
+      while (i < n && sql[i] !== '\n') i++;
+    } else if (c === '#') {
+      while (i < n && sql[i] !== '\n') i++;
+    } else if (c === '/' && sql[i + 1] === '*') {
+      let d = 1;
+      i += 2;
+      while (i < n && d > 0) {
+        if (sql[i] === '/' && sql[i + 1] === '*') (d++, (i += 2));
+        else if (sql[i] === '*' && sql[i + 1] === '/') (d--, (i += 2));
+        else i++;
+      }
+    } else if (c === "'" || c === '"' || c === '`') {
+      if (semis > 0) afterSemi = true;
+      i++;
+      while (i < n) {
+        if (sql[i] === '\\') i += 2;
+        else if (sql[i] === c && sql[i + 1] === c) i += 2;
+        else if (sql[i] === c) {
+          i++;
+          break;
+        } else i++;
+      }
+    } else if (c === '(') {
+      if (semis > 0) afterSemi = true;
+      depth++;
+      i++;
+    } else if (c === ')') {
+      depth = Math.max(0, depth - 1);
+      i++;
+    } else if (c === ';' && depth === 0) {
+      semis++;
+      i++;
+    } else if (isWordStart(c)) {
+      let j = i + 1;
+      while (j < n && /[A-Za-z0-9_]/.test(sql[j])) j++;
+      const raw = sql.slice(i, j);
+      const w = raw.toUpperCase();
+      i = j;
+      if (semis > 0) afterSemi = true;
+      if (!first) first = w;
+      if (depth === 0 && semis === 0) {
+        words.push({ v: w, raw });
+        if (first === 'INSERT') {
+          if (w === 'VALUES') break scan; // the rest is data
+          if (w === 'FORMAT') {
+            const m = /^\s+([A-Za-z_][A-Za-z0-9_]*)/.exec(sql.slice(i));
+            if (m) insertFormat = m[1];
+            break scan; // the rest is data
+          }
+        }
+      }
+    } else if (/\s/.test(c)) {
+      i++;
+    } else {
+      if (semis > 0) afterSemi = true;
+      i++;
+    }
+  }
+  let outputFormat: string | undefined;
+  if (first !== 'INSERT') {
+    for (let k = words.length - 2; k >= 0; k--) {
+      if (words[k].v === 'FORMAT' && (k + 2 === words.length || words[k + 2].v === 'SETTINGS')) {
+        outputFormat = words[k + 1].raw;
+        break;
+      }
+    }
+  }
+  return { first, second: words[1]?.v ?? '', outputFormat, insertFormat, multi: afterSemi };
+}
+
+const READ_LIKE = new Set(['SELECT', 'WITH', 'SHOW', 'DESC', 'DESCRIBE', 'EXPLAIN', 'EXISTS']);
+
+/** Formats whose output ends with a statistics block holding the engine's rows_read/bytes_read. */
+const STATS_FORMATS = new Set(['JSON', 'JSONCOMPACT', 'JSONSTRINGS', 'JSONCOMPACTSTRINGS', 'JSONCOLUMNSWITHMETADATA', 'XML']);
+
+/** Text formats chdb's raw insert accepts (case as chdb wants it). */
+const RAW_INSERT_FORMATS: Record<string, 'JSONEachRow' | 'JSONCompactEachRow' | 'CSV' | 'CSVWithNames' | 'TSV' | 'TabSeparated' | 'TSVWithNames' | 'TabSeparatedWithNames'> = {
+  JSONEACHROW: 'JSONEachRow',
+  JSONCOMPACTEACHROW: 'JSONCompactEachRow',
+  CSV: 'CSV',
+  CSVWITHNAMES: 'CSVWithNames',
+  TSV: 'TSV',
+  TABSEPARATED: 'TabSeparated',
+  TSVWITHNAMES: 'TSVWithNames',
+  TABSEPARATEDWITHNAMES: 'TabSeparatedWithNames',
+};
+
+/** Input formats that are binary: their body cannot travel through queryAsync's string argument. */
+const BINARY_FORMAT_RE = /^(ROWBINARY|NATIVE|PARQUET|ARROW|ARROWSTREAM|ORC|AVRO|MSGPACK|PROTOBUF|PROTOBUFSINGLE|CAPNPROTO|BSONEACHROW|NPY|RAWBLOB)/;
+
+function contentTypeFor(format: string): string {
+  const f = format.toUpperCase();
+  if (f.startsWith('TABSEPARATED') || f.startsWith('TSV')) return 'text/tab-separated-values; charset=UTF-8';
+  if (f.startsWith('CSV')) return `text/csv; charset=UTF-8; header=${f.includes('WITHNAMES') ? 'present' : 'absent'}`;
+  if (f.includes('EACHROW') || f === 'JSONLINES' || f === 'NDJSON') return 'application/x-ndjson; charset=UTF-8';
+  if (f.startsWith('JSON')) return 'application/json; charset=UTF-8';
+  if (f === 'XML') return 'application/xml; charset=UTF-8';
+  if (BINARY_FORMAT_RE.test(f)) return 'application/octet-stream';
+  return 'text/plain; charset=UTF-8';
+}
+
+/** Engine-measured rows/bytes read from a JSON/XML statistics block at the end of the output. */
+function statisticsFromOutput(format: string, out: Buffer): { rows: string; bytes: string } | undefined {
+  if (!STATS_FORMATS.has(format.toUpperCase())) return undefined;
+  const tail = out.subarray(Math.max(0, out.length - 600)).toString('utf8');
+  if (format.toUpperCase() === 'XML') {
+    const r = /<rows_read>(\d+)<\/rows_read>/.exec(tail);
+    const b = /<bytes_read>(\d+)<\/bytes_read>/.exec(tail);
+    return r && b ? { rows: r[1], bytes: b[1] } : undefined;
+  }
+  const at = tail.lastIndexOf('"statistics":');
+  if (at < 0) return undefined;
+  const block = tail.slice(at);
+  const r = /"rows_read":\s*"?(\d+)/.exec(block);
+  const b = /"bytes_read":\s*"?(\d+)/.exec(block);
+  return r && b ? { rows: r[1], bytes: b[1] } : undefined;
+}
+
+/** SQL string literal whose value is exactly `v`. */
+function sqlString(v: string): string {
+  return `'${v.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+}
+
+/** SQL identifier quoted with backticks. */
+function sqlIdent(v: string): string {
+  return `\`${v.replace(/\\/g, '\\\\').replace(/`/g, '\\`')}\``;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Statement queue (the mutex), with query ids for /chbench/running and KILL QUERY
+
+interface Entry {
+  queryId: string;
+  sqlHead: string;
+  receivedAtMs: number;
+  startedAtMs: number | null;
+  go: () => void;
+  cancel: (e: Error) => void;
+}
+
+class StatementQueue {
+  private running: Entry | undefined;
+  private readonly waiting: Entry[] = [];
+  private idleWaiters: (() => void)[] = [];
+
+  /** Entry for `queryId`, running or queued. */
+  find(queryId: string): { entry: Entry; state: 'running' | 'queued' } | undefined {
+    if (this.running?.queryId === queryId) return { entry: this.running, state: 'running' };
+    const q = this.waiting.find((e) => e.queryId === queryId);
+    return q ? { entry: q, state: 'queued' } : undefined;
+  }
+
+  list(): { query_id: string; state: 'running' | 'queued'; received_at_ms: number; started_at_ms: number | null; sql_head: string }[] {
+    const all: { e: Entry; s: 'running' | 'queued' }[] = this.running ? [{ e: this.running, s: 'running' }] : [];
+    for (const e of this.waiting) all.push({ e, s: 'queued' as const });
+    return all.map(({ e, s }) => ({ query_id: e.queryId, state: s, received_at_ms: e.receivedAtMs, started_at_ms: e.startedAtMs, sql_head: e.sqlHead }));
+  }
+
+  /**
+   * Run `fn` when every earlier statement is done. `register` receives a function that cancels the
+   * statement while it is still queued (returns false once it started).
+   */
+  async run<T>(queryId: string, sqlHead: string, fn: () => Promise<T>, register?: (cancel: (e: Error) => boolean) => void): Promise<T> {
+    let entry!: Entry;
+    const turn = new Promise<void>((go, cancel) => {
+      entry = { queryId, sqlHead, receivedAtMs: Date.now(), startedAtMs: null, go, cancel };
+    });
+    this.waiting.push(entry);
+    register?.((e) => this.cancelQueued(queryId, e));
+    this.pump();
+    await turn; // rejects when cancelled while queued
+    try {
+      return await fn();
+    } finally {
+      this.running = undefined;
+      this.pump();
+    }
+  }
+
+  /** Cancel a queued statement. @returns whether it was queued (and is now cancelled) */
+  cancelQueued(queryId: string, e: Error): boolean {
+    const k = this.waiting.findIndex((x) => x.queryId === queryId);
+    if (k < 0) return false;
+    const [entry] = this.waiting.splice(k, 1);
+    entry.cancel(e);
+    return true;
+  }
+
+  /** Cancel every queued statement. */
+  cancelAllQueued(e: Error): void {
+    for (const entry of this.waiting.splice(0)) entry.cancel(e);
+  }
+
+  /** Resolves when nothing runs and nothing waits. */
+  idle(): Promise<void> {
+    if (!this.running && this.waiting.length === 0) return Promise.resolve();
+    return new Promise((r) => this.idleWaiters.push(r));
+  }
+
+  private pump(): void {
+    if (this.running) return;
+    const next = this.waiting.shift();
+    if (!next) {
+      const w = this.idleWaiters;
+      this.idleWaiters = [];
+      w.forEach((r) => r());
+      return;
+    }
+    this.running = next;
+    next.startedAtMs = Date.now();
+    next.go();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The engine
+
+/** URL parameters that are not query settings. */
+const NOT_SETTINGS = new Set([
+  'query', 'query_id', 'database', 'default_format', 'user', 'password', 'quota_key', 'session_id', 'session_timeout',
+  'session_check', 'close_session', 'role', 'stacktrace', 'buffer_size', 'wait_end_of_query', 'send_progress_in_http_headers',
+  'http_headers_progress_interval_ms', 'enable_http_compression', 'http_zlib_compression_level', 'http_response_buffer_size',
+  'client_protocol_version', 'add_http_cors_header', 'compress', 'decompress', 'http_native_compression_disable_checksumming_on_decompress',
+]);
+
+/** One statement to execute. */
+interface Job {
+  queryId: string;
+  sql: string;
+  shape: SqlShape;
+  /** Raw body of an `INSERT … FORMAT <text format>` request handled by chdb's raw insert. */
+  rawInsert?: { table: string; columns?: string[]; format: (typeof RAW_INSERT_FORMATS)[string]; body: Buffer };
+  database: string;
+  format: string;
+  settings: [string, string][];
+  params: [string, string][];
+}
+
+/** Result of one statement. */
+interface Outcome {
+  body: Buffer;
+  format: string;
+  summary: Record<string, string>;
+  unmeasured: string[];
+}
+
+const SUMMARY_FIELDS = ['read_rows', 'read_bytes', 'written_rows', 'written_bytes', 'total_rows_to_read', 'result_rows', 'result_bytes', 'elapsed_ns'];
+
+class Engine {
+  private main: Session;
+  readonly queue = new StatementQueue();
+  timezone = 'UTC';
+
+  constructor(readonly dataPath: string) {
+    this.main = new Session(dataPath);
+  }
+
+  async init(): Promise<void> {
+    const r = await this.main.queryAsync('SELECT timezone()', { format: 'TabSeparated' });
+    this.timezone = r.text().trim();
+  }
+
+  close(): void {
+    this.main.close();
+  }
+
+  /** Execute inside the mutex (the caller holds it). */
+  async execute(job: Job): Promise<Outcome> {
+    const transient = job.params.length > 0 || job.shape.first === 'SET' || job.shape.first === 'USE';
+    const s = transient ? new Session(this.dataPath) : this.main;
+    const applied: string[] = [];
+    let usedDb = false;
+    let poisoned = false;
+    try {
+      if (job.database !== 'default') {
+        await s.queryAsync(`USE ${sqlIdent(job.database)}`);
+        usedDb = true;
+      }
+      for (const [k, v] of job.settings) {
+        applied.push(k); // reset even if this SET failed half-way
+        await s.queryAsync(`SET ${k} = ${sqlString(v)}`);
+      }
+      for (const [k, v] of job.params) await s.queryAsync(`SET param_${k} = ${sqlString(v)}`);
+      return await this.run(s, job);
+    } finally {
+      if (transient) {
+        s.close();
+      } else {
+        for (const k of applied) {
+          try {
+            await s.queryAsync(`SET ${k} = DEFAULT`);
+          } catch (e) {
+            // An unknown setting was never applied; anything else leaves the session in doubt.
+            if (!/UNKNOWN_SETTING/.test(String((e as Error).message))) poisoned = true;
+          }
+        }
+        if (usedDb || job.shape.first === 'DROP' || job.shape.first === 'RENAME' || job.shape.first === 'DETACH') {
+          try {
+            await s.queryAsync('USE default');
+          } catch {
+            poisoned = true;
+          }
+        }
+        if (poisoned) this.renewMain();
+      }
+    }
+  }
+
+  /** Replace the main session by a fresh one on the same data (same-path sessions coexist). */
+  private renewMain(): void {
+    log('resetting a setting or the database failed: replacing the chdb session');
+    const old = this.main;
+    this.main = new Session(this.dataPath);
+    old.close();
+  }
+
+  private async run(s: Session, job: Job): Promise<Outcome> {
+    const summary: Record<string, string> = {};
+    let body: Buffer;
+    if (job.rawInsert) {
+      const r = await s.insert({ table: job.rawInsert.table, columns: job.rawInsert.columns, values: job.rawInsert.body, format: job.rawInsert.format });
+      body = Buffer.alloc(0);
+      summary.written_rows = String(r.rowsWritten);
+      summary.written_bytes = String(r.bytesWritten);
+      summary.elapsed_ns = String(Math.round(r.elapsed * 1e9));
+    } else {
+      const r = await s.queryAsync(job.sql, { format: job.format });
+      const bytes = r.bytes();
+      body = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+      const stats = statisticsFromOutput(job.format, body);
+      if (stats) {
+        summary.read_rows = stats.rows;
+        summary.read_bytes = stats.bytes;
+      }
+      if (READ_LIKE.has(job.shape.first)) {
+        summary.result_rows = String(r.rowsRead);
+        summary.result_bytes = String(r.bytesRead);
+      }
+      summary.elapsed_ns = String(Math.round(r.elapsed * 1e9));
+    }
+    return { body, format: job.format, summary, unmeasured: SUMMARY_FIELDS.filter((f) => !(f in summary)) };
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// HTTP
+
+function log(msg: string): void {
+  process.stdout.write(`${new Date().toISOString()} [embedded-server ${process.pid}] ${msg}\n`);
+}
+
+function readBody(req: http.IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const enc = String(req.headers['content-encoding'] ?? '').trim().toLowerCase();
+    let src: NodeJS.ReadableStream = req;
+    if (enc === 'gzip' || enc === 'x-gzip') src = req.pipe(zlib.createGunzip());
+    else if (enc === 'deflate') src = req.pipe(zlib.createInflate());
+    else if (enc === 'br') src = req.pipe(zlib.createBrotliDecompress());
+    else if (enc !== '' && enc !== 'identity') {
+      req.resume();
+      reject(new ServerError(48, 'NOT_IMPLEMENTED', `Content-Encoding ${enc} is not supported by the chbench embedded server (gzip, deflate, br are)`));
+      return;
+    }
+    const chunks: Buffer[] = [];
+    src.on('data', (c: Buffer) => chunks.push(c));
+    src.on('end', () => resolve(Buffer.concat(chunks)));
+    src.on('error', (e: Error) => reject(new ServerError(1001, 'STD_EXCEPTION', `cannot read request body: ${e.message}`, 400)));
+  });
+}
+
+function responseEncoding(req: http.IncomingMessage, params: URLSearchParams): 'gzip' | 'deflate' | 'br' | undefined {
+  if (params.get('enable_http_compression') !== '1') return undefined;
+  const accepted = String(req.headers['accept-encoding'] ?? '')
+    .split(',')
+    .map((s) => s.split(';')[0].trim().toLowerCase());
+  return accepted.find((e): e is 'gzip' | 'deflate' | 'br' => e === 'gzip' || e === 'deflate' || e === 'br');
+}
+
+function compress(body: Buffer, enc: 'gzip' | 'deflate' | 'br' | undefined): Buffer {
+  if (!enc) return body;
+  if (enc === 'gzip') return zlib.gzipSync(body);
+  if (enc === 'deflate') return zlib.deflateSync(body);
+  return zlib.brotliCompressSync(body);
+}
+
+const TSV_ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r', '\0': '\\0' };
+const tsv = (v: string) => v.replace(/[\\\t\n\r\0]/g, (c) => TSV_ESCAPES[c]);
+
+/** Render KILL QUERY's result rows in a few formats (others: code 48). */
+function renderKillRows(rows: { kill_status: string; query_id: string; user: string; query: string }[], format: string): Buffer {
+  const cols = ['kill_status', 'query_id', 'user', 'query'] as const;
+  const f = format.toUpperCase();
+  if (f === 'TABSEPARATED' || f === 'TSV' || f === 'TABSEPARATEDWITHNAMES' || f === 'TSVWITHNAMES') {
+    const head = f.includes('WITHNAMES') ? `${cols.join('\t')}\n` : '';
+    return Buffer.from(head + rows.map((r) => cols.map((c) => tsv(r[c])).join('\t') + '\n').join(''));
+  }
+  if (f === 'JSONEACHROW') return Buffer.from(rows.map((r) => JSON.stringify(r) + '\n').join(''));
+  if (f === 'JSON') {
+    const meta = cols.map((name) => ({ name, type: 'String' }));
+    return Buffer.from(JSON.stringify({ meta, data: rows, rows: rows.length }, null, '\t') + '\n');
+  }
+  throw new ServerError(48, 'NOT_IMPLEMENTED', `KILL QUERY output in format ${format} is not supported by the chbench embedded server (TabSeparated, TabSeparatedWithNames, JSONEachRow, JSON are)`);
+}
+
+const KILL_RE = /^\s*KILL\s+QUERY\s+WHERE\s+query_id\s*=\s*'((?:[^'\\]|\\.)*)'\s*(SYNC|ASYNC|TEST)?\s*(?:FORMAT\s+([A-Za-z_][A-Za-z0-9_]*))?\s*;?\s*$/i;
+const INSERT_RE = /^\s*INSERT\s+INTO\s+(?:TABLE\s+)?([A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)?)\s*(?:\(\s*([A-Za-z0-9_]+(?:\s*,\s*[A-Za-z0-9_]+)*)\s*\))?\s*FORMAT\s+([A-Za-z]+)\s*$/i;
+
+/** Start the server. Resolves once it listens; returns the port. */
+async function main(): Promise<void> {
+  const args = parseArgs(process.argv.slice(2));
+  const dataDir = path.resolve(args.dataDir);
+  const dataPath = path.join(dataDir, 'data');
+  fs.mkdirSync(dataPath, { recursive: true });
+  const v = chdbVersion();
+  const chVersion = String(v.libchdb).replace(/"/g, '');
+  const engineLabel = `chdb ${v.chdb} (ClickHouse ${chVersion})`;
+  const engine = new Engine(dataPath);
+  await engine.init();
+  const startedAt = new Date().toISOString();
+  let shuttingDown = false;
+  let inFlight = 0;
+
+  const baseHeaders = (queryId?: string): Record<string, string> => ({
+    'X-Chbench-Engine': `chdb ${v.chdb}`,
+    'X-ClickHouse-Server-Display-Name': 'chbench-embedded',
+    ...(queryId ? { 'X-ClickHouse-Query-Id': queryId } : {}),
+  });
+
+  const sendError = (res: http.ServerResponse, e: unknown, queryId?: string) => {
+    const a = toErrorAnswer(e);
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    res.writeHead(a.status, {
+      ...baseHeaders(queryId),
+      'Content-Type': 'text/plain; charset=UTF-8',
+      'X-ClickHouse-Exception-Code': String(a.code),
+    });
+    res.end(`${a.body}\n`);
+  };
+
+  const handleKill = (m: RegExpExecArray, format: string, res: http.ServerResponse, queryId: string) => {
+    const target = m[1].replace(/\\(.)/g, '$1');
+    const mode = (m[2] ?? 'ASYNC').toUpperCase();
+    const found = engine.queue.find(target);
+    const rows: { kill_status: string; query_id: string; user: string; query: string }[] = [];
+    if (found?.state === 'running') {
+      throw new ServerError(48, 'NOT_IMPLEMENTED', `query '${target}' is already executing inside the chdb engine, which cannot interrupt a running statement; it will run to completion. Only queued statements can be killed`);
+    }
+    if (found) {
+      if (mode !== 'TEST') engine.queue.cancelQueued(target, new ServerError(394, 'QUERY_WAS_CANCELLED', `Query was cancelled (KILL QUERY while queued in the chbench embedded server)`));
+      rows.push({ kill_status: mode === 'TEST' ? 'cant_cancel' : 'finished', query_id: target, user: 'default', query: found.entry.sqlHead });
+    }
+    const out = renderKillRows(rows, format);
+    res.writeHead(200, { ...baseHeaders(queryId), 'Content-Type': contentTypeFor(format), 'X-ClickHouse-Format': format, 'X-ClickHouse-Timezone': engine.timezone });
+    res.end(out);
+  };
+
+  const handleQuery = async (req: http.IncomingMessage, res: http.ServerResponse, url: URL, queryId: string) => {
+    const params = url.searchParams;
+    if (params.get('compress') === '1' || params.get('decompress') === '1') {
+      req.resume();
+      throw new ServerError(48, 'NOT_IMPLEMENTED', 'ClickHouse native compression (compress=1 / decompress=1) is not supported by the chbench embedded server; use enable_http_compression / Content-Encoding');
+    }
+    const body = req.method === 'POST' ? await readBody(req) : Buffer.alloc(0);
+    if (req.method === 'GET') req.resume();
+    const qParam = params.get('query') ?? '';
+    const database = params.get('database') || String(req.headers['x-clickhouse-database'] ?? '') || 'default';
+    const defaultFormat = params.get('default_format') || String(req.headers['x-clickhouse-format'] ?? '') || 'TabSeparated';
+    const head = qParam !== '' ? qParam : body.toString('utf8', 0, Math.min(body.length, 64 * 1024));
+    const shape = analyzeSql(head);
+    if (shape.first === '') throw new ServerError(62, 'SYNTAX_ERROR', 'Empty query');
+    if (shape.multi) throw new ServerError(62, 'SYNTAX_ERROR', 'Syntax error (Multi-statements are not allowed)');
+    const format = shape.outputFormat ?? defaultFormat;
+
+    if (shape.first === 'KILL') {
+      const m = KILL_RE.exec(qParam !== '' ? `${qParam}\n${body.toString('utf8')}` : body.toString('utf8'));
+      if (shape.second !== 'QUERY' || !m) {
+        if (shape.second === 'QUERY') throw new ServerError(48, 'NOT_IMPLEMENTED', "the chbench embedded server supports only KILL QUERY WHERE query_id = '…' [SYNC|ASYNC|TEST]");
+      } else {
+        handleKill(m, m[3] ?? defaultFormat, res, queryId);
+        return;
+      }
+    }
+    if ((shape.first === 'SET' || shape.first === 'USE') && params.get('session_id')) {
+      throw new ServerError(48, 'NOT_IMPLEMENTED', `HTTP sessions (session_id) are not supported by the chbench embedded server: a ${shape.first} statement would not carry over to later requests`);
+    }
+
+    const settings: [string, string][] = [];
+    const qparams: [string, string][] = [];
+    for (const [k, val] of params) {
+      if (k.startsWith('param_')) {
+        const name = k.slice(6);
+        if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new ServerError(457, 'BAD_QUERY_PARAMETER', `Invalid query parameter name ${JSON.stringify(name)}`);
+        qparams.push([name, val]);
+      } else if (!NOT_SETTINGS.has(k)) {
+        if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(k)) throw new ServerError(115, 'UNKNOWN_SETTING', `Unknown setting ${JSON.stringify(k)}`);
+        settings.push([k, val]);
+      }
+    }
+
+    let rawInsert: Job['rawInsert'];
+    let sql: string;
+    if (shape.first === 'INSERT' && qParam !== '') {
+      const m = INSERT_RE.exec(qParam);
+      const raw = m ? RAW_INSERT_FORMATS[m[3].toUpperCase()] : undefined;
+      if (m && raw) {
+        rawInsert = { table: m[1], columns: m[2] ? m[2].split(',').map((c) => c.trim()) : undefined, format: raw, body };
+      } else if (shape.insertFormat && BINARY_FORMAT_RE.test(shape.insertFormat.toUpperCase())) {
+        throw new ServerError(48, 'NOT_IMPLEMENTED', `INSERT in binary format ${shape.insertFormat} is not supported by the chbench embedded server (the body would pass through a text API); use a text format such as JSONEachRow`);
+      }
+    }
+    if (rawInsert) sql = qParam;
+    else if (qParam !== '' && body.length > 0) sql = `${qParam}\n${body.toString('utf8')}`;
+    else sql = qParam !== '' ? qParam : body.toString('utf8');
+
+    if (engine.queue.find(queryId)) {
+      throw new ServerError(216, 'QUERY_WITH_SAME_ID_IS_ALREADY_RUNNING', `Query with id = ${queryId} is already running`);
+    }
+    const job: Job = { queryId, sql, shape, rawInsert, database, format, settings, params: qparams };
+    let cancelQueued: ((e: Error) => boolean) | undefined;
+    let done = false;
+    res.on('close', () => {
+      if (!done && cancelQueued) cancelQueued(new ServerError(394, 'QUERY_WAS_CANCELLED', 'Query was cancelled: the client disconnected while it was queued'));
+    });
+    const sqlHead = (qParam !== '' ? qParam : sql).slice(0, 200);
+    let outcome: Outcome;
+    try {
+      outcome = await engine.queue.run(queryId, sqlHead, () => engine.execute(job), (c) => (cancelQueued = c));
+    } finally {
+      done = true;
+    }
+    const enc = responseEncoding(req, params);
+    const payload = compress(outcome.body, enc);
+    res.writeHead(200, {
+      ...baseHeaders(queryId),
+      'Content-Type': contentTypeFor(outcome.format),
+      'X-ClickHouse-Format': outcome.format,
+      'X-ClickHouse-Timezone': engine.timezone,
+      'X-ClickHouse-Summary': JSON.stringify(outcome.summary),
+      ...(outcome.unmeasured.length ? { 'X-Chbench-Unmeasured': outcome.unmeasured.join(',') } : {}),
+      ...(enc ? { 'Content-Encoding': enc } : {}),
+      'Content-Length': String(payload.length),
+    });
+    res.end(payload);
+  };
+
+  const server = http.createServer((req, res) => {
+    inFlight++;
+    res.on('close', () => inFlight--);
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const p = url.pathname;
+    const json = (status: number, v: unknown) => {
+      res.writeHead(status, { ...baseHeaders(), 'Content-Type': 'application/json; charset=UTF-8' });
+      res.end(`${JSON.stringify(v)}\n`);
+    };
+    if (p === '/ping' || (p === '/' && req.method !== 'POST' && !url.searchParams.has('query'))) {
+      req.resume();
+      res.writeHead(200, { ...baseHeaders(), 'Content-Type': 'text/html; charset=UTF-8' });
+      res.end(req.method === 'HEAD' ? undefined : 'Ok.\n');
+      return;
+    }
+    if (p === '/chbench/running' && req.method === 'GET') {
+      req.resume();
+      json(200, engine.queue.list());
+      return;
+    }
+    if (p === '/chbench/info' && req.method === 'GET') {
+      req.resume();
+      json(200, { chdb: v.chdb, clickhouse: chVersion, engine: engineLabel, pid: process.pid, dataDir, timezone: engine.timezone, startedAt });
+      return;
+    }
+    if (p !== '/') {
+      req.resume();
+      res.writeHead(404, { ...baseHeaders(), 'Content-Type': 'text/plain; charset=UTF-8' });
+      res.end(`There is no handle ${p}\n\nUse / or /ping (chbench embedded server: also /chbench/running, /chbench/info)\n`);
+      return;
+    }
+    if (req.method !== 'GET' && req.method !== 'POST') {
+      req.resume();
+      sendError(res, new ServerError(1001, 'STD_EXCEPTION', `HTTP method ${req.method} is not supported`, 405));
+      return;
+    }
+    if (shuttingDown) {
+      req.resume();
+      sendError(res, new ServerError(394, 'QUERY_WAS_CANCELLED', 'the server is shutting down', 503));
+      return;
+    }
+    const queryId = url.searchParams.get('query_id') || randomUUID();
+    handleQuery(req, res, url, queryId).catch((e) => {
+      const a = toErrorAnswer(e);
+      log(`query ${queryId} failed: code ${a.code} ${a.type}`);
+      sendError(res, e, queryId);
+    });
+  });
+  server.keepAliveTimeout = 10_000;
+  server.requestTimeout = 0;
+
+  const port = await new Promise<number>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(args.port, '127.0.0.1', () => {
+      const a = server.address();
+      resolve(typeof a === 'object' && a ? a.port : 0);
+    });
+  });
+  const tmp = `${args.portFile}.tmp`;
+  fs.writeFileSync(tmp, `${port}\n`);
+  fs.renameSync(tmp, args.portFile);
+  log(`${engineLabel} on ${dataPath}, listening on http://127.0.0.1:${port}, timezone ${engine.timezone}`);
+
+  const shutdown = async (sig: string) => {
+    if (shuttingDown) return;
+    shuttingDown = true;
+    log(`${sig}: stopping (no new connections; queued statements cancelled; waiting for the executing one)`);
+    server.close();
+    server.closeIdleConnections();
+    engine.queue.cancelAllQueued(new ServerError(394, 'QUERY_WAS_CANCELLED', 'Query was cancelled: the server is shutting down'));
+    await engine.queue.idle();
+    // Let the responses of the last statement go out (bounded).
+    const deadline = Date.now() + 5000;
+    while (inFlight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    server.closeAllConnections();
+    engine.close();
+    await drainPending();
+    log('chdb session closed; exit 0');
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+}
+
+function parseArgs(argv: string[]): { dataDir: string; port: number; portFile: string } {
+  const get = (name: string): string | undefined => {
+    const k = argv.indexOf(name);
+    return k >= 0 ? argv[k + 1] : undefined;
+  };
+  const dataDir = get('--data-dir');
+  const port = Number(get('--port') ?? '0');
+  const portFile = get('--port-file') ?? (dataDir ? path.join(dataDir, 'port') : undefined);
+  if (!dataDir || !portFile || !Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new Error('usage: embedded-server --data-dir <dir> [--port <n|0>] [--port-file <file>]');
+  }
+  return { dataDir, port, portFile: path.resolve(portFile) };
+}
+
+/** Exported for unit tests of the SQL shape detection. */
+export const _internal = { analyzeSql, statisticsFromOutput, parseClickHouseError, statusFor };
+
+if (require.main === module) {
+  main().catch((e) => {
+    log(`fatal: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+    process.exit(1);
+  });
+}

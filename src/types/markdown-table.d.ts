@@ -1,0 +1,4 @@
+declare module 'markdown-table' {
+  function markdownTable(rows: string[][], options?: { align?: string | string[]; padding?: boolean }): string;
+  export = markdownTable;
+}

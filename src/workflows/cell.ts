@@ -1,0 +1,117 @@
+/**
+ * benchmarkCell: one cell of the matrix (one version × one codec), its steps in order:
+ * provision → createSchema → loadData → quiesceMerges → storageStats → runQueries(baseline) →
+ * materializeSkipIndex → quiesceMerges → runQueries(index) → collectMetrics → writeCellResult →
+ * teardown. Teardown runs in a non-cancellable scope whatever happens, after the result is written.
+ */
+import {
+  proxyActivities,
+  defineQuery,
+  setHandler,
+  CancellationScope,
+  isCancellation,
+  upsertSearchAttributes,
+  ApplicationFailure,
+  ActivityFailure,
+  type ActivityOptions,
+} from '@temporalio/workflow';
+import type { RetryPolicy } from '@temporalio/common';
+import type { Activities } from '../activities';
+import type { CellInput, CellOutcome, StepInput } from '../activities/types';
+import { PHASE } from './search-attributes';
+
+/** Progress of a cell, answered by the `progress` query. */
+export interface CellProgress {
+  cellKey: string;
+  step: string;
+  status: 'running' | CellOutcome['status'];
+  /** Steps finished so far. */
+  done: string[];
+}
+
+export const cellProgressQuery = defineQuery<CellProgress>('progress');
+
+/** Errors that retrying cannot fix. */
+const NON_RETRYABLE = ['InvalidSpec', 'QuiesceTimeout', 'MutationFailed', 'NoIndex', 'ClickHouseError'];
+
+const retry: RetryPolicy = { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 3, nonRetryableErrorTypes: NON_RETRYABLE };
+
+/** Short steps (DDL, stats, result files): 2 min each, heartbeat not needed. */
+const SHORT: ActivityOptions = { startToCloseTimeout: '2 minutes', retry };
+/** Long steps (provision, load, quiesce, queries, index): heartbeat every few seconds, noticed dead after 30 s. */
+const LONG: ActivityOptions = { startToCloseTimeout: '6 hours', heartbeatTimeout: '30 seconds', retry };
+/** Teardown: its own timeouts, more attempts. */
+const CLEANUP: ActivityOptions = { startToCloseTimeout: '5 minutes', retry: { ...retry, maximumAttempts: 5 } };
+
+const acts = proxyActivities<Activities>(SHORT);
+
+/** Run one cell; never throws for a measurement failure (it is recorded in the cell result). */
+export async function benchmarkCell(cell: CellInput): Promise<CellOutcome> {
+  const progress: CellProgress = { cellKey: cell.cellKey, step: 'provision', status: 'running', done: [] };
+  setHandler(cellProgressQuery, () => progress);
+
+  const step = async <T>(name: string, opts: ActivityOptions, summary: string, run: (o: ActivityOptions) => Promise<T>): Promise<T> => {
+    progress.step = name;
+    upsertSearchAttributes([{ key: PHASE, value: name }]);
+    const r = await run({ ...opts, summary });
+    progress.done.push(name);
+    return r;
+  };
+
+  let input: StepInput | undefined;
+  let outcome: { status: CellOutcome['status']; error?: string; skipReason?: string } = { status: 'succeeded' };
+  try {
+    const prov = await step('provision', LONG, `provision ${cell.target.kind} ClickHouse ${cell.version}`, (o) => acts.provision.executeWithOptions(o, [cell]));
+    input = { cell, target: prov.target };
+    if (prov.skipReason) {
+      outcome = { status: 'skipped', skipReason: prov.skipReason };
+    } else {
+      const si = input;
+      await step('collect-metrics', SHORT, 'metrics snapshot (start)', (o) => acts.collectMetrics.executeWithOptions(o, [si, 'start']));
+      await step('create-schema', SHORT, `create table, codec ${cell.codec}`, (o) => acts.createSchema.executeWithOptions(o, [si]));
+      await step('load', LONG, `load ${cell.scale.toLocaleString('en-US')} rows`, (o) => acts.loadData.executeWithOptions(o, [si]));
+      await step('quiesce', LONG, 'wait for merges to settle', (o) => acts.quiesceMerges.executeWithOptions(o, [si, 'after-load']));
+      await step('storage', SHORT, 'per-column sizes from system.parts_columns', (o) => acts.storageStats.executeWithOptions(o, [si]));
+      const ql = prov.server.query_log === 'available';
+      await step('queries-baseline', LONG, `queries: ${cell.protocol.coldRuns} cold + ${cell.protocol.warmRuns} warm each`, (o) => acts.runQueries.executeWithOptions(o, [si, 'baseline', ql]));
+      if (cell.skipIndex) {
+        await step('materialize-index', LONG, 'ADD + MATERIALIZE INDEX, poll system.mutations', (o) => acts.materializeSkipIndex.executeWithOptions(o, [si]));
+        await step('quiesce-index', LONG, 'wait for merges to settle after the mutation', (o) => acts.quiesceMerges.executeWithOptions(o, [si, 'after-index']));
+        await step('queries-index', LONG, 're-run index queries', (o) => acts.runQueries.executeWithOptions(o, [si, 'index', ql]));
+      }
+      await step('collect-metrics-end', SHORT, 'metrics snapshot (end)', (o) => acts.collectMetrics.executeWithOptions(o, [si, 'end']));
+    }
+  } catch (err) {
+    if (isCancellation(err)) outcome = { status: 'cancelled', error: 'cancelled by request' };
+    else outcome = { status: 'failed', error: describe(err) };
+  }
+
+  // Results first, then teardown — both must happen even when the cell was cancelled.
+  const result = await CancellationScope.nonCancellable(async () => {
+    progress.step = 'write-results';
+    const r = await acts.writeCellResult.executeWithOptions({ ...SHORT, summary: `write result.json (${outcome.status})` }, [cell, outcome]);
+    const tear = cell.teardown === 'always' || (cell.teardown === 'on-success' && outcome.status !== 'failed');
+    if (input && tear) {
+      progress.step = 'teardown';
+      upsertSearchAttributes([{ key: PHASE, value: 'teardown' }]);
+      await acts.teardown.executeWithOptions({ ...CLEANUP, summary: `tear down ${cell.target.kind} target` }, [input]);
+    }
+    return r;
+  });
+  progress.step = 'done';
+  progress.status = outcome.status;
+  upsertSearchAttributes([{ key: PHASE, value: outcome.status }]);
+  if (outcome.status === 'cancelled') throw ApplicationFailure.create({ type: 'CellCancelled', nonRetryable: true, message: `cell ${cell.cellKey} cancelled; result kept at ${result.resultFile}` });
+  return result;
+}
+
+function describe(err: unknown): string {
+  let e = err as Error & { cause?: unknown };
+  const parts: string[] = [];
+  if (err instanceof ActivityFailure) parts.push(`activity ${err.activityType} failed`);
+  while (e) {
+    if (e.message && !parts.includes(e.message)) parts.push(e.message);
+    e = e.cause as Error & { cause?: unknown };
+  }
+  return parts.join(': ');
+}

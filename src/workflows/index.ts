@@ -1,0 +1,3 @@
+/** Every workflow the worker registers. */
+export { benchmarkMatrix, matrixProgressQuery, type MatrixProgress, type MatrixResult } from './matrix';
+export { benchmarkCell, cellProgressQuery, type CellProgress } from './cell';

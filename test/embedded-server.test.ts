@@ -1,0 +1,240 @@
+/**
+ * Embedded target end to end, with the real chdb engine in a separate process and the real
+ * @clickhouse/client over HTTP on 127.0.0.1. No mocks.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { ClickHouseError, ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client';
+import { provisionEmbedded, teardownEmbedded } from '../src/targets/embedded';
+import { httpGet, isAlive, LABEL_FILE, processMentions, readLabel } from '../src/targets/process';
+import type { ProvisionRequest, TargetHandle } from '../src/targets/types';
+
+/** The expected errors would otherwise be logged by the client. */
+const QUIET = { level: ClickHouseLogLevel.OFF };
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+interface Running {
+  query_id: string;
+  state: 'running' | 'queued';
+  started_at_ms: number | null;
+  sql_head: string;
+}
+
+async function running(url: string): Promise<Running[]> {
+  return JSON.parse((await httpGet(`${url}/chbench/running`, 5000)).body) as Running[];
+}
+
+async function waitUntil(what: string, cond: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await cond())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for: ${what}`);
+    await sleep(20);
+  }
+}
+
+function summaryOf(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+  const raw = headers['x-clickhouse-summary'];
+  assert.equal(typeof raw, 'string', 'x-clickhouse-summary header present');
+  return JSON.parse(raw as string) as Record<string, string>;
+}
+
+describe('embedded target (chdb in a separate process)', { timeout: 180_000 }, () => {
+  let workDir: string;
+  let req: ProvisionRequest;
+  let handle: TargetHandle;
+  let client: ClickHouseClient;
+  const started: TargetHandle[] = [];
+
+  before(async () => {
+    workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'chbench-embedded-test-'));
+    req = { runId: `test/run ${randomUUID().slice(0, 8)}`, cellKey: 'cell-a', version: '26.7', workDir };
+  });
+
+  after(async () => {
+    await client?.close();
+    for (const h of started) await teardownEmbedded(h).catch(() => undefined);
+    fs.rmSync(workDir, { recursive: true, force: true });
+  });
+
+  it('provisions a separate process with a label, on loopback', async () => {
+    handle = await provisionEmbedded(req);
+    started.push(handle);
+    assert.equal(handle.kind, 'embedded');
+    assert.match(handle.url, /^http:\/\/127\.0\.0\.1:\d+$/);
+    assert.equal(handle.database, 'default');
+    assert.equal(handle.username, 'default');
+    assert.ok(handle.pid && handle.pid !== process.pid && isAlive(handle.pid));
+    assert.ok(handle.dataDir && handle.dataDir.startsWith(workDir) && fs.existsSync(handle.dataDir));
+    assert.ok(processMentions(handle.pid, handle.dataDir), 'the server command line names its data dir');
+    assert.match(handle.provisionedBy, new RegExp(`^chdb 3\\.4\\.0 \\(ClickHouse 26\\.7\\.[\\d.]+\\) in pid ${handle.pid}, separate process$`));
+    const label = readLabel(handle.dataDir);
+    assert.ok(label && fs.existsSync(path.join(handle.dataDir, LABEL_FILE)));
+    assert.equal(label.runId, req.runId);
+    assert.equal(label.cellKey, req.cellKey);
+    assert.equal(label.pid, handle.pid);
+    assert.equal(label.url, handle.url);
+    client = createClient({ url: handle.url, username: handle.username, password: '', request_timeout: 120_000, log: QUIET });
+  });
+
+  it('answers ping', async () => {
+    const r = await client.ping();
+    assert.equal(r.success, true);
+  });
+
+  it('creates a MergeTree table and inserts JSONEachRow rows (written_rows measured)', async () => {
+    await client.command({ query: 'CREATE TABLE t (id UInt64, name String, ts DateTime64(3)) ENGINE = MergeTree ORDER BY id' });
+    const rows = [1, 2, 3, 4, 5].map((i) => ({ id: i, name: `n${i}`, ts: '2026-11-29 12:00:00.000' }));
+    const ins = await client.insert({ table: 't', values: rows, format: 'JSONEachRow' });
+    assert.equal(ins.executed, true);
+    assert.equal(ins.summary?.written_rows, '5');
+    // INSERT … SELECT: written rows are not measured, so they must be absent (not "0").
+    const cmd = await client.command({ query: "INSERT INTO t SELECT number + 100, 'gen', now64(3) FROM numbers(995)" });
+    assert.equal(summaryOf(cmd.response_headers).written_rows, undefined);
+    assert.match(String(cmd.response_headers['x-chbench-unmeasured']), /written_rows/);
+  });
+
+  it('echoes query_id and reports the engine-measured summary', async () => {
+    const queryId = `q-${randomUUID()}`;
+    const rs = await client.query({ query: 'SELECT count() AS c, sum(id) AS s FROM t WHERE name != \'\'', query_id: queryId, format: 'JSON' });
+    assert.equal(rs.query_id, queryId);
+    const body = await rs.json<{ c: string | number; s: string | number }>();
+    // ClickHouse 26.7 defaults output_format_json_quote_64bit_integers to 0: UInt64 comes unquoted.
+    assert.equal(Number(body.data[0].c), 1000);
+    assert.equal(rs.response_headers['x-clickhouse-query-id'], queryId);
+    const s = summaryOf(rs.response_headers);
+    assert.equal(s.read_rows, '1000', 'read_rows = rows scanned');
+    assert.ok(Number(s.read_bytes) > 0);
+    assert.equal(s.result_rows, '1');
+    assert.ok(Number(s.elapsed_ns) > 0);
+    assert.equal(s.written_rows, undefined);
+    assert.equal(rs.response_headers['x-clickhouse-format'], 'JSON');
+    assert.match(String(rs.response_headers['x-clickhouse-timezone']), /\S/);
+    assert.match(String(rs.response_headers['x-chbench-engine']), /^chdb 3\.4\.0$/);
+
+    // A format without a statistics block: read_rows is unmeasured, hence omitted; result_rows stays.
+    const rs2 = await client.query({ query: 'SELECT id FROM t WHERE id > 1000 ORDER BY id', format: 'JSONEachRow' });
+    const ids = await rs2.json<{ id: string | number }>();
+    assert.equal(ids.length, 94);
+    const s2 = summaryOf(rs2.response_headers);
+    assert.equal(s2.read_rows, undefined);
+    assert.equal(s2.result_rows, '94');
+    assert.match(String(rs2.response_headers['x-chbench-unmeasured']), /read_rows/);
+  });
+
+  it('applies clickhouse_settings for one statement only', async () => {
+    const get = async (settings?: Record<string, number>) => {
+      const rs = await client.query({ query: "SELECT getSetting('max_threads') AS v", format: 'JSONEachRow', clickhouse_settings: settings });
+      return Number((await rs.json<{ v: string | number }>())[0].v);
+    };
+    const before = await get();
+    assert.equal(await get({ max_threads: 3 }), 3);
+    assert.equal(await get(), before, 'reset afterwards');
+    assert.notEqual(before, 3);
+  });
+
+  it('honours database and query parameters', async () => {
+    await client.command({ query: 'CREATE DATABASE IF NOT EXISTS other' });
+    const other = createClient({ url: handle.url, database: 'other', log: QUIET });
+    try {
+      const rs = await other.query({ query: 'SELECT currentDatabase() AS d, {x:String} AS x, {n:UInt8} + 1 AS n', format: 'JSONEachRow', query_params: { x: "it's\ta", n: 41 } });
+      assert.deepEqual(await rs.json(), [{ d: 'other', x: "it's\ta", n: 42 }]);
+    } finally {
+      await other.close();
+    }
+    const rs = await client.query({ query: 'SELECT currentDatabase() AS d', format: 'JSONEachRow' });
+    assert.deepEqual(await rs.json(), [{ d: 'default' }]);
+  });
+
+  it('maps engine errors to ClickHouseError with code and type', async () => {
+    await assert.rejects(client.query({ query: 'SELECT * FROM no_such_table', format: 'JSON' }), (e: unknown) => {
+      assert.ok(e instanceof ClickHouseError, `ClickHouseError, got ${String(e)}`);
+      assert.equal(e.code, '60');
+      assert.equal(e.type, 'UNKNOWN_TABLE');
+      return true;
+    });
+    await assert.rejects(client.command({ query: 'SELECT 1; SELECT 2' }), (e: unknown) => e instanceof ClickHouseError && e.code === '62');
+  });
+
+  it('answers /ping during a long query, lists running/queued ids, kills a queued one only', async () => {
+    const longId = `long-${randomUUID()}`;
+    const queuedId = `queued-${randomUUID()}`;
+    const long = client.query({
+      query: 'SELECT sum(cityHash64(number)) AS s FROM numbers(2000000000)',
+      query_id: longId,
+      format: 'JSONEachRow',
+      clickhouse_settings: { output_format_json_quote_64bit_integers: 1 },
+    });
+    await waitUntil('long query running', async () => (await running(handle.url)).some((r) => r.query_id === longId && r.state === 'running'));
+    const t0 = Date.now();
+    assert.equal((await client.ping()).success, true);
+    const pingMs = Date.now() - t0;
+    assert.ok(pingMs < 500, `ping took ${pingMs} ms while a query ran`);
+
+    const queued = client.query({ query: 'SELECT 1', query_id: queuedId, format: 'JSONEachRow' });
+    const queuedOutcome = queued.then(
+      () => 'resolved',
+      (e: unknown) => e,
+    );
+    await waitUntil('second query queued', async () => (await running(handle.url)).some((r) => r.query_id === queuedId && r.state === 'queued' && r.started_at_ms === null));
+    const list = await running(handle.url);
+    const longEntry = list.find((r) => r.query_id === longId);
+    assert.ok(longEntry && typeof longEntry.started_at_ms === 'number' && longEntry.sql_head.includes('numbers(2000000000)'));
+
+    // The same query_id cannot run twice.
+    await assert.rejects(client.query({ query: 'SELECT 2', query_id: longId }), (e: unknown) => e instanceof ClickHouseError && e.code === '216');
+    // A running statement cannot be interrupted: a clear error, not a pretend success.
+    await assert.rejects(client.command({ query: `KILL QUERY WHERE query_id = '${longId}'` }), (e: unknown) => e instanceof ClickHouseError && e.code === '48');
+    // A queued one is removed and fails with QUERY_WAS_CANCELLED.
+    const kill = await client.query({ query: `KILL QUERY WHERE query_id = '${queuedId}' SYNC`, format: 'JSONEachRow' });
+    assert.deepEqual(
+      (await kill.json<{ kill_status: string; query_id: string }>()).map((r) => [r.kill_status, r.query_id]),
+      [['finished', queuedId]],
+    );
+    const err = await queuedOutcome;
+    assert.ok(err instanceof ClickHouseError && err.code === '394' && err.type === 'QUERY_WAS_CANCELLED', `queued query cancelled, got ${String(err)}`);
+
+    const res = await (await long).json<{ s: string }>();
+    assert.match(res[0].s, /^\d+$/);
+    assert.deepEqual(await running(handle.url), []);
+  });
+
+  it('adopts the running server when provisioned again (no second process)', async () => {
+    const again = await provisionEmbedded(req);
+    assert.equal(again.pid, handle.pid);
+    assert.equal(again.url, handle.url);
+    assert.deepEqual(again, handle);
+  });
+
+  it('restarts on the same data when the process died (retry after a crash)', async () => {
+    const oldPid = handle.pid as number;
+    process.kill(oldPid, 'SIGKILL');
+    await waitUntil('killed server gone', async () => !isAlive(oldPid));
+    const fresh = await provisionEmbedded(req);
+    started.push(fresh);
+    assert.notEqual(fresh.pid, oldPid);
+    assert.equal(fresh.dataDir, handle.dataDir);
+    const c2 = createClient({ url: fresh.url, log: QUIET });
+    try {
+      const rs = await c2.query({ query: 'SELECT count() AS c FROM t', format: 'JSONEachRow', clickhouse_settings: { output_format_json_quote_64bit_integers: 1 } });
+      assert.deepEqual(await rs.json(), [{ c: '1000' }]);
+    } finally {
+      await c2.close();
+    }
+    handle = fresh;
+  });
+
+  it('teardown stops the process and removes the directory; twice is fine', async () => {
+    const pid = handle.pid as number;
+    const dir = handle.dataDir as string;
+    await teardownEmbedded(handle);
+    assert.equal(isAlive(pid), false);
+    assert.equal(fs.existsSync(dir), false);
+    await teardownEmbedded(handle);
+    started.length = 0;
+  });
+});
