@@ -166,3 +166,11 @@ function formatIssue(i: z.core.$ZodIssue): string {
 }
 
 export { cellKey, expandMatrix, type CellCoordinates } from './lib/matrix';
+
+/** The run spec as a JSON Schema (draft 2020-12), describing what a user writes (input side, defaults shown). */
+export function runSpecJsonSchema(): Record<string, unknown> {
+  return {
+    title: 'chbench run spec',
+    ...(z.toJSONSchema(RunSpec, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>),
+  };
+}

@@ -10,6 +10,7 @@ import * as path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { ClickHouseError, ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client';
 import { provisionEmbedded, teardownEmbedded } from '../src/targets/embedded';
+import { _internal } from '../src/targets/embedded-server';
 import { httpGet, isAlive, LABEL_FILE, processMentions, readLabel } from '../src/targets/process';
 import type { ProvisionRequest, TargetHandle } from '../src/targets/types';
 
@@ -203,11 +204,10 @@ describe('embedded target (chdb in a separate process)', { timeout: 180_000 }, (
     assert.deepEqual(await running(handle.url), []);
   });
 
-  it('adopts the running server when provisioned again (no second process)', async () => {
-    const again = await provisionEmbedded(req);
-    assert.equal(again.pid, handle.pid);
-    assert.equal(again.url, handle.url);
-    assert.deepEqual(again, handle);
+  it('adopts the running server when provisioned again, even by two attempts at once', async () => {
+    const [a, b] = await Promise.all([provisionEmbedded(req), provisionEmbedded(req)]);
+    assert.deepEqual(a, handle);
+    assert.deepEqual(b, handle);
   });
 
   it('restarts on the same data when the process died (retry after a crash)', async () => {
@@ -228,13 +228,48 @@ describe('embedded target (chdb in a separate process)', { timeout: 180_000 }, (
     handle = fresh;
   });
 
-  it('teardown stops the process and removes the directory; twice is fine', async () => {
+  it('teardown lets the executing statement finish, stops the process, removes the directory; twice is fine', async () => {
     const pid = handle.pid as number;
     const dir = handle.dataDir as string;
+    const c3 = createClient({ url: handle.url, log: QUIET, request_timeout: 120_000 });
+    const inFlightId = `last-${randomUUID()}`;
+    const last = c3.query({ query: 'SELECT count() AS c FROM numbers(600000000) WHERE cityHash64(number) % 7 = 0', query_id: inFlightId, format: 'JSONEachRow' });
+    await waitUntil('last query running', async () => (await running(handle.url)).some((r) => r.query_id === inFlightId));
     await teardownEmbedded(handle);
+    const rows = await (await last).json<{ c: string | number }>();
+    assert.ok(Number(rows[0].c) > 0, 'the statement executing at SIGTERM completed and was answered');
+    await c3.close();
     assert.equal(isAlive(pid), false);
     assert.equal(fs.existsSync(dir), false);
     await teardownEmbedded(handle);
     started.length = 0;
+  });
+});
+
+describe('embedded server: SQL shape detection', () => {
+  // Pure functions of the server script (no process needed; importing it does not load chdb).
+
+  it('finds the output FORMAT clause, not a column named format', () => {
+    assert.equal(_internal.analyzeSql('SELECT 1\nFORMAT JSON').outputFormat, 'JSON');
+    assert.equal(_internal.analyzeSql('SELECT 1 FORMAT JSONEachRow SETTINGS max_threads = 1').outputFormat, 'JSONEachRow');
+    assert.equal(_internal.analyzeSql('SELECT format FROM t').outputFormat, undefined);
+    assert.equal(_internal.analyzeSql("SELECT 'FORMAT CSV' -- FORMAT XML\n").outputFormat, undefined);
+    assert.equal(_internal.analyzeSql('SELECT * FROM (SELECT 1 FORMAT CSV)').outputFormat, undefined);
+    assert.equal(_internal.analyzeSql('INSERT INTO t FORMAT JSONEachRow').outputFormat, undefined);
+    assert.equal(_internal.analyzeSql('INSERT INTO t FORMAT JSONEachRow').insertFormat, 'JSONEachRow');
+  });
+
+  it('detects multi-statements outside strings, comments and insert data', () => {
+    assert.equal(_internal.analyzeSql('SELECT 1; SELECT 2').multi, true);
+    assert.equal(_internal.analyzeSql('SELECT 1;').multi, false);
+    assert.equal(_internal.analyzeSql("SELECT ';' /* ; x */ -- ; y\n").multi, false);
+    assert.equal(_internal.analyzeSql('INSERT INTO t FORMAT CSV\n1;2\n').multi, false);
+    assert.equal(_internal.analyzeSql("INSERT INTO t VALUES (1, 'a'); (2, 'b')").multi, false);
+  });
+
+  it('reads rows_read from a JSON statistics block only', () => {
+    const out = Buffer.from('{"data":[{"x":"\\"statistics\\": 1"}],"rows":1,\n\t"statistics":\n\t{\n\t\t"elapsed": 0.1,\n\t\t"rows_read": 1234,\n\t\t"bytes_read": 9872\n\t}\n}\n');
+    assert.deepEqual(_internal.statisticsFromOutput('JSON', out), { rows: '1234', bytes: '9872' });
+    assert.equal(_internal.statisticsFromOutput('JSONEachRow', out), undefined);
   });
 });

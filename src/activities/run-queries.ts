@@ -32,6 +32,22 @@ export const CACHE_DROP_COMMANDS = [
   'SYSTEM DROP PAGE CACHE',
 ] as const;
 
+/**
+ * Query settings that let a repeated query skip work because an earlier run cached something (a
+ * result, or which granules matched a filter). chbench turns them off for every measured run where
+ * the version has them (checked in `system.settings`), so warm runs measure reading, not a cache hit.
+ */
+export const RESULT_CACHE_SETTINGS = ['use_query_cache', 'use_query_condition_cache'] as const;
+
+/** Which of {@link RESULT_CACHE_SETTINGS} exist on the server; those are set to 0. */
+export async function resultCacheSettings(client: ClickHouseClient): Promise<Record<string, number>> {
+  const rows = await queryRows<{ name: string }>(
+    client,
+    `SELECT name FROM system.settings WHERE name IN (${RESULT_CACHE_SETTINGS.map(sqlString).join(', ')})`,
+  );
+  return Object.fromEntries(rows.map((r) => [r.name, 0]));
+}
+
 /** How a cold run was prepared. */
 export interface ColdPreparation {
   /** Each cache-drop statement and its outcome. */
@@ -60,6 +76,8 @@ export interface RunSample {
   result_sha256: string;
   /** True when the set of active parts differed before and after this run. */
   parts_changed: boolean;
+  /** Settings sent with this run. */
+  settings: Record<string, number>;
   /** The server's `X-ClickHouse-Summary` header as sent (absent on old servers). */
   http_summary?: Record<string, string>;
   /** The statistics block of the JSON output (`rows_read`, `bytes_read`, `elapsed` s). */
@@ -107,6 +125,8 @@ export interface QueriesRecord {
   attempt: number;
   cold_definition: string;
   merges_stopped: CommandOutcome | null;
+  /** Settings sent with every measured run (cold runs add min_bytes_to_use_direct_io=1). */
+  run_settings: Record<string, number>;
   query_log: 'available' | 'not available';
   queries: QueryRecord[];
 }
@@ -148,9 +168,12 @@ export async function fetchQueryLog(client: ClickHouseClient, ids: string[]): Pr
   const have = new Set(cols.map((c) => c.name));
   const wanted = ['query_id', 'event_time', 'query_duration_ms', 'read_rows', 'read_bytes', 'result_rows', 'result_bytes', 'memory_usage', 'ProfileEvents', 'ProfileEvents.Names', 'ProfileEvents.Values', 'Settings.Names', 'Settings.Values', 'Settings'];
   const select = wanted.filter((c) => have.has(c)).map((c) => (c.includes('.') ? `\`${c}\`` : c)).join(', ');
+  // `type` is an Enum on newer versions and a UInt8 (2 = QueryFinish) on old ones such as 18.16.
+  const typeCol = await queryRows<{ type: string }>(client, "SELECT type FROM system.columns WHERE database = 'system' AND table = 'query_log' AND name = 'type'");
+  const finish = typeCol[0]?.type.startsWith('Enum') ? "'QueryFinish'" : '2';
   const rows = await queryRows<Record<string, unknown>>(
     client,
-    `SELECT ${select} FROM system.query_log WHERE event_date >= yesterday() AND type = 'QueryFinish' AND query_id IN (${ids.map(sqlString).join(', ')})`,
+    `SELECT ${select} FROM system.query_log WHERE event_date >= yesterday() AND type = ${finish} AND query_id IN (${ids.map(sqlString).join(', ')})`,
   );
   for (const r of rows) out.set(String(r.query_id), normaliseQueryLogRow(r));
   return out;
@@ -195,7 +218,7 @@ export interface MeasureOptions {
 export async function measureQueries(client: ClickHouseClient, table: string, url: string, queries: WorkloadQuery[], o: MeasureOptions): Promise<QueryRecord[]> {
   const records: QueryRecord[] = [];
   const a = attempt();
-  const base = { max_execution_time: o.maxExecutionTimeS, ...(o.queryLog ? { log_queries: 1 } : {}) };
+  const base = { max_execution_time: o.maxExecutionTimeS, ...(await resultCacheSettings(client)), ...(o.queryLog ? { log_queries: 1 } : {}) };
   for (const q of queries) {
     let explain: string | null = null;
     let explainError: string | undefined;
@@ -248,6 +271,7 @@ export async function measureQueries(client: ClickHouseClient, table: string, ur
         result_rows: r.result_rows,
         result_sha256: r.result_sha256,
         parts_changed: before !== after,
+        settings,
         ...(r.summary ? { http_summary: r.summary as Record<string, string> } : {}),
         ...(r.output_statistics ? { output_statistics: r.output_statistics } : {}),
         ...(prep ? { cold_preparation: prep } : {}),
@@ -303,6 +327,7 @@ export function createRunQueries() {
           attempt: attempt(),
           cold_definition: `caches dropped (${CACHE_DROP_COMMANDS.join('; ')}; outcome per run) + min_bytes_to_use_direct_io=1 (direct I/O requested)${cell.protocol.dropOsPageCache ? ' + OS page cache drop attempted (outcome per run)' : ''}`,
           merges_stopped: merges,
+          run_settings: records[0]?.samples.find((x) => x.kind === 'warm')?.settings ?? {},
           query_log: queryLog ? 'available' : 'not available',
           queries: records,
         };

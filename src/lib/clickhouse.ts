@@ -133,9 +133,10 @@ export async function queryRows<T>(client: ClickHouseClient, sql: string, settin
 
 /** One scalar (first column of the first row). */
 export async function queryScalar<T = string>(client: ClickHouseClient, sql: string): Promise<T> {
-  const rs = await client.query({ query: sql, format: 'JSONCompactEachRow' });
-  const rows = await rs.json<unknown[]>();
-  return (rows[0] as unknown[])[0] as T;
+  // JSONCompact exists on every version (JSONCompactEachRow does not on old ones such as 18.16).
+  const rs = await client.query({ query: sql, format: 'JSONCompact' });
+  const body = (await rs.json()) as unknown as { data: unknown[][] };
+  return body.data[0][0] as T;
 }
 
 /** Outcome of a statement whose failure is acceptable (recorded, not thrown). */
@@ -155,8 +156,19 @@ export async function tryCommand(client: ClickHouseClient, sql: string, settings
     return { sql, ok: true };
   } catch (e) {
     if (e instanceof ClickHouseError) return { sql, ok: false, code: e.code, error: e.message.split('\n')[0] };
-    throw e;
+    // Old servers (e.g. 18.16) answer `Code: 60, e.displayText() = DB::Exception: …`, which the client
+    // does not parse into a ClickHouseError: take the code from the text.
+    const msg = (e as Error).message ?? String(e);
+    const m = /Code: (\d+)/.exec(msg);
+    return { sql, ok: false, ...(m ? { code: m[1] } : {}), error: msg.split('\n')[0] };
   }
+}
+
+/** ClickHouse error code of an error from any server version, or undefined. */
+export function errorCode(e: unknown): string | undefined {
+  if (e instanceof ClickHouseError) return e.code;
+  const m = /Code: (\d+)/.exec((e as Error)?.message ?? '');
+  return m?.[1];
 }
 
 /** Quote a string literal for ClickHouse SQL. */

@@ -51,7 +51,7 @@ export async function rowCount(client: ClickHouseClient, table: string): Promise
 export async function runningQueryIds(client: ClickHouseClient, prefix: string): Promise<string[]> {
   const rows = await queryRows<{ query_id: string }>(
     client,
-    `SELECT query_id FROM system.processes WHERE startsWith(query_id, ${sqlString(prefix)})`,
+    `SELECT query_id FROM system.processes WHERE substring(query_id, 1, ${Buffer.byteLength(prefix)}) = ${sqlString(prefix)}`,
   );
   return rows.map((r) => r.query_id);
 }

@@ -81,7 +81,13 @@ import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as path from 'node:path';
 import * as zlib from 'node:zlib';
-import { Session, drainPending, version as chdbVersion } from 'chdb';
+import type { Session } from 'chdb';
+
+/** chdb is loaded only when the server runs (importing this module for its helpers stays light). */
+function loadChdb(): typeof import('chdb') {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require('chdb') as typeof import('chdb');
+}
 
 // ---------------------------------------------------------------------------------------------
 // Errors
@@ -410,8 +416,10 @@ class Engine {
   readonly queue = new StatementQueue();
   timezone = 'UTC';
 
+  private readonly Session = loadChdb().Session;
+
   constructor(readonly dataPath: string) {
-    this.main = new Session(dataPath);
+    this.main = new this.Session(dataPath);
   }
 
   async init(): Promise<void> {
@@ -426,7 +434,7 @@ class Engine {
   /** Execute inside the mutex (the caller holds it). */
   async execute(job: Job): Promise<Outcome> {
     const transient = job.params.length > 0 || job.shape.first === 'SET' || job.shape.first === 'USE';
-    const s = transient ? new Session(this.dataPath) : this.main;
+    const s = transient ? new this.Session(this.dataPath) : this.main;
     const applied: string[] = [];
     let usedDb = false;
     let poisoned = false;
@@ -469,7 +477,7 @@ class Engine {
   private renewMain(): void {
     log('resetting a setting or the database failed: replacing the chdb session');
     const old = this.main;
-    this.main = new Session(this.dataPath);
+    this.main = new this.Session(this.dataPath);
     old.close();
   }
 
@@ -570,6 +578,7 @@ async function main(): Promise<void> {
   const dataDir = path.resolve(args.dataDir);
   const dataPath = path.join(dataDir, 'data');
   fs.mkdirSync(dataPath, { recursive: true });
+  const { version: chdbVersion, drainPending } = loadChdb();
   const v = chdbVersion();
   const chVersion = String(v.libchdb).replace(/"/g, '');
   const engineLabel = `chdb ${v.chdb} (ClickHouse ${chVersion})`;

@@ -20,6 +20,7 @@ import {
   stopProcess,
   tryAdopt,
   waitForPing,
+  withCellLock,
   writeLabel,
   type TargetLabel,
 } from './process';
@@ -99,7 +100,8 @@ async function waitForPortFile(file: string, pid: number, timeoutMs: number, log
  *
  * Idempotent: when `<dataDir>/chbench-target.json` names a live process started for this directory
  * that answers `/ping`, its handle is returned and nothing is started. A process left half-started
- * (no label, or not answering) is stopped first; its data directory is kept and reused.
+ * (no label, or not answering) is stopped first; its data directory is kept and reused. Concurrent
+ * attempts for the same cell are serialised by `<dataDir>/provision.lock`.
  *
  * @param req run id, cell key, version label (informational: the engine is whatever chdb ships,
  *   ClickHouse 26.7 for chdb 3.4.0) and the absolute work directory
@@ -112,6 +114,10 @@ async function waitForPortFile(file: string, pid: number, timeoutMs: number, log
  */
 export async function provisionEmbedded(req: ProvisionRequest): Promise<TargetHandle> {
   const dataDir = cellDataDir(req.workDir, req.runId, req.cellKey);
+  return withCellLock(dataDir, () => provisionLocked(req, dataDir));
+}
+
+async function provisionLocked(req: ProvisionRequest, dataDir: string): Promise<TargetHandle> {
   const adopted = await tryAdopt(dataDir, { runId: req.runId, cellKey: req.cellKey, kind: 'embedded' });
   if (adopted) {
     const info = await serverInfo(adopted.url);
@@ -138,7 +144,12 @@ export async function provisionEmbedded(req: ProvisionRequest): Promise<TargetHa
     const url = `http://127.0.0.1:${port}`;
     await waitForPing(url, START_TIMEOUT_MS, { pid, logFiles: [logPath] });
     const info = await serverInfo(url);
-    checkVersion(req.version, info.clickhouse);
+    try {
+      checkVersion(req.version, info.clickhouse);
+    } catch (e) {
+      await stopProcess(pid, dataDir, 5000).catch(() => undefined); // retrying cannot help: remove all
+      throw e;
+    }
     if (info.pid !== pid || path.resolve(info.dataDir) !== dataDir) {
       throw new Error(`embedded server at ${url} reports pid ${info.pid} / ${info.dataDir}, expected pid ${pid} / ${dataDir}`);
     }

@@ -23,6 +23,7 @@ import {
   stopProcess,
   tryAdopt,
   waitForPing,
+  withCellLock,
   writeLabel,
   type TargetLabel,
 } from './process';
@@ -159,7 +160,8 @@ function checkVersion(label: string, actual: string, binaryPath: string): void {
  *
  * Idempotent: when the cell's label names a live process started with this cell's config that
  * answers `/ping`, its handle is returned and nothing is started. A process left half-started is
- * stopped first (its data directory is kept and reused).
+ * stopped first (its data directory is kept and reused). Concurrent attempts for the same cell are
+ * serialised by `<dataDir>/provision.lock`.
  *
  * @param req run id, cell key, version label (a numeric label must prefix the server's
  *   `version()`), absolute work directory
@@ -174,9 +176,6 @@ function checkVersion(label: string, actual: string, binaryPath: string): void {
  */
 export async function provisionLocal(req: ProvisionRequest, binaryPath: string): Promise<TargetHandle> {
   const dataDir = cellDataDir(req.workDir, req.runId, req.cellKey);
-  const adopted = await tryAdopt(dataDir, { runId: req.runId, cellKey: req.cellKey, kind: 'local' });
-  if (adopted) return handleFromLabel(adopted);
-
   const bin = resolveExecutable(binaryPath);
   if (!bin) {
     throw new Error(
@@ -184,6 +183,13 @@ export async function provisionLocal(req: ProvisionRequest, binaryPath: string):
         `(Debian: apt-get install -y clickhouse-server installs /usr/sbin/clickhouse-server)`,
     );
   }
+  return withCellLock(dataDir, () => provisionLocked(req, bin, dataDir));
+}
+
+async function provisionLocked(req: ProvisionRequest, bin: string, dataDir: string): Promise<TargetHandle> {
+  const adopted = await tryAdopt(dataDir, { runId: req.runId, cellKey: req.cellKey, kind: 'local' });
+  if (adopted) return handleFromLabel(adopted);
+
   const stale = findRunningServer(dataDir);
   if (stale) await stopProcess(stale.pid, dataDir, STOP_GRACE_MS, { keepDir: true });
 
@@ -201,10 +207,13 @@ export async function provisionLocal(req: ProvisionRequest, binaryPath: string):
     const errLogSize = fileSize(logFiles[1]);
     const { pid } = await spawnDetached({ command, args, dataDir });
     const url = `http://127.0.0.1:${httpPort}`;
+    let wrongVersion = false;
     try {
       await waitForPing(url, START_TIMEOUT_MS, { pid, logFiles });
       const version = await serverVersion(url);
+      wrongVersion = true;
       checkVersion(req.version, version, bin);
+      wrongVersion = false;
       const label: TargetLabel = {
         runId: req.runId,
         cellKey: req.cellKey,
@@ -219,7 +228,10 @@ export async function provisionLocal(req: ProvisionRequest, binaryPath: string):
       writeLabel(label);
       return handleFromLabel(label);
     } catch (e) {
-      await stopProcess(pid, dataDir, 10_000, { keepDir: true }).catch(() => undefined);
+      // A wrong binary will not get better on retry: remove everything. Otherwise keep the
+      // directory (logs, and data of an earlier attempt) for the retry and for inspection.
+      await stopProcess(pid, dataDir, 10_000, { keepDir: !wrongVersion }).catch(() => undefined);
+      if (wrongVersion) throw e;
       const portTaken = /Address already in use/i.test(readFrom(logFiles[1], errLogSize) + readFrom(logFiles[0], 0));
       if (portTaken && attempt < START_ATTEMPTS) continue;
       throw e instanceof Error ? e : new Error(`${String(e)}\n${describeLogTail(...logFiles)}`);

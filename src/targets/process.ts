@@ -313,6 +313,35 @@ export function listLabels(workDir: string, runId?: string): TargetLabel[] {
   return out;
 }
 
+/**
+ * Every cell directory under `workDir` (`<workDir>/<run>/<cell>`), with or without a label: a
+ * provision that failed before writing its label still leaves `server.pid` and logs there. A `gc`
+ * removes a run with `stopProcess(undefined, dir)` on each (it finds the pid in the label or
+ * `server.pid`, and only signals a process whose command line names the directory).
+ * @param workDir root passed as `ProvisionRequest.workDir`
+ * @param runId when given, only that run's cells
+ * @returns absolute directory paths
+ */
+export function listCellDirs(workDir: string, runId?: string): string[] {
+  const out: string[] = [];
+  let runs: string[];
+  try {
+    runs = runId === undefined ? fs.readdirSync(workDir) : [sanitizePathSegment(runId)];
+  } catch {
+    return out;
+  }
+  for (const r of runs) {
+    try {
+      for (const c of fs.readdirSync(path.join(workDir, r), { withFileTypes: true })) {
+        if (c.isDirectory()) out.push(path.resolve(workDir, r, c.name));
+      }
+    } catch {
+      /* not a directory, or gone */
+    }
+  }
+  return out;
+}
+
 /** Result of one HTTP GET on loopback. */
 export interface HttpGetResult {
   status: number;
@@ -443,6 +472,49 @@ export async function stopProcess(pid: number | undefined, dataDir: string, grac
     } catch {
       /* not empty, or already gone */
     }
+  }
+}
+
+/**
+ * Run `fn` holding `<dataDir>/provision.lock` (created with O_EXCL), so two provision attempts for
+ * the same cell (e.g. a retry racing an attempt that is still running) never start two servers: the
+ * second waits, then adopts. A lock older than `staleMs` (its holder died) is broken.
+ * @param dataDir the cell's directory (created if missing)
+ * @param fn the work to do while holding the lock
+ * @param opts.waitMs give up waiting after this many milliseconds (default 150000)
+ * @param opts.staleMs lock age after which it is considered abandoned (default 120000)
+ * @throws Error when the lock is still held after `waitMs`; whatever `fn` throws
+ */
+export async function withCellLock<T>(dataDir: string, fn: () => Promise<T>, opts: { waitMs?: number; staleMs?: number } = {}): Promise<T> {
+  const waitMs = opts.waitMs ?? 150_000;
+  const staleMs = opts.staleMs ?? 120_000;
+  const lock = path.join(dataDir, 'provision.lock');
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    fs.mkdirSync(dataDir, { recursive: true });
+    try {
+      fs.writeFileSync(lock, `${process.pid} ${new Date().toISOString()}\n`, { flag: 'wx' });
+      break;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    }
+    let age = 0;
+    try {
+      age = Date.now() - fs.statSync(lock).mtimeMs;
+    } catch {
+      continue; // released meanwhile
+    }
+    if (age > staleMs) {
+      fs.rmSync(lock, { force: true });
+      continue;
+    }
+    if (Date.now() > deadline) throw new Error(`${lock} is held by another provision attempt (${tailFile(lock, 200).trim()}) for ${Math.round(age / 1000)} s`);
+    await sleep(200);
+  }
+  try {
+    return await fn();
+  } finally {
+    fs.rmSync(lock, { force: true });
   }
 }
 

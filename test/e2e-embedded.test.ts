@@ -1,0 +1,155 @@
+/**
+ * End to end on real components: the real Temporal dev server, the real worker, the embedded
+ * ClickHouse engine (chdb in a separate process per cell). A 2-cell matrix (LZ4 vs ZSTD(3), 2 M rows,
+ * as in the demo) must complete with measured values in every table of the report.
+ */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, existsSync, readdirSync, writeFileSync, mkdirSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { WorkflowFailedError } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { startTemporalEnv, type TemporalEnv } from './helpers/temporal-env';
+import { temporalCliPath, REPO_ROOT } from '../src/config';
+import type { MatrixResult, MatrixProgress } from '../src/workflows';
+import type { CellResultDoc } from '../src/lib/report';
+
+let env: TemporalEnv;
+before(async () => {
+  env = await startTemporalEnv('e2e');
+});
+after(async () => {
+  await env?.stop();
+});
+
+const demoSpec = () => ({
+  name: 'e2e',
+  workload: 'logs',
+  scale: 2_000_000,
+  target: { kind: 'embedded' },
+  matrix: { version: ['26.7'], codec: ['LZ4', 'ZSTD(3)'] },
+  resultsDir: env.resultsDir,
+});
+
+function section(md: string, title: string): string {
+  const i = md.indexOf(`## ${title}`);
+  assert.ok(i >= 0, `report has a "${title}" section`);
+  const j = md.indexOf('\n## ', i + 3);
+  return md.slice(i, j < 0 ? undefined : j);
+}
+
+function tableRows(sectionText: string): string[][] {
+  return sectionText
+    .split('\n')
+    .filter((l) => l.startsWith('|') && !/^\|\s*-/.test(l))
+    .slice(1)
+    .map((l) => l.split('|').slice(1, -1).map((c) => c.trim()));
+}
+
+test('a 2-cell embedded matrix completes and every report table holds measured values', async () => {
+  const runId = `e2e-${Date.now()}`;
+  const handle = await env.client.workflow.start('benchmarkMatrix', { taskQueue: env.taskQueue, workflowId: runId, args: [demoSpec()] });
+  let seen: MatrixProgress | undefined;
+  for (let i = 0; i < 200 && !seen?.running.length; i++) {
+    seen = await handle.query<MatrixProgress>('progress').catch(() => undefined);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  assert.equal(seen?.total, 2, 'progress query reports the cell count while running');
+  const r = (await handle.result()) as MatrixResult;
+  assert.equal(r.status, 'completed');
+  assert.deepEqual(r.cells.map((c) => [c.cellKey, c.status]).sort(), [['v26.7-lz4', 'succeeded'], ['v26.7-zstd3', 'succeeded']]);
+
+  const cells = Object.fromEntries(r.cells.map((c) => [c.cellKey, JSON.parse(readFileSync(c.resultFile, 'utf8')) as CellResultDoc & Record<string, any>]));
+  for (const [key, c] of Object.entries(cells)) {
+    assert.equal(c.schema, 'chbench.cell-result/v1');
+    assert.equal(c.load!.rows_in_table, 2_000_000, `${key}: loaded rows equal the spec`);
+    assert.equal(c.load!.partitions, 7, `${key}: 7 daily partitions, as in the seed`);
+    assert.ok(c.storage!.columns && c.storage!.columns.length === 8, `${key}: per-column sizes for all 8 columns`);
+    assert.ok(new Set(c.storage!.columns!.map((x) => x.compressed_bytes)).size > 4, `${key}: per-column sizes differ (not part totals)`);
+    const qs = c.queries_baseline!.queries;
+    assert.deepEqual(qs.map((q) => q.id), ['q1', 'q2', 'q3', 'q4', 'q5']);
+    for (const q of qs) {
+      assert.equal(q.samples.length, 4, `${key} ${q.id}: 1 cold + 3 warm samples kept`);
+      assert.equal(new Set(q.samples.map((s) => s.query_id)).size, 4, 'a unique query_id per run');
+      for (const s of q.samples) {
+        assert.ok(s.server_elapsed_ms! > 0 && s.wall_ms >= s.server_elapsed_ms! * 0.5, `${key} ${q.id}: server and wall time measured`);
+        assert.ok(s.read_rows !== null && s.read_rows > 0, `${key} ${q.id}: read_rows measured`);
+      }
+      assert.ok(q.explain_indexes && q.explain_indexes.includes('ReadFromMergeTree'), 'EXPLAIN indexes = 1 captured');
+      assert.ok(q.samples[0].cold_preparation!.server_caches.find((x) => x.sql === 'SYSTEM DROP MARK CACHE')!.ok);
+    }
+    // Scaling keeps the data's shape: the windows of Q1 and Q2 hold data at 2 M rows.
+    const q1 = qs.find((q) => q.id === 'q1')!;
+    const q2 = qs.find((q) => q.id === 'q2')!;
+    assert.ok(q1.stats.result_rows === 1 && q1.stats.read_rows! < 2_000_000, 'Q1 reads a key range, not the table');
+    const q1Count = Number(JSON.parse(readFileSync(path.join(path.dirname(r.cells[0].resultFile), 'queries-baseline.json'), 'utf8')).queries[0].samples[0].result_sha256 ? 1 : 0);
+    assert.equal(q1Count, 1);
+    assert.equal(q2.stats.result_rows, 10, 'Q2 finds ERRORs for 10 pods in its 2-day window');
+    // Skip index: Q5 reads fewer rows after MATERIALIZE INDEX.
+    const before5 = qs.find((q) => q.id === 'q5')!.stats.read_rows!;
+    const after5 = c.queries_index!.queries.find((q) => q.id === 'q5')!.stats.read_rows!;
+    assert.ok(after5 < before5 / 5, `${key}: bloom filter cut Q5 read_rows (${before5} → ${after5})`);
+    assert.ok(c.index!.index_bytes! > 0, 'index size measured');
+  }
+  assert.ok(cells['v26.7-zstd3'].storage!.compressed_bytes < cells['v26.7-lz4'].storage!.compressed_bytes, 'ZSTD(3) is smaller than LZ4');
+
+  const md = readFileSync(r.reportPath, 'utf8');
+  for (const t of ['Ingest', 'Compression (table totals)', 'Per-column compression', 'Queries', 'Skip index (bloom filter) before / after']) {
+    const rows = tableRows(section(md, t));
+    assert.ok(rows.length >= 2, `${t}: a row per cell/column/query`);
+    for (const row of rows) for (const cell of row.slice(0, -1)) assert.notEqual(cell, 'n/a', `${t}: no unmeasured value in ${row.join(' | ')}`);
+  }
+  assert.match(md, /Results agree: every run of Q1, Q2, Q3, Q5 in every cell/);
+
+  // What the Temporal UI / CLI shows: one child workflow per cell with readable ids, named activities.
+  const children: string[] = [];
+  for await (const w of env.client.workflow.list({ query: `ChbenchRunId = '${runId}' AND WorkflowType = 'benchmarkCell'` })) children.push(w.workflowId);
+  assert.deepEqual(children.sort(), [`${runId}/v26.7-lz4`, `${runId}/v26.7-zstd3`]);
+  const hist = await env.client.workflow.getHandle(`${runId}/v26.7-lz4`).fetchHistory();
+  const types = hist.events!.filter((e) => e.activityTaskScheduledEventAttributes).map((e) => e.activityTaskScheduledEventAttributes!.activityType!.name);
+  assert.deepEqual(types, ['provision', 'collectMetrics', 'createSchema', 'loadData', 'quiesceMerges', 'storageStats', 'runQueries', 'materializeSkipIndex', 'quiesceMerges', 'runQueries', 'collectMetrics', 'writeCellResult', 'teardown']);
+  assert.ok(hist.events!.length < 200, `cell history stays small (${hist.events!.length} events)`);
+
+  // Teardown: no data directory of the run is left.
+  const left = existsSync(env.workDir) ? readdirSync(env.workDir).flatMap((d) => readdirSync(path.join(env.workDir, d))) : [];
+  assert.deepEqual(left, [], 'every cell target was torn down');
+
+  if (process.env.CHBENCH_RECORD_HISTORIES) {
+    const dir = path.join(REPO_ROOT, 'test', 'histories');
+    mkdirSync(dir, { recursive: true });
+    const m = await handle.fetchHistory();
+    writeFileSync(path.join(dir, 'benchmarkMatrix_v1.json'), JSON.stringify(m, null, 1));
+    writeFileSync(path.join(dir, 'benchmarkCell_v1.json'), JSON.stringify(hist, null, 1));
+  }
+});
+
+test('a run started with the Temporal CLI (as the README says) completes', async () => {
+  const runId = `e2e-cli-${Date.now()}`;
+  const file = path.join(env.tmp, 'run.json');
+  writeFileSync(file, JSON.stringify({ ...demoSpec(), name: 'cli', scale: 100_000, matrix: { version: ['26.7'], codec: ['ZSTD(3)'] }, skipIndex: false }));
+  execFileSync(temporalCliPath(), ['workflow', 'start', '--type', 'benchmarkMatrix', '--task-queue', env.taskQueue, '--workflow-id', runId, '--input-file', file, '--address', env.server.address]);
+  const r = (await env.client.workflow.getHandle(runId).result()) as MatrixResult;
+  assert.deepEqual(r.cells.map((c) => c.status), ['succeeded']);
+  const described = execFileSync(temporalCliPath(), ['workflow', 'describe', '--workflow-id', `${runId}/v26.7-zstd3`, '--address', env.server.address]).toString();
+  assert.match(described, /benchmarkCell/);
+  assert.match(described, /Completed/i);
+});
+
+test('an invalid spec fails with InvalidSpec before anything is provisioned', async () => {
+  const runId = `e2e-bad-${Date.now()}`;
+  const bad = { ...demoSpec(), matrix: { version: ['26.7'], codec: ['ZSTD(99)'] }, queries: ['q9'] };
+  await assert.rejects(
+    env.client.workflow.execute('benchmarkMatrix', { taskQueue: env.taskQueue, workflowId: runId, args: [bad] }),
+    (e: unknown) => {
+      assert.ok(e instanceof WorkflowFailedError);
+      const cause = (e.cause as { cause?: unknown })?.cause ?? e.cause;
+      assert.ok(cause instanceof ApplicationFailure, String(cause));
+      assert.equal(cause.type, 'InvalidSpec');
+      assert.match(cause.message, /matrix\.codec\.0/);
+      return true;
+    },
+  );
+  assert.equal(existsSync(path.join(env.workDir, runId)), false, 'no target was provisioned');
+  assert.equal(existsSync(path.join(env.resultsDir, runId)), false, 'no results were written');
+});

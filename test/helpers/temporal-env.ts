@@ -1,0 +1,54 @@
+/**
+ * Shared test harness: a real Temporal dev server (started here on free ports, own SQLite file,
+ * chbench's search attributes registered) and a real worker running in this process on a task
+ * queue unique to the test file. Everything is stopped in `stop()`.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { Client, Connection } from '@temporalio/client';
+import { startDevServer, type DevServer } from '../../src/lib/dev-server';
+import { createWorker } from '../../src/worker';
+import type { Worker, NativeConnection } from '@temporalio/worker';
+
+export interface TemporalEnv {
+  server: DevServer;
+  client: Client;
+  taskQueue: string;
+  /** Temp directory for results and target data dirs of this test file. */
+  tmp: string;
+  workDir: string;
+  resultsDir: string;
+  worker: Worker;
+  stop(): Promise<void>;
+}
+
+/** Start server + worker. `TEMPORAL_ADDRESS` is ignored on purpose: tests own their server. */
+export async function startTemporalEnv(name: string): Promise<TemporalEnv> {
+  const tmp = mkdtempSync(path.join(os.tmpdir(), `chbench-${name}-`));
+  const server = await startDevServer();
+  const taskQueue = `chbench-test-${name}-${randomUUID().slice(0, 8)}`;
+  const workDir = path.join(tmp, 'targets');
+  const { worker, connection: wconn } = await createWorker({ temporalAddress: server.address, namespace: 'default', taskQueue, workDir });
+  const running = worker.run();
+  const connection = await Connection.connect({ address: server.address });
+  const client = new Client({ connection, namespace: 'default' });
+  return {
+    server,
+    client,
+    taskQueue,
+    tmp,
+    workDir,
+    resultsDir: path.join(tmp, 'results'),
+    worker,
+    async stop() {
+      worker.shutdown();
+      await running.catch(() => undefined);
+      await (wconn as NativeConnection).close();
+      await connection.close();
+      await server.stop();
+      rmSync(tmp, { recursive: true, force: true });
+    },
+  };
+}

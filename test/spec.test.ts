@@ -1,0 +1,86 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseRunSpec, SpecError, runSpecJsonSchema, cellKey, expandMatrix } from '../src/spec';
+import { checkSpec } from '../src/activities/validate-spec';
+import { readSpecFile } from '../src/lib/spec-file';
+import { REPO_ROOT } from '../src/config';
+
+const base = () => ({ name: 'demo', workload: 'logs', scale: 2_000_000, target: { kind: 'embedded' }, matrix: { version: ['26.7'], codec: ['LZ4', 'ZSTD(3)'] } });
+
+function problems(input: unknown): string[] {
+  return checkSpec(input).problems;
+}
+
+test('the demo spec is valid and gets the documented defaults', () => {
+  const s = parseRunSpec(readSpecFile(path.join(REPO_ROOT, 'examples', 'demo.yaml')));
+  assert.equal(s.protocol.coldRuns, 1);
+  assert.equal(s.protocol.warmRuns, 3);
+  assert.equal(s.concurrency, 1);
+  assert.equal(s.teardown, 'always');
+  assert.deepEqual(expandMatrix(s).map(cellKey), ['v26.7-lz4', 'v26.7-zstd3']);
+  assert.deepEqual(checkSpec(readSpecFile(path.join(REPO_ROOT, 'examples', 'demo.yaml'))).problems, []);
+});
+
+test('an unknown key is refused, naming it', () => {
+  const p = problems({ ...base(), protocl: {} });
+  assert.ok(p.some((l) => /\(root\): unknown key\(s\) "protocl"/.test(l)), p.join('\n'));
+  const q = problems({ ...base(), protocol: { warmRun: 3 } });
+  assert.ok(q.some((l) => /protocol: unknown key\(s\) "warmRun"/.test(l)), q.join('\n'));
+});
+
+test('a bad codec names the field and the allowed values', () => {
+  const p = problems({ ...base(), matrix: { version: ['26.7'], codec: ['ZSTD(99)'] } });
+  assert.ok(p.some((l) => l.startsWith('matrix.codec.0:') && l.includes('"ZSTD(3)"') && l.includes('"LZ4"')), p.join('\n'));
+});
+
+test('an empty matrix is refused', () => {
+  const p = problems({ ...base(), matrix: { version: [], codec: [] } });
+  assert.ok(p.some((l) => l.startsWith('matrix.version:') && /at least one version/.test(l)), p.join('\n'));
+  assert.ok(p.some((l) => l.startsWith('matrix.codec:')), p.join('\n'));
+});
+
+test('a version with no way to provision it is refused', () => {
+  const p = problems({ ...base(), target: { kind: 'local', binaries: { '18.16': '/usr/sbin/clickhouse-server' } }, matrix: { version: ['24.8'], codec: ['LZ4'] } });
+  assert.ok(p.some((l) => l.includes('matrix.version') && l.includes('"24.8"') && l.includes('18.16')), p.join('\n'));
+  const e = problems({ ...base(), matrix: { version: ['24.8'], codec: ['LZ4'] } });
+  assert.ok(e.some((l) => l.includes('embedded target') && l.includes('26.7')), e.join('\n'));
+});
+
+test('a local binary that does not exist is refused before provisioning', () => {
+  const p = problems({ ...base(), target: { kind: 'local', binaries: { '24.8': '/nonexistent/clickhouse' } }, matrix: { version: ['24.8'], codec: ['LZ4'] } });
+  assert.ok(p.some((l) => l.startsWith('target.binaries.24.8:') && l.includes('/nonexistent/clickhouse')), p.join('\n'));
+});
+
+test('scale <= 0 is refused', () => {
+  for (const scale of [0, -5, 1.5]) {
+    const p = problems({ ...base(), scale });
+    assert.ok(p.some((l) => l.startsWith('scale:')), `${scale}: ${p.join('\n')}`);
+  }
+});
+
+test('unknown workload and unknown query id are refused with the allowed values', () => {
+  const w = problems({ ...base(), workload: 'nope' });
+  assert.ok(w.some((l) => l.startsWith('workload:') && l.includes('logs') && l.includes('logs-legacy')), w.join('\n'));
+  const q = problems({ ...base(), queries: ['q1', 'q9'] });
+  assert.ok(q.some((l) => l.startsWith('queries:') && l.includes('q9') && l.includes('q1, q2, q3, q4, q5')), q.join('\n'));
+});
+
+test('an unset password variable of an external target is refused; the spec never holds a password', () => {
+  delete process.env.CHBENCH_TEST_NO_SUCH_VAR;
+  const p = problems({ ...base(), target: { kind: 'external', url: 'http://127.0.0.1:8123', passwordEnv: 'CHBENCH_TEST_NO_SUCH_VAR' }, matrix: { version: ['26.3'], codec: ['LZ4'] } });
+  assert.ok(p.some((l) => l.includes('CHBENCH_TEST_NO_SUCH_VAR')), p.join('\n'));
+  const q = problems({ ...base(), target: { kind: 'external', url: 'http://127.0.0.1:8123', password: 'secret' } });
+  assert.ok(q.some((l) => /unknown key\(s\) "password"/.test(l)), q.join('\n'));
+});
+
+test('parseRunSpec throws SpecError with one line per problem', () => {
+  assert.throws(() => parseRunSpec({ ...base(), scale: 0, workload: 'Bad Name' }), (e: unknown) => e instanceof SpecError && e.issues.length === 2);
+});
+
+test('the committed JSON Schema is up to date (npm run schema)', () => {
+  const committed = JSON.parse(readFileSync(path.join(REPO_ROOT, 'schema', 'run-spec.schema.json'), 'utf8'));
+  assert.deepEqual(committed, JSON.parse(JSON.stringify(runSpecJsonSchema())));
+  assert.equal(committed.additionalProperties, false);
+});
