@@ -8,7 +8,7 @@
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { startDevServer, type DevServer } from './lib/dev-server';
-import { createWorker } from './worker';
+import { createWorker, installRuntime } from './worker';
 import { loadConfig, REPO_ROOT } from './config';
 import { readSpecFile } from './lib/spec-file';
 import { checkSpec } from './activities/validate-spec';
@@ -19,6 +19,7 @@ async function main(): Promise<void> {
   const raw = readSpecFile(specFile);
   const { spec, problems } = checkSpec(raw);
   if (!spec || problems.length) throw new Error(`invalid spec ${specFile}:\n  - ${problems.join('\n  - ')}`);
+  installRuntime((process.env.CHBENCH_LOG_LEVEL as 'WARN') ?? 'WARN');
   let server: DevServer | undefined;
   const cfg = loadConfig();
   if (!process.env.TEMPORAL_ADDRESS) {

@@ -3,7 +3,7 @@
  * registers the workflows (bundled from `./workflows`) and the activities built from real
  * dependencies, and polls the `chbench` task queue.
  */
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { NativeConnection, Worker, Runtime, DefaultLogger, type LogLevel } from '@temporalio/worker';
 import { Connection } from '@temporalio/client';
 import { createActivities } from './activities';
 import { loadConfig, type Config } from './config';
@@ -34,6 +34,22 @@ export async function ensureSearchAttributes(address: string, namespace: string)
     }
   } finally {
     await c.close();
+  }
+}
+
+let runtimeInstalled = false;
+
+/**
+ * Install the SDK runtime with a log level (`CHBENCH_LOG_LEVEL`, default INFO for `chbench worker`,
+ * WARN for the demo and tests). Must run before the first connection; later calls are ignored.
+ */
+export function installRuntime(level: LogLevel = (process.env.CHBENCH_LOG_LEVEL as LogLevel) ?? 'INFO'): void {
+  if (runtimeInstalled) return;
+  runtimeInstalled = true;
+  try {
+    Runtime.install({ logger: new DefaultLogger(level) });
+  } catch {
+    /* already installed by the embedding program */
   }
 }
 

@@ -68,6 +68,10 @@ export async function startDevServer(o: DevServerOptions = {}): Promise<DevServe
     uiUrl = `http://127.0.0.1:${uiPort}`;
   } else args.push('--headless');
   for (const [k, t] of Object.entries(SEARCH_ATTRIBUTES)) args.push('--search-attribute', `${k}=${t}`);
+  // Eager activity dispatch: the worker that schedules an activity may start it at once (no poll).
+  args.push('--dynamic-config-value', 'system.enableActivityEagerExecution=true');
+  // WAL keeps commits durable across a process crash (what the chaos tests do) and cuts write latency.
+  args.push('--sqlite-pragma', 'journal_mode=wal', '--sqlite-pragma', 'synchronous=normal');
   const logFile = path.join(tmp, 'server.log');
   const fd = openSync(logFile, 'a');
   const child = spawn(temporalCliPath(), args, { stdio: ['ignore', fd, fd] });

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { startDevServer, type DevServer } from '../../src/lib/dev-server';
-import { createWorker } from '../../src/worker';
+import { createWorker, installRuntime } from '../../src/worker';
 import type { Worker, NativeConnection } from '@temporalio/worker';
 
 export interface TemporalEnv {
@@ -26,6 +26,7 @@ export interface TemporalEnv {
 
 /** Start server + worker. `TEMPORAL_ADDRESS` is ignored on purpose: tests own their server. */
 export async function startTemporalEnv(name: string): Promise<TemporalEnv> {
+  installRuntime((process.env.CHBENCH_LOG_LEVEL as 'WARN') ?? 'WARN');
   const tmp = mkdtempSync(path.join(os.tmpdir(), `chbench-${name}-`));
   const server = await startDevServer();
   const taskQueue = `chbench-test-${name}-${randomUUID().slice(0, 8)}`;
