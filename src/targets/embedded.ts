@@ -23,6 +23,8 @@ import {
   withCellLock,
   writeLabel,
   type TargetLabel,
+  handleFromLabel,
+  checkVersion,
 } from './process';
 
 /** Milliseconds to wait for a fresh server to write its port and answer `/ping`. */
@@ -41,19 +43,6 @@ export function embeddedServerScript(): string {
   return p;
 }
 
-function handleFromLabel(l: TargetLabel): TargetHandle {
-  return {
-    kind: 'embedded',
-    url: l.url,
-    database: 'default',
-    username: 'default',
-    pid: l.pid,
-    dataDir: l.dataDir,
-    runId: l.runId,
-    cellKey: l.cellKey,
-    provisionedBy: l.provisionedBy,
-  };
-}
 
 /** What `GET /chbench/info` of the embedded server answers. */
 interface ServerInfo {
@@ -70,15 +59,6 @@ async function serverInfo(url: string): Promise<ServerInfo> {
   return JSON.parse(r.body) as ServerInfo;
 }
 
-/**
- * A numeric version label (`26.7`, `26.7.2`) must be a prefix of the engine's version, so a cell is
- * never reported under a version it did not run; a non-numeric label (e.g. `chdb`) is accepted.
- */
-function checkVersion(label: string, engineVersion: string): void {
-  if (!/^\d+(\.\d+)*$/.test(label)) return;
-  if (engineVersion === label || engineVersion.startsWith(`${label}.`)) return;
-  throw new Error(`embedded target runs ClickHouse ${engineVersion} (the chdb package), but the cell asks for version ${label}`);
-}
 
 async function waitForPortFile(file: string, pid: number, timeoutMs: number, logPath: string): Promise<number> {
   const deadline = Date.now() + timeoutMs;
@@ -121,7 +101,7 @@ async function provisionLocked(req: ProvisionRequest, dataDir: string): Promise<
   const adopted = await tryAdopt(dataDir, { runId: req.runId, cellKey: req.cellKey, kind: 'embedded' });
   if (adopted) {
     const info = await serverInfo(adopted.url);
-    checkVersion(req.version, info.clickhouse);
+    checkVersion(req.version, info.clickhouse, 'embedded target (the chdb package)');
     return handleFromLabel(adopted);
   }
 
@@ -145,7 +125,7 @@ async function provisionLocked(req: ProvisionRequest, dataDir: string): Promise<
     await waitForPing(url, START_TIMEOUT_MS, { pid, logFiles: [logPath] });
     const info = await serverInfo(url);
     try {
-      checkVersion(req.version, info.clickhouse);
+      checkVersion(req.version, info.clickhouse, 'embedded target (the chdb package)');
     } catch (e) {
       await stopProcess(pid, dataDir, 5000).catch(() => undefined); // retrying cannot help: remove all
       throw e;

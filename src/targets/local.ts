@@ -26,6 +26,8 @@ import {
   withCellLock,
   writeLabel,
   type TargetLabel,
+  handleFromLabel,
+  checkVersion,
 } from './process';
 
 /** Milliseconds a fresh server gets to answer `/ping`. */
@@ -126,19 +128,6 @@ function resolveExecutable(bin: string): string | undefined {
   return undefined;
 }
 
-function handleFromLabel(l: TargetLabel): TargetHandle {
-  return {
-    kind: 'local',
-    url: l.url,
-    database: 'default',
-    username: 'default',
-    pid: l.pid,
-    dataDir: l.dataDir,
-    runId: l.runId,
-    cellKey: l.cellKey,
-    provisionedBy: l.provisionedBy,
-  };
-}
 
 /** `SELECT version()` over HTTP. @throws Error on a non-200 answer */
 async function serverVersion(url: string): Promise<string> {
@@ -147,12 +136,6 @@ async function serverVersion(url: string): Promise<string> {
   return r.body.trim();
 }
 
-/** A numeric version label must be a prefix of the server's version (`18.16` ⊂ `18.16.1`). */
-function checkVersion(label: string, actual: string, binaryPath: string): void {
-  if (!/^\d+(\.\d+)*$/.test(label)) return;
-  if (actual === label || actual.startsWith(`${label}.`)) return;
-  throw new Error(`local target: ${binaryPath} is ClickHouse ${actual}, but the cell asks for version ${label}`);
-}
 
 /**
  * Start (or adopt) a ClickHouse server from `binaryPath` for one cell, on free loopback ports with
@@ -212,7 +195,7 @@ async function provisionLocked(req: ProvisionRequest, bin: string, dataDir: stri
       await waitForPing(url, START_TIMEOUT_MS, { pid, logFiles });
       const version = await serverVersion(url);
       wrongVersion = true;
-      checkVersion(req.version, version, bin);
+      checkVersion(req.version, version, `local target: ${bin}`);
       wrongVersion = false;
       const label: TargetLabel = {
         runId: req.runId,

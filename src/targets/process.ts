@@ -23,6 +23,7 @@ import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as net from 'node:net';
 import * as path from 'node:path';
+import type { TargetHandle } from './types';
 
 /** Name of the label file in a cell's directory. */
 export const LABEL_FILE = 'chbench-target.json';
@@ -562,4 +563,30 @@ export async function tryAdopt(
   }
   // The port could have been taken by someone else after our server died; re-check the pid.
   return processMentions(label.pid, dataDir) ? label : undefined;
+}
+
+/** The {@link TargetHandle} of a server described by its label (database `default`, user `default`). */
+export function handleFromLabel(l: TargetLabel): TargetHandle {
+  return {
+    kind: l.kind,
+    url: l.url,
+    database: 'default',
+    username: 'default',
+    pid: l.pid,
+    dataDir: l.dataDir,
+    runId: l.runId,
+    cellKey: l.cellKey,
+    provisionedBy: l.provisionedBy,
+  };
+}
+
+/**
+ * A numeric version label (`26.7`, `18.16`) must be a prefix of the server's `version()`, so a cell
+ * is never reported under a version it did not run; a non-numeric label (e.g. `chdb`) is accepted.
+ * @throws Error `<who> is ClickHouse <actual>, but the cell asks for version <label>`
+ */
+export function checkVersion(label: string, actual: string, who: string): void {
+  if (!/^\d+(\.\d+)*$/.test(label)) return;
+  if (actual === label || actual.startsWith(`${label}.`)) return;
+  throw new Error(`${who} is ClickHouse ${actual}, but the cell asks for version ${label}`);
 }
