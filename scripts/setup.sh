@@ -5,7 +5,9 @@
 set -eu
 cd "$(dirname "$0")/.."
 
-if [ -f package-lock.json ]; then npm ci --no-audit --no-fund; else npm install --no-audit --no-fund; fi
+# `npm install` (not `npm ci`): the lock file cannot list chdb's native packages for other platforms,
+# which this registry does not serve, and `npm ci` refuses a lock without them.
+npm install --no-audit --no-fund
 
 if [ ! -x .venv/bin/temporal ]; then
   python3 -m venv .venv
