@@ -5,6 +5,8 @@
  *   chbench validate <spec>     check a run spec (exit 0 valid, 2 invalid)
  *   chbench run <spec>          start the benchmarkMatrix workflow, show progress, print the report path
  *   chbench report <runId>      (re)render results/<runId>/report.md from the stored cell results
+ *   chbench resume <runId>      run the failed/missing cells of a run again (finished ones are reused)
+ *   chbench gc                  remove servers and directories left by closed runs
  *   chbench worker              run a worker on the chbench task queue
  *
  * Exit codes: 0 ok; 1 the run finished but some cells failed; 2 invalid spec or arguments;
@@ -21,6 +23,7 @@ import { loadConfig } from './config';
 import { newRunId, runAndFollow, WorkflowFailedError } from './lib/run-client';
 import { renderReport } from './lib/report';
 import { runDir, writeTextAtomic } from './lib/results-store';
+import { collectGarbage } from './lib/gc';
 
 /** Exit codes. */
 export const EXIT = { ok: 0, cellsFailed: 1, invalid: 2, unreachable: 3, workflowFailed: 4 } as const;
@@ -87,6 +90,57 @@ program
     } catch (e) {
       if (e instanceof WorkflowFailedError) fail(EXIT.workflowFailed, `run ${runId} failed: ${e.cause?.message ?? e.message}`);
       throw e;
+    } finally {
+      await connection.close();
+    }
+  });
+
+/** Connect to Temporal or exit with EXIT.unreachable. */
+async function temporalClient(): Promise<{ client: Client; connection: Connection; cfg: ReturnType<typeof loadConfig> }> {
+  const cfg = loadConfig();
+  try {
+    const connection = await Connection.connect({ address: cfg.temporalAddress, connectTimeout: 5000 });
+    return { client: new Client({ connection, namespace: cfg.namespace }), connection, cfg };
+  } catch (e) {
+    fail(EXIT.unreachable, `cannot reach Temporal at ${cfg.temporalAddress} (set TEMPORAL_ADDRESS): ${(e as Error).message}`);
+  }
+}
+
+program
+  .command('resume <runId>')
+  .description('run again the failed or missing cells of a run; finished cells are reused from the results store')
+  .option('--results-dir <dir>', 'results directory', 'results')
+  .action(async (runId: string, o: { resultsDir: string }) => {
+    const specFile = path.join(runDir(o.resultsDir, runId), 'run-spec.json');
+    if (!existsSync(specFile)) fail(EXIT.invalid, `no run ${runId} under ${path.resolve(o.resultsDir)} (missing ${specFile})`);
+    const raw = readSpecFile(specFile);
+    const { client, connection, cfg } = await temporalClient();
+    try {
+      const st = await client.workflow.getHandle(runId).describe().then((d) => d.status.name).catch(() => 'NOT_FOUND');
+      if (st === 'RUNNING') fail(EXIT.invalid, `run ${runId} is still running; nothing to resume (cancel it first: temporal workflow cancel -w ${runId})`);
+      console.error(`chbench: resuming ${runId} (spec ${specFile}); cells already measured are reused`);
+      const r = await runAndFollow(client, raw, runId, cfg.taskQueue);
+      console.log(r.reportPath);
+      if (r.cells.some((c) => c.status === 'failed')) process.exitCode = EXIT.cellsFailed;
+    } catch (e) {
+      if (e instanceof WorkflowFailedError) fail(EXIT.workflowFailed, `run ${runId} failed: ${e.cause?.message ?? e.message}`);
+      throw e;
+    } finally {
+      await connection.close();
+    }
+  });
+
+program
+  .command('gc')
+  .description('stop and remove per-cell servers and directories left by runs whose workflows are closed')
+  .option('--dry-run', 'only list what would be removed')
+  .action(async (o: { dryRun?: boolean }) => {
+    const { client, connection, cfg } = await temporalClient();
+    try {
+      const { removed, kept } = await collectGarbage(cfg.workDir, client, o.dryRun);
+      for (const r of removed) console.log(`${o.dryRun ? 'would remove' : 'removed'} ${r.runId}/${r.cellKey} ${r.dataDir}${r.pid ? ` (pid ${r.pid})` : ''}: ${r.reason}`);
+      for (const k of kept) console.log(`kept ${k.runId}/${k.cellKey}: ${k.reason}`);
+      if (!removed.length && !kept.length) console.log(`nothing under ${cfg.workDir}`);
     } finally {
       await connection.close();
     }

@@ -62,7 +62,7 @@ export async function createWorker(cfg: Config = loadConfig()): Promise<{ worker
     namespace: cfg.namespace,
     taskQueue: cfg.taskQueue,
     workflowsPath: require.resolve('./workflows'),
-    activities: createActivities({ workDir: cfg.workDir }),
+    activities: createActivities({ workDir: cfg.workDir, temporalAddress: cfg.temporalAddress, namespace: cfg.namespace }),
     // Cells on one host disturb each other; the matrix decides concurrency, this only caps it.
     maxConcurrentActivityTaskExecutions: 8,
   });

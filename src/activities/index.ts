@@ -18,25 +18,56 @@ import { createCollectMetrics } from './collect-metrics';
 import { createWriteResults } from './write-results';
 import { createTeardown } from './teardown';
 import { createWriteReport } from './write-report';
+import { createAwaitWorkflowClosed, type TemporalDeps } from './await-workflow-closed';
+
+import { ApplicationFailure } from '@temporalio/common';
+import { attempt } from '../lib/activity-context';
+import { isTargetGone } from '../lib/attempts';
+
+/**
+ * Wrap a cell step: its result also says which attempt produced it (so a figure that came from a
+ * retry says so), and an unreachable server becomes a non-retryable `TargetUnavailable` failure the
+ * cell workflow answers by provisioning again (retrying against a dead server cannot succeed).
+ */
+export function cellStep<A extends unknown[], R extends object>(name: string, fn: (...a: A) => Promise<R>): (...a: A) => Promise<R & { attempt: number }> {
+  return async (...a: A) => {
+    try {
+      return { ...(await fn(...a)), attempt: attempt() };
+    } catch (e) {
+      if (isTargetGone(e))
+        throw ApplicationFailure.create({ type: 'TargetUnavailable', nonRetryable: true, message: `${name}: the ClickHouse server is unreachable (${(e as Error).message})` });
+      throw e;
+    }
+  };
+}
 
 /** What the worker provides to activities. */
-export type ActivityDeps = ProvisionDeps;
+export type ActivityDeps = ProvisionDeps & TemporalDeps;
 
 /** Build every activity. */
 export function createActivities(deps: ActivityDeps) {
+  const { provision } = createProvision(deps);
+  const { createSchema } = createCreateSchema();
+  const { loadData } = createLoadData();
+  const { quiesceMerges } = createQuiesceMerges();
+  const { storageStats } = createStorageStats();
+  const { runQueries } = createRunQueries();
+  const { materializeSkipIndex } = createMaterializeSkipIndex();
+  const { collectMetrics } = createCollectMetrics();
   return {
     ...createValidateSpec(),
-    ...createProvision(deps),
-    ...createCreateSchema(),
-    ...createLoadData(),
-    ...createQuiesceMerges(),
-    ...createStorageStats(),
-    ...createRunQueries(),
-    ...createMaterializeSkipIndex(),
-    ...createCollectMetrics(),
+    provision: async (...a: Parameters<typeof provision>) => ({ ...(await provision(...a)), attempt: attempt() }),
+    createSchema: cellStep('createSchema', createSchema),
+    loadData: cellStep('loadData', loadData),
+    quiesceMerges: cellStep('quiesceMerges', quiesceMerges),
+    storageStats: cellStep('storageStats', storageStats),
+    runQueries: cellStep('runQueries', runQueries),
+    materializeSkipIndex: cellStep('materializeSkipIndex', materializeSkipIndex),
+    collectMetrics: cellStep('collectMetrics', collectMetrics),
     ...createWriteResults(),
     ...createTeardown(),
     ...createWriteReport(),
+    ...createAwaitWorkflowClosed(deps),
   };
 }
 

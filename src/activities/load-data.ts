@@ -12,8 +12,9 @@ import path from 'node:path';
 import { connect, parseSummary, summaryNumber } from '../lib/clickhouse';
 import { cellDir, readJsonIfExists, writeJsonAtomic } from '../lib/results-store';
 import { loadWorkload, renderTemplate } from '../lib/workload';
-import { activeParts, rowCount, runningQueryIds } from '../lib/table-state';
-import { attempt, heartbeat, sleep, withHeartbeat, cancellationSignal } from '../lib/activity-context';
+import { activeParts, rowCount } from '../lib/table-state';
+import { attempt, withHeartbeat, cancellationSignal } from '../lib/activity-context';
+import { settlePreviousAttempts, killOnCancel, type PreviousAttempts } from '../lib/attempts';
 import type { LoadSummary, StepInput } from './types';
 import { performance } from 'node:perf_hooks';
 
@@ -35,6 +36,8 @@ export interface LoadRecord extends LoadSummary {
   rows_in_table: number;
   bytes_on_disk: number;
   truncated_before_load: { rows_found: number; reason: string } | null;
+  /** Statements of earlier attempts found running when this attempt started, and what was done. */
+  previous_attempts: PreviousAttempts;
   attempt: number;
 }
 
@@ -52,15 +55,8 @@ export function createLoadData() {
       const client = connect(target, { maxExecutionTimeS: cell.protocol.maxExecutionTimeS });
       const prefix = queryIdPrefix(cell.runId, cell.cellKey, 'load');
       try {
-        // Never run beside our own earlier attempt.
-        if (target.kind !== 'embedded') {
-          for (;;) {
-            const running = await runningQueryIds(client, prefix);
-            if (!running.length) break;
-            heartbeat({ step: 'load', waitingFor: running });
-            await sleep(1000);
-          }
-        }
+        // Never run beside our own earlier attempt: kill it (or, on the embedded engine, wait for it).
+        const previous = await settlePreviousAttempts(target, client, prefix);
         const existing = await rowCount(client, m.table);
         const prev = readJsonIfExists<LoadRecord>(file);
         if (prev && existing === cell.scale) return { ...pick(prev), reused: true };
@@ -74,7 +70,7 @@ export function createLoadData() {
         const queryId = `${prefix}-a${attempt()}`;
         const t0 = performance.now();
         const res = await withHeartbeat(
-          client.command({ query: sql, query_id: queryId, clickhouse_settings: settings as Record<string, number>, abort_signal: cancellationSignal() }),
+          killOnCancel(target, queryId, client.command({ query: sql, query_id: queryId, clickhouse_settings: settings as Record<string, number>, abort_signal: cancellationSignal() })),
           () => ({ step: 'load', elapsed_ms: Math.round(performance.now() - t0) }),
         );
         const elapsed = performance.now() - t0;
@@ -99,6 +95,7 @@ export function createLoadData() {
           rows_in_table: rows,
           bytes_on_disk: parts.bytes_on_disk,
           truncated_before_load: truncated,
+          previous_attempts: previous,
           attempt: attempt(),
         };
         writeJsonAtomic(file, rec);

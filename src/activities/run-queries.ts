@@ -20,6 +20,8 @@ import { loadWorkload, workloadQueries, type WorkloadQuery } from '../lib/worklo
 import { activeParts } from '../lib/table-state';
 import { attempt, heartbeat, cancellationSignal } from '../lib/activity-context';
 import { queryIdPrefix } from './load-data';
+import { settlePreviousAttempts, killOnCancel, type PreviousAttempts } from '../lib/attempts';
+import type { TargetHandle } from '../targets/types';
 import type { QueriesSummary, QueryHeadline, StepInput } from './types';
 
 /** Server caches dropped before every cold run. Failures (e.g. a cache this version lacks) are recorded, not fatal. */
@@ -125,6 +127,8 @@ export interface QueriesRecord {
   attempt: number;
   cold_definition: string;
   merges_stopped: CommandOutcome | null;
+  /** Statements of earlier attempts of this step found running at start, and what was done. */
+  previous_attempts: PreviousAttempts;
   /** Settings sent with every measured run (cold runs add min_bytes_to_use_direct_io=1). */
   run_settings: Record<string, number>;
   query_log: 'available' | 'not available';
@@ -210,6 +214,8 @@ export interface MeasureOptions {
   queryLog: boolean;
   /** query_id prefix; each run appends `-<query>-<kind><n>-a<attempt>`. */
   queryIdPrefix: string;
+  /** The target, so a cancelled run is killed on the server (absent in bench/). */
+  target?: TargetHandle;
   /** Called before each run (for heartbeats / progress). */
   onRun?: (q: string, kind: 'cold' | 'warm', n: number) => void;
 }
@@ -246,7 +252,7 @@ export async function measureQueries(client: ClickHouseClient, table: string, ur
       }
       const before = (await activeParts(client, table)).names.join(',');
       const queryId = `${o.queryIdPrefix}-${q.id}-${kind}${n}-a${a}`;
-      const r = await runMeasured(client, q.sql, queryId, settings, cancellationSignal());
+      const r = o.target ? await killOnCancel(o.target, queryId, runMeasured(client, q.sql, queryId, settings, cancellationSignal())) : await runMeasured(client, q.sql, queryId, settings, cancellationSignal());
       const after = (await activeParts(client, table)).names.join(',');
       const elapsedNs = summaryNumber(r.summary, 'elapsed_ns');
       // read_rows / read_bytes: HTTP summary (newer servers), else the statistics block of the JSON output.
@@ -311,6 +317,8 @@ export function createRunQueries() {
       const client = connect(target, { maxExecutionTimeS: cell.protocol.maxExecutionTimeS });
       let merges: CommandOutcome | null = null;
       try {
+        // A retry re-measures this step from scratch, never beside a run of the earlier attempt.
+        const previous = await settlePreviousAttempts(target, client, queryIdPrefix(cell.runId, cell.cellKey, phase));
         if (cell.protocol.stopMergesDuringQueries) merges = await tryCommand(client, `SYSTEM STOP MERGES ${m.table}`);
         const records = await measureQueries(client, m.table, target.url, queries, {
           coldRuns: cell.protocol.coldRuns,
@@ -318,6 +326,7 @@ export function createRunQueries() {
           dropOsPageCache: cell.protocol.dropOsPageCache,
           maxExecutionTimeS: cell.protocol.maxExecutionTimeS,
           queryLog,
+          target,
           queryIdPrefix: queryIdPrefix(cell.runId, cell.cellKey, phase),
           onRun: (q, kind, n) => heartbeat({ step: `queries-${phase}`, query: q, run: `${kind} ${n}` }),
         });
@@ -327,6 +336,7 @@ export function createRunQueries() {
           attempt: attempt(),
           cold_definition: `caches dropped (${CACHE_DROP_COMMANDS.join('; ')}; outcome per run) + min_bytes_to_use_direct_io=1 (direct I/O requested)${cell.protocol.dropOsPageCache ? ' + OS page cache drop attempted (outcome per run)' : ''}`,
           merges_stopped: merges,
+          previous_attempts: previous,
           run_settings: records[0]?.samples.find((x) => x.kind === 'warm')?.settings ?? {},
           query_log: queryLog ? 'available' : 'not available',
           queries: records,

@@ -8,7 +8,8 @@ import path from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
 import { parseRunSpec, expandMatrix, cellKey, SpecError, type RunSpec } from '../spec';
 import { loadWorkload, workloadQueries } from '../lib/workload';
-import { runDir, writeJsonAtomic, readJsonIfExists } from '../lib/results-store';
+import { runDir, cellDir, writeJsonAtomic, readJsonIfExists } from '../lib/results-store';
+import type { CellOutcome } from './types';
 
 /** Output of {@link validateSpec}. */
 export interface ValidatedRun {
@@ -16,6 +17,20 @@ export interface ValidatedRun {
   cellKeys: string[];
   /** Absolute run directory (`<resultsDir>/<runId>`). */
   runDir: string;
+  /**
+   * Cells whose result is already in the results store and is reused instead of run again: every
+   * succeeded or skipped cell, and failed/cancelled cells written at or after `reuseFailedSince`.
+   */
+  reused: CellOutcome[];
+}
+
+/** Options of the matrix workflow (second workflow argument; all optional). */
+export interface MatrixOptions {
+  /**
+   * ISO time: failed/cancelled cell results written at or after it are reused too. Set by the matrix
+   * itself when it continues as new, so a failed cell is not re-run within the same resume.
+   */
+  reuseFailedSince?: string;
 }
 
 /**
@@ -58,22 +73,40 @@ export function createValidateSpec() {
      * Validate the run spec and record the run.
      * @throws ApplicationFailure type `InvalidSpec` (non-retryable) listing every problem.
      */
-    async validateSpec(input: { spec: unknown; runId: string; startedAt: string }): Promise<ValidatedRun> {
+    async validateSpec(input: { spec: unknown; runId: string; startedAt: string; reuseFailedSince?: string }): Promise<ValidatedRun> {
       const { spec, problems } = checkSpec(input.spec);
       if (!spec || problems.length)
         throw ApplicationFailure.create({ type: 'InvalidSpec', nonRetryable: true, message: `invalid run spec:\n  - ${problems.join('\n  - ')}` });
       const dir = runDir(spec.resultsDir, input.runId);
       const cellKeys = expandMatrix(spec).map(cellKey);
       const runFile = path.join(dir, 'run.json');
-      const prev = readJsonIfExists<{ startedAt: string }>(runFile);
+      const prev = readJsonIfExists<{ startedAt: string; spec: RunSpec; resumes?: string[] }>(runFile);
+      if (prev && JSON.stringify(prev.spec) !== JSON.stringify(spec))
+        throw ApplicationFailure.create({
+          type: 'InvalidSpec',
+          nonRetryable: true,
+          message: `run ${input.runId} already exists in ${dir} with a different spec; resume it with the spec stored in ${path.join(dir, 'run-spec.json')}, or start a new run id`,
+        });
+      const reused: CellOutcome[] = [];
+      for (const k of cellKeys) {
+        const file = path.join(cellDir(spec.resultsDir, input.runId, k), 'result.json');
+        const r = readJsonIfExists<{ status: CellOutcome['status']; error?: string; written_at: string }>(file);
+        if (!r) continue;
+        const keep = r.status === 'succeeded' || r.status === 'skipped' || (input.reuseFailedSince !== undefined && r.written_at >= input.reuseFailedSince);
+        if (keep) reused.push({ cellKey: k, status: r.status, resultFile: file, ...(r.error ? { error: r.error } : {}) });
+      }
       writeJsonAtomic(runFile, {
         schema: 'chbench.run/v1',
         runId: input.runId,
         startedAt: prev?.startedAt ?? input.startedAt,
         spec,
         cells: cellKeys,
+        // Each start of the matrix workflow after the first (resume or continue-as-new).
+        resumes: prev ? [...(prev.resumes ?? []), input.startedAt] : [],
       });
-      return { spec, cellKeys, runDir: dir };
+      // The spec exactly as given: the input to resume this run with `temporal workflow start --input-file`.
+      writeJsonAtomic(path.join(dir, 'run-spec.json'), input.spec);
+      return { spec, cellKeys, runDir: dir, reused };
     },
   };
 }

@@ -54,7 +54,10 @@ export function createWriteResults() {
      * Write `result.json` from the step files present in the cell directory.
      * @returns a reference to it with the cell's status.
      */
-    async writeCellResult(cell: CellInput, outcome: { status: CellOutcome['status']; error?: string; skipReason?: string; attempts?: Record<string, number> }): Promise<CellOutcome> {
+    async writeCellResult(
+      cell: CellInput,
+      outcome: { status: CellOutcome['status']; error?: string; skipReason?: string; attempts?: Record<string, number>; targetRestarts?: { step: string; error: string }[] },
+    ): Promise<CellOutcome> {
       const dir = cellDir(cell.resultsDir, cell.runId, cell.cellKey);
       const read = <T>(f: string) => readJsonIfExists<T>(path.join(dir, f));
       const quiesce: Record<string, unknown> = {};
@@ -73,7 +76,10 @@ export function createWriteResults() {
         status: outcome.status,
         ...(outcome.error ? { error: outcome.error } : {}),
         ...(outcome.skipReason ? { skip_reason: outcome.skipReason } : {}),
+        /** Attempts each step took (1 = first try); > 1 means the figures of that step come from a retry. */
         attempts: outcome.attempts ?? {},
+        /** Times the server was lost and provisioned again, with the step it happened in. */
+        target_restarts: outcome.targetRestarts ?? [],
         written_at: new Date().toISOString(),
         provision: read('provision.json') ?? null,
         schema_ddl: read('schema.json') ?? null,

@@ -17,6 +17,7 @@
  * - `GET /chbench/running` → JSON `[{query_id, state, received_at_ms, started_at_ms, sql_head}]` for
  *   the statement executing (`state: 'running'`) and those waiting for it (`state: 'queued'`,
  *   `started_at_ms: null`). Times are epoch milliseconds; `sql_head` is the first 200 characters.
+ * - `GET /chbench/statements` → the statement log (JSON lines, see `logStatement`).
  * - `GET /chbench/info` → JSON `{chdb, clickhouse, pid, dataDir, timezone, startedAt}`.
  *
  * ## URL parameters
@@ -303,6 +304,24 @@ interface Entry {
   cancel: (e: Error) => void;
 }
 
+/**
+ * Every finished statement is appended, as one JSON line, to `<dataDir>/statements.jsonl`
+ * (`{query_id, received_at_ms, started_at_ms, finished_at_ms, ok, sql_head}`), served by
+ * `GET /chbench/statements`: the embedded engine's stand-in for `system.query_log`, used to prove
+ * that no retry ran beside its own previous attempt.
+ */
+let statementLogFile: string | undefined;
+
+function logStatement(e: Entry, ok: boolean): void {
+  if (!statementLogFile) return;
+  const line = JSON.stringify({ query_id: e.queryId, received_at_ms: e.receivedAtMs, started_at_ms: e.startedAtMs, finished_at_ms: Date.now(), ok, sql_head: e.sqlHead.slice(0, 120) });
+  try {
+    fs.appendFileSync(statementLogFile, line + '\n');
+  } catch {
+    /* the directory is being removed at teardown */
+  }
+}
+
 class StatementQueue {
   private running: Entry | undefined;
   private readonly waiting: Entry[] = [];
@@ -334,9 +353,13 @@ class StatementQueue {
     register?.((e) => this.cancelQueued(queryId, e));
     this.pump();
     await turn; // rejects when cancelled while queued
+    let ok = false;
     try {
-      return await fn();
+      const r = await fn();
+      ok = true;
+      return r;
     } finally {
+      logStatement(entry, ok);
       this.running = undefined;
       this.pump();
     }
@@ -577,6 +600,7 @@ async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
   const dataDir = path.resolve(args.dataDir);
   const dataPath = path.join(dataDir, 'data');
+  statementLogFile = path.join(dataDir, 'statements.jsonl');
   fs.mkdirSync(dataPath, { recursive: true });
   const { version: chdbVersion, drainPending } = loadChdb();
   const v = chdbVersion();
@@ -727,6 +751,11 @@ async function main(): Promise<void> {
       req.resume();
       res.writeHead(200, { ...baseHeaders(), 'Content-Type': 'text/html; charset=UTF-8' });
       res.end(req.method === 'HEAD' ? undefined : 'Ok.\n');
+      return;
+    }
+    if (p === '/chbench/statements' && req.method === 'GET') {
+      res.writeHead(200, { 'Content-Type': 'application/x-ndjson' });
+      res.end(statementLogFile && fs.existsSync(statementLogFile) ? fs.readFileSync(statementLogFile) : '');
       return;
     }
     if (p === '/chbench/running' && req.method === 'GET') {

@@ -45,41 +45,68 @@ const CLEANUP: ActivityOptions = { startToCloseTimeout: '5 minutes', retry: { ..
 
 const acts = proxyActivities<Activities>(SHORT);
 
+/** How many times a cell provisions again after its server became unreachable. */
+const MAX_TARGET_RESTARTS = 3;
+
 /** Run one cell; never throws for a measurement failure (it is recorded in the cell result). */
 export async function benchmarkCell(cell: CellInput): Promise<CellOutcome> {
   const progress: CellProgress = { cellKey: cell.cellKey, step: 'provision', status: 'running', done: [] };
   setHandler(cellProgressQuery, () => progress);
+  const attempts: Record<string, number> = {};
+  const restarts: { step: string; error: string }[] = [];
+  let input: StepInput | undefined;
 
-  const step = async <T>(name: string, opts: ActivityOptions, summary: string, run: (o: ActivityOptions) => Promise<T>): Promise<T> => {
-    progress.step = name;
-    upsertSearchAttributes([{ key: PHASE, value: name }]);
-    const r = await run({ ...opts, summary });
-    progress.done.push(name);
-    return r;
+  const provision = async (summary: string) => {
+    const p = await acts.provision.executeWithOptions({ ...LONG, summary }, [cell]);
+    attempts.provision = Math.max(attempts.provision ?? 0, p.attempt);
+    input = { cell, target: p.target };
+    return p;
   };
 
-  let input: StepInput | undefined;
+  /**
+   * Run one step. If its server became unreachable (process killed, host lost), provision again —
+   * the provisioner restarts the server on the cell's data directory — and run the step again.
+   */
+  const step = async <T extends { attempt: number }>(name: string, opts: ActivityOptions, summary: string, run: (o: ActivityOptions, si: StepInput) => Promise<T>): Promise<T> => {
+    progress.step = name;
+    upsertSearchAttributes([{ key: PHASE, value: name }]);
+    for (;;) {
+      try {
+        const r = await run({ ...opts, summary }, input as StepInput);
+        attempts[name] = (attempts[name] ?? 0) + r.attempt;
+        progress.done.push(name);
+        return r;
+      } catch (err) {
+        if (!(err instanceof ActivityFailure && err.cause instanceof ApplicationFailure && err.cause.type === 'TargetUnavailable') || restarts.length >= MAX_TARGET_RESTARTS) throw err;
+        attempts[name] = (attempts[name] ?? 0) + 1;
+        restarts.push({ step: name, error: err.cause.message });
+        await provision(`provision again after the server was lost during ${name}`);
+      }
+    }
+  };
+
   let outcome: { status: CellOutcome['status']; error?: string; skipReason?: string } = { status: 'succeeded' };
   try {
-    const prov = await step('provision', LONG, `provision ${cell.target.kind} ClickHouse ${cell.version}`, (o) => acts.provision.executeWithOptions(o, [cell]));
-    input = { cell, target: prov.target };
+    progress.step = 'provision';
+    upsertSearchAttributes([{ key: PHASE, value: 'provision' }]);
+    const prov = await provision(`provision ${cell.target.kind} ClickHouse ${cell.version}`);
+    progress.done.push('provision');
     if (prov.skipReason) {
       outcome = { status: 'skipped', skipReason: prov.skipReason };
     } else {
-      const si = input;
-      await step('collect-metrics', SHORT, 'metrics snapshot (start)', (o) => acts.collectMetrics.executeWithOptions(o, [si, 'start']));
-      await step('create-schema', SHORT, `create table, codec ${cell.codec}`, (o) => acts.createSchema.executeWithOptions(o, [si]));
-      await step('load', LONG, `load ${cell.scale.toLocaleString('en-US')} rows`, (o) => acts.loadData.executeWithOptions(o, [si]));
-      await step('quiesce', LONG, 'wait for merges to settle', (o) => acts.quiesceMerges.executeWithOptions(o, [si, 'after-load']));
-      await step('storage', SHORT, 'per-column sizes from system.parts_columns', (o) => acts.storageStats.executeWithOptions(o, [si]));
       const ql = prov.server.query_log === 'available';
-      await step('queries-baseline', LONG, `queries: ${cell.protocol.coldRuns} cold + ${cell.protocol.warmRuns} warm each`, (o) => acts.runQueries.executeWithOptions(o, [si, 'baseline', ql]));
+      await step('collect-metrics', SHORT, 'metrics snapshot (start)', (o, si) => acts.collectMetrics.executeWithOptions(o, [si, 'start']));
+      await step('create-schema', SHORT, `create table, codec ${cell.codec}`, (o, si) => acts.createSchema.executeWithOptions(o, [si]));
+      await step('load', LONG, `load ${cell.scale.toLocaleString('en-US')} rows`, (o, si) => acts.loadData.executeWithOptions(o, [si]));
+      await step('quiesce', LONG, 'wait for merges to settle', (o, si) => acts.quiesceMerges.executeWithOptions(o, [si, 'after-load']));
+      await step('storage', SHORT, 'per-column sizes from system.parts_columns', (o, si) => acts.storageStats.executeWithOptions(o, [si]));
+      await step('queries-baseline', LONG, `queries: ${cell.protocol.coldRuns} cold + ${cell.protocol.warmRuns} warm each`, (o, si) => acts.runQueries.executeWithOptions(o, [si, 'baseline', ql]));
       if (cell.skipIndex) {
-        await step('materialize-index', LONG, 'ADD + MATERIALIZE INDEX, poll system.mutations', (o) => acts.materializeSkipIndex.executeWithOptions(o, [si]));
-        await step('quiesce-index', LONG, 'wait for merges to settle after the mutation', (o) => acts.quiesceMerges.executeWithOptions(o, [si, 'after-index']));
-        await step('queries-index', LONG, 're-run index queries', (o) => acts.runQueries.executeWithOptions(o, [si, 'index', ql]));
+        await step('materialize-index', LONG, 'ADD + MATERIALIZE INDEX, poll system.mutations', (o, si) => acts.materializeSkipIndex.executeWithOptions(o, [si]));
+        await step('quiesce-index', LONG, 'wait for merges to settle after the mutation', (o, si) => acts.quiesceMerges.executeWithOptions(o, [si, 'after-index']));
+        await step('queries-index', LONG, 're-run index queries', (o, si) => acts.runQueries.executeWithOptions(o, [si, 'index', ql]));
       }
-      await step('collect-metrics-end', SHORT, 'metrics snapshot (end)', (o) => acts.collectMetrics.executeWithOptions(o, [si, 'end']));
+      await step('collect-metrics-end', SHORT, 'metrics snapshot (end)', (o, si) => acts.collectMetrics.executeWithOptions(o, [si, 'end']));
     }
   } catch (err) {
     if (isCancellation(err)) outcome = { status: 'cancelled', error: 'cancelled by request' };
@@ -89,7 +116,7 @@ export async function benchmarkCell(cell: CellInput): Promise<CellOutcome> {
   // Results first, then teardown — both must happen even when the cell was cancelled.
   const result = await CancellationScope.nonCancellable(async () => {
     progress.step = 'write-results';
-    const r = await acts.writeCellResult.executeWithOptions({ ...SHORT, summary: `write result.json (${outcome.status})` }, [cell, outcome]);
+    const r = await acts.writeCellResult.executeWithOptions({ ...SHORT, summary: `write result.json (${outcome.status})` }, [cell, { ...outcome, attempts, targetRestarts: restarts }]);
     const tear = cell.teardown === 'always' || (cell.teardown === 'on-success' && outcome.status !== 'failed');
     if (input && tear) {
       progress.step = 'teardown';

@@ -16,9 +16,13 @@ import {
   CancellationScope,
   isCancellation,
   ParentClosePolicy,
+  continueAsNew,
+  CancelledFailure,
 } from '@temporalio/workflow';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { Activities } from '../activities';
 import type { CellInput, CellOutcome } from '../activities/types';
+import type { MatrixOptions } from '../activities/validate-spec';
 import { cellKey as keyOf, expandMatrix } from '../lib/matrix';
 import type { RunSpecInput } from '../spec';
 import { benchmarkCell } from './cell';
@@ -34,6 +38,8 @@ export interface MatrixProgress {
   failed: string[];
   skipped: string[];
   succeeded: string[];
+  /** Cells reused from an earlier start of this run (resume). */
+  reused: number;
   reportPath?: string;
 }
 
@@ -47,25 +53,39 @@ export interface MatrixResult {
   cells: CellOutcome[];
 }
 
+const { awaitWorkflowClosed } = proxyActivities<Activities>({ startToCloseTimeout: '30 minutes', heartbeatTimeout: '30 seconds', retry: { maximumAttempts: 5 } });
+
 const { validateSpec, writeReport } = proxyActivities<Activities>({
   startToCloseTimeout: '2 minutes',
   retry: { maximumAttempts: 3, nonRetryableErrorTypes: ['InvalidSpec'] },
 });
 
-/** Run a benchmark matrix. @throws ApplicationFailure `InvalidSpec` before anything is provisioned. */
-export async function benchmarkMatrix(specInput: RunSpecInput): Promise<MatrixResult> {
+/**
+ * Start a new run of this workflow (continue-as-new) when the server suggests it or the history
+ * passes this many events, whichever comes first. A cell costs the matrix ~10 events.
+ */
+export const EVENT_BUDGET = 4000;
+
+/**
+ * Run a benchmark matrix. Cells whose result is already in the results store (an earlier start of
+ * the same run id) are reused, not run again: starting the workflow again with the same workflow id
+ * and spec resumes a run. @throws ApplicationFailure `InvalidSpec` before anything is provisioned.
+ */
+export async function benchmarkMatrix(specInput: RunSpecInput, options: MatrixOptions = {}): Promise<MatrixResult> {
   const runId = workflowInfo().workflowId;
-  const progress: MatrixProgress = { runId, phase: 'validate', total: 0, done: 0, running: [], failed: [], skipped: [], succeeded: [] };
+  const startedAt = new Date().toISOString();
+  const progress: MatrixProgress = { runId, phase: 'validate', total: 0, done: 0, running: [], failed: [], skipped: [], succeeded: [], reused: 0 };
   setHandler(matrixProgressQuery, () => progress);
   upsertSearchAttributes([
     { key: RUN_ID, value: runId },
     { key: PHASE, value: 'validate' },
   ]);
 
-  const { spec } = await validateSpec.executeWithOptions(
+  const { spec, reused } = await validateSpec.executeWithOptions(
     { startToCloseTimeout: '2 minutes', retry: { maximumAttempts: 3, nonRetryableErrorTypes: ['InvalidSpec'] }, summary: 'validate run spec' },
-    [{ spec: specInput, runId, startedAt: new Date().toISOString() }],
+    [{ spec: specInput, runId, startedAt, ...(options.reuseFailedSince ? { reuseFailedSince: options.reuseFailedSince } : {}) }],
   );
+  const done = new Set(reused.map((r) => r.cellKey));
   const cells: CellInput[] = expandMatrix(spec).map((c) => ({
     runId,
     cellKey: keyOf(c),
@@ -81,17 +101,22 @@ export async function benchmarkMatrix(specInput: RunSpecInput): Promise<MatrixRe
     resultsDir: spec.resultsDir,
   }));
   progress.total = cells.length;
+  progress.reused = reused.length;
+  progress.done = reused.length;
+  for (const r of reused) (r.status === 'succeeded' ? progress.succeeded : r.status === 'skipped' ? progress.skipped : progress.failed).push(r.cellKey);
   progress.phase = 'cells';
   upsertSearchAttributes([{ key: PHASE, value: 'cells' }]);
 
-  const outcomes: CellOutcome[] = [];
-  let cancelled = false;
-  const queue = [...cells];
+  const outcomes: CellOutcome[] = [...reused];
+  let cancelled: unknown;
+  let continueAsNewNow = false;
+  const queue = cells.filter((c) => !done.has(c.cellKey));
   const runOne = async (cell: CellInput): Promise<void> => {
     progress.running.push(cell.cellKey);
-    try {
-      const r = await executeChild(benchmarkCell, {
-        workflowId: `${runId}/${cell.cellKey}`,
+    const childId = `${runId}/${cell.cellKey}`;
+    const start = () =>
+      executeChild(benchmarkCell, {
+        workflowId: childId,
         args: [cell],
         staticSummary: `${spec.workload} ${spec.scale.toLocaleString('en-US')} rows on ClickHouse ${cell.version}, codec ${cell.codec} (${spec.target.kind})`,
         parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
@@ -102,30 +127,47 @@ export async function benchmarkMatrix(specInput: RunSpecInput): Promise<MatrixRe
           { key: PHASE, value: 'provision' },
         ],
       });
+    try {
+      let r: CellOutcome;
+      try {
+        r = await start();
+      } catch (err) {
+        // On a resumed run, the cell's child from the previous start may still be cleaning up.
+        if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+        await awaitWorkflowClosed.executeWithOptions({ startToCloseTimeout: '30 minutes', heartbeatTimeout: '30 seconds', summary: `wait for the previous ${childId} to close` }, [childId]);
+        r = await start();
+      }
       outcomes.push(r);
       (r.status === 'succeeded' ? progress.succeeded : r.status === 'skipped' ? progress.skipped : progress.failed).push(cell.cellKey);
     } catch (err) {
-      if (isCancellation(err) || CancellationScope.current().consideredCancelled) cancelled = true;
+      if (isCancellation(err) || CancellationScope.current().consideredCancelled) cancelled ??= err;
       outcomes.push({ cellKey: cell.cellKey, status: cancelled ? 'cancelled' : 'failed', resultFile: '', error: String((err as Error).message) });
       progress.failed.push(cell.cellKey);
     } finally {
       progress.running = progress.running.filter((k) => k !== cell.cellKey);
       progress.done++;
     }
+    const info = workflowInfo();
+    if (info.continueAsNewSuggested || info.historyLength > EVENT_BUDGET) continueAsNewNow = true;
   };
   const lane = async (): Promise<void> => {
-    for (let c = queue.shift(); c && !cancelled; c = queue.shift()) await runOne(c);
+    for (let c = queue.shift(); c && !cancelled && !continueAsNewNow; c = queue.shift()) await runOne(c);
   };
   try {
     await Promise.all(Array.from({ length: Math.min(spec.concurrency, cells.length) }, lane));
   } catch (err) {
     if (!isCancellation(err)) throw err;
-    cancelled = true;
+    cancelled ??= err;
   }
-  if (CancellationScope.current().consideredCancelled) cancelled = true;
+  if (CancellationScope.current().consideredCancelled) cancelled ??= new CancelledFailure('run cancelled');
+
+  if (continueAsNewNow && !cancelled && queue.length > 0) {
+    // Finished cells are in the results store; the next run reuses them (and this run's failures).
+    await continueAsNew<typeof benchmarkMatrix>(specInput, { reuseFailedSince: options.reuseFailedSince ?? startedAt });
+  }
 
   // The report is written even when the run was cancelled: measured cells are kept.
-  return CancellationScope.nonCancellable(async () => {
+  const result = await CancellationScope.nonCancellable(async () => {
     progress.phase = 'report';
     upsertSearchAttributes([{ key: PHASE, value: 'report' }]);
     const { reportPath } = await writeReport.executeWithOptions(
@@ -135,6 +177,9 @@ export async function benchmarkMatrix(specInput: RunSpecInput): Promise<MatrixRe
     progress.phase = cancelled ? 'cancelled' : 'done';
     progress.reportPath = reportPath;
     upsertSearchAttributes([{ key: PHASE, value: progress.phase }]);
-    return { runId, reportPath, status: cancelled ? 'cancelled' : 'completed', cells: outcomes };
+    return { runId, reportPath, status: cancelled ? 'cancelled' : 'completed', cells: outcomes } as MatrixResult;
   });
+  // A cancelled run ends as Canceled in Temporal, after its report was written.
+  if (cancelled) throw new CancelledFailure(`run ${runId} cancelled; report written to ${result.reportPath}`);
+  return result;
 }

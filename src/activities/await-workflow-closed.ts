@@ -1,0 +1,35 @@
+/**
+ * awaitWorkflowClosed: wait (heartbeating) until a workflow execution has closed. Used when a resumed
+ * run wants to start a cell whose child workflow from the previous start is still finishing its
+ * cleanup (it was asked to cancel when that start ended), so the two never overlap.
+ */
+import { Client, Connection } from '@temporalio/client';
+import { heartbeat, sleep } from '../lib/activity-context';
+
+/** Where the activity reaches Temporal (the worker's own address and namespace). */
+export interface TemporalDeps {
+  temporalAddress: string;
+  namespace: string;
+}
+
+/** Activity factory. */
+export function createAwaitWorkflowClosed(deps: TemporalDeps) {
+  return {
+    /** @returns the close status (`COMPLETED`, `FAILED`, `CANCELLED`, `TERMINATED`, …) or `NOT_FOUND`. */
+    async awaitWorkflowClosed(workflowId: string): Promise<{ status: string }> {
+      const connection = await Connection.connect({ address: deps.temporalAddress });
+      try {
+        const h = new Client({ connection, namespace: deps.namespace }).workflow.getHandle(workflowId);
+        for (;;) {
+          const d = await h.describe().catch((e: Error) => (e.name === 'WorkflowNotFoundError' ? undefined : Promise.reject(e)));
+          if (!d) return { status: 'NOT_FOUND' };
+          if (d.status.name !== 'RUNNING') return { status: d.status.name };
+          heartbeat({ waiting_for: workflowId });
+          await sleep(500);
+        }
+      } finally {
+        await connection.close();
+      }
+    },
+  };
+}

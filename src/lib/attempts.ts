@@ -1,0 +1,83 @@
+/**
+ * Retries that never overlap their own previous attempt, and server-side cleanup on cancellation.
+ *
+ * Every statement chbench issues for a step has a query_id starting with the step's prefix
+ * (`chb-<run>-<cell>-<step>`) and ending with `-a<attempt>`. Before a step re-issues a long statement
+ * it looks for statements of earlier attempts still running on the server — `system.processes` on a
+ * real server, `GET /chbench/running` on the embedded one — and kills them (`KILL QUERY … SYNC`) or,
+ * where the engine cannot kill a running statement (embedded chdb), waits for them to finish.
+ */
+import type { ClickHouseClient } from '@clickhouse/client';
+import { ApplicationFailure } from '@temporalio/common';
+import type { TargetHandle } from '../targets/types';
+import { connect, sqlString, tryCommand } from './clickhouse';
+import { runningQueryIds } from './table-state';
+import { heartbeat, sleep, cancellationSignal } from './activity-context';
+import { httpGet } from '../targets/process';
+
+/** Query ids with `prefix` running (or queued) on the target. */
+export async function runningWithPrefix(target: TargetHandle, client: ClickHouseClient, prefix: string): Promise<string[]> {
+  if (target.kind === 'embedded') {
+    const r = await httpGet(`${target.url}/chbench/running`, 5000);
+    if (r.status !== 200) throw new Error(`${target.url}/chbench/running: HTTP ${r.status}`);
+    return (JSON.parse(r.body) as { query_id: string }[]).map((x) => x.query_id).filter((id) => id.startsWith(prefix));
+  }
+  return runningQueryIds(client, prefix);
+}
+
+/** What happened to earlier attempts' statements. */
+export interface PreviousAttempts {
+  /** Query ids that were still running when the step started. */
+  found: string[];
+  /** `killed` (real servers) or `waited` (engines that cannot interrupt a statement). */
+  action: 'none' | 'killed' | 'waited';
+  waited_ms: number;
+}
+
+/**
+ * Make sure no statement of an earlier attempt of this step still runs. Heartbeats while waiting.
+ * @throws ApplicationFailure `PreviousAttemptStuck` when it is still there after `timeoutMs`.
+ */
+export async function settlePreviousAttempts(target: TargetHandle, client: ClickHouseClient, prefix: string, timeoutMs = 3_600_000): Promise<PreviousAttempts> {
+  const t0 = Date.now();
+  const found = await runningWithPrefix(target, client, prefix);
+  if (!found.length) return { found, action: 'none', waited_ms: 0 };
+  const canKill = target.kind !== 'embedded';
+  if (canKill) for (const id of found) await tryCommand(client, `KILL QUERY WHERE query_id = ${sqlString(id)} SYNC`);
+  for (;;) {
+    const still = await runningWithPrefix(target, client, prefix);
+    if (!still.length) return { found, action: canKill ? 'killed' : 'waited', waited_ms: Date.now() - t0 };
+    if (Date.now() - t0 > timeoutMs)
+      throw ApplicationFailure.create({ type: 'PreviousAttemptStuck', nonRetryable: true, message: `statements of an earlier attempt are still running after ${timeoutMs} ms: ${still.join(', ')}` });
+    heartbeat({ waiting_for_previous_attempt: still });
+    await sleep(1000);
+  }
+}
+
+/**
+ * While `work` runs, kill `queryId` on the server if the activity is cancelled (a user cancel, a
+ * timeout, or worker shutdown), so a cancelled step leaves nothing running.
+ */
+export async function killOnCancel<T>(target: TargetHandle, queryId: string, work: Promise<T>): Promise<T> {
+  const signal = cancellationSignal();
+  if (!signal) return work;
+  const onAbort = () => {
+    const c = connect(target);
+    void tryCommand(c, `KILL QUERY WHERE query_id = ${sqlString(queryId)}`).finally(() => c.close());
+  };
+  signal.addEventListener('abort', onAbort, { once: true });
+  try {
+    return await work;
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
+}
+
+/** Network errors that mean the server is gone (process died, port closed). */
+const GONE = /ECONNREFUSED|ECONNRESET|socket hang up|EPIPE|ENOTCONN|other side closed/i;
+
+/** True when `e` says the target server is unreachable rather than that a statement failed. */
+export function isTargetGone(e: unknown): boolean {
+  const err = e as NodeJS.ErrnoException & { cause?: unknown };
+  return GONE.test(`${err?.code ?? ''} ${err?.message ?? ''}`) || (err?.cause !== undefined && isTargetGone(err.cause));
+}

@@ -1,0 +1,108 @@
+/**
+ * Durability on real components (dev server, worker, embedded engine): a cancelled run tears every
+ * target down and keeps what was measured; a run that stopped part-way resumes without redoing
+ * finished cells; gc removes what a closed run left.
+ */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, existsSync, readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { WorkflowFailedError } from '@temporalio/client';
+import { CancelledFailure } from '@temporalio/common';
+import { startTemporalEnv, type TemporalEnv } from './helpers/temporal-env';
+import type { MatrixProgress, MatrixResult } from '../src/workflows';
+import { collectGarbage } from '../src/lib/gc';
+import { provisionEmbedded } from '../src/targets/embedded';
+import { isAlive } from '../src/targets/process';
+
+let env: TemporalEnv;
+before(async () => {
+  env = await startTemporalEnv('durability');
+});
+after(async () => {
+  await env?.stop();
+});
+
+const spec = (name: string) => ({
+  name,
+  workload: 'logs',
+  scale: 300_000,
+  target: { kind: 'embedded' },
+  matrix: { version: ['26.7'], codec: ['LZ4', 'ZSTD(3)'] },
+  protocol: { quiesce: { stableForMs: 500 } },
+  resultsDir: env.resultsDir,
+});
+
+async function waitFor(handle: { query: (q: string) => Promise<unknown> }, pred: (p: MatrixProgress) => boolean): Promise<MatrixProgress> {
+  for (let i = 0; i < 1200; i++) {
+    const p = (await handle.query('progress').catch(() => undefined)) as MatrixProgress | undefined;
+    if (p && pred(p)) return p;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('condition not reached');
+}
+
+function leftovers(): string[] {
+  return existsSync(env.workDir) ? readdirSync(env.workDir).flatMap((d) => readdirSync(path.join(env.workDir, d)).map((c) => `${d}/${c}`)) : [];
+}
+
+test('temporal workflow cancel tears down, keeps measured results and ends the run as cancelled', async () => {
+  const runId = `cancel-${Date.now()}`;
+  const handle = await env.client.workflow.start('benchmarkMatrix', { taskQueue: env.taskQueue, workflowId: runId, args: [spec('cancel')] });
+  await waitFor(handle, (p) => p.succeeded.length === 1 && p.running.length === 1);
+  await new Promise((r) => setTimeout(r, 1500)); // mid-cell
+  await handle.cancel();
+  await assert.rejects(handle.result(), (e: unknown) => e instanceof WorkflowFailedError && e.cause instanceof CancelledFailure);
+  const run = JSON.parse(readFileSync(path.join(env.resultsDir, runId, 'run.json'), 'utf8'));
+  assert.equal(run.status, 'cancelled');
+  const lz4 = JSON.parse(readFileSync(path.join(env.resultsDir, runId, 'cells', 'v26.7-lz4', 'result.json'), 'utf8'));
+  assert.equal(lz4.status, 'succeeded', 'the finished cell is kept');
+  const zstd = JSON.parse(readFileSync(path.join(env.resultsDir, runId, 'cells', 'v26.7-zstd3', 'result.json'), 'utf8'));
+  assert.equal(zstd.status, 'cancelled');
+  assert.match(readFileSync(path.join(env.resultsDir, runId, 'report.md'), 'utf8'), /run status \*\*cancelled\*\*/);
+  assert.deepEqual(leftovers(), [], 'every target was torn down');
+});
+
+test('a run that stopped part-way resumes: finished cells are reused, only the rest runs', async () => {
+  const runId = `resume-${Date.now()}`;
+  const handle = await env.client.workflow.start('benchmarkMatrix', { taskQueue: env.taskQueue, workflowId: runId, args: [spec('resume')] });
+  await waitFor(handle, (p) => p.succeeded.length === 1 && p.running.length === 1);
+  await handle.terminate('simulated crash of the run');
+  const first = path.join(env.resultsDir, runId, 'cells', 'v26.7-lz4', 'result.json');
+  const mtime = statSync(first).mtimeMs;
+  // Resume = start the same workflow id with the spec stored with the run (what `chbench resume` does).
+  const stored = JSON.parse(readFileSync(path.join(env.resultsDir, runId, 'run-spec.json'), 'utf8'));
+  const r = (await env.client.workflow.execute('benchmarkMatrix', { taskQueue: env.taskQueue, workflowId: runId, args: [stored] })) as MatrixResult;
+  assert.deepEqual(r.cells.map((c) => [c.cellKey, c.status]).sort(), [['v26.7-lz4', 'succeeded'], ['v26.7-zstd3', 'succeeded']]);
+  assert.equal(statSync(first).mtimeMs, mtime, 'the finished cell was reused, not measured again');
+  const children: string[] = [];
+  for await (const w of env.client.workflow.list({ query: `WorkflowId = '${runId}/v26.7-lz4'` })) children.push(w.status.name);
+  assert.equal(children.length, 1, 'the reused cell ran once');
+  const run = JSON.parse(readFileSync(path.join(env.resultsDir, runId, 'run.json'), 'utf8'));
+  assert.equal(run.resumes.length, 1);
+  assert.deepEqual(leftovers(), []);
+});
+
+test('a spec that differs from the stored one is refused on resume', async () => {
+  const runId = `resume-diff-${Date.now()}`;
+  const small = { ...spec('diff'), scale: 50_000, matrix: { version: ['26.7'], codec: ['LZ4'] }, skipIndex: false };
+  await env.client.workflow.execute('benchmarkMatrix', { taskQueue: env.taskQueue, workflowId: runId, args: [small] });
+  await assert.rejects(
+    env.client.workflow.execute('benchmarkMatrix', { taskQueue: env.taskQueue, workflowId: runId, args: [{ ...small, scale: 60_000 }] }),
+    (e: unknown) => e instanceof WorkflowFailedError && /different spec/.test(String((e.cause as Error)?.cause ?? e.cause)),
+  );
+});
+
+test('gc removes the servers of closed runs and keeps nothing else', async () => {
+  const runId = `gc-${Date.now()}`;
+  const h = await provisionEmbedded({ runId, cellKey: 'v26.7-lz4', version: '26.7', workDir: env.workDir });
+  assert.ok(isAlive(h.pid!));
+  const dry = await collectGarbage(env.workDir, env.client, true);
+  assert.deepEqual(dry.removed.map((r) => r.runId), [runId]);
+  assert.ok(isAlive(h.pid!), 'dry run removes nothing');
+  const res = await collectGarbage(env.workDir, env.client);
+  assert.deepEqual(res.removed.map((r) => r.runId), [runId]);
+  await new Promise((r) => setTimeout(r, 200));
+  assert.ok(!isAlive(h.pid!), 'the leaked server was stopped');
+  assert.deepEqual(leftovers(), []);
+});
