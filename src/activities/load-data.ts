@@ -63,7 +63,7 @@ export function createLoadData() {
         let truncated: LoadRecord['truncated_before_load'] = null;
         if (existing > 0) {
           truncated = { rows_found: existing, reason: prev ? 'row count differs from the recorded load' : 'rows present without a recorded load (earlier attempt crashed)' };
-          await client.command({ query: `TRUNCATE TABLE ${m.table}` });
+          await client.command({ query: `TRUNCATE TABLE ${m.table}`, query_id: `${prefix}-truncate-a${attempt()}` });
         }
         const sql = renderTemplate(cell.workload, m.load, { table: m.table, rows: cell.scale, codec: cell.codec });
         const settings = { ...m.loadSettings, max_execution_time: cell.protocol.maxExecutionTimeS };

@@ -10,7 +10,7 @@ import { connect, queryRows, queryScalar, tryCommand } from '../lib/clickhouse';
 import { cellDir, writeJsonAtomic } from '../lib/results-store';
 import { loadWorkload, cannotRunReason } from '../lib/workload';
 import { versionMatchesLabel } from '../lib/version';
-import { heartbeat } from '../lib/activity-context';
+import { heartbeat, withHeartbeat } from '../lib/activity-context';
 import type { CellInput, ProvisionResult, ServerInfo } from './types';
 import type { TargetHandle } from '../targets/types';
 
@@ -70,12 +70,10 @@ export function createProvision(deps: ProvisionDeps) {
      */
     async provision(cell: CellInput): Promise<ProvisionResult> {
       heartbeat({ step: 'provision' });
-      const target = await provisionTarget(cell.target, {
-        runId: cell.runId,
-        cellKey: cell.cellKey,
-        version: cell.version,
-        workDir: path.resolve(deps.workDir),
-      });
+      const target = await withHeartbeat(
+        provisionTarget(cell.target, { runId: cell.runId, cellKey: cell.cellKey, version: cell.version, workDir: path.resolve(deps.workDir) }),
+        () => ({ step: 'provision' }),
+      );
       heartbeat({ step: 'provision', url: target.url });
       const server = await readServerInfo(target);
       const m = loadWorkload(cell.workload);

@@ -1,22 +1,72 @@
 /**
- * teardown: stop/drop what provision created (process + data directory, or the cell's database).
- * Idempotent; runs in a non-cancellable scope of the cell workflow, after results were written.
+ * teardown: archive the server's statement log for this cell, then stop/drop what provision created
+ * (process + data directory, or the cell's database). Idempotent; runs in a non-cancellable scope of
+ * the cell workflow, after results were written.
+ *
+ * The archive — `system.query_log` rows of the cell's query ids where the server keeps it, else the
+ * embedded engine's `statements.jsonl` — is written to the cell's results as `server-log.jsonl`
+ * before the data directory goes away: it shows every statement chbench ran, with start and end.
  */
 import path from 'node:path';
+import { existsSync, copyFileSync, writeFileSync } from 'node:fs';
 import { teardownTarget } from '../targets';
 import { cellDir, writeJsonAtomic } from '../lib/results-store';
+import { connect, queryRows, sqlString, tryCommand } from '../lib/clickhouse';
+import { withHeartbeat } from '../lib/activity-context';
+import { queryIdPrefix } from './load-data';
 import type { StepInput } from './types';
+import type { TargetHandle } from '../targets/types';
+
+/**
+ * Copy the statements of a cell into `file` (JSON lines: query_id, started/finished ms, ok).
+ * @returns the source used, or why there is none.
+ */
+export async function archiveServerLog(target: TargetHandle, prefix: string, file: string): Promise<string> {
+  if (target.kind === 'embedded') {
+    const src = target.dataDir ? path.join(target.dataDir, 'statements.jsonl') : undefined;
+    if (!src || !existsSync(src)) return 'not available: no statements.jsonl';
+    copyFileSync(src, file);
+    return 'embedded statements.jsonl';
+  }
+  const client = connect(target);
+  try {
+    const flush = await tryCommand(client, 'SYSTEM FLUSH LOGS');
+    if (!flush.ok) return `not available: ${flush.error}`;
+    const rows = await queryRows<{ query_id: string; start_ms: string; duration_ms: string; type: string }>(
+      client,
+      `SELECT query_id, toUInt64(query_start_time) * 1000 AS start_ms, query_duration_ms AS duration_ms, toString(type) AS type
+       FROM system.query_log WHERE event_date >= yesterday() AND substring(query_id, 1, ${Buffer.byteLength(prefix)}) = ${sqlString(prefix)}`,
+    );
+    // `type` is an Enum on some versions and a number on others: skip QueryStart rows (1) here.
+    const ended = rows.filter((r) => r.type !== 'QueryStart' && r.type !== '1');
+    writeFileSync(
+      file,
+      ended
+        .map((r) => JSON.stringify({ query_id: r.query_id, started_at_ms: Number(r.start_ms), finished_at_ms: Number(r.start_ms) + Number(r.duration_ms), ok: r.type === 'QueryFinish' || r.type === '2' }))
+        .join('\n') + (ended.length ? '\n' : ''),
+    );
+    return 'system.query_log (start at second resolution)';
+  } catch (e) {
+    return `not available: ${(e as Error).message.split('\n')[0]}`;
+  } finally {
+    await client.close();
+  }
+}
 
 /** Activity factory. */
 export function createTeardown() {
   return {
-    /** Tear the target down; records `teardown.json`. */
+    /** Archive the statement log, tear the target down; records `teardown.json`. */
     async teardown({ cell, target }: StepInput): Promise<{ torn_down: true }> {
-      await teardownTarget(target);
-      writeJsonAtomic(path.join(cellDir(cell.resultsDir, cell.runId, cell.cellKey), 'teardown.json'), {
+      const dir = cellDir(cell.resultsDir, cell.runId, cell.cellKey);
+      const prefix = queryIdPrefix(cell.runId, cell.cellKey, '').replace(/-$/, '');
+      const archive = await archiveServerLog(target, prefix, path.join(dir, 'server-log.jsonl')).catch((e: Error) => `not available: ${e.message}`);
+      await withHeartbeat(teardownTarget(target), () => ({ step: 'teardown' }));
+      writeJsonAtomic(path.join(dir, 'teardown.json'), {
         torn_down_at: new Date().toISOString(),
         kind: target.kind,
         what: target.kind === 'external' ? `DROP DATABASE ${target.database}` : `stopped pid ${target.pid}, removed ${target.dataDir}`,
+        server_log_archive: archive,
       });
       return { torn_down: true };
     },

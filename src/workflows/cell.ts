@@ -36,12 +36,18 @@ const NON_RETRYABLE = ['InvalidSpec', 'QuiesceTimeout', 'MutationFailed', 'NoInd
 
 const retry: RetryPolicy = { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 3, nonRetryableErrorTypes: NON_RETRYABLE };
 
-/** Short steps (DDL, stats, result files): 2 min each, heartbeat not needed. */
-const SHORT: ActivityOptions = { startToCloseTimeout: '2 minutes', retry };
-/** Long steps (provision, load, quiesce, queries, index): heartbeat every few seconds, noticed dead after 30 s. */
-const LONG: ActivityOptions = { startToCloseTimeout: '6 hours', heartbeatTimeout: '30 seconds', retry };
+/**
+ * A worker that dies is noticed within HEARTBEAT_TIMEOUT: long steps heartbeat every 2 s, and short
+ * steps finish (or heartbeat) well within it, so a lost attempt is retried on another worker in
+ * seconds rather than after its start-to-close timeout.
+ */
+const HEARTBEAT_TIMEOUT = '10 seconds';
+/** Short steps (DDL, stats, result files). */
+const SHORT: ActivityOptions = { startToCloseTimeout: '5 minutes', heartbeatTimeout: HEARTBEAT_TIMEOUT, retry };
+/** Long steps (provision, load, quiesce, queries, index). */
+const LONG: ActivityOptions = { startToCloseTimeout: '6 hours', heartbeatTimeout: HEARTBEAT_TIMEOUT, retry };
 /** Teardown: its own timeouts, more attempts. */
-const CLEANUP: ActivityOptions = { startToCloseTimeout: '5 minutes', retry: { ...retry, maximumAttempts: 5 } };
+const CLEANUP: ActivityOptions = { startToCloseTimeout: '5 minutes', heartbeatTimeout: HEARTBEAT_TIMEOUT, retry: { ...retry, maximumAttempts: 10 } };
 
 const acts = proxyActivities<Activities>(SHORT);
 

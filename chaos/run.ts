@@ -1,0 +1,384 @@
+/**
+ * `npm run test:chaos`: the fault-injection suite. Real Temporal dev server (file-backed), real worker
+ * processes (`chbench worker`), real ClickHouse targets (embedded engine and Debian's 18.16 server).
+ *
+ * Trials (each a fresh run, checked afterwards):
+ *   1. kill-worker      SIGKILL the worker at seeded random moments covering every step kind, restart it
+ *   2. kill-server      SIGKILL the ClickHouse server during load and during a query run (embedded + local)
+ *   3. restart-temporal stop and restart the Temporal dev server (same SQLite file) mid-run
+ *   4. cancel           `cancel` a run in the middle of a cell
+ *   5. sigterm-worker   SIGTERM a worker during a long activity (graceful shutdown), then start a new one
+ * After each: exactly one result per cell (one completed child execution), loaded rows equal the
+ * spec, no two attempts of a step overlapped on the server (archived statement logs), no process,
+ * data directory or database of the run left. Prints one line per trial and a final line
+ *   chaos: trials N, survived N, kills K, duplicated cells 0, double loads 0, leaked resources 0
+ * Exit code 1 if any trial did not survive. `CHAOS_SEED=<n>` replays a run's random choices.
+ */
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, readFileSync, existsSync, readdirSync, openSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Client, Connection, WorkflowFailedError } from '@temporalio/client';
+import { startDevServer, freePort, type DevServer } from '../src/lib/dev-server';
+import { REPO_ROOT } from '../src/config';
+import { readLabel } from '../src/targets/process';
+import type { MatrixProgress } from '../src/workflows/matrix';
+import type { CellProgress } from '../src/workflows/cell';
+
+const LOCAL_BINARY = process.env.CHBENCH_CLICKHOUSE_SERVER ?? '/usr/sbin/clickhouse-server';
+const MIN_KILLS = Number(process.env.CHAOS_MIN_KILLS ?? 20);
+const seed = Number(process.env.CHAOS_SEED ?? Math.floor(Math.random() * 2 ** 31));
+
+/** mulberry32: a small seeded PRNG, so `CHAOS_SEED` replays the same kill moments. */
+function prng(a: number): () => number {
+  return () => {
+    a |= 0;
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+const rand = prng(seed);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+interface Ctx {
+  tmp: string;
+  workDir: string;
+  resultsDir: string;
+  taskQueue: string;
+  server: DevServer;
+  port: number;
+  dbFile: string;
+  client: Client;
+  connection: Connection;
+  worker?: ChildProcess;
+}
+
+function startWorker(ctx: Ctx): ChildProcess {
+  const log = openSync(path.join(ctx.tmp, 'worker.log'), 'a');
+  const w = spawn(process.execPath, [path.join(REPO_ROOT, 'dist', 'src', 'cli.js'), 'worker'], {
+    env: { ...process.env, TEMPORAL_ADDRESS: ctx.server.address, CHBENCH_TASK_QUEUE: ctx.taskQueue, CHBENCH_WORK_DIR: ctx.workDir, CHBENCH_LOG_LEVEL: 'WARN' },
+    stdio: ['ignore', log, log],
+  });
+  ctx.worker = w;
+  return w;
+}
+
+async function stopWorker(ctx: Ctx, signal: NodeJS.Signals): Promise<void> {
+  const w = ctx.worker;
+  if (!w || w.exitCode !== null || w.signalCode !== null) return;
+  const done = new Promise((r) => w.once('exit', r));
+  w.kill(signal);
+  const t = setTimeout(() => w.kill('SIGKILL'), 60_000);
+  await done;
+  clearTimeout(t);
+}
+
+const spec = (ctx: Ctx, name: string, extra: Record<string, unknown> = {}) => ({
+  name,
+  workload: 'logs',
+  scale: 400_000,
+  target: { kind: 'embedded' },
+  matrix: { version: ['26.7'], codec: ['LZ4', 'ZSTD(3)'] },
+  protocol: { warmRuns: 2, quiesce: { stableForMs: 500 } },
+  resultsDir: ctx.resultsDir,
+  ...extra,
+});
+
+const localSpec = (ctx: Ctx, name: string) => ({
+  name,
+  workload: 'logs-legacy',
+  scale: 300_000,
+  target: { kind: 'local', binaries: { '18.16': LOCAL_BINARY } },
+  matrix: { version: ['18.16'], codec: ['LZ4'] },
+  skipIndex: false,
+  protocol: { warmRuns: 2, quiesce: { stableForMs: 500 } },
+  resultsDir: ctx.resultsDir,
+});
+
+async function cellSteps(ctx: Ctx, runId: string): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  const p = (await ctx.client.workflow.getHandle(runId).query<MatrixProgress>('progress').catch(() => undefined)) as MatrixProgress | undefined;
+  for (const k of p?.running ?? []) {
+    const c = await ctx.client.workflow.getHandle(`${runId}/${k}`).query<CellProgress>('progress').catch(() => undefined);
+    if (c) out[k] = c.step;
+  }
+  return out;
+}
+
+async function waitForStep(ctx: Ctx, runId: string, step: string, timeoutMs = 180_000): Promise<string | undefined> {
+  const t0 = Date.now();
+  while (Date.now() - t0 < timeoutMs) {
+    const steps = await cellSteps(ctx, runId);
+    const k = Object.keys(steps).find((c) => steps[c] === step);
+    if (k) return k;
+    await sleep(100);
+  }
+  return undefined;
+}
+
+/** What the checks found for one run. */
+interface Check {
+  problems: string[];
+  duplicated: number;
+  doubleLoads: number;
+  leaked: number;
+}
+
+interface LogLine {
+  query_id: string;
+  started_at_ms: number | null;
+  finished_at_ms: number;
+  ok: boolean;
+}
+
+async function checkRun(ctx: Ctx, runId: string, scale: number, expect: 'completed' | 'cancelled'): Promise<Check> {
+  const c: Check = { problems: [], duplicated: 0, doubleLoads: 0, leaked: 0 };
+  const run = JSON.parse(readFileSync(path.join(ctx.resultsDir, runId, 'run.json'), 'utf8')) as { cells: string[]; status?: string };
+  if (run.status !== expect) c.problems.push(`run status ${run.status}, expected ${expect}`);
+  for (const k of run.cells) {
+    const file = path.join(ctx.resultsDir, runId, 'cells', k, 'result.json');
+    if (!existsSync(file)) {
+      if (expect === 'completed') c.problems.push(`${k}: no result`);
+      continue;
+    }
+    const r = JSON.parse(readFileSync(file, 'utf8'));
+    if (expect === 'completed' && r.status !== 'succeeded') c.problems.push(`${k}: ${r.status} ${r.error ?? ''}`);
+    if (r.load && r.load.rows_in_table !== scale) c.problems.push(`${k}: ${r.load.rows_in_table} rows, expected ${scale}`);
+    // Exactly one completed child execution per cell.
+    let completed = 0;
+    for await (const w of ctx.client.workflow.list({ query: `WorkflowId = '${runId}/${k}'` })) if (w.status.name === 'COMPLETED') completed++;
+    if (completed > 1) c.duplicated++;
+    if (expect === 'completed' && completed !== 1) c.problems.push(`${k}: ${completed} completed cell executions`);
+    // Statement log archived at teardown: attempts of one step never overlap; one load after the last truncate.
+    const logFile = path.join(ctx.resultsDir, runId, 'cells', k, 'server-log.jsonl');
+    if (!existsSync(logFile)) {
+      c.problems.push(`${k}: no archived server log`);
+      continue;
+    }
+    const lines = readFileSync(logFile, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as LogLine).filter((l) => l.started_at_ms !== null);
+    const byStep = new Map<string, LogLine[]>();
+    for (const l of lines) {
+      const m = /^(.*)-a(\d+)$/.exec(l.query_id);
+      if (!m || !/-(load|baseline|index)(-|$)/.test(m[1])) continue;
+      const stepKey = m[1].replace(/-(q\d+-(cold|warm)\d+|truncate)$/, '');
+      byStep.set(stepKey, [...(byStep.get(stepKey) ?? []), l]);
+    }
+    for (const [stepKey, ls] of byStep) {
+      for (const a of ls)
+        for (const b of ls) {
+          const [aa, ab] = [/-a(\d+)$/.exec(a.query_id)![1], /-a(\d+)$/.exec(b.query_id)![1]];
+          if (aa === ab || a === b) continue;
+          if (a.started_at_ms! < b.finished_at_ms && b.started_at_ms! < a.finished_at_ms && a.started_at_ms! <= b.started_at_ms!)
+            c.problems.push(`${k}: attempts ${aa} and ${ab} of ${stepKey} overlapped on the server`);
+        }
+    }
+    const loads = lines.filter((l) => /-load-a\d+$/.test(l.query_id) && l.ok).length;
+    const truncates = lines.filter((l) => /-load-truncate-a\d+$/.test(l.query_id) && l.ok).length;
+    if (loads - truncates > 1) c.doubleLoads++;
+  }
+  // Nothing of the run left: directories and processes.
+  const runDir = path.join(ctx.workDir, runId);
+  if (existsSync(runDir) && readdirSync(runDir).length) c.leaked += readdirSync(runDir).length;
+  const procs = execFileSync('sh', ['-c', `pgrep -af '${ctx.workDir}/${runId}/' || true`]).toString().split('\n').filter((l) => l && !l.includes('pgrep'));
+  c.leaked += procs.length;
+  if (c.leaked) c.problems.push(`leaked: ${c.leaked}`);
+  return c;
+}
+
+async function result(ctx: Ctx, runId: string): Promise<'completed' | 'cancelled' | 'failed'> {
+  try {
+    await ctx.client.workflow.getHandle(runId).result();
+    return 'completed';
+  } catch (e) {
+    if (e instanceof WorkflowFailedError && (e.cause as Error)?.name === 'CancelledFailure') return 'cancelled';
+    return 'failed';
+  }
+}
+
+// ------------------------------------------------------------------------------------------------
+// Trials
+
+interface TrialOutcome {
+  name: string;
+  survived: boolean;
+  detail: string;
+  kills: number;
+  check: Check;
+}
+
+const STEP_KINDS = ['provision', 'collect-metrics', 'create-schema', 'load', 'quiesce', 'storage', 'queries-baseline', 'materialize-index', 'quiesce-index', 'queries-index', 'collect-metrics-end', 'write-results', 'teardown'];
+
+async function trialKillWorker(ctx: Ctx): Promise<TrialOutcome> {
+  let kills = 0;
+  const covered = new Set<string>();
+  const checks: Check[] = [];
+  let runs = 0;
+  const problems: string[] = [];
+  while ((kills < MIN_KILLS || covered.size < STEP_KINDS.length) && runs < 6) {
+    runs++;
+    const runId = `chaos-kill-${seed}-${runs}`;
+    await ctx.client.workflow.start('benchmarkMatrix', { taskQueue: ctx.taskQueue, workflowId: runId, args: [spec(ctx, 'chaos-kill')] });
+    const done = result(ctx, runId);
+    let finished = false;
+    void done.then(() => (finished = true));
+    // Aim each kill at a step not yet covered when possible, else at a random moment.
+    while (!finished) {
+      const want = STEP_KINDS.filter((s) => !covered.has(s));
+      const deadline = Date.now() + 1000 + rand() * 6000;
+      let hit: string | undefined;
+      while (!finished && Date.now() < deadline) {
+        const steps = Object.values(await cellSteps(ctx, runId));
+        hit = steps.find((s) => want.includes(s));
+        if (hit && rand() < 0.6) break;
+        await sleep(50 + rand() * 150);
+      }
+      if (finished) break;
+      const steps = Object.values(await cellSteps(ctx, runId));
+      await stopWorker(ctx, 'SIGKILL');
+      kills++;
+      steps.forEach((s) => covered.add(s));
+      startWorker(ctx);
+    }
+    const status = await done;
+    if (status !== 'completed') problems.push(`${runId}: ${status}`);
+    checks.push(await checkRun(ctx, runId, 400_000, 'completed'));
+  }
+  const check = merge(checks);
+  check.problems.push(...problems);
+  const missing = STEP_KINDS.filter((s) => !covered.has(s));
+  if (kills < MIN_KILLS) check.problems.push(`only ${kills} kills`);
+  return { name: 'kill-worker', survived: check.problems.length === 0, detail: `${runs} run(s), ${kills} SIGKILLs, steps hit: ${[...covered].length}/${STEP_KINDS.length}${missing.length ? ` (missed ${missing.join(', ')})` : ''}`, kills, check };
+}
+
+function serverPid(ctx: Ctx, runId: string, cellKey: string): number | undefined {
+  return readLabel(path.join(ctx.workDir, runId, cellKey))?.pid;
+}
+
+async function trialKillServer(ctx: Ctx, kind: 'embedded' | 'local'): Promise<TrialOutcome> {
+  const runId = `chaos-server-${kind}-${seed}`;
+  const s = kind === 'embedded' ? spec(ctx, 'chaos-server') : localSpec(ctx, 'chaos-server');
+  await ctx.client.workflow.start('benchmarkMatrix', { taskQueue: ctx.taskQueue, workflowId: runId, args: [s] });
+  const done = result(ctx, runId);
+  const killed: string[] = [];
+  for (const step of ['load', 'queries-baseline']) {
+    const cell = await waitForStep(ctx, runId, step);
+    if (!cell) continue;
+    await sleep(step === 'load' ? 300 : 200 + rand() * 300);
+    const pid = serverPid(ctx, runId, cell);
+    if (pid) {
+      process.kill(pid, 'SIGKILL');
+      killed.push(`${cell}@${step}`);
+    }
+  }
+  const status = await done;
+  const check = await checkRun(ctx, runId, s.scale, 'completed');
+  if (status !== 'completed') check.problems.push(`run ${status}`);
+  if (killed.length < 2) check.problems.push(`server killed only ${killed.length} time(s)`);
+  let restarts = 0;
+  for (const k of readdirSync(path.join(ctx.resultsDir, runId, 'cells'))) restarts += JSON.parse(readFileSync(path.join(ctx.resultsDir, runId, 'cells', k, 'result.json'), 'utf8')).target_restarts?.length ?? 0;
+  if (restarts < killed.length) check.problems.push(`${killed.length} kills but ${restarts} recorded target restarts`);
+  return { name: `kill-server-${kind}`, survived: check.problems.length === 0, detail: `killed during ${killed.join(', ')}; target restarts recorded ${restarts}`, kills: 0, check };
+}
+
+async function trialRestartTemporal(ctx: Ctx): Promise<TrialOutcome> {
+  const runId = `chaos-temporal-${seed}`;
+  await ctx.client.workflow.start('benchmarkMatrix', { taskQueue: ctx.taskQueue, workflowId: runId, args: [spec(ctx, 'chaos-temporal')] });
+  const cell = await waitForStep(ctx, runId, 'load');
+  await sleep(500 + rand() * 1500);
+  await ctx.server.stop();
+  await sleep(3000);
+  ctx.server = await startDevServer({ port: ctx.port, dbFile: ctx.dbFile, keepDb: true });
+  await ctx.connection.close();
+  ctx.connection = await Connection.connect({ address: ctx.server.address });
+  ctx.client = new Client({ connection: ctx.connection });
+  const status = await result(ctx, runId);
+  const check = await checkRun(ctx, runId, 400_000, 'completed');
+  if (status !== 'completed') check.problems.push(`run ${status}`);
+  return { name: 'restart-temporal', survived: check.problems.length === 0, detail: `server stopped for 3 s while ${cell ?? '?'} was loading`, kills: 0, check };
+}
+
+async function trialCancel(ctx: Ctx): Promise<TrialOutcome> {
+  const runId = `chaos-cancel-${seed}`;
+  await ctx.client.workflow.start('benchmarkMatrix', { taskQueue: ctx.taskQueue, workflowId: runId, args: [spec(ctx, 'chaos-cancel')] });
+  const step = rand() < 0.5 ? 'load' : 'queries-baseline';
+  const cell = await waitForStep(ctx, runId, step);
+  await sleep(200 + rand() * 500);
+  await ctx.client.workflow.getHandle(runId).cancel();
+  const status = await result(ctx, runId);
+  const check = await checkRun(ctx, runId, 400_000, 'cancelled');
+  if (status !== 'cancelled') check.problems.push(`run ended ${status}, expected cancelled`);
+  return { name: 'cancel', survived: check.problems.length === 0, detail: `cancelled while ${cell ?? '?'} was in ${step}`, kills: 0, check };
+}
+
+async function trialSigtermWorker(ctx: Ctx): Promise<TrialOutcome> {
+  const runId = `chaos-sigterm-${seed}`;
+  await ctx.client.workflow.start('benchmarkMatrix', { taskQueue: ctx.taskQueue, workflowId: runId, args: [spec(ctx, 'chaos-sigterm')] });
+  const cell = await waitForStep(ctx, runId, 'queries-baseline');
+  const pidBefore = cell ? serverPid(ctx, runId, cell) : undefined;
+  await stopWorker(ctx, 'SIGTERM');
+  const pidAfterShutdown = cell ? serverPid(ctx, runId, cell) : undefined;
+  const aliveAfter = pidBefore !== undefined && existsSync(`/proc/${pidBefore}`);
+  startWorker(ctx);
+  const status = await result(ctx, runId);
+  const check = await checkRun(ctx, runId, 400_000, 'completed');
+  if (status !== 'completed') check.problems.push(`run ${status}`);
+  if (!aliveAfter || pidBefore !== pidAfterShutdown) check.problems.push('the worker shutdown tore the target down');
+  return { name: 'sigterm-worker', survived: check.problems.length === 0, detail: `SIGTERM while ${cell ?? '?'} ran queries; its server (pid ${pidBefore}) ${aliveAfter ? 'kept running' : 'was stopped'}`, kills: 0, check };
+}
+
+function merge(cs: Check[]): Check {
+  return {
+    problems: cs.flatMap((c) => c.problems),
+    duplicated: cs.reduce((a, c) => a + c.duplicated, 0),
+    doubleLoads: cs.reduce((a, c) => a + c.doubleLoads, 0),
+    leaked: cs.reduce((a, c) => a + c.leaked, 0),
+  };
+}
+
+async function main(): Promise<void> {
+  const tmp = mkdtempSync(path.join(os.tmpdir(), 'chbench-chaos-'));
+  const port = await freePort();
+  const dbFile = path.join(tmp, 'temporal.sqlite');
+  const server = await startDevServer({ port, dbFile, keepDb: true });
+  const connection = await Connection.connect({ address: server.address });
+  const ctx: Ctx = { tmp, workDir: path.join(tmp, 'targets'), resultsDir: path.join(tmp, 'results'), taskQueue: `chaos-${seed}`, server, port, dbFile, connection, client: new Client({ connection }) };
+  console.log(`chaos: seed ${seed} (replay with CHAOS_SEED=${seed}); logs in ${tmp}`);
+  startWorker(ctx);
+  const outcomes: TrialOutcome[] = [];
+  const trials: [string, () => Promise<TrialOutcome>][] = [
+    ['kill-worker', () => trialKillWorker(ctx)],
+    ['kill-server-embedded', () => trialKillServer(ctx, 'embedded')],
+    ['kill-server-local', () => trialKillServer(ctx, 'local')],
+    ['restart-temporal', () => trialRestartTemporal(ctx)],
+    ['cancel', () => trialCancel(ctx)],
+    ['sigterm-worker', () => trialSigtermWorker(ctx)],
+  ];
+  const only = process.env.CHAOS_TRIALS?.split(',');
+  for (const [name, run] of trials) {
+    if (only && !only.includes(name)) continue;
+    const t0 = Date.now();
+    let o: TrialOutcome;
+    try {
+      o = await run();
+    } catch (e) {
+      o = { name, survived: false, detail: `harness error: ${(e as Error).stack}`, kills: 0, check: { problems: [String(e)], duplicated: 0, doubleLoads: 0, leaked: 0 } };
+    }
+    outcomes.push(o);
+    console.log(`trial ${o.name}: ${o.survived ? 'survived' : 'FAILED'} in ${((Date.now() - t0) / 1000).toFixed(0)} s — ${o.detail}${o.check.problems.length ? `; problems: ${o.check.problems.join('; ')}` : ''}`);
+  }
+  await stopWorker(ctx, 'SIGTERM');
+  await ctx.connection.close();
+  await ctx.server.stop();
+  const all = merge(outcomes.map((o) => o.check));
+  const survived = outcomes.filter((o) => o.survived).length;
+  console.log(`chaos: trials ${outcomes.length}, survived ${survived}, kills ${outcomes.reduce((a, o) => a + o.kills, 0)}, duplicated cells ${all.duplicated}, double loads ${all.doubleLoads}, leaked resources ${all.leaked}`);
+  if (survived === outcomes.length) rmSync(tmp, { recursive: true, force: true });
+  process.exit(survived === outcomes.length ? 0 : 1);
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
