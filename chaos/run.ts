@@ -58,7 +58,7 @@ interface Ctx {
 function startWorker(ctx: Ctx): ChildProcess {
   const log = openSync(path.join(ctx.tmp, 'worker.log'), 'a');
   const w = spawn(process.execPath, [path.join(REPO_ROOT, 'dist', 'src', 'cli.js'), 'worker'], {
-    env: { ...process.env, TEMPORAL_ADDRESS: ctx.server.address, CHBENCH_TASK_QUEUE: ctx.taskQueue, CHBENCH_WORK_DIR: ctx.workDir, CHBENCH_LOG_LEVEL: 'WARN' },
+    env: { ...process.env, TEMPORAL_ADDRESS: ctx.server.address, CHBENCH_TASK_QUEUE: ctx.taskQueue, CHBENCH_WORK_DIR: ctx.workDir, CHBENCH_LOG_LEVEL: 'WARN', CHBENCH_FAULT_STEP_DELAY_MS: '300' },
     stdio: ['ignore', log, log],
   });
   ctx.worker = w;
@@ -97,14 +97,18 @@ const localSpec = (ctx: Ctx, name: string) => ({
   resultsDir: ctx.resultsDir,
 });
 
-async function cellSteps(ctx: Ctx, runId: string): Promise<Record<string, string>> {
-  const out: Record<string, string> = {};
+async function cellProgress(ctx: Ctx, runId: string): Promise<Record<string, CellProgress>> {
+  const out: Record<string, CellProgress> = {};
   const p = (await ctx.client.workflow.getHandle(runId).query<MatrixProgress>('progress').catch(() => undefined)) as MatrixProgress | undefined;
   for (const k of p?.running ?? []) {
     const c = await ctx.client.workflow.getHandle(`${runId}/${k}`).query<CellProgress>('progress').catch(() => undefined);
-    if (c) out[k] = c.step;
+    if (c) out[k] = c;
   }
   return out;
+}
+
+async function cellSteps(ctx: Ctx, runId: string): Promise<Record<string, string>> {
+  return Object.fromEntries(Object.entries(await cellProgress(ctx, runId)).map(([k, c]) => [k, c.step]));
 }
 
 async function waitForStep(ctx: Ctx, runId: string, step: string, timeoutMs = 180_000): Promise<string | undefined> {
@@ -216,29 +220,37 @@ async function trialKillWorker(ctx: Ctx): Promise<TrialOutcome> {
   const checks: Check[] = [];
   let runs = 0;
   const problems: string[] = [];
-  while ((kills < MIN_KILLS || covered.size < STEP_KINDS.length) && runs < 6) {
+  while ((kills < MIN_KILLS || covered.size < STEP_KINDS.length) && runs < 4) {
     runs++;
     const runId = `chaos-kill-${seed}-${runs}`;
     await ctx.client.workflow.start('benchmarkMatrix', { taskQueue: ctx.taskQueue, workflowId: runId, args: [spec(ctx, 'chaos-kill')] });
     const done = result(ctx, runId);
     let finished = false;
     void done.then(() => (finished = true));
-    // Aim each kill at a step not yet covered when possible, else at a random moment.
+    // Between kills the run must make progress (a step finishes), as after a real crash and restart.
+    // Each kill is aimed at a step kind not yet hit when possible, else at a random moment.
+    let lastDone = -1;
     while (!finished) {
-      const want = STEP_KINDS.filter((s) => !covered.has(s));
-      const deadline = Date.now() + 1000 + rand() * 6000;
-      let hit: string | undefined;
-      while (!finished && Date.now() < deadline) {
-        const steps = Object.values(await cellSteps(ctx, runId));
-        hit = steps.find((s) => want.includes(s));
-        if (hit && rand() < 0.6) break;
-        await sleep(50 + rand() * 150);
+      for (;;) {
+        const p = Object.values(await cellProgress(ctx, runId));
+        const doneNow = p.reduce((a, c) => a + c.done.length, 0) + p.length * 100;
+        if (finished || (p.length && doneNow > lastDone)) break;
+        await sleep(100);
       }
       if (finished) break;
-      const steps = Object.values(await cellSteps(ctx, runId));
+      const want = STEP_KINDS.filter((s) => !covered.has(s));
+      const deadline = Date.now() + 500 + rand() * (want.length ? 8000 : 4000);
+      while (!finished && Date.now() < deadline) {
+        const steps = Object.values(await cellSteps(ctx, runId));
+        if (steps.some((s) => want.includes(s)) && rand() < 0.7) break;
+        await sleep(30 + rand() * 120);
+      }
+      if (finished) break;
+      const p = Object.values(await cellProgress(ctx, runId));
       await stopWorker(ctx, 'SIGKILL');
       kills++;
-      steps.forEach((s) => covered.add(s));
+      p.forEach((c) => covered.add(c.step));
+      lastDone = p.reduce((a, c) => a + c.done.length, 0) + p.length * 100;
       startWorker(ctx);
     }
     const status = await done;

@@ -6,6 +6,7 @@
  * This module is pure (no I/O) so the workflow bundle can import it.
  */
 import { z } from 'zod';
+import { versionMatchesLabel } from './lib/version';
 
 /** Column codecs chbench knows how to apply. `LZ4` means the server default (no CODEC clause). */
 import { CODECS, type Codec } from './lib/matrix';
@@ -139,7 +140,7 @@ export function parseRunSpec(input: unknown): RunSpec {
         );
     }
     if (r.data.target.kind === 'embedded') {
-      const bad = r.data.matrix.version.filter((v) => !EMBEDDED_VERSION.startsWith(v));
+      const bad = r.data.matrix.version.filter((v) => !versionMatchesLabel(EMBEDDED_VERSION, v));
       if (bad.length)
         throw new SpecError(
           bad.map(
@@ -154,12 +155,13 @@ export function parseRunSpec(input: unknown): RunSpec {
 }
 
 /** ClickHouse version of the engine shipped in the pinned `chdb` npm package. */
-export const EMBEDDED_VERSION = '26.7.2';
+export const EMBEDDED_VERSION = '26.7.2.1';
 
 function formatIssue(i: z.core.$ZodIssue): string {
   const path = i.path.length ? i.path.join('.') : '(root)';
   if (i.code === 'unrecognized_keys') return `${path}: unknown key(s) ${i.keys.map((k) => `"${k}"`).join(', ')}`;
-  if (i.code === 'invalid_value') return `${path}: ${i.message}; allowed: ${i.values.map((v) => JSON.stringify(v)).join(', ')}`;
+  if (i.code === 'invalid_value') return `${path}: invalid value; allowed: ${i.values.map((v) => JSON.stringify(v)).join(', ')}`;
+  if (i.code === 'invalid_format' && i.format === 'url') return `${path}: ${i.message}; expected an http:// or https:// URL of the ClickHouse HTTP interface`;
   if (i.code === 'invalid_union' && path.endsWith('target'))
     return `${path}: ${i.message}; target.kind must be one of "embedded", "local", "external"`;
   return `${path}: ${i.message}`;

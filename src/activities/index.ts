@@ -21,7 +21,7 @@ import { createWriteReport } from './write-report';
 import { createAwaitWorkflowClosed, type TemporalDeps } from './await-workflow-closed';
 
 import { ApplicationFailure } from '@temporalio/common';
-import { attempt } from '../lib/activity-context';
+import { attempt, sleep } from '../lib/activity-context';
 import { isTargetGone } from '../lib/attempts';
 
 /**
@@ -44,8 +44,29 @@ export function cellStep<A extends unknown[], R extends object>(name: string, fn
 /** What the worker provides to activities. */
 export type ActivityDeps = ProvisionDeps & TemporalDeps;
 
+/**
+ * Fault-injection aid for the chaos suite: `CHBENCH_FAULT_STEP_DELAY_MS` makes every activity wait
+ * that long (heartbeating) before it starts, so even sub-second steps can be hit by a kill. Unset
+ * (the default) it does nothing.
+ */
+function withFaultDelay<T extends Record<string, (...a: any[]) => Promise<unknown>>>(acts: T): T {
+  const ms = Number(process.env.CHBENCH_FAULT_STEP_DELAY_MS ?? 0);
+  if (!ms) return acts;
+  const out: Record<string, (...a: any[]) => Promise<unknown>> = {};
+  for (const [k, fn] of Object.entries(acts))
+    out[k] = async (...a: any[]) => {
+      await sleep(ms);
+      return fn(...a);
+    };
+  return out as T;
+}
+
 /** Build every activity. */
 export function createActivities(deps: ActivityDeps) {
+  return withFaultDelay(buildActivities(deps));
+}
+
+function buildActivities(deps: ActivityDeps) {
   const { provision } = createProvision(deps);
   const { createSchema } = createCreateSchema();
   const { loadData } = createLoadData();
@@ -65,7 +86,7 @@ export function createActivities(deps: ActivityDeps) {
     materializeSkipIndex: cellStep('materializeSkipIndex', materializeSkipIndex),
     collectMetrics: cellStep('collectMetrics', collectMetrics),
     ...createWriteResults(),
-    ...createTeardown(),
+    ...createTeardown(deps),
     ...createWriteReport(),
     ...createAwaitWorkflowClosed(deps),
   };

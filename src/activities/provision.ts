@@ -5,6 +5,7 @@
  */
 import os from 'node:os';
 import path from 'node:path';
+import { rmSync } from 'node:fs';
 import { provisionTarget } from '../targets';
 import { connect, queryRows, queryScalar, tryCommand } from '../lib/clickhouse';
 import { cellDir, writeJsonAtomic } from '../lib/results-store';
@@ -64,12 +65,16 @@ export async function readServerInfo(t: TargetHandle): Promise<ServerInfo> {
 export function createProvision(deps: ProvisionDeps) {
   return {
     /**
-     * Provision the cell's target and record it in `provision.json`.
+     * Provision the cell's target and record it in `provision.json`. `fresh` (the cell's first
+     * provision) empties the cell's result folder first; a re-provision after a lost server keeps it.
      * @returns the handle (no secrets), server facts and, if this version cannot run the cell, why.
      * @throws Error when the server cannot be started or reached.
      */
-    async provision(cell: CellInput): Promise<ProvisionResult> {
+    async provision(cell: CellInput, fresh = false): Promise<ProvisionResult> {
       heartbeat({ step: 'provision' });
+      // A new execution of the cell starts from an empty result folder: step files of an earlier
+      // execution (a failed cell being run again) must never mix into this one's result.
+      if (fresh) rmSync(cellDir(cell.resultsDir, cell.runId, cell.cellKey), { recursive: true, force: true });
       const target = await withHeartbeat(
         provisionTarget(cell.target, { runId: cell.runId, cellKey: cell.cellKey, version: cell.version, workDir: path.resolve(deps.workDir) }),
         () => ({ step: 'provision' }),

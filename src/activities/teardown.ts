@@ -9,12 +9,12 @@
  */
 import path from 'node:path';
 import { existsSync, copyFileSync, writeFileSync } from 'node:fs';
-import { teardownTarget } from '../targets';
+import { teardownTarget, teardownCellResources } from '../targets';
 import { cellDir, writeJsonAtomic } from '../lib/results-store';
 import { connect, queryRows, sqlString, tryCommand } from '../lib/clickhouse';
 import { withHeartbeat } from '../lib/activity-context';
 import { queryIdPrefix } from './load-data';
-import type { StepInput } from './types';
+import type { CellInput, StepInput } from './types';
 import type { TargetHandle } from '../targets/types';
 
 /**
@@ -54,8 +54,20 @@ export async function archiveServerLog(target: TargetHandle, prefix: string, fil
 }
 
 /** Activity factory. */
-export function createTeardown() {
+export function createTeardown(deps: { workDir: string }) {
   return {
+    /**
+     * Tear down a cell whose provision never returned a handle (it failed, or the cell was cancelled
+     * while provisioning): removes whatever the attempts created. Records `teardown.json`.
+     */
+    async teardownUnprovisioned(cell: CellInput): Promise<{ torn_down: true }> {
+      const what = await withHeartbeat(
+        teardownCellResources(cell.target, { runId: cell.runId, cellKey: cell.cellKey, version: cell.version, workDir: path.resolve(deps.workDir) }),
+        () => ({ step: 'teardown' }),
+      );
+      writeJsonAtomic(path.join(cellDir(cell.resultsDir, cell.runId, cell.cellKey), 'teardown.json'), { torn_down_at: new Date().toISOString(), kind: cell.target.kind, what, server_log_archive: 'not available: the cell was never provisioned' });
+      return { torn_down: true };
+    },
     /** Archive the statement log, tear the target down; records `teardown.json`. */
     async teardown({ cell, target }: StepInput): Promise<{ torn_down: true }> {
       const dir = cellDir(cell.resultsDir, cell.runId, cell.cellKey);

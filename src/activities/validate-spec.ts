@@ -3,7 +3,7 @@
  * workload and its query ids exist, local binaries are executable, password variables are set on
  * this worker — before anything is provisioned, and writes `run.json`.
  */
-import { accessSync, constants } from 'node:fs';
+import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
 import { parseRunSpec, expandMatrix, cellKey, SpecError, type RunSpec } from '../spec';
@@ -33,37 +33,74 @@ export interface MatrixOptions {
   reuseFailedSince?: string;
 }
 
+/** Options of {@link checkSpec}. */
+export interface CheckOptions {
+  /**
+   * Also check what only the worker's host can tell: local binaries are executable, password
+   * variables are set, the results directory is writable. True in the worker's `validateSpec`;
+   * false in the CLI, which may run on another host with another environment.
+   */
+  worker?: boolean;
+}
+
+function nearestExistingDir(p: string): string {
+  let d = path.resolve(p);
+  while (!existsSync(d)) d = path.dirname(d);
+  return d;
+}
+
 /**
- * Validate a spec fully; returns the problems as lines (empty when valid). Pure apart from reading
- * the workload files and checking binaries and environment variables.
+ * Validate a spec fully; returns every problem found, one line each (empty when valid). Problems of
+ * the schema and of the files it names are reported together, so one pass shows them all.
  */
-export function checkSpec(input: unknown): { spec?: RunSpec; problems: string[] } {
-  let spec: RunSpec;
+export function checkSpec(input: unknown, opts: CheckOptions = {}): { spec?: RunSpec; problems: string[] } {
+  const problems: string[] = [];
+  let spec: RunSpec | undefined;
   try {
     spec = parseRunSpec(input);
   } catch (e) {
-    if (e instanceof SpecError) return { problems: e.issues };
-    throw e;
+    if (!(e instanceof SpecError)) throw e;
+    problems.push(...e.issues);
   }
-  const problems: string[] = [];
-  try {
-    const m = loadWorkload(spec.workload);
-    workloadQueries(m, { table: m.table, rows: spec.scale, codec: 'LZ4' }, spec.queries);
-  } catch (e) {
-    problems.push(`${/unknown query/.test(String(e)) ? 'queries' : 'workload'}: ${(e as Error).message.replace(/^(workload|queries): /, '')}`);
+  // Checks on the raw input still run when the schema failed elsewhere.
+  const raw = (typeof input === 'object' && input !== null ? input : {}) as Record<string, any>;
+  if (typeof raw.workload === 'string' && /^[a-z0-9-]+$/.test(raw.workload)) {
+    try {
+      const m = loadWorkload(raw.workload);
+      const ids = Array.isArray(raw.queries) && raw.queries.every((q: unknown) => typeof q === 'string') ? (raw.queries as string[]) : undefined;
+      workloadQueries(m, { table: m.table, rows: 1, codec: 'LZ4' }, ids);
+    } catch (e) {
+      problems.push(`${/unknown query/.test(String(e)) ? 'queries' : 'workload'}: ${(e as Error).message.replace(/^(workload|queries): /, '')}`);
+    }
   }
-  if (spec.target.kind === 'local')
-    for (const [v, bin] of Object.entries(spec.target.binaries)) {
-      if (!spec.matrix.version.includes(v)) continue;
+  if (opts.worker) {
+    const target = raw.target as Record<string, any> | undefined;
+    const versions: unknown[] = Array.isArray(raw.matrix?.version) ? raw.matrix.version : [];
+    if (target?.kind === 'local' && target.binaries && typeof target.binaries === 'object')
+      for (const [v, bin] of Object.entries(target.binaries as Record<string, unknown>)) {
+        if (!versions.includes(v) || typeof bin !== 'string') continue;
+        try {
+          accessSync(bin, constants.X_OK);
+        } catch {
+          problems.push(`target.binaries.${v}: "${bin}" is not an executable file on the worker`);
+        }
+      }
+    if (target?.kind === 'external' && typeof target.passwordEnv === 'string' && process.env[target.passwordEnv] === undefined)
+      problems.push(`target.passwordEnv: environment variable ${target.passwordEnv} is not set on the worker`);
+    const resultsDir = typeof raw.resultsDir === 'string' ? raw.resultsDir : 'results';
+    const abs = path.resolve(resultsDir);
+    if (/^\/(proc|sys|dev)(\/|$)/.test(abs)) problems.push(`resultsDir: "${resultsDir}" is under /proc, /sys or /dev`);
+    else {
+      const base = nearestExistingDir(abs);
       try {
-        accessSync(bin, constants.X_OK);
+        if (!statSync(base).isDirectory()) throw new Error('not a directory');
+        accessSync(base, constants.W_OK);
       } catch {
-        problems.push(`target.binaries.${v}: "${bin}" is not an executable file on this worker`);
+        problems.push(`resultsDir: "${resultsDir}" cannot be created or written on the worker (${base} is not a writable directory)`);
       }
     }
-  if (spec.target.kind === 'external' && spec.target.passwordEnv && process.env[spec.target.passwordEnv] === undefined)
-    problems.push(`target.passwordEnv: environment variable ${spec.target.passwordEnv} is not set on this worker`);
-  return { spec, problems };
+  }
+  return problems.length ? { ...(spec ? { spec } : {}), problems } : { spec, problems };
 }
 
 /** Activity factory. */
@@ -74,7 +111,7 @@ export function createValidateSpec() {
      * @throws ApplicationFailure type `InvalidSpec` (non-retryable) listing every problem.
      */
     async validateSpec(input: { spec: unknown; runId: string; startedAt: string; reuseFailedSince?: string }): Promise<ValidatedRun> {
-      const { spec, problems } = checkSpec(input.spec);
+      const { spec, problems } = checkSpec(input.spec, { worker: true });
       if (!spec || problems.length)
         throw ApplicationFailure.create({ type: 'InvalidSpec', nonRetryable: true, message: `invalid run spec:\n  - ${problems.join('\n  - ')}` });
       const dir = runDir(spec.resultsDir, input.runId);

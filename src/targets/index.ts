@@ -3,7 +3,9 @@ import type { TargetSpec } from '../spec';
 import type { ProvisionRequest, TargetHandle } from './types';
 import { provisionEmbedded, teardownEmbedded } from './embedded';
 import { provisionLocal, teardownLocal } from './local';
-import { provisionExternal, teardownExternal } from './external';
+import path from 'node:path';
+import { provisionExternal, teardownExternal, externalDatabaseName } from './external';
+import { listCellDirs, sanitizePathSegment, stopProcess } from './process';
 
 export type { TargetHandle, ProvisionRequest } from './types';
 
@@ -35,4 +37,21 @@ export async function teardownTarget(h: TargetHandle): Promise<void> {
     case 'external':
       return teardownExternal(h);
   }
+}
+
+/**
+ * Tear down whatever an attempt to provision this cell may have created, without a handle — for a
+ * cell whose provision failed or was cancelled before it returned one. Embedded/local: every
+ * process and directory under `<workDir>/<run>/<cell>`; external: the cell's database.
+ * Idempotent; nothing there is fine.
+ */
+export async function teardownCellResources(spec: TargetSpec, req: ProvisionRequest): Promise<string> {
+  if (spec.kind === 'external') {
+    const database = externalDatabaseName(spec.databasePrefix, req.runId, req.cellKey);
+    await teardownExternal({ kind: 'external', url: spec.url, database, username: spec.username, passwordEnv: spec.passwordEnv, runId: req.runId, cellKey: req.cellKey, provisionedBy: '' });
+    return `DROP DATABASE IF EXISTS ${database}`;
+  }
+  const dirs = listCellDirs(req.workDir, req.runId).filter((d) => path.basename(d) === sanitizePathSegment(req.cellKey));
+  for (const d of dirs) await stopProcess(undefined, d, 15_000);
+  return dirs.length ? `stopped and removed ${dirs.join(', ')}` : 'nothing to remove';
 }

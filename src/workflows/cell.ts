@@ -13,6 +13,8 @@ import {
   upsertSearchAttributes,
   ApplicationFailure,
   ActivityFailure,
+  ActivityCancellationType,
+  CancelledFailure,
   type ActivityOptions,
 } from '@temporalio/workflow';
 import type { RetryPolicy } from '@temporalio/common';
@@ -34,7 +36,11 @@ export const cellProgressQuery = defineQuery<CellProgress>('progress');
 /** Errors that retrying cannot fix. */
 const NON_RETRYABLE = ['InvalidSpec', 'QuiesceTimeout', 'MutationFailed', 'NoIndex', 'ClickHouseError'];
 
-const retry: RetryPolicy = { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 3, nonRetryableErrorTypes: NON_RETRYABLE };
+/**
+ * Retryable failures are infrastructure (a lost worker, a timeout, a network error): retry them
+ * generously. Failures retrying cannot fix are non-retryable by type and fail the cell at once.
+ */
+const retry: RetryPolicy = { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 12, nonRetryableErrorTypes: NON_RETRYABLE };
 
 /**
  * A worker that dies is noticed within HEARTBEAT_TIMEOUT: long steps heartbeat every 2 s, and short
@@ -45,9 +51,16 @@ const HEARTBEAT_TIMEOUT = '10 seconds';
 /** Short steps (DDL, stats, result files). */
 const SHORT: ActivityOptions = { startToCloseTimeout: '5 minutes', heartbeatTimeout: HEARTBEAT_TIMEOUT, retry };
 /** Long steps (provision, load, quiesce, queries, index). */
-const LONG: ActivityOptions = { startToCloseTimeout: '6 hours', heartbeatTimeout: HEARTBEAT_TIMEOUT, retry };
+const LONG: ActivityOptions = {
+  startToCloseTimeout: '6 hours',
+  heartbeatTimeout: HEARTBEAT_TIMEOUT,
+  retry,
+  // On cancel, wait until the activity has really stopped (and killed its statement) before cleanup
+  // runs, so teardown never races a provision or a load that is still going.
+  cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+};
 /** Teardown: its own timeouts, more attempts. */
-const CLEANUP: ActivityOptions = { startToCloseTimeout: '5 minutes', heartbeatTimeout: HEARTBEAT_TIMEOUT, retry: { ...retry, maximumAttempts: 10 } };
+const CLEANUP: ActivityOptions = { startToCloseTimeout: '5 minutes', heartbeatTimeout: HEARTBEAT_TIMEOUT, retry: { ...retry, maximumAttempts: 20 } };
 
 const acts = proxyActivities<Activities>(SHORT);
 
@@ -62,8 +75,8 @@ export async function benchmarkCell(cell: CellInput): Promise<CellOutcome> {
   const restarts: { step: string; error: string }[] = [];
   let input: StepInput | undefined;
 
-  const provision = async (summary: string) => {
-    const p = await acts.provision.executeWithOptions({ ...LONG, summary }, [cell]);
+  const provision = async (summary: string, fresh: boolean) => {
+    const p = await acts.provision.executeWithOptions({ ...LONG, summary }, [cell, fresh]);
     attempts.provision = Math.max(attempts.provision ?? 0, p.attempt);
     input = { cell, target: p.target };
     return p;
@@ -86,7 +99,7 @@ export async function benchmarkCell(cell: CellInput): Promise<CellOutcome> {
         if (!(err instanceof ActivityFailure && err.cause instanceof ApplicationFailure && err.cause.type === 'TargetUnavailable') || restarts.length >= MAX_TARGET_RESTARTS) throw err;
         attempts[name] = (attempts[name] ?? 0) + 1;
         restarts.push({ step: name, error: err.cause.message });
-        await provision(`provision again after the server was lost during ${name}`);
+        await provision(`provision again after the server was lost during ${name}`, false);
       }
     }
   };
@@ -95,7 +108,7 @@ export async function benchmarkCell(cell: CellInput): Promise<CellOutcome> {
   try {
     progress.step = 'provision';
     upsertSearchAttributes([{ key: PHASE, value: 'provision' }]);
-    const prov = await provision(`provision ${cell.target.kind} ClickHouse ${cell.version}`);
+    const prov = await provision(`provision ${cell.target.kind} ClickHouse ${cell.version}`, true);
     progress.done.push('provision');
     if (prov.skipReason) {
       outcome = { status: 'skipped', skipReason: prov.skipReason };
@@ -124,17 +137,20 @@ export async function benchmarkCell(cell: CellInput): Promise<CellOutcome> {
     progress.step = 'write-results';
     const r = await acts.writeCellResult.executeWithOptions({ ...SHORT, summary: `write result.json (${outcome.status})` }, [cell, { ...outcome, attempts, targetRestarts: restarts }]);
     const tear = cell.teardown === 'always' || (cell.teardown === 'on-success' && outcome.status !== 'failed');
-    if (input && tear) {
+    if (tear) {
       progress.step = 'teardown';
       upsertSearchAttributes([{ key: PHASE, value: 'teardown' }]);
-      await acts.teardown.executeWithOptions({ ...CLEANUP, summary: `tear down ${cell.target.kind} target` }, [input]);
+      if (input) await acts.teardown.executeWithOptions({ ...CLEANUP, summary: `tear down ${cell.target.kind} target` }, [input]);
+      // Provision failed or was cancelled before returning a handle: remove whatever it created.
+      else await acts.teardownUnprovisioned.executeWithOptions({ ...CLEANUP, summary: `tear down what provisioning left (${cell.target.kind})` }, [cell]);
     }
     return r;
   });
   progress.step = 'done';
   progress.status = outcome.status;
   upsertSearchAttributes([{ key: PHASE, value: outcome.status }]);
-  if (outcome.status === 'cancelled') throw ApplicationFailure.create({ type: 'CellCancelled', nonRetryable: true, message: `cell ${cell.cellKey} cancelled; result kept at ${result.resultFile}` });
+  // A cancelled cell ends as Canceled in Temporal, after its result was written and its target torn down.
+  if (outcome.status === 'cancelled') throw new CancelledFailure(`cell ${cell.cellKey} cancelled; result kept at ${result.resultFile}`);
   return result;
 }
 

@@ -38,6 +38,7 @@ export interface MatrixProgress {
   failed: string[];
   skipped: string[];
   succeeded: string[];
+  cancelled: string[];
   /** Cells reused from an earlier start of this run (resume). */
   reused: number;
   reportPath?: string;
@@ -74,7 +75,7 @@ export const EVENT_BUDGET = 4000;
 export async function benchmarkMatrix(specInput: RunSpecInput, options: MatrixOptions = {}): Promise<MatrixResult> {
   const runId = workflowInfo().workflowId;
   const startedAt = new Date().toISOString();
-  const progress: MatrixProgress = { runId, phase: 'validate', total: 0, done: 0, running: [], failed: [], skipped: [], succeeded: [], reused: 0 };
+  const progress: MatrixProgress = { runId, phase: 'validate', total: 0, done: 0, running: [], failed: [], skipped: [], succeeded: [], cancelled: [], reused: 0 };
   setHandler(matrixProgressQuery, () => progress);
   upsertSearchAttributes([
     { key: RUN_ID, value: runId },
@@ -103,7 +104,7 @@ export async function benchmarkMatrix(specInput: RunSpecInput, options: MatrixOp
   progress.total = cells.length;
   progress.reused = reused.length;
   progress.done = reused.length;
-  for (const r of reused) (r.status === 'succeeded' ? progress.succeeded : r.status === 'skipped' ? progress.skipped : progress.failed).push(r.cellKey);
+  for (const r of reused) (r.status === 'succeeded' ? progress.succeeded : r.status === 'skipped' ? progress.skipped : r.status === 'cancelled' ? progress.cancelled : progress.failed).push(r.cellKey);
   progress.phase = 'cells';
   upsertSearchAttributes([{ key: PHASE, value: 'cells' }]);
 
@@ -140,9 +141,11 @@ export async function benchmarkMatrix(specInput: RunSpecInput, options: MatrixOp
       outcomes.push(r);
       (r.status === 'succeeded' ? progress.succeeded : r.status === 'skipped' ? progress.skipped : progress.failed).push(cell.cellKey);
     } catch (err) {
-      if (isCancellation(err) || CancellationScope.current().consideredCancelled) cancelled ??= err;
-      outcomes.push({ cellKey: cell.cellKey, status: cancelled ? 'cancelled' : 'failed', resultFile: '', error: String((err as Error).message) });
-      progress.failed.push(cell.cellKey);
+      // The run was cancelled, or only this cell was (then the other cells go on).
+      if (CancellationScope.current().consideredCancelled) cancelled ??= err;
+      const status = isCancellation(err) ? 'cancelled' : 'failed';
+      outcomes.push({ cellKey: cell.cellKey, status, resultFile: '', error: String((err as Error).message) });
+      (status === 'cancelled' ? progress.cancelled : progress.failed).push(cell.cellKey);
     } finally {
       progress.running = progress.running.filter((k) => k !== cell.cellKey);
       progress.done++;
