@@ -12,7 +12,9 @@
  * spec, no two attempts of a step overlapped on the server (archived statement logs), no process,
  * data directory or database of the run left. Prints one line per trial and a final line
  *   chaos: trials N, survived N, kills K, duplicated cells 0, double loads 0, leaked resources 0
- * Exit code 1 if any trial did not survive. `CHAOS_SEED=<n>` replays a run's random choices.
+ * and a line on a 504-cell matrix's history sizes (each < 10,000 events).
+ * Exit code 1 if any trial did not survive. `CHAOS_SEED=<n>` replays a run's random choices;
+ * `CHAOS_TRIALS=a,b` runs only those (names as printed, plus `long-matrix`).
  */
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, readFileSync, existsSync, readdirSync, openSync } from 'node:fs';
@@ -55,10 +57,10 @@ interface Ctx {
   worker?: ChildProcess;
 }
 
-function startWorker(ctx: Ctx): ChildProcess {
+function startWorker(ctx: Ctx, stepDelayMs = 300): ChildProcess {
   const log = openSync(path.join(ctx.tmp, 'worker.log'), 'a');
   const w = spawn(process.execPath, [path.join(REPO_ROOT, 'dist', 'src', 'cli.js'), 'worker'], {
-    env: { ...process.env, TEMPORAL_ADDRESS: ctx.server.address, CHBENCH_TASK_QUEUE: ctx.taskQueue, CHBENCH_WORK_DIR: ctx.workDir, CHBENCH_LOG_LEVEL: 'WARN', CHBENCH_FAULT_STEP_DELAY_MS: '300' },
+    env: { ...process.env, TEMPORAL_ADDRESS: ctx.server.address, CHBENCH_TASK_QUEUE: ctx.taskQueue, CHBENCH_WORK_DIR: ctx.workDir, CHBENCH_LOG_LEVEL: 'WARN', CHBENCH_FAULT_STEP_DELAY_MS: String(stepDelayMs) },
     stdio: ['ignore', log, log],
   });
   ctx.worker = w;
@@ -82,6 +84,8 @@ const spec = (ctx: Ctx, name: string, extra: Record<string, unknown> = {}) => ({
   target: { kind: 'embedded' },
   matrix: { version: ['26.7'], codec: ['LZ4', 'ZSTD(3)'] },
   protocol: { warmRuns: 2, quiesce: { stableForMs: 500 } },
+  // Both cells at once: more steps in flight per kill (timings are not the point here).
+  concurrency: 2,
   resultsDir: ctx.resultsDir,
   ...extra,
 });
@@ -340,6 +344,49 @@ async function trialSigtermWorker(ctx: Ctx): Promise<TrialOutcome> {
   return { name: 'sigterm-worker', survived: check.problems.length === 0, detail: `SIGTERM while ${cell ?? '?'} ran queries; its server (pid ${pidBefore}) ${aliveAfter ? 'kept running' : 'was stopped'}`, kills: 0, check };
 }
 
+/**
+ * Not a fault: a 504-cell matrix (trivial workload, 4 version labels × 7 codecs × 18 repetitions) on
+ * one embedded server used as an `external` target, checking that every workflow history — each run
+ * of the matrix (it continues as new) and every cell — stays under 10,000 events.
+ */
+async function longMatrix(ctx: Ctx): Promise<{ ok: boolean; line: string }> {
+  const { provisionEmbedded, teardownEmbedded } = await import('../src/targets/embedded');
+  const server = await provisionEmbedded({ runId: `chaos-long-server-${seed}`, cellKey: 'shared', version: '26.7', workDir: path.join(ctx.tmp, 'long-server') });
+  const runId = `chaos-long-${seed}`;
+  const t0 = Date.now();
+  try {
+    const spec = {
+      name: 'long',
+      workload: 'trivial',
+      scale: 1000,
+      target: { kind: 'external', url: server.url },
+      matrix: { version: ['26', '26.7', '26.7.2', '26.7.2.1'], codec: ['LZ4', 'LZ4HC', 'ZSTD(1)', 'ZSTD(3)', 'ZSTD(6)', 'ZSTD(9)', 'NONE'], repeat: 18 },
+      skipIndex: false,
+      concurrency: 8,
+      protocol: { coldRuns: 1, warmupRuns: 0, warmRuns: 1, dropOsPageCache: false, stopMergesDuringQueries: false, quiesce: { stableForMs: 0, pollMs: 100 } },
+      resultsDir: ctx.resultsDir,
+    };
+    const r = (await ctx.client.workflow.execute('benchmarkMatrix', { taskQueue: ctx.taskQueue, workflowId: runId, args: [spec] })) as { cells: { status: string }[] };
+    const ok = r.cells.filter((c) => c.status === 'succeeded').length;
+    let maxCell = 0;
+    let cells = 0;
+    for await (const w of ctx.client.workflow.list({ query: `ChbenchRunId = '${runId}' AND WorkflowType = 'benchmarkCell'` })) {
+      cells++;
+      maxCell = Math.max(maxCell, w.historyLength);
+    }
+    const matrixRuns: number[] = [];
+    for await (const w of ctx.client.workflow.list({ query: `WorkflowId = '${runId}'` })) matrixRuns.push(w.historyLength);
+    const maxMatrix = Math.max(...matrixRuns);
+    const pass = ok === 504 && cells === 504 && Math.max(maxMatrix, maxCell) < 10_000;
+    return {
+      ok: pass,
+      line: `long matrix: ${ok}/504 cells succeeded in ${((Date.now() - t0) / 1000).toFixed(0)} s; matrix ran ${matrixRuns.length} time(s) (continue-as-new), largest matrix history ${maxMatrix} events, largest cell history ${maxCell} events (limit 10,000)`,
+    };
+  } finally {
+    await teardownEmbedded(server);
+  }
+}
+
 function merge(cs: Check[]): Check {
   return {
     problems: cs.flatMap((c) => c.problems),
@@ -380,14 +427,29 @@ async function main(): Promise<void> {
     outcomes.push(o);
     console.log(`trial ${o.name}: ${o.survived ? 'survived' : 'FAILED'} in ${((Date.now() - t0) / 1000).toFixed(0)} s — ${o.detail}${o.check.problems.length ? `; problems: ${o.check.problems.join('; ')}` : ''}`);
   }
+  let longOk = true;
+  if (!only || only.includes('long-matrix')) {
+    try {
+      // No injected step delay here: this measures history sizes of a long matrix, not faults.
+      await stopWorker(ctx, 'SIGTERM');
+      startWorker(ctx, 0);
+      const l = await longMatrix(ctx);
+      longOk = l.ok;
+      console.log(l.line);
+    } catch (e) {
+      longOk = false;
+      console.log(`long matrix: FAILED: ${(e as Error).stack}`);
+    }
+  }
   await stopWorker(ctx, 'SIGTERM');
   await ctx.connection.close();
   await ctx.server.stop();
   const all = merge(outcomes.map((o) => o.check));
   const survived = outcomes.filter((o) => o.survived).length;
   console.log(`chaos: trials ${outcomes.length}, survived ${survived}, kills ${outcomes.reduce((a, o) => a + o.kills, 0)}, duplicated cells ${all.duplicated}, double loads ${all.doubleLoads}, leaked resources ${all.leaked}`);
-  if (survived === outcomes.length) rmSync(tmp, { recursive: true, force: true });
-  process.exit(survived === outcomes.length ? 0 : 1);
+  const pass = survived === outcomes.length && longOk;
+  if (pass) rmSync(tmp, { recursive: true, force: true });
+  process.exit(pass ? 0 : 1);
 }
 
 main().catch((e) => {

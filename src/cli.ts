@@ -33,6 +33,20 @@ function fail(code: number, msg: string): never {
   process.exit(code);
 }
 
+/** The deepest failure message of a workflow failure, and whether it was a spec refusal. */
+function rootCause(e: WorkflowFailedError): { message: string; invalidSpec: boolean } {
+  let c: unknown = e.cause;
+  let invalidSpec = false;
+  let message = e.message;
+  while (c) {
+    const f = c as { message?: string; type?: string; cause?: unknown };
+    if (f.type === 'InvalidSpec') invalidSpec = true;
+    if (f.message) message = f.message;
+    c = f.cause;
+  }
+  return { message, invalidSpec };
+}
+
 function validateFile(file: string) {
   let raw: unknown;
   try {
@@ -40,12 +54,18 @@ function validateFile(file: string) {
   } catch (e) {
     fail(EXIT.invalid, (e as Error).message);
   }
+  // The worker checks the rest (binaries, password variables, results directory) on its own host.
   const { spec, problems } = checkSpec(raw);
   if (!spec || problems.length) fail(EXIT.invalid, `${file}: invalid run spec:\n  - ${problems.join('\n  - ')}`);
   return { raw, spec };
 }
 
-const program = new Command('chbench').description('ClickHouse benchmark matrices as Temporal workflows').showHelpAfterError();
+const program = new Command('chbench')
+  .description('ClickHouse benchmark matrices as Temporal workflows')
+  .version(require('../../package.json').version as string)
+  .showHelpAfterError()
+  // Usage errors exit 2 (1 means "cells failed").
+  .exitOverride((e) => process.exit(e.exitCode === 0 ? 0 : EXIT.invalid));
 
 program
   .command('validate <spec>')
@@ -54,6 +74,7 @@ program
     const { spec } = validateFile(file);
     const cells = expandMatrix(spec).map(cellKey);
     console.log(`${file}: valid; workload ${spec.workload}, ${spec.scale} rows, target ${spec.target.kind}, ${cells.length} cell(s): ${cells.join(', ')}`);
+    console.log('(checked on the worker when the run starts: local binaries, password variables, the results directory)');
   });
 
 program
@@ -63,37 +84,54 @@ program
   .option('--no-wait', 'print the run id and return once started')
   .action(async (file: string, o: { runId?: string; wait: boolean }) => {
     const { raw, spec } = validateFile(file);
-    const cfg = loadConfig();
-    let connection: Connection;
-    try {
-      connection = await Connection.connect({ address: cfg.temporalAddress, connectTimeout: 5000 });
-    } catch (e) {
-      fail(EXIT.unreachable, `cannot reach Temporal at ${cfg.temporalAddress} (set TEMPORAL_ADDRESS): ${(e as Error).message}`);
-    }
-    const client = new Client({ connection, namespace: cfg.namespace });
     const runId = o.runId ?? newRunId(spec.name);
+    if (existsSync(path.join(runDir(spec.resultsDir, runId), 'run.json')))
+      fail(EXIT.invalid, `run ${runId} already exists in ${runDir(spec.resultsDir, runId)}; resume it with: chbench resume ${runId}`);
+    const { client, connection, cfg } = await temporalClient();
     try {
       if (!o.wait) {
         await client.workflow.start('benchmarkMatrix', { taskQueue: cfg.taskQueue, workflowId: runId, args: [raw] });
         console.log(runId);
         return;
       }
-      console.error(`chbench: run ${runId} started (task queue ${cfg.taskQueue}); follow it in the Temporal Web UI or with: temporal workflow describe -w ${runId}`);
-      const r = await runAndFollow(client, raw, runId, cfg.taskQueue);
-      const failed = r.cells.filter((c) => c.status === 'failed');
-      console.log(r.reportPath);
-      if (r.status === 'cancelled') process.exitCode = EXIT.workflowFailed;
-      else if (failed.length) {
-        console.error(`chbench: ${failed.length} cell(s) failed: ${failed.map((c) => c.cellKey).join(', ')} (see the report)`);
-        process.exitCode = EXIT.cellsFailed;
-      }
-    } catch (e) {
-      if (e instanceof WorkflowFailedError) fail(EXIT.workflowFailed, `run ${runId} failed: ${e.cause?.message ?? e.message}`);
-      throw e;
+      console.error(`chbench: run ${runId} started on task queue ${cfg.taskQueue}; watch it in the Temporal Web UI, or: temporal workflow query --workflow-id ${runId} --type progress --address ${cfg.temporalAddress}`);
+      await follow(client, raw, runId, cfg);
     } finally {
       await connection.close();
     }
   });
+
+/** Follow a started or starting run to its end and set the exit code. */
+async function follow(client: Client, raw: unknown, runId: string, cfg: ReturnType<typeof loadConfig>): Promise<void> {
+  const hint = setTimeout(() => void warnIfNoWorker(client, cfg), 10_000);
+  try {
+    const r = await runAndFollow(client, raw, runId, cfg.taskQueue);
+    const failed = r.cells.filter((c) => c.status === 'failed');
+    console.log(r.reportPath);
+    if (failed.length) {
+      console.error(`chbench: ${failed.length} cell(s) failed: ${failed.map((c) => c.cellKey).join(', ')} (see the report)`);
+      process.exitCode = EXIT.cellsFailed;
+    }
+  } catch (e) {
+    if (!(e instanceof WorkflowFailedError)) throw e;
+    const { message, invalidSpec } = rootCause(e);
+    if (invalidSpec) fail(EXIT.invalid, `run ${runId} refused by the worker: ${message}`);
+    if ((e.cause as Error)?.name === 'CancelledFailure') fail(EXIT.workflowFailed, `run ${runId} was cancelled: ${message}`);
+    fail(EXIT.workflowFailed, `run ${runId} failed: ${message}`);
+  } finally {
+    clearTimeout(hint);
+  }
+}
+
+/** Tell the user when no worker polls the task queue (the run would wait forever). */
+async function warnIfNoWorker(client: Client, cfg: ReturnType<typeof loadConfig>): Promise<void> {
+  try {
+    const r = await client.workflowService.describeTaskQueue({ namespace: cfg.namespace, taskQueue: { name: cfg.taskQueue }, taskQueueType: 1 });
+    if (!r.pollers?.length) console.error(`chbench: no worker polls task queue "${cfg.taskQueue}" on ${cfg.temporalAddress}; start one with: chbench worker (same TEMPORAL_ADDRESS and CHBENCH_TASK_QUEUE)`);
+  } catch {
+    /* best effort */
+  }
+}
 
 /** Connect to Temporal or exit with EXIT.unreachable. */
 async function temporalClient(): Promise<{ client: Client; connection: Connection; cfg: ReturnType<typeof loadConfig> }> {
@@ -119,12 +157,7 @@ program
       const st = await client.workflow.getHandle(runId).describe().then((d) => d.status.name).catch(() => 'NOT_FOUND');
       if (st === 'RUNNING') fail(EXIT.invalid, `run ${runId} is still running; nothing to resume (cancel it first: temporal workflow cancel -w ${runId})`);
       console.error(`chbench: resuming ${runId} (spec ${specFile}); cells already measured are reused`);
-      const r = await runAndFollow(client, raw, runId, cfg.taskQueue);
-      console.log(r.reportPath);
-      if (r.cells.some((c) => c.status === 'failed')) process.exitCode = EXIT.cellsFailed;
-    } catch (e) {
-      if (e instanceof WorkflowFailedError) fail(EXIT.workflowFailed, `run ${runId} failed: ${e.cause?.message ?? e.message}`);
-      throw e;
+      await follow(client, raw, runId, cfg);
     } finally {
       await connection.close();
     }
@@ -166,7 +199,14 @@ program
   .description('run a worker (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, CHBENCH_TASK_QUEUE, CHBENCH_WORK_DIR)')
   .action(async () => {
     const { runWorker } = await import('./worker');
-    await runWorker();
+    const cfg = loadConfig();
+    try {
+      await runWorker(cfg);
+    } catch (e) {
+      const msg = (e as Error).message ?? String(e);
+      if (/connect|UNAVAILABLE|ECONNREFUSED|transport/i.test(msg)) fail(EXIT.unreachable, `cannot reach Temporal at ${cfg.temporalAddress} (set TEMPORAL_ADDRESS): ${msg.split('\n')[0]}`);
+      throw e;
+    }
   });
 
 if (require.main === module) {

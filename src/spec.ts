@@ -52,6 +52,12 @@ export const ProtocolSpec = z.strictObject({
   coldRuns: z.int().min(0).max(10).default(1),
   /** Warm runs per query, after the cold runs, without dropping caches. */
   warmRuns: z.int().min(1).max(100).default(3),
+  /**
+   * Unmeasured runs between the cold and the warm runs (kept in the samples as kind `warmup`, left out
+   * of every statistic). A cold run reads with direct I/O, so the first run after it still finds the
+   * OS page cache empty: without a warm-up, "warm" run 1 is not warm.
+   */
+  warmupRuns: z.int().min(0).max(10).default(1),
   /** Statistic shown as the headline warm figure. Every sample is kept regardless. */
   statistic: z.enum(['min', 'median']).default('min'),
   /**
@@ -91,6 +97,8 @@ export const RunSpec = z.strictObject({
   matrix: z.strictObject({
     version: z.array(versionLabel).min(1, 'at least one version').refine(uniq, 'versions must be unique'),
     codec: z.array(z.enum(CODECS)).min(1, 'at least one codec').refine(uniq, 'codecs must be unique'),
+    /** Run every (version, codec) cell this many times, as separate cells `…-r1`, `…-r2`, … (run-to-run variance). */
+    repeat: z.int().min(1).max(100).default(1),
   }),
   /** Query ids to run (default: all queries of the workload). */
   queries: z.array(z.string().regex(/^[A-Za-z0-9_-]+$/)).min(1).optional(),

@@ -10,7 +10,7 @@ import { REPO_ROOT } from '../src/config';
 const base = () => ({ name: 'demo', workload: 'logs', scale: 2_000_000, target: { kind: 'embedded' }, matrix: { version: ['26.7'], codec: ['LZ4', 'ZSTD(3)'] } });
 
 function problems(input: unknown): string[] {
-  return checkSpec(input).problems;
+  return checkSpec(input, { worker: true }).problems;
 }
 
 test('the demo spec is valid and gets the documented defaults', () => {
@@ -51,6 +51,23 @@ test('a version with no way to provision it is refused', () => {
 test('a local binary that does not exist is refused before provisioning', () => {
   const p = problems({ ...base(), target: { kind: 'local', binaries: { '24.8': '/nonexistent/clickhouse' } }, matrix: { version: ['24.8'], codec: ['LZ4'] } });
   assert.ok(p.some((l) => l.startsWith('target.binaries.24.8:') && l.includes('/nonexistent/clickhouse')), p.join('\n'));
+});
+
+test('every problem is reported in one pass, even when the schema already failed', () => {
+  const p = problems({ name: 'multi', workload: 'nosuch', scale: 0, target: { kind: 'local', binaries: { '24.8': '/nope' } }, matrix: { version: ['25.1'], codec: ['ZSTD(99)'] } });
+  for (const field of ['scale:', 'matrix.codec.0:', 'matrix.version:', 'workload:']) assert.ok(p.some((l) => l.startsWith(field)), `${field} in\n${p.join('\n')}`);
+});
+
+test('embedded version labels match the engine component by component', () => {
+  assert.ok(problems({ ...base(), matrix: { version: ['2'], codec: ['LZ4'] } }).some((l) => l.includes('"2" cannot be provisioned by the embedded target')));
+  assert.deepEqual(problems({ ...base(), matrix: { version: ['26.7.2.1'], codec: ['LZ4'] } }), []);
+  assert.deepEqual(problems({ ...base(), matrix: { version: ['26'], codec: ['LZ4'] } }), []);
+});
+
+test('a results directory the worker cannot write is refused without touching it', () => {
+  assert.ok(problems({ ...base(), resultsDir: '/proc/nope' }).some((l) => l.startsWith('resultsDir:')));
+  assert.ok(problems({ ...base(), resultsDir: '/etc/hostname/x' }).some((l) => l.startsWith('resultsDir:')));
+  assert.deepEqual(checkSpec({ ...base(), resultsDir: '/proc/nope' }).problems, [], 'the CLI (not the worker) does not judge the worker\'s filesystem');
 });
 
 test('scale <= 0 is refused', () => {

@@ -5,7 +5,7 @@
  * Called at the start and the end of a cell; the cell result keeps the difference.
  */
 import path from 'node:path';
-import { readFileSync } from 'node:fs';
+import { readFileSync, existsSync } from 'node:fs';
 import { connect, queryRows, sqlString } from '../lib/clickhouse';
 import { cellDir, writeJsonAtomic } from '../lib/results-store';
 import type { StepInput } from './types';
@@ -28,7 +28,8 @@ function readHost(): Pick<MetricsSnapshot, 'host_disks' | 'host_cpu'> {
   const disks: MetricsSnapshot['host_disks'] = {};
   for (const line of readFileSync('/proc/diskstats', 'utf8').split('\n')) {
     const f = line.trim().split(/\s+/);
-    if (f.length < 14 || /^(loop|ram)/.test(f[2])) continue;
+    // Whole disks only (a partition's counters are already in its disk's).
+    if (f.length < 14 || /^(loop|ram)/.test(f[2]) || !existsSync(`/sys/block/${f[2]}`)) continue;
     disks[f[2]] = { read_bytes: Number(f[5]) * 512, write_bytes: Number(f[9]) * 512, io_ms: Number(f[12]) };
   }
   const cpu = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);

@@ -72,7 +72,7 @@ function buildActivities(deps: ActivityDeps) {
   const { loadData } = createLoadData();
   const { quiesceMerges } = createQuiesceMerges();
   const { storageStats } = createStorageStats();
-  const { runQueries } = createRunQueries();
+  const { runQueries } = createRunQueries(deps);
   const { materializeSkipIndex } = createMaterializeSkipIndex();
   const { collectMetrics } = createCollectMetrics();
   return {

@@ -83,7 +83,8 @@ export function createProvision(deps: ProvisionDeps) {
       const server = await readServerInfo(target);
       const m = loadWorkload(cell.workload);
       let skipReason = cannotRunReason(m, server.version, cell.codec);
-      if (!skipReason && cell.target.kind !== 'external' && !versionMatchesLabel(server.version, cell.version))
+      // A cell is never reported under a version it did not run (external servers included).
+      if (!skipReason && !versionMatchesLabel(server.version, cell.version))
         skipReason = `matrix version ${cell.version} asked for, but the ${cell.target.kind} target runs ClickHouse ${server.version}`;
       const result: ProvisionResult = { target, server, ...(skipReason ? { skipReason } : {}) };
       writeJsonAtomic(path.join(cellDir(cell.resultsDir, cell.runId, cell.cellKey), 'provision.json'), {

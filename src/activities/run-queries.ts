@@ -22,6 +22,7 @@ import { attempt, heartbeat, cancellationSignal } from '../lib/activity-context'
 import { queryIdPrefix } from './load-data';
 import { settlePreviousAttempts, killOnCancel, type PreviousAttempts } from '../lib/attempts';
 import type { TargetHandle } from '../targets/types';
+import { listLabels, isAlive } from '../targets/process';
 import type { QueriesSummary, QueryHeadline, StepInput } from './types';
 
 /** Server caches dropped before every cold run. Failures (e.g. a cache this version lacks) are recorded, not fatal. */
@@ -62,7 +63,8 @@ export interface ColdPreparation {
 
 /** One run of one query. Figures the server did not give are `null` ("not available"), never 0. */
 export interface RunSample {
-  kind: 'cold' | 'warm';
+  /** `warmup` runs are kept but left out of every statistic. */
+  kind: 'cold' | 'warmup' | 'warm';
   /** 1-based index within its kind. */
   n: number;
   query_id: string;
@@ -92,7 +94,11 @@ export interface RunSample {
 /** Per-query statistics, ms. `timing_source` says which clock the figures come from. */
 export interface QueryStats {
   timing_source: 'server-side elapsed' | 'client wall time';
+  /** Cold figure: the only cold run, or the minimum when there are several (`cold_runs`). */
   cold_ms: number | null;
+  cold_runs: number;
+  /** Smallest unit the timing source resolves, ms (1 for query_log's query_duration_ms). */
+  resolution_ms: number | null;
   warm_min_ms: number | null;
   warm_median_ms: number | null;
   warm_max_ms: number | null;
@@ -125,7 +131,13 @@ export interface QueryRecord {
 export interface QueriesRecord {
   phase: 'baseline' | 'index';
   attempt: number;
+  /** What "cold" meant in this step, from the recorded outcomes (see {@link coldDefinition}). */
   cold_definition: string;
+  /**
+   * Other chbench servers alive on this host (labels under the work dir) when the step started and
+   * ended: other runs measuring at the same time disturb these timings.
+   */
+  other_chbench_servers: { at_start: string[]; at_end: string[] };
   merges_stopped: CommandOutcome | null;
   /** Statements of earlier attempts of this step found running at start, and what was done. */
   previous_attempts: PreviousAttempts;
@@ -191,16 +203,19 @@ function stats(samples: RunSample[]): QueryStats {
   const last = warm[warm.length - 1] ?? cold[cold.length - 1];
   return {
     timing_source: server ? 'server-side elapsed' : 'client wall time',
-    cold_ms: cold.length ? t(cold[0]) : null,
+    cold_ms: cold.length ? ssMin(cold.map(t)) : null,
+    cold_runs: cold.length,
+    resolution_ms: server && samples.some((s) => s.server_elapsed_source === 'system.query_log.query_duration_ms') ? 1 : null,
     warm_min_ms: warm.length ? ssMin(warm.map(t)) : null,
     warm_median_ms: warm.length ? ssMedian(warm.map(t)) : null,
     warm_max_ms: warm.length ? Math.max(...warm.map(t)) : null,
-    cold_wall_ms: cold.length ? cold[0].wall_ms : null,
+    cold_wall_ms: cold.length ? ssMin(cold.map((s) => s.wall_ms)) : null,
     warm_min_wall_ms: warm.length ? ssMin(warm.map((s) => s.wall_ms)) : null,
     warm_median_wall_ms: warm.length ? ssMedian(warm.map((s) => s.wall_ms)) : null,
     read_rows: last?.read_rows ?? null,
     read_bytes: last?.read_bytes ?? null,
     result_rows: last?.result_rows ?? 0,
+    // Every run, warm-up included, must return the same rows.
     result_sha256: [...new Set(samples.map((s) => s.result_sha256))],
   };
 }
@@ -208,6 +223,7 @@ function stats(samples: RunSample[]): QueryStats {
 /** Options for {@link measureQueries}. */
 export interface MeasureOptions {
   coldRuns: number;
+  warmupRuns: number;
   warmRuns: number;
   dropOsPageCache: boolean;
   maxExecutionTimeS: number;
@@ -217,7 +233,7 @@ export interface MeasureOptions {
   /** The target, so a cancelled run is killed on the server (absent in bench/). */
   target?: TargetHandle;
   /** Called before each run (for heartbeats / progress). */
-  onRun?: (q: string, kind: 'cold' | 'warm', n: number) => void;
+  onRun?: (q: string, kind: RunSample['kind'], n: number) => void;
 }
 
 /** Run the protocol for a list of queries on one client. Used by the activity and by bench/. */
@@ -235,9 +251,10 @@ export async function measureQueries(client: ClickHouseClient, table: string, ur
       explainError = (e as Error).message.split('\n')[0];
     }
     const samples: RunSample[] = [];
-    const runs: ['cold' | 'warm', number][] = [
-      ...Array.from({ length: o.coldRuns }, (_, i) => ['cold', i + 1] as ['cold', number]),
-      ...Array.from({ length: o.warmRuns }, (_, i) => ['warm', i + 1] as ['warm', number]),
+    const runs: [RunSample['kind'], number][] = [
+      ...Array.from({ length: o.coldRuns }, (_, i) => ['cold', i + 1] as [RunSample['kind'], number]),
+      ...Array.from({ length: o.warmupRuns }, (_, i) => ['warmup', i + 1] as [RunSample['kind'], number]),
+      ...Array.from({ length: o.warmRuns }, (_, i) => ['warm', i + 1] as [RunSample['kind'], number]),
     ];
     for (const [kind, n] of runs) {
       o.onRun?.(q.id, kind, n);
@@ -302,8 +319,37 @@ export async function measureQueries(client: ClickHouseClient, table: string, ur
   return records;
 }
 
+/**
+ * "Cold" as it really was in these records: the cache drops that succeeded before every cold run,
+ * those the server refused (with its reason), the OS page cache outcome, and direct I/O requested.
+ */
+export function coldDefinition(records: QueryRecord[]): string {
+  const preps = records.flatMap((r) => r.samples.filter((x) => x.cold_preparation).map((x) => x.cold_preparation!));
+  if (!preps.length) return 'no cold runs';
+  const okAll = CACHE_DROP_COMMANDS.filter((c) => preps.every((p) => p.server_caches.find((o) => o.sql === c)?.ok));
+  const failed = CACHE_DROP_COMMANDS.filter((c) => !okAll.includes(c)).map((c) => {
+    const err = preps.map((p) => p.server_caches.find((o) => o.sql === c)).find((o) => o && !o.ok)?.error ?? '';
+    return `${c.replace('SYSTEM DROP ', '').toLowerCase()} (refused${/Syntax|Unknown|not supported|UNKNOWN/i.test(err) ? ': not on this version' : `: ${err.slice(0, 80)}`})`;
+  });
+  const os = [...new Set(preps.map((p) => p.os_page_cache))].join(' / ');
+  return [
+    'direct I/O requested (min_bytes_to_use_direct_io=1)',
+    `caches dropped before each cold run: ${okAll.map((c) => c.replace('SYSTEM DROP ', '').toLowerCase()).join(', ') || 'none'}`,
+    ...(failed.length ? [`not dropped: ${failed.join(', ')}`] : []),
+    `OS page cache ${os}`,
+  ].join('; ');
+}
+
+/** Chbench servers other than `self` alive on this host, as `<run>/<cell>` (from labels under `workDir`). */
+export function otherChbenchServers(workDir: string, self: TargetHandle): string[] {
+  if (self.kind === 'external') return [];
+  return listLabels(workDir)
+    .filter((l) => !(l.runId === self.runId && l.cellKey === self.cellKey) && isAlive(l.pid))
+    .map((l) => `${l.runId}/${l.cellKey}`);
+}
+
 /** Activity factory. */
-export function createRunQueries() {
+export function createRunQueries(deps: { workDir: string }) {
   return {
     /**
      * Measure the cell's queries. `phase` `baseline` runs every selected query; `index` only those the
@@ -317,11 +363,13 @@ export function createRunQueries() {
       const client = connect(target, { maxExecutionTimeS: cell.protocol.maxExecutionTimeS });
       let merges: CommandOutcome | null = null;
       try {
+        const othersAtStart = otherChbenchServers(deps.workDir, target);
         // A retry re-measures this step from scratch, never beside a run of the earlier attempt.
         const previous = await settlePreviousAttempts(target, client, queryIdPrefix(cell.runId, cell.cellKey, phase));
         if (cell.protocol.stopMergesDuringQueries) merges = await tryCommand(client, `SYSTEM STOP MERGES ${m.table}`);
         const records = await measureQueries(client, m.table, target.url, queries, {
           coldRuns: cell.protocol.coldRuns,
+          warmupRuns: cell.protocol.warmupRuns,
           warmRuns: cell.protocol.warmRuns,
           dropOsPageCache: cell.protocol.dropOsPageCache,
           maxExecutionTimeS: cell.protocol.maxExecutionTimeS,
@@ -334,7 +382,8 @@ export function createRunQueries() {
         const rec: QueriesRecord = {
           phase,
           attempt: attempt(),
-          cold_definition: `caches dropped (${CACHE_DROP_COMMANDS.join('; ')}; outcome per run) + min_bytes_to_use_direct_io=1 (direct I/O requested)${cell.protocol.dropOsPageCache ? ' + OS page cache drop attempted (outcome per run)' : ''}`,
+          cold_definition: coldDefinition(records),
+          other_chbench_servers: { at_start: othersAtStart, at_end: otherChbenchServers(deps.workDir, target) },
           merges_stopped: merges,
           previous_attempts: previous,
           run_settings: records[0]?.samples.find((x) => x.kind === 'warm')?.settings ?? {},

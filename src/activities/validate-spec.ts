@@ -22,6 +22,8 @@ export interface ValidatedRun {
    * succeeded or skipped cell, and failed/cancelled cells written at or after `reuseFailedSince`.
    */
   reused: CellOutcome[];
+  /** Selected queries that use the workload's skip index; when empty the index step is skipped. */
+  indexQueries: string[];
 }
 
 /** Options of the matrix workflow (second workflow argument; all optional). */
@@ -64,6 +66,10 @@ export function checkSpec(input: unknown, opts: CheckOptions = {}): { spec?: Run
   }
   // Checks on the raw input still run when the schema failed elsewhere.
   const raw = (typeof input === 'object' && input !== null ? input : {}) as Record<string, any>;
+  if (!spec && raw.target?.kind === 'local' && raw.target.binaries && typeof raw.target.binaries === 'object' && Array.isArray(raw.matrix?.version))
+    for (const v of raw.matrix.version as unknown[])
+      if (typeof v === 'string' && !(v in raw.target.binaries))
+        problems.push(`matrix.version: version "${v}" has no way to be provisioned: target.binaries has no entry for it (has: ${Object.keys(raw.target.binaries).join(', ') || 'none'})`);
   if (typeof raw.workload === 'string' && /^[a-z0-9-]+$/.test(raw.workload)) {
     try {
       const m = loadWorkload(raw.workload);
@@ -143,7 +149,9 @@ export function createValidateSpec() {
       });
       // The spec exactly as given: the input to resume this run with `temporal workflow start --input-file`.
       writeJsonAtomic(path.join(dir, 'run-spec.json'), input.spec);
-      return { spec, cellKeys, runDir: dir, reused };
+      const m = loadWorkload(spec.workload);
+      const indexQueries = m.index ? workloadQueries(m, { table: m.table, rows: spec.scale, codec: 'LZ4' }, spec.queries).filter((q) => q.usesIndex).map((q) => q.id) : [];
+      return { spec, cellKeys, runDir: dir, reused, indexQueries };
     },
   };
 }

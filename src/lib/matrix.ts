@@ -10,17 +10,25 @@ export type Codec = (typeof CODECS)[number];
 export interface CellCoordinates {
   version: string;
   codec: Codec;
+  /** 1-based repetition when the matrix repeats each cell (`matrix.repeat` > 1). */
+  repetition?: number;
 }
 
-/** Stable, readable cell key, e.g. `v26.7-zstd3`, `v18.16-lz4`. Used in workflow ids and file names. */
+/**
+ * Stable, readable cell key, e.g. `v26.7-zstd3`, `v18.16-lz4`, or `v26.7-lz4-r2` for the second
+ * repetition. Used in workflow ids and file names.
+ */
 export function cellKey(c: CellCoordinates): string {
   const codec = c.codec.toLowerCase().replace(/[()]/g, '');
-  return `v${c.version}-${codec}`;
+  return `v${c.version}-${codec}${c.repetition ? `-r${c.repetition}` : ''}`;
 }
 
-/** Expand the matrix into cells: versions outer, codecs inner, in spec order. */
-export function expandMatrix(spec: { matrix: { version: string[]; codec: Codec[] } }): CellCoordinates[] {
+/** Expand the matrix into cells: versions outer, codecs inner, repetitions innermost, in spec order. */
+export function expandMatrix(spec: { matrix: { version: string[]; codec: Codec[]; repeat?: number } }): CellCoordinates[] {
   const out: CellCoordinates[] = [];
-  for (const version of spec.matrix.version) for (const codec of spec.matrix.codec) out.push({ version, codec });
+  const n = spec.matrix.repeat ?? 1;
+  for (const version of spec.matrix.version)
+    for (const codec of spec.matrix.codec)
+      for (let r = 1; r <= n; r++) out.push(n > 1 ? { version, codec, repetition: r } : { version, codec });
   return out;
 }

@@ -19,8 +19,10 @@ export interface CellResultDoc {
   status: 'succeeded' | 'failed' | 'skipped' | 'cancelled';
   error?: string;
   skip_reason?: string;
+  attempts?: Record<string, number>;
+  target_restarts?: { step: string; error: string }[];
   scale: number;
-  protocol: { coldRuns: number; warmRuns: number; statistic: 'min' | 'median' };
+  protocol: { coldRuns: number; warmRuns: number; warmupRuns?: number; statistic: 'min' | 'median' };
   provision: (ProvisionResult & { provisioned_at: string }) | null;
   load: LoadRecord | null;
   storage: StorageRecord | null;
@@ -41,8 +43,10 @@ export function fmtBytes(b: number | null | undefined): string {
 }
 
 /** Format ms: 3 significant decimals under 10 ms, 1 under 1 s, seconds above. */
-export function fmtMs(ms: number | null | undefined): string {
+export function fmtMs(ms: number | null | undefined, resolutionMs: number | null = null): string {
   if (ms === null || ms === undefined || !Number.isFinite(ms)) return 'n/a';
+  // A source that counts whole milliseconds (query_log.query_duration_ms) is printed without decimals.
+  if (resolutionMs === 1 && ms < 1000) return `${Math.round(ms)} ms`;
   if (ms < 10) return `${ms.toFixed(2)} ms`;
   if (ms < 1000) return `${ms.toFixed(1)} ms`;
   return `${(ms / 1000).toFixed(2)} s`;
@@ -67,6 +71,13 @@ export function loadRun(dir: string): { run: { runId: string; startedAt: string;
   return { run, cells, missing };
 }
 
+/** Steps that needed more than one attempt, and server restarts: figures from those steps come from a retry. */
+function retries(c: CellResultDoc): string {
+  const r = Object.entries(c.attempts ?? {}).filter(([, n]) => n > 1).map(([k, n]) => `${k} ×${n}`);
+  const t = (c.target_restarts ?? []).map((x) => `server lost in ${x.step}, provisioned again`);
+  return [...r, ...t].join('; ') || 'none';
+}
+
 function headline(q: QueryRecord | undefined, stat: 'min' | 'median'): number | null {
   if (!q) return null;
   return stat === 'min' ? q.stats.warm_min_ms : q.stats.warm_median_ms;
@@ -75,15 +86,18 @@ function headline(q: QueryRecord | undefined, stat: 'min' | 'median'): number | 
 /** Render the report markdown for a run directory. */
 export function renderReport(dir: string): string {
   const { run, cells, missing } = loadRun(dir);
-  const spec = run.spec as { name: string; workload: string; scale: number; target: { kind: string }; protocol: { coldRuns: number; warmRuns: number; statistic: 'min' | 'median'; dropOsPageCache: boolean } };
-  const ok = cells.filter((c) => c.status === 'succeeded');
+  const spec = run.spec as { name: string; workload: string; scale: number; target: { kind: string }; protocol: { coldRuns: number; warmRuns: number; warmupRuns?: number; statistic: 'min' | 'median'; dropOsPageCache: boolean } };
+  // Every cell that measured something is shown, whatever its final status (labelled if not succeeded).
+  const ok = cells.filter((c) => c.load || c.storage || c.queries_baseline);
+  const label = (c: CellResultDoc) => (c.status === 'succeeded' ? c.cellKey : `${c.cellKey} (${c.status})`);
   const out: string[] = [];
   out.push(`# chbench report — ${run.runId}`, '');
   out.push(`Workload **${spec.workload}**, ${fmtInt(spec.scale)} rows, target **${spec.target.kind}**; protocol: ${spec.protocol.coldRuns} cold + ${spec.protocol.warmRuns} warm run(s) per query, headline warm statistic **${spec.protocol.statistic}** (every sample is in the cell's \`queries-*.json\`).`);
-  out.push(`Started ${run.startedAt}${run.finishedAt ? `, finished ${run.finishedAt}` : ''}${run.status ? `, run status **${run.status}**` : ''}.`, '');
+  const resumes = (run as { resumes?: string[] }).resumes ?? [];
+  out.push(`Started ${run.startedAt}${resumes.length ? `, resumed ${resumes.join(', ')}` : ''}${run.finishedAt ? `, finished ${run.finishedAt}` : ''}${run.status ? `, run status **${run.status}**` : ''}.`, '');
 
   out.push('## Cells', '');
-  const rows = [['cell', 'status', 'server version', 'timezone', 'CPUs / memory', 'provisioned by', 'query_log']];
+  const rows = [['cell', 'status', 'server version', 'timezone', 'CPUs / memory', 'provisioned by', 'query_log', 'retries']];
   for (const c of cells) {
     const p = c.provision;
     rows.push([
@@ -94,19 +108,20 @@ export function renderReport(dir: string): string {
       p ? `${p.server.cpus ?? 'n/a'} / ${fmtBytes(p.server.memory_bytes)}` : 'n/a',
       p?.target.provisionedBy ?? 'n/a',
       p?.server.query_log ?? 'n/a',
+      retries(c),
     ]);
   }
-  for (const k of missing) rows.push([k, 'no result (not run yet, or the run was interrupted)', '', '', '', '', '']);
+  for (const k of missing) rows.push([k, 'no result (not run yet, or the run was interrupted)', '', '', '', '', '', '']);
   out.push(markdownTable(rows), '');
   if (cells.some((c) => c.provision?.server.cpu_source.startsWith('worker host')))
     out.push('CPUs/memory come from `system.asynchronous_metrics` where the server has them, else from the worker host (same host for embedded/local targets).', '');
 
-  out.push('## Ingest', '', 'Server-side generation `INSERT … SELECT … FROM numbers_mt(N)`: no network or parsing cost. Elapsed = client wall time of the INSERT statement; server elapsed from the HTTP summary where the server sends it.', '');
+  out.push('## Ingest', '', 'Server-side generation `INSERT … SELECT … FROM numbers_mt(N)`: no network or parsing cost. Elapsed = client wall time of the INSERT statement (rows/s uses it); server elapsed from the HTTP summary where the server sends it. Rows = `SELECT count()` after loading.', '');
   const ing = [['cell', 'rows (count())', 'elapsed (client wall)', 'server elapsed', 'rows/s', 'partitions', 'active parts', 'note']];
   for (const c of ok) {
     const l = c.load;
     if (!l) continue;
-    ing.push([c.cellKey, fmtInt(l.rows_in_table), fmtMs(l.elapsed_ms), fmtMs(l.server_elapsed_ms), fmtInt(l.rows_per_s), fmtInt(l.partitions), fmtInt(l.active_parts), l.truncated_before_load ? `reloaded after finding ${fmtInt(l.truncated_before_load.rows_found)} rows` : '']);
+    ing.push([label(c), fmtInt(l.rows_in_table), fmtMs(l.elapsed_ms), fmtMs(l.server_elapsed_ms), fmtInt(l.rows_per_s), fmtInt(l.partitions), fmtInt(l.active_parts), l.truncated_before_load ? `reloaded after finding ${fmtInt(l.truncated_before_load.rows_found)} rows` : '']);
   }
   out.push(markdownTable(ing), '');
 
@@ -114,13 +129,13 @@ export function renderReport(dir: string): string {
   const comp = [['cell', 'codec', 'uncompressed', 'compressed', 'ratio', 'on disk', 'part formats']];
   for (const c of ok)
     if (c.storage)
-      comp.push([c.cellKey, c.matrix.codec, fmtBytes(c.storage.uncompressed_bytes), fmtBytes(c.storage.compressed_bytes), `${c.storage.ratio.toFixed(2)}×`, fmtBytes(c.storage.bytes_on_disk), Object.entries(c.storage.part_types).map(([k, n]) => `${n} ${k}`).join(', ')]);
+      comp.push([label(c), c.matrix.codec, fmtBytes(c.storage.uncompressed_bytes), fmtBytes(c.storage.compressed_bytes), `${c.storage.ratio.toFixed(2)}×`, fmtBytes(c.storage.bytes_on_disk), Object.entries(c.storage.part_types).map(([k, n]) => `${n} ${k}`).join(', ')]);
   out.push(markdownTable(comp), '');
 
   out.push('## Per-column compression', '', 'Source: `system.parts_columns` (active parts): `column_data_compressed_bytes`, `column_data_uncompressed_bytes`. Share = column compressed / table compressed.', '');
   const withCols = ok.filter((c) => c.storage);
   const colNames = [...new Set(withCols.flatMap((c) => c.storage!.columns?.map((x) => x.column) ?? []))];
-  const colRows = [['column', ...withCols.flatMap((c) => [`${c.cellKey} compressed`, 'uncompressed', 'ratio', 'share'])]];
+  const colRows = [['column', ...withCols.flatMap((c) => [`${label(c)} compressed`, 'uncompressed', 'ratio', 'share'])]];
   for (const name of colNames)
     colRows.push([
       name,
@@ -134,13 +149,25 @@ export function renderReport(dir: string): string {
   out.push('');
 
   out.push('## Queries', '');
-  const first = ok.find((c) => c.queries_baseline);
+  const stat = spec.protocol.statistic;
+  const other = stat === 'min' ? 'median' : 'min';
   const timing = [...new Set(ok.flatMap((c) => c.queries_baseline?.queries.map((q) => q.stats.timing_source) ?? []))];
-  out.push(`Times are **${timing.join(' / ') || 'n/a'}** (server-side elapsed: HTTP summary \`elapsed_ns\` or \`system.query_log.query_duration_ms\`; the client wall time of every run is in the samples). Cold = ${first?.queries_baseline?.cold_definition ?? 'n/a'}. Warm ${spec.protocol.statistic} and median over ${spec.protocol.warmRuns} warm runs. read_rows from ${[...new Set(ok.flatMap((c) => c.queries_baseline?.queries.flatMap((q) => q.samples.map((s) => s.read_source ?? 'not available')) ?? []))].join(' / ') || 'n/a'}.`, '');
-  const osStates = new Set(ok.flatMap((c) => c.queries_baseline?.queries.flatMap((q) => q.samples.filter((s) => s.cold_preparation).map((s) => s.cold_preparation!.os_page_cache)) ?? []));
-  if (osStates.size) out.push(`OS page cache before cold runs: ${[...osStates].join('; ')}.`, '');
+  const readSources = [...new Set(ok.flatMap((c) => c.queries_baseline?.queries.flatMap((q) => q.samples.map((x) => x.read_source ?? 'not available')) ?? []))];
+  const coldN = spec.protocol.coldRuns;
+  out.push(
+    `Times are **${timing.join(' / ') || 'n/a'}** (HTTP summary \`elapsed_ns\`, or \`system.query_log.query_duration_ms\` in whole ms; the client wall time of every run is in the samples). ` +
+      `Cold = ${coldN > 1 ? `the fastest of ${coldN} cold runs` : 'the cold run'}; then ${spec.protocol.warmupRuns ?? 0} unmeasured warm-up run(s); warm ${stat} and ${other} over ${spec.protocol.warmRuns} warm runs. ` +
+      `read_rows of the last warm run, from ${readSources.join(' / ') || 'n/a'}.`,
+    '',
+  );
+  for (const c of ok) if (c.queries_baseline) out.push(`- ${label(c)} cold: ${c.queries_baseline.cold_definition}`);
+  out.push('');
+  const busy = ok.filter((c) => [c.queries_baseline, c.queries_index].some((q) => q && q.other_chbench_servers && (q.other_chbench_servers.at_start.length || q.other_chbench_servers.at_end.length)));
+  for (const c of busy)
+    out.push(`**⚠ ${label(c)} was measured while other chbench servers ran on this host** (${[...new Set([c.queries_baseline, c.queries_index].flatMap((q) => (q ? [...q.other_chbench_servers.at_start, ...q.other_chbench_servers.at_end] : [])))].join(', ')}): its times are disturbed.`, '');
   const qids = [...new Set(ok.flatMap((c) => c.queries_baseline?.queries.map((q) => q.id) ?? []))];
-  const qRows = [['query', ...ok.flatMap((c) => [`${c.cellKey} cold`, `warm ${spec.protocol.statistic}`, 'warm median', 'read_rows'])]];
+  const coldHead = coldN > 1 ? `cold (min of ${coldN})` : 'cold';
+  const qRows = [['query', ...ok.flatMap((c) => [`${label(c)} ${coldHead}`, `warm ${stat}`, `warm ${other}`, 'read_rows'])]];
   for (const id of qids) {
     const title = ok.map((c) => c.queries_baseline?.queries.find((q) => q.id === id)?.title).find(Boolean) ?? '';
     qRows.push([
@@ -148,25 +175,28 @@ export function renderReport(dir: string): string {
       ...ok.flatMap((c) => {
         const q = c.queries_baseline?.queries.find((x) => x.id === id);
         if (!q) return ['n/a', 'n/a', 'n/a', 'n/a'];
-        const flag = q.samples.some((s) => s.parts_changed) ? ' ⚠ parts changed' : '';
-        return [fmtMs(q.stats.cold_ms), fmtMs(headline(q, spec.protocol.statistic)) + flag, fmtMs(q.stats.warm_median_ms), fmtInt(q.stats.read_rows)];
+        const res = q.stats.resolution_ms ?? null;
+        const flag = q.samples.some((x) => x.parts_changed) ? ' ⚠ parts changed' : '';
+        const o = other === 'median' ? q.stats.warm_median_ms : q.stats.warm_min_ms;
+        return [fmtMs(q.stats.cold_ms, res), fmtMs(headline(q, stat), res) + flag, fmtMs(o, res), fmtInt(q.stats.read_rows)];
       }),
     ]);
   }
   out.push(markdownTable(qRows), '');
   const find = (c: CellResultDoc, id: string) => c.queries_baseline?.queries.find((q) => q.id === id);
+  const findIdx = (c: CellResultDoc, id: string) => c.queries_index?.queries.find((q) => q.id === id);
   const approx = qids.filter((id) => ok.some((c) => find(c, id)?.deterministic === false));
   const compared = qids.filter((id) => !approx.includes(id));
-  const mismatch = compared.filter((id) => new Set(ok.flatMap((c) => find(c, id)?.stats.result_sha256 ?? [])).size > 1);
-  if (mismatch.length) out.push(`**Result mismatch** for ${mismatch.join(', ')}: the sha256 of the result rows differs between runs or cells (see \`result_sha256\` in the samples).`, '');
-  else if (compared.length) out.push(`Results agree: every run of ${compared.map((q) => q.toUpperCase()).join(', ')} in every cell returned the same rows (sha256).`, '');
+  const mismatch = compared.filter((id) => new Set(ok.flatMap((c) => [...(find(c, id)?.stats.result_sha256 ?? []), ...(findIdx(c, id)?.stats.result_sha256 ?? [])])).size > 1);
+  if (mismatch.length) out.push(`**Result mismatch** for ${mismatch.join(', ')}: the sha256 of the result rows differs between runs, cells or before/after the index (see \`result_sha256\` in the samples).`, '');
+  else if (compared.length) out.push(`Results agree: every run of ${compared.map((q) => q.toUpperCase()).join(', ')} in every cell (before and after the index) returned the same rows (sha256).`, '');
   if (approx.length) out.push(`Not compared: ${approx.map((q) => q.toUpperCase()).join(', ')} (the workload marks the result as approximate).`, '');
 
   out.push('## Skip index (bloom filter) before / after', '');
   const idxCells = ok.filter((c) => c.index && c.queries_index);
   if (!idxCells.length) out.push('No cell materialized a skip index (disabled in the spec, or the workload defines none).', '');
   else {
-    out.push(`Warm ${spec.protocol.statistic}, before = baseline run, after = re-run once \`system.mutations\` reported the MATERIALIZE INDEX done. Index size from ${idxCells[0].index!.index_bytes_source}; materialization = client wall time until \`is_done = 1\`.`, '');
+    out.push(`Warm ${spec.protocol.statistic}, before = baseline run, after = re-run once \`system.mutations\` reported the MATERIALIZE INDEX done. Index size from ${idxCells[0].index!.index_bytes_source}; % of table = index size / the table's compressed bytes; materialization = client wall time until \`is_done = 1\`.`, '');
     const ir = [['cell', 'query', 'warm before', 'warm after', 'speed-up', 'read_rows before', 'read_rows after', 'read_bytes before', 'read_bytes after', 'index size', '% of table', 'materialize']];
     for (const c of idxCells)
       for (const qa of c.queries_index!.queries) {
@@ -174,7 +204,7 @@ export function renderReport(dir: string): string {
         const before = headline(qb, spec.protocol.statistic);
         const after = headline(qa, spec.protocol.statistic);
         ir.push([
-          c.cellKey,
+          label(c),
           qa.id.toUpperCase(),
           fmtMs(before),
           fmtMs(after),
@@ -191,18 +221,24 @@ export function renderReport(dir: string): string {
     out.push(markdownTable(ir), '');
   }
 
-  out.push('## Server and host counters during the cell', '', 'Difference of `system.events` (and the worker host\'s /proc/diskstats for loopback targets) between the start and the end of each cell. "n/a" = the server does not have the counter.', '');
+  out.push(
+    '## Server and host counters during the cell',
+    '',
+    'Difference of `system.events` (and the worker host\'s /proc/diskstats, whole disks, for loopback targets) between the start and the end of each cell: load, merges, every query run and index build together. ' +
+      '"n/a" = the server does not have the counter. Host disk figures cover everything on the host. After an OS page-cache drop the server re-reads its own binary (the embedded engine\'s library is ~0.5 GiB), which shows in OSReadBytes and host disk read. InsertedRows includes the server\'s own system-log inserts.',
+    '',
+  );
   const ev = ['OSReadBytes', 'ReadBufferFromFileDescriptorReadBytes', 'CreatedReadBufferDirectIO', 'CreatedReadBufferOrdinary', 'MarkCacheMisses', 'InsertedRows', 'MergedRows'];
   const evRows = [['cell', ...ev, 'host disk read', 'host disk written']];
   for (const c of ok) {
     const d = c.metrics_delta;
     const disks = d?.host_disks ? Object.values(d.host_disks) : null;
-    evRows.push([c.cellKey, ...ev.map((k) => fmtInt(d?.server_events[k] ?? null)), disks ? fmtBytes(disks.reduce((a, x) => a + x.read_bytes, 0)) : 'n/a', disks ? fmtBytes(disks.reduce((a, x) => a + x.write_bytes, 0)) : 'n/a']);
+    evRows.push([label(c), ...ev.map((k) => fmtInt(d?.server_events[k] ?? null)), disks ? fmtBytes(disks.reduce((a, x) => a + x.read_bytes, 0)) : 'n/a', disks ? fmtBytes(disks.reduce((a, x) => a + x.write_bytes, 0)) : 'n/a']);
   }
   out.push(markdownTable(evRows), '');
   const bad = cells.filter((c) => c.status !== 'succeeded');
   if (bad.length) {
-    out.push('## Cells without measurements', '');
+    out.push('## Cells that did not finish', '', 'Figures such a cell measured before it stopped are in the tables above, labelled with its status.', '');
     for (const c of bad) out.push(`- **${c.cellKey}** — ${c.status}: ${c.skip_reason ?? c.error ?? ''}`);
     out.push('');
   }

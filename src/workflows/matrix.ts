@@ -82,7 +82,7 @@ export async function benchmarkMatrix(specInput: RunSpecInput, options: MatrixOp
     { key: PHASE, value: 'validate' },
   ]);
 
-  const { spec, reused } = await validateSpec.executeWithOptions(
+  const { spec, reused, indexQueries } = await validateSpec.executeWithOptions(
     { startToCloseTimeout: '2 minutes', retry: { maximumAttempts: 3, nonRetryableErrorTypes: ['InvalidSpec'] }, summary: 'validate run spec' },
     [{ spec: specInput, runId, startedAt, ...(options.reuseFailedSince ? { reuseFailedSince: options.reuseFailedSince } : {}) }],
   );
@@ -95,7 +95,8 @@ export async function benchmarkMatrix(specInput: RunSpecInput, options: MatrixOp
     workload: spec.workload,
     scale: spec.scale,
     ...(spec.queries ? { queries: spec.queries } : {}),
-    skipIndex: spec.skipIndex,
+    // The index step runs only when a selected query uses the index.
+    skipIndex: spec.skipIndex && indexQueries.length > 0,
     protocol: spec.protocol,
     target: spec.target,
     teardown: spec.teardown,

@@ -11,6 +11,7 @@ import { Client, Connection } from '@temporalio/client';
 import { startDevServer, type DevServer } from '../../src/lib/dev-server';
 import { createWorker, installRuntime } from '../../src/worker';
 import type { Worker, NativeConnection } from '@temporalio/worker';
+import { listCellDirs, stopProcess } from '../../src/targets/process';
 
 export interface TemporalEnv {
   server: DevServer;
@@ -49,6 +50,8 @@ export async function startTemporalEnv(name: string): Promise<TemporalEnv> {
       await (wconn as NativeConnection).close();
       await connection.close();
       await server.stop();
+      // A failed test may leave servers behind: stop every one under this file's work dir.
+      for (const d of listCellDirs(workDir)) await stopProcess(undefined, d, 2000);
       rmSync(tmp, { recursive: true, force: true });
     },
   };
