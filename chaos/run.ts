@@ -218,13 +218,43 @@ interface TrialOutcome {
 
 const STEP_KINDS = ['provision', 'collect-metrics', 'create-schema', 'load', 'quiesce', 'storage', 'queries-baseline', 'materialize-index', 'quiesce-index', 'queries-index', 'collect-metrics-end', 'write-results', 'teardown'];
 
+/** Storage figures of a finished run's cells: rows, uncompressed and compressed bytes per cell. */
+function storageOf(ctx: Ctx, runId: string): Record<string, { rows: number; uncompressed: number; compressed: number }> {
+  const out: Record<string, { rows: number; uncompressed: number; compressed: number }> = {};
+  for (const k of readdirSync(path.join(ctx.resultsDir, runId, 'cells'))) {
+    const r = JSON.parse(readFileSync(path.join(ctx.resultsDir, runId, 'cells', k, 'result.json'), 'utf8'));
+    if (r.storage) out[k] = { rows: r.storage.rows, uncompressed: r.storage.uncompressed_bytes, compressed: r.storage.compressed_bytes };
+  }
+  return out;
+}
+
+/**
+ * Compare a disturbed run with the undisturbed reference: same rows and uncompressed bytes exactly;
+ * compressed bytes within 1 % (they depend on how background merges happened to cut the parts).
+ */
+function compareStorage(ref: ReturnType<typeof storageOf>, got: ReturnType<typeof storageOf>, runId: string): string[] {
+  const problems: string[] = [];
+  for (const [k, r] of Object.entries(ref)) {
+    const g = got[k];
+    if (!g) continue;
+    if (g.rows !== r.rows || g.uncompressed !== r.uncompressed) problems.push(`${runId} ${k}: rows/uncompressed ${g.rows}/${g.uncompressed} differ from the undisturbed run's ${r.rows}/${r.uncompressed}`);
+    if (Math.abs(g.compressed - r.compressed) / r.compressed > 0.01) problems.push(`${runId} ${k}: compressed ${g.compressed} vs undisturbed ${r.compressed} (> 1 %)`);
+  }
+  return problems;
+}
+
 async function trialKillWorker(ctx: Ctx): Promise<TrialOutcome> {
+  // The undisturbed reference run of the same spec.
+  const refId = `chaos-kill-${seed}-reference`;
+  await ctx.client.workflow.execute('benchmarkMatrix', { taskQueue: ctx.taskQueue, workflowId: refId, args: [spec(ctx, 'chaos-kill')] });
+  const reference = storageOf(ctx, refId);
+  let maxDiff = 0;
   let kills = 0;
   const covered = new Set<string>();
   const checks: Check[] = [];
   let runs = 0;
   const problems: string[] = [];
-  while ((kills < MIN_KILLS || covered.size < STEP_KINDS.length) && runs < 4) {
+  while ((kills < MIN_KILLS || covered.size < STEP_KINDS.length) && runs < 8) {
     runs++;
     const runId = `chaos-kill-${seed}-${runs}`;
     await ctx.client.workflow.start('benchmarkMatrix', { taskQueue: ctx.taskQueue, workflowId: runId, args: [spec(ctx, 'chaos-kill')] });
@@ -260,12 +290,15 @@ async function trialKillWorker(ctx: Ctx): Promise<TrialOutcome> {
     const status = await done;
     if (status !== 'completed') problems.push(`${runId}: ${status}`);
     checks.push(await checkRun(ctx, runId, 400_000, 'completed'));
+    const got = storageOf(ctx, runId);
+    problems.push(...compareStorage(reference, got, runId));
+    for (const [k, g] of Object.entries(got)) if (reference[k]) maxDiff = Math.max(maxDiff, Math.abs(g.compressed - reference[k].compressed) / reference[k].compressed);
   }
   const check = merge(checks);
   check.problems.push(...problems);
   const missing = STEP_KINDS.filter((s) => !covered.has(s));
   if (kills < MIN_KILLS) check.problems.push(`only ${kills} kills`);
-  return { name: 'kill-worker', survived: check.problems.length === 0, detail: `${runs} run(s), ${kills} SIGKILLs, steps hit: ${[...covered].length}/${STEP_KINDS.length}${missing.length ? ` (missed ${missing.join(', ')})` : ''}`, kills, check };
+  return { name: 'kill-worker', survived: check.problems.length === 0, detail: `${runs} run(s), ${kills} SIGKILLs, rows and uncompressed bytes equal to an undisturbed run, compressed within ${(maxDiff * 100).toFixed(2)} %, steps hit: ${[...covered].length}/${STEP_KINDS.length}${missing.length ? ` (missed ${missing.join(', ')})` : ''}`, kills, check };
 }
 
 function serverPid(ctx: Ctx, runId: string, cellKey: string): number | undefined {
