@@ -105,6 +105,18 @@ export const RunSpec = z.strictObject({
   /** Skip-index step: materialize the workload's index and re-run the queries that use it. */
   skipIndex: z.boolean().default(true),
   protocol: ProtocolSpec.prefault({}),
+  /**
+   * Extra settings, checked against each target's capability probe at their level before loading:
+   * `query` settings go with the load and every measured run, `mergeTree` settings into the table's
+   * SETTINGS clause. Names in `optional` may be missing on a version (recorded as not applied).
+   */
+  settings: z
+    .strictObject({
+      query: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.union([z.number(), z.string()])).default({}),
+      mergeTree: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.union([z.number(), z.string()])).default({}),
+      optional: z.array(z.string()).default([]),
+    })
+    .prefault({}),
   /** Cells that run at the same time. Default 1: cells on one host disturb each other's timings. */
   concurrency: z.int().min(1).max(64).default(1),
   /** When to tear targets down. */

@@ -7,6 +7,7 @@ import { connect } from '../lib/clickhouse';
 import { cellDir, writeJsonAtomic } from '../lib/results-store';
 import { loadWorkload, renderTemplate } from '../lib/workload';
 import type { StepInput } from './types';
+import { readCellSettings } from './provision';
 
 /** Activity factory. */
 export function createCreateSchema() {
@@ -18,7 +19,7 @@ export function createCreateSchema() {
      */
     async createSchema({ cell, target }: StepInput): Promise<{ table: string }> {
       const m = loadWorkload(cell.workload);
-      const ddl = renderTemplate(cell.workload, m.schema, { table: m.table, rows: cell.scale, codec: cell.codec });
+      const ddl = renderTemplate(cell.workload, m.schema, { table: m.table, rows: cell.scale, codec: cell.codec, tableSettings: readCellSettings(cell).table });
       const client = connect(target);
       try {
         await client.command({ query: ddl });

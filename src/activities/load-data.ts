@@ -16,6 +16,7 @@ import { activeParts, rowCount } from '../lib/table-state';
 import { attempt, withHeartbeat, cancellationSignal } from '../lib/activity-context';
 import { settlePreviousAttempts, killOnCancel, type PreviousAttempts } from '../lib/attempts';
 import type { LoadSummary, StepInput } from './types';
+import { readCellSettings } from './provision';
 import { performance } from 'node:perf_hooks';
 
 /** Stable query_id prefix of a cell's statements. */
@@ -66,7 +67,7 @@ export function createLoadData() {
           await client.command({ query: `TRUNCATE TABLE ${m.table}`, query_id: `${prefix}-truncate-a${attempt()}` });
         }
         const sql = renderTemplate(cell.workload, m.load, { table: m.table, rows: cell.scale, codec: cell.codec });
-        const settings = { ...m.loadSettings, max_execution_time: cell.protocol.maxExecutionTimeS };
+        const settings = { ...readCellSettings(cell).load, max_execution_time: cell.protocol.maxExecutionTimeS };
         const queryId = `${prefix}-a${attempt()}`;
         const t0 = performance.now();
         const res = await withHeartbeat(

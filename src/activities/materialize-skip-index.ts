@@ -11,7 +11,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { ClickHouseClient } from '@clickhouse/client';
 import { connect, queryRows, sqlString, tryCommand } from '../lib/clickhouse';
 import { cellDir, writeJsonAtomic } from '../lib/results-store';
-import { loadWorkload, renderTemplate } from '../lib/workload';
+import { loadWorkload, renderTemplate, workloadQueries } from '../lib/workload';
 import { heartbeat, sleep, withHeartbeat } from '../lib/activity-context';
 import type { IndexSummary, StepInput } from './types';
 
@@ -51,6 +51,63 @@ export async function indexSize(client: ClickHouseClient, table: string, index: 
   } catch {
     return { bytes: null, uncompressed_bytes: null, source: 'not available on this version' };
   }
+}
+
+/** Proof that the index is built and used, checked before its before/after figures are reported. */
+export interface IndexVerification {
+  /** Active parts without the index (`system.parts.secondary_indices_compressed_bytes = 0`); null if unknown. */
+  parts_without_index: number | null;
+  active_parts: number | null;
+  /** Per query that uses the index: the index's `Granules: kept/total` line of `EXPLAIN indexes = 1`. */
+  explain: Record<string, { granules: string | null; skips: boolean | null; error?: string }>;
+  /** True when every part carries the index and EXPLAIN shows it skipping granules for every query. */
+  verified: boolean | null;
+  reasons: string[];
+}
+
+/** Parse the `Granules: a/b` line of the named skip index in an `EXPLAIN indexes = 1` output. */
+export function explainSkipGranules(explain: string, index: string): { kept: number; total: number } | null {
+  const lines = explain.split('\n');
+  const at = lines.findIndex((l) => new RegExp(`Name: ${index}\\b`).test(l));
+  if (at < 0) return null;
+  for (const l of lines.slice(at, at + 8)) {
+    const m = /Granules: (\d+)\/(\d+)/.exec(l);
+    if (m) return { kept: Number(m[1]), total: Number(m[2]) };
+  }
+  return null;
+}
+
+/** Check that every active part carries the index and that EXPLAIN shows it skipping granules. */
+export async function verifyIndex(client: ClickHouseClient, table: string, index: string, queries: { id: string; sql: string }[]): Promise<IndexVerification> {
+  const reasons: string[] = [];
+  let without: number | null = null;
+  let active: number | null = null;
+  try {
+    const [r] = await queryRows<{ w: string; n: string }>(
+      client,
+      `SELECT countIf(secondary_indices_compressed_bytes = 0) AS w, count() AS n FROM system.parts WHERE database = currentDatabase() AND table = ${sqlString(table)} AND active`,
+    );
+    [without, active] = [Number(r.w), Number(r.n)];
+    if (without > 0) reasons.push(`${without} of ${active} active parts have no index data`);
+  } catch {
+    reasons.push('per-part index size unknown on this version');
+  }
+  const explain: IndexVerification['explain'] = {};
+  for (const q of queries) {
+    try {
+      const rs = await client.query({ query: `EXPLAIN indexes = 1 ${q.sql}`, format: 'TabSeparatedRaw' });
+      const g = explainSkipGranules(await rs.text(), index);
+      explain[q.id] = { granules: g ? `${g.kept}/${g.total}` : null, skips: g ? g.kept < g.total : false };
+      if (!g) reasons.push(`${q.id}: EXPLAIN does not show index ${index}`);
+      else if (g.kept >= g.total) reasons.push(`${q.id}: index ${index} skipped no granule (${g.kept}/${g.total})`);
+    } catch (e) {
+      explain[q.id] = { granules: null, skips: null, error: (e as Error).message.split('\n')[0] };
+      reasons.push(`${q.id}: EXPLAIN indexes = 1 not available`);
+    }
+  }
+  const bad = (without ?? 0) > 0 || Object.values(explain).some((x) => x.skips === false);
+  const unknown = without === null || Object.values(explain).some((x) => x.skips === null);
+  return { parts_without_index: without, active_parts: active, explain, verified: bad ? false : unknown ? null : true, reasons };
 }
 
 /** Activity factory. */
@@ -94,6 +151,8 @@ export function createMaterializeSkipIndex() {
         }
         const materializeMs = performance.now() - t0;
         const size = await indexSize(client, m.table, idx);
+        const uses = workloadQueries(m, { table: m.table, rows: cell.scale, codec: cell.codec }, cell.queries).filter((q) => q.usesIndex);
+        const verification = await verifyIndex(client, m.table, idx, uses);
         const mutations = await materializeMutations(client, m.table, idx);
         writeJsonAtomic(path.join(cellDir(cell.resultsDir, cell.runId, cell.cellKey), 'index.json'), {
           index: idx,
@@ -107,6 +166,7 @@ export function createMaterializeSkipIndex() {
           index_bytes_source: size.source,
           mutations,
           start_merges: startMerges,
+          verification,
         });
         return { index: idx, materialize_ms: materializeMs, index_bytes: size.bytes, adopted_mutation: adopted };
       } finally {

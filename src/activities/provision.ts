@@ -8,8 +8,11 @@ import path from 'node:path';
 import { rmSync } from 'node:fs';
 import { provisionTarget } from '../targets';
 import { connect, queryRows, queryScalar, tryCommand } from '../lib/clickhouse';
-import { cellDir, writeJsonAtomic } from '../lib/results-store';
-import { loadWorkload, cannotRunReason } from '../lib/workload';
+import { cellDir, writeJsonAtomic, readJsonIfExists } from '../lib/results-store';
+import { ApplicationFailure } from '@temporalio/common';
+import { probeServer, type CapabilityProbe } from '../lib/probe';
+import { checkSettings } from '../lib/settings';
+import { loadWorkload, cannotRunReason, type WorkloadManifest } from '../lib/workload';
 import { versionMatchesLabel } from '../lib/version';
 import { heartbeat, withHeartbeat } from '../lib/activity-context';
 import type { CellInput, ProvisionResult, ServerInfo } from './types';
@@ -27,7 +30,7 @@ export interface ProvisionDeps {
  * (`OSMemoryTotal`, number of `OSUserTimeCPU*` metrics) where the server has them, else from the
  * worker host's `os.cpus()` / `os.totalmem()` for loopback targets, else unknown (null).
  */
-export async function readServerInfo(t: TargetHandle): Promise<ServerInfo> {
+export async function readServerInfo(t: TargetHandle): Promise<ServerInfo & { probe: CapabilityProbe }> {
   const client = connect(t);
   try {
     const version = await queryScalar<string>(client, 'SELECT version()');
@@ -51,14 +54,44 @@ export async function readServerInfo(t: TargetHandle): Promise<ServerInfo> {
     const loopback = /^https?:\/\/(127\.0\.0\.1|\[::1\]|localhost)[:/]/.test(t.url);
     if (cpus === null && loopback) [cpus, cpuSource] = [os.cpus().length, 'worker host os.cpus() (same host)'];
     if (memory === null && loopback) [memory, memSource] = [os.totalmem(), 'worker host os.totalmem() (same host)'];
-    // system.query_log is created lazily: run a logged query and flush before deciding.
-    await tryCommand(client, 'SELECT 1', { log_queries: 1 });
-    await tryCommand(client, 'SYSTEM FLUSH LOGS');
-    const ql = await queryScalar<number>(client, "SELECT count() FROM system.tables WHERE database = 'system' AND name = 'query_log'");
-    return { version, timezone, cpus, cpu_source: cpuSource, memory_bytes: memory, memory_source: memSource, query_log: Number(ql) > 0 ? 'available' : 'not available' };
+    // system.query_log is created lazily: the capability probe runs a logged query and flushes first.
+    const probe = await probeServer(client, version);
+    return { version, timezone, cpus, cpu_source: cpuSource, memory_bytes: memory, memory_source: memSource, query_log: probe.query_log.enabled ? 'available' : 'not available', probe };
   } finally {
     await client.close();
   }
+}
+
+/** `settings.json`: what each statement kind will send, after checking against the probe. */
+export interface CellSettings {
+  /** Settings of the load INSERT (workload loadSettings + spec settings.query). */
+  load: Record<string, string | number>;
+  /** Settings added to every measured run (spec settings.query). */
+  runs: Record<string, string | number>;
+  /** The table's SETTINGS clause (workload tableSettings + spec settings.mergeTree). */
+  table: Record<string, string | number>;
+  /** Optional settings left out on this version, with the reason. */
+  not_applied: Record<string, string>;
+  problems: string[];
+}
+
+/** Check the workload's and the spec's settings against a probe. */
+export function resolveCellSettings(cell: CellInput, m: WorkloadManifest, probe: CapabilityProbe): CellSettings {
+  const spec = cell.settings ?? { query: {}, mergeTree: {}, optional: [] };
+  const wl = checkSettings({ query: m.loadSettings, mergeTree: m.tableSettings, optional: m.optionalSettings }, probe, `workload ${m.name}`);
+  const sp = checkSettings({ query: spec.query, mergeTree: spec.mergeTree, optional: spec.optional }, probe, 'spec settings');
+  return {
+    load: { ...wl.applied.query, ...sp.applied.query },
+    runs: sp.applied.query,
+    table: { ...wl.applied.mergeTree, ...sp.applied.mergeTree },
+    not_applied: { ...wl.not_applied, ...sp.not_applied },
+    problems: [...wl.problems, ...sp.problems],
+  };
+}
+
+/** Read a cell's `settings.json` (written at provisioning); empty settings when absent. */
+export function readCellSettings(cell: CellInput): CellSettings {
+  return readJsonIfExists<CellSettings>(path.join(cellDir(cell.resultsDir, cell.runId, cell.cellKey), 'settings.json')) ?? { load: {}, runs: {}, table: {}, not_applied: {}, problems: [] };
 }
 
 /** Activity factory. */
@@ -80,12 +113,22 @@ export function createProvision(deps: ProvisionDeps) {
         () => ({ step: 'provision' }),
       );
       heartbeat({ step: 'provision', url: target.url });
-      const server = await readServerInfo(target);
+      const dir = cellDir(cell.resultsDir, cell.runId, cell.cellKey);
+      // Server facts and the capability probe (written to probe.json, not to history).
+      const { probe, ...server } = await readServerInfo(target);
+      writeJsonAtomic(path.join(dir, 'probe.json'), probe);
       const m = loadWorkload(cell.workload);
       let skipReason = cannotRunReason(m, server.version, cell.codec);
       // A cell is never reported under a version it did not run (external servers included).
       if (!skipReason && !versionMatchesLabel(server.version, cell.version))
         skipReason = `matrix version ${cell.version} asked for, but the ${cell.target.kind} target runs ClickHouse ${server.version}`;
+      // Every requested setting checked at its level before anything is loaded.
+      if (!skipReason) {
+        const checked = resolveCellSettings(cell, m, probe);
+        writeJsonAtomic(path.join(dir, 'settings.json'), checked);
+        if (checked.problems.length)
+          throw ApplicationFailure.create({ type: 'InvalidSetting', nonRetryable: true, message: `settings refused before loading:\n  - ${checked.problems.join('\n  - ')}` });
+      }
       const result: ProvisionResult = { target, server, ...(skipReason ? { skipReason } : {}) };
       writeJsonAtomic(path.join(cellDir(cell.resultsDir, cell.runId, cell.cellKey), 'provision.json'), {
         ...result,

@@ -14,26 +14,27 @@ import { writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { min as ssMin, median as ssMedian } from 'simple-statistics';
 import type { ClickHouseClient } from '@clickhouse/client';
-import { connect, queryRows, runMeasured, sqlString, summaryNumber, tryCommand, type CommandOutcome } from '../lib/clickhouse';
-import { cellDir, writeJsonAtomic } from '../lib/results-store';
+import { connect, queryRows, runMeasured, sqlString, summaryNumber, tryCommand, type CommandOutcome, type MeasuredResult } from '../lib/clickhouse';
+import { cellDir, writeJsonAtomic, readJsonIfExists } from '../lib/results-store';
+import { PROBED_CACHE_DROPS, type CapabilityProbe } from '../lib/probe';
 import { loadWorkload, workloadQueries, type WorkloadQuery } from '../lib/workload';
-import { activeParts } from '../lib/table-state';
+import { activeParts, runningMerges, pendingMutations } from '../lib/table-state';
+import { RUN_COUNTERS, judgeCold, judgeQuiet, judgeWarm, type RunCounters, type RunValidity } from '../lib/validity';
 import { attempt, heartbeat, cancellationSignal } from '../lib/activity-context';
 import { queryIdPrefix } from './load-data';
 import { settlePreviousAttempts, killOnCancel, type PreviousAttempts } from '../lib/attempts';
 import type { TargetHandle } from '../targets/types';
 import { listLabels, isAlive } from '../targets/process';
-import type { QueriesSummary, QueryHeadline, StepInput } from './types';
+import type { CellInput, QueriesSummary, QueryHeadline, StepInput } from './types';
+import { readCellSettings } from './provision';
 
-/** Server caches dropped before every cold run. Failures (e.g. a cache this version lacks) are recorded, not fatal. */
-export const CACHE_DROP_COMMANDS = [
-  'SYSTEM DROP MARK CACHE',
-  'SYSTEM DROP UNCOMPRESSED CACHE',
-  // Caches that can serve a repeated query without reading data, on versions that have them.
-  'SYSTEM DROP QUERY CACHE',
-  'SYSTEM DROP QUERY CONDITION CACHE',
-  'SYSTEM DROP PAGE CACHE',
-] as const;
+/**
+ * Server caches dropped before every cold run: the mark and uncompressed caches, and caches newer
+ * versions have that can serve a repeated query without reading data (query, query condition, page,
+ * primary index, skipping index). The capability probe says which the server accepts; only those
+ * are issued, and each outcome is recorded with the run.
+ */
+export const CACHE_DROP_COMMANDS: readonly string[] = PROBED_CACHE_DROPS;
 
 /**
  * Query settings that let a repeated query skip work because an earlier run cached something (a
@@ -87,6 +88,13 @@ export interface RunSample {
   /** The statistics block of the JSON output (`rows_read`, `bytes_read`, `elapsed` s). */
   output_statistics?: { rows_read?: number; bytes_read?: number; elapsed?: number };
   cold_preparation?: ColdPreparation;
+  /** Merges running plus unfinished mutations on the table just before/after the run (max); null if unreadable. */
+  merges_or_mutations: number | null;
+  /** Per-run counters (see `counters_source`); null when the target gives none. */
+  counters: RunCounters | null;
+  counters_source: 'system.query_log ProfileEvents' | 'system.events difference (embedded engine runs one statement at a time)' | null;
+  /** Validity record: for cold runs whether it was really cold; for every run whether the table was quiet. */
+  validity: { cold?: RunValidity; quiet: RunValidity };
   /** The `QueryFinish` row of `system.query_log` for this query_id (ProfileEvents as an object), when available. */
   query_log?: Record<string, unknown> | null;
 }
@@ -97,6 +105,8 @@ export interface QueryStats {
   /** Cold figure: the only cold run, or the minimum when there are several (`cold_runs`). */
   cold_ms: number | null;
   cold_runs: number;
+  /** Cold runs the counters showed were not cold (left out of `cold_ms`). */
+  cold_runs_rejected: number;
   /** Smallest unit the timing source resolves, ms (1 for query_log's query_duration_ms). */
   resolution_ms: number | null;
   warm_min_ms: number | null;
@@ -111,6 +121,8 @@ export interface QueryStats {
   result_rows: number;
   /** Distinct result hashes across runs (1 expected). */
   result_sha256: string[];
+  /** Warm runs faster than the cold run. */
+  warm_validity: RunValidity;
 }
 
 /** One query's record in `queries-<phase>.json`. */
@@ -125,6 +137,8 @@ export interface QueryRecord {
   explain_error?: string;
   samples: RunSample[];
   stats: QueryStats;
+  /** sha256 → the first rows of that result (JSON, ≤ 400 chars), so a mismatch shows both values. */
+  result_examples: Record<string, string>;
 }
 
 /** `queries-<phase>.json`. */
@@ -196,15 +210,18 @@ export async function fetchQueryLog(client: ClickHouseClient, ids: string[]): Pr
 }
 
 function stats(samples: RunSample[]): QueryStats {
-  const server = samples.every((s) => s.server_elapsed_ms !== null);
+  const measured = samples.filter((s) => s.kind !== 'warmup');
+  const server = measured.every((s) => s.server_elapsed_ms !== null);
   const t = (s: RunSample) => (server ? (s.server_elapsed_ms as number) : s.wall_ms);
-  const cold = samples.filter((s) => s.kind === 'cold');
+  // A cold run the counters show was served from a cache is not reported as cold.
+  const cold = samples.filter((s) => s.kind === 'cold' && s.validity?.cold?.valid !== false);
   const warm = samples.filter((s) => s.kind === 'warm');
   const last = warm[warm.length - 1] ?? cold[cold.length - 1];
   return {
     timing_source: server ? 'server-side elapsed' : 'client wall time',
     cold_ms: cold.length ? ssMin(cold.map(t)) : null,
     cold_runs: cold.length,
+    cold_runs_rejected: samples.filter((s) => s.kind === 'cold' && s.validity?.cold?.valid === false).length,
     resolution_ms: server && samples.some((s) => s.server_elapsed_source === 'system.query_log.query_duration_ms') ? 1 : null,
     warm_min_ms: warm.length ? ssMin(warm.map(t)) : null,
     warm_median_ms: warm.length ? ssMedian(warm.map(t)) : null,
@@ -217,12 +234,40 @@ function stats(samples: RunSample[]): QueryStats {
     result_rows: last?.result_rows ?? 0,
     // Every run, warm-up included, must return the same rows.
     result_sha256: [...new Set(samples.map((s) => s.result_sha256))],
+    warm_validity: judgeWarm(cold.length ? ssMin(cold.map(t)) : null, warm.length ? ssMin(warm.map(t)) : null),
   };
+}
+
+/** Merges running + unfinished mutations on a table (`system.merges`, `system.mutations`); null if unreadable. */
+async function mergesOrMutations(client: ClickHouseClient, table: string): Promise<number | null> {
+  try {
+    return (await runningMerges(client, table)) + (await pendingMutations(client, table));
+  } catch {
+    return null;
+  }
+}
+
+/** The {@link RUN_COUNTERS} from `system.events` (absent = 0 there, as the table lists non-zero counters). */
+async function eventCounters(client: ClickHouseClient): Promise<Record<string, number> | null> {
+  try {
+    const rows = await queryRows<{ k: string; v: string }>(client, `SELECT event AS k, value AS v FROM system.events WHERE event IN (${RUN_COUNTERS.map(sqlString).join(', ')})`);
+    return Object.fromEntries(RUN_COUNTERS.map((k) => [k, Number(rows.find((r) => r.k === k)?.v ?? 0)]));
+  } catch {
+    return null;
+  }
+}
+
+function counterDelta(a: Record<string, number>, b: Record<string, number>): RunCounters {
+  return Object.fromEntries(RUN_COUNTERS.map((k) => [k, b[k] - a[k]]));
 }
 
 /** Options for {@link measureQueries}. */
 export interface MeasureOptions {
   coldRuns: number;
+  /** Drop the server's caches before each cold run. @default true (false only to test the cold check) */
+  dropCaches?: boolean;
+  /** Cache-drop statements to issue (those the capability probe accepted). @default all of CACHE_DROP_COMMANDS */
+  cacheDrops?: readonly string[];
   warmupRuns: number;
   warmRuns: number;
   dropOsPageCache: boolean;
@@ -230,6 +275,10 @@ export interface MeasureOptions {
   queryLog: boolean;
   /** query_id prefix; each run appends `-<query>-<kind><n>-a<attempt>`. */
   queryIdPrefix: string;
+  /** Where per-run counters come from: the query log, `system.events` differences (embedded), or nowhere. */
+  counters: 'query_log' | 'system.events' | 'none';
+  /** Extra query settings of the spec (already checked against the probe). */
+  extraSettings?: Record<string, string | number>;
   /** The target, so a cancelled run is killed on the server (absent in bench/). */
   target?: TargetHandle;
   /** Called before each run (for heartbeats / progress). */
@@ -240,7 +289,7 @@ export interface MeasureOptions {
 export async function measureQueries(client: ClickHouseClient, table: string, url: string, queries: WorkloadQuery[], o: MeasureOptions): Promise<QueryRecord[]> {
   const records: QueryRecord[] = [];
   const a = attempt();
-  const base = { max_execution_time: o.maxExecutionTimeS, ...(await resultCacheSettings(client)), ...(o.queryLog ? { log_queries: 1 } : {}) };
+  const base = { ...(o.extraSettings ?? {}), max_execution_time: o.maxExecutionTimeS, ...(await resultCacheSettings(client)), ...(o.queryLog ? { log_queries: 1 } : {}) } as Record<string, number>;
   for (const q of queries) {
     let explain: string | null = null;
     let explainError: string | undefined;
@@ -251,6 +300,7 @@ export async function measureQueries(client: ClickHouseClient, table: string, ur
       explainError = (e as Error).message.split('\n')[0];
     }
     const samples: RunSample[] = [];
+    const examples: Record<string, string> = {};
     const runs: [RunSample['kind'], number][] = [
       ...Array.from({ length: o.coldRuns }, (_, i) => ['cold', i + 1] as [RunSample['kind'], number]),
       ...Array.from({ length: o.warmupRuns }, (_, i) => ['warmup', i + 1] as [RunSample['kind'], number]),
@@ -262,15 +312,20 @@ export async function measureQueries(client: ClickHouseClient, table: string, ur
       let settings: Record<string, number> = base;
       if (kind === 'cold') {
         const server_caches: CommandOutcome[] = [];
-        for (const c of CACHE_DROP_COMMANDS) server_caches.push(await tryCommand(client, c));
+        if (o.dropCaches !== false) for (const c of o.cacheDrops ?? CACHE_DROP_COMMANDS) server_caches.push(await tryCommand(client, c));
         const os = !o.dropOsPageCache ? 'not dropped: protocol.dropOsPageCache is false' : canDropOsCache(url) ? dropOsPageCache() : 'not dropped: server is not on the worker host';
         settings = { ...base, min_bytes_to_use_direct_io: 1 };
         prep = { server_caches, os_page_cache: os, settings };
       }
       const before = (await activeParts(client, table)).names.join(',');
+      const busyBefore = await mergesOrMutations(client, table);
+      const eventsBefore = o.counters === 'system.events' ? await eventCounters(client) : null;
       const queryId = `${o.queryIdPrefix}-${q.id}-${kind}${n}-a${a}`;
-      const r = o.target ? await killOnCancel(o.target, queryId, runMeasured(client, q.sql, queryId, settings, cancellationSignal())) : await runMeasured(client, q.sql, queryId, settings, cancellationSignal());
+      const r: MeasuredResult = o.target ? await killOnCancel(o.target, queryId, runMeasured(client, q.sql, queryId, settings, cancellationSignal())) : await runMeasured(client, q.sql, queryId, settings, cancellationSignal());
+      const eventsAfter = o.counters === 'system.events' ? await eventCounters(client) : null;
       const after = (await activeParts(client, table)).names.join(',');
+      const busyAfter = await mergesOrMutations(client, table);
+      const busy = busyBefore === null || busyAfter === null ? null : Math.max(busyBefore, busyAfter);
       const elapsedNs = summaryNumber(r.summary, 'elapsed_ns');
       // read_rows / read_bytes: HTTP summary (newer servers), else the statistics block of the JSON output.
       let readRows = summaryNumber(r.summary, 'read_rows');
@@ -281,6 +336,7 @@ export async function measureQueries(client: ClickHouseClient, table: string, ur
         readBytes = r.output_statistics.bytes_read ?? null;
         readSource = 'output statistics';
       }
+      if (!(r.result_sha256 in examples)) examples[r.result_sha256] = JSON.stringify(r.data.slice(0, 5)).slice(0, 400);
       samples.push({
         kind,
         n,
@@ -294,16 +350,30 @@ export async function measureQueries(client: ClickHouseClient, table: string, ur
         result_rows: r.result_rows,
         result_sha256: r.result_sha256,
         parts_changed: before !== after,
+        merges_or_mutations: busy,
+        counters: eventsBefore && eventsAfter ? counterDelta(eventsBefore, eventsAfter) : null,
+        counters_source: eventsBefore && eventsAfter ? 'system.events difference (embedded engine runs one statement at a time)' : null,
+        validity: { quiet: judgeQuiet(before !== after, busy) },
         settings,
         ...(r.summary ? { http_summary: r.summary as Record<string, string> } : {}),
         ...(r.output_statistics ? { output_statistics: r.output_statistics } : {}),
         ...(prep ? { cold_preparation: prep } : {}),
       });
     }
-    records.push({ id: q.id, title: q.title, uses_index: q.usesIndex, deterministic: q.deterministic, sql: q.sql, explain_indexes: explain, ...(explainError ? { explain_error: explainError } : {}), samples, stats: stats(samples) });
+    for (const smp of samples) if (smp.kind === 'cold') smp.validity.cold = judgeCold(smp.counters, smp.cold_preparation?.os_page_cache ?? '');
+    records.push({ id: q.id, title: q.title, uses_index: q.usesIndex, deterministic: q.deterministic, sql: q.sql, explain_indexes: explain, ...(explainError ? { explain_error: explainError } : {}), samples, stats: stats(samples), result_examples: examples });
   }
   if (o.queryLog) {
     const log = await fetchQueryLog(client, records.flatMap((r) => r.samples.map((s) => s.query_id)));
+    for (const rec of records)
+      for (const s of rec.samples) {
+        const pe = (log.get(s.query_id)?.ProfileEvents ?? null) as Record<string, number> | null;
+        if (pe && o.counters === 'query_log') {
+          // A ProfileEvents entry is absent when the counter stayed 0 in that query.
+          s.counters = Object.fromEntries(RUN_COUNTERS.map((k) => [k, Number(pe[k] ?? 0)]));
+          s.counters_source = 'system.query_log ProfileEvents';
+        }
+      }
     for (const rec of records) {
       for (const s of rec.samples) {
         const row = log.get(s.query_id) ?? null;
@@ -313,6 +383,7 @@ export async function measureQueries(client: ClickHouseClient, table: string, ur
         // query_log is the authoritative per-query record; it wins when present.
         [s.read_rows, s.read_bytes, s.read_source] = [Number(row.read_rows), Number(row.read_bytes), 'system.query_log'];
       }
+      for (const smp of rec.samples) if (smp.kind === 'cold') smp.validity.cold = judgeCold(smp.counters, smp.cold_preparation?.os_page_cache ?? '');
       rec.stats = stats(rec.samples);
     }
   }
@@ -348,6 +419,12 @@ export function otherChbenchServers(workDir: string, self: TargetHandle): string
     .map((l) => `${l.runId}/${l.cellKey}`);
 }
 
+/** The cache drops the cell's capability probe accepted (all known ones when there is no probe). */
+function probedCacheDrops(cell: CellInput): readonly string[] {
+  const probe = readJsonIfExists<CapabilityProbe>(path.join(cellDir(cell.resultsDir, cell.runId, cell.cellKey), 'probe.json'));
+  return probe ? probe.cache_drops.filter((c) => c.ok).map((c) => c.sql) : CACHE_DROP_COMMANDS;
+}
+
 /** Activity factory. */
 export function createRunQueries(deps: { workDir: string }) {
   return {
@@ -374,7 +451,10 @@ export function createRunQueries(deps: { workDir: string }) {
           dropOsPageCache: cell.protocol.dropOsPageCache,
           maxExecutionTimeS: cell.protocol.maxExecutionTimeS,
           queryLog,
+          counters: queryLog ? 'query_log' : target.kind === 'embedded' ? 'system.events' : 'none',
           target,
+          extraSettings: readCellSettings(cell).runs,
+          cacheDrops: probedCacheDrops(cell),
           queryIdPrefix: queryIdPrefix(cell.runId, cell.cellKey, phase),
           onRun: (q, kind, n) => heartbeat({ step: `queries-${phase}`, query: q, run: `${kind} ${n}` }),
         });

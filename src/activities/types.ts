@@ -23,6 +23,8 @@ export interface CellInput {
   target: TargetSpec;
   teardown: 'always' | 'on-success' | 'never';
   resultsDir: string;
+  /** The spec's extra settings (checked against the probe at provisioning). Absent in old histories. */
+  settings?: { query: Record<string, string | number>; mergeTree: Record<string, string | number>; optional: string[] };
 }
 
 /** What every step after provisioning receives. */

@@ -28,7 +28,14 @@ export interface CellResultDoc {
   storage: StorageRecord | null;
   queries_baseline: QueriesRecord | null;
   queries_index: QueriesRecord | null;
-  index: { index: string; materialize_ms: number; index_bytes: number | null; index_bytes_source: string; adopted_mutation: boolean } | null;
+  index: {
+    index: string;
+    materialize_ms: number;
+    index_bytes: number | null;
+    index_bytes_source: string;
+    adopted_mutation: boolean;
+    verification?: { verified: boolean | null; reasons: string[]; explain: Record<string, { granules: string | null }> };
+  } | null;
   metrics_delta: { server_events: Record<string, number | null>; host_disks: Record<string, { read_bytes: number; write_bytes: number }> | null } | null;
 }
 
@@ -71,6 +78,50 @@ export function loadRun(dir: string): { run: { runId: string; startedAt: string;
   return { run, cells, missing };
 }
 
+/** Counts of invalid and unjudgeable checks over the measured cells. */
+function validitySummary(cells: CellResultDoc[]): { invalid: string[]; unknown: string[] } {
+  const qs = cells.flatMap((c) => [...(c.queries_baseline?.queries ?? []), ...(c.queries_index?.queries ?? [])]);
+  const samples = qs.flatMap((q) => q.samples);
+  const count = (f: (x: (typeof samples)[number]) => boolean) => samples.filter(f).length;
+  const notCold = count((x) => x.validity?.cold?.valid === false);
+  const coldUnknown = count((x) => x.kind === 'cold' && x.validity?.cold?.valid === null);
+  const notQuiet = count((x) => x.validity?.quiet.valid === false);
+  const notWarmer = qs.filter((q) => q.stats.warm_validity?.valid === false).length;
+  const idxBad = cells.filter((c) => c.index?.verification?.verified === false).length;
+  const idxUnknown = cells.filter((c) => c.index && c.index.verification?.verified !== true && c.index.verification?.verified !== false).length;
+  const mismatch = resultMismatches(cells).length;
+  const invalid = [
+    notCold && `${notCold} cold run(s) not cold`,
+    notQuiet && `${notQuiet} run(s) during which parts changed or merges ran`,
+    notWarmer && `${notWarmer} quer(y/ies) whose warm runs were not faster than cold`,
+    idxBad && `${idxBad} cell(s) whose skip index is not verified`,
+    mismatch && `${mismatch} result mismatch(es)`,
+  ].filter(Boolean) as string[];
+  const unknown = [coldUnknown && `${coldUnknown} cold run(s) (no counters)`, idxUnknown && `${idxUnknown} index build(s)`].filter(Boolean) as string[];
+  return { invalid, unknown };
+}
+
+/** Queries whose results differ (between runs, cells, or before/after the index), with the differing values. */
+export function resultMismatches(cells: CellResultDoc[]): { id: string; values: string[] }[] {
+  const ids = [...new Set(cells.flatMap((c) => c.queries_baseline?.queries.map((q) => q.id) ?? []))];
+  const out: { id: string; values: string[] }[] = [];
+  for (const id of ids) {
+    const recs = cells.flatMap((c) => [c.queries_baseline, c.queries_index].map((p) => ({ c, q: p?.queries.find((x) => x.id === id) })).filter((x) => x.q));
+    if (recs.some((r) => r.q!.deterministic === false)) continue;
+    const byHash = new Map<string, string[]>();
+    for (const r of recs) for (const h of r.q!.stats.result_sha256) byHash.set(h, [...(byHash.get(h) ?? []), r.c.cellKey]);
+    if (byHash.size > 1)
+      out.push({
+        id,
+        values: [...byHash.entries()].map(([h, where]) => {
+          const ex = recs.map((r) => r.q!.result_examples?.[h]).find(Boolean);
+          return `${[...new Set(where)].join(', ')}: ${ex ?? h.slice(0, 12)}`;
+        }),
+      });
+  }
+  return out;
+}
+
 /** Steps that needed more than one attempt, and server restarts: figures from those steps come from a retry. */
 function retries(c: CellResultDoc): string {
   const r = Object.entries(c.attempts ?? {}).filter(([, n]) => n > 1).map(([k, n]) => `${k} ×${n}`);
@@ -95,6 +146,11 @@ export function renderReport(dir: string): string {
   out.push(`Workload **${spec.workload}**, ${fmtInt(spec.scale)} rows, target **${spec.target.kind}**; protocol: ${spec.protocol.coldRuns} cold + ${spec.protocol.warmRuns} warm run(s) per query, headline warm statistic **${spec.protocol.statistic}** (every sample is in the cell's \`queries-*.json\`).`);
   const resumes = (run as { resumes?: string[] }).resumes ?? [];
   out.push(`Started ${run.startedAt}${resumes.length ? `, resumed ${resumes.join(', ')}` : ''}${run.finishedAt ? `, finished ${run.finishedAt}` : ''}${run.status ? `, run status **${run.status}**` : ''}.`, '');
+
+  // Validity summary first: a run with invalid measurements says so at the top.
+  const v = validitySummary(ok);
+  if (v.invalid.length) out.push(`> **⚠ This run has invalid measurements** — ${v.invalid.join('; ')}. Flags appear next to the figures they qualify and in the Validity section.`, '');
+  else out.push(`Validity: every cold run was cold, every run quiet, warm faster than cold, results consistent${v.unknown.length ? `; could not be judged: ${v.unknown.join('; ')}` : ''}.`, '');
 
   out.push('## Cells', '');
   const rows = [['cell', 'status', 'server version', 'timezone', 'CPUs / memory', 'provisioned by', 'query_log', 'retries']];
@@ -176,21 +232,36 @@ export function renderReport(dir: string): string {
         const q = c.queries_baseline?.queries.find((x) => x.id === id);
         if (!q) return ['n/a', 'n/a', 'n/a', 'n/a'];
         const res = q.stats.resolution_ms ?? null;
-        const flag = q.samples.some((x) => x.parts_changed) ? ' ⚠ parts changed' : '';
+        const flag = q.samples.some((x) => x.kind !== 'warmup' && x.validity?.quiet.valid === false) ? ' ⚠ not quiet' : '';
         const o = other === 'median' ? q.stats.warm_median_ms : q.stats.warm_min_ms;
-        return [fmtMs(q.stats.cold_ms, res), fmtMs(headline(q, stat), res) + flag, fmtMs(o, res), fmtInt(q.stats.read_rows)];
+        const coldFlag = q.stats.cold_runs_rejected ? ` ⚠ ${q.stats.cold_runs_rejected} not cold` : q.samples.some((x) => x.kind === 'cold' && x.validity?.cold?.valid === null) ? ' (cold?)' : '';
+        const warmFlag = q.stats.warm_validity?.valid === false ? ' ⚠ not warmer' : '';
+        return [fmtMs(q.stats.cold_ms, res) + coldFlag, fmtMs(headline(q, stat), res) + flag + warmFlag, fmtMs(o, res), fmtInt(q.stats.read_rows)];
       }),
     ]);
   }
   out.push(markdownTable(qRows), '');
   const find = (c: CellResultDoc, id: string) => c.queries_baseline?.queries.find((q) => q.id === id);
-  const findIdx = (c: CellResultDoc, id: string) => c.queries_index?.queries.find((q) => q.id === id);
   const approx = qids.filter((id) => ok.some((c) => find(c, id)?.deterministic === false));
   const compared = qids.filter((id) => !approx.includes(id));
-  const mismatch = compared.filter((id) => new Set(ok.flatMap((c) => [...(find(c, id)?.stats.result_sha256 ?? []), ...(findIdx(c, id)?.stats.result_sha256 ?? [])])).size > 1);
-  if (mismatch.length) out.push(`**Result mismatch** for ${mismatch.join(', ')}: the sha256 of the result rows differs between runs, cells or before/after the index (see \`result_sha256\` in the samples).`, '');
+  const mismatches = resultMismatches(ok);
+  for (const mm of mismatches) out.push(`**⚠ Correctness failure: ${mm.id.toUpperCase()} returned different rows** — ${mm.values.join(' ≠ ')}`, '');
+  if (mismatches.length) out.push('');
   else if (compared.length) out.push(`Results agree: every run of ${compared.map((q) => q.toUpperCase()).join(', ')} in every cell (before and after the index) returned the same rows (sha256).`, '');
   if (approx.length) out.push(`Not compared: ${approx.map((q) => q.toUpperCase()).join(', ')} (the workload marks the result as approximate).`, '');
+
+  out.push('## Validity', '', 'Per query and cell: was each cold run cold (from the run\'s counters: mark/uncompressed cache hits, direct-I/O buffers, bytes read from the block device), were all runs quiet (active parts unchanged, no merge or mutation), were warm runs faster than cold. "?" = the counters needed are not available on this target.', '');
+  const vRows = [['query', 'cell', 'cold', 'warm', 'quiet', 'counters from', 'reasons']];
+  for (const c of ok)
+    for (const [phase, rec] of [['', c.queries_baseline], [' (after index)', c.queries_index]] as const)
+      for (const q of rec?.queries ?? []) {
+        const colds = q.samples.filter((x) => x.kind === 'cold');
+        const coldLabel = colds.length ? [...new Set(colds.map((x) => x.validity?.cold?.label ?? 'cold?'))].join(', ') : 'no cold run';
+        const quiet = q.samples.every((x) => x.validity?.quiet.valid !== false) ? 'quiet' : 'not quiet';
+        const reasons = [...new Set(q.samples.flatMap((x) => [...(x.validity?.cold?.reasons ?? []), ...(x.validity?.quiet.reasons ?? [])]).concat(q.stats.warm_validity?.reasons ?? []))];
+        vRows.push([q.id.toUpperCase() + phase, label(c), coldLabel, q.stats.warm_validity?.label ?? 'n/a', quiet, [...new Set(q.samples.map((x) => x.counters_source ?? 'not available'))].join(' / '), reasons.join('; ') || '—']);
+      }
+  out.push(markdownTable(vRows), '');
 
   out.push('## Skip index (bloom filter) before / after', '');
   const idxCells = ok.filter((c) => c.index && c.queries_index);
@@ -219,6 +290,13 @@ export function renderReport(dir: string): string {
         ]);
       }
     out.push(markdownTable(ir), '');
+    for (const c of idxCells) {
+      const vv = c.index!.verification;
+      if (!vv) continue;
+      const ex = Object.entries(vv.explain).map(([q, e]) => `${q.toUpperCase()} EXPLAIN granules ${e.granules ?? 'n/a'}`).join(', ');
+      out.push(vv.verified === true ? `- ${label(c)}: index verified — every active part carries it; ${ex}.` : `- **⚠ ${label(c)}: index ${vv.verified === false ? 'NOT verified' : 'not verifiable'}** — ${vv.reasons.join('; ')}${ex ? `; ${ex}` : ''}.`);
+    }
+    out.push('');
   }
 
   out.push(

@@ -9,6 +9,7 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import type { Codec } from '../spec';
 import { versionAtLeast } from './version';
+import { settingsClause } from './settings';
 
 /** Root of the SQL folder (works from `src/` under ts and from `dist/src/` when compiled). */
 export const SQL_ROOT = findUp('sql');
@@ -47,6 +48,10 @@ export const WorkloadManifest = z.strictObject({
   load: z.string(),
   /** Query-level settings of the generator INSERT … SELECT. */
   loadSettings: z.record(z.string(), z.union([z.number(), z.string()])).default({}),
+  /** MergeTree settings of the table (rendered into `{{settings}}`), checked against the probe. */
+  tableSettings: z.record(z.string(), z.union([z.number(), z.string()])).default({}),
+  /** Settings of this workload a version may lack (then recorded as not applied). */
+  optionalSettings: z.array(z.string()).default([]),
   queries: z.array(QueryEntry).min(1),
   index: z.strictObject({ name: z.string(), add: z.string() }).optional(),
 });
@@ -89,6 +94,8 @@ export interface RenderValues {
   table: string;
   rows: number;
   codec: Codec;
+  /** MergeTree settings for `{{settings}}` (empty: no SETTINGS clause). */
+  tableSettings?: Record<string, string | number>;
 }
 
 /** `CODEC(...)` clause for a codec; empty for LZ4, which is the server default. */
@@ -108,7 +115,7 @@ export function renderTemplate(workload: string, file: string, v: RenderValues, 
 
 /** Template rendering on a string (see {@link renderTemplate}). */
 export function renderText(text: string, v: RenderValues): string {
-  const values: Record<string, string> = { table: v.table, rows: String(Math.trunc(v.rows)), codec: codecClause(v.codec) };
+  const values: Record<string, string> = { table: v.table, rows: String(Math.trunc(v.rows)), codec: codecClause(v.codec), settings: settingsClause(v.tableSettings ?? {}) };
   return text
     .split('\n')
     .filter((l) => !/^\s*--/.test(l))

@@ -101,6 +101,7 @@ export async function benchmarkMatrix(specInput: RunSpecInput, options: MatrixOp
     target: spec.target,
     teardown: spec.teardown,
     resultsDir: spec.resultsDir,
+    settings: spec.settings,
   }));
   progress.total = cells.length;
   progress.reused = reused.length;

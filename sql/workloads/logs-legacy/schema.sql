@@ -11,4 +11,4 @@ CREATE TABLE IF NOT EXISTS {{table}}
 )
 ENGINE = MergeTree
 PARTITION BY toDate(timestamp)
-ORDER BY (namespace, timestamp)
+ORDER BY (namespace, timestamp){{settings}}

@@ -1,6 +1,5 @@
--- The seed's table. min_bytes_for_wide_part = 0 makes every part Wide, so system.parts_columns
--- gives real per-column sizes even for the small parts of a 2 M-row demo (Compact parts report
--- the part's total for every column). It does not change how data is compressed.
+-- The seed's table. {{settings}} holds the workload's tableSettings (manifest.yaml) and the spec's
+-- settings.mergeTree, after both were checked against the server's system.merge_tree_settings.
 CREATE TABLE IF NOT EXISTS {{table}}
 (
     timestamp DateTime64(3){{codec}},
@@ -14,5 +13,4 @@ CREATE TABLE IF NOT EXISTS {{table}}
 )
 ENGINE = MergeTree
 PARTITION BY toDate(timestamp)
-ORDER BY (namespace, timestamp)
-SETTINGS min_bytes_for_wide_part = 0
+ORDER BY (namespace, timestamp){{settings}}

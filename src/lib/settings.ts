@@ -1,0 +1,65 @@
+/**
+ * Settings a spec or workload asks for, checked against the target's capability probe at their
+ * level — query (`system.settings`), MergeTree table (`system.merge_tree_settings`) or server
+ * (`system.server_settings`) — before anything is loaded.
+ */
+import type { CapabilityProbe } from './probe';
+import { settingLevels } from './probe';
+
+/** Settings requested for a cell, by level. */
+export interface RequestedSettings {
+  /** Query settings: sent with the load and with every measured run. */
+  query: Record<string, string | number>;
+  /** MergeTree settings: appended to the table's `SETTINGS` clause. */
+  mergeTree: Record<string, string | number>;
+  /** Names that may be missing on a version: then recorded as "not applied on this version". */
+  optional: string[];
+}
+
+/** Outcome of checking requested settings against a probe. */
+export interface SettingsCheck {
+  /** What will be sent, by level (optional settings the version lacks removed). */
+  applied: { query: Record<string, string | number>; mergeTree: Record<string, string | number> };
+  /** `name → reason` for optional settings left out on this version. */
+  not_applied: Record<string, string>;
+  /** One line per refused setting; empty when all is well. */
+  problems: string[];
+}
+
+const TABLE = { query: 'system.settings', merge_tree: 'system.merge_tree_settings', server: 'system.server_settings' } as const;
+const WHERE = { query: 'a query setting (spec settings.query / SETTINGS of a statement)', merge_tree: 'a MergeTree table setting (spec settings.mergeTree / CREATE TABLE … SETTINGS)', server: 'a server setting (config.xml; it cannot be set per query or per table)' } as const;
+
+/**
+ * Check requested settings. A setting at the wrong level, or unknown to this version and not marked
+ * optional, is a problem naming where it belongs; a list the probe could not read is not judged.
+ */
+export function checkSettings(req: RequestedSettings, probe: CapabilityProbe, source: string): SettingsCheck {
+  const out: SettingsCheck = { applied: { query: {}, mergeTree: {} }, not_applied: {}, problems: [] };
+  const check = (level: 'query' | 'merge_tree', name: string, value: string | number) => {
+    const list = level === 'query' ? probe.query_settings : probe.merge_tree_settings;
+    const target = level === 'query' ? out.applied.query : out.applied.mergeTree;
+    if (list === null || list.includes(name)) {
+      target[name] = value;
+      return;
+    }
+    const elsewhere = settingLevels(probe, name);
+    if (elsewhere.length) {
+      out.problems.push(`${source}: "${name}" is not ${WHERE[level]} on ClickHouse ${probe.version}; it is ${elsewhere.map((l) => `${WHERE[l]} (${TABLE[l]})`).join(' and ')}`);
+      return;
+    }
+    if (req.optional.includes(name)) {
+      out.not_applied[name] = `not applied on this version: ClickHouse ${probe.version} has no such setting (${TABLE[level]})`;
+      return;
+    }
+    out.problems.push(`${source}: unknown setting "${name}" on ClickHouse ${probe.version} (not in ${TABLE.query}, ${TABLE.merge_tree} or ${TABLE.server}); mark it optional (settings.optional) if only some versions have it`);
+  };
+  for (const [k, v] of Object.entries(req.query)) check('query', k, v);
+  for (const [k, v] of Object.entries(req.mergeTree)) check('merge_tree', k, v);
+  return out;
+}
+
+/** ` SETTINGS k = v, …` for a CREATE TABLE, or empty. */
+export function settingsClause(s: Record<string, string | number>): string {
+  const e = Object.entries(s);
+  return e.length ? ` SETTINGS ${e.map(([k, v]) => `${k} = ${typeof v === 'number' ? v : `'${String(v).replace(/'/g, "\\'")}'`}`).join(', ')}` : '';
+}

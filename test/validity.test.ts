@@ -1,0 +1,150 @@
+/**
+ * Measurement validity on the real embedded engine: each flag is raised by a real condition.
+ * (The embedded engine gives per-run counters as `system.events` differences; see src/lib/validity.ts.)
+ */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ApplicationFailure } from '@temporalio/common';
+import type { ClickHouseClient } from '@clickhouse/client';
+import { provisionEmbedded, teardownEmbedded } from '../src/targets/embedded';
+import type { TargetHandle } from '../src/targets/types';
+import { connect } from '../src/lib/clickhouse';
+import { loadWorkload, renderTemplate, workloadQueries } from '../src/lib/workload';
+import { measureQueries, type MeasureOptions } from '../src/activities/run-queries';
+import { createProvision } from '../src/activities/provision';
+import { resultMismatches, type CellResultDoc } from '../src/lib/report';
+import type { CellInput } from '../src/activities/types';
+import { parseRunSpec } from '../src/spec';
+
+const ROWS = 200_000;
+let tmp: string;
+const targets: TargetHandle[] = [];
+const clients: ClickHouseClient[] = [];
+
+async function loadedTarget(cellKey: string): Promise<{ t: TargetHandle; c: ClickHouseClient }> {
+  const t = await provisionEmbedded({ runId: 'validity', cellKey, version: '26.7', workDir: tmp });
+  const c = connect(t);
+  targets.push(t);
+  clients.push(c);
+  const m = loadWorkload('logs');
+  const v = { table: m.table, rows: ROWS, codec: 'LZ4' as const, tableSettings: m.tableSettings };
+  await c.command({ query: renderTemplate('logs', m.schema, v) });
+  await c.command({ query: renderTemplate('logs', m.load, v), clickhouse_settings: m.loadSettings as Record<string, number> });
+  return { t, c };
+}
+
+const opts = (t: TargetHandle, extra: Partial<MeasureOptions> = {}): MeasureOptions => ({
+  coldRuns: 1,
+  warmupRuns: 0,
+  warmRuns: 2,
+  dropOsPageCache: false,
+  maxExecutionTimeS: 600,
+  queryLog: false,
+  counters: 'system.events',
+  queryIdPrefix: `validity-${Math.random().toString(36).slice(2, 8)}`,
+  target: t,
+  ...extra,
+});
+
+const query = (id: string) => {
+  const m = loadWorkload('logs');
+  return workloadQueries(m, { table: m.table, rows: ROWS, codec: 'LZ4' }, [id]);
+};
+
+before(async () => {
+  tmp = mkdtempSync(path.join(os.tmpdir(), 'chbench-validity-'));
+});
+after(async () => {
+  for (const c of clients) await c.close();
+  for (const t of targets) await teardownEmbedded(t);
+  rmSync(tmp, { recursive: true, force: true });
+});
+
+test('a cold run taken without dropping the caches is labelled not cold; with the drops it is cold', async () => {
+  const { t, c } = await loadedTarget('cold');
+  // Warm the caches, then a "cold" run without any drop.
+  await measureQueries(c, 'logs', t.url, query('q3'), opts(t, { coldRuns: 0 }));
+  const [stale] = await measureQueries(c, 'logs', t.url, query('q3'), opts(t, { dropCaches: false }));
+  const coldStale = stale.samples.find((s) => s.kind === 'cold')!;
+  assert.equal(coldStale.validity.cold?.valid, false, JSON.stringify(coldStale.counters));
+  assert.equal(coldStale.validity.cold?.label, 'not cold');
+  assert.ok(coldStale.validity.cold!.reasons.some((r) => /mark cache/.test(r)), coldStale.validity.cold!.reasons.join('; '));
+  assert.equal(stale.stats.cold_ms, null, 'a run that was not cold is not reported as cold');
+  assert.equal(stale.stats.cold_runs_rejected, 1);
+  const [fresh] = await measureQueries(c, 'logs', t.url, query('q3'), opts(t));
+  const coldFresh = fresh.samples.find((s) => s.kind === 'cold')!;
+  assert.equal(coldFresh.validity.cold?.valid, true, coldFresh.validity.cold?.reasons.join('; '));
+  assert.ok(coldFresh.counters!.CreatedReadBufferDirectIO! > 0, 'direct I/O buffers were created');
+});
+
+test('a query run while inserts create new parts is flagged not quiet', async () => {
+  const { t, c } = await loadedTarget('busy');
+  let stop = false;
+  const writer = connect(t);
+  clients.push(writer);
+  const inserting = (async () => {
+    for (let i = 0; !stop; i++)
+      await writer.command({ query: `INSERT INTO logs (timestamp, namespace, pod, container, level, message, trace_id, duration_ms) SELECT toDateTime64('2026-08-26 00:00:00', 3), 'payment', 'p', 'app', 'INFO', 'x', 'y', ${i}` });
+  })();
+  try {
+    const [busy] = await measureQueries(c, 'logs', t.url, query('q1'), opts(t, { warmRuns: 5 }));
+    const flagged = busy.samples.filter((s) => s.validity.quiet.valid === false);
+    assert.ok(flagged.length > 0, 'at least one run saw the parts change');
+    assert.ok(flagged[0].validity.quiet.reasons.some((r) => /active parts changed/.test(r)));
+  } finally {
+    stop = true;
+    await inserting;
+  }
+});
+
+test('an unknown setting, or one at the wrong level, is refused before anything is loaded', async () => {
+  const { provision } = createProvision({ workDir: tmp });
+  const spec = parseRunSpec({ name: 'settings', workload: 'logs', scale: 1000, target: { kind: 'embedded' }, matrix: { version: ['26.7'], codec: ['LZ4'] }, resultsDir: path.join(tmp, 'results') });
+  const cell = (settings: CellInput['settings'], key: string): CellInput => ({
+    runId: 'settings',
+    cellKey: key,
+    version: '26.7',
+    codec: 'LZ4',
+    workload: 'logs',
+    scale: 1000,
+    skipIndex: false,
+    protocol: spec.protocol,
+    target: spec.target,
+    teardown: 'always',
+    resultsDir: spec.resultsDir,
+    settings,
+  });
+  const refused = async (settings: CellInput['settings'], key: string, pattern: RegExp) => {
+    await assert.rejects(provision(cell(settings, key), true), (e: unknown) => {
+      assert.ok(e instanceof ApplicationFailure && e.type === 'InvalidSetting', String(e));
+      assert.match(e.message, pattern);
+      return true;
+    });
+    await teardownEmbedded({ kind: 'embedded', url: '', database: 'default', username: 'default', runId: 'settings', cellKey: key, provisionedBy: '', dataDir: path.join(tmp, 'settings', key) }).catch(() => undefined);
+  };
+  await refused({ query: { no_such_setting_xyz: 1 }, mergeTree: {}, optional: [] }, 'unknown', /unknown setting "no_such_setting_xyz" on ClickHouse 26\.7/);
+  await refused({ query: { min_bytes_for_wide_part: 0 }, mergeTree: {}, optional: [] }, 'level', /"min_bytes_for_wide_part" is not a query setting .* it is a MergeTree table setting/);
+  await refused({ query: {}, mergeTree: { max_threads: 2 }, optional: [] }, 'level2', /"max_threads" is not a MergeTree table setting .* it is a query setting/);
+  // Optional and missing: recorded as not applied, not refused.
+  const ok = await provision(cell({ query: { no_such_setting_xyz: 1 }, mergeTree: {}, optional: ['no_such_setting_xyz'] }, 'optional'), true);
+  assert.ok(ok.target.pid);
+  await teardownEmbedded(ok.target);
+});
+
+test('a cell whose query returns a different result from its sibling fails the correctness check, showing both values', async () => {
+  const a = await loadedTarget('same');
+  const b = await loadedTarget('different');
+  await b.c.command({ query: "INSERT INTO logs (timestamp, namespace, pod, container, level, message, trace_id, duration_ms) SELECT toDateTime64('2026-08-26 00:00:00', 3), 'payment', 'p', 'app', 'ERROR', 'one more timeout', 'z', 1" });
+  const ra = await measureQueries(a.c, 'logs', a.t.url, query('q3'), opts(a.t, { coldRuns: 0, warmRuns: 1 }));
+  const rb = await measureQueries(b.c, 'logs', b.t.url, query('q3'), opts(b.t, { coldRuns: 0, warmRuns: 1 }));
+  const doc = (key: string, q: typeof ra) => ({ cellKey: key, queries_baseline: { queries: q }, queries_index: null }) as unknown as CellResultDoc;
+  const mm = resultMismatches([doc('v26.7-lz4', ra), doc('v26.7-zstd3', rb)]);
+  assert.equal(mm.length, 1);
+  assert.equal(mm[0].id, 'q3');
+  const counts = mm[0].values.map((v) => Number(/\[\[(\d+)\]\]/.exec(v)![1]));
+  assert.equal(Math.abs(counts[0] - counts[1]), 1, mm[0].values.join(' ≠ '));
+  assert.deepEqual(resultMismatches([doc('v26.7-lz4', ra), doc('v26.7-lz4-r2', ra)]), []);
+});
