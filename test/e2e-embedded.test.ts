@@ -70,8 +70,10 @@ test('a 2-cell embedded matrix completes and every report table holds measured v
     const qs = c.queries_baseline!.queries;
     assert.deepEqual(qs.map((q) => q.id), ['q1', 'q2', 'q3', 'q4', 'q5']);
     for (const q of qs) {
-      assert.equal(q.samples.length, 4, `${key} ${q.id}: 1 cold + 3 warm samples kept`);
-      assert.equal(new Set(q.samples.map((s) => s.query_id)).size, 4, 'a unique query_id per run');
+      assert.deepEqual(q.samples.map((s) => s.kind), ['cold', 'warmup', 'warm', 'warm', 'warm'], `${key} ${q.id}: 1 cold + 1 warm-up + 3 warm samples kept`);
+      assert.equal(new Set(q.samples.map((s) => s.query_id)).size, 5, 'a unique query_id per run');
+      assert.equal(q.samples[0].validity.cold?.valid, true, `${key} ${q.id}: the cold run was cold: ${q.samples[0].validity.cold?.reasons.join('; ')}`);
+      assert.ok(q.samples.every((s) => s.validity.quiet.valid === true), `${key} ${q.id}: every run quiet`);
       for (const s of q.samples) {
         assert.ok(s.server_elapsed_ms! > 0 && s.wall_ms >= s.server_elapsed_ms! * 0.5, `${key} ${q.id}: server and wall time measured`);
         assert.ok(s.read_rows !== null && s.read_rows > 0, `${key} ${q.id}: read_rows measured`);
@@ -101,6 +103,8 @@ test('a 2-cell embedded matrix completes and every report table holds measured v
     for (const row of rows) for (const cell of row.slice(0, -1)) assert.notEqual(cell, 'n/a', `${t}: no unmeasured value in ${row.join(' | ')}`);
   }
   assert.match(md, /Results agree: every run of Q1, Q2, Q3, Q5 in every cell/);
+  assert.doesNotMatch(md, /invalid measurements/);
+  assert.match(md, /v26\.7-lz4: index verified — every active part carries it; Q5 EXPLAIN granules \d+\/\d+/);
 
   // What the Temporal UI / CLI shows: one child workflow per cell with readable ids, named activities.
   const children: string[] = [];

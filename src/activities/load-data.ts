@@ -9,7 +9,7 @@
  * comes from one clean, complete INSERT and rows are never loaded twice.
  */
 import path from 'node:path';
-import { connect, parseSummary, summaryNumber } from '../lib/clickhouse';
+import { connect, parseSummary, summaryNumber, queryRows } from '../lib/clickhouse';
 import { cellDir, readJsonIfExists, writeJsonAtomic } from '../lib/results-store';
 import { loadWorkload, renderTemplate } from '../lib/workload';
 import { activeParts, rowCount } from '../lib/table-state';
@@ -39,7 +39,23 @@ export interface LoadRecord extends LoadSummary {
   truncated_before_load: { rows_found: number; reason: string } | null;
   /** Statements of earlier attempts found running when this attempt started, and what was done. */
   previous_attempts: PreviousAttempts;
+  /**
+   * Load verification: `count()` equals the spec's scale; `written_rows` of the HTTP summary checked
+   * against the table where the server sends it; insert blocks dropped by deduplication
+   * (`DuplicatedInsertedBlocks`, null = unknown).
+   */
+  verification: { rows_equal_scale: boolean; written_rows_check: string; duplicated_inserted_blocks: number | null; counters_source: string };
   attempt: number;
+}
+
+/** `DuplicatedInsertedBlocks` from `system.events` (absent there = 0), or null if unreadable. */
+async function loadCounters(client: import('@clickhouse/client').ClickHouseClient): Promise<{ DuplicatedInsertedBlocks: number } | null> {
+  try {
+    const rows = await queryRows<{ v: string }>(client, "SELECT value AS v FROM system.events WHERE event = 'DuplicatedInsertedBlocks'");
+    return { DuplicatedInsertedBlocks: Number(rows[0]?.v ?? 0) };
+  } catch {
+    return null;
+  }
 }
 
 /** Activity factory. */
@@ -69,6 +85,7 @@ export function createLoadData() {
         const sql = renderTemplate(cell.workload, m.load, { table: m.table, rows: cell.scale, codec: cell.codec });
         const settings = { ...readCellSettings(cell).load, max_execution_time: cell.protocol.maxExecutionTimeS };
         const queryId = `${prefix}-a${attempt()}`;
+        const eventsBefore = await loadCounters(client);
         const t0 = performance.now();
         const res = await withHeartbeat(
           killOnCancel(target, queryId, client.command({ query: sql, query_id: queryId, clickhouse_settings: settings as Record<string, number>, abort_signal: cancellationSignal() })),
@@ -80,7 +97,9 @@ export function createLoadData() {
         if (rows !== cell.scale)
           throw new Error(`load: table ${m.table} holds ${rows} rows after loading, expected ${cell.scale} (spec scale)`);
         const parts = await activeParts(client, m.table);
+        const eventsAfter = await loadCounters(client);
         const elapsedNs = summaryNumber(summary, 'elapsed_ns');
+        const written = summaryNumber(summary, 'written_rows');
         const rec: LoadRecord = {
           rows,
           elapsed_ms: elapsed,
@@ -96,6 +115,12 @@ export function createLoadData() {
           rows_in_table: rows,
           bytes_on_disk: parts.bytes_on_disk,
           truncated_before_load: truncated,
+          verification: {
+            rows_equal_scale: rows === cell.scale,
+            written_rows_check: written === null ? 'not available: the server sent no written_rows' : written === rows ? 'written_rows (HTTP summary) = count()' : `MISMATCH: written_rows ${written} ≠ count() ${rows}`,
+            duplicated_inserted_blocks: eventsBefore && eventsAfter ? eventsAfter.DuplicatedInsertedBlocks - eventsBefore.DuplicatedInsertedBlocks : null,
+            counters_source: eventsBefore && eventsAfter ? 'system.events difference around the INSERT' : 'not available',
+          },
           previous_attempts: previous,
           attempt: attempt(),
         };

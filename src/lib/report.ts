@@ -173,11 +173,13 @@ export function renderReport(dir: string): string {
     out.push('CPUs/memory come from `system.asynchronous_metrics` where the server has them, else from the worker host (same host for embedded/local targets).', '');
 
   out.push('## Ingest', '', 'Server-side generation `INSERT … SELECT … FROM numbers_mt(N)`: no network or parsing cost. Elapsed = client wall time of the INSERT statement (rows/s uses it); server elapsed from the HTTP summary where the server sends it. Rows = `SELECT count()` after loading.', '');
-  const ing = [['cell', 'rows (count())', 'elapsed (client wall)', 'server elapsed', 'rows/s', 'partitions', 'active parts', 'note']];
+  const ing = [['cell', 'rows (count())', 'elapsed (client wall)', 'server elapsed', 'rows/s', 'partitions', 'active parts', 'verified', 'note']];
   for (const c of ok) {
     const l = c.load;
     if (!l) continue;
-    ing.push([label(c), fmtInt(l.rows_in_table), fmtMs(l.elapsed_ms), fmtMs(l.server_elapsed_ms), fmtInt(l.rows_per_s), fmtInt(l.partitions), fmtInt(l.active_parts), l.truncated_before_load ? `reloaded after finding ${fmtInt(l.truncated_before_load.rows_found)} rows` : '']);
+    const vf = l.verification;
+    const verified = vf ? `${vf.rows_equal_scale ? '= scale' : '⚠ ≠ scale'}; ${vf.written_rows_check.startsWith('MISMATCH') ? `⚠ ${vf.written_rows_check}` : vf.written_rows_check.startsWith('not') ? 'written_rows n/a' : 'written_rows ='}; dedup blocks ${vf.duplicated_inserted_blocks ?? 'n/a'}` : 'n/a';
+    ing.push([label(c), fmtInt(l.rows_in_table), fmtMs(l.elapsed_ms), fmtMs(l.server_elapsed_ms), fmtInt(l.rows_per_s), fmtInt(l.partitions), fmtInt(l.active_parts), verified, l.truncated_before_load ? `reloaded after finding ${fmtInt(l.truncated_before_load.rows_found)} rows` : '']);
   }
   out.push(markdownTable(ing), '');
 
