@@ -137,6 +137,9 @@ export interface QueryRecord {
   explain_error?: string;
   samples: RunSample[];
   stats: QueryStats;
+  /** Active part names before the first and after the last run of this query (`system.parts`). */
+  parts_before: string[];
+  parts_after: string[];
   /** sha256 → the first rows of that result (JSON, ≤ 400 chars), so a mismatch shows both values. */
   result_examples: Record<string, string>;
 }
@@ -277,6 +280,8 @@ export interface MeasureOptions {
   queryIdPrefix: string;
   /** Where per-run counters come from: the query log, `system.events` differences (embedded), or nowhere. */
   counters: 'query_log' | 'system.events' | 'none';
+  /** Counter names that exist on this server (the probe's `system.events` list). */
+  knownCounters?: string[];
   /** Extra query settings of the spec (already checked against the probe). */
   extraSettings?: Record<string, string | number>;
   /** The target, so a cancelled run is killed on the server (absent in bench/). */
@@ -301,6 +306,7 @@ export async function measureQueries(client: ClickHouseClient, table: string, ur
     }
     const samples: RunSample[] = [];
     const examples: Record<string, string> = {};
+    const partsBefore = (await activeParts(client, table)).names;
     const runs: [RunSample['kind'], number][] = [
       ...Array.from({ length: o.coldRuns }, (_, i) => ['cold', i + 1] as [RunSample['kind'], number]),
       ...Array.from({ length: o.warmupRuns }, (_, i) => ['warmup', i + 1] as [RunSample['kind'], number]),
@@ -361,7 +367,7 @@ export async function measureQueries(client: ClickHouseClient, table: string, ur
       });
     }
     for (const smp of samples) if (smp.kind === 'cold') smp.validity.cold = judgeCold(smp.counters, smp.cold_preparation?.os_page_cache ?? '');
-    records.push({ id: q.id, title: q.title, uses_index: q.usesIndex, deterministic: q.deterministic, sql: q.sql, explain_indexes: explain, ...(explainError ? { explain_error: explainError } : {}), samples, stats: stats(samples), result_examples: examples });
+    records.push({ id: q.id, title: q.title, uses_index: q.usesIndex, deterministic: q.deterministic, sql: q.sql, explain_indexes: explain, ...(explainError ? { explain_error: explainError } : {}), samples, stats: stats(samples), parts_before: partsBefore, parts_after: (await activeParts(client, table)).names, result_examples: examples });
   }
   if (o.queryLog) {
     const log = await fetchQueryLog(client, records.flatMap((r) => r.samples.map((s) => s.query_id)));
@@ -369,8 +375,9 @@ export async function measureQueries(client: ClickHouseClient, table: string, ur
       for (const s of rec.samples) {
         const pe = (log.get(s.query_id)?.ProfileEvents ?? null) as Record<string, number> | null;
         if (pe && o.counters === 'query_log') {
-          // A ProfileEvents entry is absent when the counter stayed 0 in that query.
-          s.counters = Object.fromEntries(RUN_COUNTERS.map((k) => [k, Number(pe[k] ?? 0)]));
+          // An entry is absent when the counter stayed 0 in that query — or when this version has no
+          // such counter. Absent counts as 0 only for counters the probe saw exist; otherwise unknown.
+          s.counters = Object.fromEntries(RUN_COUNTERS.map((k) => [k, k in pe ? Number(pe[k]) : o.knownCounters?.includes(k) ? 0 : null]));
           s.counters_source = 'system.query_log ProfileEvents';
         }
       }
@@ -419,9 +426,13 @@ export function otherChbenchServers(workDir: string, self: TargetHandle): string
     .map((l) => `${l.runId}/${l.cellKey}`);
 }
 
+function readProbe(cell: CellInput): CapabilityProbe | undefined {
+  return readJsonIfExists<CapabilityProbe>(path.join(cellDir(cell.resultsDir, cell.runId, cell.cellKey), 'probe.json'));
+}
+
 /** The cache drops the cell's capability probe accepted (all known ones when there is no probe). */
 function probedCacheDrops(cell: CellInput): readonly string[] {
-  const probe = readJsonIfExists<CapabilityProbe>(path.join(cellDir(cell.resultsDir, cell.runId, cell.cellKey), 'probe.json'));
+  const probe = readProbe(cell);
   return probe ? probe.cache_drops.filter((c) => c.ok).map((c) => c.sql) : CACHE_DROP_COMMANDS;
 }
 
@@ -455,6 +466,7 @@ export function createRunQueries(deps: { workDir: string }) {
           target,
           extraSettings: readCellSettings(cell).runs,
           cacheDrops: probedCacheDrops(cell),
+          knownCounters: readProbe(cell)?.events ?? undefined,
           queryIdPrefix: queryIdPrefix(cell.runId, cell.cellKey, phase),
           onRun: (q, kind, n) => heartbeat({ step: `queries-${phase}`, query: q, run: `${kind} ${n}` }),
         });

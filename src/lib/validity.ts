@@ -57,11 +57,12 @@ export function judgeCold(c: RunCounters | null | undefined, osPageCache: string
   const markMisses = n(c, 'MarkCacheMisses');
   const uncHits = n(c, 'UncompressedCacheHits');
   const uncMisses = n(c, 'UncompressedCacheMisses');
-  if (markHits === null || markMisses === null) unknown('MarkCacheHits/Misses');
-  else if (markHits > 0 && markMisses === 0) {
+  if (markMisses !== null && markMisses > 0) {
+    // Some marks were loaded from storage: the mark cache did not serve the run.
+  } else if (markHits !== null && markHits > 0) {
     valid = false;
     reasons.push(`all ${markHits} mark(s) came from the mark cache (no miss)`);
-  }
+  } else if (markHits === null || markMisses === null) unknown('MarkCacheHits/Misses');
   if (uncHits !== null && uncHits > 0 && (uncMisses ?? 0) === 0) {
     valid = false;
     reasons.push(`all ${uncHits} block(s) came from the uncompressed cache (no miss)`);

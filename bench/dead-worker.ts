@@ -1,0 +1,88 @@
+/**
+ * `npm run bench:dead-worker`: how long until a killed worker's activity is noticed and retried.
+ * Real dev server, a worker process (`chbench worker`), the embedded target: SIGKILL the worker while
+ * the load step runs, start a new worker at once, and time from the kill to the moment the load's
+ * next attempt starts (pending activity `attempt` > 1 with a `lastStartedTime`, from
+ * `DescribeWorkflowExecution`). Writes `bench/results/dead-worker.json`.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { startDevServer } from '../src/lib/dev-server';
+import { REPO_ROOT } from '../src/config';
+import type { CellProgress } from '../src/workflows/cell';
+
+const TRIALS = Number(process.env.BENCH_TRIALS ?? 3);
+
+function worker(address: string, tmp: string, taskQueue: string): ChildProcess {
+  return spawn(process.execPath, [path.join(REPO_ROOT, 'dist', 'src', 'cli.js'), 'worker'], {
+    env: { ...process.env, TEMPORAL_ADDRESS: address, CHBENCH_TASK_QUEUE: taskQueue, CHBENCH_WORK_DIR: path.join(tmp, 'targets'), CHBENCH_LOG_LEVEL: 'ERROR' },
+    stdio: 'ignore',
+  });
+}
+
+async function main(): Promise<void> {
+  const tmp = mkdtempSync(path.join(os.tmpdir(), 'chbench-deadworker-'));
+  const server = await startDevServer();
+  const connection = await Connection.connect({ address: server.address });
+  const client = new Client({ connection });
+  const taskQueue = 'dead-worker';
+  let w = worker(server.address, tmp, taskQueue);
+  const results: number[] = [];
+  try {
+    for (let i = 0; i < TRIALS; i++) {
+      const runId = `dead-worker-${i}`;
+      await client.workflow.start('benchmarkMatrix', {
+        taskQueue,
+        workflowId: runId,
+        args: [{ name: 'dw', workload: 'logs', scale: 3_000_000, target: { kind: 'embedded' }, matrix: { version: ['26.7'], codec: ['LZ4'] }, skipIndex: false, resultsDir: path.join(tmp, 'results') }],
+      });
+      const cell = client.workflow.getHandle(`${runId}/v26.7-lz4`);
+      for (;;) {
+        const p = await cell.query<CellProgress>('progress').catch(() => undefined);
+        if (p?.step === 'load') break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      await new Promise((r) => setTimeout(r, 500));
+      const killedAt = Date.now();
+      w.kill('SIGKILL');
+      w = worker(server.address, tmp, taskQueue);
+      for (;;) {
+        const d = await cell.describe();
+        const raw = d.raw.pendingActivities?.find((a) => a.activityType?.name === 'loadData');
+        const started = raw?.lastStartedTime ? Number(raw.lastStartedTime.seconds) * 1000 + Math.floor((raw.lastStartedTime.nanos ?? 0) / 1e6) : 0;
+        if (raw && (raw.attempt ?? 1) > 1 && started > killedAt) {
+          results.push(started - killedAt);
+          break;
+        }
+        if (!raw && d.status.name !== 'RUNNING') throw new Error('the cell ended before a retry was seen');
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      await client.workflow.getHandle(runId).result();
+    }
+  } finally {
+    w.kill('SIGTERM');
+    await connection.close();
+    await server.stop();
+    rmSync(tmp, { recursive: true, force: true });
+  }
+  const out = {
+    measured_at: new Date().toISOString(),
+    heartbeat_timeout_s: 10,
+    kill_to_retry_started_ms: results,
+    kill_to_retry_started_ms_max: Math.max(...results),
+    source: 'DescribeWorkflowExecution pending activity lastStartedTime (server clock) minus the kill time (bench clock, same host)',
+  };
+  const file = path.join(REPO_ROOT, 'bench', 'results', 'dead-worker.json');
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, JSON.stringify(out, null, 2) + '\n');
+  console.log(`dead worker noticed and the step retried after ${results.map((r) => (r / 1000).toFixed(1)).join(' s, ')} s`);
+  console.log(file);
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
