@@ -15,6 +15,7 @@ import { loadWorkload, renderTemplate } from '../lib/workload';
 import { activeParts, rowCount } from '../lib/table-state';
 import { attempt, withHeartbeat, cancellationSignal } from '../lib/activity-context';
 import { settlePreviousAttempts, killOnCancel, type PreviousAttempts } from '../lib/attempts';
+import type { CapabilityProbe } from '../lib/probe';
 import type { LoadSummary, StepInput } from './types';
 import { readCellSettings } from './provision';
 import { performance } from 'node:perf_hooks';
@@ -98,6 +99,7 @@ export function createLoadData() {
           throw new Error(`load: table ${m.table} holds ${rows} rows after loading, expected ${cell.scale} (spec scale)`);
         const parts = await activeParts(client, m.table);
         const eventsAfter = await loadCounters(client);
+        const probe = readJsonIfExists<CapabilityProbe>(path.join(dir, 'probe.json'));
         const elapsedNs = summaryNumber(summary, 'elapsed_ns');
         const written = summaryNumber(summary, 'written_rows');
         const rec: LoadRecord = {
@@ -118,7 +120,9 @@ export function createLoadData() {
           verification: {
             rows_equal_scale: rows === cell.scale,
             written_rows_check: written === null ? 'not available: the server sent no written_rows' : written === rows ? 'written_rows (HTTP summary) = count()' : `MISMATCH: written_rows ${written} ≠ count() ${rows}`,
-            duplicated_inserted_blocks: eventsBefore && eventsAfter ? eventsAfter.DuplicatedInsertedBlocks - eventsBefore.DuplicatedInsertedBlocks : null,
+            // Absent from system.events means 0 only where the probe saw the full counter list with it.
+            duplicated_inserted_blocks:
+              eventsBefore && eventsAfter && probe?.events_complete && probe.events?.includes('DuplicatedInsertedBlocks') ? eventsAfter.DuplicatedInsertedBlocks - eventsBefore.DuplicatedInsertedBlocks : null,
             counters_source: eventsBefore && eventsAfter ? 'system.events difference around the INSERT' : 'not available',
           },
           previous_attempts: previous,

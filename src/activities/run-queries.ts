@@ -255,13 +255,14 @@ async function eventCounters(client: ClickHouseClient): Promise<Record<string, n
   try {
     const rows = await queryRows<{ k: string; v: string }>(client, `SELECT event AS k, value AS v FROM system.events WHERE event IN (${RUN_COUNTERS.map(sqlString).join(', ')})`);
     return Object.fromEntries(RUN_COUNTERS.map((k) => [k, Number(rows.find((r) => r.k === k)?.v ?? 0)]));
+    // (Absent = 0 here; counterDelta turns counters this version does not have into null.)
   } catch {
     return null;
   }
 }
 
-function counterDelta(a: Record<string, number>, b: Record<string, number>): RunCounters {
-  return Object.fromEntries(RUN_COUNTERS.map((k) => [k, b[k] - a[k]]));
+function counterDelta(a: Record<string, number>, b: Record<string, number>, known?: string[]): RunCounters {
+  return Object.fromEntries(RUN_COUNTERS.map((k) => [k, known && !known.includes(k) ? null : b[k] - a[k]]));
 }
 
 /** Options for {@link measureQueries}. */
@@ -280,6 +281,12 @@ export interface MeasureOptions {
   queryIdPrefix: string;
   /** Where per-run counters come from: the query log, `system.events` differences (embedded), or nowhere. */
   counters: 'query_log' | 'system.events' | 'none';
+  /** The server is a process on this host (embedded/local target), so dropping this host's page cache affects it. */
+  serverOnThisHost?: boolean;
+  /** Label of the HTTP summary's read_rows (the embedded server fills it from the engine's output statistics). */
+  summaryReadSource?: RunSample['read_source'];
+  /** Query setting names the server has (the probe's list). */
+  knownSettings?: string[];
   /** Counter names that exist on this server (the probe's `system.events` list). */
   knownCounters?: string[];
   /** Extra query settings of the spec (already checked against the probe). */
@@ -294,16 +301,15 @@ export interface MeasureOptions {
 export async function measureQueries(client: ClickHouseClient, table: string, url: string, queries: WorkloadQuery[], o: MeasureOptions): Promise<QueryRecord[]> {
   const records: QueryRecord[] = [];
   const a = attempt();
-  const base = { ...(o.extraSettings ?? {}), max_execution_time: o.maxExecutionTimeS, ...(await resultCacheSettings(client)), ...(o.queryLog ? { log_queries: 1 } : {}) } as Record<string, number>;
+  const base = {
+    ...(o.extraSettings ?? {}),
+    max_execution_time: o.maxExecutionTimeS,
+    ...(await resultCacheSettings(client)),
+    // 64-bit integers quoted in JSON on every version, so result hashes compare across versions.
+    ...(o.knownSettings === undefined || o.knownSettings.includes('output_format_json_quote_64bit_integers') ? { output_format_json_quote_64bit_integers: 1 } : {}),
+    ...(o.queryLog ? { log_queries: 1 } : {}),
+  } as Record<string, number>;
   for (const q of queries) {
-    let explain: string | null = null;
-    let explainError: string | undefined;
-    try {
-      const rs = await client.query({ query: `EXPLAIN indexes = 1 ${q.sql}`, format: 'TabSeparatedRaw' });
-      explain = (await rs.text()).trimEnd();
-    } catch (e) {
-      explainError = (e as Error).message.split('\n')[0];
-    }
     const samples: RunSample[] = [];
     const examples: Record<string, string> = {};
     const partsBefore = (await activeParts(client, table)).names;
@@ -319,7 +325,11 @@ export async function measureQueries(client: ClickHouseClient, table: string, ur
       if (kind === 'cold') {
         const server_caches: CommandOutcome[] = [];
         if (o.dropCaches !== false) for (const c of o.cacheDrops ?? CACHE_DROP_COMMANDS) server_caches.push(await tryCommand(client, c));
-        const os = !o.dropOsPageCache ? 'not dropped: protocol.dropOsPageCache is false' : canDropOsCache(url) ? dropOsPageCache() : 'not dropped: server is not on the worker host';
+        const os = !o.dropOsPageCache
+          ? 'not dropped: protocol.dropOsPageCache is false'
+          : o.serverOnThisHost ?? canDropOsCache(url)
+            ? dropOsPageCache()
+            : 'not dropped: the server is not known to run on the worker host';
         settings = { ...base, min_bytes_to_use_direct_io: 1 };
         prep = { server_caches, os_page_cache: os, settings };
       }
@@ -336,7 +346,7 @@ export async function measureQueries(client: ClickHouseClient, table: string, ur
       // read_rows / read_bytes: HTTP summary (newer servers), else the statistics block of the JSON output.
       let readRows = summaryNumber(r.summary, 'read_rows');
       let readBytes = summaryNumber(r.summary, 'read_bytes');
-      let readSource: RunSample['read_source'] = readRows === null ? null : 'http summary';
+      let readSource: RunSample['read_source'] = readRows === null ? null : (o.summaryReadSource ?? 'http summary');
       if (readRows === null && typeof r.output_statistics?.rows_read === 'number') {
         readRows = r.output_statistics.rows_read;
         readBytes = r.output_statistics.bytes_read ?? null;
@@ -357,7 +367,7 @@ export async function measureQueries(client: ClickHouseClient, table: string, ur
         result_sha256: r.result_sha256,
         parts_changed: before !== after,
         merges_or_mutations: busy,
-        counters: eventsBefore && eventsAfter ? counterDelta(eventsBefore, eventsAfter) : null,
+        counters: eventsBefore && eventsAfter ? counterDelta(eventsBefore, eventsAfter, o.knownCounters) : null,
         counters_source: eventsBefore && eventsAfter ? 'system.events difference (embedded engine runs one statement at a time)' : null,
         validity: { quiet: judgeQuiet(before !== after, busy) },
         settings,
@@ -366,18 +376,29 @@ export async function measureQueries(client: ClickHouseClient, table: string, ur
         ...(prep ? { cold_preparation: prep } : {}),
       });
     }
-    for (const smp of samples) if (smp.kind === 'cold') smp.validity.cold = judgeCold(smp.counters, smp.cold_preparation?.os_page_cache ?? '');
+    // EXPLAIN after the measured runs: it loads marks (of skip indexes too) that would warm a cold run.
+    let explain: string | null = null;
+    let explainError: string | undefined;
+    try {
+      const rs = await client.query({ query: `EXPLAIN indexes = 1 ${q.sql}`, format: 'TabSeparatedRaw' });
+      explain = (await rs.text()).trimEnd();
+    } catch (e) {
+      explainError = (e as Error).message.split('\n')[0];
+    }
+    for (const smp of samples) if (smp.kind === 'cold') smp.validity.cold = judgeCold(smp.counters, smp.cold_preparation?.os_page_cache ?? '', smp.cold_preparation?.server_caches ?? []);
     records.push({ id: q.id, title: q.title, uses_index: q.usesIndex, deterministic: q.deterministic, sql: q.sql, explain_indexes: explain, ...(explainError ? { explain_error: explainError } : {}), samples, stats: stats(samples), parts_before: partsBefore, parts_after: (await activeParts(client, table)).names, result_examples: examples });
   }
   if (o.queryLog) {
     const log = await fetchQueryLog(client, records.flatMap((r) => r.samples.map((s) => s.query_id)));
+    // A counter exists on this server if the probe listed it or any run of this step reported it.
+    const seen = new Set<string>([...(o.knownCounters ?? []), ...[...log.values()].flatMap((r) => Object.keys((r.ProfileEvents ?? {}) as object))]);
     for (const rec of records)
       for (const s of rec.samples) {
         const pe = (log.get(s.query_id)?.ProfileEvents ?? null) as Record<string, number> | null;
         if (pe && o.counters === 'query_log') {
           // An entry is absent when the counter stayed 0 in that query — or when this version has no
           // such counter. Absent counts as 0 only for counters the probe saw exist; otherwise unknown.
-          s.counters = Object.fromEntries(RUN_COUNTERS.map((k) => [k, k in pe ? Number(pe[k]) : o.knownCounters?.includes(k) ? 0 : null]));
+          s.counters = Object.fromEntries(RUN_COUNTERS.map((k) => [k, k in pe ? Number(pe[k]) : seen.has(k) ? 0 : null]));
           s.counters_source = 'system.query_log ProfileEvents';
         }
       }
@@ -390,7 +411,7 @@ export async function measureQueries(client: ClickHouseClient, table: string, ur
         // query_log is the authoritative per-query record; it wins when present.
         [s.read_rows, s.read_bytes, s.read_source] = [Number(row.read_rows), Number(row.read_bytes), 'system.query_log'];
       }
-      for (const smp of rec.samples) if (smp.kind === 'cold') smp.validity.cold = judgeCold(smp.counters, smp.cold_preparation?.os_page_cache ?? '');
+      for (const smp of rec.samples) if (smp.kind === 'cold') smp.validity.cold = judgeCold(smp.counters, smp.cold_preparation?.os_page_cache ?? '', smp.cold_preparation?.server_caches ?? []);
       rec.stats = stats(rec.samples);
     }
   }
@@ -401,13 +422,14 @@ export async function measureQueries(client: ClickHouseClient, table: string, ur
  * "Cold" as it really was in these records: the cache drops that succeeded before every cold run,
  * those the server refused (with its reason), the OS page cache outcome, and direct I/O requested.
  */
-export function coldDefinition(records: QueryRecord[]): string {
+export function coldDefinition(records: QueryRecord[], probe?: CapabilityProbe): string {
   const preps = records.flatMap((r) => r.samples.filter((x) => x.cold_preparation).map((x) => x.cold_preparation!));
   if (!preps.length) return 'no cold runs';
   const okAll = CACHE_DROP_COMMANDS.filter((c) => preps.every((p) => p.server_caches.find((o) => o.sql === c)?.ok));
   const failed = CACHE_DROP_COMMANDS.filter((c) => !okAll.includes(c)).map((c) => {
-    const err = preps.map((p) => p.server_caches.find((o) => o.sql === c)).find((o) => o && !o.ok)?.error ?? '';
-    return `${c.replace('SYSTEM DROP ', '').toLowerCase()} (refused${/Syntax|Unknown|not supported|UNKNOWN/i.test(err) ? ': not on this version' : `: ${err.slice(0, 80)}`})`;
+    // Not issued because the probe saw the server refuse it, or issued and refused now.
+    const err = preps.map((p) => p.server_caches.find((o) => o.sql === c)).find((o) => o && !o.ok)?.error ?? probe?.cache_drops.find((o) => o.sql === c && !o.ok)?.error ?? 'not issued';
+    return `${c.replace('SYSTEM DROP ', '').toLowerCase()} (${/Syntax|Unknown|not supported|UNKNOWN|Expected one of/i.test(err) ? 'not on this version' : `refused: ${err.slice(0, 80)}`})`;
   });
   const os = [...new Set(preps.map((p) => p.os_page_cache))].join(' / ');
   return [
@@ -466,7 +488,11 @@ export function createRunQueries(deps: { workDir: string }) {
           target,
           extraSettings: readCellSettings(cell).runs,
           cacheDrops: probedCacheDrops(cell),
-          knownCounters: readProbe(cell)?.events ?? undefined,
+          knownCounters: readProbe(cell)?.events_complete ? (readProbe(cell)?.events ?? undefined) : undefined,
+          knownSettings: readProbe(cell)?.query_settings ?? undefined,
+          // An external URL on loopback may be a port-forward to another host: never assume it is local.
+          serverOnThisHost: target.kind !== 'external',
+          summaryReadSource: target.kind === 'embedded' ? 'output statistics' : 'http summary',
           queryIdPrefix: queryIdPrefix(cell.runId, cell.cellKey, phase),
           onRun: (q, kind, n) => heartbeat({ step: `queries-${phase}`, query: q, run: `${kind} ${n}` }),
         });
@@ -474,7 +500,7 @@ export function createRunQueries(deps: { workDir: string }) {
         const rec: QueriesRecord = {
           phase,
           attempt: attempt(),
-          cold_definition: coldDefinition(records),
+          cold_definition: coldDefinition(records, readProbe(cell)),
           other_chbench_servers: { at_start: othersAtStart, at_end: otherChbenchServers(deps.workDir, target) },
           merges_stopped: merges,
           previous_attempts: previous,

@@ -5,6 +5,7 @@
  */
 import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { execFileSync } from 'node:child_process';
 import { ApplicationFailure } from '@temporalio/common';
 import { parseRunSpec, expandMatrix, cellKey, SpecError, type RunSpec } from '../spec';
 import { loadWorkload, workloadQueries } from '../lib/workload';
@@ -33,6 +34,19 @@ export interface MatrixOptions {
    * itself when it continues as new, so a failed cell is not re-run within the same resume.
    */
   reuseFailedSince?: string;
+}
+
+/** chbench's package version and, in a git checkout, the commit. */
+export function chbenchVersion(): { version: string; commit: string | null } {
+  const root = path.resolve(__dirname, '..', '..', '..');
+  const pkg = readJsonIfExists<{ version: string }>(path.join(root, 'package.json')) ?? { version: 'unknown' };
+  let commit: string | null = null;
+  try {
+    commit = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: root, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+  } catch {
+    /* not a git checkout */
+  }
+  return { version: pkg.version, commit };
 }
 
 /** Options of {@link checkSpec}. */
@@ -141,6 +155,8 @@ export function createValidateSpec() {
       writeJsonAtomic(runFile, {
         schema: 'chbench.run/v1',
         runId: input.runId,
+        // Which chbench produced these results (validity rules change between versions).
+        chbench: chbenchVersion(),
         startedAt: prev?.startedAt ?? input.startedAt,
         spec,
         cells: cellKeys,

@@ -89,7 +89,9 @@ export function createWriteResults() {
         queries_baseline: read('queries-baseline.json') ?? null,
         index: read('index.json') ?? null,
         queries_index: read('queries-index.json') ?? null,
-        metrics_delta: metricsDelta(start, end),
+        // Server counters restart with the server: after a restart the start→end difference means nothing.
+        metrics_delta: (outcome.targetRestarts ?? []).length ? null : metricsDelta(start, end),
+        ...((outcome.targetRestarts ?? []).length ? { metrics_delta_unavailable: 'the server was restarted during the cell; its counters started again from zero' } : {}),
       };
       const file = path.join(dir, 'result.json');
       writeJsonAtomic(file, result);

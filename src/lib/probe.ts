@@ -40,6 +40,10 @@ async function names(client: ClickHouseClient, sql: string): Promise<string[] | 
 export const PROBED_CACHE_DROPS = [
   'SYSTEM DROP MARK CACHE',
   'SYSTEM DROP UNCOMPRESSED CACHE',
+  'SYSTEM DROP INDEX MARK CACHE',
+  'SYSTEM DROP INDEX UNCOMPRESSED CACHE',
+  'SYSTEM DROP MMAP CACHE',
+  'SYSTEM DROP COMPILED EXPRESSION CACHE',
   'SYSTEM DROP QUERY CACHE',
   'SYSTEM DROP QUERY CONDITION CACHE',
   'SYSTEM DROP PAGE CACHE',
@@ -48,11 +52,12 @@ export const PROBED_CACHE_DROPS = [
 ] as const;
 
 /**
- * Probe a server. Harmless: it drops caches of a server nobody measures yet and runs one logged
- * `SELECT 1`.
+ * Probe a server. It runs one logged `SELECT 1` and tries each cache drop once (on an `external`
+ * server shared with others this empties their caches too, as every cold run would).
  */
 export async function probeServer(client: ClickHouseClient, version: string): Promise<CapabilityProbe> {
-  const query_settings = await names(client, 'SELECT name FROM system.settings');
+  // Obsolete entries (server settings kept in system.settings for compatibility) have no effect per query.
+  const query_settings = (await names(client, 'SELECT name FROM system.settings WHERE NOT is_obsolete')) ?? (await names(client, 'SELECT name FROM system.settings'));
   const merge_tree_settings = await names(client, 'SELECT name FROM system.merge_tree_settings');
   const server_settings = await names(client, 'SELECT name FROM system.server_settings');
   const cache_drops: CommandOutcome[] = [];

@@ -84,9 +84,12 @@ function validitySummary(cells: CellResultDoc[]): { invalid: string[]; unknown: 
   const samples = qs.flatMap((q) => q.samples);
   const count = (f: (x: (typeof samples)[number]) => boolean) => samples.filter(f).length;
   const notCold = count((x) => x.validity?.cold?.valid === false);
-  const coldUnknown = count((x) => x.kind === 'cold' && x.validity?.cold?.valid === null);
+  // A run without a verdict (unknown counters, or a result written before validity records existed) is not valid.
+  const coldUnknown = count((x) => x.kind === 'cold' && x.validity?.cold?.valid !== true && x.validity?.cold?.valid !== false);
   const notQuiet = count((x) => x.validity?.quiet.valid === false);
+  const quietUnknown = count((x) => x.validity?.quiet.valid !== true && x.validity?.quiet.valid !== false);
   const notWarmer = qs.filter((q) => q.stats.warm_validity?.valid === false).length;
+  const warmUnknown = qs.filter((q) => q.stats.warm_validity?.valid !== true && q.stats.warm_validity?.valid !== false).length;
   const idxBad = cells.filter((c) => c.index?.verification?.verified === false).length;
   const idxUnknown = cells.filter((c) => c.index && c.index.verification?.verified !== true && c.index.verification?.verified !== false).length;
   const mismatch = resultMismatches(cells).length;
@@ -97,7 +100,12 @@ function validitySummary(cells: CellResultDoc[]): { invalid: string[]; unknown: 
     idxBad && `${idxBad} cell(s) whose skip index is not verified`,
     mismatch && `${mismatch} result mismatch(es)`,
   ].filter(Boolean) as string[];
-  const unknown = [coldUnknown && `${coldUnknown} cold run(s) (no counters)`, idxUnknown && `${idxUnknown} index build(s)`].filter(Boolean) as string[];
+  const unknown = [
+    coldUnknown && `${coldUnknown} cold run(s)`,
+    quietUnknown && `quiescence of ${quietUnknown} run(s)`,
+    warmUnknown && `warm vs cold for ${warmUnknown} quer(y/ies)`,
+    idxUnknown && `${idxUnknown} index build(s)`,
+  ].filter(Boolean) as string[];
   return { invalid, unknown };
 }
 
@@ -150,7 +158,8 @@ export function renderReport(dir: string): string {
   // Validity summary first: a run with invalid measurements says so at the top.
   const v = validitySummary(ok);
   if (v.invalid.length) out.push(`> **⚠ This run has invalid measurements** — ${v.invalid.join('; ')}. Flags appear next to the figures they qualify and in the Validity section.`, '');
-  else out.push(`Validity: every cold run was cold, every run quiet, warm faster than cold, results consistent${v.unknown.length ? `; could not be judged: ${v.unknown.join('; ')}` : ''}.`, '');
+  else if (v.unknown.length) out.push(`> **Validity could not be fully judged** — no verdict for ${v.unknown.join('; ')} (see the Validity section); nothing judged was invalid.`, '');
+  else out.push('Validity: every cold run was cold, every run quiet, warm faster than cold, results consistent.', '');
 
   out.push('## Cells', '');
   const rows = [['cell', 'status', 'server version', 'timezone', 'CPUs / memory', 'provisioned by', 'query_log', 'retries']];
@@ -259,7 +268,7 @@ export function renderReport(dir: string): string {
       for (const q of rec?.queries ?? []) {
         const colds = q.samples.filter((x) => x.kind === 'cold');
         const coldLabel = colds.length ? [...new Set(colds.map((x) => x.validity?.cold?.label ?? 'cold?'))].join(', ') : 'no cold run';
-        const quiet = q.samples.every((x) => x.validity?.quiet.valid !== false) ? 'quiet' : 'not quiet';
+        const quiet = q.samples.some((x) => x.validity?.quiet.valid === false) ? 'not quiet' : q.samples.every((x) => x.validity?.quiet.valid === true) ? 'quiet' : 'quiet?';
         const reasons = [...new Set(q.samples.flatMap((x) => [...(x.validity?.cold?.reasons ?? []), ...(x.validity?.quiet.reasons ?? [])]).concat(q.stats.warm_validity?.reasons ?? []))];
         vRows.push([q.id.toUpperCase() + phase, label(c), coldLabel, q.stats.warm_validity?.label ?? 'n/a', quiet, [...new Set(q.samples.map((x) => x.counters_source ?? 'not available'))].join(' / '), reasons.join('; ') || '—']);
       }
@@ -305,7 +314,7 @@ export function renderReport(dir: string): string {
     '## Server and host counters during the cell',
     '',
     'Difference of `system.events` (and the worker host\'s /proc/diskstats, whole disks, for loopback targets) between the start and the end of each cell: load, merges, every query run and index build together. ' +
-      '"n/a" = the server does not have the counter. Host disk figures cover everything on the host. After an OS page-cache drop the server re-reads its own binary (the embedded engine\'s library is ~0.5 GiB), which shows in OSReadBytes and host disk read. InsertedRows includes the server\'s own system-log inserts.',
+      '"n/a" = the server does not have the counter, or (on versions whose system.events hides zero counters) it stayed at zero. Host disk figures cover everything on the host. After an OS page-cache drop the server re-reads its own binary (the embedded engine\'s library is ~0.5 GiB), which shows in OSReadBytes and host disk read. InsertedRows includes the server\'s own system-log inserts.',
     '',
   );
   const ev = ['OSReadBytes', 'ReadBufferFromFileDescriptorReadBytes', 'CreatedReadBufferDirectIO', 'CreatedReadBufferOrdinary', 'MarkCacheMisses', 'InsertedRows', 'MergedRows'];

@@ -12,6 +12,10 @@
 export const RUN_COUNTERS = [
   'CreatedReadBufferDirectIO',
   'CreatedReadBufferDirectIOFailed',
+  'CreatedReadBufferAIO',
+  'CreatedReadBufferAIOFailed',
+  'ReadBufferAIOReadBytes',
+  'CreatedReadBufferMMap',
   'CreatedReadBufferOrdinary',
   'OSReadBytes',
   'OSReadChars',
@@ -39,54 +43,53 @@ const n = (c: RunCounters | null | undefined, k: (typeof RUN_COUNTERS)[number]):
 };
 
 /**
- * Judge a cold run. Cold requires: marks and blocks not served from ClickHouse's caches alone (a
- * warm cache shows hits and no miss), and data actually read from storage — either
- * direct-I/O read buffers were created with no fallback, or the OS page cache was dropped and bytes
- * came from the block device (OSReadBytes > 0).
+ * Judge a cold run. Cold requires:
+ * - marks and uncompressed blocks not served from ClickHouse's warm caches: the drops succeeded and
+ *   any cache hit comes with misses (the run re-using what it loaded itself), see below;
+ * - table data read from files (ReadBufferFromFileDescriptorReadBytes or ReadBufferAIOReadBytes > 0,
+ *   or direct-I/O/AIO buffers created) and
+ * - that read bypassed or could not find the OS page cache: direct I/O (or AIO, its older form) was
+ *   used with no fallback, or the OS page cache was dropped before the run.
+ * OSReadBytes is not used: after a page-cache drop it also counts the server re-reading its own code.
  */
-export function judgeCold(c: RunCounters | null | undefined, osPageCache: string): RunValidity {
+export function judgeCold(c: RunCounters | null | undefined, osPageCache: string, drops: { sql: string; ok: boolean }[] = []): RunValidity {
   const reasons: string[] = [];
   let valid: boolean | null = true;
   const unknown = (what: string) => {
     reasons.push(`${what} unknown`);
     if (valid) valid = null;
   };
-  // A query may hit marks it loaded itself moments earlier; a cold run must load at least some marks
-  // from storage, and a warm cache shows as hits with no miss at all.
+  const fail = (why: string) => {
+    valid = false;
+    reasons.push(why);
+  };
+  // After a successful drop, a run can still hit marks it loaded itself moments earlier (several
+  // threads reading one part): hits with misses are that. All hits and no miss, or hits when the
+  // drop did not happen, mean a warm cache.
   const markHits = n(c, 'MarkCacheHits');
   const markMisses = n(c, 'MarkCacheMisses');
   const uncHits = n(c, 'UncompressedCacheHits');
   const uncMisses = n(c, 'UncompressedCacheMisses');
-  if (markMisses !== null && markMisses > 0) {
-    // Some marks were loaded from storage: the mark cache did not serve the run.
-  } else if (markHits !== null && markHits > 0) {
-    valid = false;
-    reasons.push(`all ${markHits} mark(s) came from the mark cache (no miss)`);
-  } else if (markHits === null || markMisses === null) unknown('MarkCacheHits/Misses');
-  if (uncHits !== null && uncHits > 0 && (uncMisses ?? 0) === 0) {
-    valid = false;
-    reasons.push(`all ${uncHits} block(s) came from the uncompressed cache (no miss)`);
-  }
+  const dropped = (sql: string) => drops.some((d) => d.sql === sql && d.ok);
+  if (markHits === null) unknown('MarkCacheHits');
+  else if (markHits > 0 && (!dropped('SYSTEM DROP MARK CACHE') || !markMisses)) fail(`${markHits} mark(s) came from the mark cache${dropped('SYSTEM DROP MARK CACHE') ? ' and none from storage' : ' (it was not dropped)'}`);
+  else if (markHits > 0) reasons.push(`note: ${markHits} in-run mark cache hit(s) after the drop (marks this run loaded itself)`);
+  if (uncHits !== null && uncHits > 0 && (!dropped('SYSTEM DROP UNCOMPRESSED CACHE') || !uncMisses)) fail(`${uncHits} block(s) came from the uncompressed cache`);
   const dio = n(c, 'CreatedReadBufferDirectIO');
-  const dioFailed = n(c, 'CreatedReadBufferDirectIOFailed');
+  const aio = n(c, 'CreatedReadBufferAIO');
+  const dioFailed = (n(c, 'CreatedReadBufferDirectIOFailed') ?? 0) + (n(c, 'CreatedReadBufferAIOFailed') ?? 0);
   const ordinary = n(c, 'CreatedReadBufferOrdinary');
-  const osRead = n(c, 'OSReadBytes');
-  const directIo = dio !== null && dio > 0 && (dioFailed ?? 0) === 0;
+  const mmap = n(c, 'CreatedReadBufferMMap');
+  const fdBytes = n(c, 'ReadBufferFromFileDescriptorReadBytes');
+  const aioBytes = n(c, 'ReadBufferAIOReadBytes');
+  const bypass = ((dio ?? 0) + (aio ?? 0)) > 0 && dioFailed === 0;
   const osDropped = osPageCache === 'dropped';
-  if (!directIo && !osDropped) {
-    if (dio === null && osRead === null) unknown('direct I/O and disk read counters');
-    else {
-      valid = false;
-      reasons.push(
-        dio === 0 || dio === null
-          ? `no direct-I/O read buffer was created${ordinary ? ` (${ordinary} ordinary)` : ''} and the OS page cache was not dropped: reads may have come from the page cache`
-          : `direct I/O failed for ${dioFailed} buffer(s) and the OS page cache was not dropped`,
-      );
-    }
-  }
-  if (osDropped && !directIo && osRead !== null && osRead === 0) {
-    valid = false;
-    reasons.push('OSReadBytes = 0: nothing came from the block device');
+  if (fdBytes === null && aioBytes === null && dio === null && aio === null) unknown('file read counters');
+  else if ((fdBytes ?? 0) + (aioBytes ?? 0) === 0 && !bypass) fail('no table data was read from files');
+  if (mmap !== null && mmap > 0 && !osDropped) fail(`${mmap} mmap read buffer(s): pages may have come from the OS page cache`);
+  if (!bypass && !osDropped) {
+    if (dio === null && aio === null) unknown('direct I/O counters');
+    else fail(dioFailed ? `direct I/O fell back for ${dioFailed} buffer(s) and the OS page cache was not dropped` : `no direct-I/O read buffer was created${ordinary ? ` (${ordinary} ordinary)` : ''} and the OS page cache was not dropped`);
   }
   return { valid, label: valid === true ? 'cold' : valid === false ? 'not cold' : 'cold?', reasons };
 }
@@ -105,5 +108,5 @@ export function judgeQuiet(partsChanged: boolean, mergesOrMutations: number | nu
   if (mergesOrMutations === null) reasons.push('merges/mutations during the run unknown');
   else if (mergesOrMutations > 0) reasons.push(`${mergesOrMutations} merge(s)/mutation(s) ran on the table`);
   const valid = partsChanged || (mergesOrMutations ?? 0) > 0 ? false : mergesOrMutations === null ? null : true;
-  return { valid, label: valid === false ? 'not quiet' : 'quiet', reasons };
+  return { valid, label: valid === false ? 'not quiet' : valid === null ? 'quiet?' : 'quiet', reasons };
 }
