@@ -26,7 +26,7 @@ import { createWorker, installRuntime } from '../src/worker';
 import { REPO_ROOT } from '../src/config';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 500_000);
-const ITER = Number(process.env.BENCH_ITERATIONS ?? 40);
+const ITER = Number(process.env.BENCH_ITERATIONS ?? 60);
 
 async function measurementOverhead(tmp: string) {
   const target = await provisionEmbedded({ runId: 'bench-overhead', cellKey: 'v26.7-lz4', version: '26.7', workDir: tmp });
@@ -43,13 +43,25 @@ async function measurementOverhead(tmp: string) {
       const plain: number[] = [];
       const ours: number[] = [];
       for (let i = 0; i < 3; i++) await runMeasured(client, q.sql, `bench-warmup-${q.id}-${i}-${Date.now()}`, settings);
-      for (let i = 0; i < ITER; i++) {
+      const plainRun = async (i: number) => {
         const t0 = performance.now();
         const rs = await client.query({ query: q.sql, format: 'JSONCompact', query_id: `bench-plain-${q.id}-${i}-${Date.now()}`, clickhouse_settings: settings });
         await rs.text();
         plain.push(performance.now() - t0);
+      };
+      const ourRun = async (i: number) => {
         const r = await runMeasured(client, q.sql, `bench-chbench-${q.id}-${i}-${Date.now()}`, settings);
         ours.push(r.wall_ms);
+      };
+      // Alternate which goes first, so neither always runs right after the other.
+      for (let i = 0; i < ITER; i++) {
+        if (i % 2) {
+          await plainRun(i);
+          await ourRun(i);
+        } else {
+          await ourRun(i);
+          await plainRun(i);
+        }
       }
       const o = median(ours) - median(plain);
       perQuery[q.id] = { plain_median_ms: median(plain), chbench_median_ms: median(ours), overhead_ms: o, iterations: ITER };
