@@ -16,6 +16,7 @@ import { activeParts, rowCount } from '../lib/table-state';
 import { attempt, withHeartbeat, cancellationSignal } from '../lib/activity-context';
 import { settlePreviousAttempts, killOnCancel, type PreviousAttempts } from '../lib/attempts';
 import type { CapabilityProbe } from '../lib/probe';
+import { fetchQueryLog } from './run-queries';
 import type { LoadSummary, StepInput } from './types';
 import { readCellSettings } from './provision';
 import { performance } from 'node:perf_hooks';
@@ -30,8 +31,9 @@ export interface LoadRecord extends LoadSummary {
   sql: string;
   settings: Record<string, string | number>;
   query_id: string;
-  /** Server-side elapsed of the INSERT from the HTTP summary (`elapsed_ns`), ms; null when not sent. */
+  /** Server-side elapsed of the INSERT, ms (see `server_elapsed_source`); null when the server gives none. */
   server_elapsed_ms: number | null;
+  server_elapsed_source: string;
   /** `written_rows` from the HTTP summary; null when the server did not send it. Cross-checked against count(). */
   written_rows_summary: number | null;
   /** Rows in the table after loading (`SELECT count()`): must equal the spec's scale. */
@@ -100,7 +102,13 @@ export function createLoadData() {
         const parts = await activeParts(client, m.table);
         const eventsAfter = await loadCounters(client);
         const probe = readJsonIfExists<CapabilityProbe>(path.join(dir, 'probe.json'));
-        const elapsedNs = summaryNumber(summary, 'elapsed_ns');
+        // Server-side elapsed: the HTTP summary, else the INSERT's query_log row (old servers send no summary).
+        let serverElapsed = summaryNumber(summary, 'elapsed_ns') === null ? null : (summaryNumber(summary, 'elapsed_ns') as number) / 1e6;
+        let serverElapsedSource = serverElapsed === null ? 'not available' : 'http summary elapsed_ns';
+        if (serverElapsed === null && probe?.query_log.enabled) {
+          const row = (await fetchQueryLog(client, [queryId])).get(queryId);
+          if (row) [serverElapsed, serverElapsedSource] = [Number(row.query_duration_ms), 'system.query_log.query_duration_ms'];
+        }
         const written = summaryNumber(summary, 'written_rows');
         const rec: LoadRecord = {
           rows,
@@ -112,7 +120,8 @@ export function createLoadData() {
           sql,
           settings,
           query_id: queryId,
-          server_elapsed_ms: elapsedNs === null ? null : elapsedNs / 1e6,
+          server_elapsed_ms: serverElapsed,
+          server_elapsed_source: serverElapsedSource,
           written_rows_summary: summaryNumber(summary, 'written_rows'),
           rows_in_table: rows,
           bytes_on_disk: parts.bytes_on_disk,

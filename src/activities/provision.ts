@@ -78,8 +78,8 @@ export interface CellSettings {
 /** Check the workload's and the spec's settings against a probe. */
 export function resolveCellSettings(cell: CellInput, m: WorkloadManifest, probe: CapabilityProbe): CellSettings {
   const spec = cell.settings ?? { query: {}, mergeTree: {}, optional: [] };
-  const wl = checkSettings({ query: m.loadSettings, mergeTree: m.tableSettings, optional: m.optionalSettings }, probe, `workload ${m.name}`);
-  const sp = checkSettings({ query: spec.query, mergeTree: spec.mergeTree, optional: spec.optional }, probe, 'spec settings');
+  const wl = checkSettings({ query: m.loadSettings, mergeTree: m.tableSettings, optional: m.optionalSettings }, probe, `workload ${m.name}`, { query: 'loadSettings', mergeTree: 'tableSettings' });
+  const sp = checkSettings({ query: spec.query, mergeTree: spec.mergeTree, optional: spec.optional }, probe, 'spec');
   return {
     load: { ...wl.applied.query, ...sp.applied.query },
     runs: sp.applied.query,
@@ -118,7 +118,7 @@ export function createProvision(deps: ProvisionDeps) {
       const { probe, ...server } = await readServerInfo(target);
       writeJsonAtomic(path.join(dir, 'probe.json'), probe);
       const m = loadWorkload(cell.workload);
-      let skipReason = cannotRunReason(m, server.version, cell.codec);
+      let skipReason = cannotRunReason(m, probe, cell.codec);
       // A cell is never reported under a version it did not run (external servers included).
       if (!skipReason && !versionMatchesLabel(server.version, cell.version))
         skipReason = `matrix version ${cell.version} asked for, but the ${cell.target.kind} target runs ClickHouse ${server.version}`;

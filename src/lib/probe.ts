@@ -26,6 +26,12 @@ export interface CapabilityProbe {
   events: string[] | null;
   /** Whether `events` lists every counter (true) or only the non-zero ones (false). */
   events_complete: boolean;
+  /** Data types (`system.data_type_families`), e.g. DateTime64, LowCardinality; null if unreadable. */
+  data_types: string[] | null;
+  /** Table functions (`system.table_functions`), e.g. numbers_mt; null if unreadable. */
+  table_functions: string[] | null;
+  /** Whether a column `CODEC(...)` clause is accepted (trial `CREATE TEMPORARY TABLE`). */
+  column_codecs: boolean;
 }
 
 async function names(client: ClickHouseClient, sql: string): Promise<string[] | null> {
@@ -71,8 +77,16 @@ export async function probeServer(client: ClickHouseClient, version: string): Pr
   let events = await names(client, `SELECT ${evCol} AS name FROM system.events SETTINGS system_events_show_zero_values = 1`);
   const events_complete = events !== null;
   if (!events) events = await names(client, `SELECT ${evCol} AS name FROM system.events`);
+  const data_types = await names(client, 'SELECT name FROM system.data_type_families');
+  const table_functions = await names(client, 'SELECT name FROM system.table_functions');
+  // Column CODEC clauses: a trial on a temporary table (nothing is written).
+  const codecTrial = await tryCommand(client, 'CREATE TEMPORARY TABLE chbench_codec_probe (x UInt8 CODEC(ZSTD(1)))');
+  if (codecTrial.ok) await tryCommand(client, 'DROP TEMPORARY TABLE IF EXISTS chbench_codec_probe');
   return {
     version,
+    data_types,
+    table_functions,
+    column_codecs: codecTrial.ok,
     query_settings,
     merge_tree_settings,
     server_settings,

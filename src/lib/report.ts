@@ -288,8 +288,8 @@ export function renderReport(dir: string): string {
         ir.push([
           label(c),
           qa.id.toUpperCase(),
-          fmtMs(before),
-          fmtMs(after),
+          fmtMs(before) + (qb && (qb.samples.some((x) => x.validity?.quiet.valid === false) || qb.stats.warm_validity?.valid === false) ? ' ⚠' : ''),
+          fmtMs(after) + (qa.samples.some((x) => x.validity?.quiet.valid === false) || qa.stats.warm_validity?.valid === false ? ' ⚠' : ''),
           before && after ? `${(before / after).toFixed(1)}×` : 'n/a',
           fmtInt(qb?.stats.read_rows),
           fmtInt(qa.stats.read_rows),
@@ -297,7 +297,7 @@ export function renderReport(dir: string): string {
           fmtBytes(qa.stats.read_bytes),
           fmtBytes(c.index!.index_bytes),
           c.index!.index_bytes !== null && c.storage ? `${((c.index!.index_bytes / c.storage.compressed_bytes) * 100).toFixed(1)} %` : 'n/a',
-          fmtMs(c.index!.materialize_ms),
+          fmtMs(c.index!.materialize_ms) + (c.index!.adopted_mutation ? ' (adopted an earlier attempt\'s mutation: partial time)' : ''),
         ]);
       }
     out.push(markdownTable(ir), '');

@@ -33,7 +33,7 @@ const WHERE = { query: 'a query setting (spec settings.query / SETTINGS of a sta
  * Check requested settings. A setting at the wrong level, or unknown to this version and not marked
  * optional, is a problem naming where it belongs; a list the probe could not read is not judged.
  */
-export function checkSettings(req: RequestedSettings, probe: CapabilityProbe, source: string): SettingsCheck {
+export function checkSettings(req: RequestedSettings, probe: CapabilityProbe, source: string, keys = { query: 'settings.query', mergeTree: 'settings.mergeTree' }): SettingsCheck {
   const out: SettingsCheck = { applied: { query: {}, mergeTree: {} }, not_applied: {}, problems: [] };
   const check = (level: 'query' | 'merge_tree', name: string, value: string | number) => {
     const list = level === 'query' ? probe.query_settings : probe.merge_tree_settings;
@@ -44,14 +44,17 @@ export function checkSettings(req: RequestedSettings, probe: CapabilityProbe, so
     }
     const elsewhere = settingLevels(probe, name);
     if (elsewhere.length) {
-      out.problems.push(`${source}: "${name}" is not ${WHERE[level]} on ClickHouse ${probe.version}; it is ${elsewhere.map((l) => `${WHERE[l]} (${TABLE[l]})`).join(' and ')}`);
+      out.problems.push(`${source} ${level === 'query' ? keys.query : keys.mergeTree}: "${name}" is not ${WHERE[level]} on ClickHouse ${probe.version}; it is ${elsewhere.map((l) => `${WHERE[l]} (${TABLE[l]})`).join(' and ')}`);
       return;
     }
     if (req.optional.includes(name)) {
       out.not_applied[name] = `not applied on this version: ClickHouse ${probe.version} has no such setting (${TABLE[level]})`;
       return;
     }
-    out.problems.push(`${source}: unknown setting "${name}" on ClickHouse ${probe.version} (not in ${TABLE.query}, ${TABLE.merge_tree} or ${TABLE.server}); mark it optional (settings.optional) if only some versions have it`);
+    const searched = [TABLE.query, TABLE.merge_tree, ...(probe.server_settings ? [TABLE.server] : [])];
+    out.problems.push(
+      `${source} ${level === 'query' ? keys.query : keys.mergeTree}: unknown setting "${name}" on ClickHouse ${probe.version} (not in ${searched.join(', ')}${probe.server_settings ? '' : '; this version has no system.server_settings, so it may be a server setting (config.xml)'}); mark it optional if only some versions have it`,
+    );
   };
   for (const [k, v] of Object.entries(req.query)) check('query', k, v);
   for (const [k, v] of Object.entries(req.mergeTree)) check('merge_tree', k, v);

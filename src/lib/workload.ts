@@ -8,7 +8,6 @@ import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import type { Codec } from '../spec';
-import { versionAtLeast } from './version';
 import { settingsClause } from './settings';
 
 /** Root of the SQL folder (works from `src/` under ts and from `dist/src/` when compiled). */
@@ -39,11 +38,15 @@ export const WorkloadManifest = z.strictObject({
   name: z.string(),
   title: z.string(),
   table: z.string().regex(/^[a-z_][a-z0-9_]*$/),
-  requires: z.strictObject({
-    minVersion: z.string(),
-    reason: z.string(),
-    codecMinVersion: z.string().optional(),
-  }),
+  /** What the server must have, checked against the capability probe (not against version numbers). */
+  requires: z
+    .strictObject({
+      /** Data types the schema uses (`system.data_type_families`). */
+      dataTypes: z.array(z.string()).default([]),
+      /** Table functions the generator uses (`system.table_functions`). */
+      tableFunctions: z.array(z.string()).default([]),
+    })
+    .prefault({}),
   schema: z.string(),
   load: z.string(),
   /** Query-level settings of the generator INSERT … SELECT. */
@@ -139,14 +142,24 @@ export function workloadQueries(m: WorkloadManifest, v: RenderValues, ids?: stri
     .map((q) => ({ id: q.id, title: q.title, usesIndex: q.usesIndex, deterministic: q.deterministic, sql: renderTemplate(m.name, q.file, v, root) }));
 }
 
+/** What {@link cannotRunReason} needs from the capability probe. */
+export interface ServerFeatures {
+  version: string;
+  data_types: string[] | null;
+  table_functions: string[] | null;
+  column_codecs: boolean;
+}
+
 /**
- * Why a server version cannot run a workload cell, or `undefined` if it can.
- * Figures from `SELECT version()` on the provisioned target.
+ * Why a server cannot run a workload cell, or `undefined` if it can — from the capability probe:
+ * the data types and table functions the workload needs, and column CODECs for a non-LZ4 cell.
  */
-export function cannotRunReason(m: WorkloadManifest, serverVersion: string, codec: Codec): string | undefined {
-  if (!versionAtLeast(serverVersion, m.requires.minVersion))
-    return `ClickHouse ${serverVersion} cannot run workload ${m.name}: ${m.requires.reason}`;
-  if (codec !== 'LZ4' && m.requires.codecMinVersion && !versionAtLeast(serverVersion, m.requires.codecMinVersion))
-    return `ClickHouse ${serverVersion} has no column CODEC clause (needs >= ${m.requires.codecMinVersion}); only the LZ4 cell can run`;
+export function cannotRunReason(m: WorkloadManifest, f: ServerFeatures, codec: Codec): string | undefined {
+  const missing = [
+    ...m.requires.dataTypes.filter((t) => f.data_types !== null && !f.data_types.includes(t)).map((t) => `data type ${t}`),
+    ...m.requires.tableFunctions.filter((t) => f.table_functions !== null && !f.table_functions.includes(t)).map((t) => `table function ${t}()`),
+  ];
+  if (missing.length) return `ClickHouse ${f.version} cannot run workload ${m.name}: it has no ${missing.join(', ')} (system.data_type_families / system.table_functions)`;
+  if (codec !== 'LZ4' && !f.column_codecs) return `ClickHouse ${f.version} has no column CODEC clause (a trial CREATE TEMPORARY TABLE … CODEC(ZSTD(1)) was refused); only the LZ4 cell can run`;
   return undefined;
 }
