@@ -32,6 +32,8 @@ export interface CapabilityProbe {
   table_functions: string[] | null;
   /** Whether a column `CODEC(...)` clause is accepted (trial `CREATE TEMPORARY TABLE`). */
   column_codecs: boolean;
+  /** The trial's outcome (the server's error when refused). */
+  column_codecs_trial: CommandOutcome;
 }
 
 async function names(client: ClickHouseClient, sql: string): Promise<string[] | null> {
@@ -79,14 +81,17 @@ export async function probeServer(client: ClickHouseClient, version: string): Pr
   if (!events) events = await names(client, `SELECT ${evCol} AS name FROM system.events`);
   const data_types = await names(client, 'SELECT name FROM system.data_type_families');
   const table_functions = await names(client, 'SELECT name FROM system.table_functions');
-  // Column CODEC clauses: a trial on a temporary table (nothing is written).
-  const codecTrial = await tryCommand(client, 'CREATE TEMPORARY TABLE chbench_codec_probe (x UInt8 CODEC(ZSTD(1)))');
-  if (codecTrial.ok) await tryCommand(client, 'DROP TEMPORARY TABLE IF EXISTS chbench_codec_probe');
+  // Column CODEC clauses: a trial on a temporary table (nothing is written). The name is unique: an
+  // engine shared by several cells (an external target) may keep temporary tables across requests.
+  const trialTable = `chbench_codec_probe_${Date.now()}_${Math.floor(Math.random() * 1e9)}`;
+  const codecTrial = await tryCommand(client, `CREATE TEMPORARY TABLE ${trialTable} (x UInt8 CODEC(ZSTD(1)))`);
+  if (codecTrial.ok) await tryCommand(client, `DROP TEMPORARY TABLE IF EXISTS ${trialTable}`);
   return {
     version,
     data_types,
     table_functions,
     column_codecs: codecTrial.ok,
+    column_codecs_trial: codecTrial,
     query_settings,
     merge_tree_settings,
     server_settings,

@@ -148,6 +148,7 @@ export interface ServerFeatures {
   data_types: string[] | null;
   table_functions: string[] | null;
   column_codecs: boolean;
+  column_codecs_trial?: { ok: boolean; error?: string };
 }
 
 /**
@@ -160,6 +161,7 @@ export function cannotRunReason(m: WorkloadManifest, f: ServerFeatures, codec: C
     ...m.requires.tableFunctions.filter((t) => f.table_functions !== null && !f.table_functions.includes(t)).map((t) => `table function ${t}()`),
   ];
   if (missing.length) return `ClickHouse ${f.version} cannot run workload ${m.name}: it has no ${missing.join(', ')} (system.data_type_families / system.table_functions)`;
-  if (codec !== 'LZ4' && !f.column_codecs) return `ClickHouse ${f.version} has no column CODEC clause (a trial CREATE TEMPORARY TABLE … CODEC(ZSTD(1)) was refused); only the LZ4 cell can run`;
+  if (codec !== 'LZ4' && !f.column_codecs)
+    return `ClickHouse ${f.version} has no column CODEC clause (a trial CREATE TEMPORARY TABLE … CODEC(ZSTD(1)) was refused${f.column_codecs_trial?.error ? `: ${f.column_codecs_trial.error.slice(0, 120)}` : ''}); only the LZ4 cell can run`;
   return undefined;
 }
