@@ -6,7 +6,7 @@
  */
 import path from 'node:path';
 import { readFileSync, existsSync } from 'node:fs';
-import { connect, queryRows, sqlString } from '../lib/clickhouse';
+import { connect, queryRows, sqlString, isLoopbackUrl } from '../lib/clickhouse';
 import { cellDir, writeJsonAtomic } from '../lib/results-store';
 import type { StepInput } from './types';
 
@@ -62,7 +62,7 @@ export function createCollectMetrics() {
       } finally {
         await client.close();
       }
-      const loopback = /^https?:\/\/(127\.0\.0\.1|\[::1\]|localhost)[:/]/.test(target.url);
+      const loopback = isLoopbackUrl(target.url);
       let host: Pick<MetricsSnapshot, 'host_disks' | 'host_cpu'> = { host_disks: null, host_cpu: null };
       let hostSource = 'not available: server is not on the worker host';
       if (loopback) {

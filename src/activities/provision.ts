@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { rmSync } from 'node:fs';
 import { provisionTarget } from '../targets';
-import { connect, queryRows, queryScalar, tryCommand } from '../lib/clickhouse';
+import { connect, isLoopbackUrl, queryRows, queryScalar, tryCommand } from '../lib/clickhouse';
 import { cellDir, writeJsonAtomic, readJsonIfExists } from '../lib/results-store';
 import { ApplicationFailure } from '@temporalio/common';
 import { probeServer, type CapabilityProbe } from '../lib/probe';
@@ -51,7 +51,7 @@ export async function readServerInfo(t: TargetHandle): Promise<ServerInfo & { pr
     } catch {
       /* old servers: fall through */
     }
-    const loopback = /^https?:\/\/(127\.0\.0\.1|\[::1\]|localhost)[:/]/.test(t.url);
+    const loopback = isLoopbackUrl(t.url);
     if (cpus === null && loopback) [cpus, cpuSource] = [os.cpus().length, 'worker host os.cpus() (same host)'];
     if (memory === null && loopback) [memory, memSource] = [os.totalmem(), 'worker host os.totalmem() (same host)'];
     // system.query_log is created lazily: the capability probe runs a logged query and flushes first.

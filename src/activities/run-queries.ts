@@ -14,7 +14,7 @@ import { writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { min as ssMin, median as ssMedian } from 'simple-statistics';
 import type { ClickHouseClient } from '@clickhouse/client';
-import { connect, queryRows, runMeasured, sqlString, summaryNumber, tryCommand, type CommandOutcome, type MeasuredResult } from '../lib/clickhouse';
+import { connect, queryRows, runMeasured, sqlString, summaryNumber, tryCommand, type CommandOutcome, type MeasuredResult, isLoopbackUrl } from '../lib/clickhouse';
 import { cellDir, writeJsonAtomic, readJsonIfExists } from '../lib/results-store';
 import { PROBED_CACHE_DROPS, type CapabilityProbe } from '../lib/probe';
 import { loadWorkload, workloadQueries, type WorkloadQuery } from '../lib/workload';
@@ -165,7 +165,7 @@ export interface QueriesRecord {
 }
 
 function canDropOsCache(url: string): boolean {
-  return /^https?:\/\/(127\.0\.0\.1|\[::1\]|localhost)[:/]/.test(url);
+  return isLoopbackUrl(url);
 }
 
 /** Try to drop the OS page cache on this host; returns the outcome text. */
@@ -453,8 +453,7 @@ function readProbe(cell: CellInput): CapabilityProbe | undefined {
 }
 
 /** The cache drops the cell's capability probe accepted (all known ones when there is no probe). */
-function probedCacheDrops(cell: CellInput): readonly string[] {
-  const probe = readProbe(cell);
+function probedCacheDrops(probe: CapabilityProbe | undefined): readonly string[] {
   return probe ? probe.cache_drops.filter((c) => c.ok).map((c) => c.sql) : CACHE_DROP_COMMANDS;
 }
 
@@ -474,6 +473,7 @@ export function createRunQueries(deps: { workDir: string }) {
       let merges: CommandOutcome | null = null;
       try {
         const othersAtStart = otherChbenchServers(deps.workDir, target);
+        const probe = readProbe(cell);
         // A retry re-measures this step from scratch, never beside a run of the earlier attempt.
         const previous = await settlePreviousAttempts(target, client, queryIdPrefix(cell.runId, cell.cellKey, phase));
         if (cell.protocol.stopMergesDuringQueries) merges = await tryCommand(client, `SYSTEM STOP MERGES ${m.table}`);
@@ -487,9 +487,9 @@ export function createRunQueries(deps: { workDir: string }) {
           counters: queryLog ? 'query_log' : target.kind === 'embedded' ? 'system.events' : 'none',
           target,
           extraSettings: readCellSettings(cell).runs,
-          cacheDrops: probedCacheDrops(cell),
-          knownCounters: readProbe(cell)?.events_complete ? (readProbe(cell)?.events ?? undefined) : undefined,
-          knownSettings: readProbe(cell)?.query_settings ?? undefined,
+          cacheDrops: probedCacheDrops(probe),
+          knownCounters: probe?.events_complete ? (probe.events ?? undefined) : undefined,
+          knownSettings: probe?.query_settings ?? undefined,
           // An external URL on loopback may be a port-forward to another host: never assume it is local.
           serverOnThisHost: target.kind !== 'external',
           summaryReadSource: target.kind === 'embedded' ? 'output statistics' : 'http summary',
@@ -500,7 +500,7 @@ export function createRunQueries(deps: { workDir: string }) {
         const rec: QueriesRecord = {
           phase,
           attempt: attempt(),
-          cold_definition: coldDefinition(records, readProbe(cell)),
+          cold_definition: coldDefinition(records, probe),
           other_chbench_servers: { at_start: othersAtStart, at_end: otherChbenchServers(deps.workDir, target) },
           merges_stopped: merges,
           previous_attempts: previous,
