@@ -14,6 +14,8 @@ import { cellDir, writeJsonAtomic } from '../lib/results-store';
 import { loadWorkload, renderTemplate, workloadQueries } from '../lib/workload';
 import { heartbeat, sleep, withHeartbeat } from '../lib/activity-context';
 import type { IndexSummary, StepInput } from './types';
+import { explainGranules } from '../lib/index-proof';
+import { readCellSettings } from './provision';
 
 interface MutationRow {
   mutation_id: string;
@@ -66,19 +68,15 @@ export interface IndexVerification {
 }
 
 /** Parse the `Granules: a/b` line of the named skip index in an `EXPLAIN indexes = 1` output. */
-export function explainSkipGranules(explain: string, index: string): { kept: number; total: number } | null {
-  const lines = explain.split('\n');
-  const at = lines.findIndex((l) => new RegExp(`Name: ${index}\\b`).test(l));
-  if (at < 0) return null;
-  for (const l of lines.slice(at, at + 8)) {
-    const m = /Granules: (\d+)\/(\d+)/.exec(l);
-    if (m) return { kept: Number(m[1]), total: Number(m[2]) };
-  }
-  return null;
-}
+export const explainSkipGranules = explainGranules;
 
-/** Check that every active part carries the index and that EXPLAIN shows it skipping granules. */
-export async function verifyIndex(client: ClickHouseClient, table: string, index: string, queries: { id: string; sql: string }[]): Promise<IndexVerification> {
+/**
+ * Check that every active part carries the index and that EXPLAIN shows it skipping granules.
+ * The EXPLAIN runs with `settings`: the query settings of the measured runs (the spec's
+ * `settings.query`), so a setting such as `use_skip_indexes = 0` shows here too. Whether the measured
+ * runs themselves read fewer rows is judged after them (`index_proof` in `queries-index.json`).
+ */
+export async function verifyIndex(client: ClickHouseClient, table: string, index: string, queries: { id: string; sql: string }[], settings: Record<string, string | number> = {}): Promise<IndexVerification> {
   const reasons: string[] = [];
   let without: number | null = null;
   let active: number | null = null;
@@ -95,7 +93,7 @@ export async function verifyIndex(client: ClickHouseClient, table: string, index
   const explain: IndexVerification['explain'] = {};
   for (const q of queries) {
     try {
-      const rs = await client.query({ query: `EXPLAIN indexes = 1 ${q.sql}`, format: 'TabSeparatedRaw' });
+      const rs = await client.query({ query: `EXPLAIN indexes = 1 ${q.sql}`, format: 'TabSeparatedRaw', clickhouse_settings: settings });
       const g = explainSkipGranules(await rs.text(), index);
       explain[q.id] = { granules: g ? `${g.kept}/${g.total}` : null, skips: g ? g.kept < g.total : false };
       if (!g) reasons.push(`${q.id}: EXPLAIN does not show index ${index}`);
@@ -152,7 +150,7 @@ export function createMaterializeSkipIndex() {
         const materializeMs = performance.now() - t0;
         const size = await indexSize(client, m.table, idx);
         const uses = workloadQueries(m, { table: m.table, rows: cell.scale, codec: cell.codec }, cell.queries).filter((q) => q.usesIndex);
-        const verification = await verifyIndex(client, m.table, idx, uses);
+        const verification = await verifyIndex(client, m.table, idx, uses, readCellSettings(cell).runs);
         const mutations = await materializeMutations(client, m.table, idx);
         writeJsonAtomic(path.join(cellDir(cell.resultsDir, cell.runId, cell.cellKey), 'index.json'), {
           index: idx,

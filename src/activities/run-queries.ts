@@ -14,11 +14,13 @@ import { writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { min as ssMin, median as ssMedian } from 'simple-statistics';
 import type { ClickHouseClient } from '@clickhouse/client';
-import { connect, queryRows, runMeasured, sqlString, summaryNumber, tryCommand, type CommandOutcome, type MeasuredResult, isLoopbackUrl } from '../lib/clickhouse';
+import { connect, queryRows, runMeasured, sqlString, summaryNumber, tryCommand, type CommandOutcome, type MeasuredResult, type HttpSummary, isLoopbackUrl } from '../lib/clickhouse';
 import { cellDir, writeJsonAtomic, readJsonIfExists } from '../lib/results-store';
 import { PROBED_CACHE_DROPS, type CapabilityProbe } from '../lib/probe';
 import { loadWorkload, workloadQueries, type WorkloadQuery } from '../lib/workload';
 import { activeParts, runningMerges, pendingMutations } from '../lib/table-state';
+import { judgeIndexUse, type IndexProof } from '../lib/index-proof';
+export type { IndexProof } from '../lib/index-proof';
 import { RUN_COUNTERS, judgeCold, judgeQuiet, judgeWarm, type RunCounters, type RunValidity } from '../lib/validity';
 import { attempt, heartbeat, cancellationSignal } from '../lib/activity-context';
 import { queryIdPrefix } from './load-data';
@@ -71,9 +73,9 @@ export interface RunSample {
   query_id: string;
   /** Client wall time, ms (performance.now() around request + full body read). */
   wall_ms: number;
-  /** Server-side elapsed, ms; see `server_elapsed_source`. */
+  /** Server-side elapsed, ms; see `server_elapsed_source` (and {@link SERVER_TIME_RESOLUTION_MS} for its resolution). */
   server_elapsed_ms: number | null;
-  server_elapsed_source: 'http summary elapsed_ns' | 'system.query_log.query_duration_ms' | null;
+  server_elapsed_source: ServerTimeSource | null;
   read_rows: number | null;
   read_bytes: number | null;
   read_source: 'http summary' | 'output statistics' | 'system.query_log' | null;
@@ -85,6 +87,18 @@ export interface RunSample {
   settings: Record<string, number>;
   /** The server's `X-ClickHouse-Summary` header as sent (absent on old servers). */
   http_summary?: Record<string, string>;
+  /**
+   * Whether the summary can be complete: `wait_end_of_query=1` was requested (the server sends its
+   * headers only when the query has ended). Without it the header is a snapshot taken when the first
+   * bytes went out and under-reports long or big queries, so it is never a headline then.
+   */
+  summary_complete: boolean;
+  /**
+   * Where the headline comes from `system.query_log`, the HTTP summary (and the JSON statistics block)
+   * checked against it: `agrees`, `disagrees: …`, or `not checked: …`. A disagreement is flagged in the
+   * report (a snapshot summary of a big result is the usual cause); the headline stays query_log's.
+   */
+  cross_check?: string;
   /** The statistics block of the JSON output (`rows_read`, `bytes_read`, `elapsed` s). */
   output_statistics?: { rows_read?: number; bytes_read?: number; elapsed?: number };
   cold_preparation?: ColdPreparation;
@@ -99,15 +113,41 @@ export interface RunSample {
   query_log?: Record<string, unknown> | null;
 }
 
+/** Where a run's server-side elapsed comes from. */
+export type ServerTimeSource =
+  | 'system.query_log event_time_microseconds - query_start_time_microseconds'
+  | 'system.query_log.query_duration_ms'
+  | 'http summary elapsed_ns';
+
+/**
+ * Smallest step each server-time source resolves, ms: query_log's microsecond columns 0.001 ms,
+ * `query_duration_ms` whole milliseconds, the summary's `elapsed_ns` nanoseconds.
+ */
+export const SERVER_TIME_RESOLUTION_MS: Record<ServerTimeSource, number> = {
+  'system.query_log event_time_microseconds - query_start_time_microseconds': 0.001,
+  'system.query_log.query_duration_ms': 1,
+  'http summary elapsed_ns': 0.000001,
+};
+
+/**
+ * A server time is the headline only when its resolution is at most this share of the value;
+ * coarser (e.g. a 0.6 ms query timed in whole milliseconds) and client wall time is the headline.
+ */
+export const MAX_RESOLUTION_SHARE = 0.1;
+
 /** Per-query statistics, ms. `timing_source` says which clock the figures come from. */
 export interface QueryStats {
   timing_source: 'server-side elapsed' | 'client wall time';
+  /** Why this source was chosen when it is not the server's (e.g. the server's resolution is too coarse). */
+  timing_note?: string;
+  /** The server-time sources the runs had (even when the headline is client wall time). */
+  server_time_sources: ServerTimeSource[];
   /** Cold figure: the only cold run, or the minimum when there are several (`cold_runs`). */
   cold_ms: number | null;
   cold_runs: number;
   /** Cold runs the counters showed were not cold (left out of `cold_ms`). */
   cold_runs_rejected: number;
-  /** Smallest unit the timing source resolves, ms (1 for query_log's query_duration_ms). */
+  /** Smallest step the headline's source resolves, ms (1 for query_log's query_duration_ms; null for client wall time). */
   resolution_ms: number | null;
   warm_min_ms: number | null;
   warm_median_ms: number | null;
@@ -133,8 +173,16 @@ export interface QueryRecord {
   /** False when the workload says the result may vary (e.g. sampled quantiles); hashes are then not compared. */
   deterministic: boolean;
   sql: string;
+  /** `EXPLAIN indexes = 1` of the query, run with exactly the settings of its warm runs (`explain_settings`). */
   explain_indexes: string | null;
   explain_error?: string;
+  /** Settings the EXPLAIN ran with: the measured runs' settings (cold runs add only direct I/O). */
+  explain_settings?: Record<string, number | string>;
+  /**
+   * Index phase, queries that use the skip index: what EXPLAIN (under the runs' settings) claims and
+   * whether the measured runs show it (see {@link judgeIndexUse}).
+   */
+  index_proof?: IndexProof;
   samples: RunSample[];
   stats: QueryStats;
   /** Active part names before the first and after the last run of this query (`system.parts`). */
@@ -192,7 +240,11 @@ function normaliseQueryLogRow(r: Record<string, unknown>): Record<string, unknow
   return out;
 }
 
-/** Fetch `QueryFinish` rows of `system.query_log` for the given query ids (after `SYSTEM FLUSH LOGS`). */
+/**
+ * Fetch `QueryFinish` rows of `system.query_log` for the given query ids (after `SYSTEM FLUSH LOGS`).
+ * Rows carry `query_duration_us` (event_time_microseconds − query_start_time_microseconds) where the
+ * version has those columns.
+ */
 export async function fetchQueryLog(client: ClickHouseClient, ids: string[]): Promise<Map<string, Record<string, unknown>>> {
   const out = new Map<string, Record<string, unknown>>();
   if (!ids.length) return out;
@@ -201,20 +253,43 @@ export async function fetchQueryLog(client: ClickHouseClient, ids: string[]): Pr
   const have = new Set(cols.map((c) => c.name));
   const wanted = ['query_id', 'event_time', 'query_duration_ms', 'read_rows', 'read_bytes', 'result_rows', 'result_bytes', 'memory_usage', 'ProfileEvents', 'ProfileEvents.Names', 'ProfileEvents.Values', 'Settings.Names', 'Settings.Values', 'Settings'];
   const select = wanted.filter((c) => have.has(c)).map((c) => (c.includes('.') ? `\`${c}\`` : c)).join(', ');
+  // Microsecond duration where the version has the columns (query_duration_ms is whole milliseconds).
+  const micro = have.has('event_time_microseconds') && have.has('query_start_time_microseconds')
+    ? ', toUnixTimestamp64Micro(event_time_microseconds) - toUnixTimestamp64Micro(query_start_time_microseconds) AS query_duration_us'
+    : '';
   // `type` is an Enum on newer versions and a UInt8 (2 = QueryFinish) on old ones such as 18.16.
   const typeCol = await queryRows<{ type: string }>(client, "SELECT type FROM system.columns WHERE database = 'system' AND table = 'query_log' AND name = 'type'");
   const finish = typeCol[0]?.type.startsWith('Enum') ? "'QueryFinish'" : '2';
   const rows = await queryRows<Record<string, unknown>>(
     client,
-    `SELECT ${select} FROM system.query_log WHERE event_date >= yesterday() AND type = ${finish} AND query_id IN (${ids.map(sqlString).join(', ')})`,
+    `SELECT ${select}${micro} FROM system.query_log WHERE event_date >= yesterday() AND type = ${finish} AND query_id IN (${ids.map(sqlString).join(', ')})`,
   );
   for (const r of rows) out.set(String(r.query_id), normaliseQueryLogRow(r));
   return out;
 }
 
-function stats(samples: RunSample[]): QueryStats {
+/**
+ * Per-query statistics over the measured runs (warm-up runs excluded).
+ *
+ * The headline clock is the server's elapsed when every measured run has one *and* its source
+ * resolves at most {@link MAX_RESOLUTION_SHARE} of the smallest value; otherwise client wall time,
+ * with `timing_note` saying why. So a 0.6 ms query timed by `query_duration_ms` (whole ms) is never
+ * printed as "0 ms".
+ */
+export function stats(samples: RunSample[]): QueryStats {
   const measured = samples.filter((s) => s.kind !== 'warmup');
-  const server = measured.every((s) => s.server_elapsed_ms !== null);
+  const sources = [...new Set(measured.map((s) => s.server_elapsed_source).filter((x): x is ServerTimeSource => x !== null))];
+  const haveServer = measured.length > 0 && measured.every((s) => s.server_elapsed_ms !== null);
+  const resolution = sources.length ? Math.max(...sources.map((x) => SERVER_TIME_RESOLUTION_MS[x])) : null;
+  const smallest = haveServer ? Math.min(...measured.map((s) => s.server_elapsed_ms as number)) : null;
+  let timing_note: string | undefined;
+  let server = haveServer;
+  if (haveServer && resolution !== null && smallest !== null && resolution > MAX_RESOLUTION_SHARE * smallest) {
+    server = false;
+    timing_note = `server time (${sources.join(', ')}) resolves ${resolution} ms, coarser than ${MAX_RESOLUTION_SHARE * 100} % of the fastest run (${smallest} ms): client wall time is the headline`;
+  } else if (!haveServer && measured.length) {
+    timing_note = 'the server gave no elapsed time for every run: client wall time is the headline';
+  }
   const t = (s: RunSample) => (server ? (s.server_elapsed_ms as number) : s.wall_ms);
   // A cold run the counters show was served from a cache is not reported as cold.
   const cold = samples.filter((s) => s.kind === 'cold' && s.validity?.cold?.valid !== false);
@@ -222,10 +297,12 @@ function stats(samples: RunSample[]): QueryStats {
   const last = warm[warm.length - 1] ?? cold[cold.length - 1];
   return {
     timing_source: server ? 'server-side elapsed' : 'client wall time',
+    ...(timing_note ? { timing_note } : {}),
+    server_time_sources: sources,
     cold_ms: cold.length ? ssMin(cold.map(t)) : null,
     cold_runs: cold.length,
     cold_runs_rejected: samples.filter((s) => s.kind === 'cold' && s.validity?.cold?.valid === false).length,
-    resolution_ms: server && samples.some((s) => s.server_elapsed_source === 'system.query_log.query_duration_ms') ? 1 : null,
+    resolution_ms: server ? resolution : null,
     warm_min_ms: warm.length ? ssMin(warm.map(t)) : null,
     warm_median_ms: warm.length ? ssMedian(warm.map(t)) : null,
     warm_max_ms: warm.length ? Math.max(...warm.map(t)) : null,
@@ -263,6 +340,44 @@ async function eventCounters(client: ClickHouseClient): Promise<Record<string, n
 
 function counterDelta(a: Record<string, number>, b: Record<string, number>, known?: string[]): RunCounters {
   return Object.fromEntries(RUN_COUNTERS.map((k) => [k, known && !known.includes(k) ? null : b[k] - a[k]]));
+}
+
+/** Settings an EXPLAIN of a measured query runs with: the runs' own, minus logging. */
+function explainSettings(base: Record<string, number | string>): Record<string, number | string> {
+  const { log_queries: _l, ...rest } = base;
+  return rest;
+}
+
+/**
+ * Cross-check a run's HTTP summary and JSON statistics block against its query_log row: read_rows
+ * must agree within 0.1 %, elapsed within max(2 ms, 10 %). Returns `agrees`, `disagrees: …` or
+ * `not checked: …`.
+ */
+export function crossCheck(s: Pick<RunSample, 'http_summary' | 'output_statistics' | 'summary_complete'>, row: Record<string, unknown>): string {
+  const logRows = Number(row.read_rows);
+  const logMs = row.query_duration_us !== undefined ? Number(row.query_duration_us) / 1000 : Number(row.query_duration_ms);
+  const diffs: string[] = [];
+  const checked: string[] = [];
+  const sumRows = summaryNumber(s.http_summary as HttpSummary | undefined, 'read_rows');
+  const sumNs = summaryNumber(s.http_summary as HttpSummary | undefined, 'elapsed_ns');
+  const what = s.summary_complete ? 'summary' : 'summary (snapshot: wait_end_of_query not requested)';
+  const rowsOff = (v: number) => Math.abs(v - logRows) > Math.max(0, logRows * 0.001);
+  const msOff = (v: number) => Math.abs(v - logMs) > Math.max(2, logMs * 0.1);
+  if (sumRows !== null) {
+    checked.push('summary read_rows');
+    if (rowsOff(sumRows)) diffs.push(`${what} read_rows ${sumRows} vs query_log ${logRows}`);
+  }
+  if (sumNs !== null) {
+    checked.push('summary elapsed');
+    if (msOff(sumNs / 1e6)) diffs.push(`${what} elapsed ${(sumNs / 1e6).toFixed(3)} ms vs query_log ${logMs.toFixed(3)} ms`);
+  }
+  const st = s.output_statistics;
+  if (typeof st?.rows_read === 'number') {
+    checked.push('statistics rows_read');
+    if (rowsOff(st.rows_read)) diffs.push(`statistics rows_read ${st.rows_read} vs query_log ${logRows}`);
+  }
+  if (!checked.length) return 'not checked: the server sent no summary and no statistics block';
+  return diffs.length ? `disagrees: ${diffs.join('; ')}` : `agrees (${checked.join(', ')})`;
 }
 
 /** Options for {@link measureQueries}. */
@@ -309,6 +424,8 @@ export async function measureQueries(client: ClickHouseClient, table: string, ur
     ...(o.knownSettings === undefined || o.knownSettings.includes('output_format_json_quote_64bit_integers') ? { output_format_json_quote_64bit_integers: 1 } : {}),
     ...(o.queryLog ? { log_queries: 1 } : {}),
   } as Record<string, number>;
+  // A summary is a headline only when it is complete: without a query log, request it (wait_end_of_query=1).
+  const summaryComplete = !o.queryLog;
   for (const q of queries) {
     const samples: RunSample[] = [];
     const examples: Record<string, string> = {};
@@ -337,15 +454,18 @@ export async function measureQueries(client: ClickHouseClient, table: string, ur
       const busyBefore = await mergesOrMutations(client, table);
       const eventsBefore = o.counters === 'system.events' ? await eventCounters(client) : null;
       const queryId = `${o.queryIdPrefix}-${q.id}-${kind}${n}-a${a}`;
-      const r: MeasuredResult = o.target ? await killOnCancel(o.target, queryId, runMeasured(client, q.sql, queryId, settings, cancellationSignal())) : await runMeasured(client, q.sql, queryId, settings, cancellationSignal());
+      // Without a query log the summary is the server-side source: ask for the complete one.
+      const sent = summaryComplete ? { ...settings, wait_end_of_query: 1 } : settings;
+      const r: MeasuredResult = o.target ? await killOnCancel(o.target, queryId, runMeasured(client, q.sql, queryId, sent, cancellationSignal())) : await runMeasured(client, q.sql, queryId, sent, cancellationSignal());
       const eventsAfter = o.counters === 'system.events' ? await eventCounters(client) : null;
       const after = (await activeParts(client, table)).names.join(',');
       const busyAfter = await mergesOrMutations(client, table);
       const busy = busyBefore === null || busyAfter === null ? null : Math.max(busyBefore, busyAfter);
       const elapsedNs = summaryNumber(r.summary, 'elapsed_ns');
       // read_rows / read_bytes: HTTP summary (newer servers), else the statistics block of the JSON output.
-      let readRows = summaryNumber(r.summary, 'read_rows');
-      let readBytes = summaryNumber(r.summary, 'read_bytes');
+      // A snapshot summary may under-report: its read_rows counts only when complete (else query_log / the statistics block).
+      let readRows = summaryComplete ? summaryNumber(r.summary, 'read_rows') : null;
+      let readBytes = summaryComplete ? summaryNumber(r.summary, 'read_bytes') : null;
       let readSource: RunSample['read_source'] = readRows === null ? null : (o.summaryReadSource ?? 'http summary');
       if (readRows === null && typeof r.output_statistics?.rows_read === 'number') {
         readRows = r.output_statistics.rows_read;
@@ -358,8 +478,9 @@ export async function measureQueries(client: ClickHouseClient, table: string, ur
         n,
         query_id: r.query_id,
         wall_ms: r.wall_ms,
-        server_elapsed_ms: elapsedNs === null ? null : elapsedNs / 1e6,
-        server_elapsed_source: elapsedNs === null ? null : 'http summary elapsed_ns',
+        // A snapshot summary (no wait_end_of_query) never gives the headline; query_log fills it in below.
+        server_elapsed_ms: elapsedNs === null || !summaryComplete ? null : elapsedNs / 1e6,
+        server_elapsed_source: elapsedNs === null || !summaryComplete ? null : 'http summary elapsed_ns',
         read_rows: readRows,
         read_bytes: readBytes,
         read_source: readSource,
@@ -372,6 +493,7 @@ export async function measureQueries(client: ClickHouseClient, table: string, ur
         validity: { quiet: judgeQuiet(before !== after, busy) },
         settings,
         ...(r.summary ? { http_summary: r.summary as Record<string, string> } : {}),
+        summary_complete: summaryComplete,
         ...(r.output_statistics ? { output_statistics: r.output_statistics } : {}),
         ...(prep ? { cold_preparation: prep } : {}),
       });
@@ -380,13 +502,14 @@ export async function measureQueries(client: ClickHouseClient, table: string, ur
     let explain: string | null = null;
     let explainError: string | undefined;
     try {
-      const rs = await client.query({ query: `EXPLAIN indexes = 1 ${q.sql}`, format: 'TabSeparatedRaw' });
+      // Under exactly the settings of the warm runs, so what it proves holds for the measured runs.
+      const rs = await client.query({ query: `EXPLAIN indexes = 1 ${q.sql}`, format: 'TabSeparatedRaw', clickhouse_settings: explainSettings(base) });
       explain = (await rs.text()).trimEnd();
     } catch (e) {
       explainError = (e as Error).message.split('\n')[0];
     }
     for (const smp of samples) if (smp.kind === 'cold') smp.validity.cold = judgeCold(smp.counters, smp.cold_preparation?.os_page_cache ?? '', smp.cold_preparation?.server_caches ?? []);
-    records.push({ id: q.id, title: q.title, uses_index: q.usesIndex, deterministic: q.deterministic, sql: q.sql, explain_indexes: explain, ...(explainError ? { explain_error: explainError } : {}), samples, stats: stats(samples), parts_before: partsBefore, parts_after: (await activeParts(client, table)).names, result_examples: examples });
+    records.push({ id: q.id, title: q.title, uses_index: q.usesIndex, deterministic: q.deterministic, sql: q.sql, explain_indexes: explain, explain_settings: explainSettings(base), ...(explainError ? { explain_error: explainError } : {}), samples, stats: stats(samples), parts_before: partsBefore, parts_after: (await activeParts(client, table)).names, result_examples: examples });
   }
   if (o.queryLog) {
     const log = await fetchQueryLog(client, records.flatMap((r) => r.samples.map((s) => s.query_id)));
@@ -407,9 +530,14 @@ export async function measureQueries(client: ClickHouseClient, table: string, ur
         const row = log.get(s.query_id) ?? null;
         s.query_log = row;
         if (!row) continue;
-        if (s.server_elapsed_ms === null) [s.server_elapsed_ms, s.server_elapsed_source] = [Number(row.query_duration_ms), 'system.query_log.query_duration_ms'];
-        // query_log is the authoritative per-query record; it wins when present.
+        // query_log is the authoritative per-query record: it is the headline; the summary a cross-check.
+        const ms = Number(row.query_duration_ms);
+        const us = row.query_duration_us === undefined ? null : Number(row.query_duration_us);
+        // The microsecond difference must agree with query_duration_ms (±1 ms) to be used.
+        if (us !== null && Number.isFinite(us) && Math.abs(us / 1000 - ms) <= 1) [s.server_elapsed_ms, s.server_elapsed_source] = [us / 1000, 'system.query_log event_time_microseconds - query_start_time_microseconds'];
+        else [s.server_elapsed_ms, s.server_elapsed_source] = [ms, 'system.query_log.query_duration_ms'];
         [s.read_rows, s.read_bytes, s.read_source] = [Number(row.read_rows), Number(row.read_bytes), 'system.query_log'];
+        s.cross_check = crossCheck(s, row);
       }
       for (const smp of rec.samples) if (smp.kind === 'cold') smp.validity.cold = judgeCold(smp.counters, smp.cold_preparation?.os_page_cache ?? '', smp.cold_preparation?.server_caches ?? []);
       rec.stats = stats(rec.samples);
@@ -496,7 +624,16 @@ export function createRunQueries(deps: { workDir: string }) {
           queryIdPrefix: queryIdPrefix(cell.runId, cell.cellKey, phase),
           onRun: (q, kind, n) => heartbeat({ step: `queries-${phase}`, query: q, run: `${kind} ${n}` }),
         });
-        const file = path.join(cellDir(cell.resultsDir, cell.runId, cell.cellKey), `queries-${phase}.json`);
+        const dir = cellDir(cell.resultsDir, cell.runId, cell.cellKey);
+        if (phase === 'index' && m.index) {
+          // The index's proof is taken from these runs: EXPLAIN under their settings, and their read_rows vs the baseline's.
+          const baseline = readJsonIfExists<QueriesRecord>(path.join(dir, 'queries-baseline.json'));
+          for (const r of records) {
+            const before = baseline?.queries.find((b) => b.id === r.id)?.stats.read_rows ?? null;
+            r.index_proof = judgeIndexUse(m.index.name, r.explain_error ? null : r.explain_indexes, r.stats.read_rows, before);
+          }
+        }
+        const file = path.join(dir, `queries-${phase}.json`);
         const rec: QueriesRecord = {
           phase,
           attempt: attempt(),

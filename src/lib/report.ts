@@ -49,9 +49,14 @@ export function fmtBytes(b: number | null | undefined): string {
   return `${i === 0 ? v : v.toFixed(2)} ${u[i]}`;
 }
 
-/** Format ms: 3 significant decimals under 10 ms, 1 under 1 s, seconds above. */
+/**
+ * Format ms: 2 decimals under 10 ms, 1 under 1 s, seconds above; never finer than `resolutionMs`
+ * (the source's step): whole ms for a 1 ms source, and `< 1 ms` for a value below it.
+ */
 export function fmtMs(ms: number | null | undefined, resolutionMs: number | null = null): string {
   if (ms === null || ms === undefined || !Number.isFinite(ms)) return 'n/a';
+  // Never finer than the source: below its resolution the figure is "< resolution".
+  if (resolutionMs !== null && resolutionMs > 0 && ms < resolutionMs) return `< ${resolutionMs} ms`;
   // A source that counts whole milliseconds (query_log.query_duration_ms) is printed without decimals.
   if (resolutionMs === 1 && ms < 1000) return `${Math.round(ms)} ms`;
   if (ms < 10) return `${ms.toFixed(2)} ms`;
@@ -78,6 +83,23 @@ export function loadRun(dir: string): { run: { runId: string; startedAt: string;
   return { run, cells, missing };
 }
 
+/**
+ * The skip index's verdict for a cell: index.json's build check (every part carries it, EXPLAIN under
+ * the runs' settings skips granules) and, per query, the proof taken from the measured runs
+ * (`index_proof`: EXPLAIN under their settings and their read_rows against the baseline's).
+ * `true` only when both hold for every query that uses the index.
+ */
+export function indexVerdict(c: CellResultDoc): { verified: boolean | null; reasons: string[] } {
+  const vv = c.index?.verification;
+  const proofs = (c.queries_index?.queries ?? []).filter((q) => q.index_proof).map((q) => ({ id: q.id, p: q.index_proof! }));
+  const reasons = [...(vv?.reasons ?? [])];
+  for (const { id, p } of proofs) if (p.effective !== true) reasons.push(`${id.toUpperCase()}: ${p.reason}`);
+  const verdicts = [vv?.verified ?? null, ...proofs.map((x) => x.p.effective)];
+  if (!proofs.length) verdicts.push(null); // no proof from the measured runs (e.g. a result written before proofs existed)
+  const verified = verdicts.some((x) => x === false) ? false : verdicts.some((x) => x === null) ? null : true;
+  return { verified, reasons };
+}
+
 /** Counts of invalid and unjudgeable checks over the measured cells. */
 function validitySummary(cells: CellResultDoc[]): { invalid: string[]; unknown: string[] } {
   const qs = cells.flatMap((c) => [...(c.queries_baseline?.queries ?? []), ...(c.queries_index?.queries ?? [])]);
@@ -90,14 +112,14 @@ function validitySummary(cells: CellResultDoc[]): { invalid: string[]; unknown: 
   const quietUnknown = count((x) => x.validity?.quiet.valid !== true && x.validity?.quiet.valid !== false);
   const notWarmer = qs.filter((q) => q.stats.warm_validity?.valid === false).length;
   const warmUnknown = qs.filter((q) => q.stats.warm_validity?.valid !== true && q.stats.warm_validity?.valid !== false).length;
-  const idxBad = cells.filter((c) => c.index?.verification?.verified === false).length;
-  const idxUnknown = cells.filter((c) => c.index && c.index.verification?.verified !== true && c.index.verification?.verified !== false).length;
+  const idxBad = cells.filter((c) => c.index && c.queries_index && indexVerdict(c).verified === false).length;
+  const idxUnknown = cells.filter((c) => c.index && c.queries_index && indexVerdict(c).verified === null).length;
   const mismatch = resultMismatches(cells).length;
   const invalid = [
     notCold && `${notCold} cold run(s) not cold`,
     notQuiet && `${notQuiet} run(s) during which parts changed or merges ran`,
     notWarmer && `${notWarmer} quer(y/ies) whose warm runs were not faster than cold`,
-    idxBad && `${idxBad} cell(s) whose skip index is not verified`,
+    idxBad && `${idxBad} cell(s) whose skip index is not verified or not effective in the measured runs`,
     mismatch && `${mismatch} result mismatch(es)`,
   ].filter(Boolean) as string[];
   const unknown = [
@@ -219,10 +241,11 @@ export function renderReport(dir: string): string {
   const stat = spec.protocol.statistic;
   const other = stat === 'min' ? 'median' : 'min';
   const timing = [...new Set(ok.flatMap((c) => c.queries_baseline?.queries.map((q) => q.stats.timing_source) ?? []))];
+  const serverSources = [...new Set(ok.flatMap((c) => c.queries_baseline?.queries.flatMap((q) => q.stats.server_time_sources ?? []) ?? []))].map((x) => `\`${x}\``);
   const readSources = [...new Set(ok.flatMap((c) => c.queries_baseline?.queries.flatMap((q) => q.samples.map((x) => x.read_source ?? 'not available')) ?? []))];
   const coldN = spec.protocol.coldRuns;
   out.push(
-    `Times are **${timing.join(' / ') || 'n/a'}** (HTTP summary \`elapsed_ns\`, or \`system.query_log.query_duration_ms\` in whole ms; the client wall time of every run is in the samples). ` +
+    `Times are **${timing.join(' / ') || 'n/a'}**; server-side elapsed comes from ${serverSources.join(' / ') || 'n/a'} — \`system.query_log\` is the headline wherever the server keeps one (microsecond columns where the version has them, else whole-ms \`query_duration_ms\`), otherwise the HTTP summary requested complete with \`wait_end_of_query=1\`; a server time coarser than 10 % of the value is replaced by client wall time (noted below). The client wall time of every run is in the samples. ` +
       `Cold = ${coldN > 1 ? `the fastest of ${coldN} cold runs` : 'the cold run'}; then ${spec.protocol.warmupRuns ?? 0} unmeasured warm-up run(s); warm ${stat} and ${other} over ${spec.protocol.warmRuns} warm runs. ` +
       `read_rows of the last warm run, from ${readSources.join(' / ') || 'n/a'}.`,
     '',
@@ -252,6 +275,8 @@ export function renderReport(dir: string): string {
     ]);
   }
   out.push(markdownTable(qRows), '');
+  const notes = ok.flatMap((c) => (c.queries_baseline?.queries ?? []).filter((q) => q.stats.timing_note).map((q) => `- ${q.id.toUpperCase()} in ${label(c)}: ${q.stats.timing_note}.`));
+  if (notes.length) out.push('Timing source per query where it differs:', '', ...notes, '');
   const find = (c: CellResultDoc, id: string) => c.queries_baseline?.queries.find((q) => q.id === id);
   const approx = qids.filter((id) => ok.some((c) => find(c, id)?.deterministic === false));
   const compared = qids.filter((id) => !approx.includes(id));
@@ -269,7 +294,8 @@ export function renderReport(dir: string): string {
         const colds = q.samples.filter((x) => x.kind === 'cold');
         const coldLabel = colds.length ? [...new Set(colds.map((x) => x.validity?.cold?.label ?? 'cold?'))].join(', ') : 'no cold run';
         const quiet = q.samples.some((x) => x.validity?.quiet.valid === false) ? 'not quiet' : q.samples.every((x) => x.validity?.quiet.valid === true) ? 'quiet' : 'quiet?';
-        const reasons = [...new Set(q.samples.flatMap((x) => [...(x.validity?.cold?.reasons ?? []), ...(x.validity?.quiet.reasons ?? [])]).concat(q.stats.warm_validity?.reasons ?? []))];
+        const crossChecks = q.samples.filter((x) => x.cross_check?.startsWith('disagrees')).map((x) => `⚠ run ${x.kind} ${x.n}: ${x.cross_check} (headline from query_log)`);
+        const reasons = [...new Set(q.samples.flatMap((x) => [...(x.validity?.cold?.reasons ?? []), ...(x.validity?.quiet.reasons ?? [])]).concat(q.stats.warm_validity?.reasons ?? []).concat(crossChecks))];
         vRows.push([q.id.toUpperCase() + phase, label(c), coldLabel, q.stats.warm_validity?.label ?? 'n/a', quiet, [...new Set(q.samples.map((x) => x.counters_source ?? 'not available'))].join(' / '), reasons.join('; ') || '—']);
       }
   out.push(markdownTable(vRows), '');
@@ -290,7 +316,7 @@ export function renderReport(dir: string): string {
           qa.id.toUpperCase(),
           fmtMs(before) + (qb && (qb.samples.some((x) => x.validity?.quiet.valid === false) || qb.stats.warm_validity?.valid === false) ? ' ⚠' : ''),
           fmtMs(after) + (qa.samples.some((x) => x.validity?.quiet.valid === false) || qa.stats.warm_validity?.valid === false ? ' ⚠' : ''),
-          before && after ? `${(before / after).toFixed(1)}×` : 'n/a',
+          (before && after ? `${(before / after).toFixed(1)}×` : 'n/a') + (qa.index_proof?.effective === false ? ' ⚠ index not effective' : ''),
           fmtInt(qb?.stats.read_rows),
           fmtInt(qa.stats.read_rows),
           fmtBytes(qb?.stats.read_bytes),
@@ -302,10 +328,14 @@ export function renderReport(dir: string): string {
       }
     out.push(markdownTable(ir), '');
     for (const c of idxCells) {
-      const vv = c.index!.verification;
-      if (!vv) continue;
-      const ex = Object.entries(vv.explain).map(([q, e]) => `${q.toUpperCase()} EXPLAIN granules ${e.granules ?? 'n/a'}`).join(', ');
-      out.push(vv.verified === true ? `- ${label(c)}: index verified — every active part carries it; ${ex}.` : `- **⚠ ${label(c)}: index ${vv.verified === false ? 'NOT verified' : 'not verifiable'}** — ${vv.reasons.join('; ')}${ex ? `; ${ex}` : ''}.`);
+      const vd = indexVerdict(c);
+      const proofs = c.queries_index!.queries.filter((q) => q.index_proof).map((q) => `${q.id.toUpperCase()} ${q.index_proof!.reason}`);
+      const notEffective = c.queries_index!.queries.some((q) => q.index_proof?.effective === false && q.index_proof.explain_skips === true);
+      out.push(
+        vd.verified === true
+          ? `- ${label(c)}: index verified — every active part carries it; in the measured runs (EXPLAIN under their settings): ${proofs.join('; ')}.`
+          : `- **⚠ ${label(c)}: index ${notEffective ? 'not effective in the measured runs' : vd.verified === false ? 'NOT verified' : 'not verifiable'}** — ${vd.reasons.join('; ')}.`,
+      );
     }
     out.push('');
   }

@@ -1,0 +1,56 @@
+/**
+ * Proof that a skip index was used by the measured runs themselves — not only by an EXPLAIN taken
+ * under other settings. Pure functions over an `EXPLAIN indexes = 1` text and read_rows figures.
+ */
+
+/**
+ * Proof that a skip index did its work in the measured runs, not just in an EXPLAIN.
+ * Sources: `EXPLAIN indexes = 1` under the runs' settings (granules kept/total of the named index), and
+ * read_rows of the measured warm runs in this phase and in the baseline phase (see `read_source`).
+ */
+export interface IndexProof {
+  index: string;
+  /** `kept/total` granules of the index in the EXPLAIN, null when the EXPLAIN does not show the index. */
+  explain_granules: string | null;
+  /** EXPLAIN shows the index dropping granules. null = EXPLAIN not available. */
+  explain_skips: boolean | null;
+  /** read_rows of the last warm run after the index / in the baseline phase (null when unknown). */
+  read_rows_after: number | null;
+  read_rows_before: number | null;
+  /**
+   * `true`: EXPLAIN skips and the measured runs read fewer rows than before; `false`: the index was not
+   * used under the runs' settings, or EXPLAIN claims skipping while the measured runs read as many
+   * rows as before ("index not effective in the measured runs"); `null`: cannot be judged.
+   */
+  effective: boolean | null;
+  reason: string;
+}
+
+/**
+ * Judge a skip index's use in the measured runs: the EXPLAIN taken under the runs' own settings must
+ * show the index dropping granules, and the runs themselves must have read fewer rows than the same
+ * query before the index. Pure.
+ */
+export function judgeIndexUse(index: string, explain: string | null, readAfter: number | null, readBefore: number | null): IndexProof {
+  const g = explain === null ? null : explainGranules(explain, index);
+  const base = { index, explain_granules: g ? `${g.kept}/${g.total}` : null, explain_skips: explain === null ? null : g ? g.kept < g.total : false, read_rows_after: readAfter, read_rows_before: readBefore };
+  const rows = readAfter !== null && readBefore !== null ? `measured read_rows ${readAfter.toLocaleString('en-US')} after vs ${readBefore.toLocaleString('en-US')} before` : 'measured read_rows unknown';
+  if (explain === null) return { ...base, effective: null, reason: `EXPLAIN not available; ${rows}` };
+  if (!g) return { ...base, effective: false, reason: `EXPLAIN under the runs' settings does not use index ${index}; ${rows}` };
+  if (g.kept >= g.total) return { ...base, effective: false, reason: `EXPLAIN under the runs' settings: index ${index} dropped no granule (${g.kept}/${g.total}); ${rows}` };
+  if (readAfter === null || readBefore === null) return { ...base, effective: null, reason: `EXPLAIN granules ${g.kept}/${g.total}; ${rows}` };
+  if (readAfter >= readBefore) return { ...base, effective: false, reason: `index not effective in the measured runs: EXPLAIN claims granules ${g.kept}/${g.total} but ${rows}` };
+  return { ...base, effective: true, reason: `EXPLAIN granules ${g.kept}/${g.total}; ${rows}` };
+}
+
+/** Parse the `Granules: kept/total` line of the named skip index in an `EXPLAIN indexes = 1` output. */
+export function explainGranules(explain: string, index: string): { kept: number; total: number } | null {
+  const lines = explain.split('\n');
+  const at = lines.findIndex((l) => new RegExp(`Name: ${index}\\b`).test(l));
+  if (at < 0) return null;
+  for (const l of lines.slice(at, at + 8)) {
+    const m = /Granules: (\d+)\/(\d+)/.exec(l);
+    if (m) return { kept: Number(m[1]), total: Number(m[2]) };
+  }
+  return null;
+}
