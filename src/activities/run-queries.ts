@@ -14,7 +14,9 @@ import { writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { min as ssMin, median as ssMedian } from 'simple-statistics';
 import type { ClickHouseClient } from '@clickhouse/client';
-import { connect, queryRows, runMeasured, sqlString, summaryNumber, tryCommand, type CommandOutcome, type MeasuredResult, type HttpSummary, isLoopbackUrl } from '../lib/clickhouse';
+import { ClickHouseError } from '@clickhouse/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { connect, errorCode, queryRows, runMeasured, sqlString, summaryNumber, tryCommand, type CommandOutcome, type MeasuredResult, type HttpSummary, isLoopbackUrl } from '../lib/clickhouse';
 import { cellDir, writeJsonAtomic, readJsonIfExists } from '../lib/results-store';
 import { PROBED_CACHE_DROPS, type CapabilityProbe } from '../lib/probe';
 import { loadWorkload, workloadQueries, type WorkloadQuery } from '../lib/workload';
@@ -24,7 +26,7 @@ export type { IndexProof } from '../lib/index-proof';
 import { RUN_COUNTERS, judgeCold, judgeQuiet, judgeWarm, type RunCounters, type RunValidity } from '../lib/validity';
 import { attempt, heartbeat, cancellationSignal } from '../lib/activity-context';
 import { queryIdPrefix } from './load-data';
-import { settlePreviousAttempts, killOnCancel, type PreviousAttempts } from '../lib/attempts';
+import { settlePreviousAttempts, killOnCancel, isTargetGone, type PreviousAttempts } from '../lib/attempts';
 import type { TargetHandle } from '../targets/types';
 import { listLabels, isAlive } from '../targets/process';
 import type { CellInput, QueriesSummary, QueryHeadline, StepInput } from './types';
@@ -80,6 +82,8 @@ export interface RunSample {
   read_bytes: number | null;
   read_source: 'http summary' | 'output statistics' | 'system.query_log' | null;
   result_rows: number;
+  /** Bytes of the result body received (the measured format, JSONCompact), counted as it streamed in. */
+  result_bytes: number | null;
   result_sha256: string;
   /** True when the set of active parts differed before and after this run. */
   parts_changed: boolean;
@@ -173,6 +177,11 @@ export interface QueryRecord {
   /** False when the workload says the result may vary (e.g. sampled quantiles); hashes are then not compared. */
   deterministic: boolean;
   sql: string;
+  /**
+   * Set when a run of this query failed on the server (its later runs were not attempted): the
+   * ClickHouse error code and name, the server's message (first 500 characters), which run and its query_id.
+   */
+  error?: { code: string | null; type: string | null; message: string; run: string; query_id: string };
   /** `EXPLAIN indexes = 1` of the query, run with exactly the settings of its warm runs (`explain_settings`). */
   explain_indexes: string | null;
   explain_error?: string;
@@ -342,6 +351,19 @@ function counterDelta(a: Record<string, number>, b: Record<string, number>, know
   return Object.fromEntries(RUN_COUNTERS.map((k) => [k, known && !known.includes(k) ? null : b[k] - a[k]]));
 }
 
+/**
+ * The server's code, name and message when `e` is an error of the query itself (a `ClickHouseError`,
+ * or a `Code: N` text from an old server), `undefined` for anything else (network, cancellation,
+ * a lost server), which must propagate.
+ */
+export function queryFailure(e: unknown): { code: string | null; type: string | null; message: string } | undefined {
+  if (isTargetGone(e) || e instanceof ApplicationFailure || (e as Error)?.name === 'AbortError') return undefined;
+  const code = errorCode(e);
+  if (code === undefined) return undefined;
+  const type = e instanceof ClickHouseError ? e.type ?? null : /\(([A-Z][A-Z0-9_]{2,})\)/.exec((e as Error).message)?.[1] ?? null;
+  return { code, type, message: ((e as Error).message ?? String(e)).slice(0, 500) };
+}
+
 /** Settings an EXPLAIN of a measured query runs with: the runs' own, minus logging. */
 function explainSettings(base: Record<string, number | string>): Record<string, number | string> {
   const { log_queries: _l, ...rest } = base;
@@ -435,6 +457,7 @@ export async function measureQueries(client: ClickHouseClient, table: string, ur
       ...Array.from({ length: o.warmupRuns }, (_, i) => ['warmup', i + 1] as [RunSample['kind'], number]),
       ...Array.from({ length: o.warmRuns }, (_, i) => ['warm', i + 1] as [RunSample['kind'], number]),
     ];
+    let queryError: QueryRecord['error'];
     for (const [kind, n] of runs) {
       o.onRun?.(q.id, kind, n);
       let prep: ColdPreparation | undefined;
@@ -456,7 +479,17 @@ export async function measureQueries(client: ClickHouseClient, table: string, ur
       const queryId = `${o.queryIdPrefix}-${q.id}-${kind}${n}-a${a}`;
       // Without a query log the summary is the server-side source: ask for the complete one.
       const sent = summaryComplete ? { ...settings, wait_end_of_query: 1 } : settings;
-      const r: MeasuredResult = o.target ? await killOnCancel(o.target, queryId, runMeasured(client, q.sql, queryId, sent, cancellationSignal())) : await runMeasured(client, q.sql, queryId, sent, cancellationSignal());
+      let r: MeasuredResult;
+      try {
+        r = o.target ? await killOnCancel(o.target, queryId, runMeasured(client, q.sql, queryId, sent, cancellationSignal())) : await runMeasured(client, q.sql, queryId, sent, cancellationSignal());
+      } catch (e) {
+        // A server error in the query itself (also one that arrived after the response started) is a
+        // failed run: recorded with the server's code and message; the other queries are still measured.
+        const failure = queryFailure(e);
+        if (!failure) throw e;
+        queryError = { ...failure, run: `${kind} ${n}`, query_id: queryId };
+        break;
+      }
       const eventsAfter = o.counters === 'system.events' ? await eventCounters(client) : null;
       const after = (await activeParts(client, table)).names.join(',');
       const busyAfter = await mergesOrMutations(client, table);
@@ -485,6 +518,7 @@ export async function measureQueries(client: ClickHouseClient, table: string, ur
         read_bytes: readBytes,
         read_source: readSource,
         result_rows: r.result_rows,
+        result_bytes: (r as { result_bytes?: number }).result_bytes ?? null,
         result_sha256: r.result_sha256,
         parts_changed: before !== after,
         merges_or_mutations: busy,
@@ -509,7 +543,7 @@ export async function measureQueries(client: ClickHouseClient, table: string, ur
       explainError = (e as Error).message.split('\n')[0];
     }
     for (const smp of samples) if (smp.kind === 'cold') smp.validity.cold = judgeCold(smp.counters, smp.cold_preparation?.os_page_cache ?? '', smp.cold_preparation?.server_caches ?? []);
-    records.push({ id: q.id, title: q.title, uses_index: q.usesIndex, deterministic: q.deterministic, sql: q.sql, explain_indexes: explain, explain_settings: explainSettings(base), ...(explainError ? { explain_error: explainError } : {}), samples, stats: stats(samples), parts_before: partsBefore, parts_after: (await activeParts(client, table)).names, result_examples: examples });
+    records.push({ id: q.id, title: q.title, uses_index: q.usesIndex, deterministic: q.deterministic, sql: q.sql, ...(queryError ? { error: queryError } : {}), explain_indexes: explain, explain_settings: explainSettings(base), ...(explainError ? { explain_error: explainError } : {}), samples, stats: stats(samples), parts_before: partsBefore, parts_after: (await activeParts(client, table)).names, result_examples: examples });
   }
   if (o.queryLog) {
     const log = await fetchQueryLog(client, records.flatMap((r) => r.samples.map((s) => s.query_id)));
@@ -646,6 +680,15 @@ export function createRunQueries(deps: { workDir: string }) {
           queries: records,
         };
         writeJsonAtomic(file, rec);
+        const failed = records.filter((r) => r.error);
+        if (failed.length)
+          // After the record is written: what was measured is kept; retrying cannot fix a query error.
+          throw ApplicationFailure.create({
+            type: 'QueryFailed',
+            nonRetryable: true,
+            message: failed.map((r) => `${r.id.toUpperCase()} failed on run ${r.error!.run} (query_id ${r.error!.query_id}): Code ${r.error!.code}${r.error!.type ? ` ${r.error!.type}` : ''}: ${r.error!.message.split('\n')[0].slice(0, 300)}`).join('; '),
+            details: [{ file: path.basename(file), failed: failed.map((r) => r.id) }],
+          });
         const headlines: QueryHeadline[] = records.map((r) => ({ id: r.id, cold_ms: r.stats.cold_ms, warm_min_ms: r.stats.warm_min_ms, warm_median_ms: r.stats.warm_median_ms, read_rows: r.stats.read_rows }));
         return { phase, file: path.basename(file), queries: headlines };
       } finally {

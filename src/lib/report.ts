@@ -115,12 +115,14 @@ function validitySummary(cells: CellResultDoc[]): { invalid: string[]; unknown: 
   const idxBad = cells.filter((c) => c.index && c.queries_index && indexVerdict(c).verified === false).length;
   const idxUnknown = cells.filter((c) => c.index && c.queries_index && indexVerdict(c).verified === null).length;
   const mismatch = resultMismatches(cells).length;
+  const failedQueries = qs.filter((q) => q.error).length;
   const invalid = [
     notCold && `${notCold} cold run(s) not cold`,
     notQuiet && `${notQuiet} run(s) during which parts changed or merges ran`,
     notWarmer && `${notWarmer} quer(y/ies) whose warm runs were not faster than cold`,
     idxBad && `${idxBad} cell(s) whose skip index is not verified or not effective in the measured runs`,
     mismatch && `${mismatch} result mismatch(es)`,
+    failedQueries && `${failedQueries} quer(y/ies) failed on the server`,
   ].filter(Boolean) as string[];
   const unknown = [
     coldUnknown && `${coldUnknown} cold run(s)`,
@@ -277,6 +279,10 @@ export function renderReport(dir: string): string {
   out.push(markdownTable(qRows), '');
   const notes = ok.flatMap((c) => (c.queries_baseline?.queries ?? []).filter((q) => q.stats.timing_note).map((q) => `- ${q.id.toUpperCase()} in ${label(c)}: ${q.stats.timing_note}.`));
   if (notes.length) out.push('Timing source per query where it differs:', '', ...notes, '');
+  for (const c of ok)
+    for (const rec of [c.queries_baseline, c.queries_index])
+      for (const fq of rec?.queries.filter((x) => x.error) ?? [])
+        out.push(`**⚠ ${fq.id.toUpperCase()} failed in ${label(c)}${rec === c.queries_index ? ' (after index)' : ''}** on run ${fq.error!.run} (query_id \`${fq.error!.query_id}\`): server error Code ${fq.error!.code}${fq.error!.type ? ` (${fq.error!.type})` : ''}: ${fq.error!.message.split('\n')[0].slice(0, 300)}`, '');
   const find = (c: CellResultDoc, id: string) => c.queries_baseline?.queries.find((q) => q.id === id);
   const approx = qids.filter((id) => ok.some((c) => find(c, id)?.deterministic === false));
   const compared = qids.filter((id) => !approx.includes(id));

@@ -34,7 +34,7 @@ export interface CellProgress {
 export const cellProgressQuery = defineQuery<CellProgress>('progress');
 
 /** Errors that retrying cannot fix. */
-const NON_RETRYABLE = ['InvalidSpec', 'QuiesceTimeout', 'MutationFailed', 'NoIndex', 'ClickHouseError'];
+const NON_RETRYABLE = ['InvalidSpec', 'QuiesceTimeout', 'MutationFailed', 'NoIndex', 'ClickHouseError', 'QueryFailed'];
 
 /**
  * Retryable failures are infrastructure (a lost worker, a timeout, a network error): retry them

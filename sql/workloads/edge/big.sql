@@ -1,0 +1,1 @@
+SELECT number, repeat('x', 1000) AS s FROM numbers(600000)

@@ -1,0 +1,81 @@
+/**
+ * Issue 7 through the whole workflow, on real components (Temporal dev server + worker, the embedded
+ * engine, Debian's clickhouse-server 18.16): the `edge` workload's statements — one slower than every
+ * heartbeat timeout, a result bigger than a JavaScript string, a query that fails after the server
+ * started sending rows — are measured or fail cleanly, never kill the cell by a timeout or a parse.
+ */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { startTemporalEnv, type TemporalEnv } from './helpers/temporal-env';
+import type { MatrixResult } from '../src/workflows';
+import type { CellResultDoc } from '../src/lib/report';
+
+const BINARY = process.env.CHBENCH_CLICKHOUSE_SERVER ?? '/usr/sbin/clickhouse-server';
+let env: TemporalEnv;
+before(async () => {
+  env = await startTemporalEnv('edge');
+});
+after(async () => {
+  await env?.stop();
+});
+
+async function runEdge(name: string, queries: string[], target: Record<string, unknown>, version = '26.7') {
+  const spec = {
+    name,
+    workload: 'edge',
+    scale: 1000,
+    queries,
+    target,
+    matrix: { version: [version], codec: ['LZ4'] },
+    protocol: { coldRuns: 1, warmupRuns: 0, warmRuns: 1 },
+    skipIndex: false,
+    resultsDir: env.resultsDir,
+  };
+  const r = (await env.client.workflow.execute('benchmarkMatrix', { taskQueue: env.taskQueue, workflowId: `${name}-${Date.now()}`, args: [spec] })) as MatrixResult;
+  const cell = r.cells[0];
+  const doc = JSON.parse(readFileSync(cell.resultFile, 'utf8')) as CellResultDoc;
+  const report = readFileSync(path.join(path.dirname(path.dirname(path.dirname(cell.resultFile))), 'report.md'), 'utf8');
+  return { cell, doc, report };
+}
+
+test('embedded: a 15 s statement and a 600 MB result are measured; the cell succeeds', async () => {
+  const { cell, doc } = await runEdge('edge-long-big', ['slow', 'big', 'count'], { kind: 'embedded' });
+  assert.equal(cell.status, 'succeeded', cell.error);
+  const byId = Object.fromEntries(doc.queries_baseline!.queries.map((q) => [q.id, q]));
+  // sleepEachRow(0.5) × 30 rows: 15 s, longer than the 10 s heartbeat timeout, cold and warm.
+  for (const s of byId.slow.samples) {
+    assert.ok(s.wall_ms >= 14_500 && s.wall_ms < 60_000, `slow ${s.kind}: ${s.wall_ms} ms`);
+    assert.ok(s.server_elapsed_ms! >= 14_500, `slow ${s.kind} server: ${s.server_elapsed_ms} ms`);
+  }
+  assert.deepEqual(byId.slow.samples.map((s) => s.kind), ['cold', 'warm']);
+  // 600,000 rows of 1,000 chars: more than a JavaScript string can hold, hashed and counted as streamed.
+  for (const s of byId.big.samples) {
+    assert.equal(s.result_rows, 600_000);
+    assert.ok(s.result_bytes! > 600_000_000, `big: result_bytes ${s.result_bytes}`);
+  }
+  assert.equal(byId.big.stats.result_sha256.length, 1, 'cold and warm returned the same rows');
+  assert.equal(doc.attempts?.['queries-baseline'], 1, 'measured on the first attempt, no timeout retry');
+});
+
+for (const t of [
+  { name: 'embedded', target: { kind: 'embedded' }, version: '26.7' },
+  { name: '18.16', target: { kind: 'local', binaries: { '18.16': BINARY } }, version: '18.16' },
+]) {
+  test(`${t.name}: a query that fails after the response started is a failed run with the server's code, not retried; other queries are kept`, async () => {
+    if (t.name === '18.16') assert.ok(existsSync(BINARY), `${BINARY} is missing: run ./scripts/setup.sh --with-debian-clickhouse`);
+    const { cell, doc, report } = await runEdge(`edge-late-error-${t.name.replace('.', '')}`, ['count', 'late_error'], t.target, t.version);
+    assert.equal(cell.status, 'failed');
+    assert.match(cell.error!, /QueryFailed|LATE_ERROR|failed on run cold 1/);
+    assert.match(cell.error!, /Code 395/);
+    assert.match(cell.error!, /late failure after the first blocks/);
+    assert.equal(doc.attempts?.['queries-baseline'], 1, 'a query error is not retried');
+    const byId = Object.fromEntries(doc.queries_baseline!.queries.map((q) => [q.id, q]));
+    assert.equal(byId.count.samples.length, 2, 'the query measured before the failure is kept');
+    assert.equal(byId.count.stats.result_rows, 1);
+    assert.equal(byId.late_error.error?.code, '395');
+    assert.equal(byId.late_error.samples.length, 0, 'no sample was recorded from the failed body');
+    assert.match(report, /⚠ LATE_ERROR failed in v\d+\.\d+-lz4 \(failed\)\*\* on run cold 1/);
+  });
+}
