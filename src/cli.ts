@@ -165,18 +165,17 @@ program
 
 program
   .command('gc')
-  .description('stop and remove per-cell servers and directories left by runs whose workflows are closed')
+  .description('stop and remove per-cell servers and directories whose runs are closed, as seen by the Temporal server each run lives on (recorded in its label)')
   .option('--dry-run', 'only list what would be removed')
-  .action(async (o: { dryRun?: boolean }) => {
-    const { client, connection, cfg } = await temporalClient();
-    try {
-      const { removed, kept } = await collectGarbage(cfg.workDir, client, o.dryRun);
-      for (const r of removed) console.log(`${o.dryRun ? 'would remove' : 'removed'} ${r.runId}/${r.cellKey} ${r.dataDir}${r.pid ? ` (pid ${r.pid})` : ''}: ${r.reason}`);
-      for (const k of kept) console.log(`kept ${k.runId}/${k.cellKey}: ${k.reason}`);
-      if (!removed.length && !kept.length) console.log(`nothing under ${cfg.workDir}`);
-    } finally {
-      await connection.close();
-    }
+  .option('--force', 'also remove servers whose label records no Temporal owner (older chbench) when their workflows are closed in TEMPORAL_ADDRESS/TEMPORAL_NAMESPACE')
+  .action(async (o: { dryRun?: boolean; force?: boolean }) => {
+    const cfg = loadConfig();
+    // Each server is judged by the Temporal server and namespace recorded in its label, not by this
+    // CLI's; TEMPORAL_ADDRESS/TEMPORAL_NAMESPACE only serve --force for labels without owner.
+    const { removed, kept } = await collectGarbage(cfg.workDir, { dryRun: o.dryRun, ...(o.force ? { force: { address: cfg.temporalAddress, namespace: cfg.namespace } } : {}) });
+    for (const r of removed) console.log(`${o.dryRun ? 'would remove' : 'removed'} ${r.runId}/${r.cellKey} ${r.dataDir}${r.pid ? ` (pid ${r.pid})` : ''}: ${r.reason}`);
+    for (const k of kept) console.log(`kept ${k.runId}/${k.cellKey} ${k.dataDir}${k.pid ? ` (pid ${k.pid})` : ''}: ${k.reason}`);
+    if (!removed.length && !kept.length) console.log(`nothing under ${cfg.workDir}`);
   });
 
 program

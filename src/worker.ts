@@ -4,38 +4,11 @@
  * dependencies, and polls the `chbench` task queue.
  */
 import { NativeConnection, Worker, Runtime, DefaultLogger, type LogLevel } from '@temporalio/worker';
-import { Connection } from '@temporalio/client';
 import { createActivities } from './activities';
 import { loadConfig, type Config } from './config';
-import { SEARCH_ATTRIBUTES } from './workflows/search-attributes';
+import { ensureSearchAttributes } from './lib/search-attribute-registry';
 
-/**
- * Register chbench's search attributes on the namespace if missing (dev servers and self-hosted
- * clusters allow it; on Temporal Cloud create them beforehand).
- * @throws Error naming the attributes when they are missing and cannot be created.
- */
-export async function ensureSearchAttributes(address: string, namespace: string): Promise<void> {
-  const c = await Connection.connect({ address });
-  try {
-    const have = await c.operatorService.listSearchAttributes({ namespace });
-    const missing = Object.keys(SEARCH_ATTRIBUTES).filter((k) => !(k in (have.customAttributes ?? {})));
-    if (!missing.length) return;
-    try {
-      await c.operatorService.addSearchAttributes({
-        namespace,
-        searchAttributes: Object.fromEntries(missing.map((k) => [k, 2 /* INDEXED_VALUE_TYPE_KEYWORD */])),
-      });
-    } catch (e) {
-      throw new Error(
-        `search attributes ${missing.join(', ')} are missing on namespace ${namespace} and could not be created (${(e as Error).message}); create them with: ${missing
-          .map((k) => `temporal operator search-attribute create --name ${k} --type Keyword`)
-          .join(' && ')}`,
-      );
-    }
-  } finally {
-    await c.close();
-  }
-}
+export { ensureSearchAttributes } from './lib/search-attribute-registry';
 
 let runtimeInstalled = false;
 

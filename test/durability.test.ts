@@ -93,15 +93,23 @@ test('a spec that differs from the stored one is refused on resume', async () =>
   );
 });
 
-test('gc removes the servers of closed runs and keeps nothing else', async () => {
+test('gc keeps a server whose label records no Temporal owner; --force judges it by the CLI\'s server', async () => {
   const runId = `gc-${Date.now()}`;
+  // Provisioned outside a workflow: its label has no owner (as labels written by older versions).
   const h = await provisionEmbedded({ runId, cellKey: 'v26.7-lz4', version: '26.7', workDir: env.workDir });
   assert.ok(isAlive(h.pid!));
-  const dry = await collectGarbage(env.workDir, env.client, true);
+  const kept = await collectGarbage(env.workDir);
+  assert.deepEqual(kept.removed, []);
+  assert.deepEqual(kept.kept.map((r) => r.runId), [runId]);
+  assert.match(kept.kept[0].reason, /records no Temporal owner.*--force/);
+  assert.ok(isAlive(h.pid!), 'kept');
+  const force = { address: env.server.address, namespace: 'default' };
+  const dry = await collectGarbage(env.workDir, { dryRun: true, force });
   assert.deepEqual(dry.removed.map((r) => r.runId), [runId]);
   assert.ok(isAlive(h.pid!), 'dry run removes nothing');
-  const res = await collectGarbage(env.workDir, env.client);
+  const res = await collectGarbage(env.workDir, { force });
   assert.deepEqual(res.removed.map((r) => r.runId), [runId]);
+  assert.match(res.removed[0].reason, /--force/);
   await new Promise((r) => setTimeout(r, 200));
   assert.ok(!isAlive(h.pid!), 'the leaked server was stopped');
   assert.deepEqual(leftovers(), []);

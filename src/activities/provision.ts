@@ -17,9 +17,10 @@ import { versionMatchesLabel } from '../lib/version';
 import { heartbeat, withHeartbeat } from '../lib/activity-context';
 import type { CellInput, ProvisionResult, ServerInfo } from './types';
 import type { TargetHandle } from '../targets/types';
+import { currentOwner, type OwnerDeps } from '../lib/owner';
 
 /** Dependencies of the provision step. */
-export interface ProvisionDeps {
+export interface ProvisionDeps extends OwnerDeps {
   /** Directory under which per-cell server directories are created. */
   workDir: string;
 }
@@ -109,7 +110,10 @@ export function createProvision(deps: ProvisionDeps) {
       // execution (a failed cell being run again) must never mix into this one's result.
       if (fresh) rmSync(cellDir(cell.resultsDir, cell.runId, cell.cellKey), { recursive: true, force: true });
       const target = await withHeartbeat(
-        provisionTarget(cell.target, { runId: cell.runId, cellKey: cell.cellKey, version: cell.version, workDir: path.resolve(deps.workDir) }),
+        // The label records where this workflow lives, so gc asks that server (see lib/gc.ts).
+        currentOwner(deps, cell.runId).then((owner) =>
+          provisionTarget(cell.target, { runId: cell.runId, cellKey: cell.cellKey, version: cell.version, workDir: path.resolve(deps.workDir), ...(owner ? { owner } : {}) }),
+        ),
         () => ({ step: 'provision' }),
       );
       heartbeat({ step: 'provision', url: target.url });

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { temporalCliPath } from '../config';
 import { SEARCH_ATTRIBUTES } from '../workflows/search-attributes';
+import { waitForSearchAttributes } from './search-attribute-registry';
 
 /** A running dev server. */
 export interface DevServer {
@@ -48,12 +49,21 @@ export interface DevServerOptions {
   port?: number;
   /** Keep the temp dir at stop (to restart on the same file). @default false */
   keepDb?: boolean;
-  /** Ready timeout, ms. @default 60000 */
+  /** Ready timeout, ms (the search attributes' wait included). @default 60000 */
   timeoutMs?: number;
+  /**
+   * Register chbench's search attributes at start (`--search-attribute`) and wait until a query
+   * using them is accepted. `false` starts a server without them (tests of the registration).
+   * @default true
+   */
+  searchAttributes?: boolean;
+  /** `--dynamic-config-value` entries, e.g. `{ 'system.forceSearchAttributesCacheRefreshOnRead': 'false' }`. */
+  dynamicConfig?: Record<string, string>;
 }
 
 /**
- * Start a dev server and wait until its frontend answers.
+ * Start a dev server and wait until its frontend answers and (by default) a visibility query using
+ * chbench's search attributes is accepted.
  * @throws Error with the server's output when it does not come up in time.
  */
 export async function startDevServer(o: DevServerOptions = {}): Promise<DevServer> {
@@ -67,7 +77,9 @@ export async function startDevServer(o: DevServerOptions = {}): Promise<DevServe
     args.push('--ui-port', String(uiPort), '--ui-ip', '127.0.0.1');
     uiUrl = `http://127.0.0.1:${uiPort}`;
   } else args.push('--headless');
-  for (const [k, t] of Object.entries(SEARCH_ATTRIBUTES)) args.push('--search-attribute', `${k}=${t}`);
+  const withAttributes = o.searchAttributes ?? true;
+  if (withAttributes) for (const [k, t] of Object.entries(SEARCH_ATTRIBUTES)) args.push('--search-attribute', `${k}=${t}`);
+  for (const [k, v] of Object.entries(o.dynamicConfig ?? {})) args.push('--dynamic-config-value', `${k}=${v}`);
   // Eager activity dispatch: the worker that schedules an activity may start it at once (no poll).
   args.push('--dynamic-config-value', 'system.enableActivityEagerExecution=true');
   // WAL keeps commits durable across a process crash (what the chaos tests do) and cuts write latency.
@@ -83,13 +95,18 @@ export async function startDevServer(o: DevServerOptions = {}): Promise<DevServe
     if (exited !== null) throw new Error(`temporal dev server exited with ${exited}; log: ${logFile} (binary ${temporalCliPath()})`);
     try {
       const c = await Connection.connect({ address, connectTimeout: 1000 });
-      await c.workflowService.getSystemInfo({});
-      await c.close();
+      try {
+        await c.workflowService.getSystemInfo({});
+        // The frontend answering is not enough: the attributes must be usable before a run starts.
+        if (withAttributes) await waitForSearchAttributes(c, 'default', Object.keys(SEARCH_ATTRIBUTES), { address, timeoutMs: Math.max(1000, deadline - Date.now()) });
+      } finally {
+        await c.close();
+      }
       break;
-    } catch {
+    } catch (e) {
       if (Date.now() > deadline) {
         child.kill('SIGKILL');
-        throw new Error(`temporal dev server did not answer on ${address} within ${o.timeoutMs ?? 60_000} ms; log: ${logFile}`);
+        throw new Error(`temporal dev server did not answer on ${address} within ${o.timeoutMs ?? 60_000} ms (${(e as Error).message}); log: ${logFile}`);
       }
       await new Promise((r) => setTimeout(r, 250));
     }

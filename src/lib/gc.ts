@@ -1,12 +1,29 @@
 /**
  * `chbench gc`: find what runs left behind on this worker host — server processes and their
- * directories under the work dir, each labelled with its run id and cell — and remove those whose
- * workflows are closed (or unknown to Temporal). Resources of a running matrix or cell are kept.
+ * directories under the work dir — and remove those whose workflows are **positively** closed.
+ *
+ * Each directory's label (or owner file) records where its workflow lives: the worker's Temporal
+ * address and namespace, the namespace's id, and the matrix and cell workflow ids
+ * ({@link TemporalOwner}). gc asks *that* server, whatever server the CLI itself points at, and
+ * removes a server only when:
+ * - the matrix and the cell workflow are both closed there (completed, failed, cancelled,
+ *   terminated, timed out), or
+ * - a workflow is not found there **and** the namespace's id equals the one recorded at
+ *   provisioning. Describe reads the workflow's persisted state, not the visibility index, so an
+ *   open workflow is always found in its own namespace; it disappears only after it closed (retention,
+ *   deletion). An id that differs means another namespace of the same name (a reset server, another
+ *   server now on that address, where the run may still be going elsewhere) → kept.
+ *
+ * Everything else is kept and the reason printed: the server unreachable, the namespace missing or a
+ * different one, a workflow still open, an error while asking, a label without owner (older chbench,
+ * or a server provisioned outside a workflow). `--force` judges the latter by the CLI's own server
+ * and namespace (the behaviour before owners were recorded), at the user's explicit request.
  */
 import { readdirSync, rmSync, existsSync } from 'node:fs';
 import path from 'node:path';
-import type { Client } from '@temporalio/client';
-import { listCellDirs, readLabel, stopProcess } from '../targets/process';
+import { Client, Connection } from '@temporalio/client';
+import { listCellDirs, readLabel, readOwner, stopProcess } from '../targets/process';
+import type { TemporalOwner } from '../targets/types';
 
 /** One resource gc looked at. */
 export interface GcEntry {
@@ -14,49 +31,162 @@ export interface GcEntry {
   cellKey: string;
   dataDir: string;
   pid?: number;
+  /** Where its workflow lives, when the label records it. */
+  owner?: TemporalOwner;
   /** Why it was kept or removed. */
   reason: string;
 }
 
-/** Status of a workflow id: `RUNNING`, another close status, or `NOT_FOUND`. */
+/** Options of {@link collectGarbage}. */
+export interface GcOptions {
+  /** List only. */
+  dryRun?: boolean;
+  /**
+   * Also judge directories whose label records no owner, by this Temporal server and namespace
+   * (normally the CLI's `TEMPORAL_ADDRESS` / `TEMPORAL_NAMESPACE`). Without it they are kept.
+   */
+  force?: { address: string; namespace: string };
+  /** Connect timeout per Temporal server, ms. @default 5000 */
+  connectTimeoutMs?: number;
+}
+
+/** Close statuses: the execution is over. Anything else (RUNNING, CONTINUED_AS_NEW, unknown) is not. */
+const CLOSED = new Set(['COMPLETED', 'FAILED', 'CANCELLED', 'TERMINATED', 'TIMED_OUT']);
+
+type Verdict = { remove: true; reason: string } | { remove: false; reason: string };
+
+/** Connections to the Temporal servers named in labels, one per address, closed at the end. */
+class Servers {
+  private conns = new Map<string, Promise<Connection>>();
+  constructor(private timeoutMs: number) {}
+  connect(address: string): Promise<Connection> {
+    let p = this.conns.get(address);
+    if (!p) {
+      p = Connection.connect({ address, connectTimeout: this.timeoutMs });
+      p.catch(() => undefined);
+      this.conns.set(address, p);
+    }
+    return p;
+  }
+  async close(): Promise<void> {
+    for (const p of this.conns.values()) await p.then((c) => c.close()).catch(() => undefined);
+  }
+}
+
+/** Status name of the latest execution of `workflowId`, or `NOT_FOUND`. @throws on other errors */
 async function status(client: Client, workflowId: string): Promise<string> {
   try {
-    const d = await client.workflow.getHandle(workflowId).describe();
-    return d.status.name;
+    return (await client.workflow.getHandle(workflowId).describe()).status.name;
   } catch (e) {
     if ((e as Error).name === 'WorkflowNotFoundError') return 'NOT_FOUND';
     throw e;
   }
 }
 
+const firstLine = (e: unknown) => ((e as Error)?.message ?? String(e)).split('\n')[0];
+
+/** Decide for a directory whose owner is recorded: ask the owner's server and namespace. */
+async function judgeOwned(servers: Servers, o: TemporalOwner): Promise<Verdict> {
+  const where = `namespace ${o.namespace} on ${o.address}`;
+  let conn: Connection;
+  try {
+    conn = await servers.connect(o.address);
+    await conn.workflowService.getSystemInfo({});
+  } catch (e) {
+    return { remove: false, reason: `Temporal at ${o.address} (where ${o.workflowId} runs) is unreachable, cannot tell whether the run is still going (${firstLine(e)})` };
+  }
+  let nsId: string | undefined;
+  try {
+    nsId = (await conn.workflowService.describeNamespace({ namespace: o.namespace })).namespaceInfo?.id ?? undefined;
+  } catch (e) {
+    return { remove: false, reason: `${where}: the run's namespace cannot be read there (${firstLine(e)}); not its server any more?` };
+  }
+  if (o.namespaceId && nsId && nsId !== o.namespaceId)
+    return { remove: false, reason: `${where} is not the namespace the run was started in (id ${nsId}, label says ${o.namespaceId}: server reset, or another server on this address)` };
+  const client = new Client({ connection: conn, namespace: o.namespace });
+  const st: Record<string, string> = {};
+  for (const id of [o.matrixWorkflowId, o.workflowId]) {
+    try {
+      st[id] = await status(client, id);
+    } catch (e) {
+      return { remove: false, reason: `${where}: cannot describe ${id} (${firstLine(e)})` };
+    }
+  }
+  for (const [id, s] of Object.entries(st)) {
+    if (s === 'NOT_FOUND') {
+      if (!o.namespaceId || nsId !== o.namespaceId)
+        return { remove: false, reason: `${where}: workflow ${id} not found, and the label has no namespace id to prove this is the run's namespace` };
+    } else if (!CLOSED.has(s)) return { remove: false, reason: `workflow ${id} is ${s.toLowerCase()} (${where})` };
+  }
+  const desc = Object.entries(st)
+    .map(([id, s]) => `${id} ${s === 'NOT_FOUND' ? 'gone (not found in its own namespace, same id)' : s.toLowerCase()}`)
+    .join(', ');
+  return { remove: true, reason: `${desc} (${where})` };
+}
+
+/** `--force` for a directory without owner: judged by the CLI's server (the pre-owner behaviour). */
+async function judgeForced(servers: Servers, f: { address: string; namespace: string }, runId: string, cellKey: string): Promise<Verdict> {
+  let client: Client;
+  try {
+    client = new Client({ connection: await servers.connect(f.address), namespace: f.namespace });
+  } catch (e) {
+    return { remove: false, reason: `no owner recorded; --force: Temporal at ${f.address} is unreachable (${firstLine(e)})` };
+  }
+  const st: string[] = [];
+  for (const id of [runId, `${runId}/${cellKey}`]) {
+    try {
+      const s = await status(client, id);
+      if (s !== 'NOT_FOUND' && !CLOSED.has(s)) return { remove: false, reason: `no owner recorded; --force: workflow ${id} is ${s.toLowerCase()} in namespace ${f.namespace} on ${f.address}` };
+      st.push(`${id} ${s.toLowerCase()}`);
+    } catch (e) {
+      return { remove: false, reason: `no owner recorded; --force: cannot describe ${id} on ${f.address} (${firstLine(e)})` };
+    }
+  }
+  return { remove: true, reason: `no owner recorded; --force: ${st.join(', ')} in namespace ${f.namespace} on ${f.address}` };
+}
+
 /**
- * Remove leaked per-cell servers and directories under `workDir`.
- * @param dryRun list only
- * @returns what was removed and what was kept (and why)
- * @throws Error when Temporal cannot be asked (nothing is removed then)
+ * Remove leaked per-cell servers and directories under `workDir`, asking each one's own Temporal
+ * server (recorded in its label) whether its run is closed.
+ * @param workDir the worker's `CHBENCH_WORK_DIR`
+ * @param opts.dryRun list only; opts.force also judge directories without owner (see {@link GcOptions})
+ * @returns what was removed and what was kept, each with the reason
  */
-export async function collectGarbage(workDir: string, client: Client, dryRun = false): Promise<{ removed: GcEntry[]; kept: GcEntry[] }> {
+export async function collectGarbage(workDir: string, opts: GcOptions = {}): Promise<{ removed: GcEntry[]; kept: GcEntry[] }> {
   const removed: GcEntry[] = [];
   const kept: GcEntry[] = [];
   if (!existsSync(workDir)) return { removed, kept };
-  for (const runDirName of readdirSync(workDir)) {
-    const dirs = listCellDirs(workDir).filter((d) => path.basename(path.dirname(d)) === runDirName);
-    for (const dir of dirs) {
-      const label = readLabel(dir);
-      const runId = label?.runId ?? runDirName;
-      const cellKey = label?.cellKey ?? path.basename(dir);
-      const entry: GcEntry = { runId, cellKey, dataDir: dir, ...(label?.pid ? { pid: label.pid } : {}), reason: '' };
-      const [matrix, cell] = [await status(client, runId), await status(client, `${runId}/${cellKey}`)];
-      if (matrix === 'RUNNING' || cell === 'RUNNING') {
-        kept.push({ ...entry, reason: `workflow ${matrix === 'RUNNING' ? runId : `${runId}/${cellKey}`} is running` });
-        continue;
+  const servers = new Servers(opts.connectTimeoutMs ?? 5000);
+  try {
+    for (const runDirName of readdirSync(workDir)) {
+      const dirs = listCellDirs(workDir).filter((d) => path.basename(path.dirname(d)) === runDirName);
+      for (const dir of dirs) {
+        const label = readLabel(dir);
+        const owner = readOwner(dir);
+        const runId = owner?.matrixWorkflowId ?? label?.runId ?? runDirName;
+        const cellKey = label?.cellKey ?? path.basename(dir);
+        const entry: GcEntry = { runId, cellKey, dataDir: dir, ...(label?.pid ? { pid: label.pid } : {}), ...(owner ? { owner } : {}), reason: '' };
+        const v: Verdict = owner
+          ? await judgeOwned(servers, owner)
+          : opts.force
+            ? await judgeForced(servers, opts.force, runId, cellKey)
+            : {
+                remove: false,
+                reason: `${label ? 'its label' : 'no label; the directory'} records no Temporal owner (older chbench, or provisioned outside a workflow): cannot tell where its run lives; remove with --force (judged by TEMPORAL_ADDRESS/TEMPORAL_NAMESPACE)`,
+              };
+        entry.reason = v.reason;
+        if (!v.remove) {
+          kept.push(entry);
+          continue;
+        }
+        if (!opts.dryRun) await stopProcess(undefined, dir, 5000);
+        removed.push(entry);
       }
-      entry.reason = `matrix ${matrix.toLowerCase()}, cell ${cell.toLowerCase()}`;
-      if (!dryRun) await stopProcess(undefined, dir, 5000);
-      removed.push(entry);
+      const runPath = path.join(workDir, runDirName);
+      if (!opts.dryRun && existsSync(runPath) && readdirSync(runPath).length === 0) rmSync(runPath, { recursive: true, force: true });
     }
-    const runPath = path.join(workDir, runDirName);
-    if (!dryRun && existsSync(runPath) && readdirSync(runPath).length === 0) rmSync(runPath, { recursive: true, force: true });
+  } finally {
+    await servers.close();
   }
   return { removed, kept };
 }

@@ -1,11 +1,11 @@
 /**
- * Client side of a run: start the matrix workflow and follow it with a progress bar fed by the
- * workflow's `progress` query. Used by `chbench run` and the demo.
+ * Client side of a run: start the matrix workflow and follow it with live progress ({@link ProgressView}:
+ * the matrix's `progress` query plus each running cell's pending activity and heartbeat). Used by `chbench run` and the demo.
  */
 import { Client, WorkflowFailedError } from '@temporalio/client';
-import cliProgress from 'cli-progress';
+import { ProgressView, takeSnapshot } from './progress';
 import type { RunSpec } from '../spec';
-import type { MatrixProgress, MatrixResult } from '../workflows/matrix';
+import type { MatrixResult } from '../workflows/matrix';
 
 /** A run id for a spec: `<name>-<UTC yyyymmdd-hhmmss>`. */
 export function newRunId(name: string, now = new Date()): string {
@@ -14,7 +14,8 @@ export function newRunId(name: string, now = new Date()): string {
 
 /**
  * Start `benchmarkMatrix` with the spec as input (the same JSON a user would pass to
- * `temporal workflow start --input-file`), and wait for it while drawing progress on stderr.
+ * `temporal workflow start --input-file`), and wait for it while drawing progress on stderr
+ * (`opts.progress: false` draws nothing; bars on a terminal, plain lines otherwise).
  * @throws WorkflowFailedError when the workflow fails (e.g. InvalidSpec).
  */
 export async function runAndFollow(client: Client, spec: RunSpec | unknown, runId: string, taskQueue: string, opts: { progress?: boolean } = {}): Promise<MatrixResult> {
@@ -24,29 +25,27 @@ export async function runAndFollow(client: Client, spec: RunSpec | unknown, runI
     args: [spec],
     staticSummary: `chbench run ${runId}`,
   });
-  const show = opts.progress ?? process.stderr.isTTY;
-  const bar = new cliProgress.SingleBar(
-    { format: 'cells {bar} {value}/{total} | {phase} | running: {running}', hideCursor: true, stream: process.stderr, noTTYOutput: !show, notTTYSchedule: 5000 },
-    cliProgress.Presets.shades_classic,
-  );
-  let started = false;
+  // Progress: on a terminal a multibar (overall + one line per running cell with its step and the
+  // pending activity's heartbeat); otherwise changed lines at most every 5 s (`opts.progress: false`: none).
+  const view = opts.progress === false ? undefined : new ProgressView({ stream: process.stderr });
+  let busy = false;
   const timer = setInterval(async () => {
+    if (!view || busy) return;
+    busy = true;
     try {
-      const p = await handle.query<MatrixProgress>('progress');
-      const running = p.running.join(', ') || '-';
-      if (!started && p.total) {
-        bar.start(p.total, p.done, { phase: p.phase, running });
-        started = true;
-      } else if (started) bar.update(p.done, { phase: p.phase, running });
+      const s = await takeSnapshot(client, runId);
+      if (s && s.progress.total) view.update(s);
     } catch {
       /* workflow not started yet or finished */
+    } finally {
+      busy = false;
     }
   }, 1000);
   try {
     return (await handle.result()) as MatrixResult;
   } finally {
     clearInterval(timer);
-    if (started) bar.stop();
+    view?.stop();
   }
 }
 

@@ -22,6 +22,7 @@ import {
   waitForPing,
   withCellLock,
   writeLabel,
+  recordOwner,
   type TargetLabel,
   handleFromLabel,
   checkVersion,
@@ -98,6 +99,7 @@ export async function provisionEmbedded(req: ProvisionRequest): Promise<TargetHa
 }
 
 async function provisionLocked(req: ProvisionRequest, dataDir: string): Promise<TargetHandle> {
+  recordOwner(dataDir, req.owner);
   const adopted = await tryAdopt(dataDir, { runId: req.runId, cellKey: req.cellKey, kind: 'embedded' });
   if (adopted) {
     const info = await serverInfo(adopted.url);
@@ -143,6 +145,7 @@ async function provisionLocked(req: ProvisionRequest, dataDir: string): Promise<
       dataDir,
       startedAt: new Date().toISOString(),
       provisionedBy: `${info.engine} in pid ${pid}, separate process`,
+      ...(req.owner ? { owner: req.owner } : {}),
     };
     writeLabel(label);
     return handleFromLabel(label);

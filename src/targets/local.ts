@@ -25,6 +25,7 @@ import {
   waitForPing,
   withCellLock,
   writeLabel,
+  recordOwner,
   type TargetLabel,
   handleFromLabel,
   checkVersion,
@@ -170,6 +171,7 @@ export async function provisionLocal(req: ProvisionRequest, binaryPath: string):
 }
 
 async function provisionLocked(req: ProvisionRequest, bin: string, dataDir: string): Promise<TargetHandle> {
+  recordOwner(dataDir, req.owner);
   const adopted = await tryAdopt(dataDir, { runId: req.runId, cellKey: req.cellKey, kind: 'local' });
   if (adopted) return handleFromLabel(adopted);
 
@@ -207,6 +209,7 @@ async function provisionLocked(req: ProvisionRequest, bin: string, dataDir: stri
         dataDir,
         startedAt: new Date().toISOString(),
         provisionedBy: `${bin} ${version} in pid ${pid} (generated config ${configFile})`,
+        ...(req.owner ? { owner: req.owner } : {}),
       };
       writeLabel(label);
       return handleFromLabel(label);

@@ -10,6 +10,7 @@
  * | `server.pid`          | {@link spawnDetached} | decimal pid of the server process, newline             |
  * | `server.log`          | the server (stdout+stderr, appended)                                          |
  * | `chbench-target.json` | {@link writeLabel} | {@link TargetLabel}: lets a later `gc` find it by run id |
+ * | `chbench-owner.json`  | {@link writeOwnerFile} | {@link TemporalOwner}, written before the server starts: where its workflow lives |
  *
  * Safety rules every function here keeps:
  * - a pid is only signalled when `/proc/<pid>/cmdline` names the cell's `dataDir` (a recycled pid that
@@ -23,10 +24,12 @@ import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as net from 'node:net';
 import * as path from 'node:path';
-import type { TargetHandle } from './types';
+import type { TargetHandle, TemporalOwner } from './types';
 
 /** Name of the label file in a cell's directory. */
 export const LABEL_FILE = 'chbench-target.json';
+/** Name of the owner file in a cell's directory (written before the server is started). */
+export const OWNER_FILE = 'chbench-owner.json';
 /** Name of the pid file in a cell's directory. */
 export const PID_FILE = 'server.pid';
 /** Name of the file receiving the server's stdout and stderr in a cell's directory. */
@@ -57,6 +60,11 @@ export interface TargetLabel {
   startedAt: string;
   /** The human line that goes into `TargetHandle.provisionedBy`. */
   provisionedBy: string;
+  /**
+   * Where the owning workflow lives (Temporal address, namespace, workflow ids). Absent in labels
+   * written by older versions or outside a workflow: `gc` then keeps the server unless forced.
+   */
+  owner?: TemporalOwner;
 }
 
 /**
@@ -269,6 +277,46 @@ export function readLabel(dataDir: string): TargetLabel | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Record, before a server is started in `dataDir`, which workflow it belongs to (so a directory
+ * whose provision failed before its label was written can still be attributed). Atomic.
+ * @throws Error on I/O failure
+ */
+export function writeOwnerFile(dataDir: string, owner: TemporalOwner): void {
+  fs.mkdirSync(dataDir, { recursive: true });
+  const file = path.join(dataDir, OWNER_FILE);
+  const tmp = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(tmp, `${JSON.stringify(owner, null, 2)}\n`);
+  fs.renameSync(tmp, file);
+}
+
+/**
+ * Where the workflow owning a cell's directory lives: the label's `owner`, else the owner file.
+ * @returns undefined when neither records it (old label, or a directory made outside a workflow)
+ */
+export function readOwner(dataDir: string): TemporalOwner | undefined {
+  const l = readLabel(dataDir);
+  if (l?.owner) return l.owner;
+  try {
+    const v = JSON.parse(fs.readFileSync(path.join(dataDir, OWNER_FILE), 'utf8')) as TemporalOwner;
+    return v && typeof v.address === 'string' && typeof v.namespace === 'string' && typeof v.workflowId === 'string' && typeof v.matrixWorkflowId === 'string' ? v : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Record the owner of a cell's directory: the owner file always, and the label when there is one
+ * whose owner differs (a server adopted by a later execution of the cell, e.g. after a resume).
+ * No-op without an owner.
+ */
+export function recordOwner(dataDir: string, owner: TemporalOwner | undefined): void {
+  if (!owner) return;
+  writeOwnerFile(dataDir, owner);
+  const l = readLabel(dataDir);
+  if (l && JSON.stringify(l.owner) !== JSON.stringify(owner)) writeLabel({ ...l, owner });
 }
 
 /**

@@ -32,6 +32,27 @@ export interface TargetHandle {
   provisionedBy: string;
 }
 
+/**
+ * Where the workflow that owns a target lives, written into the target's label so that `chbench gc`
+ * asks *that* server and namespace whether the run is still going (never the CLI's own).
+ */
+export interface TemporalOwner {
+  /** Temporal frontend address the worker used (as configured on the worker, e.g. `127.0.0.1:7233`). */
+  address: string;
+  namespace: string;
+  /**
+   * The namespace's id (UUID) when the worker could read it. A namespace of the same name whose id
+   * differs (server reset, another server now on this address) is not the run's namespace.
+   */
+  namespaceId?: string;
+  /** Workflow id of the cell workflow that provisioned the target (`<runId>/<cellKey>`). */
+  workflowId: string;
+  /** Execution (run) id of that cell workflow. */
+  workflowRunId: string;
+  /** Workflow id of the matrix workflow (the chbench run id). */
+  matrixWorkflowId: string;
+}
+
 /** Request to provision a target for one cell. */
 export interface ProvisionRequest {
   runId: string;
@@ -40,4 +61,6 @@ export interface ProvisionRequest {
   version: string;
   /** Root directory under which per-cell directories are created (absolute path). */
   workDir: string;
+  /** The workflow this target belongs to (recorded in the label for gc); absent outside a workflow. */
+  owner?: TemporalOwner;
 }
