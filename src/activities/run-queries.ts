@@ -352,7 +352,7 @@ export async function measureQueries(client: ClickHouseClient, table: string, ur
         readBytes = r.output_statistics.bytes_read ?? null;
         readSource = 'output statistics';
       }
-      if (!(r.result_sha256 in examples)) examples[r.result_sha256] = JSON.stringify(r.data.slice(0, 5)).slice(0, 400);
+      if (!(r.result_sha256 in examples)) examples[r.result_sha256] = JSON.stringify(r.first_rows).slice(0, 400);
       samples.push({
         kind,
         n,
