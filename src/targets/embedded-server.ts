@@ -28,8 +28,8 @@
  * - `param_<name>`: query parameters; the statement then runs on a short-lived second session on
  *   the same data (`SET param_<name> = '<value>'`), so parameters never leak into later statements.
  * - Not settings (ignored): `user`, `password`, `quota_key`, `session_id`, `session_timeout`,
- *   `session_check`, `close_session`, `role`, `stacktrace`, `buffer_size`, `wait_end_of_query`,
- *   `send_progress_in_http_headers`, `http_headers_progress_interval_ms`, `enable_http_compression`
+ *   `session_check`, `close_session`, `role`, `stacktrace`, `buffer_size`,
+ *   `wait_end_of_query` (`1` = buffer the result, see "Streaming"), `send_progress_in_http_headers`, `http_headers_progress_interval_ms`, `enable_http_compression`
  *   (used for response compression, gzip/deflate/br only), `http_zlib_compression_level`,
  *   `http_response_buffer_size`, `client_protocol_version`, `add_http_cors_header`.
  *   `compress=1` / `decompress=1` (ClickHouse's native block compression) are refused (code 48).
@@ -43,15 +43,53 @@
  * - `SET …` and `USE …` sent as statements behave as on a server without `session_id`: they run on a
  *   short-lived session and have no effect on later requests. There are no HTTP sessions.
  * - GET requests are not forced read-only.
- * - Results are buffered (chdb's queryAsync returns the whole result), so `wait_end_of_query` is
- *   always effectively on; insert bodies are read fully before the statement starts.
+ * - Results of SELECT/WITH are streamed, other statements' results are buffered (see "Streaming");
+ *   insert bodies are read fully before the statement starts.
  * - Multi-statement bodies are refused (code 62), like a server.
  * - `KILL QUERY WHERE query_id = '…'` cancels a statement that is still queued (it fails with code
- *   394 QUERY_WAS_CANCELLED). A statement already executing cannot be interrupted by chdb (no
+ *   394 QUERY_WAS_CANCELLED) and a statement that is streaming its result: the stream stops before
+ *   the next chunk (chdb cancels a stream between chunks; a chunk already being computed is
+ *   finished first), the killed request gets code 394 (as an HTTP error if no byte had gone out,
+ *   else as the exception block below). KILL answers `kill_status` `finished` for SYNC (after the
+ *   statement ended, bounded by 60 s) and `waiting` for ASYNC. Any other executing statement
+ *   (buffered: DDL, inserts, EXPLAIN, SHOW, wait_end_of_query=1 …) cannot be interrupted by chdb (no
  *   interrupt in its C API): that KILL fails with code 48 NOT_IMPLEMENTED. Other KILL forms: 48.
- *   A request whose client disconnects while queued is dropped the same way.
+ *   A request whose client disconnects while queued is dropped the same way; one whose client
+ *   disconnects while its result streams is cancelled between chunks.
  *
- * ## X-ClickHouse-Summary (values are strings, as a server sends them; unmeasured fields are OMITTED)
+ * ## Streaming (checked with chdb 3.4.0)
+ * A SELECT/WITH whose output format is a row format (TabSeparated/TSV[Raw], CSV, JSONEachRow,
+ * JSONLines/NDJSON, JSONCompactEachRow, JSONStringsEachRow, JSONCompactStringsEachRow, RowBinary) or
+ * a JSON document format (JSON, JSONCompact, JSONStrings, JSONCompactStrings) runs through chdb's
+ * `Session.queryStream`: one chunk (a block, `max_block_size` rows) is in memory at a time and is
+ * written to the response with backpressure while the statement holds the mutex. Headers go out with
+ * the first chunk, so an error before it is an ordinary HTTP error with its status. chdb writes each
+ * chunk of a JSON format as a complete document; the server splices them into one (see
+ * `JsonDocSplicer`). Buffered instead (as before, chdb `queryAsync`): every other statement and
+ * format, `wait_end_of_query=1`, response compression (`enable_http_compression=1`), and statements
+ * chdb refuses to stream (code 36: EXPLAIN, SHOW, DESCRIBE, EXISTS, DDL …). `X-Chbench-Result` says
+ * `streamed` or `buffered`.
+ *
+ * What a stream cannot report (verified): chdb's per-chunk statistics block carries
+ * `rows_read = bytes_read = 0` and an elapsed per chunk, and the stream API gives no elapsed or
+ * rows read. So for a streamed result the `X-ClickHouse-Summary` header is `{}` (every field listed
+ * in `X-Chbench-Unmeasured`: nothing was measured when the headers went out), and the JSON
+ * statistics block at the end holds only `elapsed`, measured by this server from the start of the
+ * statement to its last chunk (like a server's, it includes time spent waiting for a slow client);
+ * `rows_read`/`bytes_read` are omitted, never 0. For the engine's own elapsed and rows read (the
+ * figures the report uses on this target), send `wait_end_of_query=1`.
+ *
+ * ## Errors after the response started (emulating ClickHouse ≥ 25.11, read in its source)
+ * Every query response carries `X-ClickHouse-Exception-Tag: <16 random lower-case letters/digits>`.
+ * When a streamed statement fails after the headers went out (HTTP 200 already sent), the server
+ * writes, as 26.x does, `\r\n__exception__\r\n<tag>\r\n<message>\n<length> <tag>\r\n__exception__\r\n`
+ * (`<length>` = bytes of `<message>\n`, the message being `Code: N. DB::Exception: … (TYPE)`) and
+ * closes the connection without the final empty chunk, so the body is also an incomplete HTTP
+ * message. Not emulated: 26.x with `http_write_exception_in_output_format=1` (off by default since
+ * 25.11; the engine's system.settings_changes says so) would end a JSON document with an
+ * `"exception"` key instead; this server always writes the tagged block.
+ *
+ * ## X-ClickHouse-Summary of a buffered result (values are strings, as a server sends them; unmeasured fields are OMITTED)
  * - `elapsed_ns`: chdb's `elapsed` (seconds, measured by the engine) × 1e9.
  * - `result_rows`, `result_bytes`: chdb's `rowsRead`/`bytesRead`. Checked: despite the names they
  *   are the rows/bytes of the RESULT (e.g. `SELECT sum(a) FROM t` over 1234 rows gives rowsRead 1),
@@ -75,7 +113,8 @@
  *
  * ## Shutdown
  * SIGTERM/SIGINT: stop accepting connections, fail queued statements (code 394), let the executing
- * statement finish and its response go out, close the chdb session, exit 0.
+ * statement finish and its response go out (a streaming response gets at most 5 s to drain, then
+ * its connection is closed), close the chdb session, exit 0.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
