@@ -337,7 +337,9 @@ export async function measureQueries(client: ClickHouseClient, table: string, ur
       const busyBefore = await mergesOrMutations(client, table);
       const eventsBefore = o.counters === 'system.events' ? await eventCounters(client) : null;
       const queryId = `${o.queryIdPrefix}-${q.id}-${kind}${n}-a${a}`;
-      const r: MeasuredResult = o.target ? await killOnCancel(o.target, queryId, runMeasured(client, q.sql, queryId, settings, cancellationSignal())) : await runMeasured(client, q.sql, queryId, settings, cancellationSignal());
+      // The embedded engine reports its own elapsed and rows read only for a buffered result (wait_end_of_query=1).
+      const mo = { waitEndOfQuery: o.target?.kind === 'embedded' };
+      const r: MeasuredResult = o.target ? await killOnCancel(o.target, queryId, runMeasured(client, q.sql, queryId, settings, cancellationSignal(), mo)) : await runMeasured(client, q.sql, queryId, settings, cancellationSignal(), mo);
       const eventsAfter = o.counters === 'system.events' ? await eventCounters(client) : null;
       const after = (await activeParts(client, table)).names.join(',');
       const busyAfter = await mergesOrMutations(client, table);
