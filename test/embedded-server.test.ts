@@ -101,7 +101,9 @@ describe('embedded target (chdb in a separate process)', { timeout: 180_000 }, (
 
   it('echoes query_id and reports the engine-measured summary', async () => {
     const queryId = `q-${randomUUID()}`;
-    const rs = await client.query({ query: 'SELECT count() AS c, sum(id) AS s FROM t WHERE name != \'\'', query_id: queryId, format: 'JSON' });
+    // wait_end_of_query=1: the result is buffered and the summary holds the engine's figures.
+    const sql = 'SELECT count() AS c, sum(id) AS s FROM t WHERE name != \'\'';
+    const rs = await client.query({ query: sql, query_id: queryId, format: 'JSON', clickhouse_settings: { wait_end_of_query: 1 } });
     assert.equal(rs.query_id, queryId);
     const body = await rs.json<{ c: string | number; s: string | number }>();
     // ClickHouse 26.7 defaults output_format_json_quote_64bit_integers to 0: UInt64 comes unquoted.
@@ -116,9 +118,21 @@ describe('embedded target (chdb in a separate process)', { timeout: 180_000 }, (
     assert.equal(rs.response_headers['x-clickhouse-format'], 'JSON');
     assert.match(String(rs.response_headers['x-clickhouse-timezone']), /\S/);
     assert.match(String(rs.response_headers['x-chbench-engine']), /^chdb 3\.4\.0$/);
+    assert.equal(rs.response_headers['x-chbench-result'], 'buffered');
+    assert.match(String(rs.response_headers['x-clickhouse-exception-tag']), /^[a-z0-9]{16}$/);
+
+    // Without it the result is streamed: nothing was measured when the headers went out.
+    const rsS = await client.query({ query: sql, format: 'JSON' });
+    const bodyS = await rsS.json<{ c: string | number }>();
+    assert.equal(Number(bodyS.data[0].c), 1000);
+    assert.equal(rsS.response_headers['x-chbench-result'], 'streamed');
+    assert.deepEqual(summaryOf(rsS.response_headers), {});
+    assert.match(String(rsS.response_headers['x-chbench-unmeasured']), /read_rows.*elapsed_ns/);
+    assert.ok((bodyS.statistics as { elapsed?: number }).elapsed! > 0);
+    assert.equal((bodyS.statistics as { rows_read?: number }).rows_read, undefined);
 
     // A format without a statistics block: read_rows is unmeasured, hence omitted; result_rows stays.
-    const rs2 = await client.query({ query: 'SELECT id FROM t WHERE id > 1000 ORDER BY id', format: 'JSONEachRow' });
+    const rs2 = await client.query({ query: 'SELECT id FROM t WHERE id > 1000 ORDER BY id', format: 'JSONEachRow', clickhouse_settings: { wait_end_of_query: 1 } });
     const ids = await rs2.json<{ id: string | number }>();
     assert.equal(ids.length, 94);
     const s2 = summaryOf(rs2.response_headers);
@@ -168,7 +182,8 @@ describe('embedded target (chdb in a separate process)', { timeout: 180_000 }, (
       query: 'SELECT sum(cityHash64(number)) AS s FROM numbers(2000000000)',
       query_id: longId,
       format: 'JSONEachRow',
-      clickhouse_settings: { output_format_json_quote_64bit_integers: 1 },
+      // Buffered (wait_end_of_query=1): chdb cannot interrupt it (a streamed one stops between chunks).
+      clickhouse_settings: { output_format_json_quote_64bit_integers: 1, wait_end_of_query: 1 },
     });
     await waitUntil('long query running', async () => (await running(handle.url)).some((r) => r.query_id === longId && r.state === 'running'));
     const t0 = Date.now();

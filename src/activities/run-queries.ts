@@ -477,11 +477,12 @@ export async function measureQueries(client: ClickHouseClient, table: string, ur
       const busyBefore = await mergesOrMutations(client, table);
       const eventsBefore = o.counters === 'system.events' ? await eventCounters(client) : null;
       const queryId = `${o.queryIdPrefix}-${q.id}-${kind}${n}-a${a}`;
-      // Without a query log the summary is the server-side source: ask for the complete one.
-      const sent = summaryComplete ? { ...settings, wait_end_of_query: 1 } : settings;
+      // Without a query log the summary is the server-side source: ask for the complete one
+      // (wait_end_of_query=1; the embedded engine also reports its elapsed and rows read only then).
+      const mo = { waitEndOfQuery: summaryComplete };
       let r: MeasuredResult;
       try {
-        r = o.target ? await killOnCancel(o.target, queryId, runMeasured(client, q.sql, queryId, sent, cancellationSignal())) : await runMeasured(client, q.sql, queryId, sent, cancellationSignal());
+        r = o.target ? await killOnCancel(o.target, queryId, runMeasured(client, q.sql, queryId, settings, cancellationSignal(), mo)) : await runMeasured(client, q.sql, queryId, settings, cancellationSignal(), mo);
       } catch (e) {
         // A server error in the query itself (also one that arrived after the response started) is a
         // failed run: recorded with the server's code and message; the other queries are still measured.
@@ -505,7 +506,7 @@ export async function measureQueries(client: ClickHouseClient, table: string, ur
         readBytes = r.output_statistics.bytes_read ?? null;
         readSource = 'output statistics';
       }
-      if (!(r.result_sha256 in examples)) examples[r.result_sha256] = JSON.stringify(r.data.slice(0, 5)).slice(0, 400);
+      if (!(r.result_sha256 in examples)) examples[r.result_sha256] = JSON.stringify(r.first_rows).slice(0, 400);
       samples.push({
         kind,
         n,
@@ -518,7 +519,7 @@ export async function measureQueries(client: ClickHouseClient, table: string, ur
         read_bytes: readBytes,
         read_source: readSource,
         result_rows: r.result_rows,
-        result_bytes: (r as { result_bytes?: number }).result_bytes ?? null,
+        result_bytes: r.result_bytes,
         result_sha256: r.result_sha256,
         parts_changed: before !== after,
         merges_or_mutations: busy,
@@ -527,7 +528,7 @@ export async function measureQueries(client: ClickHouseClient, table: string, ur
         validity: { quiet: judgeQuiet(before !== after, busy) },
         settings,
         ...(r.summary ? { http_summary: r.summary as Record<string, string> } : {}),
-        summary_complete: summaryComplete,
+        summary_complete: r.wait_end_of_query,
         ...(r.output_statistics ? { output_statistics: r.output_statistics } : {}),
         ...(prep ? { cold_preparation: prep } : {}),
       });

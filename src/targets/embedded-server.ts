@@ -28,8 +28,8 @@
  * - `param_<name>`: query parameters; the statement then runs on a short-lived second session on
  *   the same data (`SET param_<name> = '<value>'`), so parameters never leak into later statements.
  * - Not settings (ignored): `user`, `password`, `quota_key`, `session_id`, `session_timeout`,
- *   `session_check`, `close_session`, `role`, `stacktrace`, `buffer_size`, `wait_end_of_query`,
- *   `send_progress_in_http_headers`, `http_headers_progress_interval_ms`, `enable_http_compression`
+ *   `session_check`, `close_session`, `role`, `stacktrace`, `buffer_size`,
+ *   `wait_end_of_query` (`1` = buffer the result, see "Streaming"), `send_progress_in_http_headers`, `http_headers_progress_interval_ms`, `enable_http_compression`
  *   (used for response compression, gzip/deflate/br only), `http_zlib_compression_level`,
  *   `http_response_buffer_size`, `client_protocol_version`, `add_http_cors_header`.
  *   `compress=1` / `decompress=1` (ClickHouse's native block compression) are refused (code 48).
@@ -43,15 +43,53 @@
  * - `SET …` and `USE …` sent as statements behave as on a server without `session_id`: they run on a
  *   short-lived session and have no effect on later requests. There are no HTTP sessions.
  * - GET requests are not forced read-only.
- * - Results are buffered (chdb's queryAsync returns the whole result), so `wait_end_of_query` is
- *   always effectively on; insert bodies are read fully before the statement starts.
+ * - Results of SELECT/WITH are streamed, other statements' results are buffered (see "Streaming");
+ *   insert bodies are read fully before the statement starts.
  * - Multi-statement bodies are refused (code 62), like a server.
  * - `KILL QUERY WHERE query_id = '…'` cancels a statement that is still queued (it fails with code
- *   394 QUERY_WAS_CANCELLED). A statement already executing cannot be interrupted by chdb (no
+ *   394 QUERY_WAS_CANCELLED) and a statement that is streaming its result: the stream stops before
+ *   the next chunk (chdb cancels a stream between chunks; a chunk already being computed is
+ *   finished first), the killed request gets code 394 (as an HTTP error if no byte had gone out,
+ *   else as the exception block below). KILL answers `kill_status` `finished` for SYNC (after the
+ *   statement ended, bounded by 60 s) and `waiting` for ASYNC. Any other executing statement
+ *   (buffered: DDL, inserts, EXPLAIN, SHOW, wait_end_of_query=1 …) cannot be interrupted by chdb (no
  *   interrupt in its C API): that KILL fails with code 48 NOT_IMPLEMENTED. Other KILL forms: 48.
- *   A request whose client disconnects while queued is dropped the same way.
+ *   A request whose client disconnects while queued is dropped the same way; one whose client
+ *   disconnects while its result streams is cancelled between chunks.
  *
- * ## X-ClickHouse-Summary (values are strings, as a server sends them; unmeasured fields are OMITTED)
+ * ## Streaming (checked with chdb 3.4.0)
+ * A SELECT/WITH whose output format is a row format (TabSeparated/TSV[Raw], CSV, JSONEachRow,
+ * JSONLines/NDJSON, JSONCompactEachRow, JSONStringsEachRow, JSONCompactStringsEachRow, RowBinary) or
+ * a JSON document format (JSON, JSONCompact, JSONStrings, JSONCompactStrings) runs through chdb's
+ * `Session.queryStream`: one chunk (a block, `max_block_size` rows) is in memory at a time and is
+ * written to the response with backpressure while the statement holds the mutex. Headers go out with
+ * the first chunk, so an error before it is an ordinary HTTP error with its status. chdb writes each
+ * chunk of a JSON format as a complete document; the server splices them into one (see
+ * `JsonDocSplicer`). Buffered instead (as before, chdb `queryAsync`): every other statement and
+ * format, `wait_end_of_query=1`, response compression (`enable_http_compression=1`), and statements
+ * chdb refuses to stream (code 36: EXPLAIN, SHOW, DESCRIBE, EXISTS, DDL …). `X-Chbench-Result` says
+ * `streamed` or `buffered`.
+ *
+ * What a stream cannot report (verified): chdb's per-chunk statistics block carries
+ * `rows_read = bytes_read = 0` and an elapsed per chunk, and the stream API gives no elapsed or
+ * rows read. So for a streamed result the `X-ClickHouse-Summary` header is `{}` (every field listed
+ * in `X-Chbench-Unmeasured`: nothing was measured when the headers went out), and the JSON
+ * statistics block at the end holds only `elapsed`, measured by this server from the start of the
+ * statement to its last chunk (like a server's, it includes time spent waiting for a slow client);
+ * `rows_read`/`bytes_read` are omitted, never 0. For the engine's own elapsed and rows read (the
+ * figures the report uses on this target), send `wait_end_of_query=1`.
+ *
+ * ## Errors after the response started (emulating ClickHouse ≥ 25.11, read in its source)
+ * Every query response carries `X-ClickHouse-Exception-Tag: <16 random lower-case letters/digits>`.
+ * When a streamed statement fails after the headers went out (HTTP 200 already sent), the server
+ * writes, as 26.x does, `\r\n__exception__\r\n<tag>\r\n<message>\n<length> <tag>\r\n__exception__\r\n`
+ * (`<length>` = bytes of `<message>\n`, the message being `Code: N. DB::Exception: … (TYPE)`) and
+ * closes the connection without the final empty chunk, so the body is also an incomplete HTTP
+ * message. Not emulated: 26.x with `http_write_exception_in_output_format=1` (off by default since
+ * 25.11; the engine's system.settings_changes says so) would end a JSON document with an
+ * `"exception"` key instead; this server always writes the tagged block.
+ *
+ * ## X-ClickHouse-Summary of a buffered result (values are strings, as a server sends them; unmeasured fields are OMITTED)
  * - `elapsed_ns`: chdb's `elapsed` (seconds, measured by the engine) × 1e9.
  * - `result_rows`, `result_bytes`: chdb's `rowsRead`/`bytesRead`. Checked: despite the names they
  *   are the rows/bytes of the RESULT (e.g. `SELECT sum(a) FROM t` over 1234 rows gives rowsRead 1),
@@ -75,9 +113,10 @@
  *
  * ## Shutdown
  * SIGTERM/SIGINT: stop accepting connections, fail queued statements (code 394), let the executing
- * statement finish and its response go out, close the chdb session, exit 0.
+ * statement finish and its response go out (a streaming response gets at most 5 s to drain, then
+ * its connection is closed), close the chdb session, exit 0.
  */
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as path from 'node:path';
@@ -239,6 +278,74 @@ const READ_LIKE = new Set(['SELECT', 'WITH', 'SHOW', 'DESC', 'DESCRIBE', 'EXPLAI
 /** Formats whose output ends with a statistics block holding the engine's rows_read/bytes_read. */
 const STATS_FORMATS = new Set(['JSON', 'JSONCOMPACT', 'JSONSTRINGS', 'JSONCOMPACTSTRINGS', 'JSONCOLUMNSWITHMETADATA', 'XML']);
 
+/**
+ * Output formats streamed chunk by chunk (when the statement is a SELECT/WITH and the client did
+ * not ask for wait_end_of_query or response compression). Row formats: chdb's chunks concatenate
+ * as they are. JSON document formats: chdb writes every chunk as a complete document, so the
+ * server splices them into one ({@link JsonDocSplicer}). Every other format is buffered.
+ */
+const STREAM_ROW_FORMATS = new Set([
+  'TABSEPARATED', 'TSV', 'TABSEPARATEDRAW', 'TSVRAW', 'CSV', 'JSONEACHROW', 'JSONLINES', 'NDJSON', 'JSONCOMPACTEACHROW',
+  'JSONSTRINGSEACHROW', 'JSONCOMPACTSTRINGSEACHROW', 'ROWBINARY',
+]);
+const JSON_DOC_FORMATS = new Set(['JSON', 'JSONCOMPACT', 'JSONSTRINGS', 'JSONCOMPACTSTRINGS']);
+
+/**
+ * Joins chdb's per-chunk JSON documents (each `{meta, data, rows, statistics}`, checked with chdb
+ * 3.4.0) into the one document a server writes. It relies on chdb's layout, which does not depend
+ * on whitespace settings: the `data` array opens with the raw bytes `\n\t"data":\n\t[` and closes
+ * with `\n\t]` (a raw newline never occurs inside a JSON string, and nested values are indented
+ * deeper), and every chunk repeats the first chunk's prefix (meta) byte for byte. A chunk that does
+ * not fit fails the statement (never a silently wrong document).
+ *
+ * The end of the document is the last chunk's, with `rows` = the total, `rows_before_limit_at_least`
+ * removed (chdb writes it per chunk) and a statistics block holding only `elapsed`: the server's
+ * own clock from the start of the statement to its last chunk, in s (chdb's per-chunk statistics
+ * carry rows_read = bytes_read = 0 and a per-chunk elapsed; those are not passed on).
+ */
+class JsonDocSplicer {
+  private prefix: Buffer | undefined;
+  private suffix = '';
+  private wroteRows = false;
+  private n = 0;
+
+  chunk(b: Buffer): Buffer {
+    this.n++;
+    if (!this.prefix) {
+      const at = b.indexOf(DATA_OPEN);
+      if (at < 0) throw new ServerError(1001, 'STD_EXCEPTION', 'the chbench embedded server cannot splice the streamed JSON chunks: no data array in the first chunk');
+      this.prefix = Buffer.from(b.subarray(0, at + DATA_OPEN.length));
+    } else if (b.length < this.prefix.length || !b.subarray(0, this.prefix.length).equals(this.prefix)) {
+      throw new ServerError(1001, 'STD_EXCEPTION', `the chbench embedded server cannot splice the streamed JSON chunks: chunk ${this.n} does not repeat the first chunk's header`);
+    }
+    const end = b.indexOf(DATA_CLOSE, this.prefix.length - 1);
+    if (end < 0) throw new ServerError(1001, 'STD_EXCEPTION', `the chbench embedded server cannot splice the streamed JSON chunks: chunk ${this.n} has no end of its data array`);
+    this.suffix = b.toString('utf8', end);
+    const content = b.subarray(this.prefix.length, end);
+    const empty = content.length === 0 || (content.length === 1 && content[0] === 0x0a);
+    const parts: Buffer[] = [];
+    if (this.n === 1) parts.push(this.prefix);
+    if (!empty) {
+      if (this.wroteRows) parts.push(COMMA);
+      parts.push(content);
+      this.wroteRows = true;
+    }
+    return parts.length === 1 ? parts[0] : Buffer.concat(parts);
+  }
+
+  finish(rows: number, elapsedS: number): Buffer {
+    let tail = this.suffix
+      .replace(/"rows":\s*\d+/, `"rows": ${rows}`)
+      .replace(/\n\t"rows_before_limit_at_least":\s*\d+,\n/, '\n')
+      .replace(/"statistics":\s*\{[^}]*\}/, `"statistics":\n\t{\n\t\t"elapsed": ${elapsedS.toFixed(9)}\n\t}`);
+    if (!this.wroteRows) tail = `\n${tail}`;
+    return Buffer.from(tail);
+  }
+}
+const DATA_OPEN = Buffer.from('\n\t"data":\n\t[');
+const DATA_CLOSE = Buffer.from('\n\t]');
+const COMMA = Buffer.from(',');
+
 /** Text formats chdb's raw insert accepts (case as chdb wants it). */
 const RAW_INSERT_FORMATS: Record<string, 'JSONEachRow' | 'JSONCompactEachRow' | 'CSV' | 'CSVWithNames' | 'TSV' | 'TabSeparated' | 'TSVWithNames' | 'TabSeparatedWithNames'> = {
   JSONEACHROW: 'JSONEachRow',
@@ -302,6 +409,8 @@ interface Entry {
   startedAtMs: number | null;
   go: () => void;
   cancel: (e: Error) => void;
+  /** Set while the statement streams its result: stops it between two chunks (KILL QUERY). */
+  abortRunning?: (e: Error) => void;
 }
 
 /**
@@ -411,6 +520,20 @@ const NOT_SETTINGS = new Set([
   'client_protocol_version', 'add_http_cors_header', 'compress', 'decompress', 'http_native_compression_disable_checksumming_on_decompress',
 ]);
 
+/**
+ * Where a streamed result goes (the HTTP response). The engine calls `start` before the first
+ * bytes, then `write` (resolves when the response can take more: backpressure), then `end`.
+ */
+interface StreamSink {
+  /** Aborted when the client disconnects or a KILL QUERY names the statement. */
+  signal: AbortSignal;
+  /** Headers went out (status 200): a later failure can only be written into the body. */
+  started: boolean;
+  start(summary: Record<string, string>, unmeasured: string[]): void;
+  write(b: Buffer): Promise<void>;
+  end(): void;
+}
+
 /** One statement to execute. */
 interface Job {
   queryId: string;
@@ -422,10 +545,14 @@ interface Job {
   format: string;
   settings: [string, string][];
   params: [string, string][];
+  /** Stream the result into this sink (SELECT/WITH in a streamable format without wait_end_of_query). */
+  sink?: StreamSink;
 }
 
 /** Result of one statement. */
 interface Outcome {
+  /** The result was streamed into the job's sink (nothing left to send); `body` is empty. */
+  streamed?: boolean;
   body: Buffer;
   format: string;
   summary: Record<string, string>;
@@ -504,16 +631,62 @@ class Engine {
     old.close();
   }
 
+  /**
+   * Stream a SELECT's result into the sink with chdb's `queryStream` (one chunk in memory at a
+   * time, each written with backpressure while the mutex is held). Headers go out with the first
+   * chunk, so an error before it is an ordinary HTTP error. Returns undefined when chdb cannot
+   * stream this statement (code 36 "Streaming query is not supported", before any output): the
+   * caller then runs it buffered.
+   */
+  private async stream(s: Session, job: Job, sink: StreamSink): Promise<Outcome | undefined> {
+    const t0 = performance.now();
+    let st: ReturnType<Session['queryStream']>;
+    try {
+      st = s.queryStream(job.sql, { format: job.format, signal: sink.signal });
+    } catch (e) {
+      if (/Streaming query is not supported/.test(String((e as Error)?.message))) return undefined;
+      throw e;
+    }
+    const splicer = JSON_DOC_FORMATS.has(job.format.toUpperCase()) ? new JsonDocSplicer() : undefined;
+    const unmeasured = [...SUMMARY_FIELDS];
+    let rows = 0;
+    try {
+      for await (const chunk of st) {
+        const raw = chunk.raw();
+        const buf = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
+        rows += chunk.numRows;
+        const out = splicer ? splicer.chunk(buf) : buf;
+        if (!sink.started) sink.start({}, unmeasured);
+        if (out.length) await sink.write(out);
+        if (sink.signal.aborted) break;
+      }
+    } catch (e) {
+      if (sink.signal.aborted) throw sink.signal.reason;
+      if (!sink.started && /Streaming query is not supported/.test(String((e as Error)?.message))) return undefined;
+      throw e;
+    }
+    if (sink.signal.aborted) throw sink.signal.reason;
+    const elapsedS = (performance.now() - t0) / 1000;
+    if (!sink.started) sink.start({}, unmeasured);
+    if (splicer) await sink.write(splicer.finish(rows, elapsedS));
+    sink.end();
+    return { streamed: true, body: Buffer.alloc(0), format: job.format, summary: {}, unmeasured };
+  }
+
   private async run(s: Session, job: Job): Promise<Outcome> {
     const summary: Record<string, string> = {};
-    let body: Buffer;
+    let body: Buffer = Buffer.alloc(0);
     if (job.rawInsert) {
       const r = await s.insert({ table: job.rawInsert.table, columns: job.rawInsert.columns, values: job.rawInsert.body, format: job.rawInsert.format });
       body = Buffer.alloc(0);
       summary.written_rows = String(r.rowsWritten);
       summary.written_bytes = String(r.bytesWritten);
       summary.elapsed_ns = String(Math.round(r.elapsed * 1e9));
-    } else {
+    } else if (job.sink) {
+      const streamed = await this.stream(s, job, job.sink);
+      if (streamed) return streamed;
+    }
+    if (!job.rawInsert) {
       const r = await s.queryAsync(job.sql, { format: job.format });
       const bytes = r.bytes();
       body = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -595,6 +768,15 @@ function renderKillRows(rows: { kill_status: string; query_id: string; user: str
 const KILL_RE = /^\s*KILL\s+QUERY\s+WHERE\s+query_id\s*=\s*'((?:[^'\\]|\\.)*)'\s*(SYNC|ASYNC|TEST)?\s*(?:FORMAT\s+([A-Za-z_][A-Za-z0-9_]*))?\s*;?\s*$/i;
 const INSERT_RE = /^\s*INSERT\s+INTO\s+(?:TABLE\s+)?([A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)?)\s*(?:\(\s*([A-Za-z0-9_]+(?:\s*,\s*[A-Za-z0-9_]+)*)\s*\))?\s*FORMAT\s+([A-Za-z]+)\s*$/i;
 
+/** The exception tag of each query response (sent in `X-ClickHouse-Exception-Tag`). */
+const exceptionTags = new WeakMap<http.ServerResponse, string>();
+
+/** 16 random lower-case letters and digits, like a 26.x server's exception tag. */
+function exceptionTag(): string {
+  const abc = 'abcdefghijklmnopqrstuvwxyz0123456789';
+  return [...randomBytes(16)].map((b) => abc[b % abc.length]).join('');
+}
+
 /** Start the server. Resolves once it listens; returns the port. */
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
@@ -621,6 +803,16 @@ async function main(): Promise<void> {
   const sendError = (res: http.ServerResponse, e: unknown, queryId?: string) => {
     const a = toErrorAnswer(e);
     if (res.headersSent) {
+      // The response has started (status 200 is gone): write the exception the way ClickHouse
+      // ≥ 25.11 does and break the response (no end of the chunked body), see the file header.
+      const tag = exceptionTags.get(res);
+      if (tag && !res.destroyed && !res.writableEnded) {
+        const msg = a.body.endsWith('\n') ? a.body : `${a.body}\n`;
+        const block = `\r\n__exception__\r\n${tag}\r\n${msg}${Buffer.byteLength(msg)} ${tag}\r\n__exception__\r\n`;
+        res.write(block, () => res.destroy());
+        setTimeout(() => res.destroy(), 5000).unref(); // a client that stopped reading
+        return;
+      }
       res.destroy();
       return;
     }
@@ -632,15 +824,25 @@ async function main(): Promise<void> {
     res.end(`${a.body}\n`);
   };
 
-  const handleKill = (m: RegExpExecArray, format: string, res: http.ServerResponse, queryId: string) => {
+  const handleKill = async (m: RegExpExecArray, format: string, res: http.ServerResponse, queryId: string) => {
     const target = m[1].replace(/\\(.)/g, '$1');
     const mode = (m[2] ?? 'ASYNC').toUpperCase();
     const found = engine.queue.find(target);
     const rows: { kill_status: string; query_id: string; user: string; query: string }[] = [];
     if (found?.state === 'running') {
-      throw new ServerError(48, 'NOT_IMPLEMENTED', `query '${target}' is already executing inside the chdb engine, which cannot interrupt a running statement; it will run to completion. Only queued statements can be killed`);
-    }
-    if (found) {
+      const abort = found.entry.abortRunning;
+      if (!abort) {
+        throw new ServerError(48, 'NOT_IMPLEMENTED', `query '${target}' is already executing inside the chdb engine, which cannot interrupt a running statement that is not streaming its result; it will run to completion. Only queued and streaming statements can be killed`);
+      }
+      if (mode !== 'TEST') {
+        abort(new ServerError(394, 'QUERY_WAS_CANCELLED', 'Query was cancelled (KILL QUERY; the chbench embedded server stopped the stream between two chunks)'));
+        if (mode === 'SYNC') {
+          const deadline = Date.now() + 60_000;
+          while (engine.queue.find(target)?.entry === found.entry && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+        }
+      }
+      rows.push({ kill_status: mode === 'TEST' ? 'cant_cancel' : mode === 'SYNC' ? 'finished' : 'waiting', query_id: target, user: 'default', query: found.entry.sqlHead });
+    } else if (found) {
       if (mode !== 'TEST') engine.queue.cancelQueued(target, new ServerError(394, 'QUERY_WAS_CANCELLED', `Query was cancelled (KILL QUERY while queued in the chbench embedded server)`));
       rows.push({ kill_status: mode === 'TEST' ? 'cant_cancel' : 'finished', query_id: target, user: 'default', query: found.entry.sqlHead });
     }
@@ -671,7 +873,7 @@ async function main(): Promise<void> {
       if (shape.second !== 'QUERY' || !m) {
         if (shape.second === 'QUERY') throw new ServerError(48, 'NOT_IMPLEMENTED', "the chbench embedded server supports only KILL QUERY WHERE query_id = '…' [SYNC|ASYNC|TEST]");
       } else {
-        handleKill(m, m[3] ?? defaultFormat, res, queryId);
+        await handleKill(m, m[3] ?? defaultFormat, res, queryId);
         return;
       }
     }
@@ -711,22 +913,79 @@ async function main(): Promise<void> {
       throw new ServerError(216, 'QUERY_WITH_SAME_ID_IS_ALREADY_RUNNING', `Query with id = ${queryId} is already running`);
     }
     const job: Job = { queryId, sql, shape, rawInsert, database, format, settings, params: qparams };
+    const enc = responseEncoding(req, params);
+    const tag = exceptionTag();
+    exceptionTags.set(res, tag);
+    const F = format.toUpperCase();
+    const streamable =
+      !rawInsert && (shape.first === 'SELECT' || shape.first === 'WITH') && params.get('wait_end_of_query') !== '1' && !enc && (STREAM_ROW_FORMATS.has(F) || JSON_DOC_FORMATS.has(F));
+    const ac = new AbortController();
+    if (streamable) {
+      job.sink = {
+        signal: ac.signal,
+        started: false,
+        start(summary, unmeasured) {
+          this.started = true;
+          res.writeHead(200, {
+            ...baseHeaders(queryId),
+            'Content-Type': contentTypeFor(format),
+            'X-ClickHouse-Format': format,
+            'X-ClickHouse-Timezone': engine.timezone,
+            'X-ClickHouse-Summary': JSON.stringify(summary),
+            'X-ClickHouse-Exception-Tag': tag,
+            'X-Chbench-Result': 'streamed',
+            ...(unmeasured.length ? { 'X-Chbench-Unmeasured': unmeasured.join(',') } : {}),
+          });
+        },
+        write(b) {
+          return new Promise<void>((resolve) => {
+            if (res.destroyed || ac.signal.aborted) return resolve();
+            if (res.write(b)) return resolve();
+            const done = () => {
+              res.off('drain', done);
+              res.off('close', done);
+              ac.signal.removeEventListener('abort', done);
+              resolve();
+            };
+            res.on('drain', done);
+            res.on('close', done);
+            ac.signal.addEventListener('abort', done);
+          });
+        },
+        end() {
+          res.end();
+        },
+      };
+    }
     let cancelQueued: ((e: Error) => boolean) | undefined;
     let done = false;
     res.on('close', () => {
-      if (!done && cancelQueued) cancelQueued(new ServerError(394, 'QUERY_WAS_CANCELLED', 'Query was cancelled: the client disconnected while it was queued'));
+      if (done) return;
+      if (cancelQueued?.(new ServerError(394, 'QUERY_WAS_CANCELLED', 'Query was cancelled: the client disconnected while it was queued'))) return;
+      if (!res.writableFinished) ac.abort(new ServerError(394, 'QUERY_WAS_CANCELLED', 'Query was cancelled: the client disconnected while the result was streamed'));
     });
     const sqlHead = (qParam !== '' ? qParam : sql).slice(0, 200);
     let outcome: Outcome;
     try {
-      outcome = await engine.queue.run(queryId, sqlHead, () => engine.execute(job), (c) => (cancelQueued = c));
+      outcome = await engine.queue.run(
+        queryId,
+        sqlHead,
+        () => {
+          const running = engine.queue.find(queryId);
+          if (running && job.sink) running.entry.abortRunning = (e) => ac.abort(e);
+          return engine.execute(job);
+        },
+        (c) => (cancelQueued = c),
+      );
     } finally {
       done = true;
     }
-    const enc = responseEncoding(req, params);
+    if (outcome.streamed) return;
     const payload = compress(outcome.body, enc);
     res.writeHead(200, {
       ...baseHeaders(queryId),
+      'X-ClickHouse-Exception-Tag': tag,
+      'X-Chbench-Result': 'buffered',
       'Content-Type': contentTypeFor(outcome.format),
       'X-ClickHouse-Format': outcome.format,
       'X-ClickHouse-Timezone': engine.timezone,
