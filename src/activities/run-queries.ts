@@ -16,7 +16,7 @@ import { min as ssMin, median as ssMedian } from 'simple-statistics';
 import type { ClickHouseClient } from '@clickhouse/client';
 import { ClickHouseError } from '@clickhouse/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { connect, errorCode, queryRows, runMeasured, sqlString, summaryNumber, tryCommand, type CommandOutcome, type MeasuredResult, type HttpSummary, isLoopbackUrl } from '../lib/clickhouse';
+import { connect, errorCode, queryRows, runMeasured, sqlString, summaryNumber, tryCommand, type CommandOutcome, type MeasuredResult, type HttpSummary, type MidStreamClickHouseError, isLoopbackUrl } from '../lib/clickhouse';
 import { cellDir, writeJsonAtomic, readJsonIfExists } from '../lib/results-store';
 import { PROBED_CACHE_DROPS, type CapabilityProbe } from '../lib/probe';
 import { loadWorkload, workloadQueries, type WorkloadQuery } from '../lib/workload';
@@ -181,7 +181,15 @@ export interface QueryRecord {
    * Set when a run of this query failed on the server (its later runs were not attempted): the
    * ClickHouse error code and name, the server's message (first 500 characters), which run and its query_id.
    */
-  error?: { code: string | null; type: string | null; message: string; run: string; query_id: string };
+  error?: {
+    code: string | null;
+    type: string | null;
+    message: string;
+    run: string;
+    query_id: string;
+    /** Set when the error arrived inside an HTTP 200 body, after `result_bytes` of result had been received. */
+    after_response_started?: { http_status: number; result_bytes: number; exception_source: MidStreamClickHouseError['exception_source'] };
+  };
   /** `EXPLAIN indexes = 1` of the query, run with exactly the settings of its warm runs (`explain_settings`). */
   explain_indexes: string | null;
   explain_error?: string;
@@ -356,12 +364,20 @@ function counterDelta(a: Record<string, number>, b: Record<string, number>, know
  * or a `Code: N` text from an old server), `undefined` for anything else (network, cancellation,
  * a lost server), which must propagate.
  */
-export function queryFailure(e: unknown): { code: string | null; type: string | null; message: string } | undefined {
+export function queryFailure(e: unknown): Omit<NonNullable<QueryRecord['error']>, 'run' | 'query_id'> | undefined {
   if (isTargetGone(e) || e instanceof ApplicationFailure || (e as Error)?.name === 'AbortError') return undefined;
   const code = errorCode(e);
   if (code === undefined) return undefined;
-  const type = e instanceof ClickHouseError ? e.type ?? null : /\(([A-Z][A-Z0-9_]{2,})\)/.exec((e as Error).message)?.[1] ?? null;
-  return { code, type, message: ((e as Error).message ?? String(e)).slice(0, 500) };
+  // Old servers name no type (the client then says UNKNOWN): keep null rather than a made-up name.
+  const named = e instanceof ClickHouseError && e.type && e.type !== 'UNKNOWN' ? e.type : /\(([A-Z][A-Z0-9_]{2,})\)/.exec((e as Error).message)?.[1];
+  const type = named ?? null;
+  const late = e as Partial<MidStreamClickHouseError>;
+  return {
+    code,
+    type,
+    message: ((e as Error).message ?? String(e)).slice(0, 500),
+    ...(late.exception_source ? { after_response_started: { http_status: late.http_status!, result_bytes: late.result_bytes!, exception_source: late.exception_source } } : {}),
+  };
 }
 
 /** Settings an EXPLAIN of a measured query runs with: the runs' own, minus logging. */

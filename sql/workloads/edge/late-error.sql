@@ -1,1 +1,1 @@
-SELECT number, throwIf(number = 400000, 'late failure after the first blocks') AS f FROM numbers(1000000) SETTINGS max_block_size = 8192
+SELECT number, throwIf(number = 400000) AS f FROM numbers(1000000) SETTINGS max_block_size = 8192
