@@ -227,6 +227,13 @@ export class StatementWatcher {
     this.timer = setInterval(() => void this.tick(), this.config.tickMs);
   }
 
+  /** End of the activity: forget every statement still registered (a result never read) and stop. */
+  close(): void {
+    this.inFlight.clear();
+    this.keepAlive = 0;
+    this.maybeStop();
+  }
+
   private maybeStop(): void {
     if (this.inFlight.size || this.keepAlive || !this.timer) return;
     clearInterval(this.timer);
@@ -507,7 +514,13 @@ export function runWatched<T>(config: Partial<WatchConfig> & { step?: string }, 
   const w = new StatementWatcher({ ...DEFAULT_WATCH, ...rest }, ctx);
   if (step) w.label({ step });
   if (ctx) byContext.set(ctx, w);
-  return scope.run(w, fn);
+  return scope.run(w, async () => {
+    try {
+      return await fn();
+    } finally {
+      w.close();
+    }
+  });
 }
 
 /** Record labels / poll-loop fields with the current watcher and heartbeat now (no-op outside an activity). */
@@ -532,10 +545,17 @@ type AnyParams = { query?: string; table?: string; query_id?: string; abort_sign
  */
 export function watchClient(client: ClickHouseClient, target: TargetHandle, watcher: StatementWatcher, openMonitor: () => ClickHouseClient): ClickHouseClient {
   watcher.attach(target, openMonitor);
+  /** This client's registered statements (closing the client unregisters those whose result was never read). */
+  const mine = new Set<Statement>();
+  const end = (st: Statement) => {
+    mine.delete(st);
+    watcher.end(st);
+  };
   const prepare = (p: AnyParams, kind: Statement['kind']) => {
     const queryId = p.query_id ?? randomUUID();
     const sql = p.query ?? (p.table ? `INSERT INTO ${p.table} FORMAT ${p.format ?? 'JSONCompactEachRow'}` : '');
     const st = watcher.begin(queryId, sql, kind);
+    mine.add(st);
     const signal = p.abort_signal ? AbortSignal.any([p.abort_signal, st.abort.signal]) : st.abort.signal;
     return { st, params: { ...p, query_id: queryId, abort_signal: signal } };
   };
@@ -543,7 +563,7 @@ export function watchClient(client: ClickHouseClient, target: TargetHandle, watc
   const untilEnd = (st: Statement, stream: Readable) => {
     let done = false;
     const fin = () => {
-      if (!done) (done = true), watcher.end(st);
+      if (!done) (done = true), end(st);
     };
     stream.once('end', fin);
     stream.once('close', fin);
@@ -561,7 +581,7 @@ export function watchClient(client: ClickHouseClient, target: TargetHandle, watc
           try {
             rs = await watcher.guard(st, (orig as ClickHouseClient['query']).call(obj, params as never));
           } catch (e) {
-            watcher.end(st);
+            end(st);
             throw e;
           }
           let consumed = false;
@@ -574,13 +594,13 @@ export function watchClient(client: ClickHouseClient, target: TargetHandle, watc
                     return await watcher.guard(st, (v as (...x: unknown[]) => Promise<unknown>).apply(r, a));
                   } finally {
                     consumed = true;
-                    watcher.end(st);
+                    end(st);
                   }
                 };
               if (k === 'stream' && typeof v === 'function') return (...a: unknown[]) => untilEnd(st, (v as (...x: unknown[]) => Readable).apply(r, a));
               if (k === 'close' && typeof v === 'function')
                 return (...a: unknown[]) => {
-                  if (!consumed) watcher.end(st);
+                  if (!consumed) end(st);
                   return (v as (...x: unknown[]) => unknown).apply(r, a);
                 };
               return typeof v === 'function' ? v.bind(r) : v;
@@ -593,7 +613,7 @@ export function watchClient(client: ClickHouseClient, target: TargetHandle, watc
           try {
             return await watcher.guard(st, (orig as (x: unknown) => Promise<unknown>).call(obj, params));
           } finally {
-            watcher.end(st);
+            end(st);
           }
         };
       if (prop === 'exec')
@@ -604,9 +624,14 @@ export function watchClient(client: ClickHouseClient, target: TargetHandle, watc
             untilEnd(st, r.stream);
             return r;
           } catch (e) {
-            watcher.end(st);
+            end(st);
             throw e;
           }
+        };
+      if (prop === 'close')
+        return async () => {
+          for (const st of [...mine]) end(st);
+          return (orig as ClickHouseClient['close']).call(obj);
         };
       return typeof orig === 'function' ? orig.bind(obj) : orig;
     },
