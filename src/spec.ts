@@ -80,6 +80,14 @@ export const ProtocolSpec = z.strictObject({
     .prefault({}),
   /** Per-statement server-side limit (`max_execution_time`, s); the client's request timeout is longer. */
   maxExecutionTimeS: z.int().min(1).default(3600),
+  /**
+   * A statement none of whose counters (rows read/written, memory, mutation parts, merge progress)
+   * changed for this long (s) is stuck: chbench kills it where the target can and fails the step with
+   * `StatementStuck`. Elapsed time alone is not progress. The default, 600 s, is longer than the phases
+   * where a healthy statement moves no counter (the final merge of a large sort or aggregation, one
+   * large part's mutation on a slow volume) and well below `maxExecutionTimeS`.
+   */
+  stuckAfterS: z.int().min(1).default(600),
 });
 export type ProtocolSpec = z.infer<typeof ProtocolSpec>;
 

@@ -24,7 +24,7 @@ export function createAwaitWorkflowClosed(deps: TemporalDeps) {
           const d = await h.describe().catch((e: Error) => (e.name === 'WorkflowNotFoundError' ? undefined : Promise.reject(e)));
           if (!d) return { status: 'NOT_FOUND' };
           if (d.status.name !== 'RUNNING') return { status: d.status.name };
-          heartbeat({ waiting_for: workflowId });
+          heartbeat({ waiting_for: [workflowId] });
           await sleep(500);
         }
       } finally {

@@ -23,6 +23,7 @@ import { createAwaitWorkflowClosed, type TemporalDeps } from './await-workflow-c
 import { ApplicationFailure } from '@temporalio/common';
 import { attempt, sleep } from '../lib/activity-context';
 import { isTargetGone } from '../lib/attempts';
+import { runWatched } from '../lib/statement-watch';
 
 /**
  * Wrap a cell step: its result also says which attempt produced it (so a figure that came from a
@@ -61,9 +62,25 @@ function withFaultDelay<T extends Record<string, (...a: any[]) => Promise<unknow
   return out as T;
 }
 
+/**
+ * Every activity runs with its own statement watcher (`lib/statement-watch.ts`): its statements keep
+ * it heartbeating with their progress, and one without progress for the cell's
+ * `protocol.stuckAfterS` fails the step as `StatementStuck`. The step label starts as the activity name.
+ */
+function withStatementWatch<T extends Record<string, (...a: any[]) => Promise<unknown>>>(acts: T): T {
+  const out: Record<string, (...a: any[]) => Promise<unknown>> = {};
+  for (const [k, fn] of Object.entries(acts))
+    out[k] = (...a: any[]) => {
+      const first = a[0] as { cell?: { protocol?: { stuckAfterS?: number } }; protocol?: { stuckAfterS?: number } } | undefined;
+      const stuckAfterS = first?.cell?.protocol?.stuckAfterS ?? first?.protocol?.stuckAfterS;
+      return runWatched({ ...(stuckAfterS ? { stuckAfterS } : {}), step: k }, () => fn(...a));
+    };
+  return out as T;
+}
+
 /** Build every activity. */
 export function createActivities(deps: ActivityDeps) {
-  return withFaultDelay(buildActivities(deps));
+  return withFaultDelay(withStatementWatch(buildActivities(deps)));
 }
 
 function buildActivities(deps: ActivityDeps) {

@@ -13,7 +13,7 @@ import { connect, parseSummary, summaryNumber, queryRows } from '../lib/clickhou
 import { cellDir, readJsonIfExists, writeJsonAtomic } from '../lib/results-store';
 import { loadWorkload, renderTemplate } from '../lib/workload';
 import { activeParts, rowCount } from '../lib/table-state';
-import { attempt, withHeartbeat, cancellationSignal } from '../lib/activity-context';
+import { attempt, heartbeat, cancellationSignal } from '../lib/activity-context';
 import { settlePreviousAttempts, killOnCancel, type PreviousAttempts } from '../lib/attempts';
 import type { CapabilityProbe } from '../lib/probe';
 import { fetchQueryLog } from './run-queries';
@@ -90,10 +90,9 @@ export function createLoadData() {
         const queryId = `${prefix}-a${attempt()}`;
         const eventsBefore = await loadCounters(client);
         const t0 = performance.now();
-        const res = await withHeartbeat(
-          killOnCancel(target, queryId, client.command({ query: sql, query_id: queryId, clickhouse_settings: settings as Record<string, number>, abort_signal: cancellationSignal() })),
-          () => ({ step: 'load', elapsed_ms: Math.round(performance.now() - t0) }),
-        );
+        // The watched client heartbeats the INSERT's progress (rows read/written) while it runs.
+        heartbeat({ step: 'load' });
+        const res = await killOnCancel(target, queryId, client.command({ query: sql, query_id: queryId, clickhouse_settings: settings as Record<string, number>, abort_signal: cancellationSignal() }));
         const elapsed = performance.now() - t0;
         const summary = parseSummary(res.response_headers as Record<string, string>);
         const rows = await rowCount(client, m.table);

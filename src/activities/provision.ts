@@ -14,7 +14,8 @@ import { probeServer, type CapabilityProbe } from '../lib/probe';
 import { checkSettings } from '../lib/settings';
 import { loadWorkload, cannotRunReason, type WorkloadManifest } from '../lib/workload';
 import { versionMatchesLabel } from '../lib/version';
-import { heartbeat, withHeartbeat } from '../lib/activity-context';
+import { heartbeat } from '../lib/activity-context';
+import { keepAliveDuring } from '../lib/statement-watch';
 import type { CellInput, ProvisionResult, ServerInfo } from './types';
 import type { TargetHandle } from '../targets/types';
 import { currentOwner, type OwnerDeps } from '../lib/owner';
@@ -109,12 +110,13 @@ export function createProvision(deps: ProvisionDeps) {
       // A new execution of the cell starts from an empty result folder: step files of an earlier
       // execution (a failed cell being run again) must never mix into this one's result.
       if (fresh) rmSync(cellDir(cell.resultsDir, cell.runId, cell.cellKey), { recursive: true, force: true });
-      const target = await withHeartbeat(
+      // Starting a server is not a statement: heartbeat while it starts (bounded by its own ping deadline).
+      const target = await keepAliveDuring(
+        'provision',
         // The label records where this workflow lives, so gc asks that server (see lib/gc.ts).
         currentOwner(deps, cell.runId).then((owner) =>
           provisionTarget(cell.target, { runId: cell.runId, cellKey: cell.cellKey, version: cell.version, workDir: path.resolve(deps.workDir), ...(owner ? { owner } : {}) }),
         ),
-        () => ({ step: 'provision' }),
       );
       heartbeat({ step: 'provision', url: target.url });
       const dir = cellDir(cell.resultsDir, cell.runId, cell.cellKey);

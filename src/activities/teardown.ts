@@ -12,7 +12,7 @@ import { existsSync, copyFileSync, writeFileSync } from 'node:fs';
 import { teardownTarget, teardownCellResources } from '../targets';
 import { cellDir, writeJsonAtomic } from '../lib/results-store';
 import { connect, queryRows, sqlString, tryCommand } from '../lib/clickhouse';
-import { withHeartbeat } from '../lib/activity-context';
+import { keepAliveDuring } from '../lib/statement-watch';
 import { queryIdPrefix } from './load-data';
 import type { CellInput, StepInput } from './types';
 import type { TargetHandle } from '../targets/types';
@@ -61,9 +61,10 @@ export function createTeardown(deps: { workDir: string }) {
      * while provisioning): removes whatever the attempts created. Records `teardown.json`.
      */
     async teardownUnprovisioned(cell: CellInput): Promise<{ torn_down: true }> {
-      const what = await withHeartbeat(
+      // Stopping processes / removing directories is not a statement: heartbeat while it runs (bounded by stop deadlines).
+      const what = await keepAliveDuring(
+        'teardown',
         teardownCellResources(cell.target, { runId: cell.runId, cellKey: cell.cellKey, version: cell.version, workDir: path.resolve(deps.workDir) }),
-        () => ({ step: 'teardown' }),
       );
       writeJsonAtomic(path.join(cellDir(cell.resultsDir, cell.runId, cell.cellKey), 'teardown.json'), { torn_down_at: new Date().toISOString(), kind: cell.target.kind, what, server_log_archive: 'not available: the cell was never provisioned' });
       return { torn_down: true };
@@ -73,7 +74,7 @@ export function createTeardown(deps: { workDir: string }) {
       const dir = cellDir(cell.resultsDir, cell.runId, cell.cellKey);
       const prefix = queryIdPrefix(cell.runId, cell.cellKey, '').replace(/-$/, '');
       const archive = await archiveServerLog(target, prefix, path.join(dir, 'server-log.jsonl')).catch((e: Error) => `not available: ${e.message}`);
-      await withHeartbeat(teardownTarget(target), () => ({ step: 'teardown' }));
+      await keepAliveDuring('teardown', teardownTarget(target));
       writeJsonAtomic(path.join(dir, 'teardown.json'), {
         torn_down_at: new Date().toISOString(),
         kind: target.kind,

@@ -1,8 +1,9 @@
 /**
- * Small helpers for activity code: heartbeating while awaiting long work, and access to the
+ * Small helpers for activity code: heartbeats (through the statement watcher), and access to the
  * activity context when there is one (the same functions also run outside Temporal in bench/).
  */
 import { Context } from '@temporalio/activity';
+import { noteProgress, type HeartbeatDetails } from './statement-watch';
 
 /** The current activity context, or `undefined` outside an activity. */
 export function currentActivity(): Context | undefined {
@@ -13,9 +14,13 @@ export function currentActivity(): Context | undefined {
   }
 }
 
-/** Heartbeat now (no-op outside an activity). */
-export function heartbeat(details?: unknown): void {
-  currentActivity()?.heartbeat(details);
+/**
+ * Heartbeat now (no-op outside an activity). The fields are merged into the activity's
+ * {@link HeartbeatDetails} (`step`, `query`, `run` persist until changed), so statement progress
+ * heartbeats sent later by the statement watcher still say which step and run they belong to.
+ */
+export function heartbeat(details: Partial<HeartbeatDetails> & Record<string, unknown> = {}): void {
+  noteProgress(details);
 }
 
 /** Attempt number of the current activity (1 outside an activity). */
@@ -29,24 +34,21 @@ export function cancellationSignal(): AbortSignal | undefined {
 }
 
 /**
- * Await `work` while heartbeating every `everyMs` with `details()`; the heartbeat keeps a dead
- * worker detectable within the activity's heartbeat timeout during one long statement.
+ * Sleep that ends early when the activity is cancelled (then throws the cancellation). Inside an
+ * activity it sleeps in slices of at most 2 s and heartbeats between them, so a poll interval can
+ * never outlast the heartbeat timeout (10 s).
  */
-export async function withHeartbeat<T>(work: Promise<T>, details: () => unknown, everyMs = 2000): Promise<T> {
+export async function sleep(ms: number): Promise<void> {
   const ctx = currentActivity();
-  if (!ctx) return work;
-  ctx.heartbeat(details());
-  const timer = setInterval(() => ctx.heartbeat(details()), everyMs);
-  try {
-    return await work;
-  } finally {
-    clearInterval(timer);
+  if (!ctx) {
+    await new Promise((r) => setTimeout(r, ms));
+    return;
+  }
+  for (let left = ms; left > 0; left -= SLEEP_SLICE_MS) {
+    await ctx.sleep(Math.min(left, SLEEP_SLICE_MS));
+    if (left > SLEEP_SLICE_MS) noteProgress({});
   }
 }
 
-/** Sleep that ends early when the activity is cancelled (then throws the cancellation). */
-export async function sleep(ms: number): Promise<void> {
-  const ctx = currentActivity();
-  if (ctx) return ctx.sleep(ms);
-  await new Promise((r) => setTimeout(r, ms));
-}
+/** Longest single wait of {@link sleep} between heartbeats, ms. */
+export const SLEEP_SLICE_MS = 2000;

@@ -49,7 +49,7 @@ export async function settlePreviousAttempts(target: TargetHandle, client: Click
     if (!still.length) return { found, action: canKill ? 'killed' : 'waited', waited_ms: Date.now() - t0 };
     if (Date.now() - t0 > timeoutMs)
       throw ApplicationFailure.create({ type: 'PreviousAttemptStuck', nonRetryable: true, message: `statements of an earlier attempt are still running after ${timeoutMs} ms: ${still.join(', ')}` });
-    heartbeat({ waiting_for_previous_attempt: still });
+    heartbeat({ waiting_for: still, progress: `waiting for ${still.length} statement(s) of an earlier attempt: ${still.join(', ')}` });
     await sleep(1000);
   }
 }

@@ -6,6 +6,7 @@ import { createClient, ClickHouseError, ClickHouseLogLevel, type ClickHouseClien
 import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { TargetHandle } from '../targets/types';
+import { currentWatcher, watchClient } from './statement-watch';
 
 /** Options for {@link connect}. */
 export interface ConnectOptions {
@@ -16,9 +17,23 @@ export interface ConnectOptions {
 /**
  * Open a client for a target. The password, if any, is read from the environment variable the
  * handle names (never from the handle itself).
+ *
+ * Inside a Temporal activity the client is watched (`statement-watch.ts`): every statement gets a
+ * query_id (unless given) and, until its result is consumed, keeps the activity heartbeating with
+ * its progress read from the server; a statement without progress for `protocol.stuckAfterS` is
+ * killed where the target can and fails with `ApplicationFailure` type `StatementStuck`.
+ * Outside an activity (bench/, tests) it is the plain client.
  * @throws Error if the handle names a password variable that is not set.
  */
 export function connect(t: TargetHandle, opts: ConnectOptions = {}): ClickHouseClient {
+  const client = openClient(t, opts);
+  const w = currentWatcher();
+  // Progress is read over its own connection, never queued behind the watched statements.
+  return w ? watchClient(client, t, w, () => openClient(t, { maxExecutionTimeS: 30 })) : client;
+}
+
+/** The plain client of {@link connect} (not watched). */
+function openClient(t: TargetHandle, opts: ConnectOptions): ClickHouseClient {
   let password = '';
   if (t.passwordEnv) {
     const v = process.env[t.passwordEnv];

@@ -17,6 +17,16 @@
  * - `GET /chbench/running` → JSON `[{query_id, state, received_at_ms, started_at_ms, sql_head}]` for
  *   the statement executing (`state: 'running'`) and those waiting for it (`state: 'queued'`,
  *   `started_at_ms: null`). Times are epoch milliseconds; `sql_head` is the first 200 characters.
+ *   The executing entry also carries the engine's progress counters — `read_rows`,
+ *   `total_rows_approx`, `written_rows`, `elapsed_ms`, `memory_usage` (bytes) from
+ *   `system.processes`, and the engine's background work `merges_rows_read` (rows read + written
+ *   by running merges/mutations), `merges_progress` (sum of `system.merges.progress`), `parts_to_do`
+ *   (unfinished mutations) — read by a second chdb session on the same data path while the main
+ *   session's statement runs (checked with chdb 3.4.0: `read_rows` of
+ *   `SELECT sum(sleepEachRow(0.5)) FROM numbers(12) SETTINGS max_block_size = 1` read 3, 5, 7, 9, 11
+ *   at 1 s intervals). chdb gives the statement its own query_id, so the row is matched by its SQL
+ *   text (else the only other row); when none matches or the read fails, the counters are `null` and
+ *   `progress_error` says why.
  * - `GET /chbench/statements` → the statement log (JSON lines, see `logStatement`).
  * - `GET /chbench/info` → JSON `{chdb, clickhouse, pid, dataDir, timezone, startedAt}`.
  *
@@ -510,6 +520,61 @@ class StatementQueue {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Progress of the executing statement (for GET /chbench/running)
+
+/** Reads `system.processes` through its own chdb session on the same data path (opened on first use). */
+class ProgressMonitor {
+  private s: Session | undefined;
+  constructor(private readonly dataPath: string) {}
+
+  /** `list()` with progress counters on the executing entry. */
+  async running(queue: StatementQueue): Promise<Record<string, unknown>[]> {
+    const entries: Record<string, unknown>[] = queue.list();
+    const run = entries.find((e) => e.state === 'running');
+    if (!run) return entries;
+    const empty = { read_rows: null, total_rows_approx: null, written_rows: null, elapsed_ms: null, memory_usage: null, merges_rows_read: null, merges_progress: null, parts_to_do: null };
+    try {
+      this.s ??= new (loadChdb().Session)(this.dataPath);
+      const r = await this.s.queryAsync(
+        `SELECT query, read_rows, total_rows_approx, written_rows, elapsed, memory_usage,
+           (SELECT sum(rows_read) + sum(rows_written) FROM system.merges) AS merges_rows,
+           (SELECT sum(progress) FROM system.merges) AS merges_progress,
+           (SELECT sum(parts_to_do) FROM system.mutations WHERE is_done = 0) AS parts_to_do
+         FROM system.processes WHERE query_id != queryID()`,
+        { format: 'JSONEachRow' },
+      );
+      const rows = r
+        .text()
+        .split('\n')
+        .filter((l) => l.trim())
+        .map((l) => JSON.parse(l) as Record<string, string | number>);
+      const head = String(run.sql_head).trim().slice(0, 100);
+      const row = rows.find((x) => String(x.query).trim().startsWith(head)) ?? (rows.length === 1 ? rows[0] : undefined);
+      if (!row) Object.assign(run, empty, { progress_error: rows.length ? `${rows.length} statements in system.processes, none matches the executing one` : 'the executing statement is not in system.processes (starting or finishing)' });
+      else
+        Object.assign(run, {
+          read_rows: Number(row.read_rows),
+          total_rows_approx: Number(row.total_rows_approx),
+          written_rows: Number(row.written_rows),
+          elapsed_ms: Math.round(Number(row.elapsed) * 1000),
+          memory_usage: Number(row.memory_usage),
+          merges_rows_read: Number(row.merges_rows),
+          merges_progress: Number(row.merges_progress),
+          parts_to_do: Number(row.parts_to_do),
+        });
+    } catch (e) {
+      Object.assign(run, empty, { progress_error: `system.processes unreadable: ${(e instanceof Error ? e.message : String(e)).split('\n')[0]}` });
+    }
+    return entries;
+  }
+
+  close(): void {
+    this.s?.close();
+    this.s = undefined;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
 // The engine
 
 /** URL parameters that are not query settings. */
@@ -790,6 +855,7 @@ async function main(): Promise<void> {
   const engineLabel = `chdb ${v.chdb} (ClickHouse ${chVersion})`;
   const engine = new Engine(dataPath);
   await engine.init();
+  const monitor = new ProgressMonitor(dataPath);
   const startedAt = new Date().toISOString();
   let shuttingDown = false;
   let inFlight = 0;
@@ -1019,7 +1085,10 @@ async function main(): Promise<void> {
     }
     if (p === '/chbench/running' && req.method === 'GET') {
       req.resume();
-      json(200, engine.queue.list());
+      monitor.running(engine.queue).then(
+        (list) => json(200, list),
+        (e) => sendError(res, e),
+      );
       return;
     }
     if (p === '/chbench/info' && req.method === 'GET') {
@@ -1077,6 +1146,7 @@ async function main(): Promise<void> {
     const deadline = Date.now() + 5000;
     while (inFlight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     server.closeAllConnections();
+    monitor.close();
     engine.close();
     await drainPending();
     log('chdb session closed; exit 0');

@@ -1,0 +1,639 @@
+/**
+ * Statement watch: every statement an activity awaits keeps the activity heartbeating, with the
+ * statement's real progress, and a statement that stops making progress is reported as stuck.
+ *
+ * How it is wired (structural, so no activity can forget it): inside an activity, `connect()`
+ * (`clickhouse.ts`) returns a client wrapped by {@link watchClient}. Each `query` / `command` / `exec`
+ * / `insert` gets a query_id (unless given) and is registered with the activity's
+ * {@link StatementWatcher} until its result is consumed (`text()` / `json()` / the end of `stream()`,
+ * or the end of an `exec` stream). While anything is registered, a ticker (every
+ * {@link WatchConfig.tickMs}) reads the progress of the registered statements over a SEPARATE
+ * connection — `system.processes` on a real server, `GET /chbench/running` on the embedded one —
+ * and heartbeats {@link HeartbeatDetails}.
+ *
+ * Progress means a counter changed: `read_rows`, `written_rows`, `total_rows_approx` of the
+ * statement, or its `memory_usage` by ≥ 1 MiB (system.processes); for `ALTER` / `OPTIMIZE` also the server's
+ * merges (`system.merges` rows read/written, progress) and unfinished mutations' `parts_to_do`.
+ * Elapsed time alone is not progress. A statement with no progress for
+ * {@link WatchConfig.stuckAfterS} is stuck: it is killed on the server (`KILL QUERY … ASYNC`, then
+ * waited for, bounded; the embedded engine refuses to kill an executing statement and says so) and
+ * the awaited call fails with the non-retryable `ApplicationFailure` type `StatementStuck`, whose
+ * message and details name the query_id, the SQL head, the last counters seen and the kill outcome.
+ *
+ * A statement the server does not list (not yet registered, or finished while the client still
+ * reads the body) or whose progress cannot be read counts as "no progress seen". Statements queued
+ * behind another one on the embedded engine progress with the statement they wait for.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import type { Readable } from 'node:stream';
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import type { ClickHouseClient } from '@clickhouse/client';
+import type { TargetHandle } from '../targets/types';
+
+/**
+ * The details of every chbench heartbeat (the CLI's progress bar renders these names; keep them).
+ * Counters are those of the statement the heartbeat is about, as the server reported them at the
+ * last tick; absent = not reported (never 0 for "unknown").
+ */
+export interface HeartbeatDetails {
+  /** The activity step (`load`, `queries-baseline`, `quiesce`, `materialize-index`, …). */
+  step: string;
+  /** First 120 characters of the statement in flight (whitespace collapsed). */
+  statement?: string;
+  /** query_id of the statement in flight. */
+  query_id?: string;
+  /** Rows read so far (`system.processes.read_rows`). */
+  rows_read?: number;
+  /** Rows the statement expects to read (`system.processes.total_rows_approx`; 0 = unknown to the server). */
+  total_rows?: number;
+  /** Rows written so far (`system.processes.written_rows`). */
+  written_rows?: number;
+  /** Result bytes received by the client so far (not filled yet: the client reads bodies whole). */
+  result_bytes?: number;
+  /** Server-side elapsed of the statement, ms (`system.processes.elapsed` × 1000). */
+  elapsed_ms?: number;
+  /** Memory the statement holds, bytes (`system.processes.memory_usage`). */
+  memory_usage?: number;
+  /** Unfinished mutation parts (`system.mutations.parts_to_do`), for ALTER/OPTIMIZE and mutation polls. */
+  parts_to_do?: number;
+  /** Workload query id being measured (runQueries). */
+  query?: string;
+  /** Which run of that query (`cold 1`, `warmup 1`, `warm 2`). */
+  run?: string;
+  /** How long no counter of the statement changed, ms. */
+  no_progress_ms?: number;
+  /** Statements of this activity in flight. */
+  in_flight?: number;
+  /** Poll loops: active parts, merges running, unfinished mutations, how long the table was stable (ms). */
+  active_parts?: number;
+  merges?: number;
+  mutations?: number;
+  stable_ms?: number;
+  /** Query ids (or workflow ids) the activity is waiting for. */
+  waiting_for?: string[];
+  /** One human line. */
+  progress: string;
+}
+
+/** Watch settings of one activity. */
+export interface WatchConfig {
+  /**
+   * No counter change for this long (s) → the statement is stuck. From `protocol.stuckAfterS`.
+   * @default 600 (see `src/spec.ts`: longer than the final phase of a large sort/aggregation or one
+   * large part's mutation on a slow volume, where no counter moves; far below the 3600 s `max_execution_time`)
+   */
+  stuckAfterS: number;
+  /** Progress poll and heartbeat interval, ms; must stay well below the heartbeat timeout (10 s). @default 2000 */
+  tickMs: number;
+}
+
+/**
+ * A change of the statement's `memory_usage` of at least this many bytes counts as progress (1 MiB).
+ * Checked on 18.16: a statement sleeping inside one block changed it by 16 bytes per function call.
+ */
+export const MEMORY_PROGRESS_BYTES = 1 << 20;
+
+export const DEFAULT_WATCH: WatchConfig = { stuckAfterS: 600, tickMs: 2000 };
+
+/** Counters read for one statement at one tick. */
+interface Seen {
+  listed: boolean;
+  /** The engine lists the statement but gives no counters (then stuck detection cannot judge it). */
+  countersUnavailable?: string;
+  state?: string;
+  rows_read?: number;
+  total_rows?: number;
+  written_rows?: number;
+  elapsed_ms?: number;
+  memory_usage?: number;
+  parts_to_do?: number;
+  merges_rows?: number;
+  merges_progress?: number;
+}
+
+interface Statement {
+  queryId: string;
+  sql: string;
+  kind: 'query' | 'command' | 'exec' | 'insert';
+  /** ALTER / OPTIMIZE: background merges and mutations count as its progress. */
+  background: boolean;
+  startedAt: number;
+  lastChangeAt: number;
+  key?: string;
+  /** memory_usage when progress was last seen. */
+  memAtChange?: number;
+  seen?: Seen;
+  stuck?: ApplicationFailure;
+  /** The watcher is killing it: the server's own error for it ("cancelled") must not win over StatementStuck. */
+  killing?: boolean;
+  abort: AbortController;
+  rejectStuck: (e: ApplicationFailure) => void;
+  stuckPromise: Promise<never>;
+}
+
+const collapse = (s: string) => s.replace(/\s+/g, ' ').trim();
+const fmt = (n: number) => n.toLocaleString('en-US');
+const mib = (b: number) => `${(b / 1048576).toFixed(1)} MiB`;
+
+/**
+ * One per activity execution: the statements in flight, the progress ticker and stuck handling.
+ * Created by {@link runWatched} (the activity wrapper) or lazily per activity context.
+ */
+export class StatementWatcher {
+  private readonly inFlight = new Map<string, Statement>();
+  private keepAlive = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private ticking = false;
+  private monitor: ClickHouseClient | undefined;
+  /** Labels that persist across heartbeats (step, query, run) and the last poll-loop fields. */
+  private labels: Partial<HeartbeatDetails> = { step: 'activity' };
+  private target: TargetHandle | undefined;
+  private openMonitor: (() => ClickHouseClient) | undefined;
+  /** Every heartbeat sent (tests and diagnostics read it; bounded). */
+  readonly sent: { at: number; details: HeartbeatDetails }[] = [];
+
+  constructor(
+    readonly config: WatchConfig,
+    private readonly ctx: Context | undefined,
+  ) {}
+
+  /** Where progress is read from (the first watched client's target). */
+  attach(target: TargetHandle, openMonitor: () => ClickHouseClient): void {
+    if (!this.target) [this.target, this.openMonitor] = [target, openMonitor];
+  }
+
+  /** Set labels without heartbeating. */
+  label(d: Partial<HeartbeatDetails>): void {
+    this.labels = { ...this.labels, ...d };
+  }
+
+  /** Record labels / poll-loop fields and heartbeat now. */
+  note(d: Partial<HeartbeatDetails> & Record<string, unknown>): void {
+    const { progress, ...rest } = d;
+    this.labels = { ...this.labels, ...rest };
+    this.emit(this.details(progress as string | undefined));
+  }
+
+  /** Register a statement; returns its handle. */
+  begin(queryId: string, sql: string, kind: Statement['kind']): Statement {
+    let rejectStuck!: (e: ApplicationFailure) => void;
+    const stuckPromise = new Promise<never>((_, rej) => (rejectStuck = rej));
+    stuckPromise.catch(() => undefined);
+    const now = performance.now();
+    const st: Statement = { queryId, sql, kind, background: /^\s*(ALTER|OPTIMIZE)\b/i.test(sql), startedAt: now, lastChangeAt: now, abort: new AbortController(), rejectStuck, stuckPromise };
+    this.inFlight.set(queryId, st);
+    this.ensureTicker();
+    this.emit(this.details());
+    return st;
+  }
+
+  /** Unregister a statement. */
+  end(st: Statement): void {
+    this.inFlight.delete(st.queryId);
+    this.maybeStop();
+  }
+
+  /** Await `p`, failing with `StatementStuck` as soon as the watcher finds `st` stuck. */
+  guard<T>(st: Statement, p: Promise<T>): Promise<T> {
+    p.catch(() => undefined);
+    return Promise.race([p, st.stuckPromise]).catch(async (e) => {
+      if (st.killing && !st.stuck) await st.stuckPromise;
+      throw st.stuck ?? e;
+    });
+  }
+
+  /**
+   * Keep heartbeating while `work` runs although it is not a statement (starting or stopping a
+   * server process, whose own deadlines bound it). The heartbeat says so.
+   */
+  async during<T>(label: string, work: Promise<T>): Promise<T> {
+    this.keepAlive++;
+    this.labels = { ...this.labels, step: this.labels.step === 'activity' ? label : this.labels.step };
+    this.ensureTicker();
+    this.emit(this.details(`${label}: waiting (not a statement; bounded by its own timeout)`));
+    try {
+      return await work;
+    } finally {
+      this.keepAlive--;
+      this.maybeStop();
+    }
+  }
+
+  private ensureTicker(): void {
+    if (this.timer || !this.ctx) return;
+    this.timer = setInterval(() => void this.tick(), this.config.tickMs);
+  }
+
+  /** End of the activity: forget every statement still registered (a result never read) and stop. */
+  close(): void {
+    this.inFlight.clear();
+    this.keepAlive = 0;
+    this.maybeStop();
+  }
+
+  private maybeStop(): void {
+    if (this.inFlight.size || this.keepAlive || !this.timer) return;
+    clearInterval(this.timer);
+    this.timer = undefined;
+    const m = this.monitor;
+    this.monitor = undefined;
+    void m?.close().catch(() => undefined);
+  }
+
+  private emit(d: HeartbeatDetails): void {
+    if (!this.ctx) return;
+    this.ctx.heartbeat(d);
+    this.sent.push({ at: Date.now(), details: d });
+    if (this.sent.length > 2000) this.sent.splice(0, 1000);
+  }
+
+  /** The statement a heartbeat is about: the oldest one in flight. */
+  private primary(): Statement | undefined {
+    let p: Statement | undefined;
+    for (const s of this.inFlight.values()) if (!p || s.startedAt < p.startedAt) p = s;
+    return p;
+  }
+
+  private details(progress?: string): HeartbeatDetails {
+    const st = this.primary();
+    const base: HeartbeatDetails = { step: 'activity', ...this.labels, progress: '' } as HeartbeatDetails;
+    if (!st) return { ...base, progress: progress ?? this.labelLine() };
+    const s = st.seen;
+    const d: HeartbeatDetails = {
+      ...base,
+      statement: collapse(st.sql).slice(0, 120),
+      query_id: st.queryId,
+      in_flight: this.inFlight.size,
+      no_progress_ms: Math.round(performance.now() - st.lastChangeAt),
+      ...(s?.rows_read !== undefined ? { rows_read: s.rows_read } : {}),
+      ...(s?.total_rows !== undefined ? { total_rows: s.total_rows } : {}),
+      ...(s?.written_rows !== undefined ? { written_rows: s.written_rows } : {}),
+      ...(s?.elapsed_ms !== undefined ? { elapsed_ms: s.elapsed_ms } : {}),
+      ...(s?.memory_usage !== undefined ? { memory_usage: s.memory_usage } : {}),
+      ...(s?.parts_to_do !== undefined ? { parts_to_do: s.parts_to_do } : {}),
+    };
+    d.progress = progress ?? this.line(st, d);
+    return d;
+  }
+
+  private labelLine(): string {
+    const l = this.labels;
+    return [l.step, l.query && `${l.query}${l.run ? ` ${l.run}` : ''}`].filter(Boolean).join(' ');
+  }
+
+  private line(st: Statement, d: HeartbeatDetails): string {
+    const head = `${this.labelLine()}: ${collapse(st.sql).slice(0, 60)}`;
+    const s = st.seen;
+    if (!s) return `${head} — started, progress not read yet`;
+    if (s.countersUnavailable) return `${head} — progress not available on this engine (${s.countersUnavailable}); stuck detection relies on max_execution_time`;
+    if (!s.listed) return `${head} — ${s.state ?? 'not listed by the server (queued, or finishing)'}; no progress seen for ${Math.round((d.no_progress_ms ?? 0) / 1000)} s`;
+    const parts: string[] = [];
+    if (d.rows_read !== undefined) parts.push(`${fmt(d.rows_read)}${d.total_rows ? ` / ${fmt(d.total_rows)}` : ''} rows read${d.total_rows ? ` (${((100 * d.rows_read) / d.total_rows).toFixed(1)} %)` : ''}`);
+    if (d.written_rows) parts.push(`${fmt(d.written_rows)} written`);
+    if (d.parts_to_do !== undefined) parts.push(`${d.parts_to_do} parts to do`);
+    if (d.elapsed_ms !== undefined) parts.push(`${(d.elapsed_ms / 1000).toFixed(1)} s`);
+    if (d.memory_usage !== undefined) parts.push(mib(d.memory_usage));
+    if (s.state === 'queued') parts.push('queued behind another statement');
+    const idle = d.no_progress_ms ?? 0;
+    if (idle >= 2 * this.config.tickMs) parts.push(`no progress for ${Math.round(idle / 1000)} s (stuck after ${this.config.stuckAfterS} s)`);
+    return `${head} — ${parts.join(', ')}`;
+  }
+
+  private async tick(): Promise<void> {
+    if (this.ticking) {
+      // The previous read is still out (each is bounded by a timeout): still heartbeat what we know.
+      this.emit(this.details());
+      return;
+    }
+    this.ticking = true;
+    try {
+      const list = [...this.inFlight.values()];
+      if (list.length) {
+        const seen = await this.readProgress(list).catch((e: Error) => new Map<string, Seen>(list.map((s) => [s.queryId, { listed: false, countersUnavailable: undefined, state: `progress unreadable: ${e.message.split('\n')[0]}` }])));
+        const now = performance.now();
+        for (const st of list) {
+          const s = seen.get(st.queryId) ?? { listed: false };
+          st.seen = s;
+          if (s.countersUnavailable) {
+            st.lastChangeAt = now; // cannot judge: max_execution_time is the bound
+            continue;
+          }
+          if (!s.listed) continue;
+          const key = JSON.stringify([s.rows_read, s.total_rows, s.written_rows, s.parts_to_do, s.merges_rows, s.merges_progress, s.state]);
+          // Memory counts when it moved by at least MEMORY_PROGRESS_BYTES (a sort's or aggregation's
+          // final phase moves no row counter but moves memory; a sleeping statement wiggles by bytes).
+          const memMoved = s.memory_usage !== undefined && (st.memAtChange === undefined || Math.abs(s.memory_usage - st.memAtChange) >= MEMORY_PROGRESS_BYTES);
+          if (key !== st.key || memMoved) [st.key, st.lastChangeAt, st.memAtChange] = [key, now, s.memory_usage];
+        }
+        for (const st of list)
+          if (!st.stuck && this.inFlight.has(st.queryId) && now - st.lastChangeAt >= this.config.stuckAfterS * 1000) await this.stuck(st);
+      }
+      this.emit(this.details());
+    } finally {
+      this.ticking = false;
+    }
+  }
+
+  /** Bound of one progress read or kill statement, ms. */
+  private readTimeoutMs(): number {
+    return Math.max(2000, 2 * this.config.tickMs);
+  }
+
+  private monitorClient(): ClickHouseClient {
+    if (!this.monitor) this.monitor = this.openMonitor!();
+    return this.monitor;
+  }
+
+  /** Progress of the given statements, from a separate connection. */
+  private async readProgress(list: Statement[]): Promise<Map<string, Seen>> {
+    const out = new Map<string, Seen>();
+    const t = this.target;
+    if (!t) return out;
+    if (t.kind === 'embedded') {
+      const r = await fetch(`${t.url}/chbench/running`, { signal: AbortSignal.timeout(this.readTimeoutMs()) });
+      if (!r.ok) throw new Error(`${t.url}/chbench/running: HTTP ${r.status}`);
+      const rows = (await r.json()) as EmbeddedRunning[];
+      const running = rows.find((x) => x.state === 'running');
+      for (const st of list) {
+        const e = rows.find((x) => x.query_id === st.queryId);
+        if (!e) continue;
+        // A queued statement progresses with the one it waits for.
+        const src = e.state === 'queued' ? running : e;
+        const counters = src && src.read_rows !== undefined && src.read_rows !== null;
+        out.set(st.queryId, {
+          listed: true,
+          state: e.state,
+          ...(counters || !src
+            ? {}
+            : { countersUnavailable: src.progress_error ?? 'the embedded server reports no counters for this statement' }),
+          ...(counters ? { rows_read: Number(src!.read_rows), total_rows: num(src!.total_rows_approx), written_rows: num(src!.written_rows), memory_usage: num(src!.memory_usage), elapsed_ms: src!.elapsed_ms ?? undefined } : {}),
+          ...(counters && st.background ? { merges_rows: num(src!.merges_rows_read), merges_progress: num(src!.merges_progress), parts_to_do: num(src!.parts_to_do) } : {}),
+        });
+      }
+      return out;
+    }
+    const c = this.monitorClient();
+    const ids = list.map((s) => `'${s.queryId.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`).join(', ');
+    const rs = await c.query({
+      query: `SELECT query_id, read_rows, total_rows_approx, written_rows, elapsed, memory_usage FROM system.processes WHERE query_id IN (${ids})`,
+      format: 'JSONEachRow',
+      query_id: `chb-watch-${randomUUID()}`, abort_signal: AbortSignal.timeout(this.readTimeoutMs()),
+    });
+    const rows = await rs.json<{ query_id: string; read_rows: string; total_rows_approx: string; written_rows: string; elapsed: number; memory_usage: string }>();
+    let bg: { r: string; w: string; p: number; todo: string } | undefined;
+    if (list.some((s) => s.background)) {
+      const [m] = await (await c.query({ query: 'SELECT sum(rows_read) AS r, sum(rows_written) AS w, sum(progress) AS p FROM system.merges', format: 'JSONEachRow', query_id: `chb-watch-${randomUUID()}`, abort_signal: AbortSignal.timeout(this.readTimeoutMs()) })).json<{ r: string; w: string; p: number }>();
+      const [u] = await (await c.query({ query: 'SELECT sum(parts_to_do) AS todo FROM system.mutations WHERE is_done = 0', format: 'JSONEachRow', query_id: `chb-watch-${randomUUID()}`, abort_signal: AbortSignal.timeout(this.readTimeoutMs()) })).json<{ todo: string }>();
+      bg = { ...m, todo: u?.todo ?? '0' };
+    }
+    for (const r of rows) {
+      const st = list.find((s) => s.queryId === r.query_id);
+      out.set(r.query_id, {
+        listed: true,
+        rows_read: Number(r.read_rows),
+        total_rows: Number(r.total_rows_approx),
+        written_rows: Number(r.written_rows),
+        elapsed_ms: Math.round(Number(r.elapsed) * 1000),
+        memory_usage: Number(r.memory_usage),
+        ...(st?.background && bg ? { merges_rows: Number(bg.r) + Number(bg.w), merges_progress: Number(bg.p), parts_to_do: Number(bg.todo) } : {}),
+      });
+    }
+    return out;
+  }
+
+  /** Kill a stuck statement where the target can, then fail its awaited call. */
+  private async stuck(st: Statement): Promise<void> {
+    const t = this.target;
+    const idleS = Math.round((performance.now() - st.lastChangeAt) / 1000);
+    let kill = 'not attempted (no target)';
+    st.killing = true;
+    if (t) {
+      try {
+        const c = this.monitorClient();
+        const q = `'${st.queryId.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+        await c.command({ query: `KILL QUERY WHERE query_id = ${q} ASYNC`, query_id: `chb-watch-${randomUUID()}`, abort_signal: AbortSignal.timeout(this.readTimeoutMs()) });
+        kill = 'KILL QUERY sent';
+        if (t.kind !== 'embedded') {
+          // Wait (bounded, heartbeating) until the server no longer lists it.
+          const deadline = performance.now() + 30_000;
+          for (;;) {
+            const left = await (await c.query({ query: `SELECT count() AS n FROM system.processes WHERE query_id = ${q}`, format: 'JSONEachRow', query_id: `chb-watch-${randomUUID()}`, abort_signal: AbortSignal.timeout(this.readTimeoutMs()) })).json<{ n: string }>();
+            if (Number(left[0]?.n ?? 0) === 0) {
+              kill = 'killed (KILL QUERY; no longer in system.processes)';
+              break;
+            }
+            if (performance.now() > deadline) {
+              kill = 'KILL QUERY sent, still in system.processes after 30 s';
+              break;
+            }
+            this.emit(this.details(`${this.labelLine()}: killing stuck statement ${st.queryId}`));
+            await new Promise((r) => setTimeout(r, 500));
+          }
+        }
+      } catch (e) {
+        kill = `not killed: ${(e as Error).message.split('\n')[0].slice(0, 300)}`;
+      }
+    }
+    const s = st.seen;
+    const seenText = !s
+      ? 'no progress was ever read'
+      : !s.listed
+        ? `the server did not list it${s.state ? ` (${s.state})` : ''}`
+        : `rows_read ${s.rows_read ?? 'n/a'}, total_rows_approx ${s.total_rows ?? 'n/a'}, written_rows ${s.written_rows ?? 'n/a'}, memory_usage ${s.memory_usage ?? 'n/a'}, elapsed ${s.elapsed_ms ?? 'n/a'} ms${s.parts_to_do !== undefined ? `, parts_to_do ${s.parts_to_do}` : ''}`;
+    st.stuck = ApplicationFailure.create({
+      type: 'StatementStuck',
+      nonRetryable: true,
+      message: `statement ${st.queryId} made no progress for ${idleS} s (protocol.stuckAfterS = ${this.config.stuckAfterS}); last seen: ${seenText}; ${kill}. SQL: ${collapse(st.sql).slice(0, 200)}`,
+      details: [{ query_id: st.queryId, statement: collapse(st.sql).slice(0, 500), no_progress_s: idleS, last_seen: s ?? null, kill }],
+    });
+    st.abort.abort(st.stuck);
+    st.rejectStuck(st.stuck);
+  }
+}
+
+function num(v: unknown): number | undefined {
+  return v === undefined || v === null || v === '' ? undefined : Number(v);
+}
+
+/** One entry of the embedded server's `GET /chbench/running`. */
+export interface EmbeddedRunning {
+  query_id: string;
+  state: 'running' | 'queued';
+  received_at_ms: number;
+  started_at_ms: number | null;
+  sql_head: string;
+  /** Progress of the executing statement (read by a second chdb session from `system.processes`); absent when queued or unreadable. */
+  read_rows?: number | null;
+  total_rows_approx?: number | null;
+  written_rows?: number | null;
+  elapsed_ms?: number | null;
+  memory_usage?: number | null;
+  /** Background merges/mutations of the engine (`system.merges`, `system.mutations`). */
+  merges_rows_read?: number | null;
+  merges_progress?: number | null;
+  parts_to_do?: number | null;
+  /** Why the counters are missing. */
+  progress_error?: string;
+}
+
+// ---------------------------------------------------------------------------------------------
+// One watcher per activity execution
+
+const scope = new AsyncLocalStorage<StatementWatcher>();
+const byContext = new WeakMap<Context, StatementWatcher>();
+
+function activityContext(): Context | undefined {
+  try {
+    return Context.current();
+  } catch {
+    return undefined;
+  }
+}
+
+/** The current activity's watcher (created on first use), or `undefined` outside an activity. */
+export function currentWatcher(): StatementWatcher | undefined {
+  const w = scope.getStore();
+  if (w) return w;
+  const ctx = activityContext();
+  if (!ctx) return undefined;
+  let v = byContext.get(ctx);
+  if (!v) byContext.set(ctx, (v = new StatementWatcher(DEFAULT_WATCH, ctx)));
+  return v;
+}
+
+/**
+ * Run `fn` with its own watcher configured by `config` (the activity wrapper does this for every
+ * activity, from the cell's `protocol.stuckAfterS`).
+ */
+export function runWatched<T>(config: Partial<WatchConfig> & { step?: string }, fn: () => Promise<T>): Promise<T> {
+  const ctx = activityContext();
+  const { step, ...rest } = config;
+  const w = new StatementWatcher({ ...DEFAULT_WATCH, ...rest }, ctx);
+  if (step) w.label({ step });
+  if (ctx) byContext.set(ctx, w);
+  return scope.run(w, async () => {
+    try {
+      return await fn();
+    } finally {
+      w.close();
+    }
+  });
+}
+
+/** Record labels / poll-loop fields with the current watcher and heartbeat now (no-op outside an activity). */
+export function noteProgress(d: Partial<HeartbeatDetails> & Record<string, unknown>): void {
+  currentWatcher()?.note(d);
+}
+
+/** See {@link StatementWatcher.during}; outside an activity just awaits `work`. */
+export function keepAliveDuring<T>(label: string, work: Promise<T>): Promise<T> {
+  const w = currentWatcher();
+  return w ? w.during(label, work) : work;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The client wrapper
+
+type AnyParams = { query?: string; table?: string; query_id?: string; abort_signal?: AbortSignal; values?: unknown; format?: string };
+
+/**
+ * Wrap a client so every statement is registered with `watcher` until its result is consumed.
+ * `openMonitor` opens the separate connection progress is read over.
+ */
+export function watchClient(client: ClickHouseClient, target: TargetHandle, watcher: StatementWatcher, openMonitor: () => ClickHouseClient): ClickHouseClient {
+  watcher.attach(target, openMonitor);
+  /** This client's registered statements (closing the client unregisters those whose result was never read). */
+  const mine = new Set<Statement>();
+  const end = (st: Statement) => {
+    mine.delete(st);
+    watcher.end(st);
+  };
+  const prepare = (p: AnyParams, kind: Statement['kind']) => {
+    const queryId = p.query_id ?? randomUUID();
+    const sql = p.query ?? (p.table ? `INSERT INTO ${p.table} FORMAT ${p.format ?? 'JSONCompactEachRow'}` : '');
+    const st = watcher.begin(queryId, sql, kind);
+    mine.add(st);
+    const signal = p.abort_signal ? AbortSignal.any([p.abort_signal, st.abort.signal]) : st.abort.signal;
+    return { st, params: { ...p, query_id: queryId, abort_signal: signal } };
+  };
+  /** Keep `st` registered until `stream` ends. */
+  const untilEnd = (st: Statement, stream: Readable) => {
+    let done = false;
+    const fin = () => {
+      if (!done) (done = true), end(st);
+    };
+    stream.once('end', fin);
+    stream.once('close', fin);
+    stream.once('error', fin);
+    st.stuckPromise.catch(() => stream.destroy(st.stuck));
+    return stream;
+  };
+  return new Proxy(client, {
+    get(obj, prop, recv) {
+      const orig = Reflect.get(obj, prop, recv);
+      if (prop === 'query')
+        return async (p: AnyParams) => {
+          const { st, params } = prepare(p, 'query');
+          let rs: Awaited<ReturnType<ClickHouseClient['query']>>;
+          try {
+            rs = await watcher.guard(st, (orig as ClickHouseClient['query']).call(obj, params as never));
+          } catch (e) {
+            end(st);
+            throw e;
+          }
+          let consumed = false;
+          return new Proxy(rs, {
+            get(r, k, rr) {
+              const v = Reflect.get(r, k, rr);
+              if ((k === 'text' || k === 'json') && typeof v === 'function')
+                return async (...a: unknown[]) => {
+                  try {
+                    return await watcher.guard(st, (v as (...x: unknown[]) => Promise<unknown>).apply(r, a));
+                  } finally {
+                    consumed = true;
+                    end(st);
+                  }
+                };
+              if (k === 'stream' && typeof v === 'function') return (...a: unknown[]) => untilEnd(st, (v as (...x: unknown[]) => Readable).apply(r, a));
+              if (k === 'close' && typeof v === 'function')
+                return (...a: unknown[]) => {
+                  if (!consumed) end(st);
+                  return (v as (...x: unknown[]) => unknown).apply(r, a);
+                };
+              return typeof v === 'function' ? v.bind(r) : v;
+            },
+          });
+        };
+      if (prop === 'command' || prop === 'insert')
+        return async (p: AnyParams) => {
+          const { st, params } = prepare(p, prop);
+          try {
+            return await watcher.guard(st, (orig as (x: unknown) => Promise<unknown>).call(obj, params));
+          } finally {
+            end(st);
+          }
+        };
+      if (prop === 'exec')
+        return async (p: AnyParams) => {
+          const { st, params } = prepare(p, 'exec');
+          try {
+            const r = (await watcher.guard(st, (orig as (x: unknown) => Promise<{ stream: Readable }>).call(obj, params))) as { stream: Readable };
+            untilEnd(st, r.stream);
+            return r;
+          } catch (e) {
+            end(st);
+            throw e;
+          }
+        };
+      if (prop === 'close')
+        return async () => {
+          for (const st of [...mine]) end(st);
+          return (orig as ClickHouseClient['close']).call(obj);
+        };
+      return typeof orig === 'function' ? orig.bind(obj) : orig;
+    },
+  });
+}
