@@ -10,8 +10,11 @@
  * All samples go to `queries-<phase>.json`; the workflow only receives the headline figures.
  */
 import path from 'node:path';
-import { writeFileSync } from 'node:fs';
-import { execFileSync } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+
+const execFileAsync = promisify(execFile);
 import { min as ssMin, median as ssMedian } from 'simple-statistics';
 import type { ClickHouseClient } from '@clickhouse/client';
 import { ClickHouseError } from '@clickhouse/client';
@@ -233,11 +236,15 @@ function canDropOsCache(url: string): boolean {
   return isLoopbackUrl(url);
 }
 
-/** Try to drop the OS page cache on this host; returns the outcome text. */
-export function dropOsPageCache(): string {
+/**
+ * Try to drop the OS page cache on this host; returns the outcome text. `sync` runs as a child
+ * process without blocking the event loop (on a slow volume with many dirty pages it can take longer
+ * than the heartbeat timeout), so heartbeats continue meanwhile.
+ */
+export async function dropOsPageCache(): Promise<string> {
   try {
-    execFileSync('sync');
-    writeFileSync('/proc/sys/vm/drop_caches', '1\n');
+    await execFileAsync('sync');
+    await writeFile('/proc/sys/vm/drop_caches', '1\n');
     return 'dropped';
   } catch (e) {
     return `not dropped: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`;
@@ -484,7 +491,7 @@ export async function measureQueries(client: ClickHouseClient, table: string, ur
         const os = !o.dropOsPageCache
           ? 'not dropped: protocol.dropOsPageCache is false'
           : o.serverOnThisHost ?? canDropOsCache(url)
-            ? dropOsPageCache()
+            ? await dropOsPageCache()
             : 'not dropped: the server is not known to run on the worker host';
         settings = { ...base, min_bytes_to_use_direct_io: 1 };
         prep = { server_caches, os_page_cache: os, settings };
@@ -495,7 +502,7 @@ export async function measureQueries(client: ClickHouseClient, table: string, ur
       const queryId = `${o.queryIdPrefix}-${q.id}-${kind}${n}-a${a}`;
       // Without a query log the summary is the server-side source: ask for the complete one
       // (wait_end_of_query=1; the embedded engine also reports its elapsed and rows read only then).
-      const mo = { waitEndOfQuery: summaryComplete };
+      const mo = { waitEndOfQuery: summaryComplete, onProgress: (p: { result_rows: number; result_bytes: number }) => heartbeat({ result_rows: p.result_rows, result_bytes: p.result_bytes }) };
       let r: MeasuredResult;
       try {
         r = o.target ? await killOnCancel(o.target, queryId, runMeasured(client, q.sql, queryId, settings, cancellationSignal(), mo)) : await runMeasured(client, q.sql, queryId, settings, cancellationSignal(), mo);

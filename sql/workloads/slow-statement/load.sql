@@ -1,1 +1,0 @@
-INSERT INTO {{table}} SELECT number FROM numbers({{rows}})

@@ -1,1 +1,0 @@
-CREATE TABLE IF NOT EXISTS {{table}} (n UInt64{{codec}}) ENGINE = MergeTree ORDER BY n{{settings}}
