@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { startTemporalEnv } from './helpers/temporal-env';
-import { cellLine, heartbeatLine, renderSnapshot, takeSnapshot, ProgressView, STALE_HEARTBEAT_MS, type CellSnapshot, type RunSnapshot } from '../src/lib/progress';
+import { cellLine, heartbeatFraction, heartbeatLine, renderSnapshot, takeSnapshot, ProgressView, STALE_HEARTBEAT_MS, type CellSnapshot, type RunSnapshot } from '../src/lib/progress';
 import type { MatrixProgress, MatrixResult } from '../src/workflows';
 
 const NOW = 1_800_000_000_000;
@@ -30,6 +30,13 @@ test('heartbeatLine: progress first, else a line from the known fields, robust t
   assert.equal(heartbeatLine([{ step: 'load', query: 'q1' }]), 'query q1');
   assert.equal(heartbeatLine({ step: 'x', nested: { a: 1 }, total_rows: NaN }), '', 'nested objects and non-finite numbers are skipped');
   assert.equal(heartbeatLine({ waiting_for_previous_attempt: 'abc' }), 'waiting for previous attempt abc');
+});
+
+test('heartbeatFraction: a SELECT (written_rows 0) is judged by rows read; an INSERT by the larger counter', () => {
+  assert.equal(heartbeatFraction({ rows_read: 50_000_000, written_rows: 0, total_rows: 100_000_000 }), 0.5);
+  assert.equal(heartbeatFraction({ rows_read: 30, written_rows: 25, total_rows: 100 }), 0.3);
+  assert.equal(heartbeatFraction({ written_rows: 10, total_rows: 100 }), 0.1);
+  assert.equal(heartbeatFraction({ rows_read: 10 }), undefined);
 });
 
 test('cellLine: step, activity, attempt, bar, heartbeat, and the age only when stale', () => {

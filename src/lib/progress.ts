@@ -95,13 +95,16 @@ const KNOWN = new Set(['step', 'statement', 'query_id', 'rows_read', 'total_rows
 
 /**
  * Fraction done (0..1) a heartbeat shows, when it says both how far and how much:
- * `written_rows` or `rows_read` against `total_rows`.
+ * the larger of `written_rows` and `rows_read` against `total_rows`.
  */
 export function heartbeatFraction(d: unknown): number | undefined {
   if (!d || typeof d !== 'object') return undefined;
   const h = d as HeartbeatDetails;
   const total = num(h.total_rows);
-  const done = num(h.written_rows) ?? num(h.rows_read);
+  // A SELECT reports written_rows 0: take the larger of the two counters, not the first present.
+  const w = num(h.written_rows);
+  const r = num(h.rows_read);
+  const done = w === undefined && r === undefined ? undefined : Math.max(w ?? 0, r ?? 0);
   return total && total > 0 && done !== undefined ? Math.max(0, Math.min(1, done / total)) : undefined;
 }
 
