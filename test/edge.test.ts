@@ -6,7 +6,7 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { startTemporalEnv, type TemporalEnv } from './helpers/temporal-env';
 import type { MatrixResult } from '../src/workflows';
@@ -83,5 +83,35 @@ for (const t of [
     }
     assert.equal(byId.late_error.samples.length, 0, 'no sample was recorded from the failed body');
     assert.match(report, /⚠ LATE_ERROR failed in v\d+\.\d+-lz4 \(failed\)\*\* on run cold 1/);
+  });
+}
+
+for (const t of [
+  { name: 'embedded', target: { kind: 'embedded' }, version: '26.7' },
+  { name: '18.16', target: { kind: 'local', binaries: { '18.16': BINARY } }, version: '18.16' },
+]) {
+  test(`${t.name}: a run cancelled in the middle of the query step ends Canceled and keeps the queries already measured`, async () => {
+    const runId = `edge-cancel-${t.name.replace('.', '')}-${Date.now()}`;
+    const spec = { name: 'edge-cancel', workload: 'edge', scale: 1000, queries: ['count', 'slow'], target: t.target, matrix: { version: [t.version], codec: ['LZ4'] }, protocol: { coldRuns: 1, warmupRuns: 0, warmRuns: 1 }, skipIndex: false, resultsDir: env.resultsDir };
+    const handle = await env.client.workflow.start('benchmarkMatrix', { taskQueue: env.taskQueue, workflowId: runId, args: [spec] });
+    const cellKey = `v${t.version}-lz4`;
+    // Wait until the cell measures (count takes milliseconds; slow then runs for 2 × 15 s), then cancel.
+    for (let i = 0; i < 600; i++) {
+      const p = await env.client.workflow.getHandle(`${runId}/${cellKey}`).query<{ step: string }>('progress').catch(() => undefined);
+      if (p?.step === 'queries-baseline') break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    await new Promise((r) => setTimeout(r, 6000));
+    await handle.cancel();
+    await handle.result().catch(() => undefined);
+    const doc = JSON.parse(readFileSync(path.join(env.resultsDir, runId, 'cells', cellKey, 'result.json'), 'utf8')) as CellResultDoc;
+    assert.equal(doc.status, 'cancelled', doc.error);
+    const qb = doc.queries_baseline!;
+    assert.ok(qb, `queries-baseline.json written: files ${readdirSync(path.join(env.resultsDir, runId, 'cells', cellKey)).join(', ')}; error ${doc.error}; attempts ${JSON.stringify(doc.attempts)}`);
+    assert.match(qb.incomplete!, /^cancelled; 1 of 2 queries measured/);
+    assert.deepEqual(qb.queries.map((q) => q.id), ['count']);
+    assert.equal(qb.queries[0].samples.length, 2);
+    const report = readFileSync(path.join(env.resultsDir, runId, 'report.md'), 'utf8');
+    assert.match(report, /Query steps stopped before every query was measured/);
   });
 }

@@ -72,6 +72,7 @@ test('18.16: a query faster than 10 × the server resolution (whole-ms query_dur
   assert.ok(Math.min(...fast.samples.map((s) => s.server_elapsed_ms!)) < 10, `fast query really is fast: ${fast.samples.map((s) => s.server_elapsed_ms).join(',')}`);
   assert.equal(fast.stats.timing_source, 'client wall time');
   assert.match(fast.stats.timing_note!, /resolves 1 ms, coarser than 10 %/);
+  assert.doesNotMatch(fast.stats.timing_note!, /\(0 ms\)/, "never a figure below the resolution");
   assert.equal(fast.stats.resolution_ms, null);
   assert.ok(fast.stats.warm_min_ms! > 0 && fast.stats.warm_min_ms === fast.stats.warm_min_wall_ms, 'the headline is the client wall time');
   assert.notEqual(fmtMs(fast.stats.warm_min_ms, fast.stats.resolution_ms), '0 ms');

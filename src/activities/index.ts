@@ -20,8 +20,8 @@ import { createTeardown } from './teardown';
 import { createWriteReport } from './write-report';
 import { createAwaitWorkflowClosed, type TemporalDeps } from './await-workflow-closed';
 
-import { ApplicationFailure } from '@temporalio/common';
-import { attempt, sleep } from '../lib/activity-context';
+import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
+import { attempt, cancellationSignal, sleep } from '../lib/activity-context';
 import { isTargetGone } from '../lib/attempts';
 import { runWatched } from '../lib/statement-watch';
 
@@ -29,12 +29,17 @@ import { runWatched } from '../lib/statement-watch';
  * Wrap a cell step: its result also says which attempt produced it (so a figure that came from a
  * retry says so), and an unreachable server becomes a non-retryable `TargetUnavailable` failure the
  * cell workflow answers by provisioning again (retrying against a dead server cannot succeed).
+ * A step whose activity was cancelled reports `CancelledFailure`, never the statement's abort error.
  */
 export function cellStep<A extends unknown[], R extends object>(name: string, fn: (...a: A) => Promise<R>): (...a: A) => Promise<R & { attempt: number }> {
   return async (...a: A) => {
     try {
       return { ...(await fn(...a)), attempt: attempt() };
     } catch (e) {
+      // A cancelled step is reported as cancelled, whatever its statement threw on the abort (e.g.
+      // "The user aborted a request."), so the cell ends Canceled rather than failed.
+      const signal = cancellationSignal();
+      if (signal?.aborted && !(e instanceof CancelledFailure)) throw signal.reason instanceof CancelledFailure ? signal.reason : new CancelledFailure(`${name} cancelled: ${String((signal.reason as Error)?.message ?? signal.reason ?? '')}`);
       if (isTargetGone(e))
         throw ApplicationFailure.create({ type: 'TargetUnavailable', nonRetryable: true, message: `${name}: the ClickHouse server is unreachable (${(e as Error).message})` });
       throw e;

@@ -216,6 +216,8 @@ export interface QueryRecord {
 export interface QueriesRecord {
   phase: 'baseline' | 'index';
   attempt: number;
+  /** Set when the step stopped (cancelled, or an error) before every query was measured: why, and how many were. */
+  incomplete?: string;
   /** What "cold" meant in this step, from the recorded outcomes (see {@link coldDefinition}). */
   cold_definition: string;
   /**
@@ -310,7 +312,7 @@ export function stats(samples: RunSample[]): QueryStats {
   let server = haveServer;
   if (haveServer && resolution !== null && smallest !== null && resolution > MAX_RESOLUTION_SHARE * smallest) {
     server = false;
-    timing_note = `server time (${sources.join(', ')}) resolves ${resolution} ms, coarser than ${MAX_RESOLUTION_SHARE * 100} % of the fastest run (${smallest} ms): client wall time is the headline`;
+    timing_note = `server time (${sources.join(', ')}) resolves ${resolution} ms, coarser than ${MAX_RESOLUTION_SHARE * 100} % of the fastest run (${smallest < resolution ? `< ${resolution}` : smallest} ms): client wall time is the headline`;
   } else if (!haveServer && measured.length) {
     timing_note = 'the server gave no elapsed time for every run: client wall time is the headline';
   }
@@ -453,6 +455,11 @@ export interface MeasureOptions {
   extraSettings?: Record<string, string | number>;
   /** The target, so a cancelled run is killed on the server (absent in bench/). */
   target?: TargetHandle;
+  /**
+   * Each query's record is also pushed here as soon as the query is done (before query_log figures
+   * are joined), so a step that is cancelled or fails midway can still write what it measured.
+   */
+  finished?: QueryRecord[];
   /** Called before each run (for heartbeats / progress). */
   onRun?: (q: string, kind: RunSample['kind'], n: number) => void;
 }
@@ -567,7 +574,9 @@ export async function measureQueries(client: ClickHouseClient, table: string, ur
       explainError = (e as Error).message.split('\n')[0];
     }
     for (const smp of samples) if (smp.kind === 'cold') smp.validity.cold = judgeCold(smp.counters, smp.cold_preparation?.os_page_cache ?? '', smp.cold_preparation?.server_caches ?? []);
-    records.push({ id: q.id, title: q.title, uses_index: q.usesIndex, deterministic: q.deterministic, sql: q.sql, ...(queryError ? { error: queryError } : {}), explain_indexes: explain, explain_settings: explainSettings(base), ...(explainError ? { explain_error: explainError } : {}), samples, stats: stats(samples), parts_before: partsBefore, parts_after: (await activeParts(client, table)).names, result_examples: examples });
+    const record: QueryRecord = { id: q.id, title: q.title, uses_index: q.usesIndex, deterministic: q.deterministic, sql: q.sql, ...(queryError ? { error: queryError } : {}), explain_indexes: explain, explain_settings: explainSettings(base), ...(explainError ? { explain_error: explainError } : {}), samples, stats: stats(samples), parts_before: partsBefore, parts_after: (await activeParts(client, table)).names, result_examples: examples };
+    records.push(record);
+    o.finished?.push(record);
   }
   if (o.queryLog) {
     const log = await fetchQueryLog(client, records.flatMap((r) => r.samples.map((s) => s.query_id)));
@@ -663,7 +672,23 @@ export function createRunQueries(deps: { workDir: string }) {
         // A retry re-measures this step from scratch, never beside a run of the earlier attempt.
         const previous = await settlePreviousAttempts(target, client, queryIdPrefix(cell.runId, cell.cellKey, phase));
         if (cell.protocol.stopMergesDuringQueries) merges = await tryCommand(client, `SYSTEM STOP MERGES ${m.table}`);
+        const dir = cellDir(cell.resultsDir, cell.runId, cell.cellKey);
+        const file = path.join(dir, `queries-${phase}.json`);
+        const record = (records: QueryRecord[], incomplete?: string): QueriesRecord => ({
+          phase,
+          attempt: attempt(),
+          ...(incomplete ? { incomplete } : {}),
+          cold_definition: coldDefinition(records, probe),
+          other_chbench_servers: { at_start: othersAtStart, at_end: otherChbenchServers(deps.workDir, target) },
+          merges_stopped: merges,
+          previous_attempts: previous,
+          run_settings: records[0]?.samples.find((x) => x.kind === 'warm')?.settings ?? {},
+          query_log: queryLog ? 'available' : 'not available',
+          queries: records,
+        });
+        const finished: QueryRecord[] = [];
         const records = await measureQueries(client, m.table, target.url, queries, {
+          finished,
           coldRuns: cell.protocol.coldRuns,
           warmupRuns: cell.protocol.warmupRuns,
           warmRuns: cell.protocol.warmRuns,
@@ -681,8 +706,14 @@ export function createRunQueries(deps: { workDir: string }) {
           summaryReadSource: target.kind === 'embedded' ? 'output statistics' : 'http summary',
           queryIdPrefix: queryIdPrefix(cell.runId, cell.cellKey, phase),
           onRun: (q, kind, n) => heartbeat({ step: `queries-${phase}`, query: q, run: `${kind} ${n}` }),
+        }).catch((e: unknown) => {
+          // Cancelled or failed midway: keep the queries already measured (a retry re-measures and overwrites).
+          if (finished.length) {
+            const why = cancellationSignal()?.aborted ? 'cancelled' : `stopped by an error: ${((e as Error)?.message ?? String(e)).split('\n')[0].slice(0, 200)}`;
+            writeJsonAtomic(file, record(finished, `${why}; ${finished.length} of ${queries.length} queries measured (query_log figures not joined)`));
+          }
+          throw e;
         });
-        const dir = cellDir(cell.resultsDir, cell.runId, cell.cellKey);
         if (phase === 'index' && m.index) {
           // The index's proof is taken from these runs: EXPLAIN under their settings, and their read_rows vs the baseline's.
           const baseline = readJsonIfExists<QueriesRecord>(path.join(dir, 'queries-baseline.json'));
@@ -691,19 +722,7 @@ export function createRunQueries(deps: { workDir: string }) {
             r.index_proof = judgeIndexUse(m.index.name, r.explain_error ? null : r.explain_indexes, r.stats.read_rows, before);
           }
         }
-        const file = path.join(dir, `queries-${phase}.json`);
-        const rec: QueriesRecord = {
-          phase,
-          attempt: attempt(),
-          cold_definition: coldDefinition(records, probe),
-          other_chbench_servers: { at_start: othersAtStart, at_end: otherChbenchServers(deps.workDir, target) },
-          merges_stopped: merges,
-          previous_attempts: previous,
-          run_settings: records[0]?.samples.find((x) => x.kind === 'warm')?.settings ?? {},
-          query_log: queryLog ? 'available' : 'not available',
-          queries: records,
-        };
-        writeJsonAtomic(file, rec);
+        writeJsonAtomic(file, record(records));
         const failed = records.filter((r) => r.error);
         if (failed.length)
           // After the record is written: what was measured is kept; retrying cannot fix a query error.

@@ -92,7 +92,8 @@ export function loadRun(dir: string): { run: { runId: string; startedAt: string;
 export function indexVerdict(c: CellResultDoc): { verified: boolean | null; reasons: string[] } {
   const vv = c.index?.verification;
   const proofs = (c.queries_index?.queries ?? []).filter((q) => q.index_proof).map((q) => ({ id: q.id, p: q.index_proof! }));
-  const reasons = [...(vv?.reasons ?? [])];
+  // A query with a proof from the measured runs is described by that proof, not twice.
+  const reasons = (vv?.reasons ?? []).filter((r) => !proofs.some((x) => r.toLowerCase().startsWith(`${x.id.toLowerCase()}:`)));
   for (const { id, p } of proofs) if (p.effective !== true) reasons.push(`${id.toUpperCase()}: ${p.reason}`);
   const verdicts = [vv?.verified ?? null, ...proofs.map((x) => x.p.effective)];
   if (!proofs.length) verdicts.push(null); // no proof from the measured runs (e.g. a result written before proofs existed)
@@ -181,7 +182,11 @@ export function renderReport(dir: string): string {
 
   // Validity summary first: a run with invalid measurements says so at the top.
   const v = validitySummary(ok);
-  if (v.invalid.length) out.push(`> **⚠ This run has invalid measurements** — ${v.invalid.join('; ')}. Flags appear next to the figures they qualify and in the Validity section.`, '');
+  const measuredRuns = ok.flatMap((c) => [c.queries_baseline, c.queries_index]).flatMap((p) => p?.queries ?? []).reduce((a, q) => a + q.samples.length, 0);
+  const incomplete = cells.flatMap((c) => [c.queries_baseline, c.queries_index].filter((p) => p?.incomplete).map((p) => `${c.cellKey} ${p!.phase}: ${p!.incomplete}`));
+  if (incomplete.length) out.push(`> **Query steps stopped before every query was measured** — ${incomplete.join('; ')}. The figures shown are the queries that finished.`, '');
+  if (!measuredRuns) out.push('> **No query run was measured** in this run (see the cells below for why); there is nothing to judge.', '');
+  else if (v.invalid.length) out.push(`> **⚠ This run has invalid measurements** — ${v.invalid.join('; ')}. Flags appear next to the figures they qualify and in the Validity section.`, '');
   else if (v.unknown.length) out.push(`> **Validity could not be fully judged** — no verdict for ${v.unknown.join('; ')} (see the Validity section); nothing judged was invalid.`, '');
   else out.push('Validity: every cold run was cold, every run quiet, warm faster than cold, results consistent.', '');
 
@@ -205,14 +210,14 @@ export function renderReport(dir: string): string {
   if (cells.some((c) => c.provision?.server.cpu_source.startsWith('worker host')))
     out.push('CPUs/memory come from `system.asynchronous_metrics` where the server has them, else from the worker host (same host for embedded/local targets).', '');
 
-  out.push('## Ingest', '', 'Server-side generation `INSERT … SELECT … FROM numbers_mt(N)`: no network or parsing cost. Elapsed = client wall time of the INSERT statement (rows/s uses it); server elapsed from the HTTP summary where the server sends it. Rows = `SELECT count()` after loading.', '');
+  out.push('## Ingest', '', 'Server-side generation by the workload\'s `INSERT … SELECT` (see its `load.sql`): no network or parsing cost. Elapsed = client wall time of the INSERT statement (rows/s uses it); server elapsed from ' + ([...new Set(ok.map((c) => c.load?.server_elapsed_source).filter(Boolean))].map((x) => `\`${x}\``).join(' / ') || 'n/a') + '. Rows = `SELECT count()` after loading.', '');
   const ing = [['cell', 'rows (count())', 'elapsed (client wall)', 'server elapsed', 'rows/s', 'partitions', 'active parts', 'verified', 'note']];
   for (const c of ok) {
     const l = c.load;
     if (!l) continue;
     const vf = l.verification;
     const verified = vf ? `${vf.rows_equal_scale ? '= scale' : '⚠ ≠ scale'}; ${vf.written_rows_check.startsWith('MISMATCH') ? `⚠ ${vf.written_rows_check}` : vf.written_rows_check.startsWith('not') ? 'written_rows n/a' : 'written_rows ='}; dedup blocks ${vf.duplicated_inserted_blocks ?? 'n/a'}` : 'n/a';
-    ing.push([label(c), fmtInt(l.rows_in_table), fmtMs(l.elapsed_ms), fmtMs(l.server_elapsed_ms), fmtInt(l.rows_per_s), fmtInt(l.partitions), fmtInt(l.active_parts), verified, l.truncated_before_load ? `reloaded after finding ${fmtInt(l.truncated_before_load.rows_found)} rows` : '']);
+    ing.push([label(c), fmtInt(l.rows_in_table), fmtMs(l.elapsed_ms), fmtMs(l.server_elapsed_ms, /query_duration_ms/.test(l.server_elapsed_source ?? '') ? 1 : null), fmtInt(l.rows_per_s), fmtInt(l.partitions), fmtInt(l.active_parts), verified, l.truncated_before_load ? `reloaded after finding ${fmtInt(l.truncated_before_load.rows_found)} rows` : '']);
   }
   out.push(markdownTable(ing), '');
 
@@ -285,11 +290,14 @@ export function renderReport(dir: string): string {
         out.push(`**⚠ ${fq.id.toUpperCase()} failed in ${label(c)}${rec === c.queries_index ? ' (after index)' : ''}** on run ${fq.error!.run} (query_id \`${fq.error!.query_id}\`): server error Code ${fq.error!.code}${fq.error!.type ? ` (${fq.error!.type})` : ''}: ${fq.error!.message.split('\n')[0].slice(0, 300)}`, '');
   const find = (c: CellResultDoc, id: string) => c.queries_baseline?.queries.find((q) => q.id === id);
   const approx = qids.filter((id) => ok.some((c) => find(c, id)?.deterministic === false));
-  const compared = qids.filter((id) => !approx.includes(id));
+  // Only queries that returned rows in at least one run can be said to agree.
+  const measuredIds = qids.filter((id) => ok.some((c) => [c.queries_baseline, c.queries_index].some((p) => p?.queries.find((q) => q.id === id && q.samples.length))));
+  const compared = measuredIds.filter((id) => !approx.includes(id));
+  const anyIndex = ok.some((c) => c.queries_index);
   const mismatches = resultMismatches(ok);
   for (const mm of mismatches) out.push(`**⚠ Correctness failure: ${mm.id.toUpperCase()} returned different rows** — ${mm.values.join(' ≠ ')}`, '');
   if (mismatches.length) out.push('');
-  else if (compared.length) out.push(`Results agree: every run of ${compared.map((q) => q.toUpperCase()).join(', ')} in every cell (before and after the index) returned the same rows (sha256).`, '');
+  else if (compared.length) out.push(`Results agree: every run of ${compared.map((q) => q.toUpperCase()).join(', ')} in every cell${anyIndex ? ' (before and after the index)' : ''} returned the same rows (sha256).`, '');
   if (approx.length) out.push(`Not compared: ${approx.map((q) => q.toUpperCase()).join(', ')} (the workload marks the result as approximate).`, '');
 
   out.push('## Validity', '', 'Per query and cell: was each cold run cold (from the run\'s counters: mark/uncompressed cache hits, direct-I/O buffers, bytes read from the block device), were all runs quiet (active parts unchanged, no merge or mutation), were warm runs faster than cold. "?" = the counters needed are not available on this target.', '');
