@@ -365,10 +365,16 @@ export function renderReport(dir: string): string {
   const evRows = [['cell', ...ev, 'host disk read', 'host disk written']];
   for (const c of ok) {
     const d = c.metrics_delta;
+    if (!d) {
+      // Not "the server lacks the counter": the end snapshot was never taken.
+      evRows.push([label(c), ...ev.map(() => '—'), '—', '—']);
+      continue;
+    }
     const disks = d?.host_disks ? Object.values(d.host_disks) : null;
     evRows.push([label(c), ...ev.map((k) => fmtInt(d?.server_events[k] ?? null)), disks ? fmtBytes(disks.reduce((a, x) => a + x.read_bytes, 0)) : 'n/a', disks ? fmtBytes(disks.reduce((a, x) => a + x.write_bytes, 0)) : 'n/a']);
   }
   out.push(markdownTable(evRows), '');
+  if (ok.some((c) => !c.metrics_delta)) out.push('"—" = no end-of-cell snapshot was taken (the cell stopped before its last step), so there is no difference to show.', '');
   const bad = cells.filter((c) => c.status !== 'succeeded');
   if (bad.length) {
     out.push('## Cells that did not finish', '', 'Figures such a cell measured before it stopped are in the tables above, labelled with its status.', '');

@@ -17,7 +17,7 @@ import {
   CancelledFailure,
   type ActivityOptions,
 } from '@temporalio/workflow';
-import type { RetryPolicy } from '@temporalio/common';
+import { RetryState, type RetryPolicy } from '@temporalio/common';
 import type { Activities } from '../activities';
 import type { CellInput, CellOutcome, StepInput } from '../activities/types';
 import { PHASE } from './search-attributes';
@@ -96,6 +96,10 @@ export async function benchmarkCell(cell: CellInput): Promise<CellOutcome> {
         progress.done.push(name);
         return r;
       } catch (err) {
+        // A step that failed after exhausting its retries ran exactly maximumAttempts times: say so
+        // (the report's "retries" column), rather than showing no retry at all.
+        if (err instanceof ActivityFailure && err.retryState === RetryState.MAXIMUM_ATTEMPTS_REACHED && opts.retry?.maximumAttempts)
+          attempts[name] = (attempts[name] ?? 0) + opts.retry.maximumAttempts;
         if (!(err instanceof ActivityFailure && err.cause instanceof ApplicationFailure && err.cause.type === 'TargetUnavailable') || restarts.length >= MAX_TARGET_RESTARTS) throw err;
         attempts[name] = (attempts[name] ?? 0) + 1;
         restarts.push({ step: name, error: err.cause.message });
