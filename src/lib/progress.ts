@@ -18,24 +18,14 @@ import type { Payload } from '@temporalio/common';
 import { optionalTsToMs } from '@temporalio/common/lib/time';
 import type { MatrixProgress } from '../workflows/matrix';
 import { PHASE } from '../workflows/search-attributes';
+import type { HeartbeatDetails as WatchHeartbeatDetails } from './statement-watch';
 
-/** Heartbeat details as the steps send them (every field optional; unknown fields allowed). */
-export interface HeartbeatDetails {
-  step?: string;
-  statement?: string;
-  query_id?: string;
-  rows_read?: number;
-  total_rows?: number;
-  written_rows?: number;
-  result_bytes?: number;
-  elapsed_ms?: number;
-  parts_to_do?: number;
-  query?: string;
-  run?: string | number;
-  /** One human line, preferred over everything else when present. */
-  progress?: string;
-  [k: string]: unknown;
-}
+/**
+ * Heartbeat details as read back from Temporal: the shape the steps send
+ * ({@link WatchHeartbeatDetails}, one definition in `statement-watch.ts`), every field optional and
+ * unknown fields allowed — a heartbeat of an older worker may carry another shape.
+ */
+export type HeartbeatDetails = Partial<WatchHeartbeatDetails> & Record<string, unknown>;
 
 /** What is known about one running cell at snapshot time. */
 export interface CellSnapshot {

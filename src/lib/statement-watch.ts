@@ -51,7 +51,7 @@ export interface HeartbeatDetails {
   total_rows?: number;
   /** Rows written so far (`system.processes.written_rows`). */
   written_rows?: number;
-  /** Result bytes received by the client so far (not filled yet: the client reads bodies whole). */
+  /** Result bytes received by the client so far (measured runs: counted as the body streams in). */
   result_bytes?: number;
   /** Server-side elapsed of the statement, ms (`system.processes.elapsed` × 1000). */
   elapsed_ms?: number;
