@@ -67,9 +67,6 @@ export interface IndexVerification {
   reasons: string[];
 }
 
-/** Parse the `Granules: a/b` line of the named skip index in an `EXPLAIN indexes = 1` output. */
-export const explainSkipGranules = explainGranules;
-
 /**
  * Check that every active part carries the index and that EXPLAIN shows it skipping granules.
  * The EXPLAIN runs with `settings`: the query settings of the measured runs (the spec's
@@ -94,7 +91,7 @@ export async function verifyIndex(client: ClickHouseClient, table: string, index
   for (const q of queries) {
     try {
       const rs = await client.query({ query: `EXPLAIN indexes = 1 ${q.sql}`, format: 'TabSeparatedRaw', clickhouse_settings: settings });
-      const g = explainSkipGranules(await rs.text(), index);
+      const g = explainGranules(await rs.text(), index);
       explain[q.id] = { granules: g ? `${g.kept}/${g.total}` : null, skips: g ? g.kept < g.total : false };
       if (!g) reasons.push(`${q.id}: EXPLAIN does not show index ${index}`);
       else if (g.kept >= g.total) reasons.push(`${q.id}: index ${index} skipped no granule (${g.kept}/${g.total})`);

@@ -476,6 +476,8 @@ export async function measureQueries(client: ClickHouseClient, table: string, ur
     ...(o.knownSettings === undefined || o.knownSettings.includes('output_format_json_quote_64bit_integers') ? { output_format_json_quote_64bit_integers: 1 } : {}),
     ...(o.queryLog ? { log_queries: 1 } : {}),
   } as Record<string, number>;
+  // EXPLAINs that prove something about the runs use the runs' own settings (computed once).
+  const explainWith = explainSettings(base);
   // A summary is a headline only when it is complete: without a query log, request it (wait_end_of_query=1).
   const summaryComplete = !o.queryLog;
   for (const q of queries) {
@@ -568,13 +570,13 @@ export async function measureQueries(client: ClickHouseClient, table: string, ur
     let explainError: string | undefined;
     try {
       // Under exactly the settings of the warm runs, so what it proves holds for the measured runs.
-      const rs = await client.query({ query: `EXPLAIN indexes = 1 ${q.sql}`, format: 'TabSeparatedRaw', clickhouse_settings: explainSettings(base) });
+      const rs = await client.query({ query: `EXPLAIN indexes = 1 ${q.sql}`, format: 'TabSeparatedRaw', clickhouse_settings: explainWith });
       explain = (await rs.text()).trimEnd();
     } catch (e) {
       explainError = (e as Error).message.split('\n')[0];
     }
     for (const smp of samples) if (smp.kind === 'cold') smp.validity.cold = judgeCold(smp.counters, smp.cold_preparation?.os_page_cache ?? '', smp.cold_preparation?.server_caches ?? []);
-    const record: QueryRecord = { id: q.id, title: q.title, uses_index: q.usesIndex, deterministic: q.deterministic, sql: q.sql, ...(queryError ? { error: queryError } : {}), explain_indexes: explain, explain_settings: explainSettings(base), ...(explainError ? { explain_error: explainError } : {}), samples, stats: stats(samples), parts_before: partsBefore, parts_after: (await activeParts(client, table)).names, result_examples: examples };
+    const record: QueryRecord = { id: q.id, title: q.title, uses_index: q.usesIndex, deterministic: q.deterministic, sql: q.sql, ...(queryError ? { error: queryError } : {}), explain_indexes: explain, explain_settings: explainWith, ...(explainError ? { explain_error: explainError } : {}), samples, stats: stats(samples), parts_before: partsBefore, parts_after: (await activeParts(client, table)).names, result_examples: examples };
     records.push(record);
     o.finished?.push(record);
   }
