@@ -12,7 +12,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { connect, runMeasured } from '../src/lib/clickhouse';
+import { connect, runMeasured } from '../src/clickhouse/client';
 import { provisionEmbedded, teardownEmbedded } from '../src/targets/embedded';
 
 const X1000 = 'x'.repeat(1000);

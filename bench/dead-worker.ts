@@ -10,9 +10,9 @@ import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { startDevServer } from '../src/lib/dev-server';
+import { startDevServer } from '../src/temporal/dev-server';
 import { REPO_ROOT } from '../src/config';
-import type { CellProgress } from '../src/workflows/cell';
+import type { CellProgress } from '../src/workflows/benchmark-cell';
 
 const TRIALS = Number(process.env.BENCH_TRIALS ?? 3);
 

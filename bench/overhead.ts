@@ -18,10 +18,10 @@ import { median, quantile } from 'simple-statistics';
 import { Client, Connection } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
 import { provisionEmbedded, teardownEmbedded } from '../src/targets/embedded';
-import { connect, runMeasured } from '../src/lib/clickhouse';
+import { connect, runMeasured } from '../src/clickhouse/client';
 import { loadWorkload, workloadQueries, renderTemplate } from '../src/lib/workload';
 import { resultCacheSettings } from '../src/activities/run-queries';
-import { startDevServer } from '../src/lib/dev-server';
+import { startDevServer } from '../src/temporal/dev-server';
 import { createWorker, installRuntime } from '../src/worker';
 import { REPO_ROOT } from '../src/config';
 

@@ -21,11 +21,11 @@ import { mkdtempSync, rmSync, readFileSync, existsSync, readdirSync, openSync } 
 import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection, WorkflowFailedError } from '@temporalio/client';
-import { startDevServer, freePort, type DevServer } from '../src/lib/dev-server';
+import { startDevServer, freePort, type DevServer } from '../src/temporal/dev-server';
 import { REPO_ROOT } from '../src/config';
 import { readLabel } from '../src/targets/process';
-import type { MatrixProgress } from '../src/workflows/matrix';
-import type { CellProgress } from '../src/workflows/cell';
+import type { MatrixProgress } from '../src/workflows/benchmark-matrix';
+import type { CellProgress } from '../src/workflows/benchmark-cell';
 
 const LOCAL_BINARY = process.env.CHBENCH_CLICKHOUSE_SERVER ?? '/usr/sbin/clickhouse-server';
 const MIN_KILLS = Number(process.env.CHAOS_MIN_KILLS ?? 20);

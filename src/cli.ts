@@ -16,14 +16,14 @@ import { Command } from 'commander';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { checkSpec } from './activities/validate-spec';
+import { checkSpec } from './activities/matrix/validate-spec';
 import { readSpecFile } from './lib/spec-file';
 import { expandMatrix, cellKey } from './lib/matrix';
 import { loadConfig } from './config';
-import { newRunId, runAndFollow, WorkflowFailedError } from './lib/run-client';
-import { renderReport } from './lib/report';
-import { runDir, writeTextAtomic } from './lib/results-store';
-import { collectGarbage } from './lib/gc';
+import { newRunId, runAndFollow, WorkflowFailedError } from './temporal/run-client';
+import { renderReport } from './results/report';
+import { runDir, writeTextAtomic } from './results/store';
+import { collectGarbage } from './targets/gc';
 
 /** Exit codes. */
 export const EXIT = { ok: 0, cellsFailed: 1, invalid: 2, unreachable: 3, workflowFailed: 4 } as const;

@@ -7,12 +7,12 @@
  */
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { startDevServer, type DevServer } from './lib/dev-server';
+import { startDevServer, type DevServer } from './temporal/dev-server';
 import { createWorker, installRuntime } from './worker';
 import { loadConfig, REPO_ROOT } from './config';
 import { readSpecFile } from './lib/spec-file';
-import { checkSpec } from './activities/validate-spec';
-import { newRunId, runAndFollow } from './lib/run-client';
+import { checkSpec } from './activities/matrix/validate-spec';
+import { newRunId, runAndFollow } from './temporal/run-client';
 
 async function main(): Promise<void> {
   const specFile = process.argv[2] ?? path.join(REPO_ROOT, 'examples', 'demo.yaml');

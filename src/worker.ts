@@ -6,9 +6,9 @@
 import { NativeConnection, Worker, Runtime, DefaultLogger, type LogLevel } from '@temporalio/worker';
 import { createActivities } from './activities';
 import { loadConfig, type Config } from './config';
-import { ensureSearchAttributes } from './lib/search-attribute-registry';
+import { ensureSearchAttributes } from './temporal/search-attribute-registry';
 
-export { ensureSearchAttributes } from './lib/search-attribute-registry';
+export { ensureSearchAttributes } from './temporal/search-attribute-registry';
 
 let runtimeInstalled = false;
 

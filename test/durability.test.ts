@@ -11,7 +11,7 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { CancelledFailure } from '@temporalio/common';
 import { startTemporalEnv, type TemporalEnv } from './helpers/temporal-env';
 import type { MatrixProgress, MatrixResult } from '../src/workflows';
-import { collectGarbage } from '../src/lib/gc';
+import { collectGarbage } from '../src/targets/gc';
 import { provisionEmbedded } from '../src/targets/embedded';
 import { isAlive } from '../src/targets/process';
 

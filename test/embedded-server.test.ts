@@ -12,7 +12,7 @@ import { ClickHouseError, ClickHouseLogLevel, createClient, type ClickHouseClien
 import { provisionEmbedded, teardownEmbedded } from '../src/targets/embedded';
 import { _internal } from '../src/targets/embedded-server';
 import { httpGet, isAlive, LABEL_FILE, processMentions, readLabel } from '../src/targets/process';
-import type { ProvisionRequest, TargetHandle } from '../src/targets/types';
+import type { ProvisionRequest, TargetHandle } from '../src/schema/target';
 
 /** The expected errors would otherwise be logged by the client. */
 const QUIET = { level: ClickHouseLogLevel.OFF };

@@ -19,19 +19,19 @@ import { randomUUID } from 'node:crypto';
 import { createClient, ClickHouseLogLevel } from '@clickhouse/client';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { ApplicationFailure } from '@temporalio/common';
-import { connect } from '../src/lib/clickhouse';
+import { connect } from '../src/clickhouse/client';
 import { measureQueries } from '../src/activities/run-queries';
-import { heartbeat } from '../src/lib/activity-context';
-import { runWatched, type HeartbeatDetails } from '../src/lib/statement-watch';
+import { heartbeat } from '../src/temporal/activity-context';
+import { runWatched, type HeartbeatDetails } from '../src/clickhouse/statement-watch';
 import { provisionLocal, teardownLocal } from '../src/targets/local';
 import { provisionEmbedded, teardownEmbedded } from '../src/targets/embedded';
-import type { TargetHandle } from '../src/targets/types';
+import type { TargetHandle } from '../src/schema/target';
 import { startTemporalEnv, type TemporalEnv } from './helpers/temporal-env';
 import type { MatrixResult } from '../src/workflows';
-import type { CellResultDoc } from '../src/lib/report';
+import type { CellResultDoc } from '../src/results/report';
 
 const SLOW = 'SELECT sum(sleepEachRow(0.5)) FROM numbers(30) SETTINGS max_block_size = 1';
-/** Heartbeat timeout of every activity (src/workflows/cell.ts). */
+/** Heartbeat timeout of every activity (src/workflows/benchmark-cell.ts). */
 const HEARTBEAT_TIMEOUT_MS = 10_000;
 const QUIET = { level: ClickHouseLogLevel.OFF };
 

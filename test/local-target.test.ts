@@ -13,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client';
 import { localServerCommand, provisionLocal, teardownLocal } from '../src/targets/local';
 import { isAlive, processMentions, readLabel } from '../src/targets/process';
-import type { ProvisionRequest, TargetHandle } from '../src/targets/types';
+import type { ProvisionRequest, TargetHandle } from '../src/schema/target';
 
 /** The expected errors would otherwise be logged by the client. */
 const QUIET = { level: ClickHouseLogLevel.OFF };

@@ -16,7 +16,7 @@ import {
   renderManifest,
   toLabelValue,
   type KubeObject,
-} from '../src/lib/manifests';
+} from '../src/targets/kubernetes/manifests';
 
 /** Repository root: the nearest ancestor of this file holding package.json (works from test/ and dist/test/). */
 function repoRoot(): string {

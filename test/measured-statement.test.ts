@@ -10,11 +10,11 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { createHash, randomUUID } from 'node:crypto';
 import { ClickHouseError, ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client';
-import { _internal, connect, runMeasured, type MeasuredResult, type MidStreamClickHouseError } from '../src/lib/clickhouse';
+import { _internal, connect, runMeasured, type MeasuredResult, type MidStreamClickHouseError } from '../src/clickhouse/client';
 import { provisionEmbedded, teardownEmbedded } from '../src/targets/embedded';
 import { provisionLocal, teardownLocal } from '../src/targets/local';
 import { httpGet } from '../src/targets/process';
-import type { TargetHandle } from '../src/targets/types';
+import type { TargetHandle } from '../src/schema/target';
 
 const QUIET = { level: ClickHouseLogLevel.OFF };
 const Q64 = { output_format_json_quote_64bit_integers: 1 } as const;

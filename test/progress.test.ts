@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { startTemporalEnv } from './helpers/temporal-env';
-import { cellLine, heartbeatFraction, heartbeatLine, renderSnapshot, takeSnapshot, ProgressView, STALE_HEARTBEAT_MS, type CellSnapshot, type RunSnapshot } from '../src/lib/progress';
+import { cellLine, heartbeatFraction, heartbeatLine, renderSnapshot, takeSnapshot, ProgressView, STALE_HEARTBEAT_MS, type CellSnapshot, type RunSnapshot } from '../src/temporal/progress';
 import type { MatrixProgress, MatrixResult } from '../src/workflows';
 
 const NOW = 1_800_000_000_000;

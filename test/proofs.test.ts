@@ -12,12 +12,12 @@ import path from 'node:path';
 import type { ClickHouseClient } from '@clickhouse/client';
 import { provisionEmbedded, teardownEmbedded } from '../src/targets/embedded';
 import { provisionLocal, teardownLocal } from '../src/targets/local';
-import type { TargetHandle } from '../src/targets/types';
-import { connect } from '../src/lib/clickhouse';
+import type { TargetHandle } from '../src/schema/target';
+import { connect } from '../src/clickhouse/client';
 import { loadWorkload, renderTemplate, type WorkloadQuery } from '../src/lib/workload';
 import { measureQueries, crossCheck, type MeasureOptions } from '../src/activities/run-queries';
-import { judgeIndexUse } from '../src/lib/index-proof';
-import { fmtMs, indexVerdict, type CellResultDoc } from '../src/lib/report';
+import { judgeIndexUse } from '../src/measure/index-proof';
+import { fmtMs, indexVerdict, type CellResultDoc } from '../src/results/report';
 import { startTemporalEnv, type TemporalEnv } from './helpers/temporal-env';
 import type { MatrixResult } from '../src/workflows';
 

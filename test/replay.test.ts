@@ -41,7 +41,7 @@ test('a deliberately changed copy (two steps swapped, no patched()) fails replay
   const tmp = mkdtempSync(path.join(REPO_ROOT, 'dist', 'changed-workflows-'));
   try {
     cpSync(path.join(REPO_ROOT, 'dist', 'src'), path.join(tmp, 'src'), { recursive: true });
-    const cellFile = path.join(tmp, 'src', 'workflows', 'cell.js');
+    const cellFile = path.join(tmp, 'src', 'workflows', 'benchmark-cell.js');
     const code = readFileSync(cellFile, 'utf8');
     const lines = code.split('\n');
     const a = lines.findIndex((l) => l.includes("await step('collect-metrics',"));

@@ -2,8 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseRunSpec, SpecError, runSpecJsonSchema, cellKey, expandMatrix } from '../src/spec';
-import { checkSpec } from '../src/activities/validate-spec';
+import { parseRunSpec, SpecError, runSpecJsonSchema, cellKey, expandMatrix } from '../src/schema/run-spec';
+import { checkSpec } from '../src/activities/matrix/validate-spec';
 import { readSpecFile } from '../src/lib/spec-file';
 import { REPO_ROOT } from '../src/config';
 

@@ -1,6 +1,6 @@
 /**
  * Measurement validity on the real embedded engine: each flag is raised by a real condition.
- * (The embedded engine gives per-run counters as `system.events` differences; see src/lib/validity.ts.)
+ * (The embedded engine gives per-run counters as `system.events` differences; see src/measure/validity.ts.)
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,14 +10,14 @@ import path from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
 import type { ClickHouseClient } from '@clickhouse/client';
 import { provisionEmbedded, teardownEmbedded } from '../src/targets/embedded';
-import type { TargetHandle } from '../src/targets/types';
-import { connect } from '../src/lib/clickhouse';
+import type { TargetHandle } from '../src/schema/target';
+import { connect } from '../src/clickhouse/client';
 import { loadWorkload, renderTemplate, workloadQueries } from '../src/lib/workload';
 import { measureQueries, type MeasureOptions } from '../src/activities/run-queries';
 import { createProvision } from '../src/activities/provision';
-import { resultMismatches, type CellResultDoc } from '../src/lib/report';
-import type { CellInput } from '../src/activities/types';
-import { parseRunSpec } from '../src/spec';
+import { resultMismatches, type CellResultDoc } from '../src/results/report';
+import type { CellInput } from '../src/schema/cell';
+import { parseRunSpec } from '../src/schema/run-spec';
 
 const ROWS = 200_000;
 let tmp: string;

@@ -6,9 +6,9 @@
  */
 import path from 'node:path';
 import { readFileSync, existsSync } from 'node:fs';
-import { connect, queryRows, sqlString, isLoopbackUrl } from '../lib/clickhouse';
-import { cellDir, writeJsonAtomic } from '../lib/results-store';
-import type { StepInput } from './types';
+import { connect, queryRows, sqlString, isLoopbackUrl } from '../clickhouse/client';
+import { cellDir, writeJsonAtomic } from '../results/store';
+import type { StepInput } from '../schema/cell';
 
 /** `metrics-<label>.json`. Missing sources are recorded as `null` with a reason, never zeros. */
 export interface MetricsSnapshot {

@@ -3,10 +3,10 @@
  * (`CREATE TABLE IF NOT EXISTS`), so a retry is harmless.
  */
 import path from 'node:path';
-import { connect } from '../lib/clickhouse';
-import { cellDir, writeJsonAtomic } from '../lib/results-store';
+import { connect } from '../clickhouse/client';
+import { cellDir, writeJsonAtomic } from '../results/store';
 import { loadWorkload, renderTemplate } from '../lib/workload';
-import type { StepInput } from './types';
+import type { StepInput } from '../schema/cell';
 import { readCellSettings } from './provision';
 
 /** Activity factory. */

@@ -6,7 +6,7 @@
  * storage-stats → run-queries → materialize-skip-index → collect-metrics → write-results → teardown;
  * validate-spec and write-report belong to the matrix.
  */
-import { createValidateSpec } from './validate-spec';
+import { createValidateSpec } from './matrix/validate-spec';
 import { createProvision, type ProvisionDeps } from './provision';
 import { createCreateSchema } from './create-schema';
 import { createLoadData } from './load-data';
@@ -15,15 +15,15 @@ import { createStorageStats } from './storage-stats';
 import { createRunQueries } from './run-queries';
 import { createMaterializeSkipIndex } from './materialize-skip-index';
 import { createCollectMetrics } from './collect-metrics';
-import { createWriteResults } from './write-results';
+import { createWriteResults } from './write-cell-result';
 import { createTeardown } from './teardown';
-import { createWriteReport } from './write-report';
-import { createAwaitWorkflowClosed, type TemporalDeps } from './await-workflow-closed';
+import { createWriteReport } from './matrix/write-report';
+import { createAwaitWorkflowClosed, type TemporalDeps } from './matrix/await-workflow-closed';
 
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
-import { attempt, cancellationSignal, sleep } from '../lib/activity-context';
-import { isTargetGone } from '../lib/attempts';
-import { runWatched } from '../lib/statement-watch';
+import { attempt, cancellationSignal, sleep } from '../temporal/activity-context';
+import { isTargetGone } from './support/attempts';
+import { runWatched } from '../clickhouse/statement-watch';
 
 /**
  * Wrap a cell step: its result also says which attempt produced it (so a figure that came from a
@@ -68,7 +68,7 @@ function withFaultDelay<T extends Record<string, (...a: any[]) => Promise<unknow
 }
 
 /**
- * Every activity runs with its own statement watcher (`lib/statement-watch.ts`): its statements keep
+ * Every activity runs with its own statement watcher (`src/clickhouse/statement-watch.ts`): its statements keep
  * it heartbeating with their progress, and one without progress for the cell's
  * `protocol.stuckAfterS` fails the step as `StatementStuck`. The step label starts as the activity name.
  */

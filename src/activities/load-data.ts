@@ -9,15 +9,15 @@
  * comes from one clean, complete INSERT and rows are never loaded twice.
  */
 import path from 'node:path';
-import { connect, parseSummary, summaryNumber, queryRows } from '../lib/clickhouse';
-import { cellDir, readJsonIfExists, writeJsonAtomic } from '../lib/results-store';
+import { connect, parseSummary, summaryNumber, queryRows } from '../clickhouse/client';
+import { cellDir, readJsonIfExists, writeJsonAtomic } from '../results/store';
 import { loadWorkload, renderTemplate } from '../lib/workload';
-import { activeParts, rowCount } from '../lib/table-state';
-import { attempt, heartbeat, cancellationSignal } from '../lib/activity-context';
-import { settlePreviousAttempts, killOnCancel, type PreviousAttempts } from '../lib/attempts';
-import type { CapabilityProbe } from '../lib/probe';
+import { activeParts, rowCount } from '../clickhouse/table-state';
+import { attempt, heartbeat, cancellationSignal } from '../temporal/activity-context';
+import { settlePreviousAttempts, killOnCancel, type PreviousAttempts } from './support/attempts';
+import type { CapabilityProbe } from '../clickhouse/probe';
 import { fetchQueryLog } from './run-queries';
-import type { LoadSummary, StepInput } from './types';
+import type { LoadSummary, StepInput } from '../schema/cell';
 import { readCellSettings } from './provision';
 import { performance } from 'node:perf_hooks';
 

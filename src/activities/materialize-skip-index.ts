@@ -9,12 +9,12 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { ApplicationFailure } from '@temporalio/common';
 import type { ClickHouseClient } from '@clickhouse/client';
-import { connect, queryRows, sqlString, tryCommand } from '../lib/clickhouse';
-import { cellDir, writeJsonAtomic } from '../lib/results-store';
+import { connect, queryRows, sqlString, tryCommand } from '../clickhouse/client';
+import { cellDir, writeJsonAtomic } from '../results/store';
 import { loadWorkload, renderTemplate, workloadQueries } from '../lib/workload';
-import { heartbeat, sleep } from '../lib/activity-context';
-import type { IndexSummary, StepInput } from './types';
-import { explainGranules } from '../lib/index-proof';
+import { heartbeat, sleep } from '../temporal/activity-context';
+import type { IndexSummary, StepInput } from '../schema/cell';
+import { explainGranules } from '../measure/index-proof';
 import { readCellSettings } from './provision';
 
 interface MutationRow {

@@ -7,18 +7,18 @@ import os from 'node:os';
 import path from 'node:path';
 import { rmSync } from 'node:fs';
 import { provisionTarget } from '../targets';
-import { connect, isLoopbackUrl, queryRows, queryScalar, tryCommand } from '../lib/clickhouse';
-import { cellDir, writeJsonAtomic, readJsonIfExists } from '../lib/results-store';
+import { connect, isLoopbackUrl, queryRows, queryScalar, tryCommand } from '../clickhouse/client';
+import { cellDir, writeJsonAtomic, readJsonIfExists } from '../results/store';
 import { ApplicationFailure } from '@temporalio/common';
-import { probeServer, type CapabilityProbe } from '../lib/probe';
-import { checkSettings } from '../lib/settings';
+import { probeServer, type CapabilityProbe } from '../clickhouse/probe';
+import { checkSettings } from '../clickhouse/settings';
 import { loadWorkload, cannotRunReason, type WorkloadManifest } from '../lib/workload';
-import { versionMatchesLabel } from '../lib/version';
-import { heartbeat } from '../lib/activity-context';
-import { keepAliveDuring } from '../lib/statement-watch';
-import type { CellInput, ProvisionResult, ServerInfo } from './types';
-import type { TargetHandle } from '../targets/types';
-import { currentOwner, type OwnerDeps } from '../lib/owner';
+import { versionMatchesLabel } from '../clickhouse/version';
+import { heartbeat } from '../temporal/activity-context';
+import { keepAliveDuring } from '../clickhouse/statement-watch';
+import type { CellInput, ProvisionResult, ServerInfo } from '../schema/cell';
+import type { TargetHandle } from '../schema/target';
+import { currentOwner, type OwnerDeps } from '../temporal/owner';
 
 /** Dependencies of the provision step. */
 export interface ProvisionDeps extends OwnerDeps {
@@ -113,7 +113,7 @@ export function createProvision(deps: ProvisionDeps) {
       // Starting a server is not a statement: heartbeat while it starts (bounded by its own ping deadline).
       const target = await keepAliveDuring(
         'provision',
-        // The label records where this workflow lives, so gc asks that server (see lib/gc.ts).
+        // The label records where this workflow lives, so gc asks that server (see src/targets/gc.ts).
         currentOwner(deps, cell.runId).then((owner) =>
           provisionTarget(cell.target, { runId: cell.runId, cellKey: cell.cellKey, version: cell.version, workDir: path.resolve(deps.workDir), ...(owner ? { owner } : {}) }),
         ),

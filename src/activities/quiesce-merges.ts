@@ -6,12 +6,12 @@
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { ApplicationFailure } from '@temporalio/common';
-import { connect } from '../lib/clickhouse';
-import { cellDir, writeJsonAtomic } from '../lib/results-store';
+import { connect } from '../clickhouse/client';
+import { cellDir, writeJsonAtomic } from '../results/store';
 import { loadWorkload } from '../lib/workload';
-import { activeParts, pendingMutations, runningMerges } from '../lib/table-state';
-import { heartbeat, sleep } from '../lib/activity-context';
-import type { QuiesceSummary, StepInput } from './types';
+import { activeParts, pendingMutations, runningMerges } from '../clickhouse/table-state';
+import { heartbeat, sleep } from '../temporal/activity-context';
+import type { QuiesceSummary, StepInput } from '../schema/cell';
 
 /** Activity factory. */
 export function createQuiesceMerges() {

@@ -8,10 +8,10 @@
  * when any active part is not Wide the per-column sizes are reported as unavailable.
  */
 import path from 'node:path';
-import { connect, queryRows, sqlString } from '../lib/clickhouse';
-import { cellDir, writeJsonAtomic } from '../lib/results-store';
+import { connect, queryRows, sqlString } from '../clickhouse/client';
+import { cellDir, writeJsonAtomic } from '../results/store';
 import { loadWorkload } from '../lib/workload';
-import type { StepInput } from './types';
+import type { StepInput } from '../schema/cell';
 import type { ClickHouseClient } from '@clickhouse/client';
 
 /** One column's storage, bytes. */

@@ -10,12 +10,12 @@
 import path from 'node:path';
 import { existsSync, copyFileSync, writeFileSync } from 'node:fs';
 import { teardownTarget, teardownCellResources } from '../targets';
-import { cellDir, writeJsonAtomic } from '../lib/results-store';
-import { connect, queryRows, sqlString, tryCommand } from '../lib/clickhouse';
-import { keepAliveDuring } from '../lib/statement-watch';
+import { cellDir, writeJsonAtomic } from '../results/store';
+import { connect, queryRows, sqlString, tryCommand } from '../clickhouse/client';
+import { keepAliveDuring } from '../clickhouse/statement-watch';
 import { queryIdPrefix } from './load-data';
-import type { CellInput, StepInput } from './types';
-import type { TargetHandle } from '../targets/types';
+import type { CellInput, StepInput } from '../schema/cell';
+import type { TargetHandle } from '../schema/target';
 
 /**
  * Copy the statements of a cell into `file` (JSON lines: query_id, started/finished ms, ok).

@@ -7,8 +7,8 @@ import { readFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import type { Codec } from '../spec';
-import { settingsClause } from './settings';
+import type { Codec } from '../schema/run-spec';
+import { settingsClause } from '../clickhouse/settings';
 
 /** Root of the SQL folder (works from `src/` under ts and from `dist/src/` when compiled). */
 export const SQL_ROOT = findUp('sql');

@@ -3,7 +3,7 @@
  * cell (`<prefix>_<run>_<cell>`) and drops it at teardown; it never touches anything else.
  */
 import { createClient } from '@clickhouse/client';
-import type { TargetHandle, ProvisionRequest } from './types';
+import type { TargetHandle, ProvisionRequest } from '../schema/target';
 
 /** Database name for a cell: lower-case, `[a-z0-9_]`, at most 200 chars, labelled with the run id. */
 export function externalDatabaseName(prefix: string, runId: string, cellKey: string): string {

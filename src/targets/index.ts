@@ -1,13 +1,13 @@
 /** Dispatch from a target spec to its provisioner. */
-import type { TargetSpec } from '../spec';
-import type { ProvisionRequest, TargetHandle } from './types';
+import type { TargetSpec } from '../schema/run-spec';
+import type { ProvisionRequest, TargetHandle } from '../schema/target';
 import { provisionEmbedded, teardownEmbedded } from './embedded';
 import { provisionLocal, teardownLocal } from './local';
 import path from 'node:path';
 import { provisionExternal, teardownExternal, externalDatabaseName } from './external';
 import { listCellDirs, sanitizePathSegment, stopProcess } from './process';
 
-export type { TargetHandle, ProvisionRequest } from './types';
+export type { TargetHandle, ProvisionRequest } from '../schema/target';
 
 /**
  * Start or reach the cell's ClickHouse. Idempotent: a retry adopts what an earlier attempt started.

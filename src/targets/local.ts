@@ -11,7 +11,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { ProvisionRequest, TargetHandle } from './types';
+import type { ProvisionRequest, TargetHandle } from '../schema/target';
 import {
   cellDataDir,
   describeLogTail,

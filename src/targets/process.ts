@@ -24,7 +24,7 @@ import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as net from 'node:net';
 import * as path from 'node:path';
-import type { TargetHandle, TemporalOwner } from './types';
+import type { TargetHandle, TemporalOwner } from '../schema/target';
 
 /** Name of the label file in a cell's directory. */
 export const LABEL_FILE = 'chbench-target.json';

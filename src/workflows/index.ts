@@ -1,3 +1,3 @@
 /** Every workflow the worker registers. */
-export { benchmarkMatrix, matrixProgressQuery, type MatrixProgress, type MatrixResult } from './matrix';
-export { benchmarkCell, cellProgressQuery, type CellProgress } from './cell';
+export { benchmarkMatrix, matrixProgressQuery, type MatrixProgress, type MatrixResult } from './benchmark-matrix';
+export { benchmarkCell, cellProgressQuery, type CellProgress } from './benchmark-cell';

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
-import { startDevServer, type DevServer } from '../../src/lib/dev-server';
+import { startDevServer, type DevServer } from '../../src/temporal/dev-server';
 import { createWorker, installRuntime } from '../../src/worker';
 import type { Worker, NativeConnection } from '@temporalio/worker';
 import { listCellDirs, stopProcess } from '../../src/targets/process';

@@ -6,7 +6,7 @@
  */
 import { Connection } from '@temporalio/client';
 import { currentActivity } from './activity-context';
-import type { TemporalOwner } from '../targets/types';
+import type { TemporalOwner } from '../schema/target';
 
 /** Where the worker reaches Temporal. */
 export interface OwnerDeps {

@@ -1,7 +1,7 @@
 /** writeReport: render `results/<runId>/report.md` from the cells' result files. */
 import path from 'node:path';
-import { renderReport } from '../lib/report';
-import { readJson, runDir, writeJsonAtomic, writeTextAtomic } from '../lib/results-store';
+import { renderReport } from '../../results/report';
+import { readJson, runDir, writeJsonAtomic, writeTextAtomic } from '../../results/store';
 
 /** Activity factory. */
 export function createWriteReport() {

@@ -5,8 +5,8 @@
  */
 import path from 'node:path';
 import { readdirSync, existsSync } from 'node:fs';
-import { cellDir, readJsonIfExists, writeJsonAtomic } from '../lib/results-store';
-import type { CellInput, CellOutcome } from './types';
+import { cellDir, readJsonIfExists, writeJsonAtomic } from '../results/store';
+import type { CellInput, CellOutcome } from '../schema/cell';
 import type { MetricsSnapshot } from './collect-metrics';
 
 /** Schema id of a cell result. Bump on incompatible change. */

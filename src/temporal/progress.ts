@@ -16,9 +16,9 @@ import cliProgress from 'cli-progress';
 import type { Client } from '@temporalio/client';
 import type { Payload } from '@temporalio/common';
 import { optionalTsToMs } from '@temporalio/common/lib/time';
-import type { MatrixProgress } from '../workflows/matrix';
-import { PHASE } from '../workflows/search-attributes';
-import type { HeartbeatDetails as WatchHeartbeatDetails } from './statement-watch';
+import type { MatrixProgress } from '../schema/progress';
+import { PHASE } from '../schema/search-attributes';
+import type { HeartbeatDetails as WatchHeartbeatDetails } from '../clickhouse/statement-watch';
 
 /**
  * Heartbeat details as read back from Temporal: the shape the steps send

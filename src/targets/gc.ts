@@ -22,8 +22,8 @@
 import { readdirSync, rmSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { listCellDirs, readLabel, readOwner, stopProcess } from '../targets/process';
-import type { TemporalOwner } from '../targets/types';
+import { listCellDirs, readLabel, readOwner, stopProcess } from './process';
+import type { TemporalOwner } from '../schema/target';
 
 /** One resource gc looked at. */
 export interface GcEntry {

@@ -7,10 +7,11 @@ import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { ApplicationFailure } from '@temporalio/common';
-import { parseRunSpec, expandMatrix, cellKey, SpecError, type RunSpec } from '../spec';
-import { loadWorkload, workloadQueries } from '../lib/workload';
-import { runDir, cellDir, writeJsonAtomic, readJsonIfExists } from '../lib/results-store';
-import type { CellOutcome } from './types';
+import { parseRunSpec, expandMatrix, cellKey, SpecError, type RunSpec } from '../../schema/run-spec';
+import { loadWorkload, workloadQueries } from '../../lib/workload';
+import { runDir, cellDir, writeJsonAtomic, readJsonIfExists } from '../../results/store';
+import type { CellOutcome } from '../../schema/cell';
+import { REPO_ROOT } from '../../config';
 
 /** Output of {@link validateSpec}. */
 export interface ValidatedRun {
@@ -27,18 +28,9 @@ export interface ValidatedRun {
   indexQueries: string[];
 }
 
-/** Options of the matrix workflow (second workflow argument; all optional). */
-export interface MatrixOptions {
-  /**
-   * ISO time: failed/cancelled cell results written at or after it are reused too. Set by the matrix
-   * itself when it continues as new, so a failed cell is not re-run within the same resume.
-   */
-  reuseFailedSince?: string;
-}
-
 /** chbench's package version and, in a git checkout, the commit. */
 export function chbenchVersion(): { version: string; commit: string | null } {
-  const root = path.resolve(__dirname, '..', '..', '..');
+  const root = REPO_ROOT;
   const pkg = readJsonIfExists<{ version: string }>(path.join(root, 'package.json')) ?? { version: 'unknown' };
   let commit: string | null = null;
   try {

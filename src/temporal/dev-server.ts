@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { temporalCliPath } from '../config';
-import { SEARCH_ATTRIBUTES } from '../workflows/search-attributes';
+import { SEARCH_ATTRIBUTES } from '../schema/search-attributes';
 import { waitForSearchAttributes } from './search-attribute-registry';
 
 /** A running dev server. */

@@ -5,7 +5,7 @@
 import { createClient, ClickHouseError, ClickHouseLogLevel, type ClickHouseClient, type ClickHouseSettings } from '@clickhouse/client';
 import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import type { TargetHandle } from '../targets/types';
+import type { TargetHandle } from '../schema/target';
 import { currentWatcher, watchClient } from './statement-watch';
 
 /** Options for {@link connect}. */

@@ -3,7 +3,7 @@
  * activity context when there is one (the same functions also run outside Temporal in bench/).
  */
 import { Context } from '@temporalio/activity';
-import { noteProgress, type HeartbeatDetails } from './statement-watch';
+import { noteProgress, type HeartbeatDetails } from '../clickhouse/statement-watch';
 
 /** The current activity context, or `undefined` outside an activity. */
 export function currentActivity(): Context | undefined {

@@ -4,7 +4,7 @@
  * cleanup (it was asked to cancel when that start ended), so the two never overlap.
  */
 import { Client, Connection } from '@temporalio/client';
-import { heartbeat, sleep } from '../lib/activity-context';
+import { heartbeat, sleep } from '../../temporal/activity-context';
 
 /** Where the activity reaches Temporal (the worker's own address and namespace). */
 export interface TemporalDeps {

@@ -31,7 +31,7 @@ import type { Readable } from 'node:stream';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { ClickHouseClient } from '@clickhouse/client';
-import type { TargetHandle } from '../targets/types';
+import type { TargetHandle } from '../schema/target';
 
 /**
  * The details of every chbench heartbeat (the CLI's progress bar renders these names; keep them).
@@ -82,7 +82,7 @@ export interface HeartbeatDetails {
 export interface WatchConfig {
   /**
    * No counter change for this long (s) → the statement is stuck. From `protocol.stuckAfterS`.
-   * @default 600 (see `src/spec.ts`: longer than the final phase of a large sort/aggregation or one
+   * @default 600 (see `src/schema/run-spec.ts`: longer than the final phase of a large sort/aggregation or one
    * large part's mutation on a slow volume, where no counter moves; far below the 3600 s `max_execution_time`)
    */
   stuckAfterS: number;

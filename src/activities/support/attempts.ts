@@ -9,11 +9,11 @@
  */
 import type { ClickHouseClient } from '@clickhouse/client';
 import { ApplicationFailure } from '@temporalio/common';
-import type { TargetHandle } from '../targets/types';
-import { connect, sqlString, tryCommand } from './clickhouse';
-import { runningQueryIds } from './table-state';
-import { heartbeat, sleep, cancellationSignal } from './activity-context';
-import { httpGet } from '../targets/process';
+import type { TargetHandle } from '../../schema/target';
+import { connect, sqlString, tryCommand } from '../../clickhouse/client';
+import { runningQueryIds } from '../../clickhouse/table-state';
+import { heartbeat, sleep, cancellationSignal } from '../../temporal/activity-context';
+import { httpGet } from '../../targets/process';
 
 /** Query ids with `prefix` running (or queued) on the target. */
 export async function runningWithPrefix(target: TargetHandle, client: ClickHouseClient, prefix: string): Promise<string[]> {

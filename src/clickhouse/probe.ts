@@ -4,7 +4,7 @@
  * comparing version numbers.
  */
 import type { ClickHouseClient } from '@clickhouse/client';
-import { queryRows, tryCommand, type CommandOutcome } from './clickhouse';
+import { queryRows, tryCommand, type CommandOutcome } from './client';
 
 /** The probe of one target. A list that could not be read is `null` ("unknown"), never empty. */
 export interface CapabilityProbe {

@@ -5,11 +5,11 @@
 import path from 'node:path';
 import { existsSync, readdirSync } from 'node:fs';
 import markdownTable from 'markdown-table';
-import { readJson, readJsonIfExists } from './results-store';
+import { readJson, readJsonIfExists } from './store';
 import type { QueriesRecord, QueryRecord } from '../activities/run-queries';
 import type { StorageRecord } from '../activities/storage-stats';
 import type { LoadRecord } from '../activities/load-data';
-import type { ProvisionResult } from '../activities/types';
+import type { ProvisionResult } from '../schema/cell';
 
 /** The parts of a cell result the report reads. */
 export interface CellResultDoc {

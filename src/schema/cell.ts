@@ -2,8 +2,8 @@
  * Inputs and outputs of the cell's activities. Everything here travels through workflow history:
  * keep it small (summaries and file references), never raw samples, query_log rows or secrets.
  */
-import type { Codec, ProtocolSpec, TargetSpec } from '../spec';
-import type { TargetHandle } from '../targets/types';
+import type { Codec, ProtocolSpec, TargetSpec } from './run-spec';
+import type { TargetHandle } from './target';
 
 /** Everything a cell needs, derived from the run spec by the matrix workflow. */
 export interface CellInput {

@@ -19,8 +19,8 @@ import {
 } from '@temporalio/workflow';
 import { RetryState, type RetryPolicy } from '@temporalio/common';
 import type { Activities } from '../activities';
-import type { CellInput, CellOutcome, StepInput } from '../activities/types';
-import { PHASE } from './search-attributes';
+import type { CellInput, CellOutcome, StepInput } from '../schema/cell';
+import { PHASE } from '../schema/search-attributes';
 
 /** Progress of a cell, answered by the `progress` query. */
 export interface CellProgress {

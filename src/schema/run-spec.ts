@@ -6,10 +6,10 @@
  * This module is pure (no I/O) so the workflow bundle can import it.
  */
 import { z } from 'zod';
-import { versionMatchesLabel } from './lib/version';
+import { versionMatchesLabel } from '../clickhouse/version';
 
 /** Column codecs chbench knows how to apply. `LZ4` means the server default (no CODEC clause). */
-import { CODECS, type Codec } from './lib/matrix';
+import { CODECS, type Codec } from '../lib/matrix';
 export { CODECS, type Codec };
 
 const versionLabel = z
@@ -195,7 +195,7 @@ function formatIssue(i: z.core.$ZodIssue): string {
   return `${path}: ${i.message}`;
 }
 
-export { cellKey, expandMatrix, type CellCoordinates } from './lib/matrix';
+export { cellKey, expandMatrix, type CellCoordinates } from '../lib/matrix';
 
 /** The run spec as a JSON Schema (draft 2020-12), describing what a user writes (input side, defaults shown). */
 export function runSpecJsonSchema(): Record<string, unknown> {

@@ -3,7 +3,7 @@
  * and mutations, and statements still running from an earlier attempt.
  */
 import type { ClickHouseClient } from '@clickhouse/client';
-import { queryRows, queryScalar, sqlString } from './clickhouse';
+import { queryRows, queryScalar, sqlString } from './client';
 
 /** Active parts of a table (source: `system.parts`, `active = 1`). */
 export interface PartsState {

@@ -10,7 +10,7 @@
  * not start polling — and a harness must not start a run — before both checks pass.
  */
 import { Connection } from '@temporalio/client';
-import { SEARCH_ATTRIBUTES } from '../workflows/search-attributes';
+import { SEARCH_ATTRIBUTES } from '../schema/search-attributes';
 
 /** Options of {@link waitForSearchAttributes}. */
 export interface WaitForSearchAttributesOptions {

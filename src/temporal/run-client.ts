@@ -4,8 +4,8 @@
  */
 import { Client, WorkflowFailedError } from '@temporalio/client';
 import { ProgressView, takeSnapshot } from './progress';
-import type { RunSpec } from '../spec';
-import type { MatrixResult } from '../workflows/matrix';
+import type { RunSpec } from '../schema/run-spec';
+import type { MatrixResult } from '../schema/progress';
 
 /** A run id for a spec: `<name>-<UTC yyyymmdd-hhmmss>`. */
 export function newRunId(name: string, now = new Date()): string {

@@ -21,38 +21,15 @@ import {
 } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { Activities } from '../activities';
-import type { CellInput, CellOutcome } from '../activities/types';
-import type { MatrixOptions } from '../activities/validate-spec';
+import type { CellInput, CellOutcome } from '../schema/cell';
+import type { MatrixOptions, MatrixProgress, MatrixResult } from '../schema/progress';
 import { cellKey as keyOf, expandMatrix } from '../lib/matrix';
-import type { RunSpecInput } from '../spec';
-import { benchmarkCell } from './cell';
-import { CODEC, PHASE, RUN_ID, VERSION } from './search-attributes';
+import type { RunSpecInput } from '../schema/run-spec';
+import { benchmarkCell } from './benchmark-cell';
+import { CODEC, PHASE, RUN_ID, VERSION } from '../schema/search-attributes';
 
-/** Answer of the `progress` query. */
-export interface MatrixProgress {
-  runId: string;
-  phase: 'validate' | 'cells' | 'report' | 'done' | 'cancelled';
-  total: number;
-  done: number;
-  running: string[];
-  failed: string[];
-  skipped: string[];
-  succeeded: string[];
-  cancelled: string[];
-  /** Cells reused from an earlier start of this run (resume). */
-  reused: number;
-  reportPath?: string;
-}
-
+export type { MatrixProgress, MatrixResult } from '../schema/progress';
 export const matrixProgressQuery = defineQuery<MatrixProgress>('progress');
-
-/** Result of the matrix workflow. */
-export interface MatrixResult {
-  runId: string;
-  reportPath: string;
-  status: 'completed' | 'cancelled';
-  cells: CellOutcome[];
-}
 
 const { awaitWorkflowClosed } = proxyActivities<Activities>({ startToCloseTimeout: '30 minutes', heartbeatTimeout: '30 seconds', retry: { maximumAttempts: 5 } });
 
