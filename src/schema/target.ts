@@ -64,3 +64,36 @@ export interface ProvisionRequest {
   /** The workflow this target belongs to (recorded in the label for gc); absent outside a workflow. */
   owner?: TemporalOwner;
 }
+
+/**
+ * What a target kind can and cannot do. Activities and the measurement method ask these flags, never
+ * `handle.kind`. Every target kind declares all of them (see `src/targets/index.ts`, the registry).
+ */
+export interface TargetCapabilities {
+  /**
+   * The server runs on the worker's own host (a process chbench started). True for `embedded` and
+   * `local`; false for `external` (an external URL on loopback may be a port-forward to another host)
+   * and `kubernetes`. Decides whether the OS page cache can be dropped for a cold run and whether
+   * other chbench servers on this host can disturb a run.
+   */
+  onWorkerHost: boolean;
+  /** A running statement can be stopped with `KILL QUERY … SYNC` (the embedded engine cannot stop a computing chunk). */
+  canKillRunning: boolean;
+  /**
+   * Where per-run counters (ProfileEvents) come from when `system.query_log` is not available:
+   * `system.events` differences (embedded: one statement at a time, so the difference is the run's)
+   * or `none`.
+   */
+  countersWithoutQueryLog: 'system.events' | 'none';
+  /**
+   * Where the rows/bytes read by a statement are reported: `http summary` (the `X-ClickHouse-Summary`
+   * header of a real server) or `output statistics` (the embedded engine's own statistics).
+   */
+  summaryReadSource: 'http summary' | 'output statistics';
+  /** Running statements are listed by the target's own endpoint (embedded `/chbench/running`) rather than `system.processes`. */
+  runningStatementsFrom: 'system.processes' | 'target endpoint';
+  /** The server can be restarted by chbench (a process it owns); external servers cannot. */
+  restartable: boolean;
+  /** The cell's statements are archived at teardown (the embedded server's statement log). */
+  statementArchive: boolean;
+}
