@@ -1,11 +1,11 @@
 /** Dispatch from a target spec to its provisioner. */
 import type { TargetSpec } from '../schema/run-spec';
-import type { ProvisionRequest, TargetHandle } from '../schema/target';
+import type { ProvisionRequest, TargetCapabilities, TargetHandle, TargetKind } from '../schema/target';
 import { provisionEmbedded, teardownEmbedded } from './embedded';
 import { provisionLocal, teardownLocal } from './local';
 import path from 'node:path';
 import { provisionExternal, teardownExternal, externalDatabaseName } from './external';
-import { listCellDirs, sanitizePathSegment, stopProcess } from './process';
+import { isAlive, listCellDirs, listLabels, sanitizePathSegment, stopProcess } from './process';
 
 export type { TargetHandle, ProvisionRequest } from '../schema/target';
 
@@ -54,4 +54,27 @@ export async function teardownCellResources(spec: TargetSpec, req: ProvisionRequ
   const dirs = listCellDirs(req.workDir, req.runId).filter((d) => path.basename(d) === sanitizePathSegment(req.cellKey));
   for (const d of dirs) await stopProcess(undefined, d, 15_000);
   return dirs.length ? `stopped and removed ${dirs.join(', ')}` : 'nothing to remove';
+}
+
+/** Capability flags per target kind (see {@link TargetCapabilities}). */
+const CAPABILITIES: Record<TargetKind, TargetCapabilities> = {
+  embedded: { onWorkerHost: true, canKillRunning: false, countersWithoutQueryLog: 'system.events', summaryReadSource: 'output statistics', runningStatementsFrom: 'target endpoint', restartable: true, statementArchive: true },
+  local: { onWorkerHost: true, canKillRunning: true, countersWithoutQueryLog: 'none', summaryReadSource: 'http summary', runningStatementsFrom: 'system.processes', restartable: true, statementArchive: false },
+  external: { onWorkerHost: false, canKillRunning: true, countersWithoutQueryLog: 'none', summaryReadSource: 'http summary', runningStatementsFrom: 'system.processes', restartable: false, statementArchive: false },
+};
+
+/** What the target behind `handle` can do. */
+export function capabilitiesOf(handle: Pick<TargetHandle, 'kind'>): TargetCapabilities {
+  return CAPABILITIES[handle.kind];
+}
+
+/**
+ * Chbench servers other than `self` alive on this host, as `<run>/<cell>` (from the labels under
+ * `workDir`). Empty when `self` is not on the worker's host (nothing here can disturb it).
+ */
+export function otherChbenchServers(workDir: string, self: TargetHandle): string[] {
+  if (!capabilitiesOf(self).onWorkerHost) return [];
+  return listLabels(workDir)
+    .filter((l) => !(l.runId === self.runId && l.cellKey === self.cellKey) && isAlive(l.pid))
+    .map((l) => `${l.runId}/${l.cellKey}`);
 }
