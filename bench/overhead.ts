@@ -20,7 +20,7 @@ import type { temporal } from '@temporalio/proto';
 import { provisionEmbedded, teardownEmbedded } from '../src/targets/embedded';
 import { connect, runMeasured } from '../src/clickhouse/client';
 import { loadWorkload, workloadQueries, renderTemplate } from '../src/lib/workload';
-import { resultCacheSettings } from '../src/activities/run-queries';
+import { resultCacheSettings } from '../src/measure/cold-cycle';
 import { startDevServer } from '../src/temporal/dev-server';
 import { createWorker, installRuntime } from '../src/worker';
 import { REPO_ROOT } from '../src/config';

@@ -24,6 +24,7 @@ import { Client, Connection, WorkflowFailedError } from '@temporalio/client';
 import { startDevServer, freePort, type DevServer } from '../src/temporal/dev-server';
 import { REPO_ROOT } from '../src/config';
 import { readLabel } from '../src/targets/process';
+import { parseQueryId } from '../src/schema/cell';
 import type { MatrixProgress } from '../src/workflows/benchmark-matrix';
 import type { CellProgress } from '../src/workflows/benchmark-cell';
 
@@ -168,22 +169,25 @@ async function checkRun(ctx: Ctx, runId: string, scale: number, expect: 'complet
     const lines = readFileSync(logFile, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as LogLine).filter((l) => l.started_at_ms !== null);
     const byStep = new Map<string, LogLine[]>();
     for (const l of lines) {
-      const m = /^(.*)-a(\d+)$/.exec(l.query_id);
-      if (!m || !/-(load|baseline|index)(-|$)/.test(m[1])) continue;
-      const stepKey = m[1].replace(/-(q\d+-(cold|warm)\d+|truncate)$/, '');
-      byStep.set(stepKey, [...(byStep.get(stepKey) ?? []), l]);
+      const id = parseQueryId(l.query_id);
+      if (!id) continue;
+      byStep.set(id.stepPrefix, [...(byStep.get(id.stepPrefix) ?? []), l]);
     }
     for (const [stepKey, ls] of byStep) {
       for (const a of ls)
         for (const b of ls) {
-          const [aa, ab] = [/-a(\d+)$/.exec(a.query_id)![1], /-a(\d+)$/.exec(b.query_id)![1]];
+          const [aa, ab] = [parseQueryId(a.query_id)!.attempt, parseQueryId(b.query_id)!.attempt];
           if (aa === ab || a === b) continue;
           if (a.started_at_ms! < b.finished_at_ms && b.started_at_ms! < a.finished_at_ms && a.started_at_ms! <= b.started_at_ms!)
             c.problems.push(`${k}: attempts ${aa} and ${ab} of ${stepKey} overlapped on the server`);
         }
     }
-    const loads = lines.filter((l) => /-load-a\d+$/.test(l.query_id) && l.ok).length;
-    const truncates = lines.filter((l) => /-load-truncate-a\d+$/.test(l.query_id) && l.ok).length;
+    const loadStatement = (l: LogLine) => {
+      const id = parseQueryId(l.query_id);
+      return id?.step === 'load' && !id.run ? (id.statement ?? 'insert') : null;
+    };
+    const loads = lines.filter((l) => loadStatement(l) === 'insert' && l.ok).length;
+    const truncates = lines.filter((l) => loadStatement(l) === 'truncate' && l.ok).length;
     if (loads - truncates > 1) c.doubleLoads++;
   }
   // Nothing of the run left: directories and processes.

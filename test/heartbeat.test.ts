@@ -20,8 +20,9 @@ import { createClient, ClickHouseLogLevel } from '@clickhouse/client';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { ApplicationFailure } from '@temporalio/common';
 import { connect } from '../src/clickhouse/client';
-import { measureQueries } from '../src/activities/run-queries';
-import { heartbeat } from '../src/temporal/activity-context';
+import { measureQueries } from '../src/measure/protocol';
+import { heartbeat, cancellationSignal } from '../src/temporal/activity-context';
+import { killOnCancel } from '../src/activities/support/attempts';
 import { runWatched, type HeartbeatDetails } from '../src/clickhouse/statement-watch';
 import { provisionLocal, teardownLocal } from '../src/targets/local';
 import { provisionEmbedded, teardownEmbedded } from '../src/targets/embedded';
@@ -72,7 +73,7 @@ async function protocolOnSlowQuery(target: TargetHandle, queryLog: boolean) {
     const client = connect(target);
     try {
       const t0 = Date.now();
-      const recs = await measureQueries(client, 't', target.url, [{ id: 'q1', title: 'slow', usesIndex: false, deterministic: true, sql: SLOW }], {
+      const recs = await measureQueries(client, 't', [{ id: 'q1', title: 'slow', usesIndex: false, deterministic: true, sql: SLOW }], {
         coldRuns: 1,
         warmupRuns: 0,
         warmRuns: 1,
@@ -81,10 +82,12 @@ async function protocolOnSlowQuery(target: TargetHandle, queryLog: boolean) {
         maxExecutionTimeS: 600,
         queryLog,
         counters: queryLog ? 'query_log' : 'none',
-        target,
+        killOnCancel: (id, run) => killOnCancel(target, id, run),
+        signal: cancellationSignal(),
         queryIdPrefix: `hb-${randomUUID().slice(0, 8)}`,
         // As runQueries does: a heartbeat before each run (the only ones before the fix).
         onRun: (q, kind, n) => heartbeat({ step: 'queries-baseline', query: q, run: `${kind} ${n}` }),
+        onProgress: (p) => heartbeat({ result_rows: p.result_rows, result_bytes: p.result_bytes }),
       });
       return { recs, t0, t1: Date.now() };
     } finally {

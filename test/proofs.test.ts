@@ -15,7 +15,9 @@ import { provisionLocal, teardownLocal } from '../src/targets/local';
 import type { TargetHandle } from '../src/schema/target';
 import { connect } from '../src/clickhouse/client';
 import { loadWorkload, renderTemplate, type WorkloadQuery } from '../src/lib/workload';
-import { measureQueries, crossCheck, type MeasureOptions } from '../src/activities/run-queries';
+import { measureQueries, type MeasureOptions } from '../src/measure/protocol';
+import { crossCheck } from '../src/measure/figures';
+import { killOnCancel } from '../src/activities/support/attempts';
 import { judgeIndexUse } from '../src/measure/index-proof';
 import { fmtMs, indexVerdict, type CellResultDoc } from '../src/results/report';
 import { startTemporalEnv, type TemporalEnv } from './helpers/temporal-env';
@@ -46,7 +48,8 @@ const opts = (t: TargetHandle, extra: Partial<MeasureOptions>): MeasureOptions =
   queryLog: false,
   counters: 'none',
   queryIdPrefix: `proofs-${Math.random().toString(36).slice(2, 8)}`,
-  target: t,
+  // As runQueries does: a cancelled run is killed on the server.
+  killOnCancel: (id, run) => killOnCancel(t, id, run),
   ...extra,
 });
 const q = (id: string, sql: string): WorkloadQuery => ({ id, title: id, usesIndex: false, deterministic: true, sql });
@@ -66,7 +69,7 @@ async function legacyTarget(rows: number): Promise<{ t: TargetHandle; c: ClickHo
 
 test('18.16: a query faster than 10 × the server resolution (whole-ms query_duration_ms) is headlined by client wall time, never "0 ms"', async () => {
   const { t, c } = await legacyTarget(200_000);
-  const [fast, slow] = await measureQueries(c, 'logs', t.url, [q('fast', 'SELECT count() FROM logs WHERE namespace = \'payment\''), q('slow', 'SELECT sum(sleepEachRow(0.05)) FROM numbers(4) SETTINGS max_block_size = 1')], opts(t, { warmRuns: 15, queryLog: true, counters: 'query_log' }));
+  const [fast, slow] = await measureQueries(c, 'logs', [q('fast', 'SELECT count() FROM logs WHERE namespace = \'payment\''), q('slow', 'SELECT sum(sleepEachRow(0.05)) FROM numbers(4) SETTINGS max_block_size = 1')], opts(t, { warmRuns: 15, queryLog: true, counters: 'query_log' }));
   for (const s of fast.samples) assert.equal(s.server_elapsed_source, 'system.query_log.query_duration_ms', '18.16 has no microsecond columns');
   // The fast query's server durations are whole ms (several are 0 or 1): the headline must not use them.
   assert.ok(Math.min(...fast.samples.map((s) => s.server_elapsed_ms!)) < 10, `fast query really is fast: ${fast.samples.map((s) => s.server_elapsed_ms).join(',')}`);
@@ -94,7 +97,7 @@ test('embedded (no query_log): the headline comes from a summary requested compl
   const c = connect(t);
   clients.push(c);
   // 2 M rows through a result far bigger than one response buffer: a snapshot summary would under-report.
-  const [r] = await measureQueries(c, 'numbers', t.url, [q('wide', 'SELECT number, toString(number) AS s FROM numbers(2000000)')], opts(t, { coldRuns: 0, warmRuns: 2 }));
+  const [r] = await measureQueries(c, 'numbers', [q('wide', 'SELECT number, toString(number) AS s FROM numbers(2000000)')], opts(t, { coldRuns: 0, warmRuns: 2 }));
   for (const s of r.samples) {
     assert.equal(s.summary_complete, true);
     assert.equal(s.server_elapsed_source, 'http summary elapsed_ns');

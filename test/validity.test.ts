@@ -13,7 +13,8 @@ import { provisionEmbedded, teardownEmbedded } from '../src/targets/embedded';
 import type { TargetHandle } from '../src/schema/target';
 import { connect } from '../src/clickhouse/client';
 import { loadWorkload, renderTemplate, workloadQueries } from '../src/lib/workload';
-import { measureQueries, type MeasureOptions } from '../src/activities/run-queries';
+import { measureQueries, type MeasureOptions } from '../src/measure/protocol';
+import { killOnCancel } from '../src/activities/support/attempts';
 import { createProvision } from '../src/activities/provision';
 import { resultMismatches, type CellResultDoc } from '../src/results/report';
 import type { CellInput } from '../src/schema/cell';
@@ -45,7 +46,8 @@ const opts = (t: TargetHandle, extra: Partial<MeasureOptions> = {}): MeasureOpti
   queryLog: false,
   counters: 'system.events',
   queryIdPrefix: `validity-${Math.random().toString(36).slice(2, 8)}`,
-  target: t,
+  // As runQueries does: a cancelled run is killed on the server.
+  killOnCancel: (id, run) => killOnCancel(t, id, run),
   ...extra,
 });
 
@@ -66,15 +68,15 @@ after(async () => {
 test('a cold run taken without dropping the caches is labelled not cold; with the drops it is cold', async () => {
   const { t, c } = await loadedTarget('cold');
   // Warm the caches, then a "cold" run without any drop.
-  await measureQueries(c, 'logs', t.url, query('q3'), opts(t, { coldRuns: 0 }));
-  const [stale] = await measureQueries(c, 'logs', t.url, query('q3'), opts(t, { dropCaches: false }));
+  await measureQueries(c, 'logs', query('q3'), opts(t, { coldRuns: 0 }));
+  const [stale] = await measureQueries(c, 'logs', query('q3'), opts(t, { dropCaches: false }));
   const coldStale = stale.samples.find((s) => s.kind === 'cold')!;
   assert.equal(coldStale.validity.cold?.valid, false, JSON.stringify(coldStale.counters));
   assert.equal(coldStale.validity.cold?.label, 'not cold');
   assert.ok(coldStale.validity.cold!.reasons.some((r) => /mark cache/.test(r)), coldStale.validity.cold!.reasons.join('; '));
   assert.equal(stale.stats.cold_ms, null, 'a run that was not cold is not reported as cold');
   assert.equal(stale.stats.cold_runs_rejected, 1);
-  const [fresh] = await measureQueries(c, 'logs', t.url, query('q3'), opts(t));
+  const [fresh] = await measureQueries(c, 'logs', query('q3'), opts(t));
   const coldFresh = fresh.samples.find((s) => s.kind === 'cold')!;
   assert.equal(coldFresh.validity.cold?.valid, true, coldFresh.validity.cold?.reasons.join('; '));
   assert.ok(coldFresh.counters!.CreatedReadBufferDirectIO! > 0, 'direct I/O buffers were created');
@@ -90,7 +92,7 @@ test('a query run while inserts create new parts is flagged not quiet', async ()
       await writer.command({ query: `INSERT INTO logs (timestamp, namespace, pod, container, level, message, trace_id, duration_ms) SELECT toDateTime64('2026-08-26 00:00:00', 3), 'payment', 'p', 'app', 'INFO', 'x', 'y', ${i}` });
   })();
   try {
-    const [busy] = await measureQueries(c, 'logs', t.url, query('q1'), opts(t, { warmRuns: 5 }));
+    const [busy] = await measureQueries(c, 'logs', query('q1'), opts(t, { warmRuns: 5 }));
     const flagged = busy.samples.filter((s) => s.validity.quiet.valid === false);
     assert.ok(flagged.length > 0, 'at least one run saw the parts change');
     assert.ok(flagged[0].validity.quiet.reasons.some((r) => /active parts changed/.test(r)));
@@ -138,8 +140,8 @@ test('a cell whose query returns a different result from its sibling fails the c
   const a = await loadedTarget('same');
   const b = await loadedTarget('different');
   await b.c.command({ query: "INSERT INTO logs (timestamp, namespace, pod, container, level, message, trace_id, duration_ms) SELECT toDateTime64('2026-08-26 00:00:00', 3), 'payment', 'p', 'app', 'ERROR', 'one more timeout', 'z', 1" });
-  const ra = await measureQueries(a.c, 'logs', a.t.url, query('q3'), opts(a.t, { coldRuns: 0, warmRuns: 1 }));
-  const rb = await measureQueries(b.c, 'logs', b.t.url, query('q3'), opts(b.t, { coldRuns: 0, warmRuns: 1 }));
+  const ra = await measureQueries(a.c, 'logs', query('q3'), opts(a.t, { coldRuns: 0, warmRuns: 1 }));
+  const rb = await measureQueries(b.c, 'logs', query('q3'), opts(b.t, { coldRuns: 0, warmRuns: 1 }));
   const doc = (key: string, q: typeof ra) => ({ cellKey: key, queries_baseline: { queries: q }, queries_index: null }) as unknown as CellResultDoc;
   const mm = resultMismatches([doc('v26.7-lz4', ra), doc('v26.7-zstd3', rb)]);
   assert.equal(mm.length, 1);

@@ -16,15 +16,10 @@ import { activeParts, rowCount } from '../clickhouse/table-state';
 import { attempt, heartbeat, cancellationSignal } from '../temporal/activity-context';
 import { settlePreviousAttempts, killOnCancel, type PreviousAttempts } from './support/attempts';
 import type { CapabilityProbe } from '../clickhouse/probe';
-import { fetchQueryLog } from './run-queries';
-import type { LoadSummary, StepInput } from '../schema/cell';
+import { fetchQueryLog } from '../clickhouse/query-log';
+import { queryIdPrefix, type LoadSummary, type StepInput } from '../schema/cell';
 import { readCellSettings } from './provision';
 import { performance } from 'node:perf_hooks';
-
-/** Stable query_id prefix of a cell's statements. */
-export function queryIdPrefix(runId: string, cellKey: string, step: string): string {
-  return `chb-${runId}-${cellKey}-${step}`.replace(/[^A-Za-z0-9._-]/g, '_');
-}
 
 /** `load.json`. */
 export interface LoadRecord extends LoadSummary {

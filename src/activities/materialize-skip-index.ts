@@ -14,7 +14,7 @@ import { cellDir, writeJsonAtomic } from '../results/store';
 import { loadWorkload, renderTemplate, workloadQueries } from '../lib/workload';
 import { heartbeat, sleep } from '../temporal/activity-context';
 import type { IndexSummary, StepInput } from '../schema/cell';
-import { explainGranules } from '../measure/index-proof';
+import { explainGranules, explainIndexes } from '../measure/index-proof';
 import { readCellSettings } from './provision';
 
 interface MutationRow {
@@ -90,8 +90,7 @@ export async function verifyIndex(client: ClickHouseClient, table: string, index
   const explain: IndexVerification['explain'] = {};
   for (const q of queries) {
     try {
-      const rs = await client.query({ query: `EXPLAIN indexes = 1 ${q.sql}`, format: 'TabSeparatedRaw', clickhouse_settings: settings });
-      const g = explainGranules(await rs.text(), index);
+      const g = explainGranules(await explainIndexes(client, q.sql, settings), index);
       explain[q.id] = { granules: g ? `${g.kept}/${g.total}` : null, skips: g ? g.kept < g.total : false };
       if (!g) reasons.push(`${q.id}: EXPLAIN does not show index ${index}`);
       else if (g.kept >= g.total) reasons.push(`${q.id}: index ${index} skipped no granule (${g.kept}/${g.total})`);

@@ -13,7 +13,7 @@ import { teardownTarget, teardownCellResources } from '../targets';
 import { cellDir, writeJsonAtomic } from '../results/store';
 import { connect, queryRows, sqlString, tryCommand } from '../clickhouse/client';
 import { keepAliveDuring } from '../clickhouse/statement-watch';
-import { queryIdPrefix } from './load-data';
+import { queryIdPrefix } from '../schema/cell';
 import type { CellInput, StepInput } from '../schema/cell';
 import type { TargetHandle } from '../schema/target';
 

@@ -12,24 +12,7 @@ import type { MetricsSnapshot } from './collect-metrics';
 /** Schema id of a cell result. Bump on incompatible change. */
 export const CELL_RESULT_SCHEMA = 'chbench.cell-result/v1';
 
-/** Counters whose start→end difference is kept in the cell result (when the server has them). */
-export const KEY_EVENTS = [
-  'Query',
-  'SelectQuery',
-  'InsertedRows',
-  'MergedRows',
-  'OSReadBytes',
-  'OSReadChars',
-  'OSWriteBytes',
-  'ReadBufferFromFileDescriptorReadBytes',
-  'CreatedReadBufferDirectIO',
-  'CreatedReadBufferDirectIOFailed',
-  'CreatedReadBufferOrdinary',
-  'MarkCacheHits',
-  'MarkCacheMisses',
-  'UncompressedCacheHits',
-  'UncompressedCacheMisses',
-] as const;
+import { CELL_COUNTERS as KEY_EVENTS } from '../measure/validity';
 
 /** Difference of two snapshots: key server events and host disk bytes; `null` where unknown. */
 export function metricsDelta(a?: MetricsSnapshot, b?: MetricsSnapshot) {

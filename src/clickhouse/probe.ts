@@ -44,7 +44,14 @@ async function names(client: ClickHouseClient, sql: string): Promise<string[] | 
   }
 }
 
-/** Cache-drop statements that can matter for a cold run, newest last. */
+/**
+ * Every server cache that can serve a repeated query without reading its data from storage, as the
+ * statement that empties it, oldest first: marks, uncompressed blocks, skip-index marks and blocks,
+ * mmapped files, compiled expressions, query results, query conditions (which granules matched),
+ * userspace page cache, primary index, skipping index. Newer versions have more; the probe tries
+ * each once and records which the server accepts, and the cold cycle (`src/measure/cold-cycle.ts`)
+ * issues only those before every cold run.
+ */
 export const PROBED_CACHE_DROPS = [
   'SYSTEM DROP MARK CACHE',
   'SYSTEM DROP UNCOMPRESSED CACHE',

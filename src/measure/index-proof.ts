@@ -1,7 +1,19 @@
 /**
  * Proof that a skip index was used by the measured runs themselves — not only by an EXPLAIN taken
- * under other settings. Pure functions over an `EXPLAIN indexes = 1` text and read_rows figures.
+ * under other settings: the `EXPLAIN indexes = 1` statement ({@link explainIndexes}, the one place
+ * chbench issues it), and pure functions over its text and read_rows figures.
  */
+import type { ClickHouseClient } from '@clickhouse/client';
+
+/**
+ * `EXPLAIN indexes = 1 <sql>` under `settings` (pass the measured runs' own, so what it shows holds
+ * for them), as the server's text with trailing whitespace removed.
+ * @throws ClickHouseError when the server refuses it (18.16 has no EXPLAIN; a query error).
+ */
+export async function explainIndexes(client: ClickHouseClient, sql: string, settings: Record<string, number | string>): Promise<string> {
+  const rs = await client.query({ query: `EXPLAIN indexes = 1 ${sql}`, format: 'TabSeparatedRaw', clickhouse_settings: settings });
+  return (await rs.text()).trimEnd();
+}
 
 /**
  * Proof that a skip index did its work in the measured runs, not just in an EXPLAIN.

@@ -28,6 +28,31 @@ export const RUN_COUNTERS = [
 
 export type RunCounters = Partial<Record<(typeof RUN_COUNTERS)[number], number | null>>;
 
+/**
+ * Counters whose start→end difference over the whole cell is kept in `result.json`
+ * (`metrics_delta.server_events`, from `system.events` snapshots of collect-metrics): what the cell
+ * did (queries, inserted and merged rows, OS writes) and the read path that {@link RUN_COUNTERS}
+ * judges per run (every read-path name here is also in RUN_COUNTERS, so both speak of the same
+ * counters). Order is the order of the record's keys.
+ */
+export const CELL_COUNTERS = [
+  'Query',
+  'SelectQuery',
+  'InsertedRows',
+  'MergedRows',
+  'OSReadBytes',
+  'OSReadChars',
+  'OSWriteBytes',
+  'ReadBufferFromFileDescriptorReadBytes',
+  'CreatedReadBufferDirectIO',
+  'CreatedReadBufferDirectIOFailed',
+  'CreatedReadBufferOrdinary',
+  'MarkCacheHits',
+  'MarkCacheMisses',
+  'UncompressedCacheHits',
+  'UncompressedCacheMisses',
+] as const;
+
 /** Verdict on one run. `valid: null` = could not be judged (counters unknown). */
 export interface RunValidity {
   valid: boolean | null;

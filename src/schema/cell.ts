@@ -106,3 +106,50 @@ export interface CellOutcome {
   resultFile: string;
   error?: string;
 }
+
+/**
+ * Stable query_id prefix of a cell's statements in one step: `chb-<runId>-<cellKey>-<step>`, every
+ * character outside `[A-Za-z0-9._-]` replaced by `_`. Each statement appends its own tail and ends
+ * with `-a<attempt>` (see {@link parseQueryId}), so a retry finds and settles its earlier attempt's
+ * statements by prefix, and the archived server log can be split by step and attempt.
+ * `step` `''` gives the cell's prefix followed by `-`.
+ */
+export function queryIdPrefix(runId: string, cellKey: string, step: string): string {
+  return `chb-${runId}-${cellKey}-${step}`.replace(/[^A-Za-z0-9._-]/g, '_');
+}
+
+/** Steps whose statements carry a {@link queryIdPrefix} query_id. */
+export const QUERY_ID_STEPS = ['load', 'baseline', 'index'] as const;
+
+/** A chbench statement's query_id, taken apart (see {@link parseQueryId}). */
+export interface ParsedQueryId {
+  /** `chb-<runId>-<cellKey>-<step>`: the step's prefix, the same for every attempt. */
+  stepPrefix: string;
+  step: (typeof QUERY_ID_STEPS)[number];
+  /** 1-based activity attempt that issued the statement. */
+  attempt: number;
+  /** A measured run of a workload query (`queries-<phase>` steps): the query id, the run kind and its 1-based index. */
+  run?: { query: string; kind: 'cold' | 'warmup' | 'warm'; n: number };
+  /** A helper statement of the step that is not a measured run (the load step's `truncate`). */
+  statement?: 'truncate';
+}
+
+const QUERY_ID = /^(?<prefix>.+-(?<step>load|baseline|index))(?:-(?:(?<statement>truncate)|(?<query>.+)-(?<kind>cold|warmup|warm)(?<n>\d+)))?-a(?<attempt>\d+)$/;
+
+/**
+ * Inverse of the query_ids chbench builds from {@link queryIdPrefix}:
+ * `<prefix>-a<attempt>` (the load's INSERT), `<prefix>-truncate-a<attempt>`, and
+ * `<prefix>-<query>-<kind><n>-a<attempt>` (a measured run). `null` for any other id
+ * (another client's statement, chbench's own `chb-watch-…` reads).
+ */
+export function parseQueryId(id: string): ParsedQueryId | null {
+  const g = QUERY_ID.exec(id)?.groups;
+  if (!g) return null;
+  return {
+    stepPrefix: g.prefix,
+    step: g.step as ParsedQueryId['step'],
+    attempt: Number(g.attempt),
+    ...(g.query !== undefined ? { run: { query: g.query, kind: g.kind as 'cold' | 'warmup' | 'warm', n: Number(g.n) } } : {}),
+    ...(g.statement ? { statement: 'truncate' as const } : {}),
+  };
+}

@@ -1,0 +1,126 @@
+/**
+ * Where each figure of a run comes from, and how the sources are checked against each other.
+ *
+ * At the run (from the HTTP response, {@link runFigures}): client wall time; server elapsed from the
+ * `X-ClickHouse-Summary` header's `elapsed_ns` only when the summary is complete
+ * (`wait_end_of_query=1`); read_rows/read_bytes from the complete summary, else from the JSON output's
+ * statistics block. After the step (from `system.query_log`, {@link applyQueryLog}), where the server
+ * keeps one: the row of the run's query_id is the headline — server elapsed from the microsecond
+ * timestamps when they agree with `query_duration_ms` (±1 ms), else `query_duration_ms`; read_rows and
+ * read_bytes from the row — and the summary/statistics are cross-checked against it ({@link crossCheck}).
+ */
+import { ClickHouseError } from '@clickhouse/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { errorCode, summaryNumber, type HttpSummary, type MeasuredResult, type MidStreamClickHouseError } from '../clickhouse/client';
+import type { QueryLogRow } from '../clickhouse/query-log';
+// Record types still declared in the activity file; they move to src/schema/results.ts.
+import type { QueryRecord, RunSample } from '../activities/run-queries';
+
+/** The figures of one run known when its response has been read (before query_log is joined). */
+export type RunFigures = Pick<RunSample, 'wall_ms' | 'server_elapsed_ms' | 'server_elapsed_source' | 'read_rows' | 'read_bytes' | 'read_source' | 'result_rows' | 'result_bytes' | 'result_sha256' | 'summary_complete'> &
+  Partial<Pick<RunSample, 'http_summary' | 'output_statistics'>>;
+
+/**
+ * The figures of a run from its response. A snapshot summary (no `wait_end_of_query`) never gives
+ * a figure: it may under-report; query_log or the statistics block fill in. `summaryReadSource` names
+ * the summary's read counts (`output statistics` on the embedded engine, which fills its summary
+ * from the engine's own statistics). Pure.
+ */
+export function runFigures(r: MeasuredResult, summaryReadSource: RunSample['read_source'] = 'http summary'): RunFigures {
+  const complete = r.wait_end_of_query;
+  const elapsedNs = summaryNumber(r.summary, 'elapsed_ns');
+  let readRows = complete ? summaryNumber(r.summary, 'read_rows') : null;
+  let readBytes = complete ? summaryNumber(r.summary, 'read_bytes') : null;
+  let readSource: RunSample['read_source'] = readRows === null ? null : summaryReadSource;
+  if (readRows === null && typeof r.output_statistics?.rows_read === 'number') {
+    readRows = r.output_statistics.rows_read;
+    readBytes = r.output_statistics.bytes_read ?? null;
+    readSource = 'output statistics';
+  }
+  return {
+    wall_ms: r.wall_ms,
+    server_elapsed_ms: elapsedNs === null || !complete ? null : elapsedNs / 1e6,
+    server_elapsed_source: elapsedNs === null || !complete ? null : 'http summary elapsed_ns',
+    read_rows: readRows,
+    read_bytes: readBytes,
+    read_source: readSource,
+    result_rows: r.result_rows,
+    result_bytes: r.result_bytes,
+    result_sha256: r.result_sha256,
+    ...(r.summary ? { http_summary: r.summary as Record<string, string> } : {}),
+    summary_complete: complete,
+    ...(r.output_statistics ? { output_statistics: r.output_statistics } : {}),
+  };
+}
+
+/**
+ * Make a run's query_log row its headline (mutates `s`): keeps the row in `query_log`, takes server
+ * elapsed (microsecond difference when it agrees with `query_duration_ms` within 1 ms, else
+ * `query_duration_ms`), read_rows and read_bytes from it, and records the {@link crossCheck}.
+ * `row` null: only `query_log` is set (to null); the run keeps its response figures.
+ */
+export function applyQueryLog(s: RunSample, row: QueryLogRow | null): void {
+  s.query_log = row;
+  if (!row) return;
+  const ms = Number(row.query_duration_ms);
+  const us = row.query_duration_us === undefined ? null : Number(row.query_duration_us);
+  if (us !== null && Number.isFinite(us) && Math.abs(us / 1000 - ms) <= 1) [s.server_elapsed_ms, s.server_elapsed_source] = [us / 1000, 'system.query_log event_time_microseconds - query_start_time_microseconds'];
+  else [s.server_elapsed_ms, s.server_elapsed_source] = [ms, 'system.query_log.query_duration_ms'];
+  [s.read_rows, s.read_bytes, s.read_source] = [Number(row.read_rows), Number(row.read_bytes), 'system.query_log'];
+  s.cross_check = crossCheck(s, row);
+}
+
+/**
+ * Cross-check a run's HTTP summary and JSON statistics block against its query_log row: read_rows
+ * must agree within 0.1 %, elapsed within max(2 ms, 10 %). Returns `agrees (<what was checked>)`,
+ * `disagrees: …` (each difference, naming a snapshot summary as such) or `not checked: …`. Pure.
+ */
+export function crossCheck(s: Pick<RunSample, 'http_summary' | 'output_statistics' | 'summary_complete'>, row: QueryLogRow): string {
+  const logRows = Number(row.read_rows);
+  const logMs = row.query_duration_us !== undefined ? Number(row.query_duration_us) / 1000 : Number(row.query_duration_ms);
+  const diffs: string[] = [];
+  const checked: string[] = [];
+  const sumRows = summaryNumber(s.http_summary as HttpSummary | undefined, 'read_rows');
+  const sumNs = summaryNumber(s.http_summary as HttpSummary | undefined, 'elapsed_ns');
+  const what = s.summary_complete ? 'summary' : 'summary (snapshot: wait_end_of_query not requested)';
+  const rowsOff = (v: number) => Math.abs(v - logRows) > Math.max(0, logRows * 0.001);
+  const msOff = (v: number) => Math.abs(v - logMs) > Math.max(2, logMs * 0.1);
+  if (sumRows !== null) {
+    checked.push('summary read_rows');
+    if (rowsOff(sumRows)) diffs.push(`${what} read_rows ${sumRows} vs query_log ${logRows}`);
+  }
+  if (sumNs !== null) {
+    checked.push('summary elapsed');
+    if (msOff(sumNs / 1e6)) diffs.push(`${what} elapsed ${(sumNs / 1e6).toFixed(3)} ms vs query_log ${logMs.toFixed(3)} ms`);
+  }
+  const st = s.output_statistics;
+  if (typeof st?.rows_read === 'number') {
+    checked.push('statistics rows_read');
+    if (rowsOff(st.rows_read)) diffs.push(`statistics rows_read ${st.rows_read} vs query_log ${logRows}`);
+  }
+  if (!checked.length) return 'not checked: the server sent no summary and no statistics block';
+  return diffs.length ? `disagrees: ${diffs.join('; ')}` : `agrees (${checked.join(', ')})`;
+}
+
+/** A failed run's error as recorded in its query's record (without the run and query_id). */
+export type QueryFailure = Omit<NonNullable<QueryRecord['error']>, 'run' | 'query_id'>;
+
+/**
+ * The server's code, name and message when `e` is an error of the query itself (a `ClickHouseError`,
+ * or a `Code: N` text from an old server), `undefined` for anything else — a lost server (`isGone(e)`),
+ * a Temporal failure, a cancellation (`AbortError`), a network error — which must propagate.
+ */
+export function queryFailure(e: unknown, isGone: (e: unknown) => boolean = () => false): QueryFailure | undefined {
+  if (isGone(e) || e instanceof ApplicationFailure || (e as Error)?.name === 'AbortError') return undefined;
+  const code = errorCode(e);
+  if (code === undefined) return undefined;
+  // Old servers name no type (the client then says UNKNOWN): keep null rather than a made-up name.
+  const named = e instanceof ClickHouseError && e.type && e.type !== 'UNKNOWN' ? e.type : /\(([A-Z][A-Z0-9_]{2,})\)/.exec((e as Error).message)?.[1];
+  const late = e as Partial<MidStreamClickHouseError>;
+  return {
+    code,
+    type: named ?? null,
+    message: ((e as Error).message ?? String(e)).slice(0, 500),
+    ...(late.exception_source ? { after_response_started: { http_status: late.http_status!, result_bytes: late.result_bytes!, exception_source: late.exception_source } } : {}),
+  };
+}
