@@ -39,13 +39,14 @@ export type WatchedTargetCapabilities = Pick<TargetCapabilities, 'runningStateme
 /** A real ClickHouse server's answers, used when no lookup was installed (no target registry loaded). */
 const SERVER_CAPABILITIES: WatchedTargetCapabilities = { runningStatementsFrom: 'system.processes', canKillRunning: true };
 
-let capabilitiesOfTarget: ((t: TargetHandle) => WatchedTargetCapabilities) | undefined;
+let capabilitiesOfTarget: ((t: TargetHandle) => WatchedTargetCapabilities | undefined) | undefined;
 
 /**
  * Install the capability lookup of targets (the target registry, `src/targets/registry.ts`, does so
- * when it is loaded). This module is library code: it asks flags and never imports `src/targets`.
+ * when it is loaded); a target it does not know gets a real server's answers. This module is library
+ * code: it asks flags and never imports `src/targets`.
  */
-export function useTargetCapabilities(lookup: (t: TargetHandle) => WatchedTargetCapabilities): void {
+export function useTargetCapabilities(lookup: (t: TargetHandle) => WatchedTargetCapabilities | undefined): void {
   capabilitiesOfTarget = lookup;
 }
 
