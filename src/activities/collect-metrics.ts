@@ -1,12 +1,13 @@
 /**
  * collectMetrics: snapshot the server's cumulative counters (`system.events`) and the worker host's
- * disk and CPU counters (`/proc/diskstats`, `/proc/stat`, loopback targets only), so a cell's
+ * disk and CPU counters (`/proc/diskstats`, `/proc/stat`, only for a target whose capabilities say it runs on the worker's host), so a cell's
  * result can show how much was read from disk and whether a run was disk- or CPU-bound.
  * Called at the start and the end of a cell; the cell result keeps the difference.
  */
 import path from 'node:path';
 import { readFileSync, existsSync } from 'node:fs';
-import { connect, queryRows, sqlString, isLoopbackUrl } from '../clickhouse/client';
+import { connect, queryRows, sqlString } from '../clickhouse/client';
+import { capabilitiesOf } from '../targets';
 import { cellDir, writeJsonAtomic } from '../results/store';
 import type { StepInput } from '../schema/cell';
 
@@ -62,10 +63,10 @@ export function createCollectMetrics() {
       } finally {
         await client.close();
       }
-      const loopback = isLoopbackUrl(target.url);
+      const onHost = capabilitiesOf(target).onWorkerHost;
       let host: Pick<MetricsSnapshot, 'host_disks' | 'host_cpu'> = { host_disks: null, host_cpu: null };
       let hostSource = 'not available: server is not on the worker host';
-      if (loopback) {
+      if (onHost) {
         try {
           host = readHost();
           hostSource = '/proc/diskstats and /proc/stat of the worker host (the server runs there)';

@@ -6,8 +6,8 @@
 import os from 'node:os';
 import path from 'node:path';
 import { rmSync } from 'node:fs';
-import { provisionTarget } from '../targets';
-import { connect, isLoopbackUrl, queryRows, queryScalar, tryCommand } from '../clickhouse/client';
+import { capabilitiesOf, provisionTarget } from '../targets';
+import { connect, queryRows, queryScalar } from '../clickhouse/client';
 import { cellDir, writeJsonAtomic, readJsonIfExists } from '../results/store';
 import { ApplicationFailure } from '@temporalio/common';
 import { probeServer, type CapabilityProbe } from '../clickhouse/probe';
@@ -30,7 +30,8 @@ export interface ProvisionDeps extends OwnerDeps {
  * Read the server facts recorded with every cell.
  * Sources: `version()`, `timezone()`; CPUs/memory from `system.asynchronous_metrics`
  * (`OSMemoryTotal`, number of `OSUserTimeCPU*` metrics) where the server has them, else from the
- * worker host's `os.cpus()` / `os.totalmem()` for loopback targets, else unknown (null).
+ * worker host's `os.cpus()` / `os.totalmem()` for a target on the worker's host (its capabilities
+ * say so), else unknown (null).
  */
 export async function readServerInfo(t: TargetHandle): Promise<ServerInfo & { probe: CapabilityProbe }> {
   const client = connect(t);
@@ -53,9 +54,9 @@ export async function readServerInfo(t: TargetHandle): Promise<ServerInfo & { pr
     } catch {
       /* old servers: fall through */
     }
-    const loopback = isLoopbackUrl(t.url);
-    if (cpus === null && loopback) [cpus, cpuSource] = [os.cpus().length, 'worker host os.cpus() (same host)'];
-    if (memory === null && loopback) [memory, memSource] = [os.totalmem(), 'worker host os.totalmem() (same host)'];
+    const onHost = capabilitiesOf(t).onWorkerHost;
+    if (cpus === null && onHost) [cpus, cpuSource] = [os.cpus().length, 'worker host os.cpus() (same host)'];
+    if (memory === null && onHost) [memory, memSource] = [os.totalmem(), 'worker host os.totalmem() (same host)'];
     // system.query_log is created lazily: the capability probe runs a logged query and flushes first.
     const probe = await probeServer(client, version);
     return { version, timezone, cpus, cpu_source: cpuSource, memory_bytes: memory, memory_source: memSource, query_log: probe.query_log.enabled ? 'available' : 'not available', probe };

@@ -8,49 +8,20 @@
  * before the data directory goes away: it shows every statement chbench ran, with start and end.
  */
 import path from 'node:path';
-import { existsSync, copyFileSync, writeFileSync } from 'node:fs';
-import { teardownTarget, teardownCellResources } from '../targets';
+import { teardownTarget, teardownCellResources, targetOf } from '../targets';
 import { cellDir, writeJsonAtomic } from '../results/store';
-import { connect, queryRows, sqlString, tryCommand } from '../clickhouse/client';
 import { keepAliveDuring } from '../clickhouse/statement-watch';
 import { queryIdPrefix } from '../schema/cell';
 import type { CellInput, StepInput } from '../schema/cell';
 import type { TargetHandle } from '../schema/target';
 
 /**
- * Copy the statements of a cell into `file` (JSON lines: query_id, started/finished ms, ok).
+ * Copy the statements of a cell into `file` (JSON lines: query_id, started/finished ms, ok): the
+ * target's `archiveStatements` verb (its own statement log, or `system.query_log`).
  * @returns the source used, or why there is none.
  */
-export async function archiveServerLog(target: TargetHandle, prefix: string, file: string): Promise<string> {
-  if (target.kind === 'embedded') {
-    const src = target.dataDir ? path.join(target.dataDir, 'statements.jsonl') : undefined;
-    if (!src || !existsSync(src)) return 'not available: no statements.jsonl';
-    copyFileSync(src, file);
-    return 'embedded statements.jsonl';
-  }
-  const client = connect(target);
-  try {
-    const flush = await tryCommand(client, 'SYSTEM FLUSH LOGS');
-    if (!flush.ok) return `not available: ${flush.error}`;
-    const rows = await queryRows<{ query_id: string; start_ms: string; duration_ms: string; type: string }>(
-      client,
-      `SELECT query_id, toUInt64(query_start_time) * 1000 AS start_ms, query_duration_ms AS duration_ms, toString(type) AS type
-       FROM system.query_log WHERE event_date >= yesterday() AND substring(query_id, 1, ${Buffer.byteLength(prefix)}) = ${sqlString(prefix)}`,
-    );
-    // `type` is an Enum on some versions and a number on others: skip QueryStart rows (1) here.
-    const ended = rows.filter((r) => r.type !== 'QueryStart' && r.type !== '1');
-    writeFileSync(
-      file,
-      ended
-        .map((r) => JSON.stringify({ query_id: r.query_id, started_at_ms: Number(r.start_ms), finished_at_ms: Number(r.start_ms) + Number(r.duration_ms), ok: r.type === 'QueryFinish' || r.type === '2' }))
-        .join('\n') + (ended.length ? '\n' : ''),
-    );
-    return 'system.query_log (start at second resolution)';
-  } catch (e) {
-    return `not available: ${(e as Error).message.split('\n')[0]}`;
-  } finally {
-    await client.close();
-  }
+export function archiveServerLog(target: TargetHandle, prefix: string, file: string): Promise<string> {
+  return targetOf(target).archiveStatements(target, prefix, file);
 }
 
 /** Activity factory. */
@@ -78,7 +49,7 @@ export function createTeardown(deps: { workDir: string }) {
       writeJsonAtomic(path.join(dir, 'teardown.json'), {
         torn_down_at: new Date().toISOString(),
         kind: target.kind,
-        what: target.kind === 'external' ? `DROP DATABASE ${target.database}` : `stopped pid ${target.pid}, removed ${target.dataDir}`,
+        what: targetOf(target).describeTeardown(target),
         server_log_archive: archive,
       });
       return { torn_down: true };

@@ -32,14 +32,22 @@ export function connect(t: TargetHandle, opts: ConnectOptions = {}): ClickHouseC
   return w ? watchClient(client, t, w, () => openClient(t, { maxExecutionTimeS: 30 })) : client;
 }
 
+/**
+ * The password of a target: the value of the environment variable it names (`passwordEnv`), or
+ * empty when it names none. The one place chbench reads a password; it never enters a handle,
+ * a spec, a result or workflow history.
+ * @throws Error `target <url>: environment variable <NAME> (the password) is not set on the worker`
+ */
+export function targetPassword(t: { url: string; passwordEnv?: string }): string {
+  if (!t.passwordEnv) return '';
+  const v = process.env[t.passwordEnv];
+  if (v === undefined) throw new Error(`target ${t.url}: environment variable ${t.passwordEnv} (the password) is not set on the worker`);
+  return v;
+}
+
 /** The plain client of {@link connect} (not watched). */
 function openClient(t: TargetHandle, opts: ConnectOptions): ClickHouseClient {
-  let password = '';
-  if (t.passwordEnv) {
-    const v = process.env[t.passwordEnv];
-    if (v === undefined) throw new Error(`target ${t.url}: environment variable ${t.passwordEnv} (the password) is not set on the worker`);
-    password = v;
-  }
+  const password = targetPassword(t);
   const maxS = opts.maxExecutionTimeS ?? 3600;
   return createClient({
     url: t.url,

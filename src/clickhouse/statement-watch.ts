@@ -31,7 +31,24 @@ import type { Readable } from 'node:stream';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { ClickHouseClient } from '@clickhouse/client';
-import type { TargetHandle } from '../schema/target';
+import type { TargetCapabilities, TargetHandle } from '../schema/target';
+
+/** What the watcher needs to know about a target: where running statements are listed, whether one can be killed. */
+export type WatchedTargetCapabilities = Pick<TargetCapabilities, 'runningStatementsFrom' | 'canKillRunning'>;
+
+/** A real ClickHouse server's answers, used when no lookup was installed (no target registry loaded). */
+const SERVER_CAPABILITIES: WatchedTargetCapabilities = { runningStatementsFrom: 'system.processes', canKillRunning: true };
+
+let capabilitiesOfTarget: ((t: TargetHandle) => WatchedTargetCapabilities | undefined) | undefined;
+
+/**
+ * Install the capability lookup of targets (the target registry, `src/targets/registry.ts`, does so
+ * when it is loaded); a target it does not know gets a real server's answers. This module is library
+ * code: it asks flags and never imports `src/targets`.
+ */
+export function useTargetCapabilities(lookup: (t: TargetHandle) => WatchedTargetCapabilities | undefined): void {
+  capabilitiesOfTarget = lookup;
+}
 
 /**
  * The details of every chbench heartbeat (the CLI's progress bar renders these names; keep them).
@@ -151,6 +168,7 @@ export class StatementWatcher {
   /** Labels that persist across heartbeats (step, query, run) and the last poll-loop fields. */
   private labels: Partial<HeartbeatDetails> = { step: 'activity' };
   private target: TargetHandle | undefined;
+  private caps: WatchedTargetCapabilities = SERVER_CAPABILITIES;
   private openMonitor: (() => ClickHouseClient) | undefined;
   /** Every heartbeat sent (tests and diagnostics read it; bounded). */
   readonly sent: { at: number; details: HeartbeatDetails }[] = [];
@@ -160,9 +178,15 @@ export class StatementWatcher {
     private readonly ctx: Context | undefined,
   ) {}
 
-  /** Where progress is read from (the first watched client's target). */
+  /**
+   * Where progress is read from (the first watched client's target): `system.processes`, or the
+   * target's endpoint `GET <url>/chbench/running` ({@link EmbeddedRunning} rows) where its
+   * capabilities say so; after a KILL, a target that can kill is polled until the statement is gone.
+   */
   attach(target: TargetHandle, openMonitor: () => ClickHouseClient): void {
-    if (!this.target) [this.target, this.openMonitor] = [target, openMonitor];
+    if (this.target) return;
+    [this.target, this.openMonitor] = [target, openMonitor];
+    this.caps = capabilitiesOfTarget?.(target) ?? SERVER_CAPABILITIES;
   }
 
   /** Set labels without heartbeating. */
@@ -352,7 +376,7 @@ export class StatementWatcher {
     const out = new Map<string, Seen>();
     const t = this.target;
     if (!t) return out;
-    if (t.kind === 'embedded') {
+    if (this.caps.runningStatementsFrom === 'target endpoint') {
       const r = await fetch(`${t.url}/chbench/running`, { signal: AbortSignal.timeout(this.readTimeoutMs()) });
       if (!r.ok) throw new Error(`${t.url}/chbench/running: HTTP ${r.status}`);
       const rows = (await r.json()) as EmbeddedRunning[];
@@ -416,7 +440,7 @@ export class StatementWatcher {
         const q = `'${st.queryId.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
         await c.command({ query: `KILL QUERY WHERE query_id = ${q} ASYNC`, query_id: `chb-watch-${randomUUID()}`, abort_signal: AbortSignal.timeout(this.readTimeoutMs()) });
         kill = 'KILL QUERY sent';
-        if (t.kind !== 'embedded') {
+        if (this.caps.canKillRunning) {
           // Wait (bounded, heartbeating) until the server no longer lists it.
           const deadline = performance.now() + 30_000;
           for (;;) {

@@ -67,7 +67,8 @@ export interface ProvisionRequest {
 
 /**
  * What a target kind can and cannot do. Activities and the measurement method ask these flags, never
- * `handle.kind`. Every target kind declares all of them (see `src/targets/index.ts`, the registry).
+ * `handle.kind`. Every target kind declares all of them; the registry (`src/targets/registry.ts`) refuses a
+ * target whose set is incomplete.
  */
 export interface TargetCapabilities {
   /**

@@ -1,71 +1,51 @@
-/** Dispatch from a target spec to its provisioner. */
+/**
+ * Targets: where a cell gets its ClickHouse. Every kind implements the {@link Target} contract
+ * (`./target.ts`) and registers itself (`./registry.ts`); importing this module loads them all.
+ * Activities call the functions below (or `targetOf(handle).<verb>`), never a kind's module.
+ *
+ * | folder        | kind       | what it is                                                            |
+ * | ------------- | ---------- | --------------------------------------------------------------------- |
+ * | `embedded/`   | `embedded` | chdb engine in a separate process per cell (`server.ts`)              |
+ * | `local/`      | `local`    | a ClickHouse server binary per cell, generated config                 |
+ * | `external/`   | `external` | an existing server, one database per cell                             |
+ * | `process/`    | —          | the process lifecycle and provisioning skeleton embedded/local share   |
+ * | `kubernetes/` | —          | manifests (the `kubernetes` target implements this contract next)     |
+ * | `gc.ts`       | —          | `chbench gc`: what runs left behind on this host                       |
+ */
 import type { TargetSpec } from '../schema/run-spec';
-import type { ProvisionRequest, TargetCapabilities, TargetHandle, TargetKind } from '../schema/target';
-import { provisionEmbedded, teardownEmbedded } from './embedded';
-import { provisionLocal, teardownLocal } from './local';
-import path from 'node:path';
-import { provisionExternal, teardownExternal, externalDatabaseName } from './external';
-import { isAlive, listCellDirs, listLabels, sanitizePathSegment, stopProcess } from './process';
+import type { ProvisionRequest, TargetHandle } from '../schema/target';
+import { isAlive, listLabels } from './process';
+import { capabilitiesOf, targetOf } from './registry';
+import './embedded';
+import './local';
+import './external';
 
-export type { TargetHandle, ProvisionRequest } from '../schema/target';
+export type { TargetHandle, ProvisionRequest, TargetCapabilities, TargetKind } from '../schema/target';
+export type { Target, TargetCheck, SpecCheckPlace, TargetSpecOf } from './target';
+export { capabilitiesOf, targetOf, targets, registerTarget, TargetRegistry } from './registry';
 
 /**
  * Start or reach the cell's ClickHouse. Idempotent: a retry adopts what an earlier attempt started.
  * @throws Error when the target cannot be provisioned (message says why).
  */
-export async function provisionTarget(spec: TargetSpec, req: ProvisionRequest): Promise<TargetHandle> {
-  switch (spec.kind) {
-    case 'embedded':
-      return provisionEmbedded(req);
-    case 'local': {
-      const bin = spec.binaries[req.version];
-      if (!bin) throw new Error(`local target: no binary for version ${req.version}`);
-      return provisionLocal(req, bin);
-    }
-    case 'external':
-      return provisionExternal(req, spec);
-  }
+export function provisionTarget(spec: TargetSpec, req: ProvisionRequest): Promise<TargetHandle> {
+  return targetOf(spec).provision(spec, req);
 }
 
 /** Stop / drop whatever {@link provisionTarget} created. Idempotent. */
-export async function teardownTarget(h: TargetHandle): Promise<void> {
-  switch (h.kind) {
-    case 'embedded':
-      return teardownEmbedded(h);
-    case 'local':
-      return teardownLocal(h);
-    case 'external':
-      return teardownExternal(h);
-  }
+export function teardownTarget(h: TargetHandle): Promise<void> {
+  return targetOf(h).teardown(h);
 }
 
 /**
  * Tear down whatever an attempt to provision this cell may have created, without a handle — for a
- * cell whose provision failed or was cancelled before it returned one. Embedded/local: every
+ * cell whose provision failed or was cancelled before it returned one. Process targets: every
  * process and directory under `<workDir>/<run>/<cell>`; external: the cell's database.
  * Idempotent; nothing there is fine.
+ * @returns one human line on what was removed
  */
-export async function teardownCellResources(spec: TargetSpec, req: ProvisionRequest): Promise<string> {
-  if (spec.kind === 'external') {
-    const database = externalDatabaseName(spec.databasePrefix, req.runId, req.cellKey);
-    await teardownExternal({ kind: 'external', url: spec.url, database, username: spec.username, passwordEnv: spec.passwordEnv, runId: req.runId, cellKey: req.cellKey, provisionedBy: '' });
-    return `DROP DATABASE IF EXISTS ${database}`;
-  }
-  const dirs = listCellDirs(req.workDir, req.runId).filter((d) => path.basename(d) === sanitizePathSegment(req.cellKey));
-  for (const d of dirs) await stopProcess(undefined, d, 15_000);
-  return dirs.length ? `stopped and removed ${dirs.join(', ')}` : 'nothing to remove';
-}
-
-/** Capability flags per target kind (see {@link TargetCapabilities}). */
-const CAPABILITIES: Record<TargetKind, TargetCapabilities> = {
-  embedded: { onWorkerHost: true, canKillRunning: false, countersWithoutQueryLog: 'system.events', summaryReadSource: 'output statistics', runningStatementsFrom: 'target endpoint', restartable: true, statementArchive: true },
-  local: { onWorkerHost: true, canKillRunning: true, countersWithoutQueryLog: 'none', summaryReadSource: 'http summary', runningStatementsFrom: 'system.processes', restartable: true, statementArchive: false },
-  external: { onWorkerHost: false, canKillRunning: true, countersWithoutQueryLog: 'none', summaryReadSource: 'http summary', runningStatementsFrom: 'system.processes', restartable: false, statementArchive: false },
-};
-
-/** What the target behind `handle` can do. */
-export function capabilitiesOf(handle: Pick<TargetHandle, 'kind'>): TargetCapabilities {
-  return CAPABILITIES[handle.kind];
+export function teardownCellResources(spec: TargetSpec, req: ProvisionRequest): Promise<string> {
+  return targetOf(spec).teardownCell(spec, req);
 }
 
 /**

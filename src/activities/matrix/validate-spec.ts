@@ -12,6 +12,7 @@ import { loadWorkload, workloadQueries } from '../../lib/workload';
 import { runDir, cellDir, writeJsonAtomic, readJsonIfExists } from '../../results/store';
 import type { CellOutcome } from '../../schema/cell';
 import { REPO_ROOT } from '../../config';
+import { targets } from '../../targets';
 
 /** Output of {@link validateSpec}. */
 export interface ValidatedRun {
@@ -72,10 +73,10 @@ export function checkSpec(input: unknown, opts: CheckOptions = {}): { spec?: Run
   }
   // Checks on the raw input still run when the schema failed elsewhere.
   const raw = (typeof input === 'object' && input !== null ? input : {}) as Record<string, any>;
-  if (!spec && raw.target?.kind === 'local' && raw.target.binaries && typeof raw.target.binaries === 'object' && Array.isArray(raw.matrix?.version))
-    for (const v of raw.matrix.version as unknown[])
-      if (typeof v === 'string' && !(v in raw.target.binaries))
-        problems.push(`matrix.version: version "${v}" has no way to be provisioned: target.binaries has no entry for it (has: ${Object.keys(raw.target.binaries).join(', ') || 'none'})`);
+  // The target kind's own checks (binaries, password variable): see Target.checkSpec.
+  const rawTarget = typeof raw.target === 'object' && raw.target !== null ? (raw.target as Record<string, unknown>) : undefined;
+  const target = rawTarget && targets.find(rawTarget.kind);
+  if (!spec && target && rawTarget && Array.isArray(raw.matrix?.version)) problems.push(...target.checkSpec(rawTarget, raw.matrix.version, 'input'));
   if (typeof raw.workload === 'string' && /^[a-z0-9-]+$/.test(raw.workload)) {
     try {
       const m = loadWorkload(raw.workload);
@@ -86,19 +87,8 @@ export function checkSpec(input: unknown, opts: CheckOptions = {}): { spec?: Run
     }
   }
   if (opts.worker) {
-    const target = raw.target as Record<string, any> | undefined;
     const versions: unknown[] = Array.isArray(raw.matrix?.version) ? raw.matrix.version : [];
-    if (target?.kind === 'local' && target.binaries && typeof target.binaries === 'object')
-      for (const [v, bin] of Object.entries(target.binaries as Record<string, unknown>)) {
-        if (!versions.includes(v) || typeof bin !== 'string') continue;
-        try {
-          accessSync(bin, constants.X_OK);
-        } catch {
-          problems.push(`target.binaries.${v}: "${bin}" is not an executable file on the worker`);
-        }
-      }
-    if (target?.kind === 'external' && typeof target.passwordEnv === 'string' && process.env[target.passwordEnv] === undefined)
-      problems.push(`target.passwordEnv: environment variable ${target.passwordEnv} is not set on the worker`);
+    if (target && rawTarget) problems.push(...target.checkSpec(rawTarget, versions, 'worker host'));
     const resultsDir = typeof raw.resultsDir === 'string' ? raw.resultsDir : 'results';
     const abs = path.resolve(resultsDir);
     if (/^\/(proc|sys|dev)(\/|$)/.test(abs)) problems.push(`resultsDir: "${resultsDir}" is under /proc, /sys or /dev`);

@@ -11,18 +11,12 @@ import type { ClickHouseClient } from '@clickhouse/client';
 import { ApplicationFailure } from '@temporalio/common';
 import type { TargetHandle } from '../../schema/target';
 import { connect, sqlString, tryCommand } from '../../clickhouse/client';
-import { runningQueryIds } from '../../clickhouse/table-state';
 import { heartbeat, sleep, cancellationSignal } from '../../temporal/activity-context';
-import { httpGet } from '../../targets/process';
+import { capabilitiesOf, targetOf } from '../../targets';
 
-/** Query ids with `prefix` running (or queued) on the target. */
-export async function runningWithPrefix(target: TargetHandle, client: ClickHouseClient, prefix: string): Promise<string[]> {
-  if (target.kind === 'embedded') {
-    const r = await httpGet(`${target.url}/chbench/running`, 5000);
-    if (r.status !== 200) throw new Error(`${target.url}/chbench/running: HTTP ${r.status}`);
-    return (JSON.parse(r.body) as { query_id: string }[]).map((x) => x.query_id).filter((id) => id.startsWith(prefix));
-  }
-  return runningQueryIds(client, prefix);
+/** Query ids with `prefix` running (or queued) on the target (its `runningStatements` verb). */
+export function runningWithPrefix(target: TargetHandle, client: ClickHouseClient, prefix: string): Promise<string[]> {
+  return targetOf(target).runningStatements(target, client, prefix);
 }
 
 /** What happened to earlier attempts' statements. */
@@ -42,7 +36,7 @@ export async function settlePreviousAttempts(target: TargetHandle, client: Click
   const t0 = Date.now();
   const found = await runningWithPrefix(target, client, prefix);
   if (!found.length) return { found, action: 'none', waited_ms: 0 };
-  const canKill = target.kind !== 'embedded';
+  const canKill = capabilitiesOf(target).canKillRunning;
   if (canKill) for (const id of found) await tryCommand(client, `KILL QUERY WHERE query_id = ${sqlString(id)} SYNC`);
   for (;;) {
     const still = await runningWithPrefix(target, client, prefix);

@@ -3,9 +3,9 @@
  * engine in-process, npm `chdb`) on `<dataDir>/data` and serves, on 127.0.0.1, the subset of the
  * ClickHouse HTTP interface that `@clickhouse/client` 1.x uses.
  *
- * Run (normally by `provisionEmbedded`, see embedded.ts):
+ * Run (normally by `provisionEmbedded`, see provision.ts next to this file):
  *
- *     node dist/src/targets/embedded-server.js --data-dir <dir> --port <n|0> --port-file <file>
+ *     node dist/src/targets/embedded/server.js --data-dir <dir> --port <n|0> --port-file <file>
  *
  * `--port 0` lets the kernel choose a free port; the chosen port is written (decimal + newline,
  * atomically) to `--port-file` once the server listens.

@@ -1,0 +1,216 @@
+/**
+ * A process target's cell directory and the files chbench keeps in it.
+ *
+ * Layout of a cell's directory (`dataDir` = `<workDir>/<runId sanitized>/<cellKey sanitized>`):
+ *
+ * | file                  | written by                 | content                                                        |
+ * | --------------------- | -------------------------- | -------------------------------------------------------------- |
+ * | `server.pid`          | `spawnDetached` (spawn.ts) | decimal pid of the server process, newline                     |
+ * | `server.log`          | the server (stdout+stderr, appended)                                                        |
+ * | `chbench-target.json` | {@link writeLabel}         | {@link TargetLabel}: lets a later `gc` find it by run id       |
+ * | `chbench-owner.json`  | {@link writeOwnerFile}     | {@link TemporalOwner}, written before the server starts        |
+ * | `provision.lock`      | `withCellLock` (cell-lock.ts) | holder pid and time, while a provision attempt runs         |
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { TemporalOwner } from '../../schema/target';
+
+/** Name of the label file in a cell's directory. */
+export const LABEL_FILE = 'chbench-target.json';
+/** Name of the owner file in a cell's directory (written before the server is started). */
+export const OWNER_FILE = 'chbench-owner.json';
+/** Name of the pid file in a cell's directory. */
+export const PID_FILE = 'server.pid';
+/** Name of the file receiving the server's stdout and stderr in a cell's directory. */
+export const LOG_FILE = 'server.log';
+
+/** Which process-based target a label describes. */
+export type ProcessTargetKind = 'embedded' | 'local';
+
+/**
+ * Content of `<dataDir>/chbench-target.json`. Written once the server answers `/ping`.
+ * JSON-serialisable, no secret.
+ */
+export interface TargetLabel {
+  /** Run id the server belongs to (what `gc` filters on). */
+  runId: string;
+  /** Cell key the server belongs to. */
+  cellKey: string;
+  kind: ProcessTargetKind;
+  /** PID of the server process. */
+  pid: number;
+  /** Loopback ports the server listens on: `http` always, `tcp` for a ClickHouse binary. */
+  ports: { http: number; tcp?: number };
+  /** Base URL of the HTTP interface, `http://127.0.0.1:<ports.http>`. */
+  url: string;
+  /** Absolute path of the cell's directory (the one holding this label). */
+  dataDir: string;
+  /** ISO-8601 UTC time the label was written (≈ the time the server became ready). */
+  startedAt: string;
+  /** The human line that goes into `TargetHandle.provisionedBy`. */
+  provisionedBy: string;
+  /**
+   * Where the owning workflow lives (Temporal address, namespace, workflow ids). Absent in labels
+   * written by older versions or outside a workflow: `gc` then keeps the server unless forced.
+   */
+  owner?: TemporalOwner;
+}
+
+/**
+ * Make a string safe as one path segment: every character outside `[A-Za-z0-9._-]` becomes `_`,
+ * and `.`/`..`/empty become `_`.
+ * @param s any string (e.g. a run id such as `run/2026-11-29T18:00`)
+ * @returns a non-empty segment without `/`
+ */
+export function sanitizePathSegment(s: string): string {
+  const out = s.replace(/[^A-Za-z0-9._-]/g, '_');
+  return out === '' || out === '.' || out === '..' ? '_' : out;
+}
+
+/**
+ * Directory of one cell's server: `<workDir>/<runId sanitized>/<cellKey sanitized>`.
+ * @param workDir absolute root directory for per-cell directories
+ * @throws Error when `workDir` is not absolute
+ */
+export function cellDataDir(workDir: string, runId: string, cellKey: string): string {
+  if (!path.isAbsolute(workDir)) throw new Error(`workDir must be an absolute path, got ${JSON.stringify(workDir)}`);
+  return path.join(workDir, sanitizePathSegment(runId), sanitizePathSegment(cellKey));
+}
+
+
+/**
+ * Write `<label.dataDir>/chbench-target.json` atomically (temp file + rename).
+ * @throws Error on I/O failure
+ */
+export function writeLabel(label: TargetLabel): void {
+  const file = path.join(label.dataDir, LABEL_FILE);
+  const tmp = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(tmp, `${JSON.stringify(label, null, 2)}\n`);
+  fs.renameSync(tmp, file);
+}
+
+/**
+ * Read a cell's label.
+ * @returns the label, or `undefined` when the file is missing or not valid JSON
+ */
+export function readLabel(dataDir: string): TargetLabel | undefined {
+  try {
+    const v = JSON.parse(fs.readFileSync(path.join(dataDir, LABEL_FILE), 'utf8')) as TargetLabel;
+    return typeof v === 'object' && v && typeof v.pid === 'number' ? v : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Record, before a server is started in `dataDir`, which workflow it belongs to (so a directory
+ * whose provision failed before its label was written can still be attributed). Atomic.
+ * @throws Error on I/O failure
+ */
+export function writeOwnerFile(dataDir: string, owner: TemporalOwner): void {
+  fs.mkdirSync(dataDir, { recursive: true });
+  const file = path.join(dataDir, OWNER_FILE);
+  const tmp = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(tmp, `${JSON.stringify(owner, null, 2)}\n`);
+  fs.renameSync(tmp, file);
+}
+
+/**
+ * Where the workflow owning a cell's directory lives: the label's `owner`, else the owner file.
+ * @returns undefined when neither records it (old label, or a directory made outside a workflow)
+ */
+export function readOwner(dataDir: string): TemporalOwner | undefined {
+  const l = readLabel(dataDir);
+  if (l?.owner) return l.owner;
+  try {
+    const v = JSON.parse(fs.readFileSync(path.join(dataDir, OWNER_FILE), 'utf8')) as TemporalOwner;
+    return v && typeof v.address === 'string' && typeof v.namespace === 'string' && typeof v.workflowId === 'string' && typeof v.matrixWorkflowId === 'string' ? v : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Record the owner of a cell's directory: the owner file always, and the label when there is one
+ * whose owner differs (a server adopted by a later execution of the cell, e.g. after a resume).
+ * No-op without an owner.
+ */
+export function recordOwner(dataDir: string, owner: TemporalOwner | undefined): void {
+  if (!owner) return;
+  writeOwnerFile(dataDir, owner);
+  const l = readLabel(dataDir);
+  if (l && JSON.stringify(l.owner) !== JSON.stringify(owner)) writeLabel({ ...l, owner });
+}
+
+/**
+ * Read `<dataDir>/server.pid`.
+ * @returns the pid, or `undefined` when missing/unparsable
+ */
+export function readPidFile(dataDir: string): number | undefined {
+  try {
+    const n = Number.parseInt(fs.readFileSync(path.join(dataDir, PID_FILE), 'utf8').trim(), 10);
+    return Number.isInteger(n) && n > 0 ? n : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Every label under `workDir` (`<workDir>/<run>/<cell>/chbench-target.json`), e.g. for a `gc`
+ * command that removes what a run left behind. Unreadable entries are skipped.
+ * @param workDir root passed as `ProvisionRequest.workDir`
+ * @param runId when given, only labels of that run
+ */
+export function listLabels(workDir: string, runId?: string): TargetLabel[] {
+  const out: TargetLabel[] = [];
+  let runs: string[];
+  try {
+    runs = fs.readdirSync(workDir);
+  } catch {
+    return out;
+  }
+  for (const r of runs) {
+    if (runId !== undefined && r !== sanitizePathSegment(runId)) continue;
+    let cells: string[];
+    try {
+      cells = fs.readdirSync(path.join(workDir, r));
+    } catch {
+      continue;
+    }
+    for (const c of cells) {
+      const l = readLabel(path.join(workDir, r, c));
+      if (l && (runId === undefined || l.runId === runId)) out.push(l);
+    }
+  }
+  return out;
+}
+
+/**
+ * Every cell directory under `workDir` (`<workDir>/<run>/<cell>`), with or without a label: a
+ * provision that failed before writing its label still leaves `server.pid` and logs there. A `gc`
+ * removes a run with `stopProcess(undefined, dir)` on each (it finds the pid in the label or
+ * `server.pid`, and only signals a process whose command line names the directory).
+ * @param workDir root passed as `ProvisionRequest.workDir`
+ * @param runId when given, only that run's cells
+ * @returns absolute directory paths
+ */
+export function listCellDirs(workDir: string, runId?: string): string[] {
+  const out: string[] = [];
+  let runs: string[];
+  try {
+    runs = runId === undefined ? fs.readdirSync(workDir) : [sanitizePathSegment(runId)];
+  } catch {
+    return out;
+  }
+  for (const r of runs) {
+    try {
+      for (const c of fs.readdirSync(path.join(workDir, r), { withFileTypes: true })) {
+        if (c.isDirectory()) out.push(path.resolve(workDir, r, c.name));
+      }
+    } catch {
+      /* not a directory, or gone */
+    }
+  }
+  return out;
+}
+

@@ -1,0 +1,140 @@
+/**
+ * The one provisioning skeleton of every target whose server is a process chbench starts on the
+ * worker's host (embedded, local):
+ *
+ *   lock the cell → record the owner → adopt a live server of an earlier attempt (check its version)
+ *   → stop a stale one (keep its data) → spawn → wait for `/ping` → read and check the version →
+ *   write the label → handle.
+ *
+ * A target supplies only what differs ({@link ProcessServer}): how to spawn its server in the cell
+ * directory and how to read what it runs. The version rule is `versionMatchesLabel`
+ * (`src/clickhouse/version.ts`), the same one the provision activity applies to every target.
+ */
+import * as path from 'node:path';
+import type { ProvisionRequest, TargetHandle } from '../../schema/target';
+import { versionMatchesLabel } from '../../clickhouse/version';
+import { cellDataDir, recordOwner, writeLabel, type ProcessTargetKind, type TargetLabel } from './cell-dir';
+import { findRunningServer, handleFromLabel, tryAdopt } from './adopt';
+import { withCellLock } from './cell-lock';
+import { waitForPing } from './ping';
+import { stopProcess } from './proc';
+
+/** A server process that {@link ProcessServer.spawn} started and whose HTTP URL is known. */
+export interface SpawnedServer {
+  pid: number;
+  /** Base URL of its HTTP interface, `http://127.0.0.1:<ports.http>`. */
+  url: string;
+  /** Loopback ports it listens on (recorded in the label). */
+  ports: TargetLabel['ports'];
+  /** Files whose tails go into a start failure's message (its stdout/stderr log first). */
+  logFiles: string[];
+  /** Byte size of each of `logFiles` just before the start, so {@link ProcessServer.retryStart} reads only this start's output. */
+  logOffsets?: number[];
+}
+
+/** What a running server says about itself, read over HTTP once it answers `/ping`. */
+export interface ServerFacts {
+  /** Full ClickHouse version, e.g. `26.7.2.1` (`version()`, or the embedded `/chbench/info`). */
+  version: string;
+  /** The pid and directory the server reports, when it reports them (checked against what was spawned). */
+  pid?: number;
+  dataDir?: string;
+}
+
+/** The part of provisioning that differs between process targets. */
+export interface ProcessServer<F extends ServerFacts = ServerFacts> {
+  kind: ProcessTargetKind;
+  /** Names the server in a version mismatch, e.g. `embedded target (the chdb package)`. */
+  who: string;
+  /** Milliseconds a fresh server gets to become reachable and answer `/ping`. */
+  startTimeoutMs: number;
+  /** Milliseconds between SIGTERM and SIGKILL when a stale server of an earlier attempt is stopped. */
+  stopGraceMs: number;
+  /** Milliseconds between SIGTERM and SIGKILL when a server that failed to start is stopped. */
+  failedStartGraceMs: number;
+  /** How many starts to try when {@link ProcessServer.retryStart} says the failure was transient. @default 1 */
+  startAttempts?: number;
+  /**
+   * Start the server in `dataDir` (which exists; no server of this cell runs) and return once its
+   * URL is known (not yet necessarily answering).
+   * @throws Error when it cannot be started (the skeleton stops what was started, keeping the directory)
+   */
+  spawn(dataDir: string): Promise<SpawnedServer>;
+  /** Read the server's facts (it answers `/ping`). @throws Error when it answers wrongly */
+  readFacts(url: string): Promise<F>;
+  /** The `provisionedBy` line of a freshly started server in `dataDir`. */
+  describe(server: SpawnedServer, facts: F, dataDir: string): string;
+  /** Whether a failed start is worth another attempt (e.g. its port was taken meanwhile). */
+  retryStart?(server: SpawnedServer, error: unknown): boolean;
+}
+
+/**
+ * Provision (or adopt) the process server of one cell.
+ *
+ * Idempotent: a live server an earlier attempt started for this cell that answers `/ping` is adopted
+ * (nothing is started); a process left half-started is stopped first, its directory kept and reused.
+ * Concurrent attempts for the same cell are serialised by `<dataDir>/provision.lock`.
+ *
+ * @returns the handle `{kind, url, database: 'default', username: 'default', pid, dataDir, runId, cellKey, provisionedBy}`
+ * @throws Error `<who> is ClickHouse <actual>, but the cell asks for version <label>` when the server
+ *   runs another version (a fresh server is then stopped and its directory removed: a retry cannot
+ *   help); the start failure (log tails included) otherwise, the directory kept for inspection
+ */
+export async function provisionProcess<F extends ServerFacts>(server: ProcessServer<F>, req: ProvisionRequest): Promise<TargetHandle> {
+  const dataDir = cellDataDir(req.workDir, req.runId, req.cellKey);
+  return withCellLock(dataDir, () => provisionLocked(server, req, dataDir));
+}
+
+function versionError(server: ProcessServer<ServerFacts>, actual: string, label: string): Error | undefined {
+  return versionMatchesLabel(actual, label) ? undefined : new Error(`${server.who} is ClickHouse ${actual}, but the cell asks for version ${label}`);
+}
+
+async function provisionLocked<F extends ServerFacts>(server: ProcessServer<F>, req: ProvisionRequest, dataDir: string): Promise<TargetHandle> {
+  recordOwner(dataDir, req.owner);
+  const adopted = await tryAdopt(dataDir, { runId: req.runId, cellKey: req.cellKey, kind: server.kind });
+  if (adopted) {
+    const wrong = versionError(server, (await server.readFacts(adopted.url)).version, req.version);
+    if (wrong) throw wrong;
+    return handleFromLabel(adopted);
+  }
+
+  // Something half-started by an earlier attempt (or hung): stop it, keep the data.
+  const stale = findRunningServer(dataDir);
+  if (stale) await stopProcess(stale.pid, dataDir, server.stopGraceMs, { keepDir: true });
+
+  for (let attempt = 1; ; attempt++) {
+    const spawned = await server.spawn(dataDir);
+    let wrongVersion = false;
+    try {
+      await waitForPing(spawned.url, server.startTimeoutMs, { pid: spawned.pid, logFiles: spawned.logFiles });
+      const facts = await server.readFacts(spawned.url);
+      const wrong = versionError(server, facts.version, req.version);
+      if (wrong) {
+        wrongVersion = true;
+        throw wrong;
+      }
+      if ((facts.pid !== undefined && facts.pid !== spawned.pid) || (facts.dataDir !== undefined && path.resolve(facts.dataDir) !== dataDir))
+        throw new Error(`${server.kind} server at ${spawned.url} reports pid ${facts.pid} / ${facts.dataDir}, expected pid ${spawned.pid} / ${dataDir}`);
+      const label: TargetLabel = {
+        runId: req.runId,
+        cellKey: req.cellKey,
+        kind: server.kind,
+        pid: spawned.pid,
+        ports: spawned.ports,
+        url: spawned.url,
+        dataDir,
+        startedAt: new Date().toISOString(),
+        provisionedBy: server.describe(spawned, facts, dataDir),
+        ...(req.owner ? { owner: req.owner } : {}),
+      };
+      writeLabel(label);
+      return handleFromLabel(label);
+    } catch (e) {
+      // A wrong version will not get better on retry: remove everything. Otherwise keep the
+      // directory (logs, and data of an earlier attempt) for the retry and for inspection.
+      await stopProcess(spawned.pid, dataDir, server.failedStartGraceMs, { keepDir: !wrongVersion }).catch(() => undefined);
+      if (!wrongVersion && attempt < (server.startAttempts ?? 1) && server.retryStart?.(spawned, e)) continue;
+      throw e;
+    }
+  }
+}

@@ -1,0 +1,91 @@
+/**
+ * The Target contract: what every kind of ClickHouse chbench can benchmark implements (embedded,
+ * local, external; kubernetes next). Activities reach a target only through these verbs and its
+ * capability flags, looked up in the registry (`./registry.ts`) by the handle's or spec's `kind`;
+ * no activity branches on the kind.
+ *
+ * Like ClickBench's per-system scripts, each verb does one job and is a no-op where it does not
+ * apply. Every verb is idempotent unless said otherwise, because Temporal retries activities and a
+ * worker may die half-way.
+ *
+ * | verb                 | takes                                  | returns                          | throws                                                  |
+ * | -------------------- | -------------------------------------- | -------------------------------- | ------------------------------------------------------- |
+ * | `provision`          | the target spec, the cell's request    | a {@link TargetHandle}           | Error when it cannot be started/reached, or runs another version than a numeric label asks (message says which) |
+ * | `teardown`           | a handle                               | nothing                          | Error when what it holds cannot be removed              |
+ * | `teardownCell`       | the spec and request, no handle        | one line on what was removed     | as `teardown`; nothing there is success                 |
+ * | `describeTeardown`   | a handle                               | one line on what `teardown` removes | never                                                |
+ * | `check`              | a handle                               | {@link TargetCheck}              | never (an unreachable server is `reachable: false`)     |
+ * | `runningStatements`  | a handle, a client, a query_id prefix  | query ids running or queued now  | Error when the list cannot be read                      |
+ * | `archiveStatements`  | a handle, a query_id prefix, a file    | the source used, or why none     | never (a failure is the returned `not available: …`)    |
+ * | `checkSpec`          | the raw `target` of a spec, its versions | one line per problem           | never                                                   |
+ *
+ * Handles are stored in workflow history: small, JSON, never a secret (a password is referenced by
+ * the name of an environment variable, read on the worker by `targetPassword` in
+ * `src/clickhouse/client.ts`). Process notions (pid, data directory) stay inside the process targets.
+ */
+import type { ClickHouseClient } from '@clickhouse/client';
+import type { TargetSpec } from '../schema/run-spec';
+import type { ProvisionRequest, TargetCapabilities, TargetHandle, TargetKind } from '../schema/target';
+
+/** What {@link Target.check} found. */
+export interface TargetCheck {
+  /** The server answered `SELECT version()`. */
+  reachable: boolean;
+  /** Full server version (`version()`), when reachable. */
+  version?: string;
+  /** Why it is not reachable (first line of the error). */
+  error?: string;
+}
+
+/** Where {@link Target.checkSpec} runs: on the spec's text alone, or on the worker's host. */
+export type SpecCheckPlace = 'input' | 'worker host';
+
+/** One target kind. `S` is the spec of this kind (`Extract<TargetSpec, {kind}>`). */
+export interface Target<S extends TargetSpec = TargetSpec> {
+  /** The `target.kind` of the spec and the `kind` of every handle this target returns. */
+  readonly kind: TargetKind;
+  /** What this kind can do; every flag declared (the registry refuses an incomplete set). */
+  readonly capabilities: TargetCapabilities;
+  /**
+   * Start or reach the cell's ClickHouse. Idempotent: a retry adopts what an earlier attempt started
+   * (a process target) or finds the database it created (external).
+   * @param req run id, cell key, version label, absolute work directory, owning workflow
+   */
+  provision(spec: S, req: ProvisionRequest): Promise<TargetHandle>;
+  /** Stop / drop whatever {@link Target.provision} created for `handle`. Idempotent. */
+  teardown(handle: TargetHandle): Promise<void>;
+  /**
+   * Tear down whatever an attempt to provision this cell may have created, without a handle (the
+   * provision failed or was cancelled before it returned one). Idempotent; nothing there is fine.
+   * @returns one human line on what was removed
+   */
+  teardownCell(spec: S, req: ProvisionRequest): Promise<string>;
+  /** One human line on what {@link Target.teardown} removes for `handle` (recorded in `teardown.json`). */
+  describeTeardown(handle: TargetHandle): string;
+  /** Whether the server answers, and its version. Never throws. */
+  check(handle: TargetHandle): Promise<TargetCheck>;
+  /**
+   * Query ids starting with `prefix` that run or wait on the target now: `system.processes`, or the
+   * target's own endpoint where `capabilities.runningStatementsFrom` says so.
+   * @param client a client of `handle` (used where the list comes from SQL)
+   */
+  runningStatements(handle: TargetHandle, client: ClickHouseClient, prefix: string): Promise<string[]>;
+  /**
+   * Copy the statements of a cell (query ids starting with `prefix`) into `file` as JSON lines
+   * `{query_id, started_at_ms, finished_at_ms, ok}`, before teardown removes the server: the
+   * target's own statement log where `capabilities.statementArchive`, else `system.query_log`.
+   * @returns the source used, or `not available: <why>`
+   */
+  archiveStatements(handle: TargetHandle, prefix: string, file: string): Promise<string>;
+  /**
+   * Problems of this kind's `target` section that the schema cannot see.
+   * `'input'`: on the text alone (run when the schema already failed elsewhere, so one pass reports
+   * everything); `'worker host'`: on the worker (binaries executable, password variable set).
+   * @param target the raw `target` object of the spec (not validated)
+   * @param versions the raw `matrix.version` list
+   */
+  checkSpec(target: Record<string, unknown>, versions: unknown[], place: SpecCheckPlace): string[];
+}
+
+/** The spec of one kind. */
+export type TargetSpecOf<K extends TargetKind> = Extract<TargetSpec, { kind: K }>;
