@@ -737,10 +737,5 @@ export function sqlString(s: string): string {
   return `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 }
 
-/** True when a target URL is on this host's loopback (127.0.0.1, [::1], localhost). */
-export function isLoopbackUrl(url: string): boolean {
-  return /^https?:\/\/(127\.0\.0\.1|\[::1\]|localhost)[:/]/.test(url);
-}
-
 /** Exported for tests and benchmarks of the streaming parser. */
 export const _internal = { JsonCompactStream, findStreamedException };
