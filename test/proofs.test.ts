@@ -17,7 +17,8 @@ import { connect } from '../src/clickhouse/client';
 import { loadWorkload, renderTemplate, type WorkloadQuery } from '../src/lib/workload';
 import { measureQueries, crossCheck, type MeasureOptions } from '../src/activities/run-queries';
 import { judgeIndexUse } from '../src/measure/index-proof';
-import { fmtMs, indexVerdict, type CellResultDoc } from '../src/results/report';
+import { fmtMs, indexVerdict } from '../src/results/report';
+import type { CellResult as CellResultDoc } from '../src/schema/results';
 import { startTemporalEnv, type TemporalEnv } from './helpers/temporal-env';
 import type { MatrixResult } from '../src/workflows';
 

@@ -15,7 +15,8 @@ import { connect } from '../src/clickhouse/client';
 import { loadWorkload, renderTemplate, workloadQueries } from '../src/lib/workload';
 import { measureQueries, type MeasureOptions } from '../src/activities/run-queries';
 import { createProvision } from '../src/activities/provision';
-import { resultMismatches, type CellResultDoc } from '../src/results/report';
+import { resultMismatches } from '../src/results/report';
+import type { CellResult as CellResultDoc } from '../src/schema/results';
 import type { CellInput } from '../src/schema/cell';
 import { parseRunSpec } from '../src/schema/run-spec';
 
