@@ -109,13 +109,14 @@ function issuePath(p: readonly PropertyKey[]): string {
 
 /** An issue's text in the form `expected number, got string`. */
 function issueText(i: z.core.$ZodIssue, raw: unknown): string {
+  let v: unknown = raw;
+  for (const k of i.path) v = v === null || v === undefined ? undefined : (v as Record<PropertyKey, unknown>)[k];
   if (i.code === 'invalid_type') {
-    let v: unknown = raw;
-    for (const k of i.path) v = v === null || v === undefined ? undefined : (v as Record<PropertyKey, unknown>)[k];
     const got = v === undefined ? 'nothing (field missing)' : v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v;
     return `expected ${i.expected}, got ${got}`;
   }
-  return i.message.replace(/^Invalid input: /, '');
+  const text = i.message.replace(/^Invalid (input|option): /, '');
+  return i.code === 'invalid_value' ? `${text}, got ${JSON.stringify(v)}` : text;
 }
 
 /**
