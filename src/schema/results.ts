@@ -386,8 +386,8 @@ export const RunSample = z.object({
   parts_changed: z.boolean(),
   /** Settings sent with this run. */
   settings: Settings,
-  /** The server's `X-ClickHouse-Summary` header as sent (absent on old servers). */
-  http_summary: z.record(z.string(), z.string()).optional(),
+  /** The server's `X-ClickHouse-Summary` header as sent (absent on old servers); values are strings on every version seen, numbers accepted. */
+  http_summary: z.record(z.string(), z.union([z.string(), z.number()])).optional(),
   /**
    * Whether the summary can be complete: `wait_end_of_query=1` was requested (the server sends its
    * headers only when the query has ended). Without it the header is a snapshot taken when the first
