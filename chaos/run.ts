@@ -23,6 +23,8 @@ import path from 'node:path';
 import { Client, Connection, WorkflowFailedError } from '@temporalio/client';
 import { startDevServer, freePort, type DevServer } from '../src/temporal/dev-server';
 import { REPO_ROOT } from '../src/config';
+import { readRecord } from '../src/results/store';
+import { CellResult, RunRecord } from '../src/schema/results';
 import { readLabel } from '../src/targets/process';
 import { parseQueryId } from '../src/schema/cell';
 import type { MatrixProgress } from '../src/workflows/benchmark-matrix';
@@ -144,7 +146,7 @@ interface LogLine {
 
 async function checkRun(ctx: Ctx, runId: string, scale: number, expect: 'completed' | 'cancelled'): Promise<Check> {
   const c: Check = { problems: [], duplicated: 0, doubleLoads: 0, leaked: 0 };
-  const run = JSON.parse(readFileSync(path.join(ctx.resultsDir, runId, 'run.json'), 'utf8')) as { cells: string[]; status?: string };
+  const run = readRecord(path.join(ctx.resultsDir, runId, 'run.json'), RunRecord);
   if (run.status !== expect) c.problems.push(`run status ${run.status}, expected ${expect}`);
   for (const k of run.cells) {
     const file = path.join(ctx.resultsDir, runId, 'cells', k, 'result.json');
@@ -152,7 +154,7 @@ async function checkRun(ctx: Ctx, runId: string, scale: number, expect: 'complet
       if (expect === 'completed') c.problems.push(`${k}: no result`);
       continue;
     }
-    const r = JSON.parse(readFileSync(file, 'utf8'));
+    const r = readRecord(file, CellResult);
     if (expect === 'completed' && r.status !== 'succeeded') c.problems.push(`${k}: ${r.status} ${r.error ?? ''}`);
     if (r.load && r.load.rows_in_table !== scale) c.problems.push(`${k}: ${r.load.rows_in_table} rows, expected ${scale}`);
     // Exactly one completed child execution per cell.
@@ -226,7 +228,7 @@ const STEP_KINDS = ['provision', 'collect-metrics', 'create-schema', 'load', 'qu
 function storageOf(ctx: Ctx, runId: string): Record<string, { rows: number; uncompressed: number; compressed: number }> {
   const out: Record<string, { rows: number; uncompressed: number; compressed: number }> = {};
   for (const k of readdirSync(path.join(ctx.resultsDir, runId, 'cells'))) {
-    const r = JSON.parse(readFileSync(path.join(ctx.resultsDir, runId, 'cells', k, 'result.json'), 'utf8'));
+    const r = readRecord(path.join(ctx.resultsDir, runId, 'cells', k, 'result.json'), CellResult);
     if (r.storage) out[k] = { rows: r.storage.rows, uncompressed: r.storage.uncompressed_bytes, compressed: r.storage.compressed_bytes };
   }
   return out;
@@ -330,7 +332,7 @@ async function trialKillServer(ctx: Ctx, kind: 'embedded' | 'local'): Promise<Tr
   if (status !== 'completed') check.problems.push(`run ${status}`);
   if (killed.length < 2) check.problems.push(`server killed only ${killed.length} time(s)`);
   let restarts = 0;
-  for (const k of readdirSync(path.join(ctx.resultsDir, runId, 'cells'))) restarts += JSON.parse(readFileSync(path.join(ctx.resultsDir, runId, 'cells', k, 'result.json'), 'utf8')).target_restarts?.length ?? 0;
+  for (const k of readdirSync(path.join(ctx.resultsDir, runId, 'cells'))) restarts += readRecord(path.join(ctx.resultsDir, runId, 'cells', k, 'result.json'), CellResult).target_restarts.length;
   if (restarts < killed.length) check.problems.push(`${killed.length} kills but ${restarts} recorded target restarts`);
   return { name: `kill-server-${kind}`, survived: check.problems.length === 0, detail: `killed during ${killed.join(', ')}; target restarts recorded ${restarts}`, kills: 0, check };
 }

@@ -186,7 +186,13 @@ program
   .action((runId: string, o: { resultsDir: string; print?: boolean }) => {
     const dir = runDir(o.resultsDir, runId);
     if (!existsSync(path.join(dir, 'run.json'))) fail(EXIT.invalid, `no run ${runId} under ${path.resolve(o.resultsDir)} (missing ${path.join(dir, 'run.json')})`);
-    const md = renderReport(dir);
+    let md = '';
+    try {
+      md = renderReport(dir);
+    } catch (e) {
+      // A result file another chbench version (or something else) wrote: the error names the file and field.
+      fail(EXIT.invalid, `cannot render the report: ${(e as Error).message}`);
+    }
     const file = path.join(dir, 'report.md');
     writeTextAtomic(file, md);
     if (o.print) console.log(md);

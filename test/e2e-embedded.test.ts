@@ -13,7 +13,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { startTemporalEnv, type TemporalEnv } from './helpers/temporal-env';
 import { temporalCliPath, REPO_ROOT } from '../src/config';
 import type { MatrixResult, MatrixProgress } from '../src/workflows';
-import type { CellResultDoc } from '../src/results/report';
+import type { CellResult as CellResultDoc } from '../src/schema/results';
 
 let env: TemporalEnv;
 before(async () => {

@@ -9,7 +9,7 @@ import { readFileSync, existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { startTemporalEnv, type TemporalEnv } from './helpers/temporal-env';
 import type { MatrixResult } from '../src/workflows';
-import type { CellResultDoc } from '../src/results/report';
+import type { CellResult as CellResultDoc } from '../src/schema/results';
 
 const BINARY = process.env.CHBENCH_CLICKHOUSE_SERVER ?? '/usr/sbin/clickhouse-server';
 

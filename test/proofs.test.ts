@@ -19,7 +19,8 @@ import { measureQueries, type MeasureOptions } from '../src/measure/protocol';
 import { crossCheck } from '../src/measure/figures';
 import { killOnCancel } from '../src/activities/support/attempts';
 import { judgeIndexUse } from '../src/measure/index-proof';
-import { fmtMs, indexVerdict, type CellResultDoc } from '../src/results/report';
+import { fmtMs, indexVerdict } from '../src/results/report';
+import type { CellResult as CellResultDoc } from '../src/schema/results';
 import { startTemporalEnv, type TemporalEnv } from './helpers/temporal-env';
 import type { MatrixResult } from '../src/workflows';
 

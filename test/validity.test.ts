@@ -16,7 +16,8 @@ import { loadWorkload, renderTemplate, workloadQueries } from '../src/lib/worklo
 import { measureQueries, type MeasureOptions } from '../src/measure/protocol';
 import { killOnCancel } from '../src/activities/support/attempts';
 import { createProvision } from '../src/activities/provision';
-import { resultMismatches, type CellResultDoc } from '../src/results/report';
+import { resultMismatches } from '../src/results/report';
+import type { CellResult as CellResultDoc } from '../src/schema/results';
 import type { CellInput } from '../src/schema/cell';
 import { parseRunSpec } from '../src/schema/run-spec';
 

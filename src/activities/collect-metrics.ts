@@ -10,20 +10,8 @@ import { connect, queryRows, sqlString } from '../clickhouse/client';
 import { capabilitiesOf } from '../targets';
 import { cellDir, writeJsonAtomic } from '../results/store';
 import type { StepInput } from '../schema/cell';
-
-/** `metrics-<label>.json`. Missing sources are recorded as `null` with a reason, never zeros. */
-export interface MetricsSnapshot {
-  label: string;
-  taken_at: string;
-  /** `system.events` (name → value), `null` if unreadable. */
-  server_events: Record<string, number> | null;
-  server_events_source: string;
-  /** Host disk counters (device → {read_bytes, write_bytes, io_ms}), from /proc/diskstats (sectors × 512). */
-  host_disks: Record<string, { read_bytes: number; write_bytes: number; io_ms: number }> | null;
-  /** Host CPU jiffies from the `cpu` line of /proc/stat. */
-  host_cpu: { user: number; system: number; idle: number; iowait: number } | null;
-  host_source: string;
-}
+import type { MetricsSnapshot } from '../schema/results';
+export type { MetricsSnapshot } from '../schema/results';
 
 function readHost(): Pick<MetricsSnapshot, 'host_disks' | 'host_cpu'> {
   const disks: MetricsSnapshot['host_disks'] = {};

@@ -18,33 +18,10 @@ import { settlePreviousAttempts, killOnCancel, type PreviousAttempts } from './s
 import type { CapabilityProbe } from '../clickhouse/probe';
 import { fetchQueryLog } from '../clickhouse/query-log';
 import { queryIdPrefix, type LoadSummary, type StepInput } from '../schema/cell';
+import type { LoadRecord } from '../schema/results';
+export type { LoadRecord } from '../schema/results';
 import { readCellSettings } from './provision';
 import { performance } from 'node:perf_hooks';
-
-/** `load.json`. */
-export interface LoadRecord extends LoadSummary {
-  sql: string;
-  settings: Record<string, string | number>;
-  query_id: string;
-  /** Server-side elapsed of the INSERT, ms (see `server_elapsed_source`); null when the server gives none. */
-  server_elapsed_ms: number | null;
-  server_elapsed_source: string;
-  /** `written_rows` from the HTTP summary; null when the server did not send it. Cross-checked against count(). */
-  written_rows_summary: number | null;
-  /** Rows in the table after loading (`SELECT count()`): must equal the spec's scale. */
-  rows_in_table: number;
-  bytes_on_disk: number;
-  truncated_before_load: { rows_found: number; reason: string } | null;
-  /** Statements of earlier attempts found running when this attempt started, and what was done. */
-  previous_attempts: PreviousAttempts;
-  /**
-   * Load verification: `count()` equals the spec's scale; `written_rows` of the HTTP summary checked
-   * against the table where the server sends it; insert blocks dropped by deduplication
-   * (`DuplicatedInsertedBlocks`, null = unknown).
-   */
-  verification: { rows_equal_scale: boolean; written_rows_check: string; duplicated_inserted_blocks: number | null; counters_source: string };
-  attempt: number;
-}
 
 /** `DuplicatedInsertedBlocks` from `system.events` (absent there = 0), or null if unreadable. */
 async function loadCounters(client: import('@clickhouse/client').ClickHouseClient): Promise<{ DuplicatedInsertedBlocks: number } | null> {

@@ -14,16 +14,10 @@ import { cellDir, writeJsonAtomic } from '../results/store';
 import { loadWorkload, renderTemplate, workloadQueries } from '../lib/workload';
 import { heartbeat, sleep } from '../temporal/activity-context';
 import type { IndexSummary, StepInput } from '../schema/cell';
+import type { IndexRecord, IndexVerification, MutationRow } from '../schema/results';
+export type { IndexRecord, IndexVerification } from '../schema/results';
 import { explainGranules, explainIndexes } from '../measure/index-proof';
 import { readCellSettings } from './provision';
-
-interface MutationRow {
-  mutation_id: string;
-  command: string;
-  is_done: number;
-  parts_to_do: number;
-  latest_fail_reason: string;
-}
 
 async function materializeMutations(client: ClickHouseClient, table: string, index: string): Promise<MutationRow[]> {
   return queryRows<MutationRow>(
@@ -53,18 +47,6 @@ export async function indexSize(client: ClickHouseClient, table: string, index: 
   } catch {
     return { bytes: null, uncompressed_bytes: null, source: 'not available on this version' };
   }
-}
-
-/** Proof that the index is built and used, checked before its before/after figures are reported. */
-export interface IndexVerification {
-  /** Active parts without the index (`system.parts.secondary_indices_compressed_bytes = 0`); null if unknown. */
-  parts_without_index: number | null;
-  active_parts: number | null;
-  /** Per query that uses the index: the index's `Granules: kept/total` line of `EXPLAIN indexes = 1`. */
-  explain: Record<string, { granules: string | null; skips: boolean | null; error?: string }>;
-  /** True when every part carries the index and EXPLAIN shows it skipping granules for every query. */
-  verified: boolean | null;
-  reasons: string[];
 }
 
 /**
@@ -150,7 +132,7 @@ export function createMaterializeSkipIndex() {
         const uses = workloadQueries(m, { table: m.table, rows: cell.scale, codec: cell.codec }, cell.queries).filter((q) => q.usesIndex);
         const verification = await verifyIndex(client, m.table, idx, uses, readCellSettings(cell).runs);
         const mutations = await materializeMutations(client, m.table, idx);
-        writeJsonAtomic(path.join(cellDir(cell.resultsDir, cell.runId, cell.cellKey), 'index.json'), {
+        const rec: IndexRecord = {
           index: idx,
           add_sql: add,
           materialize_sql: materialize,
@@ -163,7 +145,8 @@ export function createMaterializeSkipIndex() {
           mutations,
           start_merges: startMerges,
           verification,
-        });
+        };
+        writeJsonAtomic(path.join(cellDir(cell.resultsDir, cell.runId, cell.cellKey), 'index.json'), rec);
         return { index: idx, materialize_ms: materializeMs, index_bytes: size.bytes, adopted_mutation: adopted };
       } finally {
         await client.close();

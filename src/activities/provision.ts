@@ -18,6 +18,8 @@ import { heartbeat } from '../temporal/activity-context';
 import { keepAliveDuring } from '../clickhouse/statement-watch';
 import type { CellInput, ProvisionResult, ServerInfo } from '../schema/cell';
 import type { TargetHandle } from '../schema/target';
+import type { CellSettings, ProvisionRecord } from '../schema/results';
+export type { CellSettings, ProvisionRecord } from '../schema/results';
 import { currentOwner, type OwnerDeps } from '../temporal/owner';
 
 /** Dependencies of the provision step. */
@@ -63,19 +65,6 @@ export async function readServerInfo(t: TargetHandle): Promise<ServerInfo & { pr
   } finally {
     await client.close();
   }
-}
-
-/** `settings.json`: what each statement kind will send, after checking against the probe. */
-export interface CellSettings {
-  /** Settings of the load INSERT (workload loadSettings + spec settings.query). */
-  load: Record<string, string | number>;
-  /** Settings added to every measured run (spec settings.query). */
-  runs: Record<string, string | number>;
-  /** The table's SETTINGS clause (workload tableSettings + spec settings.mergeTree). */
-  table: Record<string, string | number>;
-  /** Optional settings left out on this version, with the reason. */
-  not_applied: Record<string, string>;
-  problems: string[];
 }
 
 /** Check the workload's and the spec's settings against a probe. */
@@ -137,10 +126,8 @@ export function createProvision(deps: ProvisionDeps) {
           throw ApplicationFailure.create({ type: 'InvalidSetting', nonRetryable: true, message: `settings refused before loading:\n  - ${checked.problems.join('\n  - ')}` });
       }
       const result: ProvisionResult = { target, server, ...(skipReason ? { skipReason } : {}) };
-      writeJsonAtomic(path.join(cellDir(cell.resultsDir, cell.runId, cell.cellKey), 'provision.json'), {
-        ...result,
-        provisioned_at: new Date().toISOString(),
-      });
+      const record: ProvisionRecord = { ...result, provisioned_at: new Date().toISOString() };
+      writeJsonAtomic(path.join(cellDir(cell.resultsDir, cell.runId, cell.cellKey), 'provision.json'), record);
       return result;
     },
   };

@@ -12,6 +12,7 @@ import { loadWorkload } from '../lib/workload';
 import { activeParts, pendingMutations, runningMerges } from '../clickhouse/table-state';
 import { heartbeat, sleep } from '../temporal/activity-context';
 import type { QuiesceSummary, StepInput } from '../schema/cell';
+import type { QuiesceRecord } from '../schema/results';
 
 /** Activity factory. */
 export function createQuiesceMerges() {
@@ -45,7 +46,7 @@ export function createQuiesceMerges() {
               ...out,
               part_names: parts.names,
               stable_for_ms: q.stableForMs,
-            });
+            } satisfies QuiesceRecord);
             return out;
           }
           if (now - t0 > q.timeoutMs)

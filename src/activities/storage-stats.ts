@@ -12,36 +12,9 @@ import { connect, queryRows, sqlString } from '../clickhouse/client';
 import { cellDir, writeJsonAtomic } from '../results/store';
 import { loadWorkload } from '../lib/workload';
 import type { StepInput } from '../schema/cell';
+import type { StorageRecord } from '../schema/results';
+export type { ColumnStorage, StorageRecord } from '../schema/results';
 import type { ClickHouseClient } from '@clickhouse/client';
-
-/** One column's storage, bytes. */
-export interface ColumnStorage {
-  column: string;
-  type: string;
-  compressed_bytes: number;
-  uncompressed_bytes: number;
-  /** uncompressed / compressed. */
-  ratio: number;
-  /** Share of the table's compressed bytes. */
-  share: number;
-}
-
-/** `storage.json`. */
-export interface StorageRecord {
-  table: string;
-  rows: number;
-  active_parts: number;
-  compressed_bytes: number;
-  uncompressed_bytes: number;
-  bytes_on_disk: number;
-  ratio: number;
-  /** Part formats seen (`system.parts.part_type`), e.g. `{"Wide": 7}`; `unknown` on versions without the column. */
-  part_types: Record<string, number>;
-  /** Per-column sizes, or `null` with `columns_unavailable_reason`. */
-  columns: ColumnStorage[] | null;
-  columns_unavailable_reason?: string;
-  sources: Record<string, string>;
-}
 
 async function hasColumn(client: ClickHouseClient, table: string, column: string): Promise<boolean> {
   const r = await queryRows<{ c: string }>(client, `SELECT count() AS c FROM system.columns WHERE database = 'system' AND table = ${sqlString(table)} AND name = ${sqlString(column)}`);

@@ -1,21 +1,22 @@
 /**
  * writeCellResult: assemble the cell's step files into one versioned record,
- * `results/<runId>/cells/<cellKey>/result.json` (schema `chbench.cell-result/v1`). Written before
- * teardown, so measured results survive whatever teardown does.
+ * `results/<runId>/cells/<cellKey>/result.json` (schema `chbench.cell-result/v1`, the `CellResult` of
+ * `src/schema/results.ts`), and beside it `samples.jsonl`, one flat sample per figure of each
+ * measured run. Written before teardown, so measured results survive whatever teardown does.
  */
 import path from 'node:path';
 import { readdirSync, existsSync } from 'node:fs';
-import { cellDir, readJsonIfExists, writeJsonAtomic } from '../results/store';
+import { cellDir, readJsonIfExists, runDir, writeJsonAtomic, writeTextAtomic } from '../results/store';
+import { flatSamples, toJsonLines } from '../results/samples';
 import type { CellInput, CellOutcome } from '../schema/cell';
-import type { MetricsSnapshot } from './collect-metrics';
+import { CELL_RESULT_SCHEMA, type CellResult, type MetricsDelta, type MetricsSnapshot, type RunRecord, type QuiesceRecord, type ProvisionRecord, type SchemaRecord, type LoadRecord, type StorageRecord, type QueriesRecord, type IndexRecord } from '../schema/results';
 
-/** Schema id of a cell result. Bump on incompatible change. */
-export const CELL_RESULT_SCHEMA = 'chbench.cell-result/v1';
+export { CELL_RESULT_SCHEMA } from '../schema/results';
 
 import { CELL_COUNTERS as KEY_EVENTS } from '../measure/validity';
 
 /** Difference of two snapshots: key server events and host disk bytes; `null` where unknown. */
-export function metricsDelta(a?: MetricsSnapshot, b?: MetricsSnapshot) {
+export function metricsDelta(a?: MetricsSnapshot, b?: MetricsSnapshot): MetricsDelta | null {
   if (!a || !b) return null;
   const events: Record<string, number | null> = {};
   for (const k of KEY_EVENTS) events[k] = a.server_events && b.server_events && k in b.server_events ? b.server_events[k] - (a.server_events[k] ?? 0) : null;
@@ -34,7 +35,9 @@ export function metricsDelta(a?: MetricsSnapshot, b?: MetricsSnapshot) {
 export function createWriteResults() {
   return {
     /**
-     * Write `result.json` from the step files present in the cell directory.
+     * Write `result.json` from the step files present in the cell directory, and `samples.jsonl`
+     * (see `flatSamples`). Step files are read as written (not parsed): a record is never lost here
+     * because one step file has an unexpected shape; readers of `result.json` parse it.
      * @returns a reference to it with the cell's status.
      */
     async writeCellResult(
@@ -43,11 +46,11 @@ export function createWriteResults() {
     ): Promise<CellOutcome> {
       const dir = cellDir(cell.resultsDir, cell.runId, cell.cellKey);
       const read = <T>(f: string) => readJsonIfExists<T>(path.join(dir, f));
-      const quiesce: Record<string, unknown> = {};
-      if (existsSync(dir)) for (const f of readdirSync(dir)) if (/^quiesce-.*\.json$/.test(f)) quiesce[f.slice(8, -5)] = read(f);
+      const quiesce: CellResult['quiesce'] = {};
+      if (existsSync(dir)) for (const f of readdirSync(dir)) if (/^quiesce-.*\.json$/.test(f)) quiesce[f.slice(8, -5)] = read<QuiesceRecord>(f)!;
       const start = read<MetricsSnapshot>('metrics-start.json');
       const end = read<MetricsSnapshot>('metrics-end.json');
-      const result = {
+      const result: CellResult = {
         schema: CELL_RESULT_SCHEMA,
         runId: cell.runId,
         cellKey: cell.cellKey,
@@ -59,25 +62,25 @@ export function createWriteResults() {
         status: outcome.status,
         ...(outcome.error ? { error: outcome.error } : {}),
         ...(outcome.skipReason ? { skip_reason: outcome.skipReason } : {}),
-        /** Attempts each step took (1 = first try); > 1 means the figures of that step come from a retry. */
         attempts: outcome.attempts ?? {},
-        /** Times the server was lost and provisioned again, with the step it happened in. */
         target_restarts: outcome.targetRestarts ?? [],
         written_at: new Date().toISOString(),
-        provision: read('provision.json') ?? null,
-        schema_ddl: read('schema.json') ?? null,
-        load: read('load.json') ?? null,
+        provision: read<ProvisionRecord>('provision.json') ?? null,
+        schema_ddl: read<SchemaRecord>('schema.json') ?? null,
+        load: read<LoadRecord>('load.json') ?? null,
         quiesce,
-        storage: read('storage.json') ?? null,
-        queries_baseline: read('queries-baseline.json') ?? null,
-        index: read('index.json') ?? null,
-        queries_index: read('queries-index.json') ?? null,
+        storage: read<StorageRecord>('storage.json') ?? null,
+        queries_baseline: read<QueriesRecord>('queries-baseline.json') ?? null,
+        index: read<IndexRecord>('index.json') ?? null,
+        queries_index: read<QueriesRecord>('queries-index.json') ?? null,
         // Server counters restart with the server: after a restart the start→end difference means nothing.
         metrics_delta: (outcome.targetRestarts ?? []).length ? null : metricsDelta(start, end),
         ...((outcome.targetRestarts ?? []).length ? { metrics_delta_unavailable: 'the server was restarted during the cell; its counters started again from zero' } : {}),
       };
       const file = path.join(dir, 'result.json');
       writeJsonAtomic(file, result);
+      const run = readJsonIfExists<Partial<RunRecord>>(path.join(runDir(cell.resultsDir, cell.runId), 'run.json'));
+      writeTextAtomic(path.join(dir, 'samples.jsonl'), toJsonLines(flatSamples(result, { chbench: run?.chbench ?? null })));
       return { cellKey: cell.cellKey, status: outcome.status, resultFile: file, ...(outcome.error ? { error: outcome.error } : {}) };
     },
   };

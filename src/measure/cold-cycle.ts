@@ -17,7 +17,7 @@ import type { ClickHouseClient } from '@clickhouse/client';
 import { queryRows, sqlString, tryCommand, type CommandOutcome } from '../clickhouse/client';
 import { PROBED_CACHE_DROPS, type CapabilityProbe } from '../clickhouse/probe';
 // Record types still declared in the activity file; they move to src/schema/results.ts.
-import type { ColdPreparation, QueryRecord } from '../activities/run-queries';
+import type { ColdPreparation, QueryRecord } from '../schema/results';
 
 const execFileAsync = promisify(execFile);
 

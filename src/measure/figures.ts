@@ -14,7 +14,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { errorCode, summaryNumber, type HttpSummary, type MeasuredResult, type MidStreamClickHouseError } from '../clickhouse/client';
 import type { QueryLogRow } from '../clickhouse/query-log';
 // Record types still declared in the activity file; they move to src/schema/results.ts.
-import type { QueryRecord, RunSample } from '../activities/run-queries';
+import type { QueryRecord, RunSample } from '../schema/results';
 
 /** The figures of one run known when its response has been read (before query_log is joined). */
 export type RunFigures = Pick<RunSample, 'wall_ms' | 'server_elapsed_ms' | 'server_elapsed_source' | 'read_rows' | 'read_bytes' | 'read_source' | 'result_rows' | 'result_bytes' | 'result_sha256' | 'summary_complete'> &

@@ -24,7 +24,7 @@ import { fetchQueryLog } from '../clickhouse/query-log';
 import { activeParts, runningMerges, pendingMutations } from '../clickhouse/table-state';
 import type { WorkloadQuery } from '../lib/workload';
 // Record types still declared in the activity file; they move to src/schema/results.ts.
-import type { ColdPreparation, QueryRecord, RunSample } from '../activities/run-queries';
+import type { ColdPreparation, QueryRecord, RunSample } from '../schema/results';
 import { prepareColdRun, resultCacheSettings } from './cold-cycle';
 import { PROBED_CACHE_DROPS } from '../clickhouse/probe';
 import { counterDelta, eventCounters, queryLogCounters } from './counters';

@@ -1,43 +1,13 @@
 /**
- * Render `report.md` for a run from `run.json` and the cells' `result.json` files. Pure apart from
- * reading those files; `chbench report <runId>` and the `writeReport` activity both call it.
+ * Render `report.md` for a run from `run.json` and the cells' `result.json` files, parsed with the
+ * results schema (`src/schema/results.ts`: a file of another version or shape fails naming the field).
+ * Pure apart from reading those files; `chbench report <runId>` and the `writeReport` activity both call it.
  */
 import path from 'node:path';
 import { existsSync, readdirSync } from 'node:fs';
 import markdownTable from 'markdown-table';
-import { readJson, readJsonIfExists } from './store';
-import type { QueriesRecord, QueryRecord } from '../activities/run-queries';
-import type { StorageRecord } from '../activities/storage-stats';
-import type { LoadRecord } from '../activities/load-data';
-import type { ProvisionResult } from '../schema/cell';
-
-/** The parts of a cell result the report reads. */
-export interface CellResultDoc {
-  schema: string;
-  cellKey: string;
-  matrix: { version: string; codec: string };
-  status: 'succeeded' | 'failed' | 'skipped' | 'cancelled';
-  error?: string;
-  skip_reason?: string;
-  attempts?: Record<string, number>;
-  target_restarts?: { step: string; error: string }[];
-  scale: number;
-  protocol: { coldRuns: number; warmRuns: number; warmupRuns?: number; statistic: 'min' | 'median' };
-  provision: (ProvisionResult & { provisioned_at: string }) | null;
-  load: LoadRecord | null;
-  storage: StorageRecord | null;
-  queries_baseline: QueriesRecord | null;
-  queries_index: QueriesRecord | null;
-  index: {
-    index: string;
-    materialize_ms: number;
-    index_bytes: number | null;
-    index_bytes_source: string;
-    adopted_mutation: boolean;
-    verification?: { verified: boolean | null; reasons: string[]; explain: Record<string, { granules: string | null }> };
-  } | null;
-  metrics_delta: { server_events: Record<string, number | null>; host_disks: Record<string, { read_bytes: number; write_bytes: number }> | null } | null;
-}
+import { readRecord, readRecordIfExists } from './store';
+import { CellResult, RunRecord, type QueryRecord } from '../schema/results';
 
 /** Format bytes as GiB/MiB/KiB with 2 decimals. */
 export function fmtBytes(b: number | null | undefined): string {
@@ -68,15 +38,18 @@ function fmtInt(n: number | null | undefined): string {
   return n === null || n === undefined || !Number.isFinite(n) ? 'n/a' : Math.round(n).toLocaleString('en-US');
 }
 
-/** Load every cell result of a run, in `run.json` order. */
-export function loadRun(dir: string): { run: { runId: string; startedAt: string; spec: Record<string, unknown>; cells: string[]; finishedAt?: string; status?: string }; cells: CellResultDoc[]; missing: string[] } {
-  const run = readJson<{ runId: string; startedAt: string; spec: Record<string, unknown>; cells: string[] }>(path.join(dir, 'run.json'));
-  const cells: CellResultDoc[] = [];
+/**
+ * Load every cell result of a run, in `run.json` order.
+ * @throws Error naming the file and field when `run.json` or a `result.json` does not parse (see `readRecord`).
+ */
+export function loadRun(dir: string): { run: RunRecord; cells: CellResult[]; missing: string[] } {
+  const run = readRecord(path.join(dir, 'run.json'), RunRecord);
+  const cells: CellResult[] = [];
   const missing: string[] = [];
   const cellsDir = path.join(dir, 'cells');
   const keys = run.cells.length ? run.cells : existsSync(cellsDir) ? readdirSync(cellsDir) : [];
   for (const k of keys) {
-    const doc = readJsonIfExists<CellResultDoc>(path.join(cellsDir, k, 'result.json'));
+    const doc = readRecordIfExists(path.join(cellsDir, k, 'result.json'), CellResult);
     if (doc) cells.push(doc);
     else missing.push(k);
   }
@@ -89,7 +62,7 @@ export function loadRun(dir: string): { run: { runId: string; startedAt: string;
  * (`index_proof`: EXPLAIN under their settings and their read_rows against the baseline's).
  * `true` only when both hold for every query that uses the index.
  */
-export function indexVerdict(c: CellResultDoc): { verified: boolean | null; reasons: string[] } {
+export function indexVerdict(c: CellResult): { verified: boolean | null; reasons: string[] } {
   const vv = c.index?.verification;
   const proofs = (c.queries_index?.queries ?? []).filter((q) => q.index_proof).map((q) => ({ id: q.id, p: q.index_proof! }));
   // A query with a proof from the measured runs is described by that proof, not twice.
@@ -102,7 +75,7 @@ export function indexVerdict(c: CellResultDoc): { verified: boolean | null; reas
 }
 
 /** Counts of invalid and unjudgeable checks over the measured cells. */
-function validitySummary(cells: CellResultDoc[]): { invalid: string[]; unknown: string[] } {
+function validitySummary(cells: CellResult[]): { invalid: string[]; unknown: string[] } {
   const qs = cells.flatMap((c) => [...(c.queries_baseline?.queries ?? []), ...(c.queries_index?.queries ?? [])]);
   const samples = qs.flatMap((q) => q.samples);
   const count = (f: (x: (typeof samples)[number]) => boolean) => samples.filter(f).length;
@@ -135,7 +108,7 @@ function validitySummary(cells: CellResultDoc[]): { invalid: string[]; unknown: 
 }
 
 /** Queries whose results differ (between runs, cells, or before/after the index), with the differing values. */
-export function resultMismatches(cells: CellResultDoc[]): { id: string; values: string[] }[] {
+export function resultMismatches(cells: CellResult[]): { id: string; values: string[] }[] {
   const ids = [...new Set(cells.flatMap((c) => c.queries_baseline?.queries.map((q) => q.id) ?? []))];
   const out: { id: string; values: string[] }[] = [];
   for (const id of ids) {
@@ -156,7 +129,7 @@ export function resultMismatches(cells: CellResultDoc[]): { id: string; values: 
 }
 
 /** Steps that needed more than one attempt, and server restarts: figures from those steps come from a retry. */
-function retries(c: CellResultDoc): string {
+function retries(c: CellResult): string {
   const r = Object.entries(c.attempts ?? {}).filter(([, n]) => n > 1).map(([k, n]) => `${k} ×${n}`);
   const t = (c.target_restarts ?? []).map((x) => `server lost in ${x.step}, provisioned again`);
   return [...r, ...t].join('; ') || 'none';
@@ -170,14 +143,14 @@ function headline(q: QueryRecord | undefined, stat: 'min' | 'median'): number | 
 /** Render the report markdown for a run directory. */
 export function renderReport(dir: string): string {
   const { run, cells, missing } = loadRun(dir);
-  const spec = run.spec as { name: string; workload: string; scale: number; target: { kind: string }; protocol: { coldRuns: number; warmRuns: number; warmupRuns?: number; statistic: 'min' | 'median'; dropOsPageCache: boolean } };
+  const spec = run.spec;
   // Every cell that measured something is shown, whatever its final status (labelled if not succeeded).
   const ok = cells.filter((c) => c.load || c.storage || c.queries_baseline);
-  const label = (c: CellResultDoc) => (c.status === 'succeeded' ? c.cellKey : `${c.cellKey} (${c.status})`);
+  const label = (c: CellResult) => (c.status === 'succeeded' ? c.cellKey : `${c.cellKey} (${c.status})`);
   const out: string[] = [];
   out.push(`# chbench report — ${run.runId}`, '');
   out.push(`Workload **${spec.workload}**, ${fmtInt(spec.scale)} rows, target **${spec.target.kind}**; protocol: ${spec.protocol.coldRuns} cold + ${spec.protocol.warmRuns} warm run(s) per query, headline warm statistic **${spec.protocol.statistic}** (every sample is in the cell's \`queries-*.json\`).`);
-  const resumes = (run as { resumes?: string[] }).resumes ?? [];
+  const resumes = run.resumes;
   out.push(`Started ${run.startedAt}${resumes.length ? `, resumed ${resumes.join(', ')}` : ''}${run.finishedAt ? `, finished ${run.finishedAt}` : ''}${run.status ? `, run status **${run.status}**` : ''}.`, '');
 
   // Validity summary first: a run with invalid measurements says so at the top.
@@ -288,7 +261,7 @@ export function renderReport(dir: string): string {
     for (const rec of [c.queries_baseline, c.queries_index])
       for (const fq of rec?.queries.filter((x) => x.error) ?? [])
         out.push(`**⚠ ${fq.id.toUpperCase()} failed in ${label(c)}${rec === c.queries_index ? ' (after index)' : ''}** on run ${fq.error!.run} (query_id \`${fq.error!.query_id}\`): server error Code ${fq.error!.code}${fq.error!.type ? ` (${fq.error!.type})` : ''}: ${fq.error!.message.split('\n')[0].slice(0, 300)}`, '');
-  const find = (c: CellResultDoc, id: string) => c.queries_baseline?.queries.find((q) => q.id === id);
+  const find = (c: CellResult, id: string) => c.queries_baseline?.queries.find((q) => q.id === id);
   const approx = qids.filter((id) => ok.some((c) => find(c, id)?.deterministic === false));
   // Only queries that returned rows in at least one run can be said to agree.
   const measuredIds = qids.filter((id) => ok.some((c) => [c.queries_baseline, c.queries_index].some((p) => p?.queries.find((q) => q.id === id && q.samples.length))));

@@ -7,11 +7,16 @@
  * results/<runId>/run.json                 spec + run metadata (written by the matrix workflow's first activity)
  * results/<runId>/cells/<cellKey>/<step>.json   one file per step (provision, load, storage, queries-baseline, …)
  * results/<runId>/cells/<cellKey>/result.json   the cell result (schema chbench.cell-result/v1)
+ * results/<runId>/cells/<cellKey>/samples.jsonl one flat sample per figure of each measured run
  * results/<runId>/report.md                 the report
+ * results/<runId>/samples.jsonl             every cell's samples.jsonl, concatenated
  * ```
+ * Every record's shape is in `src/schema/results.ts`; readers parse with {@link readRecord}.
  */
 import { mkdirSync, readFileSync, writeFileSync, renameSync, existsSync } from 'node:fs';
 import path from 'node:path';
+import type { z } from 'zod';
+import { RECORD_IDS } from '../schema/results';
 
 /** Absolute directory of a run. `resultsDir` relative paths resolve against the worker's cwd. */
 export function runDir(resultsDir: string, runId: string): string {
@@ -53,4 +58,75 @@ export function readJsonIfExists<T>(file: string): T | undefined {
 /** Read a JSON file. @throws Error if missing. */
 export function readJson<T>(file: string): T {
   return JSON.parse(readFileSync(file, 'utf8')) as T;
+}
+
+/**
+ * Read and parse a record with its schema (`src/schema/results.ts`).
+ * @returns the parsed record (unknown keys outside open maps dropped).
+ * @throws Error naming the file, the record's schema id and the first problems, each with the
+ *   field's path, e.g. `…/result.json (chbench.cell-result/v1): queries_baseline.queries[0].stats.cold_ms: expected number, got string`;
+ *   for a record carrying a `schema` id that is not the expected one, which id it has and which is wanted;
+ *   for a missing file or invalid JSON, that.
+ */
+export function readRecord<S extends z.ZodType>(file: string, schema: S): z.infer<S> {
+  const id = RECORD_IDS.get(schema) ?? 'record';
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (e) {
+    throw new Error(`${file} (${id}): ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : `not valid JSON: ${(e as Error).message}`}`);
+  }
+  return parseRecord(raw, schema, file);
+}
+
+/** {@link readRecord}, or `undefined` when the file does not exist. */
+export function readRecordIfExists<S extends z.ZodType>(file: string, schema: S): z.infer<S> | undefined {
+  return existsSync(file) ? readRecord(file, schema) : undefined;
+}
+
+/**
+ * Parse an already-read value with a record schema; `where` names it in errors (a file path).
+ * @throws Error as {@link readRecord}.
+ */
+export function parseRecord<S extends z.ZodType>(raw: unknown, schema: S, where: string): z.infer<S> {
+  const id = RECORD_IDS.get(schema) ?? 'record';
+  // A versioned record of another version: say so rather than listing every field that moved.
+  if (id.includes('/') && raw && typeof raw === 'object' && (raw as { schema?: unknown }).schema !== id) {
+    const has = (raw as { schema?: unknown }).schema;
+    throw new Error(`${where}: schema id ${has === undefined ? 'missing' : JSON.stringify(has)}, expected "${id}" (written by another chbench version, or not a chbench ${id.replace(/^chbench\.|\/.*$/g, '')} record)`);
+  }
+  const r = schema.safeParse(raw);
+  if (r.success) return r.data;
+  const issues = r.error.issues.slice(0, 5).map((i) => `${issuePath(i.path) || '(top level)'}: ${issueText(i, raw)}`);
+  const more = r.error.issues.length > 5 ? `; and ${r.error.issues.length - 5} more` : '';
+  throw new Error(`${where} (${id}): ${issues.join('; ')}${more}`);
+}
+
+/** `a.b[0].c` from a zod issue path. */
+function issuePath(p: readonly PropertyKey[]): string {
+  return p.map((k, i) => (typeof k === 'number' ? `[${k}]` : `${i ? '.' : ''}${String(k)}`)).join('');
+}
+
+/** An issue's text in the form `expected number, got string`. */
+function issueText(i: z.core.$ZodIssue, raw: unknown): string {
+  let v: unknown = raw;
+  for (const k of i.path) v = v === null || v === undefined ? undefined : (v as Record<PropertyKey, unknown>)[k];
+  if (i.code === 'invalid_type') {
+    const got = v === undefined ? 'nothing (field missing)' : v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v;
+    return `expected ${i.expected}, got ${got}`;
+  }
+  const text = i.message.replace(/^Invalid (input|option): /, '');
+  return i.code === 'invalid_value' ? `${text}, got ${JSON.stringify(v)}` : text;
+}
+
+/**
+ * Write a run's `samples.jsonl` next to its report: the cells' `samples.jsonl` files concatenated,
+ * in `cellKeys` order (a cell without one contributes nothing).
+ * @returns the file's absolute path.
+ */
+export function writeRunSamples(dir: string, cellKeys: string[]): string {
+  const file = path.join(dir, 'samples.jsonl');
+  const parts = cellKeys.map((k) => path.join(dir, 'cells', safeSegment(k), 'samples.jsonl')).filter((f) => existsSync(f)).map((f) => readFileSync(f, 'utf8'));
+  writeTextAtomic(file, parts.join(''));
+  return file;
 }

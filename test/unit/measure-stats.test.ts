@@ -9,7 +9,7 @@ import { stats, MAX_RESOLUTION_SHARE, SERVER_TIME_RESOLUTION_MS } from '../../sr
 import { applyQueryLog, crossCheck, queryFailure, runFigures } from '../../src/measure/figures';
 import { normaliseQueryLogRow } from '../../src/clickhouse/query-log';
 import type { MeasuredResult } from '../../src/clickhouse/client';
-import type { RunSample } from '../../src/activities/run-queries';
+import type { RunSample } from '../../src/schema/results';
 import { queries1816, queries267, queryLog1816 } from '../fixtures/measure';
 
 test('stats() recomputes exactly what the protocol recorded (26.7 summary, 18.16 query_log)', () => {

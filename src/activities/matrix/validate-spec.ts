@@ -9,7 +9,9 @@ import { execFileSync } from 'node:child_process';
 import { ApplicationFailure } from '@temporalio/common';
 import { parseRunSpec, expandMatrix, cellKey, SpecError, type RunSpec } from '../../schema/run-spec';
 import { loadWorkload, workloadQueries } from '../../lib/workload';
-import { runDir, cellDir, writeJsonAtomic, readJsonIfExists } from '../../results/store';
+import { runDir, cellDir, writeJsonAtomic, readJsonIfExists, readRecordIfExists } from '../../results/store';
+import type { z } from 'zod';
+import { CellResult, RUN_RECORD_SCHEMA, RunRecord } from '../../schema/results';
 import type { CellOutcome } from '../../schema/cell';
 import { REPO_ROOT } from '../../config';
 import { targets } from '../../targets';
@@ -105,12 +107,26 @@ export function checkSpec(input: unknown, opts: CheckOptions = {}): { spec?: Run
   return problems.length ? { ...(spec ? { spec } : {}), problems } : { spec, problems };
 }
 
+/**
+ * Read a record of an earlier start of this run, parsed with its schema; `undefined` when absent.
+ * @throws ApplicationFailure `UnreadableResult` (non-retryable) naming the file and field when it does not parse.
+ */
+function readUnlessForeign<S extends z.ZodType>(file: string, schema: S): z.infer<S> | undefined {
+  try {
+    return readRecordIfExists(file, schema);
+  } catch (e) {
+    throw ApplicationFailure.create({ type: 'UnreadableResult', nonRetryable: true, message: `cannot resume from the results store: ${(e as Error).message}; start a new run id, or move the file away to measure that cell again` });
+  }
+}
+
 /** Activity factory. */
 export function createValidateSpec() {
   return {
     /**
      * Validate the run spec and record the run.
-     * @throws ApplicationFailure type `InvalidSpec` (non-retryable) listing every problem.
+     * @throws ApplicationFailure type `InvalidSpec` (non-retryable) listing every problem;
+     *   `UnreadableResult` (non-retryable) when the run's `run.json` or a cell's `result.json` exists but
+     *   does not parse with the results schema (another chbench version wrote it), naming the file and field.
      */
     async validateSpec(input: { spec: unknown; runId: string; startedAt: string; reuseFailedSince?: string }): Promise<ValidatedRun> {
       const { spec, problems } = checkSpec(input.spec, { worker: true });
@@ -119,7 +135,7 @@ export function createValidateSpec() {
       const dir = runDir(spec.resultsDir, input.runId);
       const cellKeys = expandMatrix(spec).map(cellKey);
       const runFile = path.join(dir, 'run.json');
-      const prev = readJsonIfExists<{ startedAt: string; spec: RunSpec; resumes?: string[] }>(runFile);
+      const prev = readUnlessForeign(runFile, RunRecord);
       if (prev && JSON.stringify(prev.spec) !== JSON.stringify(spec))
         throw ApplicationFailure.create({
           type: 'InvalidSpec',
@@ -129,13 +145,13 @@ export function createValidateSpec() {
       const reused: CellOutcome[] = [];
       for (const k of cellKeys) {
         const file = path.join(cellDir(spec.resultsDir, input.runId, k), 'result.json');
-        const r = readJsonIfExists<{ status: CellOutcome['status']; error?: string; written_at: string }>(file);
+        const r = readUnlessForeign(file, CellResult);
         if (!r) continue;
         const keep = r.status === 'succeeded' || r.status === 'skipped' || (input.reuseFailedSince !== undefined && r.written_at >= input.reuseFailedSince);
         if (keep) reused.push({ cellKey: k, status: r.status, resultFile: file, ...(r.error ? { error: r.error } : {}) });
       }
-      writeJsonAtomic(runFile, {
-        schema: 'chbench.run/v1',
+      const record: RunRecord = {
+        schema: RUN_RECORD_SCHEMA,
         runId: input.runId,
         // Which chbench produced these results (validity rules change between versions).
         chbench: chbenchVersion(),
@@ -144,7 +160,8 @@ export function createValidateSpec() {
         cells: cellKeys,
         // Each start of the matrix workflow after the first (resume or continue-as-new).
         resumes: prev ? [...(prev.resumes ?? []), input.startedAt] : [],
-      });
+      };
+      writeJsonAtomic(runFile, record);
       // The spec exactly as given: the input to resume this run with `temporal workflow start --input-file`.
       writeJsonAtomic(path.join(dir, 'run-spec.json'), input.spec);
       const m = loadWorkload(spec.workload);

@@ -1,7 +1,7 @@
 /** writeReport: render `results/<runId>/report.md` from the cells' result files. */
 import path from 'node:path';
 import { renderReport } from '../../results/report';
-import { readJson, runDir, writeJsonAtomic, writeTextAtomic } from '../../results/store';
+import { readJson, runDir, writeJsonAtomic, writeRunSamples, writeTextAtomic } from '../../results/store';
 
 /** Activity factory. */
 export function createWriteReport() {
@@ -16,6 +16,8 @@ export function createWriteReport() {
       writeJsonAtomic(runFile, { ...readJson<object>(runFile), finishedAt: new Date().toISOString(), status: input.status });
       const reportPath = path.join(dir, 'report.md');
       writeTextAtomic(reportPath, renderReport(dir));
+      // Every cell's flat samples in one file, for loading the run into a database (README "Results").
+      writeRunSamples(dir, readJson<{ cells: string[] }>(runFile).cells);
       return { reportPath };
     },
   };

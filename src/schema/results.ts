@@ -1,0 +1,763 @@
+/**
+ * The results schema: every record chbench writes under `results/<runId>/`, defined once as a zod
+ * schema with its inferred type under the same name (value and type share the name, as in
+ * `run-spec.ts`). Writers build these types; readers parse with the schemas (see `readRecord` in
+ * `src/results/store.ts`), so an old or foreign file fails with the field named.
+ *
+ * Conventions of every record:
+ * - `null` = "unknown / not available on this server", never 0; the field's `*_source` (or a
+ *   `reason`) says why. An absent optional field = "does not apply".
+ * - Durations are milliseconds (`*_ms`), sizes bytes (`*_bytes`), times ISO 8601 strings (`*_at`).
+ * - Open maps (settings, counters, query_log rows, `system.events`) are `z.record`s: their keys are
+ *   the server's, and differ between versions.
+ *
+ * Pure module: imports only zod and other `schema/` modules, so workflows, activities, the report
+ * and the CLI all import it.
+ *
+ * Files (per cell, `cells/<cellKey>/`): `probe.json` {@link CapabilityProbe}, `settings.json`
+ * {@link CellSettings}, `provision.json` {@link ProvisionRecord}, `schema.json` {@link SchemaRecord},
+ * `metrics-<label>.json` {@link MetricsSnapshot}, `load.json` {@link LoadRecord}, `quiesce-<label>.json`
+ * {@link QuiesceRecord}, `storage.json` {@link StorageRecord}, `queries-<phase>.json`
+ * {@link QueriesRecord}, `index.json` {@link IndexRecord}, `teardown.json` {@link TeardownRecord},
+ * `result.json` {@link CellResult}, `samples.jsonl` (one {@link FlatSample} per line). Per run:
+ * `run.json` {@link RunRecord}, `samples.jsonl`.
+ */
+import { z } from 'zod';
+import { RunSpec } from './run-spec';
+
+// ---------------------------------------------------------------------------------------------
+// Shared pieces
+
+/** Settings as sent to the server (name → value). Values are numbers except where a spec gave a string. */
+export const Settings = z.record(z.string(), z.union([z.number(), z.string()]));
+export type Settings = z.infer<typeof Settings>;
+
+/** Outcome of a statement whose failure is acceptable (recorded, not thrown). Same shape as `CommandOutcome` of `clickhouse/client`. */
+export const CommandOutcome = z.object({
+  sql: z.string(),
+  ok: z.boolean(),
+  /** Server error text (first line) when `ok` is false. */
+  error: z.string().optional(),
+  /** ClickHouse error code when `ok` is false. */
+  code: z.string().optional(),
+});
+export type CommandOutcome = z.infer<typeof CommandOutcome>;
+
+/** Statements of earlier attempts of a step found running when it started, and what was done. */
+export const PreviousAttempts = z.object({
+  /** Query ids that were still running when the step started. */
+  found: z.array(z.string()),
+  /** `killed` (real servers) or `waited` (engines that cannot interrupt a statement). */
+  action: z.enum(['none', 'killed', 'waited']),
+  /** How long the step waited for them, ms (client wall time). */
+  waited_ms: z.number(),
+});
+export type PreviousAttempts = z.infer<typeof PreviousAttempts>;
+
+/** Verdict on one run (see `src/measure/validity.ts`). `valid: null` = could not be judged (counters unknown). */
+export const RunValidity = z.object({
+  valid: z.boolean().nullable(),
+  /** Short label shown next to the number: `cold`, `not cold`, `cold?`, `warm`, `not warm`, … */
+  label: z.string(),
+  /** Reasons, one per failed or unknown check. */
+  reasons: z.array(z.string()),
+});
+export type RunValidity = z.infer<typeof RunValidity>;
+
+/**
+ * Per-run counters (ProfileEvents names such as `OSReadBytes`, `MarkCacheHits`; the list is
+ * `RUN_COUNTERS` in `src/measure/validity.ts`); `null` = the server does not have that counter.
+ */
+export const RunCounters = z.record(z.string(), z.number().nullable());
+export type RunCounters = z.infer<typeof RunCounters>;
+
+/** Skip-index proof from the measured runs (see `judgeIndexUse` in `src/measure/index-proof.ts`). */
+export const IndexProof = z.object({
+  index: z.string(),
+  /** `kept/total` granules of the index in the EXPLAIN, null when the EXPLAIN does not show the index. */
+  explain_granules: z.string().nullable(),
+  /** EXPLAIN shows the index dropping granules. null = EXPLAIN not available. */
+  explain_skips: z.boolean().nullable(),
+  /** read_rows of the last warm run after the index (null when unknown). */
+  read_rows_after: z.number().nullable(),
+  /** read_rows of the last warm run in the baseline phase (null when unknown). */
+  read_rows_before: z.number().nullable(),
+  /**
+   * `true`: EXPLAIN skips and the measured runs read fewer rows than before; `false`: the index was not
+   * used under the runs' settings, or EXPLAIN claims skipping while the measured runs read as many
+   * rows as before ("index not effective in the measured runs"); `null`: cannot be judged.
+   */
+  effective: z.boolean().nullable(),
+  reason: z.string(),
+});
+export type IndexProof = z.infer<typeof IndexProof>;
+
+// ---------------------------------------------------------------------------------------------
+// Provisioning: probe.json, settings.json, provision.json, schema.json
+
+/** `probe.json`: the capability probe of one target. A list that could not be read is `null` ("unknown"), never empty. */
+export const CapabilityProbe = z.object({
+  /** `SELECT version()`. */
+  version: z.string(),
+  /** Query-level settings (`system.settings`). */
+  query_settings: z.array(z.string()).nullable(),
+  /** MergeTree table settings (`system.merge_tree_settings`). */
+  merge_tree_settings: z.array(z.string()).nullable(),
+  /** Server settings (`system.server_settings`, newer versions only). */
+  server_settings: z.array(z.string()).nullable(),
+  /** Each cache-drop statement chbench may use and whether the server accepted it. */
+  cache_drops: z.array(CommandOutcome),
+  /** `system.query_log`: exists (after a logged query and a flush), and how it stores ProfileEvents. */
+  query_log: z.object({ enabled: z.boolean(), profile_events: z.enum(['map', 'arrays', 'none']).nullable() }),
+  /** `system.part_log` exists. */
+  part_log: z.object({ enabled: z.boolean() }),
+  /** Counter names in `system.events` (all of them where `system_events_show_zero_values` exists). */
+  events: z.array(z.string()).nullable(),
+  /** Whether `events` lists every counter (true) or only the non-zero ones (false). */
+  events_complete: z.boolean(),
+  /** Data types (`system.data_type_families`); null if unreadable. */
+  data_types: z.array(z.string()).nullable(),
+  /** Table functions (`system.table_functions`); null if unreadable. */
+  table_functions: z.array(z.string()).nullable(),
+  /** Whether a column `CODEC(...)` clause is accepted (trial `CREATE TEMPORARY TABLE`). */
+  column_codecs: z.boolean(),
+  /** The trial's outcome (the server's error when refused). */
+  column_codecs_trial: CommandOutcome,
+});
+export type CapabilityProbe = z.infer<typeof CapabilityProbe>;
+
+/** `settings.json`: what each statement kind will send, after checking against the probe. */
+export const CellSettings = z.object({
+  /** Settings of the load INSERT (workload loadSettings + spec settings.query). */
+  load: Settings,
+  /** Settings added to every measured run (spec settings.query). */
+  runs: Settings,
+  /** The table's SETTINGS clause (workload tableSettings + spec settings.mergeTree). */
+  table: Settings,
+  /** Optional settings left out on this version (name → reason). */
+  not_applied: z.record(z.string(), z.string()),
+  problems: z.array(z.string()),
+});
+export type CellSettings = z.infer<typeof CellSettings>;
+
+/**
+ * The target handle as recorded (same shape as `TargetHandle` in `schema/target.ts`). `kind` is a
+ * plain string here: a result written by a target kind this chbench does not know still reads.
+ */
+export const TargetRecord = z.object({
+  kind: z.string(),
+  /** Base URL of the ClickHouse HTTP interface. */
+  url: z.string(),
+  database: z.string(),
+  username: z.string(),
+  /** Name of the environment variable holding the password; never the password. */
+  passwordEnv: z.string().optional(),
+  /** PID of the server process chbench started (embedded/local). */
+  pid: z.number().optional(),
+  /** Directory chbench created for this cell's server. */
+  dataDir: z.string().optional(),
+  runId: z.string(),
+  cellKey: z.string(),
+  /** One human line on how it was provisioned. */
+  provisionedBy: z.string(),
+});
+export type TargetRecord = z.infer<typeof TargetRecord>;
+
+/** Server facts recorded at provisioning (same shape as `ServerInfo` in `schema/cell.ts`). */
+export const ServerRecord = z.object({
+  /** `SELECT version()`. */
+  version: z.string(),
+  /** `SELECT timezone()`. */
+  timezone: z.string(),
+  /** Logical CPUs (see `cpu_source`: `system.asynchronous_metrics`, or the worker host's `os.cpus()`); null = unknown. */
+  cpus: z.number().nullable(),
+  cpu_source: z.string(),
+  /** Memory, bytes (see `memory_source`); null = unknown. */
+  memory_bytes: z.number().nullable(),
+  memory_source: z.string(),
+  /** Whether `system.query_log` can be read on this target. */
+  query_log: z.enum(['available', 'not available']),
+});
+export type ServerRecord = z.infer<typeof ServerRecord>;
+
+/** `provision.json`: the provision step's result plus when. */
+export const ProvisionRecord = z.object({
+  target: TargetRecord,
+  server: ServerRecord,
+  /** Set when this version cannot run the cell (the cell is reported as skipped). */
+  skipReason: z.string().optional(),
+  /** ISO time the record was written. */
+  provisioned_at: z.string(),
+});
+export type ProvisionRecord = z.infer<typeof ProvisionRecord>;
+
+/** `schema.json`: the table DDL. */
+export const SchemaRecord = z.object({
+  /** The CREATE TABLE statement exactly as sent. */
+  ddl_sent: z.string(),
+  /** `SHOW CREATE TABLE` afterwards (what the server made of it). */
+  show_create_table: z.string(),
+});
+export type SchemaRecord = z.infer<typeof SchemaRecord>;
+
+// ---------------------------------------------------------------------------------------------
+// Counters: metrics-<label>.json
+
+/** `metrics-<label>.json`: a snapshot of cumulative counters. Missing sources are `null` with a reason, never zeros. */
+export const MetricsSnapshot = z.object({
+  /** `start` or `end` of the cell. */
+  label: z.string(),
+  /** ISO time of the snapshot. */
+  taken_at: z.string(),
+  /** `system.events` (name → value), `null` if unreadable. */
+  server_events: z.record(z.string(), z.number()).nullable(),
+  server_events_source: z.string(),
+  /** Host disk counters (device → bytes read/written, io ms), from /proc/diskstats (sectors × 512); loopback targets only. */
+  host_disks: z.record(z.string(), z.object({ read_bytes: z.number(), write_bytes: z.number(), io_ms: z.number() })).nullable(),
+  /** Host CPU jiffies from the `cpu` line of /proc/stat. */
+  host_cpu: z.object({ user: z.number(), system: z.number(), idle: z.number(), iowait: z.number() }).nullable(),
+  host_source: z.string(),
+});
+export type MetricsSnapshot = z.infer<typeof MetricsSnapshot>;
+
+/** `result.json.metrics_delta`: start→end difference of {@link MetricsSnapshot}s; `null` per counter where unknown. */
+export const MetricsDelta = z.object({
+  /** `taken_at` of the start snapshot. */
+  from: z.string(),
+  /** `taken_at` of the end snapshot. */
+  to: z.string(),
+  /** Key `system.events` counters (`KEY_EVENTS`), end − start; null when the server does not have it. */
+  server_events: z.record(z.string(), z.number().nullable()),
+  server_events_source: z.string(),
+  /** Per whole disk of the worker host (only disks that moved), bytes; null when not on the worker host. */
+  host_disks: z.record(z.string(), z.object({ read_bytes: z.number(), write_bytes: z.number() })).nullable(),
+  host_source: z.string(),
+});
+export type MetricsDelta = z.infer<typeof MetricsDelta>;
+
+// ---------------------------------------------------------------------------------------------
+// Load, quiesce, storage
+
+/** `load.json`. The first six fields are the `LoadSummary` returned to the workflow. */
+export const LoadRecord = z.object({
+  /** Rows loaded (`SELECT count()` after the INSERT). */
+  rows: z.number(),
+  /** Client wall time of the INSERT … SELECT, ms. */
+  elapsed_ms: z.number(),
+  /** rows / elapsed (client wall time). */
+  rows_per_s: z.number(),
+  /** Partitions of the active parts (`system.parts`). */
+  partitions: z.number(),
+  /** Active parts after loading (`system.parts`). */
+  active_parts: z.number(),
+  /** True when the table already held the expected rows from an earlier attempt and nothing was inserted. */
+  reused: z.boolean(),
+  sql: z.string(),
+  settings: Settings,
+  query_id: z.string(),
+  /** Server-side elapsed of the INSERT, ms (see `server_elapsed_source`); null when the server gives none. */
+  server_elapsed_ms: z.number().nullable(),
+  /** `http summary elapsed_ns`, `system.query_log.query_duration_ms` or `not available`. */
+  server_elapsed_source: z.string(),
+  /** `written_rows` from the HTTP summary; null when the server did not send it. Cross-checked against count(). */
+  written_rows_summary: z.number().nullable(),
+  /** Rows in the table after loading (`SELECT count()`): must equal the spec's scale. */
+  rows_in_table: z.number(),
+  /** `system.parts` sum(bytes_on_disk) of active parts after loading. */
+  bytes_on_disk: z.number(),
+  truncated_before_load: z.object({ rows_found: z.number(), reason: z.string() }).nullable(),
+  /** Statements of earlier attempts found running when this attempt started, and what was done. */
+  previous_attempts: PreviousAttempts,
+  /**
+   * Load verification: `count()` equals the spec's scale; `written_rows` of the HTTP summary checked
+   * against the table where the server sends it; insert blocks dropped by deduplication
+   * (`DuplicatedInsertedBlocks`, null = unknown).
+   */
+  verification: z.object({
+    rows_equal_scale: z.boolean(),
+    written_rows_check: z.string(),
+    duplicated_inserted_blocks: z.number().nullable(),
+    counters_source: z.string(),
+  }),
+  /** Activity attempt that wrote the record (1 = first). */
+  attempt: z.number(),
+});
+export type LoadRecord = z.infer<typeof LoadRecord>;
+
+/** `quiesce-<label>.json`: the table was quiet (no merge or mutation, same active parts for `stable_for_ms`). */
+export const QuiesceRecord = z.object({
+  active_parts: z.number(),
+  /** Client wall time spent waiting, ms. */
+  waited_ms: z.number(),
+  /** Active part names (`system.parts`) when the table was judged quiet. */
+  part_names: z.array(z.string()),
+  /** How long the parts had to stay unchanged, ms (`protocol.quiesce.stableForMs`). */
+  stable_for_ms: z.number(),
+});
+export type QuiesceRecord = z.infer<typeof QuiesceRecord>;
+
+/** One column's storage, bytes (`system.parts_columns`, active parts). */
+export const ColumnStorage = z.object({
+  column: z.string(),
+  type: z.string(),
+  /** sum(column_data_compressed_bytes). */
+  compressed_bytes: z.number(),
+  /** sum(column_data_uncompressed_bytes). */
+  uncompressed_bytes: z.number(),
+  /** uncompressed / compressed. */
+  ratio: z.number(),
+  /** Share of the table's compressed bytes. */
+  share: z.number(),
+});
+export type ColumnStorage = z.infer<typeof ColumnStorage>;
+
+/** `storage.json`. Totals from `system.parts` (active parts). */
+export const StorageRecord = z.object({
+  table: z.string(),
+  rows: z.number(),
+  active_parts: z.number(),
+  /** sum(data_compressed_bytes). */
+  compressed_bytes: z.number(),
+  /** sum(data_uncompressed_bytes). */
+  uncompressed_bytes: z.number(),
+  /** sum(bytes_on_disk). */
+  bytes_on_disk: z.number(),
+  /** uncompressed / compressed (0 for an empty table). */
+  ratio: z.number(),
+  /** Part formats seen (`system.parts.part_type`), e.g. `{"Wide": 7}`; `unknown` on versions without the column. */
+  part_types: z.record(z.string(), z.number()),
+  /** Per-column sizes, or `null` with `columns_unavailable_reason`. */
+  columns: z.array(ColumnStorage).nullable(),
+  columns_unavailable_reason: z.string().optional(),
+  /** Source of each figure group (totals, columns). */
+  sources: z.record(z.string(), z.string()),
+});
+export type StorageRecord = z.infer<typeof StorageRecord>;
+
+// ---------------------------------------------------------------------------------------------
+// Queries: queries-<phase>.json
+
+/** How a cold run was prepared. */
+export const ColdPreparation = z.object({
+  /** Each cache-drop statement and its outcome. */
+  server_caches: z.array(CommandOutcome),
+  /** OS page cache: `dropped`, or `not dropped: <reason>`. */
+  os_page_cache: z.string(),
+  /** Settings sent with the cold run. */
+  settings: Settings,
+});
+export type ColdPreparation = z.infer<typeof ColdPreparation>;
+
+/** Where a run's server-side elapsed comes from. */
+export const ServerTimeSource = z.enum([
+  'system.query_log event_time_microseconds - query_start_time_microseconds',
+  'system.query_log.query_duration_ms',
+  'http summary elapsed_ns',
+]);
+export type ServerTimeSource = z.infer<typeof ServerTimeSource>;
+
+/** Kind of a run: `warmup` runs are kept but left out of every statistic. */
+export const RunKind = z.enum(['cold', 'warmup', 'warm']);
+export type RunKind = z.infer<typeof RunKind>;
+
+/** One run of one query. Figures the server did not give are `null` ("not available"), never 0. */
+export const RunSample = z.object({
+  /** `warmup` runs are kept but left out of every statistic. */
+  kind: RunKind,
+  /** 1-based index within its kind. */
+  n: z.number(),
+  query_id: z.string(),
+  /** Client wall time, ms (performance.now() around request + full body read). */
+  wall_ms: z.number(),
+  /** Server-side elapsed, ms; see `server_elapsed_source` (and `SERVER_TIME_RESOLUTION_MS` for its resolution). */
+  server_elapsed_ms: z.number().nullable(),
+  server_elapsed_source: ServerTimeSource.nullable(),
+  /** Rows read by the server (see `read_source`). */
+  read_rows: z.number().nullable(),
+  /** Bytes read by the server (see `read_source`). */
+  read_bytes: z.number().nullable(),
+  read_source: z.enum(['http summary', 'output statistics', 'system.query_log']).nullable(),
+  /** Rows of the result received. */
+  result_rows: z.number(),
+  /** Bytes of the result body received (the measured format, JSONCompact), counted as it streamed in. */
+  result_bytes: z.number().nullable(),
+  result_sha256: z.string(),
+  /** True when the set of active parts differed before and after this run. */
+  parts_changed: z.boolean(),
+  /** Settings sent with this run. */
+  settings: Settings,
+  /** The server's `X-ClickHouse-Summary` header as sent (absent on old servers); values are strings on every version seen, numbers accepted. */
+  http_summary: z.record(z.string(), z.union([z.string(), z.number()])).optional(),
+  /**
+   * Whether the summary can be complete: `wait_end_of_query=1` was requested (the server sends its
+   * headers only when the query has ended). Without it the header is a snapshot taken when the first
+   * bytes went out and under-reports long or big queries, so it is never a headline then.
+   */
+  summary_complete: z.boolean(),
+  /**
+   * Where the headline comes from `system.query_log`, the HTTP summary (and the JSON statistics block)
+   * checked against it: `agrees`, `disagrees: …`, or `not checked: …`.
+   */
+  cross_check: z.string().optional(),
+  /** The statistics block of the JSON output (`rows_read`, `bytes_read`, `elapsed` s). */
+  output_statistics: z.object({ rows_read: z.number().optional(), bytes_read: z.number().optional(), elapsed: z.number().optional() }).optional(),
+  cold_preparation: ColdPreparation.optional(),
+  /** Merges running plus unfinished mutations on the table just before/after the run (max); null if unreadable. */
+  merges_or_mutations: z.number().nullable(),
+  /** Per-run counters (see `counters_source`); null when the target gives none. */
+  counters: RunCounters.nullable(),
+  counters_source: z.enum(['system.query_log ProfileEvents', 'system.events difference (embedded engine runs one statement at a time)']).nullable(),
+  /** Validity record: for cold runs whether it was really cold; for every run whether the table was quiet. */
+  validity: z.object({ cold: RunValidity.optional(), quiet: RunValidity }),
+  /** The `QueryFinish` row of `system.query_log` for this query_id (ProfileEvents as an object), when available. */
+  query_log: z.record(z.string(), z.unknown()).nullable().optional(),
+});
+export type RunSample = z.infer<typeof RunSample>;
+
+/** Per-query statistics, ms. `timing_source` says which clock the figures come from. */
+export const QueryStats = z.object({
+  timing_source: z.enum(['server-side elapsed', 'client wall time']),
+  /** Why this source was chosen when it is not the server's (e.g. the server's resolution is too coarse). */
+  timing_note: z.string().optional(),
+  /** The server-time sources the runs had (even when the headline is client wall time). */
+  server_time_sources: z.array(ServerTimeSource),
+  /** Cold figure: the only cold run, or the minimum when there are several (`cold_runs`). */
+  cold_ms: z.number().nullable(),
+  cold_runs: z.number(),
+  /** Cold runs the counters showed were not cold (left out of `cold_ms`). */
+  cold_runs_rejected: z.number(),
+  /** Smallest step the headline's source resolves, ms (1 for query_log's query_duration_ms; null for client wall time). */
+  resolution_ms: z.number().nullable(),
+  warm_min_ms: z.number().nullable(),
+  warm_median_ms: z.number().nullable(),
+  warm_max_ms: z.number().nullable(),
+  /** Client wall time of the cold figure's run, ms. */
+  cold_wall_ms: z.number().nullable(),
+  warm_min_wall_ms: z.number().nullable(),
+  warm_median_wall_ms: z.number().nullable(),
+  /** read_rows of the last warm run (null when unavailable). */
+  read_rows: z.number().nullable(),
+  read_bytes: z.number().nullable(),
+  result_rows: z.number(),
+  /** Distinct result hashes across runs (1 expected). */
+  result_sha256: z.array(z.string()),
+  /** Warm runs faster than the cold run. */
+  warm_validity: RunValidity,
+});
+export type QueryStats = z.infer<typeof QueryStats>;
+
+/** A query that failed on the server: ClickHouse's code and name, its message, and which run. */
+export const QueryError = z.object({
+  /** ClickHouse error code (e.g. `241`); null when the error carried none. */
+  code: z.string().nullable(),
+  /** ClickHouse error name (e.g. `MEMORY_LIMIT_EXCEEDED`); null when unknown. */
+  type: z.string().nullable(),
+  /** The server's message (first 500 characters). */
+  message: z.string(),
+  /** Which run, e.g. `warm 2`. */
+  run: z.string(),
+  query_id: z.string(),
+  /** Set when the error arrived inside an HTTP 200 body, after `result_bytes` of result had been received. */
+  after_response_started: z
+    .object({
+      http_status: z.number(),
+      result_bytes: z.number(),
+      exception_source: z.enum(['exception tag block', 'json exception key', 'text appended to the body']),
+    })
+    .optional(),
+});
+export type QueryError = z.infer<typeof QueryError>;
+
+/** One query's record in `queries-<phase>.json`. */
+export const QueryRecord = z.object({
+  /** Workload query id, e.g. `q1`. */
+  id: z.string(),
+  title: z.string(),
+  uses_index: z.boolean(),
+  /** False when the workload says the result may vary (e.g. sampled quantiles); hashes are then not compared. */
+  deterministic: z.boolean(),
+  sql: z.string(),
+  /** Set when a run of this query failed on the server (its later runs were not attempted). */
+  error: QueryError.optional(),
+  /** `EXPLAIN indexes = 1` of the query, run with exactly the settings of its warm runs (`explain_settings`). */
+  explain_indexes: z.string().nullable(),
+  explain_error: z.string().optional(),
+  /** Settings the EXPLAIN ran with: the measured runs' settings (cold runs add only direct I/O). */
+  explain_settings: Settings.optional(),
+  /** Index phase, queries that use the skip index: what EXPLAIN claims and whether the measured runs show it. */
+  index_proof: IndexProof.optional(),
+  samples: z.array(RunSample),
+  stats: QueryStats,
+  /** Active part names before the first and after the last run of this query (`system.parts`). */
+  parts_before: z.array(z.string()),
+  parts_after: z.array(z.string()),
+  /** sha256 → the first rows of that result (JSON, ≤ 400 chars), so a mismatch shows both values. */
+  result_examples: z.record(z.string(), z.string()),
+});
+export type QueryRecord = z.infer<typeof QueryRecord>;
+
+/** Phase of a query step: before (`baseline`) or after (`index`) the skip index. */
+export const QueryPhase = z.enum(['baseline', 'index']);
+export type QueryPhase = z.infer<typeof QueryPhase>;
+
+/** `queries-<phase>.json`. */
+export const QueriesRecord = z.object({
+  phase: QueryPhase,
+  /** Activity attempt that wrote the record (1 = first). */
+  attempt: z.number(),
+  /** Set when the step stopped (cancelled, or an error) before every query was measured: why, and how many were. */
+  incomplete: z.string().optional(),
+  /** What "cold" meant in this step, from the recorded outcomes. */
+  cold_definition: z.string(),
+  /** Other chbench servers alive on this host when the step started and ended (they disturb timings). */
+  other_chbench_servers: z.object({ at_start: z.array(z.string()), at_end: z.array(z.string()) }),
+  merges_stopped: CommandOutcome.nullable(),
+  /** Statements of earlier attempts of this step found running at start, and what was done. */
+  previous_attempts: PreviousAttempts,
+  /** Settings sent with every measured run (cold runs add min_bytes_to_use_direct_io=1). */
+  run_settings: Settings,
+  query_log: z.enum(['available', 'not available']),
+  queries: z.array(QueryRecord),
+});
+export type QueriesRecord = z.infer<typeof QueriesRecord>;
+
+// ---------------------------------------------------------------------------------------------
+// Skip index: index.json
+
+/** Proof that the index is built and used, checked before its before/after figures are reported. */
+export const IndexVerification = z.object({
+  /** Active parts without the index (`system.parts.secondary_indices_compressed_bytes = 0`); null if unknown. */
+  parts_without_index: z.number().nullable(),
+  active_parts: z.number().nullable(),
+  /** Per query that uses the index: the index's `Granules: kept/total` line of `EXPLAIN indexes = 1`. */
+  explain: z.record(z.string(), z.object({ granules: z.string().nullable(), skips: z.boolean().nullable(), error: z.string().optional() })),
+  /** True when every part carries the index and EXPLAIN shows it skipping granules for every query. */
+  verified: z.boolean().nullable(),
+  reasons: z.array(z.string()),
+});
+export type IndexVerification = z.infer<typeof IndexVerification>;
+
+/** A `system.mutations` row of the MATERIALIZE INDEX mutation. */
+export const MutationRow = z.object({
+  mutation_id: z.string(),
+  command: z.string(),
+  is_done: z.number(),
+  parts_to_do: z.number(),
+  latest_fail_reason: z.string(),
+});
+export type MutationRow = z.infer<typeof MutationRow>;
+
+/** `index.json`. */
+export const IndexRecord = z.object({
+  /** Index name from the workload. */
+  index: z.string(),
+  add_sql: z.string(),
+  materialize_sql: z.string(),
+  /** True when a MATERIALIZE INDEX mutation of an earlier attempt was adopted (then `materialize_ms` is partial). */
+  adopted_mutation: z.boolean(),
+  /** Client wall time, ms: see `materialize_ms_source`. */
+  materialize_ms: z.number(),
+  materialize_ms_source: z.string(),
+  /** Index size, bytes (see `index_bytes_source`); null when not available on this version. */
+  index_bytes: z.number().nullable(),
+  index_uncompressed_bytes: z.number().nullable(),
+  /** `system.data_skipping_indices.data_compressed_bytes`, else `system.parts` sum(secondary_indices_compressed_bytes). */
+  index_bytes_source: z.string(),
+  /** `system.mutations` rows after the build. */
+  mutations: z.array(MutationRow),
+  /** `SYSTEM START MERGES` before the build (mutations run in the background pool). */
+  start_merges: CommandOutcome,
+  verification: IndexVerification,
+});
+export type IndexRecord = z.infer<typeof IndexRecord>;
+
+/** `teardown.json`. */
+export const TeardownRecord = z.object({
+  torn_down_at: z.string(),
+  /** Target kind. */
+  kind: z.string(),
+  /** What was removed or stopped (one line). */
+  what: z.unknown(),
+  /** Path of the archived server statement log, or `not available: <reason>`. */
+  server_log_archive: z.string(),
+});
+export type TeardownRecord = z.infer<typeof TeardownRecord>;
+
+// ---------------------------------------------------------------------------------------------
+// The cell result: result.json
+
+/** Schema id of a cell result. Bump on incompatible change. */
+export const CELL_RESULT_SCHEMA = 'chbench.cell-result/v1';
+
+/** Final status of a cell. */
+export const CellStatus = z.enum(['succeeded', 'failed', 'skipped', 'cancelled']);
+export type CellStatus = z.infer<typeof CellStatus>;
+
+/** The measurement protocol as recorded with the cell (the spec's `protocol`; other fields kept as written). */
+export const ProtocolRecord = z.looseObject({
+  coldRuns: z.number(),
+  warmRuns: z.number(),
+  warmupRuns: z.number().optional(),
+  statistic: z.enum(['min', 'median']),
+});
+export type ProtocolRecord = z.infer<typeof ProtocolRecord>;
+
+/** `result.json`: the cell's step files assembled into one versioned record (written before teardown). */
+export const CellResult = z.object({
+  /** {@link CELL_RESULT_SCHEMA}. */
+  schema: z.literal(CELL_RESULT_SCHEMA),
+  runId: z.string(),
+  cellKey: z.string(),
+  /** The matrix coordinates: version label (e.g. `26.7`) and codec (e.g. `ZSTD(3)`). */
+  matrix: z.object({ version: z.string(), codec: z.string() }),
+  workload: z.string(),
+  /** Rows generated (spec scale). */
+  scale: z.number(),
+  protocol: ProtocolRecord,
+  target_kind: z.string(),
+  status: CellStatus,
+  error: z.string().optional(),
+  skip_reason: z.string().optional(),
+  /** Attempts each step took (1 = first try); > 1 means the figures of that step come from a retry. */
+  attempts: z.record(z.string(), z.number()),
+  /** Times the server was lost and provisioned again, with the step it happened in. */
+  target_restarts: z.array(z.object({ step: z.string(), error: z.string() })),
+  /** ISO time the record was written. */
+  written_at: z.string(),
+  provision: ProvisionRecord.nullable(),
+  schema_ddl: SchemaRecord.nullable(),
+  load: LoadRecord.nullable(),
+  /** `quiesce-<label>.json` by label (e.g. `after-load`, `after-index`). */
+  quiesce: z.record(z.string(), QuiesceRecord),
+  storage: StorageRecord.nullable(),
+  queries_baseline: QueriesRecord.nullable(),
+  index: IndexRecord.nullable(),
+  queries_index: QueriesRecord.nullable(),
+  /** Counters end − start; null when a snapshot is missing or the server restarted (`metrics_delta_unavailable` says so). */
+  metrics_delta: MetricsDelta.nullable(),
+  metrics_delta_unavailable: z.string().optional(),
+});
+export type CellResult = z.infer<typeof CellResult>;
+
+// ---------------------------------------------------------------------------------------------
+// The run: run.json
+
+/** chbench's package version and, in a git checkout, the commit. */
+export const ChbenchVersion = z.object({ version: z.string(), commit: z.string().nullable() });
+export type ChbenchVersion = z.infer<typeof ChbenchVersion>;
+
+/** Schema id of `run.json`. */
+export const RUN_RECORD_SCHEMA = 'chbench.run/v1';
+
+/**
+ * `run.json`: the run spec and run metadata, written by `validateSpec`, completed by `writeReport`.
+ */
+export const RunRecord = z.object({
+  schema: z.literal(RUN_RECORD_SCHEMA),
+  runId: z.string(),
+  /** Which chbench produced these results (validity rules change between versions). */
+  chbench: ChbenchVersion,
+  /** ISO time of the first start. */
+  startedAt: z.string(),
+  /** The run spec as parsed when the run started (defaults filled in). */
+  spec: RunSpec,
+  /** Cell keys in matrix order. */
+  cells: z.array(z.string()),
+  /** Each start of the matrix workflow after the first (resume or continue-as-new), ISO times. */
+  resumes: z.array(z.string()),
+  /** Set by `writeReport`: ISO time and the matrix's status. */
+  finishedAt: z.string().optional(),
+  status: z.string().optional(),
+});
+export type RunRecord = z.infer<typeof RunRecord>;
+
+// ---------------------------------------------------------------------------------------------
+// Flat samples: samples.jsonl
+
+/** Kinds of flat sample: a measured query run, the load, the table's storage. */
+export const SampleKind = z.enum(['cold', 'warm', 'warmup', 'load', 'storage']);
+
+/**
+ * Metadata of a {@link FlatSample}: where it comes from. Every key is present in every sample
+ * (`null` where it does not apply, e.g. `query` for a load sample), so the lines load into one table.
+ */
+export const FlatSampleMetadata = z.object({
+  /** chbench run id. */
+  run: z.string(),
+  /** Cell key, e.g. `v26.7-lz4`. */
+  cell: z.string(),
+  /** The matrix's version label (e.g. `26.7`). */
+  version_label: z.string(),
+  /** The server's `SELECT version()`; null when the cell never reached it. */
+  version: z.string().nullable(),
+  codec: z.string(),
+  /** Target kind (`embedded`, `local`, `external`, …). */
+  target: z.string(),
+  workload: z.string(),
+  /** Rows in the table (spec scale). */
+  scale: z.number(),
+  /** Workload query id (`q1`…); null for load/storage samples. */
+  query: z.string().nullable(),
+  /** `baseline` or `index` for query runs; null otherwise. */
+  phase: QueryPhase.nullable(),
+  /** `cold`, `warm`, `warmup` (a query run), `load` or `storage`. */
+  kind: SampleKind,
+  /** 1-based run number within its kind (query runs); null otherwise. */
+  try: z.number().nullable(),
+  /** The statement's query_id (query runs, load); null for storage. */
+  query_id: z.string().nullable(),
+  /** Cold runs: was it cold (`RunValidity.valid`); null = unknown or not a cold run. */
+  cold_valid: z.boolean().nullable(),
+  /** Query runs: was the table quiet during the run; null = unknown or not a query run. */
+  quiet_valid: z.boolean().nullable(),
+  /** Where the value comes from: a system table column, the HTTP summary, or client wall time. */
+  source: z.string(),
+  /** chbench package version and git commit that measured it (from `run.json`). */
+  chbench_version: z.string().nullable(),
+  chbench_commit: z.string().nullable(),
+});
+export type FlatSampleMetadata = z.infer<typeof FlatSampleMetadata>;
+
+/**
+ * One line of `samples.jsonl`: one figure of one measured run (PerfKit Benchmarker's `Sample`).
+ * A figure the server did not give is not written (no line), never 0 or null.
+ */
+export const FlatSample = z.object({
+  /** e.g. `server_elapsed`, `wall_time`, `read_rows`, `load_rows_per_s`, `bytes_on_disk`. */
+  metric: z.string(),
+  value: z.number(),
+  /** `ms`, `rows`, `bytes`, `rows/s`, `ratio`. */
+  unit: z.string(),
+  /**
+   * Unix time, seconds (fractional): when the cell result holding the figure was written
+   * (`result.json.written_at`). The runs themselves carry no wall-clock time in the record; the
+   * query_log row (`event_time_microseconds`) in `queries-<phase>.json` has it where the server keeps one.
+   */
+  timestamp: z.number(),
+  metadata: FlatSampleMetadata,
+});
+export type FlatSample = z.infer<typeof FlatSample>;
+
+// ---------------------------------------------------------------------------------------------
+// Record ids
+
+/**
+ * The id each record schema is named by in read errors: the record's own `schema` field value where
+ * it carries one (result.json, run.json), else `chbench.<file>`.
+ */
+export const RECORD_IDS: ReadonlyMap<z.ZodType, string> = new Map<z.ZodType, string>([
+  [CellResult, CELL_RESULT_SCHEMA],
+  [RunRecord, RUN_RECORD_SCHEMA],
+  [CapabilityProbe, 'chbench.probe'],
+  [CellSettings, 'chbench.settings'],
+  [ProvisionRecord, 'chbench.provision'],
+  [SchemaRecord, 'chbench.schema-ddl'],
+  [MetricsSnapshot, 'chbench.metrics'],
+  [LoadRecord, 'chbench.load'],
+  [QuiesceRecord, 'chbench.quiesce'],
+  [StorageRecord, 'chbench.storage'],
+  [QueriesRecord, 'chbench.queries'],
+  [IndexRecord, 'chbench.index'],
+  [TeardownRecord, 'chbench.teardown'],
+  [FlatSample, 'chbench.sample'],
+]);
