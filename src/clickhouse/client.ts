@@ -724,10 +724,8 @@ export function errorCode(e: unknown): string | undefined {
   return m?.[1];
 }
 
-/** Quote a string literal for ClickHouse SQL. */
-export function sqlString(s: string): string {
-  return `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
-}
+/** Quote a string literal for ClickHouse SQL (the one definition lives in `lib/sql`). */
+export { sqlString } from '../lib/sql';
 
 /** True when a target URL is on this host's loopback (127.0.0.1, [::1], localhost). */
 export function isLoopbackUrl(url: string): boolean {
