@@ -3,7 +3,7 @@
  * template, one file per query and, optionally, a skip-index definition. See
  * `sql/workloads/logs/manifest.yaml` for the placeholders.
  */
-import { readFileSync, existsSync } from 'node:fs';
+import { readFileSync, readdirSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
@@ -63,7 +63,6 @@ export interface WorkloadQuery {
 
 /** Names of the workloads found under `sql/workloads/`. */
 export function listWorkloads(root = SQL_ROOT): string[] {
-  const { readdirSync } = require('node:fs') as typeof import('node:fs');
   const dir = path.join(root, 'workloads');
   return readdirSync(dir).filter((d) => existsSync(path.join(dir, d, 'manifest.yaml'))).sort();
 }

@@ -103,7 +103,7 @@ export async function startDevServer(o: DevServerOptions = {}): Promise<DevServe
   } catch (e) {
     if (exited !== null) throw exitedError();
     child.kill('SIGKILL');
-    throw new Error(`temporal dev server did not answer on ${address} within ${timeoutMs} ms (${(e as Error).message}); log: ${logFile}`);
+    throw new Error(`temporal dev server did not answer on ${address} within ${timeoutMs} ms (${(e as Error).message}); log: ${logFile}`, { cause: e });
   }
   return {
     address,
