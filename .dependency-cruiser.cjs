@@ -17,21 +17,24 @@ module.exports = {
   forbidden: [
     {
       name: 'library-imports-upward',
-      comment: 'Library code (schema, lib, clickhouse, measure, results, temporal) must not import activities, workflows, targets or the entry points: move the shared piece down into a library dir.',
+      comment:
+        'Library code (schema, lib, clickhouse, measure, results, temporal) must not import activities, workflows, targets or the entry points: move the shared piece down into a library dir.',
       severity: 'error',
       from: { path: LIBRARY },
       to: { path: ABOVE_LIBRARY },
     },
     {
       name: 'schema-not-pure',
-      comment: 'src/schema is pure types and zod schemas that workflows, activities, the report and the CLI share: it imports only src/schema, zod and @temporalio/common.',
+      comment:
+        'src/schema is pure types and zod schemas that workflows, activities, the report and the CLI share: it imports only src/schema, zod and @temporalio/common.',
       severity: 'error',
       from: { path: '^src/schema/' },
       to: { pathNot: '^(src/schema/|node_modules/(zod|@temporalio/common)/)' },
     },
     {
       name: 'workflow-imports-non-deterministic-value',
-      comment: 'Workflow code runs in the deterministic sandbox: values only from src/schema, src/workflows, @temporalio/workflow and @temporalio/common. Use `import type` for anything else.',
+      comment:
+        'Workflow code runs in the deterministic sandbox: values only from src/schema, src/workflows, @temporalio/workflow and @temporalio/common. Use `import type` for anything else.',
       severity: 'error',
       from: { path: '^src/workflows/' },
       to: {
@@ -41,28 +44,32 @@ module.exports = {
     },
     {
       name: 'no-circular',
-      comment: 'Import cycles make load order matter and layers meaningless: break the cycle by moving the shared part into its own module.',
+      comment:
+        'Import cycles make load order matter and layers meaningless: break the cycle by moving the shared part into its own module.',
       severity: 'error',
       from: { path: '^src/' },
       to: { circular: true },
     },
     {
       name: 'no-dev-dependency-at-run-time',
-      comment: 'src/ is what `chbench` runs: a package it imports must be in "dependencies" (type-only imports are erased and allowed).',
+      comment:
+        'src/ is what `chbench` runs: a package it imports must be in "dependencies" (type-only imports are erased and allowed).',
       severity: 'error',
       from: { path: '^src/' },
       to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['type-only'] },
     },
     {
       name: 'no-undeclared-package',
-      comment: 'Every package src/ imports is declared in package.json (a transitive dependency can vanish on any install).',
+      comment:
+        'Every package src/ imports is declared in package.json (a transitive dependency can vanish on any install).',
       severity: 'error',
       from: { path: '^src/' },
       to: { dependencyTypes: ['npm-no-pkg', 'npm-unknown'] },
     },
     {
       name: 'not-to-unresolvable',
-      comment: 'An import that does not resolve (the CLI reads ../../package.json from dist/src/ for its version: allowed).',
+      comment:
+        'An import that does not resolve (the CLI reads ../../package.json from dist/src/ for its version: allowed).',
       severity: 'error',
       from: { path: '^src/' },
       to: { couldNotResolve: true, pathNot: '^(\\.\\./)+package\\.json$' },

@@ -52,7 +52,9 @@ const Env = z.object({
   CHBENCH_TASK_QUEUE: nonEmpty.optional(),
   CHBENCH_WORK_DIR: nonEmpty.optional(),
   TEMPORAL_CLI_PATH: nonEmpty.optional(),
-  CHBENCH_LOG_LEVEL: z.preprocess((v) => (typeof v === 'string' ? v.trim().toUpperCase() : v), z.enum(LOG_LEVELS)).optional(),
+  CHBENCH_LOG_LEVEL: z
+    .preprocess((v) => (typeof v === 'string' ? v.trim().toUpperCase() : v), z.enum(LOG_LEVELS))
+    .optional(),
   CHBENCH_FAULT_STEP_DELAY_MS: z.coerce.number().int().min(0).max(600_000).optional(),
 });
 type Env = z.infer<typeof Env>;
@@ -65,7 +67,9 @@ function readEnv(env: NodeJS.ProcessEnv): Env {
   const picked = Object.fromEntries(Object.keys(Env.shape).map((k) => [k, env[k] === '' ? undefined : env[k]]));
   const r = Env.safeParse(picked);
   if (r.success) return r.data;
-  const lines = r.error.issues.map((i) => `${String(i.path[0])}=${JSON.stringify(picked[String(i.path[0])])}: ${i.message}`);
+  const lines = r.error.issues.map(
+    (i) => `${String(i.path[0])}=${JSON.stringify(picked[String(i.path[0])])}: ${i.message}`,
+  );
   throw new Error(`invalid environment: ${lines.join('; ')}`);
 }
 

@@ -64,8 +64,14 @@ export async function pollUntil<T>(
     }
     const elapsed = Date.now() - started;
     if (elapsed >= timeoutMs) {
-      const why = lastError === undefined ? '' : `; last error: ${lastError instanceof Error ? lastError.message : String(lastError)}`;
-      throw new PollTimeoutError(`timed out after ${elapsed} ms waiting for ${opts.what ?? 'a condition'}${why}`, lastError);
+      const why =
+        lastError === undefined
+          ? ''
+          : `; last error: ${lastError instanceof Error ? lastError.message : String(lastError)}`;
+      throw new PollTimeoutError(
+        `timed out after ${elapsed} ms waiting for ${opts.what ?? 'a condition'}${why}`,
+        lastError,
+      );
     }
     await sleep(Math.min(intervalMs, Math.max(1, timeoutMs - elapsed)));
   }

@@ -38,7 +38,7 @@ test('sqlString escapes backslashes and quotes; clickhouse/client re-exports the
   assert.equal(sqlString("it's"), "'it\\'s'");
   assert.equal(sqlString('a\\b'), "'a\\\\b'");
   // A trailing backslash must not escape the closing quote.
-  assert.equal(sqlString("x\\"), "'x\\\\'");
+  assert.equal(sqlString('x\\'), "'x\\\\'");
   assert.equal(sqlString("\\'"), "'\\\\\\''");
   assert.equal(clientSqlString, sqlString);
 });
@@ -57,9 +57,12 @@ test('sqlValue: numbers as is, strings quoted', () => {
 
 test('settingsClause quotes string values with sqlString (backslashes included)', () => {
   assert.equal(settingsClause({}), '');
-  assert.equal(settingsClause({ index_granularity: 8192, storage_policy: 'default' }), " SETTINGS index_granularity = 8192, storage_policy = 'default'");
+  assert.equal(
+    settingsClause({ index_granularity: 8192, storage_policy: 'default' }),
+    " SETTINGS index_granularity = 8192, storage_policy = 'default'",
+  );
   // Before the fix a value ending in a backslash produced `'x\'`, an unterminated literal.
-  assert.equal(settingsClause({ s: "x\\" }), " SETTINGS s = 'x\\\\'");
+  assert.equal(settingsClause({ s: 'x\\' }), " SETTINGS s = 'x\\\\'");
   assert.equal(settingsClause({ s: "it's" }), " SETTINGS s = 'it\\'s'");
 });
 
@@ -114,7 +117,10 @@ test('pollUntil treats a throwing check as "not yet" and names the last error on
       },
       { timeoutMs: 30, intervalMs: 5, what: 'the thing' },
     ),
-    (e: unknown) => e instanceof PollTimeoutError && /waiting for the thing; last error: connection refused/.test(e.message) && (e.lastError as Error).message === 'connection refused',
+    (e: unknown) =>
+      e instanceof PollTimeoutError &&
+      /waiting for the thing; last error: connection refused/.test(e.message) &&
+      (e.lastError as Error).message === 'connection refused',
   );
 });
 
@@ -140,7 +146,10 @@ test('pollUntil: stopOn rethrows at once; the given sleep is used; an aborted si
   const ac = new AbortController();
   const t0 = Date.now();
   setTimeout(() => ac.abort(new Error('cancelled')), 20);
-  await assert.rejects(pollUntil(() => false, { intervalMs: 5_000, timeoutMs: 60_000, signal: ac.signal }), /cancelled/);
+  await assert.rejects(
+    pollUntil(() => false, { intervalMs: 5_000, timeoutMs: 60_000, signal: ac.signal }),
+    /cancelled/,
+  );
   assert.ok(Date.now() - t0 < 2_000, 'the abort ends the wait, not the interval');
   await assert.rejects(abortableDelay(10, AbortSignal.abort(new Error('already'))), /already/);
 });
