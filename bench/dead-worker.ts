@@ -6,12 +6,14 @@
  * `DescribeWorkflowExecution`). Writes `bench/results/dead-worker.json`.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { startDevServer } from '../src/temporal/dev-server';
 import { REPO_ROOT } from '../src/config';
+import { writeJsonAtomic } from '../src/lib/fs';
+import { pollUntil } from '../src/lib/poll';
 import type { CellProgress } from '../src/workflows/benchmark-cell';
 
 const TRIALS = Number(process.env.BENCH_TRIALS ?? 3);
@@ -40,26 +42,24 @@ async function main(): Promise<void> {
         args: [{ name: 'dw', workload: 'logs', scale: 3_000_000, target: { kind: 'embedded' }, matrix: { version: ['26.7'], codec: ['LZ4'] }, skipIndex: false, resultsDir: path.join(tmp, 'results') }],
       });
       const cell = client.workflow.getHandle(`${runId}/v26.7-lz4`);
-      for (;;) {
-        const p = await cell.query<CellProgress>('progress').catch(() => undefined);
-        if (p?.step === 'load') break;
-        await new Promise((r) => setTimeout(r, 50));
-      }
+      await pollUntil(async () => (await cell.query<CellProgress>('progress')).step === 'load', { timeoutMs: 300_000, intervalMs: 50, what: `${runId}: the load step` });
       await new Promise((r) => setTimeout(r, 500));
       const killedAt = Date.now();
       w.kill('SIGKILL');
       w = worker(server.address, tmp, taskQueue);
-      for (;;) {
-        const d = await cell.describe();
-        const raw = d.raw.pendingActivities?.find((a) => a.activityType?.name === 'loadData');
-        const started = raw?.lastStartedTime ? Number(raw.lastStartedTime.seconds) * 1000 + Math.floor((raw.lastStartedTime.nanos ?? 0) / 1e6) : 0;
-        if (raw && (raw.attempt ?? 1) > 1 && started > killedAt) {
-          results.push(started - killedAt);
-          break;
-        }
-        if (!raw && d.status.name !== 'RUNNING') throw new Error('the cell ended before a retry was seen');
-        await new Promise((r) => setTimeout(r, 100));
-      }
+      const cellEnded = new Error('the cell ended before a retry was seen');
+      const retryStarted = await pollUntil(
+        async () => {
+          const d = await cell.describe();
+          const raw = d.raw.pendingActivities?.find((a) => a.activityType?.name === 'loadData');
+          const started = raw?.lastStartedTime ? Number(raw.lastStartedTime.seconds) * 1000 + Math.floor((raw.lastStartedTime.nanos ?? 0) / 1e6) : 0;
+          if (raw && (raw.attempt ?? 1) > 1 && started > killedAt) return started;
+          if (!raw && d.status.name !== 'RUNNING') throw cellEnded;
+          return undefined;
+        },
+        { timeoutMs: 300_000, intervalMs: 100, what: `${runId}: the load's retry`, stopOn: (e) => e === cellEnded },
+      );
+      results.push(retryStarted - killedAt);
       await client.workflow.getHandle(runId).result();
     }
   } finally {
@@ -76,8 +76,7 @@ async function main(): Promise<void> {
     source: 'DescribeWorkflowExecution pending activity lastStartedTime (server clock) minus the kill time (bench clock, same host)',
   };
   const file = path.join(REPO_ROOT, 'bench', 'results', 'dead-worker.json');
-  mkdirSync(path.dirname(file), { recursive: true });
-  writeFileSync(file, JSON.stringify(out, null, 2) + '\n');
+  writeJsonAtomic(file, out);
   console.log(`dead worker noticed and the step retried after ${results.map((r) => (r / 1000).toFixed(1)).join(' s, ')} s`);
   console.log(file);
 }

@@ -1,5 +1,6 @@
 /**
- * Environment settings, read in one place. Every variable has a default that works on one machine.
+ * Environment settings, read and checked in one place. Every variable has a default that works on
+ * one machine; a set but invalid value fails with an error naming the variable.
  *
  * | variable | default | meaning |
  * | --- | --- | --- |
@@ -8,11 +9,18 @@
  * | `CHBENCH_TASK_QUEUE` | `chbench` | task queue of the worker and the workflows |
  * | `CHBENCH_WORK_DIR` | `.chbench/targets` | where embedded/local servers keep their per-cell data directories |
  * | `TEMPORAL_CLI_PATH` | `.venv/bin/temporal`, else `temporal` on PATH | Temporal CLI used to start a dev server (demo, tests) |
+ * | `CHBENCH_LOG_LEVEL` | `INFO` for `chbench worker`, `WARN` for the demo and tests | Temporal SDK log level: `TRACE`, `DEBUG`, `INFO`, `WARN`, `ERROR` (any case) |
+ * | `CHBENCH_FAULT_STEP_DELAY_MS` | `0` (off) | chaos suite only: every activity waits this long (heartbeating) before it starts, so short steps can be hit by a kill |
+ *
+ * Variables named by a spec (an external target's `passwordEnv`) are read where the password is
+ * needed; bench and chaos scripts read their own `BENCH_*` / `CHAOS_*` knobs.
  */
 import path from 'node:path';
 import { existsSync } from 'node:fs';
+import { z } from 'zod';
+import type { LogLevel } from '@temporalio/common';
 
-/** Repository root (works from `src/` and `dist/src/`). */
+/** Repository root: the nearest ancestor holding `package.json` and `sql/` (works from `src/` and `dist/src/`); the cwd when none. */
 export const REPO_ROOT = (() => {
   let d = __dirname;
   for (let i = 0; i < 5; i++) {
@@ -22,26 +30,85 @@ export const REPO_ROOT = (() => {
   return process.cwd();
 })();
 
+/** Where the worker and the CLI find Temporal and keep their files. */
 export interface Config {
+  /** Temporal frontend, `host:port` (`TEMPORAL_ADDRESS`). */
   temporalAddress: string;
+  /** Temporal namespace (`TEMPORAL_NAMESPACE`). */
   namespace: string;
+  /** Task queue of the worker and the workflows (`CHBENCH_TASK_QUEUE`). */
   taskQueue: string;
+  /** Absolute directory of per-cell server data directories (`CHBENCH_WORK_DIR`). */
   workDir: string;
 }
 
-/** Read the configuration from the environment. */
+const nonEmpty = z.string().trim().min(1);
+const LOG_LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'] as const satisfies readonly LogLevel[];
+
+/** The variables of the table above, as zod parses them (unset → undefined). */
+const Env = z.object({
+  TEMPORAL_ADDRESS: nonEmpty.optional(),
+  TEMPORAL_NAMESPACE: nonEmpty.optional(),
+  CHBENCH_TASK_QUEUE: nonEmpty.optional(),
+  CHBENCH_WORK_DIR: nonEmpty.optional(),
+  TEMPORAL_CLI_PATH: nonEmpty.optional(),
+  CHBENCH_LOG_LEVEL: z
+    .preprocess((v) => (typeof v === 'string' ? v.trim().toUpperCase() : v), z.enum(LOG_LEVELS))
+    .optional(),
+  CHBENCH_FAULT_STEP_DELAY_MS: z.coerce.number().int().min(0).max(600_000).optional(),
+});
+type Env = z.infer<typeof Env>;
+
+/**
+ * Parse the variables chbench reads. Empty strings count as unset (as a shell's `VAR=` does).
+ * @throws Error naming each invalid variable, its value and what was expected
+ */
+function readEnv(env: NodeJS.ProcessEnv): Env {
+  const picked = Object.fromEntries(Object.keys(Env.shape).map((k) => [k, env[k] === '' ? undefined : env[k]]));
+  const r = Env.safeParse(picked);
+  if (r.success) return r.data;
+  const lines = r.error.issues.map(
+    (i) => `${String(i.path[0])}=${JSON.stringify(picked[String(i.path[0])])}: ${i.message}`,
+  );
+  throw new Error(`invalid environment: ${lines.join('; ')}`);
+}
+
+/**
+ * Read the configuration from the environment.
+ * @throws Error naming the variable when one is set to an invalid value
+ */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const e = readEnv(env);
   return {
-    temporalAddress: env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233',
-    namespace: env.TEMPORAL_NAMESPACE ?? 'default',
-    taskQueue: env.CHBENCH_TASK_QUEUE ?? 'chbench',
-    workDir: path.resolve(env.CHBENCH_WORK_DIR ?? path.join(REPO_ROOT, '.chbench', 'targets')),
+    temporalAddress: e.TEMPORAL_ADDRESS ?? '127.0.0.1:7233',
+    namespace: e.TEMPORAL_NAMESPACE ?? 'default',
+    taskQueue: e.CHBENCH_TASK_QUEUE ?? 'chbench',
+    workDir: path.resolve(e.CHBENCH_WORK_DIR ?? path.join(REPO_ROOT, '.chbench', 'targets')),
   };
 }
 
-/** Path of the Temporal CLI binary. */
+/** Path of the Temporal CLI binary (`TEMPORAL_CLI_PATH`, else `.venv/bin/temporal`, else `temporal` on PATH). */
 export function temporalCliPath(env: NodeJS.ProcessEnv = process.env): string {
-  if (env.TEMPORAL_CLI_PATH) return env.TEMPORAL_CLI_PATH;
+  const fromEnv = readEnv(env).TEMPORAL_CLI_PATH;
+  if (fromEnv) return fromEnv;
   const venv = path.join(REPO_ROOT, '.venv', 'bin', 'temporal');
   return existsSync(venv) ? venv : 'temporal';
+}
+
+/**
+ * Temporal SDK log level from `CHBENCH_LOG_LEVEL`, or `fallback` when unset.
+ * @param fallback the program's default (`INFO` for the worker, `WARN` for the demo and tests)
+ * @throws Error when the variable is set to something other than a level name
+ */
+export function logLevel(fallback: LogLevel, env: NodeJS.ProcessEnv = process.env): LogLevel {
+  return readEnv(env).CHBENCH_LOG_LEVEL ?? fallback;
+}
+
+/**
+ * Delay before every activity, ms, from `CHBENCH_FAULT_STEP_DELAY_MS` (chaos suite only); `0` when
+ * unset, which turns the delay off.
+ * @throws Error when the variable is not an integer in 0..600000
+ */
+export function faultStepDelayMs(env: NodeJS.ProcessEnv = process.env): number {
+  return readEnv(env).CHBENCH_FAULT_STEP_DELAY_MS ?? 0;
 }

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { startDevServer, type DevServer } from './temporal/dev-server';
 import { createWorker, installRuntime } from './worker';
-import { loadConfig, REPO_ROOT } from './config';
+import { loadConfig, logLevel, REPO_ROOT } from './config';
 import { readSpecFile } from './lib/spec-file';
 import { checkSpec } from './activities/matrix/validate-spec';
 import { newRunId, runAndFollow } from './temporal/run-client';
@@ -19,7 +19,7 @@ async function main(): Promise<void> {
   const raw = readSpecFile(specFile);
   const { spec, problems } = checkSpec(raw);
   if (!spec || problems.length) throw new Error(`invalid spec ${specFile}:\n  - ${problems.join('\n  - ')}`);
-  installRuntime((process.env.CHBENCH_LOG_LEVEL as 'WARN') ?? 'WARN');
+  installRuntime(logLevel('WARN'));
   let server: DevServer | undefined;
   const cfg = loadConfig();
   if (!process.env.TEMPORAL_ADDRESS) {

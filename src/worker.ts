@@ -5,7 +5,7 @@
  */
 import { NativeConnection, Worker, Runtime, DefaultLogger, type LogLevel } from '@temporalio/worker';
 import { createActivities } from './activities';
-import { loadConfig, type Config } from './config';
+import { loadConfig, logLevel, type Config } from './config';
 import { ensureSearchAttributes } from './temporal/search-attribute-registry';
 
 export { ensureSearchAttributes } from './temporal/search-attribute-registry';
@@ -14,9 +14,10 @@ let runtimeInstalled = false;
 
 /**
  * Install the SDK runtime with a log level (`CHBENCH_LOG_LEVEL`, default INFO for `chbench worker`,
- * WARN for the demo and tests). Must run before the first connection; later calls are ignored.
+ * WARN for the demo and tests: see `config.ts`). Must run before the first connection; later calls are ignored.
+ * @throws Error when `CHBENCH_LOG_LEVEL` is set to something other than a level name (default only)
  */
-export function installRuntime(level: LogLevel = (process.env.CHBENCH_LOG_LEVEL as LogLevel) ?? 'INFO'): void {
+export function installRuntime(level: LogLevel = logLevel('INFO')): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
   try {

@@ -1,19 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import * as YAML from 'yaml';
-
-/** Repository root: the nearest ancestor of this file holding package.json (works from test/ and dist/test/). */
-function repoRoot(): string {
-  let dir = __dirname;
-  while (!existsSync(path.join(dir, 'package.json'))) {
-    const parent = path.dirname(dir);
-    if (parent === dir) throw new Error('package.json not found above ' + __dirname);
-    dir = parent;
-  }
-  return dir;
-}
+import { REPO_ROOT } from '../src/config';
 
 interface Service {
   image: string;
@@ -31,7 +21,7 @@ interface Compose {
   volumes?: Record<string, unknown>;
 }
 
-const COMPOSE_PATH = path.join(repoRoot(), 'docker-compose.yml');
+const COMPOSE_PATH = path.join(REPO_ROOT, 'docker-compose.yml');
 const RAW = readFileSync(COMPOSE_PATH, 'utf8');
 
 function load(): Compose {

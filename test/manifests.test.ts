@@ -4,6 +4,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as YAML from 'yaml';
+import { REPO_ROOT } from '../src/config';
 
 import {
   CELL_LABEL,
@@ -18,18 +19,7 @@ import {
   type KubeObject,
 } from '../src/targets/kubernetes/manifests';
 
-/** Repository root: the nearest ancestor of this file holding package.json (works from test/ and dist/test/). */
-function repoRoot(): string {
-  let dir = __dirname;
-  while (!existsSync(path.join(dir, 'package.json'))) {
-    const parent = path.dirname(dir);
-    if (parent === dir) throw new Error('package.json not found above ' + __dirname);
-    dir = parent;
-  }
-  return dir;
-}
-
-const MANIFEST_DIR = path.join(repoRoot(), 'manifests');
+const MANIFEST_DIR = path.join(REPO_ROOT, 'manifests');
 const LABEL_RE = /^(?:[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)?$/;
 
 const SAMPLE: Record<string, string> = {

@@ -12,7 +12,7 @@ import type { ClickHouseClient } from '@clickhouse/client';
 import { connect, queryRows, sqlString, tryCommand } from '../clickhouse/client';
 import { cellDir, writeJsonAtomic } from '../results/store';
 import { loadWorkload, renderTemplate, workloadQueries } from '../lib/workload';
-import { heartbeat, sleep } from '../temporal/activity-context';
+import { cancellationSignal, heartbeat, sleep } from '../temporal/activity-context';
 import type { IndexSummary, StepInput } from '../schema/cell';
 import type { IndexRecord, IndexVerification, MutationRow } from '../schema/results';
 export type { IndexRecord, IndexVerification } from '../schema/results';
@@ -111,7 +111,9 @@ export function createMaterializeSkipIndex() {
           // Real servers return at once (asynchronous mutation); the embedded engine returns when done.
           // The watched client heartbeats while it runs; background merges/mutations count as its progress.
           heartbeat({ step: 'materialize-index' });
-          await client.command({ query: materialize });
+          // Cancelling the activity abandons the request (the step ends at once, as CancelledFailure);
+          // the server's mutation itself is not killed (the embedded engine cannot interrupt it).
+          await client.command({ query: materialize, abort_signal: cancellationSignal() });
         }
         let polls = 0;
         for (;;) {

@@ -732,10 +732,8 @@ export function errorCode(e: unknown): string | undefined {
   return m?.[1];
 }
 
-/** Quote a string literal for ClickHouse SQL. */
-export function sqlString(s: string): string {
-  return `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
-}
+/** Quote a string literal for ClickHouse SQL (the one definition lives in `lib/sql`). */
+export { sqlString } from '../lib/sql';
 
 /** Exported for tests and benchmarks of the streaming parser. */
 export const _internal = { JsonCompactStream, findStreamedException };

@@ -5,6 +5,7 @@
  */
 import type { CapabilityProbe } from './probe';
 import { settingLevels } from './probe';
+import { sqlValue } from '../lib/sql';
 
 /** Settings requested for a cell, by level. */
 export interface RequestedSettings {
@@ -61,8 +62,12 @@ export function checkSettings(req: RequestedSettings, probe: CapabilityProbe, so
   return out;
 }
 
-/** ` SETTINGS k = v, …` for a CREATE TABLE, or empty. */
+/**
+ * ` SETTINGS k = v, …` for a CREATE TABLE, or empty. Numbers are sent as is, strings as literals
+ * quoted by `sqlString` (backslashes and quotes escaped). Names are not quoted: they come from a
+ * manifest or a spec and were checked against the server's setting lists.
+ */
 export function settingsClause(s: Record<string, string | number>): string {
   const e = Object.entries(s);
-  return e.length ? ` SETTINGS ${e.map(([k, v]) => `${k} = ${typeof v === 'number' ? v : `'${String(v).replace(/'/g, "\\'")}'`}`).join(', ')}` : '';
+  return e.length ? ` SETTINGS ${e.map(([k, v]) => `${k} = ${sqlValue(v)}`).join(', ')}` : '';
 }

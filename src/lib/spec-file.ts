@@ -8,11 +8,11 @@ export function readSpecFile(file: string): unknown {
   try {
     text = readFileSync(file, 'utf8');
   } catch (e) {
-    throw new Error(`cannot read spec ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    throw new Error(`cannot read spec ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { cause: e });
   }
   try {
     return parse(text);
   } catch (e) {
-    throw new Error(`spec ${file} is not valid YAML/JSON: ${(e as Error).message}`);
+    throw new Error(`spec ${file} is not valid YAML/JSON: ${(e as Error).message}`, { cause: e });
   }
 }

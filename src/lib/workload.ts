@@ -3,25 +3,16 @@
  * template, one file per query and, optionally, a skip-index definition. See
  * `sql/workloads/logs/manifest.yaml` for the placeholders.
  */
-import { readFileSync, existsSync } from 'node:fs';
+import { readFileSync, readdirSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import type { Codec } from '../schema/run-spec';
 import { settingsClause } from '../clickhouse/settings';
+import { REPO_ROOT } from '../config';
 
-/** Root of the SQL folder (works from `src/` under ts and from `dist/src/` when compiled). */
-export const SQL_ROOT = findUp('sql');
-
-function findUp(name: string): string {
-  let dir = __dirname;
-  for (let i = 0; i < 6; i++) {
-    const p = path.join(dir, name);
-    if (existsSync(path.join(p, 'workloads'))) return p;
-    dir = path.dirname(dir);
-  }
-  return path.resolve(process.cwd(), name);
-}
+/** Root of the SQL folder: `<repo>/sql` (see `REPO_ROOT`; works from `src/` and `dist/src/`). */
+export const SQL_ROOT = path.join(REPO_ROOT, 'sql');
 
 const QueryEntry = z.strictObject({
   id: z.string().regex(/^[A-Za-z0-9_-]+$/),
@@ -72,7 +63,6 @@ export interface WorkloadQuery {
 
 /** Names of the workloads found under `sql/workloads/`. */
 export function listWorkloads(root = SQL_ROOT): string[] {
-  const { readdirSync } = require('node:fs') as typeof import('node:fs');
   const dir = path.join(root, 'workloads');
   return readdirSync(dir).filter((d) => existsSync(path.join(dir, d, 'manifest.yaml'))).sort();
 }

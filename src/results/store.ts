@@ -13,40 +13,23 @@
  * ```
  * Every record's shape is in `src/schema/results.ts`; readers parse with {@link readRecord}.
  */
-import { mkdirSync, readFileSync, writeFileSync, renameSync, existsSync } from 'node:fs';
+import { readFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import type { z } from 'zod';
 import { RECORD_IDS } from '../schema/results';
+import { sanitizePathSegment, writeFileAtomic, writeJsonAtomic } from '../lib/fs';
 
-/** Absolute directory of a run. `resultsDir` relative paths resolve against the worker's cwd. */
+/** The atomic writers every results file goes through (defined in `lib/fs`). */
+export { writeJsonAtomic, writeFileAtomic as writeTextAtomic };
+
+/** Absolute directory of a run. `resultsDir` relative paths resolve against the worker's cwd; the run id becomes one safe path segment. */
 export function runDir(resultsDir: string, runId: string): string {
-  return path.resolve(resultsDir, safeSegment(runId));
+  return path.resolve(resultsDir, sanitizePathSegment(runId));
 }
 
 /** Absolute directory of one cell. */
 export function cellDir(resultsDir: string, runId: string, cellKey: string): string {
-  return path.join(runDir(resultsDir, runId), 'cells', safeSegment(cellKey));
-}
-
-/** Make a string safe as one path segment (run ids may contain `/` when started by hand). */
-export function safeSegment(s: string): string {
-  return s.replace(/[^A-Za-z0-9._-]/g, '_');
-}
-
-/** Write JSON atomically (tmp file + rename), so a crash never leaves a half-written file. */
-export function writeJsonAtomic(file: string, value: unknown): void {
-  mkdirSync(path.dirname(file), { recursive: true });
-  const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, JSON.stringify(value, null, 2) + '\n');
-  renameSync(tmp, file);
-}
-
-/** Write text atomically. */
-export function writeTextAtomic(file: string, text: string): void {
-  mkdirSync(path.dirname(file), { recursive: true });
-  const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, text);
-  renameSync(tmp, file);
+  return path.join(runDir(resultsDir, runId), 'cells', sanitizePathSegment(cellKey));
 }
 
 /** Read a JSON file, or `undefined` if it does not exist. */
@@ -126,7 +109,7 @@ function issueText(i: z.core.$ZodIssue, raw: unknown): string {
  */
 export function writeRunSamples(dir: string, cellKeys: string[]): string {
   const file = path.join(dir, 'samples.jsonl');
-  const parts = cellKeys.map((k) => path.join(dir, 'cells', safeSegment(k), 'samples.jsonl')).filter((f) => existsSync(f)).map((f) => readFileSync(f, 'utf8'));
-  writeTextAtomic(file, parts.join(''));
+  const parts = cellKeys.map((k) => path.join(dir, 'cells', sanitizePathSegment(k), 'samples.jsonl')).filter((f) => existsSync(f)).map((f) => readFileSync(f, 'utf8'));
+  writeFileAtomic(file, parts.join(''));
   return file;
 }

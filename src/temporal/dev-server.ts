@@ -4,7 +4,6 @@
  * test harness; users with their own server never need it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { mkdtempSync, rmSync, openSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,6 +11,11 @@ import { Connection } from '@temporalio/client';
 import { temporalCliPath } from '../config';
 import { SEARCH_ATTRIBUTES } from '../schema/search-attributes';
 import { waitForSearchAttributes } from './search-attribute-registry';
+import { freePort } from '../lib/net';
+import { pollUntil } from '../lib/poll';
+
+/** Re-exported for callers that start servers beside a dev server (tests, chaos). */
+export { freePort } from '../lib/net';
 
 /** A running dev server. */
 export interface DevServer {
@@ -24,19 +28,6 @@ export interface DevServer {
   process: ChildProcess;
   /** Stop the server (SIGTERM, then SIGKILL after 5 s) and remove its temporary directory unless `keepDb`. */
   stop(): Promise<void>;
-}
-
-/** A free TCP port on 127.0.0.1. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.unref();
-    s.on('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const a = s.address();
-      s.close(() => resolve(typeof a === 'object' && a ? a.port : 0));
-    });
-  });
 }
 
 /** Options of {@link startDevServer}. */
@@ -90,26 +81,29 @@ export async function startDevServer(o: DevServerOptions = {}): Promise<DevServe
   const address = `127.0.0.1:${port}`;
   let exited: number | null = null;
   child.on('exit', (c) => (exited = c ?? -1));
-  const deadline = Date.now() + (o.timeoutMs ?? 60_000);
-  for (;;) {
-    if (exited !== null) throw new Error(`temporal dev server exited with ${exited}; log: ${logFile} (binary ${temporalCliPath()})`);
-    try {
-      const c = await Connection.connect({ address, connectTimeout: 1000 });
-      try {
-        await c.workflowService.getSystemInfo({});
-        // The frontend answering is not enough: the attributes must be usable before a run starts.
-        if (withAttributes) await waitForSearchAttributes(c, 'default', Object.keys(SEARCH_ATTRIBUTES), { address, timeoutMs: Math.max(1000, deadline - Date.now()) });
-      } finally {
-        await c.close();
-      }
-      break;
-    } catch (e) {
-      if (Date.now() > deadline) {
-        child.kill('SIGKILL');
-        throw new Error(`temporal dev server did not answer on ${address} within ${o.timeoutMs ?? 60_000} ms (${(e as Error).message}); log: ${logFile}`);
-      }
-      await new Promise((r) => setTimeout(r, 250));
-    }
+  const timeoutMs = o.timeoutMs ?? 60_000;
+  const deadline = Date.now() + timeoutMs;
+  const exitedError = () => new Error(`temporal dev server exited with ${exited}; log: ${logFile} (binary ${temporalCliPath()})`);
+  try {
+    await pollUntil(
+      async () => {
+        if (exited !== null) throw exitedError();
+        const c = await Connection.connect({ address, connectTimeout: 1000 });
+        try {
+          await c.workflowService.getSystemInfo({});
+          // The frontend answering is not enough: the attributes must be usable before a run starts.
+          if (withAttributes) await waitForSearchAttributes(c, 'default', Object.keys(SEARCH_ATTRIBUTES), { address, timeoutMs: Math.max(1000, deadline - Date.now()) });
+        } finally {
+          await c.close();
+        }
+        return true;
+      },
+      { timeoutMs, intervalMs: 250, what: `temporal dev server on ${address}`, stopOn: () => exited !== null },
+    );
+  } catch (e) {
+    if (exited !== null) throw exitedError();
+    child.kill('SIGKILL');
+    throw new Error(`temporal dev server did not answer on ${address} within ${timeoutMs} ms (${(e as Error).message}); log: ${logFile}`, { cause: e });
   }
   return {
     address,

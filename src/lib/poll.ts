@@ -1,0 +1,97 @@
+/**
+ * One polling loop for "wait until X": readiness of a server, a file appearing, a workflow reaching
+ * a step. Activities pass their cancellable, heartbeating `sleep` (`temporal/activity-context`),
+ * so a poll inside an activity stops at once when the activity is cancelled.
+ */
+
+/** Options of {@link pollUntil}. */
+export interface PollOptions {
+  /** Give up after this long, ms (measured from the first check). @default 30000 */
+  timeoutMs?: number;
+  /** Wait between checks, ms. @default 100 */
+  intervalMs?: number;
+  /** What is awaited, for the timeout message (e.g. `"temporal dev server on 127.0.0.1:7233"`). */
+  what?: string;
+  /**
+   * The wait between checks. @default a plain `setTimeout` (or one that ends early on `signal`)
+   * Pass the activity's cancellable sleep inside an activity.
+   */
+  sleep?: (ms: number) => Promise<void>;
+  /** Stop early: the poll rejects with the signal's reason once it is aborted. */
+  signal?: AbortSignal;
+  /** Errors of `check` that end the poll at once (rethrown), e.g. "the process exited". @default none */
+  stopOn?: (e: unknown) => boolean;
+}
+
+/** Thrown by {@link pollUntil} when the condition did not hold in time. */
+export class PollTimeoutError extends Error {
+  override readonly name = 'PollTimeoutError';
+  /** The last error thrown by the check, if its last call threw. */
+  readonly lastError?: unknown;
+  constructor(message: string, lastError?: unknown) {
+    super(message);
+    this.lastError = lastError;
+  }
+}
+
+/**
+ * Call `check` until it returns a value other than `undefined`, `null` or `false`, and return
+ * that value. A `check` that throws counts as "not yet" (its error is kept for the timeout
+ * message), unless `stopOn` says the error is final.
+ * @param check one attempt; gets the attempt number (1, 2, …)
+ * @returns the first truthy-enough value of `check`
+ * @throws PollTimeoutError after `timeoutMs` (message names `what`, the elapsed ms and the last error)
+ * @throws the signal's reason when `signal` aborts, or whatever `sleep` throws (an activity's cancellation)
+ */
+export async function pollUntil<T>(
+  check: (attempt: number) => T | undefined | null | false | Promise<T | undefined | null | false>,
+  opts: PollOptions = {},
+): Promise<T> {
+  const timeoutMs = opts.timeoutMs ?? 30_000;
+  const intervalMs = opts.intervalMs ?? 100;
+  const sleep = opts.sleep ?? ((ms: number) => abortableDelay(ms, opts.signal));
+  const started = Date.now();
+  let lastError: unknown;
+  for (let attempt = 1; ; attempt++) {
+    opts.signal?.throwIfAborted();
+    try {
+      const v = await check(attempt);
+      if (v !== undefined && v !== null && v !== false) return v;
+      lastError = undefined;
+    } catch (e) {
+      if (opts.stopOn?.(e)) throw e;
+      lastError = e;
+    }
+    const elapsed = Date.now() - started;
+    if (elapsed >= timeoutMs) {
+      const why =
+        lastError === undefined
+          ? ''
+          : `; last error: ${lastError instanceof Error ? lastError.message : String(lastError)}`;
+      throw new PollTimeoutError(
+        `timed out after ${elapsed} ms waiting for ${opts.what ?? 'a condition'}${why}`,
+        lastError,
+      );
+    }
+    await sleep(Math.min(intervalMs, Math.max(1, timeoutMs - elapsed)));
+  }
+}
+
+/**
+ * Resolve after `ms`, or reject with `signal.reason` as soon as `signal` aborts.
+ * @throws the signal's reason when aborted
+ */
+export function abortableDelay(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(t);
+      reject(signal?.reason);
+    };
+    const t = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}

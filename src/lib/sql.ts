@@ -1,0 +1,29 @@
+/**
+ * ClickHouse SQL quoting: the one place that turns a value into a literal or an identifier. Used
+ * where a value cannot travel as a query parameter (ClickHouse 18.16 has no `query_params`).
+ */
+
+/**
+ * A ClickHouse string literal whose value is exactly `s`: backslashes and single quotes are
+ * escaped with a backslash, everything else is sent as is.
+ * @example sqlString("it's") === "'it\\'s'"
+ */
+export function sqlString(s: string): string {
+  return `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+}
+
+/**
+ * A ClickHouse identifier quoted with backticks (backslashes and backticks escaped), naming
+ * exactly `s`.
+ */
+export function sqlIdent(s: string): string {
+  return `\`${s.replace(/\\/g, '\\\\').replace(/`/g, '\\`')}\``;
+}
+
+/**
+ * A setting or parameter value as SQL: a finite number as is, anything else as a string literal
+ * ({@link sqlString}).
+ */
+export function sqlValue(v: string | number): string {
+  return typeof v === 'number' && Number.isFinite(v) ? String(v) : sqlString(String(v));
+}
