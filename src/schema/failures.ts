@@ -9,6 +9,8 @@
  */
 import { ApplicationFailure, ActivityFailure } from '@temporalio/common';
 
+export { parseServerError, type ServerError } from './server-error';
+
 /** Failure types chbench itself raises (`ApplicationFailure.type`). */
 export const FAILURE = {
   /** The run spec is invalid, or differs from the stored spec of the run id (validateSpec). */
@@ -116,37 +118,6 @@ export const NON_RETRYABLE: readonly string[] = [
   ...Object.keys(CLICKHOUSE_QUERY_ERRORS).map(clickHouseFailureType),
 ];
 
-/** A ClickHouse server error text, parsed. */
-export interface ServerError {
-  /** The server's error code (`Code: N`). */
-  code: number;
-  /** The error name written by the server (`(SYNTAX_ERROR)`, 19.x and later); absent on 18.16. */
-  name?: string;
-  /** The exception text without the `Code: N. DB::Exception: ` prefix and the name/version suffix. */
-  message: string;
-}
-
-/**
- * One regex for the server's exception text of every version:
- * - 26.x: `Code: 62. DB::Exception: Syntax error: … (SYNTAX_ERROR) (version 26.7.1.1 (official build))`
- * - 18.16: `Code: 62, e.displayText() = DB::Exception: Syntax error: …, e.what() = DB::Exception`
- * The first `Code:` gives the code; the name is the last `(NAME)` before an optional version suffix.
- */
-const SERVER_ERROR =
-  /Code: (?<code>\d+)[.,] (?:e\.displayText\(\) = )?(?:[\w:]*Exception: )?(?<message>[\s\S]*?)(?:\s*\((?<name>[A-Z][A-Z0-9_]{2,})\))?(?:\s*\(version [^\n]*\))?(?:, e\.what\(\) = [\w:]+)?\s*$/;
-
-/**
- * Parse a ClickHouse exception text (HTTP error body, mid-stream exception, client error message).
- * @returns code, name (only when the text names it) and message; `undefined` when the text holds no
- *   `Code: N.`/`Code: N,` marker.
- */
-export function parseServerError(text: string): ServerError | undefined {
-  const m = SERVER_ERROR.exec(text);
-  if (!m?.groups) return undefined;
-  const { code, name, message } = m.groups;
-  return { code: Number(code), ...(name ? { name } : {}), message: message.trim() };
-}
-
 /**
  * The error name of a ClickHouse error: the one the server wrote, else the name of its code when
  * chbench knows it, else `CODE_<n>` (18.16 writes no names).
@@ -165,16 +136,17 @@ export interface ClickHouseFailureDetails {
 /**
  * A ClickHouse server error as a Temporal failure: type `ClickHouse.<NAME>`, details
  * `[{ code, name }]`, non-retryable when the name is in {@link CLICKHOUSE_QUERY_ERRORS}.
- * @param e the error's code, name (when known) and message — a `ClickHouseError` of
- *   `@clickhouse/client` (`code` is a string, `type` the name) or a {@link ServerError}.
+ * @param e the error's code, name (when the server wrote one; `UNKNOWN` counts as none) and message,
+ *   e.g. a {@link ServerError}, or `{ code: err.code, name: err.type, message: err.message }` of a
+ *   `ClickHouseError` from `@clickhouse/client`.
  */
-export function clickHouseFailure(e: { code: number | string; name?: string; type?: string; message: string }): ApplicationFailure {
-  const name = clickHouseErrorName(e.code, e.name ?? e.type);
+export function clickHouseFailure(e: { code: number | string; name?: string; message: string }): ApplicationFailure {
+  const name = clickHouseErrorName(e.code, e.name);
   const details: ClickHouseFailureDetails = { code: Number(e.code), name };
   return ApplicationFailure.create({
     type: clickHouseFailureType(name),
     message: e.message,
-    nonRetryable: name in CLICKHOUSE_QUERY_ERRORS,
+    nonRetryable: Object.hasOwn(CLICKHOUSE_QUERY_ERRORS, name),
     details: [details],
   });
 }
