@@ -46,6 +46,10 @@ export const CLICKHOUSE_FAILURE_PREFIX = 'ClickHouse.';
  * name is then looked up here.
  */
 export const CLICKHOUSE_QUERY_ERRORS: Readonly<Record<string, number>> = {
+  CANNOT_PARSE_TEXT: 6,
+  CANNOT_PARSE_DATE: 38,
+  CANNOT_PARSE_DATETIME: 41,
+  CANNOT_PARSE_NUMBER: 72,
   NO_SUCH_COLUMN_IN_TABLE: 16,
   BAD_ARGUMENTS: 36,
   NUMBER_OF_ARGUMENTS_DOESNT_MATCH: 42,
