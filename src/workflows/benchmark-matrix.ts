@@ -39,6 +39,27 @@ export function cellSummary(spec: RunSpec, cell: CellInput): string {
 }
 
 /**
+ * Run one cell as the child workflow `<runId>/<cellKey>`. On a resumed run the cell's child from the
+ * previous start may still be cleaning up: wait for it to close, then start again.
+ */
+async function runChildCell(spec: RunSpec, runId: string, cell: CellInput): Promise<CellOutcome> {
+  const childId = `${runId}/${cell.cellKey}`;
+  const start = () =>
+    executeChild(benchmarkCell, {
+      workflowId: childId,
+      args: [cell],
+      staticSummary: cellSummary(spec, cell),
+      parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
+      typedSearchAttributes: [{ key: RUN_ID, value: runId }, { key: VERSION, value: cell.version }, { key: CODEC, value: cell.codec }, { key: PHASE, value: 'provision' }],
+    });
+  return start().catch(async (err: unknown) => {
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+    await awaitWorkflowClosed.executeWithOptions({ summary: `wait for the previous ${childId} to close` }, [childId]);
+    return start();
+  });
+}
+
+/**
  * Run a benchmark matrix. Cells whose result is already in the results store (an earlier start of
  * the same run id) are reused, not run again: starting the workflow again with the same workflow id
  * and spec resumes a run. @throws ApplicationFailure `InvalidSpec` before anything is provisioned.
@@ -66,22 +87,8 @@ export async function benchmarkMatrix(specInput: RunSpecInput, options: MatrixOp
   const queue = cells.filter((c) => !done.has(c.cellKey));
   const runOne = async (cell: CellInput): Promise<void> => {
     progress.running.push(cell.cellKey);
-    const childId = `${runId}/${cell.cellKey}`;
-    const start = () =>
-      executeChild(benchmarkCell, {
-        workflowId: childId,
-        args: [cell],
-        staticSummary: cellSummary(spec, cell),
-        parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
-        typedSearchAttributes: [{ key: RUN_ID, value: runId }, { key: VERSION, value: cell.version }, { key: CODEC, value: cell.codec }, { key: PHASE, value: 'provision' }],
-      });
     try {
-      const r = await start().catch(async (err: unknown) => {
-        // On a resumed run, the cell's child from the previous start may still be cleaning up.
-        if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-        await awaitWorkflowClosed.executeWithOptions({ summary: `wait for the previous ${childId} to close` }, [childId]);
-        return start();
-      });
+      const r = await runChildCell(spec, runId, cell);
       outcomes.push(r);
       recordOutcome(progress, cell.cellKey, r.status);
     } catch (err) {
@@ -97,8 +104,9 @@ export async function benchmarkMatrix(specInput: RunSpecInput, options: MatrixOp
     const info = workflowInfo();
     if (info.continueAsNewSuggested || info.historyLength > eventBudget) continueAsNewNow = true;
   };
+  // Check before taking a cell off the queue: a cell taken and not run would be lost when it was the last.
   const lane = async (): Promise<void> => {
-    for (let c = queue.shift(); c && !cancelled && !continueAsNewNow; c = queue.shift()) await runOne(c);
+    for (let c: CellInput | undefined; !cancelled && !continueAsNewNow && (c = queue.shift()); ) await runOne(c);
   };
   try {
     await Promise.all(Array.from({ length: Math.min(spec.concurrency, cells.length) }, lane));
