@@ -29,6 +29,7 @@ import { readLabel } from '../src/targets/process';
 import { parseQueryId } from '../src/schema/cell';
 import type { MatrixProgress } from '../src/workflows/benchmark-matrix';
 import type { CellProgress } from '../src/workflows/benchmark-cell';
+import { CELL_STEPS } from '../src/schema/cell';
 
 const LOCAL_BINARY = process.env.CHBENCH_CLICKHOUSE_SERVER ?? '/usr/sbin/clickhouse-server';
 const MIN_KILLS = Number(process.env.CHAOS_MIN_KILLS ?? 20);
@@ -222,7 +223,8 @@ interface TrialOutcome {
   check: Check;
 }
 
-const STEP_KINDS = ['provision', 'collect-metrics', 'create-schema', 'load', 'quiesce', 'storage', 'queries-baseline', 'materialize-index', 'quiesce-index', 'queries-index', 'collect-metrics-end', 'write-results', 'teardown'];
+/** Every cell step a kill must hit (the cell's progress `step` values, from the one table of steps). */
+const STEP_KINDS: string[] = CELL_STEPS.map((s) => s.phase);
 
 /** Storage figures of a finished run's cells: rows, uncompressed and compressed bytes per cell. */
 function storageOf(ctx: Ctx, runId: string): Record<string, { rows: number; uncompressed: number; compressed: number }> {

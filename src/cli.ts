@@ -16,6 +16,8 @@ import { Command } from 'commander';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
+import { rootCause } from '@temporalio/common';
+import { FAILURE, hasFailureType } from './schema/failures';
 import { checkSpec } from './activities/matrix/validate-spec';
 import { readSpecFile } from './lib/spec-file';
 import { expandMatrix, cellKey } from './lib/matrix';
@@ -34,17 +36,8 @@ function fail(code: number, msg: string): never {
 }
 
 /** The deepest failure message of a workflow failure, and whether it was a spec refusal. */
-function rootCause(e: WorkflowFailedError): { message: string; invalidSpec: boolean } {
-  let c: unknown = e.cause;
-  let invalidSpec = false;
-  let message = e.message;
-  while (c) {
-    const f = c as { message?: string; type?: string; cause?: unknown };
-    if (f.type === 'InvalidSpec') invalidSpec = true;
-    if (f.message) message = f.message;
-    c = f.cause;
-  }
-  return { message, invalidSpec };
+function failureSummary(e: WorkflowFailedError): { message: string; invalidSpec: boolean } {
+  return { message: (e.cause && rootCause(e.cause)) || e.message, invalidSpec: hasFailureType(e.cause, FAILURE.InvalidSpec) };
 }
 
 function validateFile(file: string) {
@@ -114,7 +107,7 @@ async function follow(client: Client, raw: unknown, runId: string, cfg: ReturnTy
     }
   } catch (e) {
     if (!(e instanceof WorkflowFailedError)) throw e;
-    const { message, invalidSpec } = rootCause(e);
+    const { message, invalidSpec } = failureSummary(e);
     if (invalidSpec) fail(EXIT.invalid, `run ${runId} refused by the worker: ${message}`);
     if ((e.cause as Error)?.name === 'CancelledFailure') fail(EXIT.workflowFailed, `run ${runId} was cancelled: ${message}`);
     fail(EXIT.workflowFailed, `run ${runId} failed: ${message}`);

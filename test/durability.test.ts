@@ -10,6 +10,7 @@ import path from 'node:path';
 import { WorkflowFailedError } from '@temporalio/client';
 import { CancelledFailure } from '@temporalio/common';
 import { startTemporalEnv, type TemporalEnv } from './helpers/temporal-env';
+import { assertFailureType } from './helpers/assert-failure';
 import type { MatrixProgress, MatrixResult } from '../src/workflows';
 import { collectGarbage } from '../src/targets/gc';
 import { provisionEmbedded } from '../src/targets/embedded';
@@ -87,10 +88,7 @@ test('a spec that differs from the stored one is refused on resume', async () =>
   const runId = `resume-diff-${Date.now()}`;
   const small = { ...spec('diff'), scale: 50_000, matrix: { version: ['26.7'], codec: ['LZ4'] }, skipIndex: false };
   await env.client.workflow.execute('benchmarkMatrix', { taskQueue: env.taskQueue, workflowId: runId, args: [small] });
-  await assert.rejects(
-    env.client.workflow.execute('benchmarkMatrix', { taskQueue: env.taskQueue, workflowId: runId, args: [{ ...small, scale: 60_000 }] }),
-    (e: unknown) => e instanceof WorkflowFailedError && /different spec/.test(String((e.cause as Error)?.cause ?? e.cause)),
-  );
+  await assertFailureType(env.client.workflow.execute('benchmarkMatrix', { taskQueue: env.taskQueue, workflowId: runId, args: [{ ...small, scale: 60_000 }] }), 'InvalidSpec', /different spec/);
 });
 
 test('gc keeps a server whose label records no Temporal owner; --force judges it by the CLI\'s server', async () => {

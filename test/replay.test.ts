@@ -1,37 +1,32 @@
 /**
- * Recorded workflow histories (test/histories/*.json, one per workflow type) must replay against the
- * current workflow code: a change of command order without `patched()` fails here. Refresh them with
- * `CHBENCH_RECORD_HISTORIES=1 npm test` after a deliberate, patched change.
+ * Recorded workflow histories (test/histories/<workflow>_<version>.json, kept per release and never
+ * overwritten) must all replay against the current workflow code: a change of command order without
+ * `patched()` fails here. Record the current release's with `CHBENCH_RECORD_HISTORIES=1` on the
+ * embedded e2e test (test/e2e-embedded.test.ts), after bumping the version in package.json.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, readdirSync, mkdtempSync, cpSync, writeFileSync, rmSync } from 'node:fs';
+import { readFileSync, mkdtempSync, cpSync, writeFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { Worker } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
-import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { REPO_ROOT } from '../src/config';
 import { installRuntime } from '../src/worker';
+import { recordedHistories } from './helpers/histories';
 
-const HISTORIES = path.join(REPO_ROOT, 'test', 'histories');
 const WORKFLOWS = path.join(REPO_ROOT, 'dist', 'src', 'workflows');
 
-/** `workflow-ids.json` maps each history file to the workflow id it was recorded under. */
-function histories() {
-  const ids = JSON.parse(readFileSync(path.join(HISTORIES, 'workflow-ids.json'), 'utf8')) as Record<string, string>;
-  return readdirSync(HISTORIES)
-    .filter((f) => f.endsWith('.json') && f !== 'workflow-ids.json')
-    .map((f) => ({ file: f, workflowId: ids[f], history: historyFromJSON(JSON.parse(readFileSync(path.join(HISTORIES, f), 'utf8'))) }));
-}
-
-test('every recorded history replays against the current workflow code', async () => {
+test('every recorded history of every release replays against the current workflow code', async () => {
   installRuntime('WARN');
-  const hs = histories();
-  assert.deepEqual(hs.map((h) => h.file).sort(), ['benchmark-cell.json', 'benchmark-matrix.json']);
+  const hs = recordedHistories();
+  const files = hs.map((h) => h.file);
+  for (const f of files) assert.match(f, /^benchmark-(cell|matrix)_\d+\.\d+\.\d+\.json$/, 'history files are named <workflow>_<version>.json');
+  for (const w of ['benchmark-cell', 'benchmark-matrix']) assert.ok(files.includes(`${w}_0.1.0.json`), `the 0.1.0 ${w} history is kept`);
+  for (const h of hs) assert.ok(h.workflowId, `${h.file} has its workflow id in workflow-ids.json`);
   const results = [];
   for await (const r of Worker.runReplayHistories({ workflowsPath: require.resolve(WORKFLOWS) }, hs)) results.push(r);
   for (const r of results) assert.equal(r.error, undefined, `${r.workflowId}: ${r.error}`);
-  assert.equal(results.length, 2);
+  assert.equal(results.length, hs.length);
 });
 
 test('a deliberately changed copy (two steps swapped, no patched()) fails replay with a determinism error', async () => {
@@ -44,13 +39,13 @@ test('a deliberately changed copy (two steps swapped, no patched()) fails replay
     const cellFile = path.join(tmp, 'src', 'workflows', 'benchmark-cell.js');
     const code = readFileSync(cellFile, 'utf8');
     const lines = code.split('\n');
-    const a = lines.findIndex((l) => l.includes("await step('collect-metrics',"));
-    const b = lines.findIndex((l) => l.includes("await step('create-schema',"));
+    const a = lines.findIndex((l) => l.includes("run.step('collect-metrics',"));
+    const b = lines.findIndex((l) => l.includes("run.step('create-schema',"));
     assert.ok(a > 0 && b === a + 1, 'the copy has the two steps next to each other');
     [lines[a], lines[b]] = [lines[b], lines[a]];
     writeFileSync(cellFile, lines.join('\n'));
-    const cell = histories().find((h) => h.file === 'benchmark-cell.json')!;
-    await assert.rejects(Worker.runReplayHistory({ workflowsPath: path.join(tmp, 'src', 'workflows', 'index.js') }, cell.history, cell.workflowId), DeterminismViolationError);
+    for (const cell of recordedHistories().filter((h) => h.file.startsWith('benchmark-cell_')))
+      await assert.rejects(Worker.runReplayHistory({ workflowsPath: path.join(tmp, 'src', 'workflows', 'index.js') }, cell.history, cell.workflowId), DeterminismViolationError, cell.file);
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }

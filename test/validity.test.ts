@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ApplicationFailure } from '@temporalio/common';
+import { assertFailureType } from './helpers/assert-failure';
 import type { ClickHouseClient } from '@clickhouse/client';
 import { provisionEmbedded, teardownEmbedded } from '../src/targets/embedded';
 import type { TargetHandle } from '../src/schema/target';
@@ -121,11 +121,7 @@ test('an unknown setting, or one at the wrong level, is refused before anything 
     settings,
   });
   const refused = async (settings: CellInput['settings'], key: string, pattern: RegExp) => {
-    await assert.rejects(provision(cell(settings, key), true), (e: unknown) => {
-      assert.ok(e instanceof ApplicationFailure && e.type === 'InvalidSetting', String(e));
-      assert.match(e.message, pattern);
-      return true;
-    });
+    await assertFailureType(provision(cell(settings, key), true), 'InvalidSetting', pattern);
     await teardownEmbedded({ kind: 'embedded', url: '', database: 'default', username: 'default', runId: 'settings', cellKey: key, provisionedBy: '', dataDir: path.join(tmp, 'settings', key) }).catch(() => undefined);
   };
   await refused({ query: { no_such_setting_xyz: 1 }, mergeTree: {}, optional: [] }, 'unknown', /unknown setting "no_such_setting_xyz" on ClickHouse 26\.7/);

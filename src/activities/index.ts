@@ -21,6 +21,8 @@ import { createWriteReport } from './matrix/write-report';
 import { createAwaitWorkflowClosed, type TemporalDeps } from './matrix/await-workflow-closed';
 
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
+import { ClickHouseError } from '@clickhouse/client';
+import { FAILURE, clickHouseFailure, parseServerError } from '../schema/failures';
 import { attempt, cancellationSignal, sleep } from '../temporal/activity-context';
 import { isTargetGone } from './support/attempts';
 import { runWatched } from '../clickhouse/statement-watch';
@@ -41,10 +43,37 @@ export function cellStep<A extends unknown[], R extends object>(name: string, fn
       const signal = cancellationSignal();
       if (signal?.aborted && !(e instanceof CancelledFailure)) throw signal.reason instanceof CancelledFailure ? signal.reason : new CancelledFailure(`${name} cancelled: ${String((signal.reason as Error)?.message ?? signal.reason ?? '')}`);
       if (isTargetGone(e))
-        throw ApplicationFailure.create({ type: 'TargetUnavailable', nonRetryable: true, message: `${name}: the ClickHouse server is unreachable (${(e as Error).message})` });
+        throw ApplicationFailure.create({ type: FAILURE.TargetUnavailable, nonRetryable: true, message: `${name}: the ClickHouse server is unreachable (${(e as Error).message})` });
       throw e;
     }
   };
+}
+
+/**
+ * A ClickHouse server error of any version as the typed failure `ClickHouse.<NAME>` (details
+ * `[{ code, name }]`; non-retryable for a query/schema error, see `src/schema/failures.ts`):
+ * a `ClickHouseError` of `@clickhouse/client`, or an error whose message is the server's exception
+ * text (18.16's `Code: 60, e.displayText() = …`). `undefined` for anything else.
+ */
+export function clickHouseFailureOf(e: unknown): ApplicationFailure | undefined {
+  if (e instanceof ClickHouseError) return clickHouseFailure({ code: e.code, name: e.type, message: e.message });
+  if (!(e instanceof Error) || e instanceof ApplicationFailure || !/^Code: \d+[.,] /.test(e.message)) return undefined;
+  const parsed = parseServerError(e.message);
+  return parsed ? clickHouseFailure({ ...parsed, message: e.message }) : undefined;
+}
+
+/** Every activity reports a ClickHouse server error as `ClickHouse.<NAME>` ({@link clickHouseFailureOf}), never as a JavaScript class. */
+function withClickHouseFailures<T extends Record<string, (...a: any[]) => Promise<unknown>>>(acts: T): T {
+  const out: Record<string, (...a: any[]) => Promise<unknown>> = {};
+  for (const [k, fn] of Object.entries(acts))
+    out[k] = async (...a: any[]) => {
+      try {
+        return await fn(...a);
+      } catch (e) {
+        throw clickHouseFailureOf(e) ?? e;
+      }
+    };
+  return out as T;
 }
 
 /** What the worker provides to activities. */
@@ -85,7 +114,7 @@ function withStatementWatch<T extends Record<string, (...a: any[]) => Promise<un
 
 /** Build every activity. */
 export function createActivities(deps: ActivityDeps) {
-  return withFaultDelay(withStatementWatch(buildActivities(deps)));
+  return withFaultDelay(withClickHouseFailures(withStatementWatch(buildActivities(deps))));
 }
 
 function buildActivities(deps: ActivityDeps) {

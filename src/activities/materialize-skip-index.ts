@@ -8,6 +8,7 @@
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { ApplicationFailure } from '@temporalio/common';
+import { FAILURE } from '../schema/failures';
 import type { ClickHouseClient } from '@clickhouse/client';
 import { connect, queryRows, sqlString, tryCommand } from '../clickhouse/client';
 import { cellDir, writeJsonAtomic } from '../results/store';
@@ -95,7 +96,7 @@ export function createMaterializeSkipIndex() {
      */
     async materializeSkipIndex({ cell, target }: StepInput): Promise<IndexSummary> {
       const m = loadWorkload(cell.workload);
-      if (!m.index) throw ApplicationFailure.create({ type: 'NoIndex', nonRetryable: true, message: `workload ${m.name} defines no skip index` });
+      if (!m.index) throw ApplicationFailure.create({ type: FAILURE.NoIndex, nonRetryable: true, message: `workload ${m.name} defines no skip index` });
       const idx = m.index.name;
       const client = connect(target, { maxExecutionTimeS: cell.protocol.maxExecutionTimeS });
       try {
@@ -120,7 +121,7 @@ export function createMaterializeSkipIndex() {
           const rows = await materializeMutations(client, m.table, idx);
           const failed = rows.find((r) => r.latest_fail_reason);
           if (failed)
-            throw ApplicationFailure.create({ type: 'MutationFailed', nonRetryable: true, message: `materialize index ${idx}: mutation ${failed.mutation_id} failed: ${failed.latest_fail_reason}` });
+            throw ApplicationFailure.create({ type: FAILURE.MutationFailed, nonRetryable: true, message: `materialize index ${idx}: mutation ${failed.mutation_id} failed: ${failed.latest_fail_reason}` });
           const todo = rows.reduce((a, r) => a + Number(r.parts_to_do), 0);
           const done = rows.length > 0 && rows.every((r) => Number(r.is_done));
           heartbeat({ step: 'materialize-index', parts_to_do: todo, mutations: rows.length });

@@ -10,6 +10,7 @@ import { capabilitiesOf, provisionTarget } from '../targets';
 import { connect, queryRows, queryScalar } from '../clickhouse/client';
 import { cellDir, writeJsonAtomic, readJsonIfExists } from '../results/store';
 import { ApplicationFailure } from '@temporalio/common';
+import { FAILURE } from '../schema/failures';
 import { probeServer, type CapabilityProbe } from '../clickhouse/probe';
 import { checkSettings } from '../clickhouse/settings';
 import { loadWorkload, cannotRunReason, type WorkloadManifest } from '../lib/workload';
@@ -123,7 +124,7 @@ export function createProvision(deps: ProvisionDeps) {
         const checked = resolveCellSettings(cell, m, probe);
         writeJsonAtomic(path.join(dir, 'settings.json'), checked);
         if (checked.problems.length)
-          throw ApplicationFailure.create({ type: 'InvalidSetting', nonRetryable: true, message: `settings refused before loading:\n  - ${checked.problems.join('\n  - ')}` });
+          throw ApplicationFailure.create({ type: FAILURE.InvalidSetting, nonRetryable: true, message: `settings refused before loading:\n  - ${checked.problems.join('\n  - ')}` });
       }
       const result: ProvisionResult = { target, server, ...(skipReason ? { skipReason } : {}) };
       const record: ProvisionRecord = { ...result, provisioned_at: new Date().toISOString() };

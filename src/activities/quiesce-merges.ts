@@ -6,6 +6,7 @@
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { ApplicationFailure } from '@temporalio/common';
+import { FAILURE } from '../schema/failures';
 import { connect } from '../clickhouse/client';
 import { cellDir, writeJsonAtomic } from '../results/store';
 import { loadWorkload } from '../lib/workload';
@@ -51,7 +52,7 @@ export function createQuiesceMerges() {
           }
           if (now - t0 > q.timeoutMs)
             throw ApplicationFailure.create({
-              type: 'QuiesceTimeout',
+              type: FAILURE.QuiesceTimeout,
               nonRetryable: true,
               message: `quiesce: table ${m.table} not quiet after ${q.timeoutMs} ms (active parts ${parts.names.length}, merges running ${merges}, unfinished mutations ${mutations}); raise protocol.quiesce.timeoutMs or check system.merges`,
             });

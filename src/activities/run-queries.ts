@@ -9,6 +9,7 @@
  */
 import path from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
+import { FAILURE } from '../schema/failures';
 import { connect, tryCommand, type CommandOutcome, type MidStreamClickHouseError } from '../clickhouse/client';
 import { cellDir, writeJsonAtomic, readJsonIfExists } from '../results/store';
 import type { CapabilityProbe } from '../clickhouse/probe';
@@ -110,7 +111,7 @@ export function createRunQueries(deps: { workDir: string }) {
         if (failed.length)
           // After the record is written: what was measured is kept; retrying cannot fix a query error.
           throw ApplicationFailure.create({
-            type: 'QueryFailed',
+            type: FAILURE.QueryFailed,
             nonRetryable: true,
             message: failed.map((r) => `${r.id.toUpperCase()} failed on run ${r.error!.run} (query_id ${r.error!.query_id}): Code ${r.error!.code}${r.error!.type ? ` ${r.error!.type}` : ''}: ${r.error!.message.split('\n')[0].slice(0, 300)}`).join('; '),
             details: [{ file: path.basename(file), failed: failed.map((r) => r.id) }],

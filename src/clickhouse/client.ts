@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { TargetHandle } from '../schema/target';
 import { currentWatcher, watchClient } from './statement-watch';
+import { parseServerError } from '../schema/server-error';
 
 /** Options for {@link connect}. */
 export interface ConnectOptions {
@@ -560,17 +561,15 @@ function findStreamedException(p: JsonCompactStream, tag: string | undefined): {
   return undefined;
 }
 
-/** A ClickHouseError from an exception text of any server version (18.16 has no `(TYPE)` suffix). */
+/** A ClickHouseError from an exception text of any server version (18.16 has no `(TYPE)` suffix: type `UNKNOWN`). */
 function clickHouseErrorFrom(text: string): ClickHouseError {
-  const code = /Code: (\d+)/.exec(text)?.[1] ?? '0';
-  // Newer servers: `… (TYPE_NAME) (version …)`; take the last upper-case name in parentheses.
-  const types = [...text.matchAll(/\(([A-Z][A-Z0-9_]{2,})\)/g)];
-  const type = types.length ? types[types.length - 1][1] : 'UNKNOWN';
+  const parsed = parseServerError(text);
+  // The message keeps the server's text after `DB::Exception: ` (with its name and version suffix).
   const message = text
     .replace(/^Code: \d+[.,]\s*/, '')
     .replace(/^e\.displayText\(\) = /, '')
     .replace(/^DB::Exception: /, '');
-  return new ClickHouseError({ message, code, type });
+  return new ClickHouseError({ message, code: String(parsed?.code ?? 0), type: parsed?.name ?? 'UNKNOWN' });
 }
 
 /**
@@ -720,16 +719,16 @@ export async function tryCommand(client: ClickHouseClient, sql: string, settings
     // Old servers (e.g. 18.16) answer `Code: 60, e.displayText() = DB::Exception: …`, which the client
     // does not parse into a ClickHouseError: take the code from the text.
     const msg = (e as Error).message ?? String(e);
-    const m = /Code: (\d+)/.exec(msg);
-    return { sql, ok: false, ...(m ? { code: m[1] } : {}), error: msg.split('\n')[0] };
+    const code = errorCode(e);
+    return { sql, ok: false, ...(code ? { code } : {}), error: msg.split('\n')[0] };
   }
 }
 
 /** ClickHouse error code of an error from any server version, or undefined. */
 export function errorCode(e: unknown): string | undefined {
   if (e instanceof ClickHouseError) return e.code;
-  const m = /Code: (\d+)/.exec((e as Error)?.message ?? '');
-  return m?.[1];
+  const parsed = parseServerError((e as Error)?.message ?? '');
+  return parsed ? String(parsed.code) : undefined;
 }
 
 /** Quote a string literal for ClickHouse SQL (the one definition lives in `lib/sql`). */

@@ -30,6 +30,7 @@ import { performance } from 'node:perf_hooks';
 import type { Readable } from 'node:stream';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
+import { FAILURE } from '../schema/failures';
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { TargetCapabilities, TargetHandle } from '../schema/target';
 
@@ -468,7 +469,7 @@ export class StatementWatcher {
         ? `the server did not list it${s.state ? ` (${s.state})` : ''}`
         : `rows_read ${s.rows_read ?? 'n/a'}, total_rows_approx ${s.total_rows ?? 'n/a'}, written_rows ${s.written_rows ?? 'n/a'}, memory_usage ${s.memory_usage ?? 'n/a'}, elapsed ${s.elapsed_ms ?? 'n/a'} ms${s.parts_to_do !== undefined ? `, parts_to_do ${s.parts_to_do}` : ''}`;
     st.stuck = ApplicationFailure.create({
-      type: 'StatementStuck',
+      type: FAILURE.StatementStuck,
       nonRetryable: true,
       message: `statement ${st.queryId} made no progress for ${idleS} s (protocol.stuckAfterS = ${this.config.stuckAfterS}); last seen: ${seenText}; ${kill}. SQL: ${collapse(st.sql).slice(0, 200)}`,
       details: [{ query_id: st.queryId, statement: collapse(st.sql).slice(0, 500), no_progress_s: idleS, last_seen: s ?? null, kill }],

@@ -1,6 +1,8 @@
 /**
- * Matrix expansion and cell keys. Pure and dependency-free: imported by workflow code.
+ * Matrix expansion, cell keys and cell inputs. Pure (types only from schema/): imported by workflow code.
  */
+import type { RunSpec } from '../schema/run-spec';
+import type { CellInput } from '../schema/cell';
 
 /** Column codecs chbench knows how to apply. `LZ4` means the server default (no CODEC clause). */
 export const CODECS = ['LZ4', 'LZ4HC', 'ZSTD(1)', 'ZSTD(3)', 'ZSTD(6)', 'ZSTD(9)', 'NONE'] as const;
@@ -31,4 +33,27 @@ export function expandMatrix(spec: { matrix: { version: string[]; codec: Codec[]
     for (const codec of spec.matrix.codec)
       for (let r = 1; r <= n; r++) out.push(n > 1 ? { version, codec, repetition: r } : { version, codec });
   return out;
+}
+
+/**
+ * The input of every cell of a validated spec, in matrix order (see {@link expandMatrix}).
+ * @param indexQueries the selected queries that use the skip index: the index steps run only when
+ *   the spec asks for the index and at least one selected query uses it.
+ */
+export function cellInputs(spec: RunSpec, runId: string, indexQueries: readonly string[]): CellInput[] {
+  return expandMatrix(spec).map((c) => ({
+    runId,
+    cellKey: cellKey(c),
+    version: c.version,
+    codec: c.codec,
+    workload: spec.workload,
+    scale: spec.scale,
+    ...(spec.queries ? { queries: spec.queries } : {}),
+    skipIndex: spec.skipIndex && indexQueries.length > 0,
+    protocol: spec.protocol,
+    target: spec.target,
+    teardown: spec.teardown,
+    resultsDir: spec.resultsDir,
+    settings: spec.settings,
+  }));
 }

@@ -153,3 +153,47 @@ export function parseQueryId(id: string): ParsedQueryId | null {
     ...(g.statement ? { statement: 'truncate' as const } : {}),
   };
 }
+
+/** One step of a cell, as the workflow, the progress query, the chaos suite and the README name it. */
+export interface CellStepDef {
+  /** Progress step and `ChbenchPhase` search-attribute value while the step runs. */
+  phase: string;
+  /** Activity type (the key in `Activities`). */
+  activity: string;
+  /** Where the activity lives. */
+  file: string;
+  /** What the step records: the file it writes under `results/<run>/cells/<cell>/`, and what it holds. */
+  record: string;
+}
+
+/**
+ * The cell's steps in the order the cell workflow runs them (provision … teardown); the three index
+ * steps run only when the cell has a skip index. One name per step everywhere: this table drives the
+ * workflow's progress/phase values, the chaos suite's kill coverage and the README's
+ * "What a cell measures" table (checked by test/unit/cell-steps.test.ts).
+ */
+export const CELL_STEPS = [
+  { phase: 'provision', activity: 'provision', file: 'src/activities/provision.ts', record: '`provision.json`, `probe.json`, `settings.json`: `version()`, `timezone()`, CPUs, memory, query_log availability, capability probe, how it was provisioned' },
+  { phase: 'collect-metrics', activity: 'collectMetrics', file: 'src/activities/collect-metrics.ts', record: '`metrics-start.json`: `system.events` and host `/proc/diskstats` before the cell' },
+  { phase: 'create-schema', activity: 'createSchema', file: 'src/activities/create-schema.ts', record: '`schema.json`: DDL sent and `SHOW CREATE TABLE`' },
+  { phase: 'load', activity: 'loadData', file: 'src/activities/load-data.ts', record: '`load.json`: INSERT … SELECT elapsed (client wall and server), rows/s, `count()` = scale, partitions, active parts' },
+  { phase: 'quiesce', activity: 'quiesceMerges', file: 'src/activities/quiesce-merges.ts', record: '`quiesce-after-load.json`: waits until no merge/mutation runs and the active parts are stable' },
+  { phase: 'storage', activity: 'storageStats', file: 'src/activities/storage-stats.ts', record: '`storage.json`: totals from `system.parts`, per column from `system.parts_columns` (only when every part is Wide)' },
+  { phase: 'queries-baseline', activity: 'runQueries', file: 'src/activities/run-queries.ts', record: '`queries-baseline.json`: per query `EXPLAIN indexes = 1`; cold runs (cache drops with outcomes, direct I/O requested, OS cache drop outcome); warm runs; per run wall/server time, read_rows/bytes, result hash, query_log row' },
+  { phase: 'materialize-index', activity: 'materializeSkipIndex', file: 'src/activities/materialize-skip-index.ts', record: '`index.json`: `ADD INDEX` + `MATERIALIZE INDEX`, polls `system.mutations`, index size' },
+  { phase: 'quiesce-index', activity: 'quiesceMerges', file: 'src/activities/quiesce-merges.ts', record: '`quiesce-after-index.json`: merges settled after the mutation' },
+  { phase: 'queries-index', activity: 'runQueries', file: 'src/activities/run-queries.ts', record: '`queries-index.json`: the queries again, with the index proof (EXPLAIN granules, read_rows vs baseline)' },
+  { phase: 'collect-metrics-end', activity: 'collectMetrics', file: 'src/activities/collect-metrics.ts', record: '`metrics-end.json`: `system.events` and host `/proc/diskstats` after the cell' },
+  { phase: 'write-results', activity: 'writeCellResult', file: 'src/activities/write-cell-result.ts', record: '`result.json` (schema `chbench.cell-result/v1`): every step file above, attempts, restarts, outcome' },
+  { phase: 'teardown', activity: 'teardown', file: 'src/activities/teardown.ts', record: '`teardown.json`: stops/drops the target (in a non-cancellable scope), server log archive' },
+] as const satisfies readonly CellStepDef[];
+
+/** A cell step's phase name (`provision`, `load`, … `teardown`). */
+export type CellPhase = (typeof CELL_STEPS)[number]['phase'];
+
+/** The step with `phase`. @throws Error for a phase not in {@link CELL_STEPS}. */
+export function cellStepOf(phase: CellPhase): CellStepDef {
+  const s = CELL_STEPS.find((x) => x.phase === phase);
+  if (!s) throw new Error(`no cell step ${phase}`);
+  return s;
+}

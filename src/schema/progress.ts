@@ -11,6 +11,12 @@ export interface MatrixOptions {
    * itself when it continues as new, so a failed cell is not re-run within the same resume.
    */
   reuseFailedSince?: string;
+  /**
+   * Continue as new once the history passes this many events (default `EVENT_BUDGET` of the matrix
+   * workflow, 2000). Lets the workflow tests reach continue-as-new with a 3-cell matrix; carried over
+   * to the next run only when set.
+   */
+  eventBudget?: number;
 }
 
 /** Answer of the `progress` query. */
@@ -35,4 +41,13 @@ export interface MatrixResult {
   reportPath: string;
   status: 'completed' | 'cancelled';
   cells: CellOutcome[];
+}
+
+/**
+ * Record a finished cell in the matrix progress: its key goes to the list of its status.
+ * @param progress mutated in place (the `progress` query answers it).
+ */
+export function recordOutcome(progress: MatrixProgress, key: string, status: CellOutcome['status']): void {
+  const list = { succeeded: progress.succeeded, skipped: progress.skipped, cancelled: progress.cancelled, failed: progress.failed }[status];
+  list.push(key);
 }

@@ -56,3 +56,40 @@ export async function startTemporalEnv(name: string): Promise<TemporalEnv> {
     },
   };
 }
+
+/** A dev server and a worker running chbench's real workflows with stub activities (no ClickHouse). */
+export interface StubEnv {
+  server: DevServer;
+  client: Client;
+  taskQueue: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Start a dev server and a worker whose activities are `activities` (stubs keyed by activity name),
+ * for workflow tests: the workflows are the real ones, so their command sequence, retries, timers and
+ * child workflows are the real Temporal behaviour. Unknown activities fail the workflow task loudly.
+ */
+export async function startStubEnv(name: string, activities: Record<string, (...a: any[]) => Promise<unknown>>): Promise<StubEnv> {
+  installRuntime((process.env.CHBENCH_LOG_LEVEL as 'WARN') ?? 'WARN');
+  const server = await startDevServer();
+  const taskQueue = `chbench-wf-${name}-${randomUUID().slice(0, 8)}`;
+  const { Worker: WorkerClass, NativeConnection: NativeConn } = await import('@temporalio/worker');
+  const wconn = await NativeConn.connect({ address: server.address });
+  const worker = await WorkerClass.create({ connection: wconn, namespace: 'default', taskQueue, workflowsPath: require.resolve('../../src/workflows'), activities });
+  const running = worker.run();
+  const connection = await Connection.connect({ address: server.address });
+  const client = new Client({ connection, namespace: 'default' });
+  return {
+    server,
+    client,
+    taskQueue,
+    async stop() {
+      worker.shutdown();
+      await running.catch(() => undefined);
+      await wconn.close();
+      await connection.close();
+      await server.stop();
+    },
+  };
+}

@@ -7,6 +7,7 @@ import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { ApplicationFailure } from '@temporalio/common';
+import { FAILURE } from '../../schema/failures';
 import { parseRunSpec, expandMatrix, cellKey, SpecError, type RunSpec } from '../../schema/run-spec';
 import { loadWorkload, workloadQueries } from '../../lib/workload';
 import { runDir, cellDir, writeJsonAtomic, readJsonIfExists, readRecordIfExists } from '../../results/store';
@@ -131,14 +132,14 @@ export function createValidateSpec() {
     async validateSpec(input: { spec: unknown; runId: string; startedAt: string; reuseFailedSince?: string }): Promise<ValidatedRun> {
       const { spec, problems } = checkSpec(input.spec, { worker: true });
       if (!spec || problems.length)
-        throw ApplicationFailure.create({ type: 'InvalidSpec', nonRetryable: true, message: `invalid run spec:\n  - ${problems.join('\n  - ')}` });
+        throw ApplicationFailure.create({ type: FAILURE.InvalidSpec, nonRetryable: true, message: `invalid run spec:\n  - ${problems.join('\n  - ')}` });
       const dir = runDir(spec.resultsDir, input.runId);
       const cellKeys = expandMatrix(spec).map(cellKey);
       const runFile = path.join(dir, 'run.json');
       const prev = readUnlessForeign(runFile, RunRecord);
       if (prev && JSON.stringify(prev.spec) !== JSON.stringify(spec))
         throw ApplicationFailure.create({
-          type: 'InvalidSpec',
+          type: FAILURE.InvalidSpec,
           nonRetryable: true,
           message: `run ${input.runId} already exists in ${dir} with a different spec; resume it with the spec stored in ${path.join(dir, 'run-spec.json')}, or start a new run id`,
         });

@@ -9,6 +9,7 @@
  */
 import type { ClickHouseClient } from '@clickhouse/client';
 import { ApplicationFailure } from '@temporalio/common';
+import { FAILURE } from '../../schema/failures';
 import type { TargetHandle } from '../../schema/target';
 import { connect, sqlString, tryCommand } from '../../clickhouse/client';
 import { heartbeat, sleep, cancellationSignal } from '../../temporal/activity-context';
@@ -42,7 +43,7 @@ export async function settlePreviousAttempts(target: TargetHandle, client: Click
     const still = await runningWithPrefix(target, client, prefix);
     if (!still.length) return { found, action: canKill ? 'killed' : 'waited', waited_ms: Date.now() - t0 };
     if (Date.now() - t0 > timeoutMs)
-      throw ApplicationFailure.create({ type: 'PreviousAttemptStuck', nonRetryable: true, message: `statements of an earlier attempt are still running after ${timeoutMs} ms: ${still.join(', ')}` });
+      throw ApplicationFailure.create({ type: FAILURE.PreviousAttemptStuck, nonRetryable: true, message: `statements of an earlier attempt are still running after ${timeoutMs} ms: ${still.join(', ')}` });
     heartbeat({ waiting_for: still, progress: `waiting for ${still.length} statement(s) of an earlier attempt: ${still.join(', ')}` });
     await sleep(1000);
   }

@@ -132,6 +132,7 @@ import * as http from 'node:http';
 import * as path from 'node:path';
 import * as zlib from 'node:zlib';
 import type { Session } from 'chdb';
+import { parseServerError } from '../../schema/server-error';
 
 /** chdb is loaded only when the server runs (importing this module for its helpers stays light). */
 function loadChdb(): typeof import('chdb') {
@@ -156,10 +157,8 @@ class ServerError extends Error {
 
 /** Parse `Code: N. DB::Exception: … (TYPE)` (the first code, the last type). */
 function parseClickHouseError(msg: string): { code: number; type: string } | undefined {
-  const c = /Code: (\d+)/.exec(msg);
-  if (!c) return undefined;
-  const types = [...msg.matchAll(/\(([A-Z][A-Z0-9_]{2,})\)/g)];
-  return { code: Number(c[1]), type: types.length ? types[types.length - 1][1] : 'UNKNOWN_EXCEPTION' };
+  const parsed = parseServerError(msg);
+  return parsed && { code: parsed.code, type: parsed.name ?? 'UNKNOWN_EXCEPTION' };
 }
 
 /** HTTP status for an exception type, approximately as a ClickHouse server maps it. */

@@ -1,0 +1,177 @@
+/**
+ * Failures as data: every failure type chbench raises, which of them retrying cannot fix, how a
+ * ClickHouse server error becomes a typed Temporal failure, and how a failure chain reads in a
+ * cell result. Pure (no I/O): imported by workflows, activities, the client and the CLI.
+ *
+ * A ClickHouse error travels as `ApplicationFailure` type `ClickHouse.<NAME>` (the server's error
+ * name, e.g. `ClickHouse.SYNTAX_ERROR`) with details `[{ code, name }]`, so retry policies list
+ * ClickHouse error names rather than a JavaScript class.
+ */
+import { ApplicationFailure, ActivityFailure } from '@temporalio/common';
+
+export { parseServerError, type ServerError } from './server-error';
+
+/** Failure types chbench itself raises (`ApplicationFailure.type`). */
+export const FAILURE = {
+  /** The run spec is invalid, or differs from the stored spec of the run id (validateSpec). */
+  InvalidSpec: 'InvalidSpec',
+  /** A spec setting is unknown on the server or at the wrong level (provision). */
+  InvalidSetting: 'InvalidSetting',
+  /** The cell's ClickHouse server is unreachable; the cell workflow provisions again (cellStep). */
+  TargetUnavailable: 'TargetUnavailable',
+  /** A measured query failed on the server; the record with what was measured is written first (runQueries). */
+  QueryFailed: 'QueryFailed',
+  /** A statement made no progress for `protocol.stuckAfterS` (statement watcher). */
+  StatementStuck: 'StatementStuck',
+  /** Merges did not settle in time (quiesceMerges). */
+  QuiesceTimeout: 'QuiesceTimeout',
+  /** The skip-index mutation failed on the server (materializeSkipIndex). */
+  MutationFailed: 'MutationFailed',
+  /** The workload defines no skip index (materializeSkipIndex). */
+  NoIndex: 'NoIndex',
+  /** Statements of an earlier attempt of the step are still running (attempt settling). */
+  PreviousAttemptStuck: 'PreviousAttemptStuck',
+} as const;
+
+/** One of chbench's own failure types. */
+export type FailureType = (typeof FAILURE)[keyof typeof FAILURE];
+
+/** Prefix of the failure type of a ClickHouse server error: `ClickHouse.<NAME>`. */
+export const CLICKHOUSE_FAILURE_PREFIX = 'ClickHouse.';
+
+/**
+ * ClickHouse error names (and codes, from the server's `src/Common/ErrorCodes.cpp`; the codes are
+ * stable across versions) that are errors of the query or the schema: the same statement fails the
+ * same way on every attempt, so they are non-retryable. 18.16 writes no name, only the code: the
+ * name is then looked up here.
+ */
+export const CLICKHOUSE_QUERY_ERRORS: Readonly<Record<string, number>> = {
+  CANNOT_PARSE_TEXT: 6,
+  CANNOT_PARSE_DATE: 38,
+  CANNOT_PARSE_DATETIME: 41,
+  CANNOT_PARSE_NUMBER: 72,
+  NO_SUCH_COLUMN_IN_TABLE: 16,
+  BAD_ARGUMENTS: 36,
+  NUMBER_OF_ARGUMENTS_DOESNT_MATCH: 42,
+  ILLEGAL_TYPE_OF_ARGUMENT: 43,
+  ILLEGAL_COLUMN: 44,
+  UNKNOWN_FUNCTION: 46,
+  UNKNOWN_IDENTIFIER: 47,
+  NOT_IMPLEMENTED: 48,
+  UNKNOWN_TYPE: 50,
+  TYPE_MISMATCH: 53,
+  UNKNOWN_STORAGE: 56,
+  UNKNOWN_TABLE: 60,
+  SYNTAX_ERROR: 62,
+  UNKNOWN_AGGREGATE_FUNCTION: 63,
+  UNKNOWN_FORMAT: 73,
+  INCORRECT_QUERY: 80,
+  UNKNOWN_DATABASE: 81,
+  UNKNOWN_SETTING: 115,
+  READONLY: 164,
+  ILLEGAL_AGGREGATION: 184,
+  NOT_AN_AGGREGATE: 215,
+  SUPPORT_IS_DISABLED: 344,
+  FUNCTION_THROW_IF_VALUE_IS_NON_ZERO: 395,
+  ILLEGAL_SYNTAX_FOR_CODEC_TYPE: 431,
+  UNKNOWN_CODEC: 432,
+  ILLEGAL_CODEC_PARAMETER: 433,
+  BAD_QUERY_PARAMETER: 457,
+  UNKNOWN_QUERY_PARAMETER: 456,
+  INVALID_SETTING_VALUE: 471,
+  READONLY_SETTING: 472,
+  ACCESS_DENIED: 497,
+  AUTHENTICATION_FAILED: 516,
+};
+
+/** Other ClickHouse errors chbench names when an old server gives only the code (retryable). */
+const CLICKHOUSE_OTHER_ERRORS: Readonly<Record<string, number>> = {
+  LOGICAL_ERROR: 49,
+  TIMEOUT_EXCEEDED: 159,
+  CANNOT_ALLOCATE_MEMORY: 173,
+  TOO_MANY_SIMULTANEOUS_QUERIES: 202,
+  SOCKET_TIMEOUT: 209,
+  NETWORK_ERROR: 210,
+  ABORTED: 236,
+  MEMORY_LIMIT_EXCEEDED: 241,
+  NOT_ENOUGH_SPACE: 243,
+  TOO_MANY_PARTS: 252,
+  QUERY_WAS_CANCELLED: 394,
+  STD_EXCEPTION: 1001,
+  UNKNOWN_EXCEPTION: 1002,
+};
+
+const NAME_OF_CODE: ReadonlyMap<number, string> = new Map(Object.entries({ ...CLICKHOUSE_QUERY_ERRORS, ...CLICKHOUSE_OTHER_ERRORS }).map(([name, code]) => [code, name]));
+
+/** The failure type of a ClickHouse error name, e.g. `ClickHouse.SYNTAX_ERROR`. */
+export function clickHouseFailureType(name: string): string {
+  return `${CLICKHOUSE_FAILURE_PREFIX}${name}`;
+}
+
+/**
+ * Failure types retrying cannot fix: chbench's own (most are also raised with `nonRetryable: true`;
+ * listing them guards a call site that forgets) and the ClickHouse query/schema errors. Every cell
+ * step's retry policy uses it as `nonRetryableErrorTypes`.
+ */
+export const NON_RETRYABLE: readonly string[] = [
+  FAILURE.InvalidSpec,
+  FAILURE.QuiesceTimeout,
+  FAILURE.MutationFailed,
+  FAILURE.NoIndex,
+  FAILURE.QueryFailed,
+  ...Object.keys(CLICKHOUSE_QUERY_ERRORS).map(clickHouseFailureType),
+];
+
+/**
+ * The error name of a ClickHouse error: the one the server wrote, else the name of its code when
+ * chbench knows it, else `CODE_<n>` (18.16 writes no names).
+ */
+export function clickHouseErrorName(code: number | string, name?: string): string {
+  if (name && name !== 'UNKNOWN') return name;
+  return NAME_OF_CODE.get(Number(code)) ?? `CODE_${code}`;
+}
+
+/** Details of a `ClickHouse.<NAME>` failure. */
+export interface ClickHouseFailureDetails {
+  code: number;
+  name: string;
+}
+
+/**
+ * A ClickHouse server error as a Temporal failure: type `ClickHouse.<NAME>`, details
+ * `[{ code, name }]`, non-retryable when the name is in {@link CLICKHOUSE_QUERY_ERRORS}.
+ * @param e the error's code, name (when the server wrote one; `UNKNOWN` counts as none) and message,
+ *   e.g. a {@link ServerError}, or `{ code: err.code, name: err.type, message: err.message }` of a
+ *   `ClickHouseError` from `@clickhouse/client`.
+ */
+export function clickHouseFailure(e: { code: number | string; name?: string; message: string }): ApplicationFailure {
+  const name = clickHouseErrorName(e.code, e.name);
+  const details: ClickHouseFailureDetails = { code: Number(e.code), name };
+  return ApplicationFailure.create({
+    type: clickHouseFailureType(name),
+    message: e.message,
+    nonRetryable: Object.hasOwn(CLICKHOUSE_QUERY_ERRORS, name),
+    details: [details],
+  });
+}
+
+/** True when `err` (or a failure in its cause chain) is an `ApplicationFailure` of `type`. */
+export function hasFailureType(err: unknown, type: string): boolean {
+  for (let e = err as { type?: unknown; cause?: unknown } | undefined, n = 0; e && n < 20; e = e.cause as typeof e, n++) if (e instanceof ApplicationFailure && e.type === type) return true;
+  return false;
+}
+
+/**
+ * The failure chain as one line, outermost first: `activity loadData failed: <message>: <cause>`.
+ * Used for a failed cell's `error` in its result.
+ */
+export function describeFailure(err: unknown): string {
+  let e = err as Error & { cause?: unknown };
+  const parts: string[] = [];
+  if (err instanceof ActivityFailure) parts.push(`activity ${err.activityType} failed`);
+  while (e) {
+    if (e.message && !parts.includes(e.message)) parts.push(e.message);
+    e = e.cause as Error & { cause?: unknown };
+  }
+  return parts.join(': ');
+}

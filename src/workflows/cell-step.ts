@@ -1,0 +1,157 @@
+/**
+ * The bookkeeping under the cell workflow, so `benchmarkCell` reads as the protocol: activity option
+ * sets, the `progress` query, per-step attempts, the `ChbenchPhase` search attribute, and provisioning
+ * again when a step finds its server gone (`TargetUnavailable`).
+ *
+ * Every Temporal command here (activity, search-attribute upsert) is issued in the same order as when
+ * this code lived inside `benchmarkCell`: recorded histories in test/histories replay against it.
+ */
+import { proxyActivities, defineQuery, setHandler, upsertSearchAttributes, ActivityFailure, ApplicationFailure, ActivityCancellationType, type ActivityOptions } from '@temporalio/workflow';
+import { RetryState, type RetryPolicy } from '@temporalio/common';
+import type { Activities } from '../activities';
+import type { CellInput, CellOutcome, CellPhase, ProvisionResult, StepInput } from '../schema/cell';
+import { FAILURE, NON_RETRYABLE } from '../schema/failures';
+import { PHASE } from '../schema/search-attributes';
+
+/** Progress of a cell, answered by the `progress` query. */
+export interface CellProgress {
+  cellKey: string;
+  /** The running step's phase (see `CELL_STEPS`), then `done`. */
+  step: string;
+  status: 'running' | CellOutcome['status'];
+  /** Phases finished so far (a step run again after a restart appears once per success). */
+  done: string[];
+}
+
+export const cellProgressQuery = defineQuery<CellProgress>('progress');
+
+/**
+ * Retryable failures are infrastructure (a lost worker, a timeout, a network error): retry them
+ * generously. Failures retrying cannot fix are non-retryable by type and fail the cell at once.
+ */
+const retry: RetryPolicy = { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 12, nonRetryableErrorTypes: [...NON_RETRYABLE] };
+
+/**
+ * A worker that dies is noticed within HEARTBEAT_TIMEOUT: long steps heartbeat every 2 s, and short
+ * steps finish (or heartbeat) well within it, so a lost attempt is retried on another worker in
+ * seconds rather than after its start-to-close timeout.
+ */
+const HEARTBEAT_TIMEOUT = '10 seconds';
+/** Short steps (DDL, stats, result files). */
+export const SHORT: ActivityOptions = { startToCloseTimeout: '5 minutes', heartbeatTimeout: HEARTBEAT_TIMEOUT, retry };
+/** Long steps (provision, load, quiesce, queries, index). */
+export const LONG: ActivityOptions = {
+  startToCloseTimeout: '6 hours',
+  heartbeatTimeout: HEARTBEAT_TIMEOUT,
+  retry,
+  // On cancel, wait until the activity has really stopped (and killed its statement) before cleanup
+  // runs, so teardown never races a provision or a load that is still going.
+  cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+};
+/** Teardown: its own timeouts, more attempts. */
+const CLEANUP: ActivityOptions = { startToCloseTimeout: '5 minutes', heartbeatTimeout: HEARTBEAT_TIMEOUT, retry: { ...retry, maximumAttempts: 20 } };
+
+/** The cell's activities (options given per call). */
+export const acts = proxyActivities<Activities>(SHORT);
+
+/** How many times a cell provisions again after its server became unreachable. */
+const MAX_TARGET_RESTARTS = 3;
+
+/** How a cell ended, before its result is written. */
+export interface CellEnd {
+  status: CellOutcome['status'];
+  error?: string;
+  skipReason?: string;
+}
+
+/**
+ * One cell's run state: progress (answered by the `progress` query from construction on), attempts
+ * per phase, target restarts, and the target handle of the latest provisioning.
+ */
+export class CellRun {
+  readonly progress: CellProgress;
+  /** Attempts per phase, for the result's "retries" column. */
+  readonly attempts: Record<string, number> = {};
+  /** Each time a step found its server gone and the cell provisioned again. */
+  readonly restarts: { step: string; error: string }[] = [];
+  private input: StepInput | undefined;
+
+  constructor(readonly cell: CellInput) {
+    this.progress = { cellKey: cell.cellKey, step: 'provision', status: 'running', done: [] };
+    setHandler(cellProgressQuery, () => this.progress);
+  }
+
+  /** Enter a phase: the progress query and the `ChbenchPhase` search attribute show it. */
+  private enter(phase: CellPhase): void {
+    this.progress.step = phase;
+    upsertSearchAttributes([{ key: PHASE, value: phase }]);
+  }
+
+  private async provisionTarget(summary: string, fresh: boolean): Promise<ProvisionResult & { attempt: number }> {
+    const p = await acts.provision.executeWithOptions({ ...LONG, summary }, [this.cell, fresh]);
+    this.attempts.provision = Math.max(this.attempts.provision ?? 0, p.attempt);
+    this.input = { cell: this.cell, target: p.target };
+    return p;
+  }
+
+  /** The `provision` phase: a fresh target for the cell. */
+  async provision(): Promise<ProvisionResult> {
+    this.enter('provision');
+    const p = await this.provisionTarget(`provision ${this.cell.target.kind} ClickHouse ${this.cell.version}`, true);
+    this.progress.done.push('provision');
+    return p;
+  }
+
+  /**
+   * Run one step. If its server became unreachable (process killed, host lost), provision again —
+   * the provisioner restarts the server on the cell's data directory — and run the step again, at
+   * most {@link MAX_TARGET_RESTARTS} times per cell.
+   * @throws the step's failure (an `ActivityFailure`) when it is not `TargetUnavailable` or restarts ran out.
+   */
+  async step<T extends { attempt: number }>(phase: CellPhase, opts: ActivityOptions, summary: string, run: (o: ActivityOptions, si: StepInput) => Promise<T>): Promise<T> {
+    this.enter(phase);
+    for (;;) {
+      try {
+        const r = await run({ ...opts, summary }, this.input as StepInput);
+        this.attempts[phase] = (this.attempts[phase] ?? 0) + r.attempt;
+        this.progress.done.push(phase);
+        return r;
+      } catch (err) {
+        // A step that failed after exhausting its retries ran exactly maximumAttempts times: say so
+        // (the report's "retries" column), rather than showing no retry at all.
+        if (err instanceof ActivityFailure && err.retryState === RetryState.MAXIMUM_ATTEMPTS_REACHED && opts.retry?.maximumAttempts)
+          this.attempts[phase] = (this.attempts[phase] ?? 0) + opts.retry.maximumAttempts;
+        if (!(err instanceof ActivityFailure && err.cause instanceof ApplicationFailure && err.cause.type === FAILURE.TargetUnavailable) || this.restarts.length >= MAX_TARGET_RESTARTS) throw err;
+        this.attempts[phase] = (this.attempts[phase] ?? 0) + 1;
+        this.restarts.push({ step: phase, error: err.cause.message });
+        await this.provisionTarget(`provision again after the server was lost during ${phase}`, false);
+      }
+    }
+  }
+
+  /** The `write-results` phase: `result.json` with the outcome, attempts and restarts. */
+  async writeResult(end: CellEnd): Promise<CellOutcome> {
+    this.progress.step = 'write-results';
+    return acts.writeCellResult.executeWithOptions({ ...SHORT, summary: `write result.json (${end.status})` }, [this.cell, { ...end, attempts: this.attempts, targetRestarts: this.restarts }]);
+  }
+
+  /**
+   * The `teardown` phase, when the cell's teardown policy asks for it after `status`: tear down the
+   * provisioned target, or — provisioning failed or was cancelled before returning a handle —
+   * whatever provisioning created.
+   */
+  async teardown(status: CellOutcome['status']): Promise<void> {
+    const { cell } = this;
+    if (!(cell.teardown === 'always' || (cell.teardown === 'on-success' && status !== 'failed'))) return;
+    this.enter('teardown');
+    if (this.input) await acts.teardown.executeWithOptions({ ...CLEANUP, summary: `tear down ${cell.target.kind} target` }, [this.input]);
+    else await acts.teardownUnprovisioned.executeWithOptions({ ...CLEANUP, summary: `tear down what provisioning left (${cell.target.kind})` }, [cell]);
+  }
+
+  /** The cell is over: the progress query and the `ChbenchPhase` search attribute show its status. */
+  finish(status: CellOutcome['status']): void {
+    this.progress.step = 'done';
+    this.progress.status = status;
+    upsertSearchAttributes([{ key: PHASE, value: status }]);
+  }
+}

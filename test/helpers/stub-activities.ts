@@ -1,0 +1,80 @@
+/**
+ * Stub activities for workflow tests: every activity the workflows call, answering instantly with
+ * minimal valid shapes and recording each call (activity, arguments, attempt). A test scripts
+ * failures with `failWith`: called before each stub runs; whatever it returns is thrown.
+ */
+import { Context } from '@temporalio/activity';
+import { parseRunSpec } from '../../src/schema/run-spec';
+import { expandMatrix, cellKey } from '../../src/lib/matrix';
+import type { CellInput, CellOutcome, StepInput } from '../../src/schema/cell';
+
+export interface StubCall {
+  activity: string;
+  /** `<runId>/<cellKey>` (the cell's workflow id) for cell activities, the run id for matrix activities. */
+  key: string;
+  args: unknown[];
+  attempt: number;
+}
+
+export interface Stubs {
+  activities: Record<string, (...a: any[]) => Promise<unknown>>;
+  calls: StubCall[];
+  /** Calls of one cell (`<runId>/<cellKey>`) or run, in order. */
+  callsOf(key: string): StubCall[];
+  /** Set per test: return an error to make this call fail. `n` counts this activity's calls for this key (1-based). */
+  failWith?: (activity: string, key: string, n: number, args: unknown[]) => Error | undefined;
+  /** Cell outcomes written per run id (what validateSpec reuses on a resumed or continued run). */
+  written: Map<string, CellOutcome[]>;
+}
+
+function keyOf(activity: string, args: unknown[]): string {
+  const a = args[0] as Partial<StepInput & CellInput & { runId: string }> | string | undefined;
+  if (typeof a === 'string') return a;
+  const cell = a?.cell ?? (a?.cellKey ? (a as CellInput) : undefined);
+  return cell ? `${cell.runId}/${cell.cellKey}` : (a?.runId ?? activity);
+}
+
+/** Build the stubs (one set per test file; reset `calls` and `failWith` per test). */
+export function stubActivities(): Stubs {
+  const stubs: Stubs = { activities: {}, calls: [], written: new Map(), callsOf: (k) => stubs.calls.filter((c) => c.key === k) };
+  const impl: Record<string, (...a: any[]) => unknown> = {
+    provision: (cell: CellInput) => ({
+      target: { kind: cell.target.kind, url: 'http://127.0.0.1:1', database: 'default', username: 'default', runId: cell.runId, cellKey: cell.cellKey, provisionedBy: 'stub' },
+      server: { version: cell.version, timezone: 'UTC', cpus: 1, cpu_source: 'stub', memory_bytes: null, memory_source: 'stub', query_log: 'available' },
+    }),
+    collectMetrics: (_si: StepInput, label: string) => ({ file: `metrics-${label}.json` }),
+    createSchema: () => ({}),
+    loadData: () => ({ rows: 1000, elapsed_ms: 1, rows_per_s: 1e6, partitions: 1, active_parts: 1, reused: false }),
+    quiesceMerges: () => ({ active_parts: 1, waited_ms: 0 }),
+    storageStats: () => ({}),
+    runQueries: (_si: StepInput, phase: string) => ({ phase, file: `queries-${phase}.json`, queries: [] }),
+    materializeSkipIndex: () => ({ index: 'idx', materialize_ms: 1, index_bytes: 1, adopted_mutation: false }),
+    writeCellResult: (cell: CellInput, outcome: { status: CellOutcome['status']; error?: string }) => {
+      const r: CellOutcome = { cellKey: cell.cellKey, status: outcome.status, resultFile: `/stub/${cell.runId}/${cell.cellKey}/result.json`, ...(outcome.error ? { error: outcome.error } : {}) };
+      stubs.written.set(cell.runId, [...(stubs.written.get(cell.runId) ?? []).filter((o) => o.cellKey !== cell.cellKey), r]);
+      return r;
+    },
+    teardown: () => ({}),
+    teardownUnprovisioned: () => ({ torn_down: true }),
+    validateSpec: (input: { spec: unknown; runId: string }) => {
+      const spec = parseRunSpec(input.spec);
+      const cellKeys = expandMatrix(spec).map(cellKey);
+      return { spec, cellKeys, runDir: `/stub/${input.runId}`, reused: stubs.written.get(input.runId) ?? [], indexQueries: spec.skipIndex ? ['q5'] : [] };
+    },
+    writeReport: (input: { runId: string }) => ({ reportPath: `/stub/${input.runId}/report.md` }),
+    awaitWorkflowClosed: () => ({ status: 'closed' }),
+  };
+  for (const [name, fn] of Object.entries(impl))
+    stubs.activities[name] = async (...args: unknown[]) => {
+      const key = keyOf(name, args);
+      const attempt = Context.current().info.attempt;
+      stubs.calls.push({ activity: name, key, args, attempt });
+      const n = stubs.calls.filter((c) => c.activity === name && c.key === key).length;
+      const err = stubs.failWith?.(name, key, n, args);
+      if (err) throw err;
+      const r = (await fn(...args)) as object;
+      // Cell steps report the attempt that produced them (as cellStep does).
+      return name === 'writeCellResult' || name === 'validateSpec' || name === 'writeReport' || name === 'awaitWorkflowClosed' || name.startsWith('teardown') ? r : { ...r, attempt };
+    };
+  return stubs;
+}
