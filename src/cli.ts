@@ -20,7 +20,7 @@ import { rootCause } from '@temporalio/common';
 import { FAILURE, hasFailureType } from './schema/failures';
 import { checkSpec } from './activities/matrix/validate-spec';
 import { readSpecFile } from './lib/spec-file';
-import { expandMatrix, cellKey } from './lib/matrix';
+import { expandMatrix, cellKey } from './schema/matrix';
 import { loadConfig } from './config';
 import { newRunId, runAndFollow, WorkflowFailedError } from './temporal/run-client';
 import { renderReport } from './results/report';

@@ -14,7 +14,7 @@ import { FAILURE } from '../schema/failures';
 import { probeServer, type CapabilityProbe } from '../clickhouse/probe';
 import { checkSettings } from '../clickhouse/settings';
 import { loadWorkload, cannotRunReason, type WorkloadManifest } from '../lib/workload';
-import { versionMatchesLabel } from '../clickhouse/version';
+import { versionMatchesLabel } from '../schema/version';
 import { heartbeat } from '../temporal/activity-context';
 import { keepAliveDuring } from '../clickhouse/statement-watch';
 import type { CellInput, ProvisionResult, ServerInfo } from '../schema/cell';

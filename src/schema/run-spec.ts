@@ -6,11 +6,11 @@
  * This module is pure (no I/O) so the workflow bundle can import it.
  */
 import { z } from 'zod';
-import { versionMatchesLabel } from '../clickhouse/version';
+import { versionMatchesLabel } from './version';
 
 /** Column codecs chbench knows how to apply. `LZ4` means the server default (no CODEC clause). */
-import { CODECS, type Codec } from '../lib/matrix';
-export { CODECS, type Codec };
+export const CODECS = ['LZ4', 'LZ4HC', 'ZSTD(1)', 'ZSTD(3)', 'ZSTD(6)', 'ZSTD(9)', 'NONE'] as const;
+export type Codec = (typeof CODECS)[number];
 
 const versionLabel = z
   .string()
@@ -195,7 +195,6 @@ function formatIssue(i: z.core.$ZodIssue): string {
   return `${path}: ${i.message}`;
 }
 
-export { cellKey, expandMatrix, type CellCoordinates } from '../lib/matrix';
 
 /** The run spec as a JSON Schema (draft 2020-12), describing what a user writes (input side, defaults shown). */
 export function runSpecJsonSchema(): Record<string, unknown> {

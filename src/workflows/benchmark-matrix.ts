@@ -11,7 +11,7 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { Activities } from '../activities';
 import type { CellInput, CellOutcome } from '../schema/cell';
 import { recordOutcome, type MatrixOptions, type MatrixProgress, type MatrixResult } from '../schema/progress';
-import { cellInputs } from '../lib/matrix';
+import { cellInputs } from '../schema/matrix';
 import type { RunSpec, RunSpecInput } from '../schema/run-spec';
 import { FAILURE } from '../schema/failures';
 import { benchmarkCell } from './benchmark-cell';

@@ -5,7 +5,7 @@
  */
 import { Context } from '@temporalio/activity';
 import { parseRunSpec } from '../../src/schema/run-spec';
-import { expandMatrix, cellKey } from '../../src/lib/matrix';
+import { expandMatrix, cellKey } from '../../src/schema/matrix';
 import type { CellInput, CellOutcome, StepInput } from '../../src/schema/cell';
 
 export interface StubCall {

@@ -9,7 +9,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { startStubEnv, type StubEnv } from '../helpers/temporal-env';
 import { stubActivities } from '../helpers/stub-activities';
 import { parseRunSpec } from '../../src/schema/run-spec';
-import { cellInputs } from '../../src/lib/matrix';
+import { cellInputs } from '../../src/schema/matrix';
 import { CELL_STEPS, type CellInput, type CellOutcome } from '../../src/schema/cell';
 import { FAILURE } from '../../src/schema/failures';
 

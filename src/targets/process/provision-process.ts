@@ -12,7 +12,7 @@
  */
 import * as path from 'node:path';
 import type { ProvisionRequest, TargetHandle } from '../../schema/target';
-import { versionMatchesLabel } from '../../clickhouse/version';
+import { versionMatchesLabel } from '../../schema/version';
 import { cellDataDir, recordOwner, writeLabel, type ProcessTargetKind, type TargetLabel } from './cell-dir';
 import { findRunningServer, handleFromLabel, tryAdopt } from './adopt';
 import { withCellLock } from './cell-lock';

@@ -1,12 +1,11 @@
 /**
  * Matrix expansion, cell keys and cell inputs. Pure (types only from schema/): imported by workflow code.
  */
-import type { RunSpec } from '../schema/run-spec';
-import type { CellInput } from '../schema/cell';
+import type { RunSpec } from './run-spec';
+import type { CellInput } from './cell';
 
-/** Column codecs chbench knows how to apply. `LZ4` means the server default (no CODEC clause). */
-export const CODECS = ['LZ4', 'LZ4HC', 'ZSTD(1)', 'ZSTD(3)', 'ZSTD(6)', 'ZSTD(9)', 'NONE'] as const;
-export type Codec = (typeof CODECS)[number];
+export { CODECS, type Codec } from './run-spec';
+import type { Codec } from './run-spec';
 
 /** One cell of the matrix. */
 export interface CellCoordinates {
