@@ -17,6 +17,7 @@ import { loadWorkload, workloadQueries } from '../lib/workload';
 import { judgeIndexUse, type IndexProof } from '../measure/index-proof';
 import type { RunCounters, RunValidity } from '../measure/validity';
 import { measureQueries } from '../measure/protocol';
+import { runSettingsOf } from '../measure/figures';
 import { coldCacheDrops, coldDefinition } from '../measure/cold-cycle';
 import { attempt, heartbeat, cancellationSignal } from '../temporal/activity-context';
 import { settlePreviousAttempts, killOnCancel, isTargetGone, type PreviousAttempts } from './support/attempts';
@@ -63,7 +64,7 @@ export function createRunQueries(deps: { workDir: string }) {
           other_chbench_servers: { at_start: othersAtStart, at_end: otherChbenchServers(deps.workDir, target) },
           merges_stopped: merges,
           previous_attempts: previous,
-          run_settings: records[0]?.samples.find((x) => x.kind === 'warm')?.settings ?? {},
+          run_settings: runSettingsOf(records),
           query_log: queryLog ? 'available' : 'not available',
           queries: records,
         });

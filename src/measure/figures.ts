@@ -124,3 +124,12 @@ export function queryFailure(e: unknown, isGone: (e: unknown) => boolean = () =>
     ...(late.exception_source ? { after_response_started: { http_status: late.http_status!, result_bytes: late.result_bytes!, exception_source: late.exception_source } } : {}),
   };
 }
+
+/**
+ * The settings the step's measured runs were sent with, as recorded on its first query's first warm
+ * run (`RunSample.settings`; every warm run of a step gets the same base settings). `{}` when the step
+ * measured no warm run.
+ */
+export function runSettingsOf(records: QueryRecord[]): Record<string, number | string> {
+  return records[0]?.samples.find((s) => s.kind === 'warm')?.settings ?? {};
+}
