@@ -24,7 +24,12 @@ const SIZES = [
 
 async function main(): Promise<void> {
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'chbench-bench-big-'));
-  const handle = await provisionEmbedded({ runId: `bench-big-${randomUUID().slice(0, 8)}`, cellKey: 'bench', version: '26.7', workDir });
+  const handle = await provisionEmbedded({
+    runId: `bench-big-${randomUUID().slice(0, 8)}`,
+    cellKey: 'bench',
+    version: '26.7',
+    workDir,
+  });
   const client = connect(handle);
   const results: Record<string, unknown>[] = [];
   try {
@@ -32,7 +37,12 @@ async function main(): Promise<void> {
       const base = process.memoryUsage.rss();
       let peak = base;
       const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 50);
-      const r = await runMeasured(client, `SELECT number, '${X1000}' AS s FROM numbers(${s.rows})`, `bench-big-${s.rows}-${randomUUID()}`, { output_format_json_quote_64bit_integers: 1 });
+      const r = await runMeasured(
+        client,
+        `SELECT number, '${X1000}' AS s FROM numbers(${s.rows})`,
+        `bench-big-${s.rows}-${randomUUID()}`,
+        { output_format_json_quote_64bit_integers: 1 },
+      );
       clearInterval(timer);
       peak = Math.max(peak, process.memoryUsage.rss());
       const row = {
@@ -54,7 +64,10 @@ async function main(): Promise<void> {
   }
   const out = path.join(__dirname, '..', '..', 'bench', 'results', 'big-result.json');
   fs.mkdirSync(path.dirname(out), { recursive: true });
-  fs.writeFileSync(out, `${JSON.stringify({ target: 'embedded (chdb 26.7)', through: 'runMeasured (streamed, JSONCompact)', cpus: os.cpus().length, measured_at: new Date().toISOString(), results }, null, 2)}\n`);
+  fs.writeFileSync(
+    out,
+    `${JSON.stringify({ target: 'embedded (chdb 26.7)', through: 'runMeasured (streamed, JSONCompact)', cpus: os.cpus().length, measured_at: new Date().toISOString(), results }, null, 2)}\n`,
+  );
   console.log(`wrote ${out}`);
 }
 

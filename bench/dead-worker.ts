@@ -20,7 +20,13 @@ const TRIALS = Number(process.env.BENCH_TRIALS ?? 3);
 
 function worker(address: string, tmp: string, taskQueue: string): ChildProcess {
   return spawn(process.execPath, [path.join(REPO_ROOT, 'dist', 'src', 'cli.js'), 'worker'], {
-    env: { ...process.env, TEMPORAL_ADDRESS: address, CHBENCH_TASK_QUEUE: taskQueue, CHBENCH_WORK_DIR: path.join(tmp, 'targets'), CHBENCH_LOG_LEVEL: 'ERROR' },
+    env: {
+      ...process.env,
+      TEMPORAL_ADDRESS: address,
+      CHBENCH_TASK_QUEUE: taskQueue,
+      CHBENCH_WORK_DIR: path.join(tmp, 'targets'),
+      CHBENCH_LOG_LEVEL: 'ERROR',
+    },
     stdio: 'ignore',
   });
 }
@@ -39,10 +45,24 @@ async function main(): Promise<void> {
       await client.workflow.start('benchmarkMatrix', {
         taskQueue,
         workflowId: runId,
-        args: [{ name: 'dw', workload: 'logs', scale: 3_000_000, target: { kind: 'embedded' }, matrix: { version: ['26.7'], codec: ['LZ4'] }, skipIndex: false, resultsDir: path.join(tmp, 'results') }],
+        args: [
+          {
+            name: 'dw',
+            workload: 'logs',
+            scale: 3_000_000,
+            target: { kind: 'embedded' },
+            matrix: { version: ['26.7'], codec: ['LZ4'] },
+            skipIndex: false,
+            resultsDir: path.join(tmp, 'results'),
+          },
+        ],
       });
       const cell = client.workflow.getHandle(`${runId}/v26.7-lz4`);
-      await pollUntil(async () => (await cell.query<CellProgress>('progress')).step === 'load', { timeoutMs: 300_000, intervalMs: 50, what: `${runId}: the load step` });
+      await pollUntil(async () => (await cell.query<CellProgress>('progress')).step === 'load', {
+        timeoutMs: 300_000,
+        intervalMs: 50,
+        what: `${runId}: the load step`,
+      });
       await new Promise((r) => setTimeout(r, 500));
       const killedAt = Date.now();
       w.kill('SIGKILL');
@@ -52,7 +72,9 @@ async function main(): Promise<void> {
         async () => {
           const d = await cell.describe();
           const raw = d.raw.pendingActivities?.find((a) => a.activityType?.name === 'loadData');
-          const started = raw?.lastStartedTime ? Number(raw.lastStartedTime.seconds) * 1000 + Math.floor((raw.lastStartedTime.nanos ?? 0) / 1e6) : 0;
+          const started = raw?.lastStartedTime
+            ? Number(raw.lastStartedTime.seconds) * 1000 + Math.floor((raw.lastStartedTime.nanos ?? 0) / 1e6)
+            : 0;
           if (raw && (raw.attempt ?? 1) > 1 && started > killedAt) return started;
           if (!raw && d.status.name !== 'RUNNING') throw cellEnded;
           return undefined;
@@ -73,11 +95,14 @@ async function main(): Promise<void> {
     heartbeat_timeout_s: 10,
     kill_to_retry_started_ms: results,
     kill_to_retry_started_ms_max: Math.max(...results),
-    source: 'DescribeWorkflowExecution pending activity lastStartedTime (server clock) minus the kill time (bench clock, same host)',
+    source:
+      'DescribeWorkflowExecution pending activity lastStartedTime (server clock) minus the kill time (bench clock, same host)',
   };
   const file = path.join(REPO_ROOT, 'bench', 'results', 'dead-worker.json');
   writeJsonAtomic(file, out);
-  console.log(`dead worker noticed and the step retried after ${results.map((r) => (r / 1000).toFixed(1)).join(' s, ')} s`);
+  console.log(
+    `dead worker noticed and the step retried after ${results.map((r) => (r / 1000).toFixed(1)).join(' s, ')} s`,
+  );
   console.log(file);
 }
 

@@ -64,7 +64,14 @@ interface Ctx {
 function startWorker(ctx: Ctx, stepDelayMs = 300): ChildProcess {
   const log = openSync(path.join(ctx.tmp, 'worker.log'), 'a');
   const w = spawn(process.execPath, [path.join(REPO_ROOT, 'dist', 'src', 'cli.js'), 'worker'], {
-    env: { ...process.env, TEMPORAL_ADDRESS: ctx.server.address, CHBENCH_TASK_QUEUE: ctx.taskQueue, CHBENCH_WORK_DIR: ctx.workDir, CHBENCH_LOG_LEVEL: 'WARN', CHBENCH_FAULT_STEP_DELAY_MS: String(stepDelayMs) },
+    env: {
+      ...process.env,
+      TEMPORAL_ADDRESS: ctx.server.address,
+      CHBENCH_TASK_QUEUE: ctx.taskQueue,
+      CHBENCH_WORK_DIR: ctx.workDir,
+      CHBENCH_LOG_LEVEL: 'WARN',
+      CHBENCH_FAULT_STEP_DELAY_MS: String(stepDelayMs),
+    },
     stdio: ['ignore', log, log],
   });
   ctx.worker = w;
@@ -107,9 +114,15 @@ const localSpec = (ctx: Ctx, name: string) => ({
 
 async function cellProgress(ctx: Ctx, runId: string): Promise<Record<string, CellProgress>> {
   const out: Record<string, CellProgress> = {};
-  const p = (await ctx.client.workflow.getHandle(runId).query<MatrixProgress>('progress').catch(() => undefined)) as MatrixProgress | undefined;
+  const p = (await ctx.client.workflow
+    .getHandle(runId)
+    .query<MatrixProgress>('progress')
+    .catch(() => undefined)) as MatrixProgress | undefined;
   for (const k of p?.running ?? []) {
-    const c = await ctx.client.workflow.getHandle(`${runId}/${k}`).query<CellProgress>('progress').catch(() => undefined);
+    const c = await ctx.client.workflow
+      .getHandle(`${runId}/${k}`)
+      .query<CellProgress>('progress')
+      .catch(() => undefined);
     if (c) out[k] = c;
   }
   return out;
@@ -157,10 +170,12 @@ async function checkRun(ctx: Ctx, runId: string, scale: number, expect: 'complet
     }
     const r = readRecord(file, CellResult);
     if (expect === 'completed' && r.status !== 'succeeded') c.problems.push(`${k}: ${r.status} ${r.error ?? ''}`);
-    if (r.load && r.load.rows_in_table !== scale) c.problems.push(`${k}: ${r.load.rows_in_table} rows, expected ${scale}`);
+    if (r.load && r.load.rows_in_table !== scale)
+      c.problems.push(`${k}: ${r.load.rows_in_table} rows, expected ${scale}`);
     // Exactly one completed child execution per cell.
     let completed = 0;
-    for await (const w of ctx.client.workflow.list({ query: `WorkflowId = '${runId}/${k}'` })) if (w.status.name === 'COMPLETED') completed++;
+    for await (const w of ctx.client.workflow.list({ query: `WorkflowId = '${runId}/${k}'` }))
+      if (w.status.name === 'COMPLETED') completed++;
     if (completed > 1) c.duplicated++;
     if (expect === 'completed' && completed !== 1) c.problems.push(`${k}: ${completed} completed cell executions`);
     // Statement log archived at teardown: attempts of one step never overlap; one load after the last truncate.
@@ -169,7 +184,11 @@ async function checkRun(ctx: Ctx, runId: string, scale: number, expect: 'complet
       c.problems.push(`${k}: no archived server log`);
       continue;
     }
-    const lines = readFileSync(logFile, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as LogLine).filter((l) => l.started_at_ms !== null);
+    const lines = readFileSync(logFile, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as LogLine)
+      .filter((l) => l.started_at_ms !== null);
     const byStep = new Map<string, LogLine[]>();
     for (const l of lines) {
       const id = parseQueryId(l.query_id);
@@ -181,7 +200,11 @@ async function checkRun(ctx: Ctx, runId: string, scale: number, expect: 'complet
         for (const b of ls) {
           const [aa, ab] = [parseQueryId(a.query_id)!.attempt, parseQueryId(b.query_id)!.attempt];
           if (aa === ab || a === b) continue;
-          if (a.started_at_ms! < b.finished_at_ms && b.started_at_ms! < a.finished_at_ms && a.started_at_ms! <= b.started_at_ms!)
+          if (
+            a.started_at_ms! < b.finished_at_ms &&
+            b.started_at_ms! < a.finished_at_ms &&
+            a.started_at_ms! <= b.started_at_ms!
+          )
             c.problems.push(`${k}: attempts ${aa} and ${ab} of ${stepKey} overlapped on the server`);
         }
     }
@@ -196,7 +219,10 @@ async function checkRun(ctx: Ctx, runId: string, scale: number, expect: 'complet
   // Nothing of the run left: directories and processes.
   const runDir = path.join(ctx.workDir, runId);
   if (existsSync(runDir) && readdirSync(runDir).length) c.leaked += readdirSync(runDir).length;
-  const procs = execFileSync('sh', ['-c', `pgrep -af '${ctx.workDir}/${runId}/' || true`]).toString().split('\n').filter((l) => l && !l.includes('pgrep'));
+  const procs = execFileSync('sh', ['-c', `pgrep -af '${ctx.workDir}/${runId}/' || true`])
+    .toString()
+    .split('\n')
+    .filter((l) => l && !l.includes('pgrep'));
   c.leaked += procs.length;
   if (c.leaked) c.problems.push(`leaked: ${c.leaked}`);
   return c;
@@ -227,11 +253,19 @@ interface TrialOutcome {
 const STEP_KINDS: string[] = CELL_STEPS.map((s) => s.phase);
 
 /** Storage figures of a finished run's cells: rows, uncompressed and compressed bytes per cell. */
-function storageOf(ctx: Ctx, runId: string): Record<string, { rows: number; uncompressed: number; compressed: number }> {
+function storageOf(
+  ctx: Ctx,
+  runId: string,
+): Record<string, { rows: number; uncompressed: number; compressed: number }> {
   const out: Record<string, { rows: number; uncompressed: number; compressed: number }> = {};
   for (const k of readdirSync(path.join(ctx.resultsDir, runId, 'cells'))) {
     const r = readRecord(path.join(ctx.resultsDir, runId, 'cells', k, 'result.json'), CellResult);
-    if (r.storage) out[k] = { rows: r.storage.rows, uncompressed: r.storage.uncompressed_bytes, compressed: r.storage.compressed_bytes };
+    if (r.storage)
+      out[k] = {
+        rows: r.storage.rows,
+        uncompressed: r.storage.uncompressed_bytes,
+        compressed: r.storage.compressed_bytes,
+      };
   }
   return out;
 }
@@ -245,8 +279,12 @@ function compareStorage(ref: ReturnType<typeof storageOf>, got: ReturnType<typeo
   for (const [k, r] of Object.entries(ref)) {
     const g = got[k];
     if (!g) continue;
-    if (g.rows !== r.rows || g.uncompressed !== r.uncompressed) problems.push(`${runId} ${k}: rows/uncompressed ${g.rows}/${g.uncompressed} differ from the undisturbed run's ${r.rows}/${r.uncompressed}`);
-    if (Math.abs(g.compressed - r.compressed) / r.compressed > 0.01) problems.push(`${runId} ${k}: compressed ${g.compressed} vs undisturbed ${r.compressed} (> 1 %)`);
+    if (g.rows !== r.rows || g.uncompressed !== r.uncompressed)
+      problems.push(
+        `${runId} ${k}: rows/uncompressed ${g.rows}/${g.uncompressed} differ from the undisturbed run's ${r.rows}/${r.uncompressed}`,
+      );
+    if (Math.abs(g.compressed - r.compressed) / r.compressed > 0.01)
+      problems.push(`${runId} ${k}: compressed ${g.compressed} vs undisturbed ${r.compressed} (> 1 %)`);
   }
   return problems;
 }
@@ -254,7 +292,11 @@ function compareStorage(ref: ReturnType<typeof storageOf>, got: ReturnType<typeo
 async function trialKillWorker(ctx: Ctx): Promise<TrialOutcome> {
   // The undisturbed reference run of the same spec.
   const refId = `chaos-kill-${seed}-reference`;
-  await ctx.client.workflow.execute('benchmarkMatrix', { taskQueue: ctx.taskQueue, workflowId: refId, args: [spec(ctx, 'chaos-kill')] });
+  await ctx.client.workflow.execute('benchmarkMatrix', {
+    taskQueue: ctx.taskQueue,
+    workflowId: refId,
+    args: [spec(ctx, 'chaos-kill')],
+  });
   const reference = storageOf(ctx, refId);
   let maxDiff = 0;
   let kills = 0;
@@ -265,7 +307,11 @@ async function trialKillWorker(ctx: Ctx): Promise<TrialOutcome> {
   while ((kills < MIN_KILLS || covered.size < STEP_KINDS.length) && runs < 8) {
     runs++;
     const runId = `chaos-kill-${seed}-${runs}`;
-    await ctx.client.workflow.start('benchmarkMatrix', { taskQueue: ctx.taskQueue, workflowId: runId, args: [spec(ctx, 'chaos-kill')] });
+    await ctx.client.workflow.start('benchmarkMatrix', {
+      taskQueue: ctx.taskQueue,
+      workflowId: runId,
+      args: [spec(ctx, 'chaos-kill')],
+    });
     const done = result(ctx, runId);
     let finished = false;
     void done.then(() => (finished = true));
@@ -300,13 +346,21 @@ async function trialKillWorker(ctx: Ctx): Promise<TrialOutcome> {
     checks.push(await checkRun(ctx, runId, 400_000, 'completed'));
     const got = storageOf(ctx, runId);
     problems.push(...compareStorage(reference, got, runId));
-    for (const [k, g] of Object.entries(got)) if (reference[k]) maxDiff = Math.max(maxDiff, Math.abs(g.compressed - reference[k].compressed) / reference[k].compressed);
+    for (const [k, g] of Object.entries(got))
+      if (reference[k])
+        maxDiff = Math.max(maxDiff, Math.abs(g.compressed - reference[k].compressed) / reference[k].compressed);
   }
   const check = merge(checks);
   check.problems.push(...problems);
   const missing = STEP_KINDS.filter((s) => !covered.has(s));
   if (kills < MIN_KILLS) check.problems.push(`only ${kills} kills`);
-  return { name: 'kill-worker', survived: check.problems.length === 0, detail: `${runs} run(s), ${kills} SIGKILLs, rows and uncompressed bytes equal to an undisturbed run, compressed within ${(maxDiff * 100).toFixed(2)} %, steps hit: ${[...covered].length}/${STEP_KINDS.length}${missing.length ? ` (missed ${missing.join(', ')})` : ''}`, kills, check };
+  return {
+    name: 'kill-worker',
+    survived: check.problems.length === 0,
+    detail: `${runs} run(s), ${kills} SIGKILLs, rows and uncompressed bytes equal to an undisturbed run, compressed within ${(maxDiff * 100).toFixed(2)} %, steps hit: ${[...covered].length}/${STEP_KINDS.length}${missing.length ? ` (missed ${missing.join(', ')})` : ''}`,
+    kills,
+    check,
+  };
 }
 
 function serverPid(ctx: Ctx, runId: string, cellKey: string): number | undefined {
@@ -334,14 +388,26 @@ async function trialKillServer(ctx: Ctx, kind: 'embedded' | 'local'): Promise<Tr
   if (status !== 'completed') check.problems.push(`run ${status}`);
   if (killed.length < 2) check.problems.push(`server killed only ${killed.length} time(s)`);
   let restarts = 0;
-  for (const k of readdirSync(path.join(ctx.resultsDir, runId, 'cells'))) restarts += readRecord(path.join(ctx.resultsDir, runId, 'cells', k, 'result.json'), CellResult).target_restarts.length;
+  for (const k of readdirSync(path.join(ctx.resultsDir, runId, 'cells')))
+    restarts += readRecord(path.join(ctx.resultsDir, runId, 'cells', k, 'result.json'), CellResult).target_restarts
+      .length;
   if (restarts < killed.length) check.problems.push(`${killed.length} kills but ${restarts} recorded target restarts`);
-  return { name: `kill-server-${kind}`, survived: check.problems.length === 0, detail: `killed during ${killed.join(', ')}; target restarts recorded ${restarts}`, kills: 0, check };
+  return {
+    name: `kill-server-${kind}`,
+    survived: check.problems.length === 0,
+    detail: `killed during ${killed.join(', ')}; target restarts recorded ${restarts}`,
+    kills: 0,
+    check,
+  };
 }
 
 async function trialRestartTemporal(ctx: Ctx): Promise<TrialOutcome> {
   const runId = `chaos-temporal-${seed}`;
-  await ctx.client.workflow.start('benchmarkMatrix', { taskQueue: ctx.taskQueue, workflowId: runId, args: [spec(ctx, 'chaos-temporal')] });
+  await ctx.client.workflow.start('benchmarkMatrix', {
+    taskQueue: ctx.taskQueue,
+    workflowId: runId,
+    args: [spec(ctx, 'chaos-temporal')],
+  });
   const cell = await waitForStep(ctx, runId, 'load');
   await sleep(500 + rand() * 1500);
   await ctx.server.stop();
@@ -353,12 +419,22 @@ async function trialRestartTemporal(ctx: Ctx): Promise<TrialOutcome> {
   const status = await result(ctx, runId);
   const check = await checkRun(ctx, runId, 400_000, 'completed');
   if (status !== 'completed') check.problems.push(`run ${status}`);
-  return { name: 'restart-temporal', survived: check.problems.length === 0, detail: `server stopped for 3 s while ${cell ?? '?'} was loading`, kills: 0, check };
+  return {
+    name: 'restart-temporal',
+    survived: check.problems.length === 0,
+    detail: `server stopped for 3 s while ${cell ?? '?'} was loading`,
+    kills: 0,
+    check,
+  };
 }
 
 async function trialCancel(ctx: Ctx): Promise<TrialOutcome> {
   const runId = `chaos-cancel-${seed}`;
-  await ctx.client.workflow.start('benchmarkMatrix', { taskQueue: ctx.taskQueue, workflowId: runId, args: [spec(ctx, 'chaos-cancel')] });
+  await ctx.client.workflow.start('benchmarkMatrix', {
+    taskQueue: ctx.taskQueue,
+    workflowId: runId,
+    args: [spec(ctx, 'chaos-cancel')],
+  });
   const step = rand() < 0.5 ? 'load' : 'queries-baseline';
   const cell = await waitForStep(ctx, runId, step);
   await sleep(200 + rand() * 500);
@@ -366,12 +442,22 @@ async function trialCancel(ctx: Ctx): Promise<TrialOutcome> {
   const status = await result(ctx, runId);
   const check = await checkRun(ctx, runId, 400_000, 'cancelled');
   if (status !== 'cancelled') check.problems.push(`run ended ${status}, expected cancelled`);
-  return { name: 'cancel', survived: check.problems.length === 0, detail: `cancelled while ${cell ?? '?'} was in ${step}`, kills: 0, check };
+  return {
+    name: 'cancel',
+    survived: check.problems.length === 0,
+    detail: `cancelled while ${cell ?? '?'} was in ${step}`,
+    kills: 0,
+    check,
+  };
 }
 
 async function trialSigtermWorker(ctx: Ctx): Promise<TrialOutcome> {
   const runId = `chaos-sigterm-${seed}`;
-  await ctx.client.workflow.start('benchmarkMatrix', { taskQueue: ctx.taskQueue, workflowId: runId, args: [spec(ctx, 'chaos-sigterm')] });
+  await ctx.client.workflow.start('benchmarkMatrix', {
+    taskQueue: ctx.taskQueue,
+    workflowId: runId,
+    args: [spec(ctx, 'chaos-sigterm')],
+  });
   const cell = await waitForStep(ctx, runId, 'queries-baseline');
   const pidBefore = cell ? serverPid(ctx, runId, cell) : undefined;
   await stopWorker(ctx, 'SIGTERM');
@@ -382,7 +468,13 @@ async function trialSigtermWorker(ctx: Ctx): Promise<TrialOutcome> {
   const check = await checkRun(ctx, runId, 400_000, 'completed');
   if (status !== 'completed') check.problems.push(`run ${status}`);
   if (!aliveAfter || pidBefore !== pidAfterShutdown) check.problems.push('the worker shutdown tore the target down');
-  return { name: 'sigterm-worker', survived: check.problems.length === 0, detail: `SIGTERM while ${cell ?? '?'} ran queries; its server (pid ${pidBefore}) ${aliveAfter ? 'kept running' : 'was stopped'}`, kills: 0, check };
+  return {
+    name: 'sigterm-worker',
+    survived: check.problems.length === 0,
+    detail: `SIGTERM while ${cell ?? '?'} ran queries; its server (pid ${pidBefore}) ${aliveAfter ? 'kept running' : 'was stopped'}`,
+    kills: 0,
+    check,
+  };
 }
 
 /**
@@ -392,7 +484,12 @@ async function trialSigtermWorker(ctx: Ctx): Promise<TrialOutcome> {
  */
 async function longMatrix(ctx: Ctx): Promise<{ ok: boolean; line: string }> {
   const { provisionEmbedded, teardownEmbedded } = await import('../src/targets/embedded');
-  const server = await provisionEmbedded({ runId: `chaos-long-server-${seed}`, cellKey: 'shared', version: '26.7', workDir: path.join(ctx.tmp, 'long-server') });
+  const server = await provisionEmbedded({
+    runId: `chaos-long-server-${seed}`,
+    cellKey: 'shared',
+    version: '26.7',
+    workDir: path.join(ctx.tmp, 'long-server'),
+  });
   const runId = `chaos-long-${seed}`;
   const t0 = Date.now();
   try {
@@ -401,22 +498,40 @@ async function longMatrix(ctx: Ctx): Promise<{ ok: boolean; line: string }> {
       workload: 'trivial',
       scale: 1000,
       target: { kind: 'external', url: server.url },
-      matrix: { version: ['26', '26.7', '26.7.2', '26.7.2.1'], codec: ['LZ4', 'LZ4HC', 'ZSTD(1)', 'ZSTD(3)', 'ZSTD(6)', 'ZSTD(9)', 'NONE'], repeat: 18 },
+      matrix: {
+        version: ['26', '26.7', '26.7.2', '26.7.2.1'],
+        codec: ['LZ4', 'LZ4HC', 'ZSTD(1)', 'ZSTD(3)', 'ZSTD(6)', 'ZSTD(9)', 'NONE'],
+        repeat: 18,
+      },
       skipIndex: false,
       concurrency: 8,
-      protocol: { coldRuns: 1, warmupRuns: 0, warmRuns: 1, dropOsPageCache: false, stopMergesDuringQueries: false, quiesce: { stableForMs: 0, pollMs: 100 } },
+      protocol: {
+        coldRuns: 1,
+        warmupRuns: 0,
+        warmRuns: 1,
+        dropOsPageCache: false,
+        stopMergesDuringQueries: false,
+        quiesce: { stableForMs: 0, pollMs: 100 },
+      },
       resultsDir: ctx.resultsDir,
     };
-    const r = (await ctx.client.workflow.execute('benchmarkMatrix', { taskQueue: ctx.taskQueue, workflowId: runId, args: [spec] })) as { cells: { status: string }[] };
+    const r = (await ctx.client.workflow.execute('benchmarkMatrix', {
+      taskQueue: ctx.taskQueue,
+      workflowId: runId,
+      args: [spec],
+    })) as { cells: { status: string }[] };
     const ok = r.cells.filter((c) => c.status === 'succeeded').length;
     let maxCell = 0;
     let cells = 0;
-    for await (const w of ctx.client.workflow.list({ query: `ChbenchRunId = '${runId}' AND WorkflowType = 'benchmarkCell'` })) {
+    for await (const w of ctx.client.workflow.list({
+      query: `ChbenchRunId = '${runId}' AND WorkflowType = 'benchmarkCell'`,
+    })) {
       cells++;
       maxCell = Math.max(maxCell, w.historyLength);
     }
     const matrixRuns: number[] = [];
-    for await (const w of ctx.client.workflow.list({ query: `WorkflowId = '${runId}'` })) matrixRuns.push(w.historyLength);
+    for await (const w of ctx.client.workflow.list({ query: `WorkflowId = '${runId}'` }))
+      matrixRuns.push(w.historyLength);
     const maxMatrix = Math.max(...matrixRuns);
     const pass = ok === 504 && cells === 504 && Math.max(maxMatrix, maxCell) < 10_000;
     return {
@@ -443,7 +558,17 @@ async function main(): Promise<void> {
   const dbFile = path.join(tmp, 'temporal.sqlite');
   const server = await startDevServer({ port, dbFile, keepDb: true });
   const connection = await Connection.connect({ address: server.address });
-  const ctx: Ctx = { tmp, workDir: path.join(tmp, 'targets'), resultsDir: path.join(tmp, 'results'), taskQueue: `chaos-${seed}`, server, port, dbFile, connection, client: new Client({ connection }) };
+  const ctx: Ctx = {
+    tmp,
+    workDir: path.join(tmp, 'targets'),
+    resultsDir: path.join(tmp, 'results'),
+    taskQueue: `chaos-${seed}`,
+    server,
+    port,
+    dbFile,
+    connection,
+    client: new Client({ connection }),
+  };
   console.log(`chaos: seed ${seed} (replay with CHAOS_SEED=${seed}); logs in ${tmp}`);
   startWorker(ctx);
   const outcomes: TrialOutcome[] = [];
@@ -463,10 +588,18 @@ async function main(): Promise<void> {
     try {
       o = await run();
     } catch (e) {
-      o = { name, survived: false, detail: `harness error: ${(e as Error).stack}`, kills: 0, check: { problems: [String(e)], duplicated: 0, doubleLoads: 0, leaked: 0 } };
+      o = {
+        name,
+        survived: false,
+        detail: `harness error: ${(e as Error).stack}`,
+        kills: 0,
+        check: { problems: [String(e)], duplicated: 0, doubleLoads: 0, leaked: 0 },
+      };
     }
     outcomes.push(o);
-    console.log(`trial ${o.name}: ${o.survived ? 'survived' : 'FAILED'} in ${((Date.now() - t0) / 1000).toFixed(0)} s — ${o.detail}${o.check.problems.length ? `; problems: ${o.check.problems.join('; ')}` : ''}`);
+    console.log(
+      `trial ${o.name}: ${o.survived ? 'survived' : 'FAILED'} in ${((Date.now() - t0) / 1000).toFixed(0)} s — ${o.detail}${o.check.problems.length ? `; problems: ${o.check.problems.join('; ')}` : ''}`,
+    );
   }
   let longOk = true;
   if (!only || only.includes('long-matrix')) {
@@ -487,7 +620,9 @@ async function main(): Promise<void> {
   await ctx.server.stop();
   const all = merge(outcomes.map((o) => o.check));
   const survived = outcomes.filter((o) => o.survived).length;
-  console.log(`chaos: trials ${outcomes.length}, survived ${survived}, kills ${outcomes.reduce((a, o) => a + o.kills, 0)}, duplicated cells ${all.duplicated}, double loads ${all.doubleLoads}, leaked resources ${all.leaked}`);
+  console.log(
+    `chaos: trials ${outcomes.length}, survived ${survived}, kills ${outcomes.reduce((a, o) => a + o.kills, 0)}, duplicated cells ${all.duplicated}, double loads ${all.doubleLoads}, leaked resources ${all.leaked}`,
+  );
   const pass = survived === outcomes.length && longOk;
   if (pass) rmSync(tmp, { recursive: true, force: true });
   process.exit(pass ? 0 : 1);

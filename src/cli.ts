@@ -37,7 +37,10 @@ function fail(code: number, msg: string): never {
 
 /** The deepest failure message of a workflow failure, and whether it was a spec refusal. */
 function failureSummary(e: WorkflowFailedError): { message: string; invalidSpec: boolean } {
-  return { message: (e.cause && rootCause(e.cause)) || e.message, invalidSpec: hasFailureType(e.cause, FAILURE.InvalidSpec) };
+  return {
+    message: (e.cause && rootCause(e.cause)) || e.message,
+    invalidSpec: hasFailureType(e.cause, FAILURE.InvalidSpec),
+  };
 }
 
 function validateFile(file: string) {
@@ -66,8 +69,12 @@ program
   .action((file: string) => {
     const { spec } = validateFile(file);
     const cells = expandMatrix(spec).map(cellKey);
-    console.log(`${file}: valid; workload ${spec.workload}, ${spec.scale} rows, target ${spec.target.kind}, ${cells.length} cell(s): ${cells.join(', ')}`);
-    console.log('(checked on the worker when the run starts: local binaries, password variables, the results directory)');
+    console.log(
+      `${file}: valid; workload ${spec.workload}, ${spec.scale} rows, target ${spec.target.kind}, ${cells.length} cell(s): ${cells.join(', ')}`,
+    );
+    console.log(
+      '(checked on the worker when the run starts: local binaries, password variables, the results directory)',
+    );
   });
 
 program
@@ -79,7 +86,10 @@ program
     const { raw, spec } = validateFile(file);
     const runId = o.runId ?? newRunId(spec.name);
     if (existsSync(path.join(runDir(spec.resultsDir, runId), 'run.json')))
-      fail(EXIT.invalid, `run ${runId} already exists in ${runDir(spec.resultsDir, runId)}; resume it with: chbench resume ${runId}`);
+      fail(
+        EXIT.invalid,
+        `run ${runId} already exists in ${runDir(spec.resultsDir, runId)}; resume it with: chbench resume ${runId}`,
+      );
     const { client, connection, cfg } = await temporalClient();
     try {
       if (!o.wait) {
@@ -87,7 +97,9 @@ program
         console.log(runId);
         return;
       }
-      console.error(`chbench: run ${runId} started on task queue ${cfg.taskQueue}; watch it in the Temporal Web UI, or: temporal workflow query --workflow-id ${runId} --type progress --address ${cfg.temporalAddress}`);
+      console.error(
+        `chbench: run ${runId} started on task queue ${cfg.taskQueue}; watch it in the Temporal Web UI, or: temporal workflow query --workflow-id ${runId} --type progress --address ${cfg.temporalAddress}`,
+      );
       await follow(client, raw, runId, cfg);
     } finally {
       await connection.close();
@@ -102,14 +114,17 @@ async function follow(client: Client, raw: unknown, runId: string, cfg: ReturnTy
     const failed = r.cells.filter((c) => c.status === 'failed');
     console.log(r.reportPath);
     if (failed.length) {
-      console.error(`chbench: ${failed.length} cell(s) failed: ${failed.map((c) => c.cellKey).join(', ')} (see the report)`);
+      console.error(
+        `chbench: ${failed.length} cell(s) failed: ${failed.map((c) => c.cellKey).join(', ')} (see the report)`,
+      );
       process.exitCode = EXIT.cellsFailed;
     }
   } catch (e) {
     if (!(e instanceof WorkflowFailedError)) throw e;
     const { message, invalidSpec } = failureSummary(e);
     if (invalidSpec) fail(EXIT.invalid, `run ${runId} refused by the worker: ${message}`);
-    if ((e.cause as Error)?.name === 'CancelledFailure') fail(EXIT.workflowFailed, `run ${runId} was cancelled: ${message}`);
+    if ((e.cause as Error)?.name === 'CancelledFailure')
+      fail(EXIT.workflowFailed, `run ${runId} was cancelled: ${message}`);
     fail(EXIT.workflowFailed, `run ${runId} failed: ${message}`);
   } finally {
     clearTimeout(hint);
@@ -119,21 +134,35 @@ async function follow(client: Client, raw: unknown, runId: string, cfg: ReturnTy
 /** Tell the user when no worker polls the task queue (the run would wait forever). */
 async function warnIfNoWorker(client: Client, cfg: ReturnType<typeof loadConfig>): Promise<void> {
   try {
-    const r = await client.workflowService.describeTaskQueue({ namespace: cfg.namespace, taskQueue: { name: cfg.taskQueue }, taskQueueType: 1 });
-    if (!r.pollers?.length) console.error(`chbench: no worker polls task queue "${cfg.taskQueue}" on ${cfg.temporalAddress}; start one with: chbench worker (same TEMPORAL_ADDRESS and CHBENCH_TASK_QUEUE)`);
+    const r = await client.workflowService.describeTaskQueue({
+      namespace: cfg.namespace,
+      taskQueue: { name: cfg.taskQueue },
+      taskQueueType: 1,
+    });
+    if (!r.pollers?.length)
+      console.error(
+        `chbench: no worker polls task queue "${cfg.taskQueue}" on ${cfg.temporalAddress}; start one with: chbench worker (same TEMPORAL_ADDRESS and CHBENCH_TASK_QUEUE)`,
+      );
   } catch {
     /* best effort */
   }
 }
 
 /** Connect to Temporal or exit with EXIT.unreachable. */
-async function temporalClient(): Promise<{ client: Client; connection: Connection; cfg: ReturnType<typeof loadConfig> }> {
+async function temporalClient(): Promise<{
+  client: Client;
+  connection: Connection;
+  cfg: ReturnType<typeof loadConfig>;
+}> {
   const cfg = loadConfig();
   try {
     const connection = await Connection.connect({ address: cfg.temporalAddress, connectTimeout: 5000 });
     return { client: new Client({ connection, namespace: cfg.namespace }), connection, cfg };
   } catch (e) {
-    fail(EXIT.unreachable, `cannot reach Temporal at ${cfg.temporalAddress} (set TEMPORAL_ADDRESS): ${(e as Error).message}`);
+    fail(
+      EXIT.unreachable,
+      `cannot reach Temporal at ${cfg.temporalAddress} (set TEMPORAL_ADDRESS): ${(e as Error).message}`,
+    );
   }
 }
 
@@ -143,12 +172,21 @@ program
   .option('--results-dir <dir>', 'results directory', 'results')
   .action(async (runId: string, o: { resultsDir: string }) => {
     const specFile = path.join(runDir(o.resultsDir, runId), 'run-spec.json');
-    if (!existsSync(specFile)) fail(EXIT.invalid, `no run ${runId} under ${path.resolve(o.resultsDir)} (missing ${specFile})`);
+    if (!existsSync(specFile))
+      fail(EXIT.invalid, `no run ${runId} under ${path.resolve(o.resultsDir)} (missing ${specFile})`);
     const raw = readSpecFile(specFile);
     const { client, connection, cfg } = await temporalClient();
     try {
-      const st = await client.workflow.getHandle(runId).describe().then((d) => d.status.name).catch(() => 'NOT_FOUND');
-      if (st === 'RUNNING') fail(EXIT.invalid, `run ${runId} is still running; nothing to resume (cancel it first: temporal workflow cancel -w ${runId})`);
+      const st = await client.workflow
+        .getHandle(runId)
+        .describe()
+        .then((d) => d.status.name)
+        .catch(() => 'NOT_FOUND');
+      if (st === 'RUNNING')
+        fail(
+          EXIT.invalid,
+          `run ${runId} is still running; nothing to resume (cancel it first: temporal workflow cancel -w ${runId})`,
+        );
       console.error(`chbench: resuming ${runId} (spec ${specFile}); cells already measured are reused`);
       await follow(client, raw, runId, cfg);
     } finally {
@@ -158,16 +196,28 @@ program
 
 program
   .command('gc')
-  .description('stop and remove per-cell servers and directories whose runs are closed, as seen by the Temporal server each run lives on (recorded in its label)')
+  .description(
+    'stop and remove per-cell servers and directories whose runs are closed, as seen by the Temporal server each run lives on (recorded in its label)',
+  )
   .option('--dry-run', 'only list what would be removed')
-  .option('--force', 'also remove servers whose label records no Temporal owner (older chbench) when their workflows are closed in TEMPORAL_ADDRESS/TEMPORAL_NAMESPACE')
+  .option(
+    '--force',
+    'also remove servers whose label records no Temporal owner (older chbench) when their workflows are closed in TEMPORAL_ADDRESS/TEMPORAL_NAMESPACE',
+  )
   .action(async (o: { dryRun?: boolean; force?: boolean }) => {
     const cfg = loadConfig();
     // Each server is judged by the Temporal server and namespace recorded in its label, not by this
     // CLI's; TEMPORAL_ADDRESS/TEMPORAL_NAMESPACE only serve --force for labels without owner.
-    const { removed, kept } = await collectGarbage(cfg.workDir, { dryRun: o.dryRun, ...(o.force ? { force: { address: cfg.temporalAddress, namespace: cfg.namespace } } : {}) });
-    for (const r of removed) console.log(`${o.dryRun ? 'would remove' : 'removed'} ${r.runId}/${r.cellKey} ${r.dataDir}${r.pid ? ` (pid ${r.pid})` : ''}: ${r.reason}`);
-    for (const k of kept) console.log(`kept ${k.runId}/${k.cellKey} ${k.dataDir}${k.pid ? ` (pid ${k.pid})` : ''}: ${k.reason}`);
+    const { removed, kept } = await collectGarbage(cfg.workDir, {
+      dryRun: o.dryRun,
+      ...(o.force ? { force: { address: cfg.temporalAddress, namespace: cfg.namespace } } : {}),
+    });
+    for (const r of removed)
+      console.log(
+        `${o.dryRun ? 'would remove' : 'removed'} ${r.runId}/${r.cellKey} ${r.dataDir}${r.pid ? ` (pid ${r.pid})` : ''}: ${r.reason}`,
+      );
+    for (const k of kept)
+      console.log(`kept ${k.runId}/${k.cellKey} ${k.dataDir}${k.pid ? ` (pid ${k.pid})` : ''}: ${k.reason}`);
     if (!removed.length && !kept.length) console.log(`nothing under ${cfg.workDir}`);
   });
 
@@ -178,7 +228,8 @@ program
   .option('--print', 'also print the report to stdout')
   .action((runId: string, o: { resultsDir: string; print?: boolean }) => {
     const dir = runDir(o.resultsDir, runId);
-    if (!existsSync(path.join(dir, 'run.json'))) fail(EXIT.invalid, `no run ${runId} under ${path.resolve(o.resultsDir)} (missing ${path.join(dir, 'run.json')})`);
+    if (!existsSync(path.join(dir, 'run.json')))
+      fail(EXIT.invalid, `no run ${runId} under ${path.resolve(o.resultsDir)} (missing ${path.join(dir, 'run.json')})`);
     let md = '';
     try {
       md = renderReport(dir);
@@ -202,7 +253,11 @@ program
       await runWorker(cfg);
     } catch (e) {
       const msg = (e as Error).message ?? String(e);
-      if (/connect|UNAVAILABLE|ECONNREFUSED|transport/i.test(msg)) fail(EXIT.unreachable, `cannot reach Temporal at ${cfg.temporalAddress} (set TEMPORAL_ADDRESS): ${msg.split('\n')[0]}`);
+      if (/connect|UNAVAILABLE|ECONNREFUSED|transport/i.test(msg))
+        fail(
+          EXIT.unreachable,
+          `cannot reach Temporal at ${cfg.temporalAddress} (set TEMPORAL_ADDRESS): ${msg.split('\n')[0]}`,
+        );
       throw e;
     }
   });

@@ -33,10 +33,14 @@ async function main(): Promise<void> {
   try {
     const client = new Client({ connection, namespace: cfg.namespace });
     const runId = newRunId(spec.name);
-    console.error(`demo: run ${runId}: ${spec.workload}, ${spec.scale} rows, ${spec.target.kind} target, codecs ${spec.matrix.codec.join(' / ')}`);
+    console.error(
+      `demo: run ${runId}: ${spec.workload}, ${spec.scale} rows, ${spec.target.kind} target, codecs ${spec.matrix.codec.join(' / ')}`,
+    );
     const t0 = Date.now();
     const r = await runAndFollow(client, raw, runId, cfg.taskQueue, { progress: true });
-    console.error(`demo: finished in ${((Date.now() - t0) / 1000).toFixed(0)} s; cells: ${r.cells.map((c) => `${c.cellKey} ${c.status}`).join(', ')}`);
+    console.error(
+      `demo: finished in ${((Date.now() - t0) / 1000).toFixed(0)} s; cells: ${r.cells.map((c) => `${c.cellKey} ${c.status}`).join(', ')}`,
+    );
     console.log(r.reportPath);
     if (r.cells.some((c) => c.status === 'failed')) process.exitCode = 1;
   } finally {

@@ -28,7 +28,9 @@ export function installRuntime(level: LogLevel = logLevel('INFO')): void {
 }
 
 /** Create (not run) a worker. */
-export async function createWorker(cfg: Config = loadConfig()): Promise<{ worker: Worker; connection: NativeConnection }> {
+export async function createWorker(
+  cfg: Config = loadConfig(),
+): Promise<{ worker: Worker; connection: NativeConnection }> {
   await ensureSearchAttributes(cfg.temporalAddress, cfg.namespace);
   const connection = await NativeConnection.connect({ address: cfg.temporalAddress });
   const worker = await Worker.create({
@@ -36,7 +38,11 @@ export async function createWorker(cfg: Config = loadConfig()): Promise<{ worker
     namespace: cfg.namespace,
     taskQueue: cfg.taskQueue,
     workflowsPath: require.resolve('./workflows'),
-    activities: createActivities({ workDir: cfg.workDir, temporalAddress: cfg.temporalAddress, namespace: cfg.namespace }),
+    activities: createActivities({
+      workDir: cfg.workDir,
+      temporalAddress: cfg.temporalAddress,
+      namespace: cfg.namespace,
+    }),
     // Cells on one host disturb each other; the matrix decides concurrency, this only caps it.
     maxConcurrentActivityTaskExecutions: 8,
   });

@@ -37,7 +37,11 @@ function parsePort(p: string | { target: number; published?: string | number; ho
   target: string;
 } {
   if (typeof p !== 'string') {
-    return { hostIp: p.host_ip, published: p.published === undefined ? undefined : String(p.published), target: String(p.target) };
+    return {
+      hostIp: p.host_ip,
+      published: p.published === undefined ? undefined : String(p.published),
+      target: String(p.target),
+    };
   }
   const bare = p.replace(/\/(tcp|udp)$/, '');
   const parts = bare.split(':');
@@ -121,7 +125,10 @@ test('clickhouse: image from CLICKHOUSE_VERSION, HTTP on 127.0.0.1:8123, data vo
   assert.equal(ch.image, 'clickhouse/clickhouse-server:${CLICKHOUSE_VERSION:-26.3}');
 
   const ports = (ch.ports ?? []).map(parsePort);
-  assert.ok(ports.some((p) => p.target === '8123'), 'HTTP 8123 published');
+  assert.ok(
+    ports.some((p) => p.target === '8123'),
+    'HTTP 8123 published',
+  );
   for (const p of ports) assert.equal(p.hostIp, '127.0.0.1', `port ${p.target} published on loopback only`);
 
   const mounts = (ch.volumes ?? []).map((v) => (typeof v === 'string' ? v.split(':') : [v.source, v.target]));

@@ -34,7 +34,10 @@ const spec = (name: string) => ({
   resultsDir: env.resultsDir,
 });
 
-async function waitFor(handle: { query: (q: string) => Promise<unknown> }, pred: (p: MatrixProgress) => boolean): Promise<MatrixProgress> {
+async function waitFor(
+  handle: { query: (q: string) => Promise<unknown> },
+  pred: (p: MatrixProgress) => boolean,
+): Promise<MatrixProgress> {
   for (let i = 0; i < 1200; i++) {
     const p = (await handle.query('progress').catch(() => undefined)) as MatrixProgress | undefined;
     if (p && pred(p)) return p;
@@ -44,21 +47,32 @@ async function waitFor(handle: { query: (q: string) => Promise<unknown> }, pred:
 }
 
 function leftovers(): string[] {
-  return existsSync(env.workDir) ? readdirSync(env.workDir).flatMap((d) => readdirSync(path.join(env.workDir, d)).map((c) => `${d}/${c}`)) : [];
+  return existsSync(env.workDir)
+    ? readdirSync(env.workDir).flatMap((d) => readdirSync(path.join(env.workDir, d)).map((c) => `${d}/${c}`))
+    : [];
 }
 
 test('temporal workflow cancel tears down, keeps measured results and ends the run as cancelled', async () => {
   const runId = `cancel-${Date.now()}`;
-  const handle = await env.client.workflow.start('benchmarkMatrix', { taskQueue: env.taskQueue, workflowId: runId, args: [spec('cancel')] });
+  const handle = await env.client.workflow.start('benchmarkMatrix', {
+    taskQueue: env.taskQueue,
+    workflowId: runId,
+    args: [spec('cancel')],
+  });
   await waitFor(handle, (p) => p.succeeded.length === 1 && p.running.length === 1);
   await new Promise((r) => setTimeout(r, 1500)); // mid-cell
   await handle.cancel();
-  await assert.rejects(handle.result(), (e: unknown) => e instanceof WorkflowFailedError && e.cause instanceof CancelledFailure);
+  await assert.rejects(
+    handle.result(),
+    (e: unknown) => e instanceof WorkflowFailedError && e.cause instanceof CancelledFailure,
+  );
   const run = JSON.parse(readFileSync(path.join(env.resultsDir, runId, 'run.json'), 'utf8'));
   assert.equal(run.status, 'cancelled');
   const lz4 = JSON.parse(readFileSync(path.join(env.resultsDir, runId, 'cells', 'v26.7-lz4', 'result.json'), 'utf8'));
   assert.equal(lz4.status, 'succeeded', 'the finished cell is kept');
-  const zstd = JSON.parse(readFileSync(path.join(env.resultsDir, runId, 'cells', 'v26.7-zstd3', 'result.json'), 'utf8'));
+  const zstd = JSON.parse(
+    readFileSync(path.join(env.resultsDir, runId, 'cells', 'v26.7-zstd3', 'result.json'), 'utf8'),
+  );
   assert.equal(zstd.status, 'cancelled');
   assert.match(readFileSync(path.join(env.resultsDir, runId, 'report.md'), 'utf8'), /run status \*\*cancelled\*\*/);
   assert.deepEqual(leftovers(), [], 'every target was torn down');
@@ -66,18 +80,30 @@ test('temporal workflow cancel tears down, keeps measured results and ends the r
 
 test('a run that stopped part-way resumes: finished cells are reused, only the rest runs', async () => {
   const runId = `resume-${Date.now()}`;
-  const handle = await env.client.workflow.start('benchmarkMatrix', { taskQueue: env.taskQueue, workflowId: runId, args: [spec('resume')] });
+  const handle = await env.client.workflow.start('benchmarkMatrix', {
+    taskQueue: env.taskQueue,
+    workflowId: runId,
+    args: [spec('resume')],
+  });
   await waitFor(handle, (p) => p.succeeded.length === 1 && p.running.length === 1);
   await handle.terminate('simulated crash of the run');
   const first = path.join(env.resultsDir, runId, 'cells', 'v26.7-lz4', 'result.json');
   const mtime = statSync(first).mtimeMs;
   // Resume = start the same workflow id with the spec stored with the run (what `chbench resume` does).
   const stored = JSON.parse(readFileSync(path.join(env.resultsDir, runId, 'run-spec.json'), 'utf8'));
-  const r = (await env.client.workflow.execute('benchmarkMatrix', { taskQueue: env.taskQueue, workflowId: runId, args: [stored] })) as MatrixResult;
-  assert.deepEqual(r.cells.map((c) => [c.cellKey, c.status]).sort(), [['v26.7-lz4', 'succeeded'], ['v26.7-zstd3', 'succeeded']]);
+  const r = (await env.client.workflow.execute('benchmarkMatrix', {
+    taskQueue: env.taskQueue,
+    workflowId: runId,
+    args: [stored],
+  })) as MatrixResult;
+  assert.deepEqual(r.cells.map((c) => [c.cellKey, c.status]).sort(), [
+    ['v26.7-lz4', 'succeeded'],
+    ['v26.7-zstd3', 'succeeded'],
+  ]);
   assert.equal(statSync(first).mtimeMs, mtime, 'the finished cell was reused, not measured again');
   const children: string[] = [];
-  for await (const w of env.client.workflow.list({ query: `WorkflowId = '${runId}/v26.7-lz4'` })) children.push(w.status.name);
+  for await (const w of env.client.workflow.list({ query: `WorkflowId = '${runId}/v26.7-lz4'` }))
+    children.push(w.status.name);
   assert.equal(children.length, 1, 'the reused cell ran once');
   const run = JSON.parse(readFileSync(path.join(env.resultsDir, runId, 'run.json'), 'utf8'));
   assert.equal(run.resumes.length, 1);
@@ -88,25 +114,42 @@ test('a spec that differs from the stored one is refused on resume', async () =>
   const runId = `resume-diff-${Date.now()}`;
   const small = { ...spec('diff'), scale: 50_000, matrix: { version: ['26.7'], codec: ['LZ4'] }, skipIndex: false };
   await env.client.workflow.execute('benchmarkMatrix', { taskQueue: env.taskQueue, workflowId: runId, args: [small] });
-  await assertFailureType(env.client.workflow.execute('benchmarkMatrix', { taskQueue: env.taskQueue, workflowId: runId, args: [{ ...small, scale: 60_000 }] }), 'InvalidSpec', /different spec/);
+  await assertFailureType(
+    env.client.workflow.execute('benchmarkMatrix', {
+      taskQueue: env.taskQueue,
+      workflowId: runId,
+      args: [{ ...small, scale: 60_000 }],
+    }),
+    'InvalidSpec',
+    /different spec/,
+  );
 });
 
-test('gc keeps a server whose label records no Temporal owner; --force judges it by the CLI\'s server', async () => {
+test("gc keeps a server whose label records no Temporal owner; --force judges it by the CLI's server", async () => {
   const runId = `gc-${Date.now()}`;
   // Provisioned outside a workflow: its label has no owner (as labels written by older versions).
   const h = await provisionEmbedded({ runId, cellKey: 'v26.7-lz4', version: '26.7', workDir: env.workDir });
   assert.ok(isAlive(h.pid!));
   const kept = await collectGarbage(env.workDir);
   assert.deepEqual(kept.removed, []);
-  assert.deepEqual(kept.kept.map((r) => r.runId), [runId]);
+  assert.deepEqual(
+    kept.kept.map((r) => r.runId),
+    [runId],
+  );
   assert.match(kept.kept[0].reason, /records no Temporal owner.*--force/);
   assert.ok(isAlive(h.pid!), 'kept');
   const force = { address: env.server.address, namespace: 'default' };
   const dry = await collectGarbage(env.workDir, { dryRun: true, force });
-  assert.deepEqual(dry.removed.map((r) => r.runId), [runId]);
+  assert.deepEqual(
+    dry.removed.map((r) => r.runId),
+    [runId],
+  );
   assert.ok(isAlive(h.pid!), 'dry run removes nothing');
   const res = await collectGarbage(env.workDir, { force });
-  assert.deepEqual(res.removed.map((r) => r.runId), [runId]);
+  assert.deepEqual(
+    res.removed.map((r) => r.runId),
+    [runId],
+  );
   assert.match(res.removed[0].reason, /--force/);
   await new Promise((r) => setTimeout(r, 200));
   assert.ok(!isAlive(h.pid!), 'the leaked server was stopped');

@@ -44,12 +44,21 @@ function tableRows(sectionText: string): string[][] {
     .split('\n')
     .filter((l) => l.startsWith('|') && !/^\|\s*-/.test(l))
     .slice(1)
-    .map((l) => l.split('|').slice(1, -1).map((c) => c.trim()));
+    .map((l) =>
+      l
+        .split('|')
+        .slice(1, -1)
+        .map((c) => c.trim()),
+    );
 }
 
 test('a 2-cell embedded matrix completes and every report table holds measured values', async () => {
   const runId = `e2e-${Date.now()}`;
-  const handle = await env.client.workflow.start('benchmarkMatrix', { taskQueue: env.taskQueue, workflowId: runId, args: [demoSpec()] });
+  const handle = await env.client.workflow.start('benchmarkMatrix', {
+    taskQueue: env.taskQueue,
+    workflowId: runId,
+    args: [demoSpec()],
+  });
   let seen: MatrixProgress | undefined;
   for (let i = 0; i < 200 && !seen?.running.length; i++) {
     seen = await handle.query<MatrixProgress>('progress').catch(() => undefined);
@@ -58,24 +67,52 @@ test('a 2-cell embedded matrix completes and every report table holds measured v
   assert.equal(seen?.total, 2, 'progress query reports the cell count while running');
   const r = (await handle.result()) as MatrixResult;
   assert.equal(r.status, 'completed');
-  assert.deepEqual(r.cells.map((c) => [c.cellKey, c.status]).sort(), [['v26.7-lz4', 'succeeded'], ['v26.7-zstd3', 'succeeded']]);
+  assert.deepEqual(r.cells.map((c) => [c.cellKey, c.status]).sort(), [
+    ['v26.7-lz4', 'succeeded'],
+    ['v26.7-zstd3', 'succeeded'],
+  ]);
 
-  const cells = Object.fromEntries(r.cells.map((c) => [c.cellKey, JSON.parse(readFileSync(c.resultFile, 'utf8')) as CellResultDoc & Record<string, any>]));
+  const cells = Object.fromEntries(
+    r.cells.map((c) => [
+      c.cellKey,
+      JSON.parse(readFileSync(c.resultFile, 'utf8')) as CellResultDoc & Record<string, any>,
+    ]),
+  );
   for (const [key, c] of Object.entries(cells)) {
     assert.equal(c.schema, 'chbench.cell-result/v1');
     assert.equal(c.load!.rows_in_table, 2_000_000, `${key}: loaded rows equal the spec`);
     assert.equal(c.load!.partitions, 7, `${key}: 7 daily partitions, as in the seed`);
     assert.ok(c.storage!.columns && c.storage!.columns.length === 8, `${key}: per-column sizes for all 8 columns`);
-    assert.ok(new Set(c.storage!.columns!.map((x) => x.compressed_bytes)).size > 4, `${key}: per-column sizes differ (not part totals)`);
+    assert.ok(
+      new Set(c.storage!.columns!.map((x) => x.compressed_bytes)).size > 4,
+      `${key}: per-column sizes differ (not part totals)`,
+    );
     const qs = c.queries_baseline!.queries;
-    assert.deepEqual(qs.map((q) => q.id), ['q1', 'q2', 'q3', 'q4', 'q5']);
+    assert.deepEqual(
+      qs.map((q) => q.id),
+      ['q1', 'q2', 'q3', 'q4', 'q5'],
+    );
     for (const q of qs) {
-      assert.deepEqual(q.samples.map((s) => s.kind), ['cold', 'warmup', 'warm', 'warm', 'warm'], `${key} ${q.id}: 1 cold + 1 warm-up + 3 warm samples kept`);
+      assert.deepEqual(
+        q.samples.map((s) => s.kind),
+        ['cold', 'warmup', 'warm', 'warm', 'warm'],
+        `${key} ${q.id}: 1 cold + 1 warm-up + 3 warm samples kept`,
+      );
       assert.equal(new Set(q.samples.map((s) => s.query_id)).size, 5, 'a unique query_id per run');
-      assert.equal(q.samples[0].validity.cold?.valid, true, `${key} ${q.id}: the cold run was cold: ${q.samples[0].validity.cold?.reasons.join('; ')}`);
-      assert.ok(q.samples.every((s) => s.validity.quiet.valid === true), `${key} ${q.id}: every run quiet`);
+      assert.equal(
+        q.samples[0].validity.cold?.valid,
+        true,
+        `${key} ${q.id}: the cold run was cold: ${q.samples[0].validity.cold?.reasons.join('; ')}`,
+      );
+      assert.ok(
+        q.samples.every((s) => s.validity.quiet.valid === true),
+        `${key} ${q.id}: every run quiet`,
+      );
       for (const s of q.samples) {
-        assert.ok(s.server_elapsed_ms! > 0 && s.wall_ms >= s.server_elapsed_ms! * 0.5, `${key} ${q.id}: server and wall time measured`);
+        assert.ok(
+          s.server_elapsed_ms! > 0 && s.wall_ms >= s.server_elapsed_ms! * 0.5,
+          `${key} ${q.id}: server and wall time measured`,
+        );
         assert.ok(s.read_rows !== null && s.read_rows > 0, `${key} ${q.id}: read_rows measured`);
       }
       assert.ok(q.explain_indexes && q.explain_indexes.includes('ReadFromMergeTree'), 'EXPLAIN indexes = 1 captured');
@@ -96,35 +133,80 @@ test('a 2-cell embedded matrix completes and every report table holds measured v
     assert.ok(after5 < before5 / 5, `${key}: bloom filter cut Q5 read_rows (${before5} → ${after5})`);
     assert.ok(c.index!.index_bytes! > 0, 'index size measured');
   }
-  assert.ok(cells['v26.7-zstd3'].storage!.compressed_bytes < cells['v26.7-lz4'].storage!.compressed_bytes, 'ZSTD(3) is smaller than LZ4');
+  assert.ok(
+    cells['v26.7-zstd3'].storage!.compressed_bytes < cells['v26.7-lz4'].storage!.compressed_bytes,
+    'ZSTD(3) is smaller than LZ4',
+  );
 
   const md = readFileSync(r.reportPath, 'utf8');
-  for (const t of ['Ingest', 'Compression (table totals)', 'Per-column compression', 'Queries', 'Skip index (bloom filter) before / after']) {
+  for (const t of [
+    'Ingest',
+    'Compression (table totals)',
+    'Per-column compression',
+    'Queries',
+    'Skip index (bloom filter) before / after',
+  ]) {
     const rows = tableRows(section(md, t));
     assert.ok(rows.length >= 2, `${t}: a row per cell/column/query`);
-    for (const row of rows) for (const cell of row.slice(0, -1)) assert.notEqual(cell, 'n/a', `${t}: no unmeasured value in ${row.join(' | ')}`);
+    for (const row of rows)
+      for (const cell of row.slice(0, -1))
+        assert.notEqual(cell, 'n/a', `${t}: no unmeasured value in ${row.join(' | ')}`);
   }
   assert.match(md, /Results agree: every run of Q1, Q2, Q3, Q5 in every cell/);
   assert.doesNotMatch(md, /invalid measurements/);
-  assert.match(md, /v26\.7-lz4: index verified — every active part carries it; in the measured runs \(EXPLAIN under their settings\): Q5 EXPLAIN granules \d+\/\d+; measured read_rows [\d,]+ after vs 2,000,000 before/);
+  assert.match(
+    md,
+    /v26\.7-lz4: index verified — every active part carries it; in the measured runs \(EXPLAIN under their settings\): Q5 EXPLAIN granules \d+\/\d+; measured read_rows [\d,]+ after vs 2,000,000 before/,
+  );
 
   // What the Temporal UI / CLI shows: one child workflow per cell with readable ids, named activities.
   const children: string[] = [];
-  for await (const w of env.client.workflow.list({ query: `ChbenchRunId = '${runId}' AND WorkflowType = 'benchmarkCell'` })) children.push(w.workflowId);
+  for await (const w of env.client.workflow.list({
+    query: `ChbenchRunId = '${runId}' AND WorkflowType = 'benchmarkCell'`,
+  }))
+    children.push(w.workflowId);
   assert.deepEqual(children.sort(), [`${runId}/v26.7-lz4`, `${runId}/v26.7-zstd3`]);
   const hist = await env.client.workflow.getHandle(`${runId}/v26.7-lz4`).fetchHistory();
-  const types = hist.events!.filter((e) => e.activityTaskScheduledEventAttributes).map((e) => e.activityTaskScheduledEventAttributes!.activityType!.name);
-  assert.deepEqual(types, ['provision', 'collectMetrics', 'createSchema', 'loadData', 'quiesceMerges', 'storageStats', 'runQueries', 'materializeSkipIndex', 'quiesceMerges', 'runQueries', 'collectMetrics', 'writeCellResult', 'teardown']);
+  const types = hist
+    .events!.filter((e) => e.activityTaskScheduledEventAttributes)
+    .map((e) => e.activityTaskScheduledEventAttributes!.activityType!.name);
+  assert.deepEqual(types, [
+    'provision',
+    'collectMetrics',
+    'createSchema',
+    'loadData',
+    'quiesceMerges',
+    'storageStats',
+    'runQueries',
+    'materializeSkipIndex',
+    'quiesceMerges',
+    'runQueries',
+    'collectMetrics',
+    'writeCellResult',
+    'teardown',
+  ]);
   assert.ok(hist.events!.length < 200, `cell history stays small (${hist.events!.length} events)`);
 
   // Teardown: no data directory of the run is left.
-  const left = existsSync(env.workDir) ? readdirSync(env.workDir).flatMap((d) => readdirSync(path.join(env.workDir, d))) : [];
+  const left = existsSync(env.workDir)
+    ? readdirSync(env.workDir).flatMap((d) => readdirSync(path.join(env.workDir, d)))
+    : [];
   assert.deepEqual(left, [], 'every cell target was torn down');
 
   // `CHBENCH_RECORD_HISTORIES=1` records this release's histories (`<workflow>_<version>.json`, never
   // overwritten) for the replay test.
   if (process.env.CHBENCH_RECORD_HISTORIES) {
-    const show = (id: string) => execFileSync(temporalCliPath(), ['workflow', 'show', '--workflow-id', id, '--output', 'json', '--address', env.server.address]);
+    const show = (id: string) =>
+      execFileSync(temporalCliPath(), [
+        'workflow',
+        'show',
+        '--workflow-id',
+        id,
+        '--output',
+        'json',
+        '--address',
+        env.server.address,
+      ]);
     saveHistory(historyFile('benchmark-matrix'), runId, show(runId));
     saveHistory(historyFile('benchmark-cell'), `${runId}/v26.7-lz4`, show(`${runId}/v26.7-lz4`));
   }
@@ -133,11 +215,43 @@ test('a 2-cell embedded matrix completes and every report table holds measured v
 test('a run started with the Temporal CLI (as the README says) completes', async () => {
   const runId = `e2e-cli-${Date.now()}`;
   const file = path.join(env.tmp, 'run.json');
-  writeFileSync(file, JSON.stringify({ ...demoSpec(), name: 'cli', scale: 100_000, matrix: { version: ['26.7'], codec: ['ZSTD(3)'] }, skipIndex: false }));
-  execFileSync(temporalCliPath(), ['workflow', 'start', '--type', 'benchmarkMatrix', '--task-queue', env.taskQueue, '--workflow-id', runId, '--input-file', file, '--address', env.server.address]);
+  writeFileSync(
+    file,
+    JSON.stringify({
+      ...demoSpec(),
+      name: 'cli',
+      scale: 100_000,
+      matrix: { version: ['26.7'], codec: ['ZSTD(3)'] },
+      skipIndex: false,
+    }),
+  );
+  execFileSync(temporalCliPath(), [
+    'workflow',
+    'start',
+    '--type',
+    'benchmarkMatrix',
+    '--task-queue',
+    env.taskQueue,
+    '--workflow-id',
+    runId,
+    '--input-file',
+    file,
+    '--address',
+    env.server.address,
+  ]);
   const r = (await env.client.workflow.getHandle(runId).result()) as MatrixResult;
-  assert.deepEqual(r.cells.map((c) => c.status), ['succeeded']);
-  const described = execFileSync(temporalCliPath(), ['workflow', 'describe', '--workflow-id', `${runId}/v26.7-zstd3`, '--address', env.server.address]).toString();
+  assert.deepEqual(
+    r.cells.map((c) => c.status),
+    ['succeeded'],
+  );
+  const described = execFileSync(temporalCliPath(), [
+    'workflow',
+    'describe',
+    '--workflow-id',
+    `${runId}/v26.7-zstd3`,
+    '--address',
+    env.server.address,
+  ]).toString();
   assert.match(described, /benchmarkCell/);
   assert.match(described, /Completed/i);
 });
@@ -145,7 +259,11 @@ test('a run started with the Temporal CLI (as the README says) completes', async
 test('an invalid spec fails with InvalidSpec before anything is provisioned', async () => {
   const runId = `e2e-bad-${Date.now()}`;
   const bad = { ...demoSpec(), matrix: { version: ['26.7'], codec: ['ZSTD(99)'] }, queries: ['q9'] };
-  await assertFailureType(env.client.workflow.execute('benchmarkMatrix', { taskQueue: env.taskQueue, workflowId: runId, args: [bad] }), 'InvalidSpec', /matrix\.codec\.0/);
+  await assertFailureType(
+    env.client.workflow.execute('benchmarkMatrix', { taskQueue: env.taskQueue, workflowId: runId, args: [bad] }),
+    'InvalidSpec',
+    /matrix\.codec\.0/,
+  );
   assert.equal(existsSync(path.join(env.workDir, runId)), false, 'no target was provisioned');
   assert.equal(existsSync(path.join(env.resultsDir, runId)), false, 'no results were written');
 });

@@ -15,7 +15,10 @@ const BINARY = process.env.CHBENCH_CLICKHOUSE_SERVER ?? '/usr/sbin/clickhouse-se
 
 let env: TemporalEnv;
 before(async () => {
-  assert.ok(existsSync(BINARY), `${BINARY} is missing: run ./scripts/setup.sh --with-debian-clickhouse (CI does) or set CHBENCH_CLICKHOUSE_SERVER`);
+  assert.ok(
+    existsSync(BINARY),
+    `${BINARY} is missing: run ./scripts/setup.sh --with-debian-clickhouse (CI does) or set CHBENCH_CLICKHOUSE_SERVER`,
+  );
   env = await startTemporalEnv('local');
 });
 after(async () => {
@@ -33,7 +36,11 @@ test('a local 18.16 matrix measures the LZ4 cell with query_log rows and skips t
     skipIndex: false,
     resultsDir: env.resultsDir,
   };
-  const r = (await env.client.workflow.execute('benchmarkMatrix', { taskQueue: env.taskQueue, workflowId: runId, args: [spec] })) as MatrixResult;
+  const r = (await env.client.workflow.execute('benchmarkMatrix', {
+    taskQueue: env.taskQueue,
+    workflowId: runId,
+    args: [spec],
+  })) as MatrixResult;
   const byKey = Object.fromEntries(r.cells.map((c) => [c.cellKey, c]));
   assert.equal(byKey['v18.16-lz4'].status, 'succeeded', byKey['v18.16-lz4'].error);
   assert.equal(byKey['v18.16-zstd3'].status, 'skipped');
@@ -45,7 +52,11 @@ test('a local 18.16 matrix measures the LZ4 cell with query_log rows and skips t
   assert.equal(lz4.load!.partitions, 7);
   for (const q of lz4.queries_baseline!.queries) {
     for (const s of q.samples) {
-      assert.equal(s.server_elapsed_source, 'system.query_log.query_duration_ms', `${q.id}: 18.16 sends no summary; elapsed comes from query_log`);
+      assert.equal(
+        s.server_elapsed_source,
+        'system.query_log.query_duration_ms',
+        `${q.id}: 18.16 sends no summary; elapsed comes from query_log`,
+      );
       assert.equal(s.read_source, 'system.query_log');
       assert.ok(s.read_rows! > 0);
       const pe = (s.query_log as { ProfileEvents?: Record<string, number> }).ProfileEvents;
@@ -62,7 +73,9 @@ test('a local 18.16 matrix measures the LZ4 cell with query_log rows and skips t
   const md = readFileSync(r.reportPath, 'utf8');
   assert.match(md, /v18\.16-zstd3 \| skipped: ClickHouse 18\.16\.\d+ has no column CODEC clause/);
   // Every server was stopped and its directory removed.
-  const left = existsSync(env.workDir) ? readdirSync(env.workDir).flatMap((d) => readdirSync(path.join(env.workDir, d))) : [];
+  const left = existsSync(env.workDir)
+    ? readdirSync(env.workDir).flatMap((d) => readdirSync(path.join(env.workDir, d)))
+    : [];
   assert.deepEqual(left, []);
 });
 
@@ -76,8 +89,15 @@ test('the seed workload on 18.16 is reported as skipped with the reason, not as 
     matrix: { version: ['18.16'], codec: ['LZ4'] },
     resultsDir: env.resultsDir,
   };
-  const r = (await env.client.workflow.execute('benchmarkMatrix', { taskQueue: env.taskQueue, workflowId: runId, args: [spec] })) as MatrixResult;
+  const r = (await env.client.workflow.execute('benchmarkMatrix', {
+    taskQueue: env.taskQueue,
+    workflowId: runId,
+    args: [spec],
+  })) as MatrixResult;
   assert.equal(r.cells[0].status, 'skipped');
   const doc = JSON.parse(readFileSync(r.cells[0].resultFile, 'utf8')) as CellResultDoc;
-  assert.match(doc.skip_reason!, /cannot run workload logs: it has no data type DateTime64.*table function numbers_mt\(\)/);
+  assert.match(
+    doc.skip_reason!,
+    /cannot run workload logs: it has no data type DateTime64.*table function numbers_mt\(\)/,
+  );
 });

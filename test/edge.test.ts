@@ -33,10 +33,17 @@ async function runEdge(name: string, queries: string[], target: Record<string, u
     skipIndex: false,
     resultsDir: env.resultsDir,
   };
-  const r = (await env.client.workflow.execute('benchmarkMatrix', { taskQueue: env.taskQueue, workflowId: `${name}-${Date.now()}`, args: [spec] })) as MatrixResult;
+  const r = (await env.client.workflow.execute('benchmarkMatrix', {
+    taskQueue: env.taskQueue,
+    workflowId: `${name}-${Date.now()}`,
+    args: [spec],
+  })) as MatrixResult;
   const cell = r.cells[0];
   const doc = JSON.parse(readFileSync(cell.resultFile, 'utf8')) as CellResultDoc;
-  const report = readFileSync(path.join(path.dirname(path.dirname(path.dirname(cell.resultFile))), 'report.md'), 'utf8');
+  const report = readFileSync(
+    path.join(path.dirname(path.dirname(path.dirname(cell.resultFile))), 'report.md'),
+    'utf8',
+  );
   return { cell, doc, report };
 }
 
@@ -49,7 +56,10 @@ test('embedded: a 15 s statement and a 600 MB result are measured; the cell succ
     assert.ok(s.wall_ms >= 14_500 && s.wall_ms < 60_000, `slow ${s.kind}: ${s.wall_ms} ms`);
     assert.ok(s.server_elapsed_ms! >= 14_500, `slow ${s.kind} server: ${s.server_elapsed_ms} ms`);
   }
-  assert.deepEqual(byId.slow.samples.map((s) => s.kind), ['cold', 'warm']);
+  assert.deepEqual(
+    byId.slow.samples.map((s) => s.kind),
+    ['cold', 'warm'],
+  );
   // 600,000 rows of 1,000 chars: more than a JavaScript string can hold, hashed and counted as streamed.
   for (const s of byId.big.samples) {
     assert.equal(s.result_rows, 600_000);
@@ -64,8 +74,14 @@ for (const t of [
   { name: '18.16', target: { kind: 'local', binaries: { '18.16': BINARY } }, version: '18.16' },
 ]) {
   test(`${t.name}: a query that fails (on 18.16 after the response started; embedded buffers it for a complete summary) is a failed run with the server's code, not retried; other queries are kept`, async () => {
-    if (t.name === '18.16') assert.ok(existsSync(BINARY), `${BINARY} is missing: run ./scripts/setup.sh --with-debian-clickhouse`);
-    const { cell, doc, report } = await runEdge(`edge-late-error-${t.name.replace('.', '')}`, ['count', 'late_error'], t.target, t.version);
+    if (t.name === '18.16')
+      assert.ok(existsSync(BINARY), `${BINARY} is missing: run ./scripts/setup.sh --with-debian-clickhouse`);
+    const { cell, doc, report } = await runEdge(
+      `edge-late-error-${t.name.replace('.', '')}`,
+      ['count', 'late_error'],
+      t.target,
+      t.version,
+    );
     assert.equal(cell.status, 'failed');
     assert.match(cell.error!, /QueryFailed|LATE_ERROR|failed on run cold 1/);
     assert.match(cell.error!, /Code 395/);
@@ -78,7 +94,10 @@ for (const t of [
     if (t.name === '18.16') {
       // No query log short-cut here: 18.16 streams, so the error came inside an HTTP 200 body.
       assert.equal(byId.late_error.error?.after_response_started?.http_status, 200);
-      assert.ok(byId.late_error.error!.after_response_started!.result_bytes > 100_000, 'rows had been received before the error');
+      assert.ok(
+        byId.late_error.error!.after_response_started!.result_bytes > 100_000,
+        'rows had been received before the error',
+      );
       assert.equal(byId.late_error.error?.after_response_started?.exception_source, 'text appended to the body');
     }
     assert.equal(byId.late_error.samples.length, 0, 'no sample was recorded from the failed body');
@@ -92,27 +111,56 @@ for (const t of [
 ]) {
   test(`${t.name}: a run cancelled in the middle of the query step ends Canceled and keeps the queries already measured`, async () => {
     const runId = `edge-cancel-${t.name.replace('.', '')}-${Date.now()}`;
-    const spec = { name: 'edge-cancel', workload: 'edge', scale: 1000, queries: ['count', 'slow'], target: t.target, matrix: { version: [t.version], codec: ['LZ4'] }, protocol: { coldRuns: 1, warmupRuns: 0, warmRuns: 1 }, skipIndex: false, resultsDir: env.resultsDir };
-    const handle = await env.client.workflow.start('benchmarkMatrix', { taskQueue: env.taskQueue, workflowId: runId, args: [spec] });
+    const spec = {
+      name: 'edge-cancel',
+      workload: 'edge',
+      scale: 1000,
+      queries: ['count', 'slow'],
+      target: t.target,
+      matrix: { version: [t.version], codec: ['LZ4'] },
+      protocol: { coldRuns: 1, warmupRuns: 0, warmRuns: 1 },
+      skipIndex: false,
+      resultsDir: env.resultsDir,
+    };
+    const handle = await env.client.workflow.start('benchmarkMatrix', {
+      taskQueue: env.taskQueue,
+      workflowId: runId,
+      args: [spec],
+    });
     const cellKey = `v${t.version}-lz4`;
     // Wait until the cell measures (count takes milliseconds; slow then runs for 2 × 15 s), then cancel.
     for (let i = 0; i < 600; i++) {
-      const p = await env.client.workflow.getHandle(`${runId}/${cellKey}`).query<{ step: string }>('progress').catch(() => undefined);
+      const p = await env.client.workflow
+        .getHandle(`${runId}/${cellKey}`)
+        .query<{ step: string }>('progress')
+        .catch(() => undefined);
       if (p?.step === 'queries-baseline') break;
       await new Promise((r) => setTimeout(r, 200));
     }
     await new Promise((r) => setTimeout(r, 6000));
     await handle.cancel();
     await handle.result().catch(() => undefined);
-    const doc = JSON.parse(readFileSync(path.join(env.resultsDir, runId, 'cells', cellKey, 'result.json'), 'utf8')) as CellResultDoc;
+    const doc = JSON.parse(
+      readFileSync(path.join(env.resultsDir, runId, 'cells', cellKey, 'result.json'), 'utf8'),
+    ) as CellResultDoc;
     assert.equal(doc.status, 'cancelled', doc.error);
     const qb = doc.queries_baseline!;
-    assert.ok(qb, `queries-baseline.json written: files ${readdirSync(path.join(env.resultsDir, runId, 'cells', cellKey)).join(', ')}; error ${doc.error}; attempts ${JSON.stringify(doc.attempts)}`);
+    assert.ok(
+      qb,
+      `queries-baseline.json written: files ${readdirSync(path.join(env.resultsDir, runId, 'cells', cellKey)).join(', ')}; error ${doc.error}; attempts ${JSON.stringify(doc.attempts)}`,
+    );
     assert.match(qb.incomplete!, /^cancelled; 1 of 2 queries measured/);
-    assert.deepEqual(qb.queries.map((q) => q.id), ['count']);
+    assert.deepEqual(
+      qb.queries.map((q) => q.id),
+      ['count'],
+    );
     assert.equal(qb.queries[0].samples.length, 2);
     const report = readFileSync(path.join(env.resultsDir, runId, 'report.md'), 'utf8');
     assert.match(report, /Query steps stopped before every query was measured/);
-    assert.match(report, /no end-of-cell snapshot was taken/, 'counters of a cell stopped early are not shown as missing on the server');
+    assert.match(
+      report,
+      /no end-of-cell snapshot was taken/,
+      'counters of a cell stopped early are not shown as missing on the server',
+    );
   });
 }

@@ -72,14 +72,23 @@ describe('embedded target (chdb in a separate process)', { timeout: 180_000 }, (
     assert.ok(handle.pid && handle.pid !== process.pid && isAlive(handle.pid));
     assert.ok(handle.dataDir && handle.dataDir.startsWith(workDir) && fs.existsSync(handle.dataDir));
     assert.ok(processMentions(handle.pid, handle.dataDir), 'the server command line names its data dir');
-    assert.match(handle.provisionedBy, new RegExp(`^chdb 3\\.4\\.0 \\(ClickHouse 26\\.7\\.[\\d.]+\\) in pid ${handle.pid}, separate process$`));
+    assert.match(
+      handle.provisionedBy,
+      new RegExp(`^chdb 3\\.4\\.0 \\(ClickHouse 26\\.7\\.[\\d.]+\\) in pid ${handle.pid}, separate process$`),
+    );
     const label = readLabel(handle.dataDir);
     assert.ok(label && fs.existsSync(path.join(handle.dataDir, LABEL_FILE)));
     assert.equal(label.runId, req.runId);
     assert.equal(label.cellKey, req.cellKey);
     assert.equal(label.pid, handle.pid);
     assert.equal(label.url, handle.url);
-    client = createClient({ url: handle.url, username: handle.username, password: '', request_timeout: 120_000, log: QUIET });
+    client = createClient({
+      url: handle.url,
+      username: handle.username,
+      password: '',
+      request_timeout: 120_000,
+      log: QUIET,
+    });
   });
 
   it('answers ping', async () => {
@@ -88,7 +97,9 @@ describe('embedded target (chdb in a separate process)', { timeout: 180_000 }, (
   });
 
   it('creates a MergeTree table and inserts JSONEachRow rows (written_rows measured)', async () => {
-    await client.command({ query: 'CREATE TABLE t (id UInt64, name String, ts DateTime64(3)) ENGINE = MergeTree ORDER BY id' });
+    await client.command({
+      query: 'CREATE TABLE t (id UInt64, name String, ts DateTime64(3)) ENGINE = MergeTree ORDER BY id',
+    });
     const rows = [1, 2, 3, 4, 5].map((i) => ({ id: i, name: `n${i}`, ts: '2026-11-29 12:00:00.000' }));
     const ins = await client.insert({ table: 't', values: rows, format: 'JSONEachRow' });
     assert.equal(ins.executed, true);
@@ -102,8 +113,13 @@ describe('embedded target (chdb in a separate process)', { timeout: 180_000 }, (
   it('echoes query_id and reports the engine-measured summary', async () => {
     const queryId = `q-${randomUUID()}`;
     // wait_end_of_query=1: the result is buffered and the summary holds the engine's figures.
-    const sql = 'SELECT count() AS c, sum(id) AS s FROM t WHERE name != \'\'';
-    const rs = await client.query({ query: sql, query_id: queryId, format: 'JSON', clickhouse_settings: { wait_end_of_query: 1 } });
+    const sql = "SELECT count() AS c, sum(id) AS s FROM t WHERE name != ''";
+    const rs = await client.query({
+      query: sql,
+      query_id: queryId,
+      format: 'JSON',
+      clickhouse_settings: { wait_end_of_query: 1 },
+    });
     assert.equal(rs.query_id, queryId);
     const body = await rs.json<{ c: string | number; s: string | number }>();
     // ClickHouse 26.7 defaults output_format_json_quote_64bit_integers to 0: UInt64 comes unquoted.
@@ -132,7 +148,11 @@ describe('embedded target (chdb in a separate process)', { timeout: 180_000 }, (
     assert.equal((bodyS.statistics as { rows_read?: number }).rows_read, undefined);
 
     // A format without a statistics block: read_rows is unmeasured, hence omitted; result_rows stays.
-    const rs2 = await client.query({ query: 'SELECT id FROM t WHERE id > 1000 ORDER BY id', format: 'JSONEachRow', clickhouse_settings: { wait_end_of_query: 1 } });
+    const rs2 = await client.query({
+      query: 'SELECT id FROM t WHERE id > 1000 ORDER BY id',
+      format: 'JSONEachRow',
+      clickhouse_settings: { wait_end_of_query: 1 },
+    });
     const ids = await rs2.json<{ id: string | number }>();
     assert.equal(ids.length, 94);
     const s2 = summaryOf(rs2.response_headers);
@@ -143,7 +163,11 @@ describe('embedded target (chdb in a separate process)', { timeout: 180_000 }, (
 
   it('applies clickhouse_settings for one statement only', async () => {
     const get = async (settings?: Record<string, number>) => {
-      const rs = await client.query({ query: "SELECT getSetting('max_threads') AS v", format: 'JSONEachRow', clickhouse_settings: settings });
+      const rs = await client.query({
+        query: "SELECT getSetting('max_threads') AS v",
+        format: 'JSONEachRow',
+        clickhouse_settings: settings,
+      });
       return Number((await rs.json<{ v: string | number }>())[0].v);
     };
     const before = await get();
@@ -156,7 +180,11 @@ describe('embedded target (chdb in a separate process)', { timeout: 180_000 }, (
     await client.command({ query: 'CREATE DATABASE IF NOT EXISTS other' });
     const other = createClient({ url: handle.url, database: 'other', log: QUIET });
     try {
-      const rs = await other.query({ query: 'SELECT currentDatabase() AS d, {x:String} AS x, {n:UInt8} + 1 AS n', format: 'JSONEachRow', query_params: { x: "it's\ta", n: 41 } });
+      const rs = await other.query({
+        query: 'SELECT currentDatabase() AS d, {x:String} AS x, {n:UInt8} + 1 AS n',
+        format: 'JSONEachRow',
+        query_params: { x: "it's\ta", n: 41 },
+      });
       assert.deepEqual(await rs.json(), [{ d: 'other', x: "it's\ta", n: 42 }]);
     } finally {
       await other.close();
@@ -172,7 +200,10 @@ describe('embedded target (chdb in a separate process)', { timeout: 180_000 }, (
       assert.equal(e.type, 'UNKNOWN_TABLE');
       return true;
     });
-    await assert.rejects(client.command({ query: 'SELECT 1; SELECT 2' }), (e: unknown) => e instanceof ClickHouseError && e.code === '62');
+    await assert.rejects(
+      client.command({ query: 'SELECT 1; SELECT 2' }),
+      (e: unknown) => e instanceof ClickHouseError && e.code === '62',
+    );
   });
 
   it('answers /ping during a long query, lists running/queued ids, kills a queued one only', async () => {
@@ -185,7 +216,9 @@ describe('embedded target (chdb in a separate process)', { timeout: 180_000 }, (
       // Buffered (wait_end_of_query=1): chdb cannot interrupt it (a streamed one stops between chunks).
       clickhouse_settings: { output_format_json_quote_64bit_integers: 1, wait_end_of_query: 1 },
     });
-    await waitUntil('long query running', async () => (await running(handle.url)).some((r) => r.query_id === longId && r.state === 'running'));
+    await waitUntil('long query running', async () =>
+      (await running(handle.url)).some((r) => r.query_id === longId && r.state === 'running'),
+    );
     const t0 = Date.now();
     assert.equal((await client.ping()).success, true);
     const pingMs = Date.now() - t0;
@@ -196,15 +229,27 @@ describe('embedded target (chdb in a separate process)', { timeout: 180_000 }, (
       () => 'resolved',
       (e: unknown) => e,
     );
-    await waitUntil('second query queued', async () => (await running(handle.url)).some((r) => r.query_id === queuedId && r.state === 'queued' && r.started_at_ms === null));
+    await waitUntil('second query queued', async () =>
+      (await running(handle.url)).some(
+        (r) => r.query_id === queuedId && r.state === 'queued' && r.started_at_ms === null,
+      ),
+    );
     const list = await running(handle.url);
     const longEntry = list.find((r) => r.query_id === longId);
-    assert.ok(longEntry && typeof longEntry.started_at_ms === 'number' && longEntry.sql_head.includes('numbers(2000000000)'));
+    assert.ok(
+      longEntry && typeof longEntry.started_at_ms === 'number' && longEntry.sql_head.includes('numbers(2000000000)'),
+    );
 
     // The same query_id cannot run twice.
-    await assert.rejects(client.query({ query: 'SELECT 2', query_id: longId }), (e: unknown) => e instanceof ClickHouseError && e.code === '216');
+    await assert.rejects(
+      client.query({ query: 'SELECT 2', query_id: longId }),
+      (e: unknown) => e instanceof ClickHouseError && e.code === '216',
+    );
     // A running statement cannot be interrupted: a clear error, not a pretend success.
-    await assert.rejects(client.command({ query: `KILL QUERY WHERE query_id = '${longId}'` }), (e: unknown) => e instanceof ClickHouseError && e.code === '48');
+    await assert.rejects(
+      client.command({ query: `KILL QUERY WHERE query_id = '${longId}'` }),
+      (e: unknown) => e instanceof ClickHouseError && e.code === '48',
+    );
     // A queued one is removed and fails with QUERY_WAS_CANCELLED.
     const kill = await client.query({ query: `KILL QUERY WHERE query_id = '${queuedId}' SYNC`, format: 'JSONEachRow' });
     assert.deepEqual(
@@ -212,7 +257,10 @@ describe('embedded target (chdb in a separate process)', { timeout: 180_000 }, (
       [['finished', queuedId]],
     );
     const err = await queuedOutcome;
-    assert.ok(err instanceof ClickHouseError && err.code === '394' && err.type === 'QUERY_WAS_CANCELLED', `queued query cancelled, got ${String(err)}`);
+    assert.ok(
+      err instanceof ClickHouseError && err.code === '394' && err.type === 'QUERY_WAS_CANCELLED',
+      `queued query cancelled, got ${String(err)}`,
+    );
 
     const res = await (await long).json<{ s: string }>();
     assert.match(res[0].s, /^\d+$/);
@@ -235,7 +283,11 @@ describe('embedded target (chdb in a separate process)', { timeout: 180_000 }, (
     assert.equal(fresh.dataDir, handle.dataDir);
     const c2 = createClient({ url: fresh.url, log: QUIET });
     try {
-      const rs = await c2.query({ query: 'SELECT count() AS c FROM t', format: 'JSONEachRow', clickhouse_settings: { output_format_json_quote_64bit_integers: 1 } });
+      const rs = await c2.query({
+        query: 'SELECT count() AS c FROM t',
+        format: 'JSONEachRow',
+        clickhouse_settings: { output_format_json_quote_64bit_integers: 1 },
+      });
       assert.deepEqual(await rs.json(), [{ c: '1000' }]);
     } finally {
       await c2.close();
@@ -248,8 +300,14 @@ describe('embedded target (chdb in a separate process)', { timeout: 180_000 }, (
     const dir = handle.dataDir as string;
     const c3 = createClient({ url: handle.url, log: QUIET, request_timeout: 120_000 });
     const inFlightId = `last-${randomUUID()}`;
-    const last = c3.query({ query: 'SELECT count() AS c FROM numbers(600000000) WHERE cityHash64(number) % 7 = 0', query_id: inFlightId, format: 'JSONEachRow' });
-    await waitUntil('last query running', async () => (await running(handle.url)).some((r) => r.query_id === inFlightId));
+    const last = c3.query({
+      query: 'SELECT count() AS c FROM numbers(600000000) WHERE cityHash64(number) % 7 = 0',
+      query_id: inFlightId,
+      format: 'JSONEachRow',
+    });
+    await waitUntil('last query running', async () =>
+      (await running(handle.url)).some((r) => r.query_id === inFlightId),
+    );
     await teardownEmbedded(handle);
     const rows = await (await last).json<{ c: string | number }>();
     assert.ok(Number(rows[0].c) > 0, 'the statement executing at SIGTERM completed and was answered');
@@ -266,7 +324,10 @@ describe('embedded server: SQL shape detection', () => {
 
   it('finds the output FORMAT clause, not a column named format', () => {
     assert.equal(_internal.analyzeSql('SELECT 1\nFORMAT JSON').outputFormat, 'JSON');
-    assert.equal(_internal.analyzeSql('SELECT 1 FORMAT JSONEachRow SETTINGS max_threads = 1').outputFormat, 'JSONEachRow');
+    assert.equal(
+      _internal.analyzeSql('SELECT 1 FORMAT JSONEachRow SETTINGS max_threads = 1').outputFormat,
+      'JSONEachRow',
+    );
     assert.equal(_internal.analyzeSql('SELECT format FROM t').outputFormat, undefined);
     assert.equal(_internal.analyzeSql("SELECT 'FORMAT CSV' -- FORMAT XML\n").outputFormat, undefined);
     assert.equal(_internal.analyzeSql('SELECT * FROM (SELECT 1 FORMAT CSV)').outputFormat, undefined);
@@ -283,7 +344,9 @@ describe('embedded server: SQL shape detection', () => {
   });
 
   it('reads rows_read from a JSON statistics block only', () => {
-    const out = Buffer.from('{"data":[{"x":"\\"statistics\\": 1"}],"rows":1,\n\t"statistics":\n\t{\n\t\t"elapsed": 0.1,\n\t\t"rows_read": 1234,\n\t\t"bytes_read": 9872\n\t}\n}\n');
+    const out = Buffer.from(
+      '{"data":[{"x":"\\"statistics\\": 1"}],"rows":1,\n\t"statistics":\n\t{\n\t\t"elapsed": 0.1,\n\t\t"rows_read": 1234,\n\t\t"bytes_read": 9872\n\t}\n}\n',
+    );
     assert.deepEqual(_internal.statisticsFromOutput('JSON', out), { rows: '1234', bytes: '9872' });
     assert.equal(_internal.statisticsFromOutput('JSONEachRow', out), undefined);
   });

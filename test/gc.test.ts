@@ -33,9 +33,13 @@ after(async () => {
 
 /** `chbench gc` as a user runs it, with the CLI pointed at `address`. */
 async function cliGc(address: string, ...args: string[]): Promise<string> {
-  const { stdout } = await promisify(execFile)(process.execPath, [path.join(REPO_ROOT, 'dist', 'src', 'cli.js'), 'gc', ...args], {
-    env: { ...process.env, TEMPORAL_ADDRESS: address, TEMPORAL_NAMESPACE: 'default', CHBENCH_WORK_DIR: env.workDir },
-  });
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    [path.join(REPO_ROOT, 'dist', 'src', 'cli.js'), 'gc', ...args],
+    {
+      env: { ...process.env, TEMPORAL_ADDRESS: address, TEMPORAL_NAMESPACE: 'default', CHBENCH_WORK_DIR: env.workDir },
+    },
+  );
   return stdout;
 }
 
@@ -63,7 +67,11 @@ test('a run alive on server A survives gc pointed at server B; once closed, gc r
     teardown: 'never', // its server outlives the run: gc's job
     resultsDir: env.resultsDir,
   };
-  const handle = await env.client.workflow.start('benchmarkMatrix', { taskQueue: env.taskQueue, workflowId: runId, args: [spec] });
+  const handle = await env.client.workflow.start('benchmarkMatrix', {
+    taskQueue: env.taskQueue,
+    workflowId: runId,
+    args: [spec],
+  });
   // Wait until the cell's server is up and labelled with its owner.
   let dir: string | undefined;
   for (let i = 0; i < 1200 && !dir; i++) {
@@ -74,20 +82,41 @@ test('a run alive on server A survives gc pointed at server B; once closed, gc r
   const label = readLabel(dir)!;
   assert.deepEqual(
     { ...label.owner, namespaceId: typeof label.owner?.namespaceId },
-    { address: env.server.address, namespace: 'default', namespaceId: 'string', workflowId: `${runId}/v26.7-lz4`, workflowRunId: label.owner!.workflowRunId, matrixWorkflowId: runId },
+    {
+      address: env.server.address,
+      namespace: 'default',
+      namespaceId: 'string',
+      workflowId: `${runId}/v26.7-lz4`,
+      workflowRunId: label.owner!.workflowRunId,
+      matrixWorkflowId: runId,
+    },
   );
-  assert.equal((await env.client.workflow.getHandle(`${runId}/v26.7-lz4`).describe()).runId, label.owner!.workflowRunId);
+  assert.equal(
+    (await env.client.workflow.getHandle(`${runId}/v26.7-lz4`).describe()).runId,
+    label.owner!.workflowRunId,
+  );
 
   const out = await cliGc(serverB.address);
   assert.equal((await handle.describe()).status.name, 'RUNNING', 'the run was still going during gc (test premise)');
   assert.ok(isAlive(label.pid), `the server of a running run survives a gc pointed at another server:\n${out}`);
-  assert.match(out, new RegExp(`kept ${runId}/v26.7-lz4 .*workflow ${runId}.* is running \\(namespace default on ${env.server.address}\\)`));
+  assert.match(
+    out,
+    new RegExp(
+      `kept ${runId}/v26.7-lz4 .*workflow ${runId}.* is running \\(namespace default on ${env.server.address}\\)`,
+    ),
+  );
 
   const r = (await handle.result()) as MatrixResult;
-  assert.deepEqual(r.cells.map((c) => c.status), ['succeeded']);
+  assert.deepEqual(
+    r.cells.map((c) => c.status),
+    ['succeeded'],
+  );
   assert.ok(isAlive(label.pid), 'teardown never: the server outlives the run');
   const out2 = await cliGc(serverB.address);
-  assert.match(out2, new RegExp(`removed ${runId}/v26.7-lz4 .*completed.*\\(namespace default on ${env.server.address}\\)`));
+  assert.match(
+    out2,
+    new RegExp(`removed ${runId}/v26.7-lz4 .*completed.*\\(namespace default on ${env.server.address}\\)`),
+  );
   await new Promise((r) => setTimeout(r, 200));
   assert.ok(!isAlive(label.pid), 'the closed run’s server was stopped');
   assert.ok(!existsSync(dir), 'and its directory removed');
@@ -109,18 +138,44 @@ test('gc keeps what it cannot positively see closed, and says why', async () => 
     ...o,
   });
   const cases: Record<string, { owner: TemporalOwner; removed: boolean; reason: RegExp }> = {
-    unreachable: { owner: owner('unreachable', { address: `127.0.0.1:${deadPort}` }), removed: false, reason: /unreachable/ },
-    'other-namespace': { owner: owner('other-namespace', { namespace: 'not-there' }), removed: false, reason: /namespace not-there.*cannot be read/ },
+    unreachable: {
+      owner: owner('unreachable', { address: `127.0.0.1:${deadPort}` }),
+      removed: false,
+      reason: /unreachable/,
+    },
+    'other-namespace': {
+      owner: owner('other-namespace', { namespace: 'not-there' }),
+      removed: false,
+      reason: /namespace not-there.*cannot be read/,
+    },
     // The run's namespace was on A; a server now answering on "its" address (B here) has another default namespace.
-    'moved-server': { owner: owner('moved-server', { address: serverB.address }), removed: false, reason: /not the namespace the run was started in/ },
-    'no-namespace-id': { owner: owner('no-namespace-id', { namespaceId: undefined }), removed: false, reason: /not found, and the label has no namespace id/ },
+    'moved-server': {
+      owner: owner('moved-server', { address: serverB.address }),
+      removed: false,
+      reason: /not the namespace the run was started in/,
+    },
+    'no-namespace-id': {
+      owner: owner('no-namespace-id', { namespaceId: undefined }),
+      removed: false,
+      reason: /not found, and the label has no namespace id/,
+    },
     // Not found in its own namespace (same id): its history is gone, nothing can be running it.
-    'gone-in-own-namespace': { owner: owner('gone-in-own-namespace', {}), removed: true, reason: /gone \(not found in its own namespace/ },
+    'gone-in-own-namespace': {
+      owner: owner('gone-in-own-namespace', {}),
+      removed: true,
+      reason: /gone \(not found in its own namespace/,
+    },
   };
   const pids: Record<string, number> = {};
   for (const [cellKey, c] of Object.entries(cases)) {
     const { namespaceId, ...rest } = c.owner;
-    const h = await provisionEmbedded({ runId, cellKey, version: '26.7', workDir: env.workDir, owner: namespaceId ? c.owner : rest });
+    const h = await provisionEmbedded({
+      runId,
+      cellKey,
+      version: '26.7',
+      workDir: env.workDir,
+      owner: namespaceId ? c.owner : rest,
+    });
     pids[cellKey] = h.pid!;
   }
   const res = await collectGarbage(env.workDir, { connectTimeoutMs: 1500 });

@@ -37,8 +37,13 @@ const HEARTBEAT_TIMEOUT_MS = 10_000;
 const QUIET = { level: ClickHouseLogLevel.OFF };
 
 function serverBinary(): string {
-  const p = process.env.CHBENCH_CLICKHOUSE_SERVER ?? ['/usr/bin/clickhouse-server', '/usr/sbin/clickhouse-server'].find((x) => fs.existsSync(x));
-  assert.ok(p && fs.existsSync(p), 'Debian clickhouse-server needed (apt-get install -y clickhouse-server; CI does this) or CHBENCH_CLICKHOUSE_SERVER');
+  const p =
+    process.env.CHBENCH_CLICKHOUSE_SERVER ??
+    ['/usr/bin/clickhouse-server', '/usr/sbin/clickhouse-server'].find((x) => fs.existsSync(x));
+  assert.ok(
+    p && fs.existsSync(p),
+    'Debian clickhouse-server needed (apt-get install -y clickhouse-server; CI does this) or CHBENCH_CLICKHOUSE_SERVER',
+  );
   return p;
 }
 
@@ -73,22 +78,27 @@ async function protocolOnSlowQuery(target: TargetHandle, queryLog: boolean) {
     const client = connect(target);
     try {
       const t0 = Date.now();
-      const recs = await measureQueries(client, 't', [{ id: 'q1', title: 'slow', usesIndex: false, deterministic: true, sql: SLOW }], {
-        coldRuns: 1,
-        warmupRuns: 0,
-        warmRuns: 1,
-        cacheDrops: ['SYSTEM DROP MARK CACHE'],
-        dropOsPageCache: false,
-        maxExecutionTimeS: 600,
-        queryLog,
-        counters: queryLog ? 'query_log' : 'none',
-        killOnCancel: (id, run) => killOnCancel(target, id, run),
-        signal: cancellationSignal(),
-        queryIdPrefix: `hb-${randomUUID().slice(0, 8)}`,
-        // As runQueries does: a heartbeat before each run (the only ones before the fix).
-        onRun: (q, kind, n) => heartbeat({ step: 'queries-baseline', query: q, run: `${kind} ${n}` }),
-        onProgress: (p) => heartbeat({ result_rows: p.result_rows, result_bytes: p.result_bytes }),
-      });
+      const recs = await measureQueries(
+        client,
+        't',
+        [{ id: 'q1', title: 'slow', usesIndex: false, deterministic: true, sql: SLOW }],
+        {
+          coldRuns: 1,
+          warmupRuns: 0,
+          warmRuns: 1,
+          cacheDrops: ['SYSTEM DROP MARK CACHE'],
+          dropOsPageCache: false,
+          maxExecutionTimeS: 600,
+          queryLog,
+          counters: queryLog ? 'query_log' : 'none',
+          killOnCancel: (id, run) => killOnCancel(target, id, run),
+          signal: cancellationSignal(),
+          queryIdPrefix: `hb-${randomUUID().slice(0, 8)}`,
+          // As runQueries does: a heartbeat before each run (the only ones before the fix).
+          onRun: (q, kind, n) => heartbeat({ step: 'queries-baseline', query: q, run: `${kind} ${n}` }),
+          onProgress: (p) => heartbeat({ result_rows: p.result_rows, result_bytes: p.result_bytes }),
+        },
+      );
       return { recs, t0, t1: Date.now() };
     } finally {
       await client.close();
@@ -100,19 +110,39 @@ function checkBeats(label: string, out: Awaited<ReturnType<typeof protocolOnSlow
   assert.equal(out.error, undefined, `${label}: ${String(out.error)}`);
   const { recs, t0, t1 } = out.result!;
   const samples = recs[0].samples;
-  assert.deepEqual(samples.map((s) => s.kind), ['cold', 'warm']);
-  for (const s of samples) assert.ok(s.wall_ms >= 14_500, `${label} ${s.kind}: wall ${s.wall_ms} ms ≥ 14.5 s (30 × 0.5 s)`);
+  assert.deepEqual(
+    samples.map((s) => s.kind),
+    ['cold', 'warm'],
+  );
+  for (const s of samples)
+    assert.ok(s.wall_ms >= 14_500, `${label} ${s.kind}: wall ${s.wall_ms} ms ≥ 14.5 s (30 × 0.5 s)`);
   const gap = maxGap(out.beats, t0, t1);
   const perRun = samples.map((s) => {
     const b = out.beats.filter((x) => x.d.query_id === s.query_id);
-    return { kind: s.kind, beats: b.length, rows: b.map((x) => x.d.rows_read).filter((r): r is number => r !== undefined) };
+    return {
+      kind: s.kind,
+      beats: b.length,
+      rows: b.map((x) => x.d.rows_read).filter((r): r is number => r !== undefined),
+    };
   });
-  console.log(`${label}: ${out.beats.length} heartbeats over ${((t1 - t0) / 1000).toFixed(1)} s, largest gap ${gap} ms; per run ${JSON.stringify(perRun.map((p) => ({ kind: p.kind, beats: p.beats, rows_read: p.rows })))}; samples wall ${samples.map((s) => Math.round(s.wall_ms)).join(' / ')} ms, server ${samples.map((s) => s.server_elapsed_ms).join(' / ')} ms`);
+  console.log(
+    `${label}: ${out.beats.length} heartbeats over ${((t1 - t0) / 1000).toFixed(1)} s, largest gap ${gap} ms; per run ${JSON.stringify(perRun.map((p) => ({ kind: p.kind, beats: p.beats, rows_read: p.rows })))}; samples wall ${samples.map((s) => Math.round(s.wall_ms)).join(' / ')} ms, server ${samples.map((s) => s.server_elapsed_ms).join(' / ')} ms`,
+  );
   console.log(`${label}: a heartbeat: ${JSON.stringify(out.beats.find((b) => (b.d.rows_read ?? 0) > 5)?.d)}`);
-  assert.ok(gap < HEARTBEAT_TIMEOUT_MS, `${label}: largest gap between heartbeats ${gap} ms must stay below the ${HEARTBEAT_TIMEOUT_MS} ms heartbeat timeout`);
+  assert.ok(
+    gap < HEARTBEAT_TIMEOUT_MS,
+    `${label}: largest gap between heartbeats ${gap} ms must stay below the ${HEARTBEAT_TIMEOUT_MS} ms heartbeat timeout`,
+  );
   for (const p of perRun) {
-    assert.ok(new Set(p.rows).size >= 3, `${label} ${p.kind}: heartbeats carry at least 3 different rows_read values (${p.rows.join(',')})`);
-    assert.deepEqual(p.rows, [...p.rows].sort((a, b) => a - b), `${label} ${p.kind}: rows_read never goes back`);
+    assert.ok(
+      new Set(p.rows).size >= 3,
+      `${label} ${p.kind}: heartbeats carry at least 3 different rows_read values (${p.rows.join(',')})`,
+    );
+    assert.deepEqual(
+      p.rows,
+      [...p.rows].sort((a, b) => a - b),
+      `${label} ${p.kind}: rows_read never goes back`,
+    );
     assert.ok(p.rows.every((r) => r >= 0 && r <= 30));
   }
   const line = out.beats.find((b) => (b.d.rows_read ?? 0) > 0)!.d;
@@ -127,8 +157,16 @@ describe('heartbeats and progress during one long statement (activity level)', {
   let embedded: TargetHandle | undefined;
   before(async () => {
     workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'chbench-heartbeat-'));
-    local = await provisionLocal({ runId: `hb-${randomUUID().slice(0, 8)}`, cellKey: 'v18.16-lz4', version: '18.16', workDir }, serverBinary());
-    embedded = await provisionEmbedded({ runId: `hb-${randomUUID().slice(0, 8)}`, cellKey: 'v26.7-lz4', version: '26.7', workDir });
+    local = await provisionLocal(
+      { runId: `hb-${randomUUID().slice(0, 8)}`, cellKey: 'v18.16-lz4', version: '18.16', workDir },
+      serverBinary(),
+    );
+    embedded = await provisionEmbedded({
+      runId: `hb-${randomUUID().slice(0, 8)}`,
+      cellKey: 'v26.7-lz4',
+      version: '26.7',
+      workDir,
+    });
   });
   after(async () => {
     if (local) await teardownLocal(local).catch(() => undefined);
@@ -145,7 +183,8 @@ describe('heartbeats and progress during one long statement (activity level)', {
   });
 
   // Four sleeps in one expression over one row: read_rows stays 1 for ~12 s; nothing else moves.
-  const NO_PROGRESS = 'SELECT sleep(3) + sleep(2.99) + sleep(2.98) + sleep(2.97) + sleep(2.96) + sleep(2.95) FROM numbers(1)';
+  const NO_PROGRESS =
+    'SELECT sleep(3) + sleep(2.99) + sleep(2.98) + sleep(2.97) + sleep(2.96) + sleep(2.95) FROM numbers(1)';
 
   async function stuckRun(target: TargetHandle) {
     const queryId = `hb-stuck-${randomUUID().slice(0, 8)}`;
@@ -170,7 +209,10 @@ describe('heartbeats and progress during one long statement (activity level)', {
     assert.match(f.message, /made no progress for \d+ s \(protocol\.stuckAfterS = 3\)/);
     assert.match(f.message, /rows_read 1\b/, 'says what was seen');
     // Heartbeats went on while it was judged (not stuck yet), and said so.
-    assert.ok(out.beats.some((b) => b.d.query_id === queryId && /no progress for/.test(b.d.progress)), 'heartbeats said the statement made no progress');
+    assert.ok(
+      out.beats.some((b) => b.d.query_id === queryId && /no progress for/.test(b.d.progress)),
+      'heartbeats said the statement made no progress',
+    );
     return { f, queryId, failedAfterMs };
   }
 
@@ -180,11 +222,24 @@ describe('heartbeats and progress during one long statement (activity level)', {
     const { queryId } = await stuckRun(local!);
     const c = createClient({ url: local!.url, log: QUIET });
     try {
-      const rows = await (await c.query({ query: `SELECT query_id FROM system.processes WHERE query_id = '${queryId}'`, format: 'JSONEachRow' })).json();
+      const rows = await (
+        await c.query({
+          query: `SELECT query_id FROM system.processes WHERE query_id = '${queryId}'`,
+          format: 'JSONEachRow',
+        })
+      ).json();
       assert.deepEqual(rows, [], 'the stuck statement no longer runs on the server (killed)');
       await c.command({ query: 'SYSTEM FLUSH LOGS' });
-      const log = await (await c.query({ query: `SELECT type, exception FROM system.query_log WHERE query_id = '${queryId}' AND type != 1`, format: 'JSONEachRow' })).json<{ type: string | number; exception: string }>();
-      assert.ok(log.length === 1 && /cancelled/i.test(log[0].exception), `query_log shows it cancelled: ${JSON.stringify(log)}`);
+      const log = await (
+        await c.query({
+          query: `SELECT type, exception FROM system.query_log WHERE query_id = '${queryId}' AND type != 1`,
+          format: 'JSONEachRow',
+        })
+      ).json<{ type: string | number; exception: string }>();
+      assert.ok(
+        log.length === 1 && /cancelled/i.test(log[0].exception),
+        `query_log shows it cancelled: ${JSON.stringify(log)}`,
+      );
     } finally {
       await c.close();
     }

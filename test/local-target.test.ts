@@ -23,7 +23,10 @@ const CANDIDATES = ['/usr/bin/clickhouse-server', '/usr/sbin/clickhouse-server']
 function serverBinary(): string {
   const fromEnv = process.env.CHBENCH_CLICKHOUSE_SERVER;
   if (fromEnv) {
-    assert.ok(fs.existsSync(fromEnv), `CHBENCH_CLICKHOUSE_SERVER=${fromEnv} does not exist. Run the setup first (apt-get install -y clickhouse-server; CI does this) or point it at a server binary.`);
+    assert.ok(
+      fs.existsSync(fromEnv),
+      `CHBENCH_CLICKHOUSE_SERVER=${fromEnv} does not exist. Run the setup first (apt-get install -y clickhouse-server; CI does this) or point it at a server binary.`,
+    );
     return fromEnv;
   }
   const found = CANDIDATES.find((p) => fs.existsSync(p));
@@ -55,8 +58,14 @@ describe('local target (ClickHouse server binary per cell)', { timeout: 240_000 
   });
 
   it('builds the command line for both binary layouts', () => {
-    assert.deepEqual(localServerCommand('/opt/ch/clickhouse', '/d/config.xml'), { command: '/opt/ch/clickhouse', args: ['server', '--config-file=/d/config.xml'] });
-    assert.deepEqual(localServerCommand('/usr/sbin/clickhouse-server', '/d/config.xml'), { command: '/usr/sbin/clickhouse-server', args: ['--config-file=/d/config.xml'] });
+    assert.deepEqual(localServerCommand('/opt/ch/clickhouse', '/d/config.xml'), {
+      command: '/opt/ch/clickhouse',
+      args: ['server', '--config-file=/d/config.xml'],
+    });
+    assert.deepEqual(localServerCommand('/usr/sbin/clickhouse-server', '/d/config.xml'), {
+      command: '/usr/sbin/clickhouse-server',
+      args: ['--config-file=/d/config.xml'],
+    });
   });
 
   it('starts the server with a generated config and answers ping and version()', async () => {
@@ -67,7 +76,12 @@ describe('local target (ClickHouse server binary per cell)', { timeout: 240_000 
     assert.ok(handle.pid && isAlive(handle.pid));
     assert.ok(handle.dataDir && processMentions(handle.pid, handle.dataDir));
     assert.ok(fs.existsSync(path.join(handle.dataDir, 'config.xml')));
-    assert.match(handle.provisionedBy, new RegExp(`^${bin.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} 18\\.16[\\d.]* in pid ${handle.pid} \\(generated config .*config\\.xml\\)$`));
+    assert.match(
+      handle.provisionedBy,
+      new RegExp(
+        `^${bin.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} 18\\.16[\\d.]* in pid ${handle.pid} \\(generated config .*config\\.xml\\)$`,
+      ),
+    );
     const label = readLabel(handle.dataDir);
     assert.equal(label?.runId, req.runId);
     assert.ok(label?.ports.tcp && label.ports.tcp !== label.ports.http);
@@ -82,7 +96,11 @@ describe('local target (ClickHouse server binary per cell)', { timeout: 240_000 
   it('logs queries: the query_id is in system.query_log after SYSTEM FLUSH LOGS', async () => {
     assert.ok(client);
     const queryId = `chbench-${randomUUID()}`;
-    const rs = await client.query({ query: 'SELECT sum(number) AS s FROM numbers(1000)', query_id: queryId, format: 'JSONEachRow' });
+    const rs = await client.query({
+      query: 'SELECT sum(number) AS s FROM numbers(1000)',
+      query_id: queryId,
+      format: 'JSONEachRow',
+    });
     assert.equal(rs.query_id, queryId);
     assert.deepEqual(await rs.json(), [{ s: '499500' }]);
     await client.command({ query: 'SYSTEM FLUSH LOGS' });

@@ -47,7 +47,8 @@ function assertChbenchLabels(obj: KubeObject, values: Record<string, string> = S
   assert.equal(labels[MANAGED_BY_LABEL], 'chbench', `${obj.kind} managed-by`);
   assert.equal(labels[RUN_ID_LABEL], values.runId, `${obj.kind} run-id`);
   assert.equal(labels[CELL_LABEL], values.cellKey, `${obj.kind} cell`);
-  for (const [k, v] of Object.entries(labels)) assert.ok(isValidLabelValue(v) && v.length > 0, `${obj.kind} label ${k}=${v}`);
+  for (const [k, v] of Object.entries(labels))
+    assert.ok(isValidLabelValue(v) && v.length > 0, `${obj.kind} label ${k}=${v}`);
 }
 
 test('manifests/ holds the four templates and a README', () => {
@@ -100,7 +101,11 @@ test('pvc.yaml renders a 100Gi RWO claim on the StorageClass', () => {
   assert.equal(pvc.kind, 'PersistentVolumeClaim');
   assert.equal(pvc.metadata.name, 'clickhouse-data');
   assert.equal(pvc.metadata.namespace, 'bench-database');
-  const spec = pvc.spec as { accessModes: string[]; storageClassName: string; resources: { requests: { storage: string } } };
+  const spec = pvc.spec as {
+    accessModes: string[];
+    storageClassName: string;
+    resources: { requests: { storage: string } };
+  };
   assert.deepEqual(spec.accessModes, ['ReadWriteOnce']);
   assert.equal(spec.storageClassName, sc.metadata.name, 'PVC references the StorageClass');
   assert.equal(spec.resources.requests.storage, '100Gi');
@@ -171,7 +176,12 @@ test('loadManifests returns the objects in apply order with defaults applied', a
   const objs = await loadManifests(MANIFEST_DIR, { version: '26.3', runId: 'r1', cellKey: 'v26.3-lz4' });
   assert.deepEqual(
     objs.map((o) => `${o.kind}/${o.metadata.name}`),
-    ['Namespace/bench-database', 'StorageClass/bench-clickhouse-gp3', 'PersistentVolumeClaim/clickhouse-data', 'Pod/clickhouse'],
+    [
+      'Namespace/bench-database',
+      'StorageClass/bench-clickhouse-gp3',
+      'PersistentVolumeClaim/clickhouse-data',
+      'Pod/clickhouse',
+    ],
   );
   for (const o of objs) assertChbenchLabels(o, { runId: 'r1', cellKey: 'v26.3-lz4' });
   const pvc = objs[2].spec as { resources: { requests: { storage: string } } };
@@ -183,14 +193,20 @@ test('loadManifests returns the objects in apply order with defaults applied', a
 
 test('a missing placeholder value throws an Error naming it', async () => {
   const { version: _v, ...noVersion } = SAMPLE;
-  assert.throws(() => renderManifest(readTemplate('pod.yaml'), noVersion), (e: unknown) => {
-    assert.ok(e instanceof Error);
-    assert.match(e.message, /\{\{version\}\}/);
-    assert.doesNotMatch(e.message, /\{\{runId\}\}/, 'only the missing one is named');
-    return true;
-  });
+  assert.throws(
+    () => renderManifest(readTemplate('pod.yaml'), noVersion),
+    (e: unknown) => {
+      assert.ok(e instanceof Error);
+      assert.match(e.message, /\{\{version\}\}/);
+      assert.doesNotMatch(e.message, /\{\{runId\}\}/, 'only the missing one is named');
+      return true;
+    },
+  );
   // All missing ones are named at once.
-  assert.throws(() => renderManifest(readTemplate('pod.yaml'), { cellKey: 'c1' }), /\{\{version\}\}.*\{\{runId\}\}|\{\{runId\}\}.*\{\{version\}\}/);
+  assert.throws(
+    () => renderManifest(readTemplate('pod.yaml'), { cellKey: 'c1' }),
+    /\{\{version\}\}.*\{\{runId\}\}|\{\{runId\}\}.*\{\{version\}\}/,
+  );
   assert.throws(() => renderManifest(readTemplate('pvc.yaml'), { runId: 'r', cellKey: 'c' }), /\{\{storageSize\}\}/);
   // Empty counts as missing.
   assert.throws(() => renderManifest(readTemplate('pod.yaml'), { ...SAMPLE, version: '' }), /\{\{version\}\}/);
@@ -217,9 +233,15 @@ test('a value that is not a valid label value throws, naming placeholder and lab
       runId,
     );
   }
-  assert.throws(() => renderManifest(readTemplate('pod.yaml'), { ...SAMPLE, cellKey: 'v26.3 ZSTD(3)' }), /\{\{cellKey\}\}.*chbench\.io\/cell/);
+  assert.throws(
+    () => renderManifest(readTemplate('pod.yaml'), { ...SAMPLE, cellKey: 'v26.3 ZSTD(3)' }),
+    /\{\{cellKey\}\}.*chbench\.io\/cell/,
+  );
   // The node selector value is a label value too.
-  assert.throws(() => renderManifest(readTemplate('pod.yaml'), { ...SAMPLE, instanceType: 'm5 xlarge' }), /\{\{instanceType\}\}/);
+  assert.throws(
+    () => renderManifest(readTemplate('pod.yaml'), { ...SAMPLE, instanceType: 'm5 xlarge' }),
+    /\{\{instanceType\}\}/,
+  );
   // Cell keys of the usual shape are fine as they are.
   for (const cellKey of ['v26.3-zstd3', 'v24.8.14.39-lz4', 'v26.3_ZSTD-1']) {
     assert.doesNotThrow(() => renderManifest(readTemplate('pod.yaml'), { ...SAMPLE, cellKey }), cellKey);
@@ -245,7 +267,10 @@ test('a placeholder outside a YAML string is reported, not silently dropped', ()
 test('loadManifests refuses an object without the chbench labels', async () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'chbench-manifests-'));
   try {
-    writeFileSync(path.join(dir, 'cm.yaml'), 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  namespace: "{{ns}}"\n');
+    writeFileSync(
+      path.join(dir, 'cm.yaml'),
+      'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  namespace: "{{ns}}"\n',
+    );
     await assert.rejects(loadManifests(dir, { ns: 'n' }), /ConfigMap\/x lacks label app\.kubernetes\.io\/managed-by/);
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -292,10 +317,13 @@ test('toLabelValue output is a valid label value for nasty inputs', () => {
   assert.notEqual(toLabelValue('a/b'), toLabelValue('a:b'));
   assert.match(toLabelValue('Run 2026/10/12 #1'), /^Run-2026-10-12-1-[0-9a-f]{8}$/);
   // The sanitised value renders.
-  assert.doesNotThrow(() => renderManifest(readTemplate('pod.yaml'), { ...SAMPLE, runId: toLabelValue('Run 2026/10/12 #1') }));
+  assert.doesNotThrow(() =>
+    renderManifest(readTemplate('pod.yaml'), { ...SAMPLE, runId: toLabelValue('Run 2026/10/12 #1') }),
+  );
 });
 
 test('isValidLabelValue follows the Kubernetes rules', () => {
   for (const ok of ['', 'a', 'A9', 'a.b_c-d', 'x'.repeat(63)]) assert.ok(isValidLabelValue(ok), JSON.stringify(ok));
-  for (const bad of ['-a', 'a-', '.a', 'a_', 'a b', 'a/b', 'x'.repeat(64), 'é']) assert.ok(!isValidLabelValue(bad), JSON.stringify(bad));
+  for (const bad of ['-a', 'a-', '.a', 'a_', 'a b', 'a/b', 'x'.repeat(64), 'é'])
+    assert.ok(!isValidLabelValue(bad), JSON.stringify(bad));
 });

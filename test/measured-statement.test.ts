@@ -10,7 +10,13 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { createHash, randomUUID } from 'node:crypto';
 import { ClickHouseError, ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client';
-import { _internal, connect, runMeasured, type MeasuredResult, type MidStreamClickHouseError } from '../src/clickhouse/client';
+import {
+  _internal,
+  connect,
+  runMeasured,
+  type MeasuredResult,
+  type MidStreamClickHouseError,
+} from '../src/clickhouse/client';
 import { provisionEmbedded, teardownEmbedded } from '../src/targets/embedded';
 import { provisionLocal, teardownLocal } from '../src/targets/local';
 import { httpGet } from '../src/targets/process';
@@ -22,8 +28,13 @@ const X1000 = 'x'.repeat(1000);
 const MB = 1e6;
 
 function serverBinary(): string {
-  const p = process.env.CHBENCH_CLICKHOUSE_SERVER ?? ['/usr/bin/clickhouse-server', '/usr/sbin/clickhouse-server'].find((c) => fs.existsSync(c));
-  assert.ok(p && fs.existsSync(p), 'no clickhouse-server binary (apt-get install -y clickhouse-server, or set CHBENCH_CLICKHOUSE_SERVER)');
+  const p =
+    process.env.CHBENCH_CLICKHOUSE_SERVER ??
+    ['/usr/bin/clickhouse-server', '/usr/sbin/clickhouse-server'].find((c) => fs.existsSync(c));
+  assert.ok(
+    p && fs.existsSync(p),
+    'no clickhouse-server binary (apt-get install -y clickhouse-server, or set CHBENCH_CLICKHOUSE_SERVER)',
+  );
   return p;
 }
 
@@ -73,7 +84,16 @@ async function rejection(p: Promise<unknown>): Promise<unknown> {
 }
 
 describe('runMeasured: streaming parser (no server)', () => {
-  const doc = { meta: [{ name: 'a', type: 'String' }], data: [['x,]"\\', [1, 2]], ['{}', []], ['\u00e9\u4e2d', [3]]], rows: 3, statistics: { elapsed: 0.1, rows_read: 3, bytes_read: 9 } };
+  const doc = {
+    meta: [{ name: 'a', type: 'String' }],
+    data: [
+      ['x,]"\\', [1, 2]],
+      ['{}', []],
+      ['\u00e9\u4e2d', [3]],
+    ],
+    rows: 3,
+    statistics: { elapsed: 0.1, rows_read: 3, bytes_read: 9 },
+  };
   const expected = createHash('sha256').update(JSON.stringify(doc.data)).digest('hex');
 
   for (const [name, text] of [
@@ -116,7 +136,12 @@ describe('runMeasured on the embedded engine (chdb 26.7 in its own process)', { 
 
   before(async () => {
     workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'chbench-measured-emb-'));
-    handle = await provisionEmbedded({ runId: `measured-${randomUUID().slice(0, 8)}`, cellKey: 'emb', version: '26.7', workDir });
+    handle = await provisionEmbedded({
+      runId: `measured-${randomUUID().slice(0, 8)}`,
+      cellKey: 'emb',
+      version: '26.7',
+      workDir,
+    });
     client = connect(handle);
   });
 
@@ -127,7 +152,8 @@ describe('runMeasured on the embedded engine (chdb 26.7 in its own process)', { 
   });
 
   it('small results hash exactly as before (streamed and with wait_end_of_query)', async () => {
-    const sql = "SELECT number, toString(number) AS s, 'a\"b\\\\c/d\\n\\t' AS e, [number, 2] AS arr, 1.5 AS f, NULL AS n FROM numbers(7)";
+    const sql =
+      "SELECT number, toString(number) AS s, 'a\"b\\\\c/d\\n\\t' AS e, [number, 2] AS arr, 1.5 AS f, NULL AS n FROM numbers(7)";
     const old = await oldHash(client, sql);
     const streamed = await runMeasured(client, sql, `small-s-${randomUUID()}`, Q64);
     const waited = await runMeasured(client, sql, `small-w-${randomUUID()}`, Q64, undefined, { waitEndOfQuery: true });
@@ -145,7 +171,11 @@ describe('runMeasured on the embedded engine (chdb 26.7 in its own process)', { 
     assert.equal(waited.summary?.result_rows, '7');
     assert.equal(waited.output_statistics?.rows_read, 7);
     assert.equal(typeof streamed.output_statistics?.elapsed, 'number');
-    assert.equal(streamed.output_statistics?.rows_read, undefined, 'chdb does not report rows_read for a stream: omitted, never 0');
+    assert.equal(
+      streamed.output_statistics?.rows_read,
+      undefined,
+      'chdb does not report rows_read for a stream: omitted, never 0',
+    );
     const empty = await runMeasured(client, 'SELECT 1 WHERE 0', `empty-${randomUUID()}`, Q64);
     assert.equal(empty.result_rows, 0);
     assert.equal(empty.result_sha256, createHash('sha256').update('[]').digest('hex'));
@@ -157,32 +187,44 @@ describe('runMeasured on the embedded engine (chdb 26.7 in its own process)', { 
     const { value: r, peakGrowth } = await withPeakRss(() =>
       runMeasured(client, BIG_SQL(n), `big-${randomUUID()}`, Q64, undefined, { onProgress: () => progressCalls++ }),
     );
-    console.log(`embedded 600k x 1000: ${(r.result_bytes / MB).toFixed(1)} MB in ${(r.wall_ms / 1000).toFixed(1)} s = ${(r.result_bytes / MB / (r.wall_ms / 1000)).toFixed(1)} MB/s; worker peak RSS growth ${(peakGrowth / MB).toFixed(1)} MB; progress calls ${progressCalls}`);
+    console.log(
+      `embedded 600k x 1000: ${(r.result_bytes / MB).toFixed(1)} MB in ${(r.wall_ms / 1000).toFixed(1)} s = ${(r.result_bytes / MB / (r.wall_ms / 1000)).toFixed(1)} MB/s; worker peak RSS growth ${(peakGrowth / MB).toFixed(1)} MB; progress calls ${progressCalls}`,
+    );
     assert.equal(r.result_rows, n);
     assert.ok(r.result_bytes > 600 * MB, `result_bytes ${r.result_bytes}`);
     assert.equal(r.result_sha256, expectedBigHash(n));
     assert.ok(peakGrowth < 150 * MB, `worker peak RSS growth ${peakGrowth} bytes for a ${r.result_bytes}-byte result`);
     assert.ok(progressCalls >= 1, 'onProgress was called');
-    assert.ok(progressCalls <= Math.ceil(r.wall_ms / 1000) + 1, `onProgress throttled to <= 1/s (${progressCalls} calls in ${r.wall_ms} ms)`);
+    assert.ok(
+      progressCalls <= Math.ceil(r.wall_ms / 1000) + 1,
+      `onProgress throttled to <= 1/s (${progressCalls} calls in ${r.wall_ms} ms)`,
+    );
   });
 
   it('an error after the response started is a ClickHouseError (code 395, HTTP 200, bytes already received), not a result', async () => {
     const sql = 'SELECT number, throwIf(number = 150000) FROM numbers(200000)';
-    const e = (await rejection(runMeasured(client, sql, `late-${randomUUID()}`, { ...Q64, max_block_size: '1000' }))) as MidStreamClickHouseError;
+    const e = (await rejection(
+      runMeasured(client, sql, `late-${randomUUID()}`, { ...Q64, max_block_size: '1000' }),
+    )) as MidStreamClickHouseError;
     assert.ok(e instanceof ClickHouseError, String(e));
     assert.equal(e.constructor.name, 'ClickHouseError');
     assert.equal(e.code, '395');
     assert.equal(e.type, 'FUNCTION_THROW_IF_VALUE_IS_NON_ZERO');
     assert.match(e.message, /throwIf/);
     assert.equal(e.http_status, 200);
-    assert.ok(e.result_bytes > 0 && e.result_rows > 0 && e.result_rows < 150_001, `received ${e.result_bytes} bytes, ${e.result_rows} rows`);
+    assert.ok(
+      e.result_bytes > 0 && e.result_rows > 0 && e.result_rows < 150_001,
+      `received ${e.result_bytes} bytes, ${e.result_rows} rows`,
+    );
     assert.equal(e.exception_source, 'exception tag block');
     // The engine is usable afterwards.
     assert.deepEqual((await runMeasured(client, 'SELECT 42', `after-${randomUUID()}`)).first_rows, [[42]]);
   });
 
   it('an error before the first byte is an HTTP error (ClickHouseError, not a mid-stream one)', async () => {
-    const e = (await rejection(runMeasured(client, 'SELECT * FROM no_such_table', `early-${randomUUID()}`))) as MidStreamClickHouseError;
+    const e = (await rejection(
+      runMeasured(client, 'SELECT * FROM no_such_table', `early-${randomUUID()}`),
+    )) as MidStreamClickHouseError;
     assert.ok(e instanceof ClickHouseError);
     assert.equal(e.code, '60');
     assert.equal(e.http_status, undefined);
@@ -190,9 +232,18 @@ describe('runMeasured on the embedded engine (chdb 26.7 in its own process)', { 
 
   it('KILL QUERY stops a streaming statement between chunks (code 394 to the killed request)', async () => {
     const qid = `kill-${randomUUID()}`;
-    const p = rejection(runMeasured(client, `SELECT number, '${X1000}' AS s FROM numbers(50000000)`, qid, { ...Q64, max_block_size: '2000' }));
+    const p = rejection(
+      runMeasured(client, `SELECT number, '${X1000}' AS s FROM numbers(50000000)`, qid, {
+        ...Q64,
+        max_block_size: '2000',
+      }),
+    );
     const deadline = Date.now() + 30_000;
-    while (!JSON.parse((await httpGet(`${handle.url}/chbench/running`, 5000)).body).some((r: { query_id: string; state: string }) => r.query_id === qid && r.state === 'running')) {
+    while (
+      !JSON.parse((await httpGet(`${handle.url}/chbench/running`, 5000)).body).some(
+        (r: { query_id: string; state: string }) => r.query_id === qid && r.state === 'running',
+      )
+    ) {
       assert.ok(Date.now() < deadline, 'statement did not start');
       await new Promise((r) => setTimeout(r, 20));
     }
@@ -200,7 +251,10 @@ describe('runMeasured on the embedded engine (chdb 26.7 in its own process)', { 
     const rs = await killer.query({ query: `KILL QUERY WHERE query_id = '${qid}' SYNC`, format: 'JSONEachRow' });
     const rows = await rs.json<{ kill_status: string }>();
     await killer.close();
-    assert.deepEqual(rows.map((r) => r.kill_status), ['finished']);
+    assert.deepEqual(
+      rows.map((r) => r.kill_status),
+      ['finished'],
+    );
     const e = (await p) as ClickHouseError;
     assert.ok(e instanceof ClickHouseError, String(e));
     assert.equal(e.code, '394');
@@ -210,20 +264,37 @@ describe('runMeasured on the embedded engine (chdb 26.7 in its own process)', { 
   it('a client that goes away mid-stream cancels the stream (the engine is free right after)', async () => {
     const ac = new AbortController();
     const qid = `gone-${randomUUID()}`;
-    const p = rejection(runMeasured(client, `SELECT number, '${X1000}' AS s FROM numbers(50000000)`, qid, { ...Q64, max_block_size: '2000' }, ac.signal, { onProgress: () => ac.abort() }));
+    const p = rejection(
+      runMeasured(
+        client,
+        `SELECT number, '${X1000}' AS s FROM numbers(50000000)`,
+        qid,
+        { ...Q64, max_block_size: '2000' },
+        ac.signal,
+        { onProgress: () => ac.abort() },
+      ),
+    );
     await p;
     const deadline = Date.now() + 30_000;
     while (JSON.parse((await httpGet(`${handle.url}/chbench/running`, 5000)).body).length > 0) {
       assert.ok(Date.now() < deadline, 'the stream was not cancelled after the client disconnected');
       await new Promise((r) => setTimeout(r, 50));
     }
-    const log = (await httpGet(`${handle.url}/chbench/statements`, 5000)).body.trim().split('\n').map((l) => JSON.parse(l) as { query_id: string; ok: boolean });
+    const log = (await httpGet(`${handle.url}/chbench/statements`, 5000)).body
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { query_id: string; ok: boolean });
     assert.equal(log.find((l) => l.query_id === qid)?.ok, false);
   });
 
   it('a body cut off by a dying server is an error, never a result', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'chbench-measured-kill-'));
-    const h = await provisionEmbedded({ runId: `measured-kill-${randomUUID().slice(0, 8)}`, cellKey: 'victim', version: '26.7', workDir: dir });
+    const h = await provisionEmbedded({
+      runId: `measured-kill-${randomUUID().slice(0, 8)}`,
+      cellKey: 'victim',
+      version: '26.7',
+      workDir: dir,
+    });
     const c = connect(h);
     try {
       let killed = false;
@@ -255,7 +326,10 @@ describe('runMeasured on Debian clickhouse-server 18.16', { timeout: 600_000 }, 
 
   before(async () => {
     workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'chbench-measured-local-'));
-    handle = await provisionLocal({ runId: `measured-${randomUUID().slice(0, 8)}`, cellKey: 'l:18.16', version: '18.16', workDir }, serverBinary());
+    handle = await provisionLocal(
+      { runId: `measured-${randomUUID().slice(0, 8)}`, cellKey: 'l:18.16', version: '18.16', workDir },
+      serverBinary(),
+    );
     client = connect(handle);
   });
 
@@ -266,7 +340,8 @@ describe('runMeasured on Debian clickhouse-server 18.16', { timeout: 600_000 }, 
   });
 
   it('small results hash exactly as before', async () => {
-    const sql = "SELECT number, toString(number) AS s, 'a\"b\\\\c/d\\n\\t' AS e, [number, 2] AS arr, 1.5 AS f FROM numbers(7)";
+    const sql =
+      "SELECT number, toString(number) AS s, 'a\"b\\\\c/d\\n\\t' AS e, [number, 2] AS arr, 1.5 AS f FROM numbers(7)";
     const r = await runMeasured(client, sql, `small-${randomUUID()}`, Q64);
     assert.equal(r.result_sha256, await oldHash(client, sql));
     assert.equal(r.result_rows, 7);
@@ -276,8 +351,12 @@ describe('runMeasured on Debian clickhouse-server 18.16', { timeout: 600_000 }, 
 
   it('100,000 rows x 1,000 chars: streamed, hashed, memory flat', async () => {
     const n = 100_000;
-    const { value: r, peakGrowth } = await withPeakRss(() => runMeasured(client, BIG_SQL(n), `big-${randomUUID()}`, Q64));
-    console.log(`18.16 100k x 1000: ${(r.result_bytes / MB).toFixed(1)} MB in ${(r.wall_ms / 1000).toFixed(1)} s = ${(r.result_bytes / MB / (r.wall_ms / 1000)).toFixed(1)} MB/s; worker peak RSS growth ${(peakGrowth / MB).toFixed(1)} MB`);
+    const { value: r, peakGrowth } = await withPeakRss(() =>
+      runMeasured(client, BIG_SQL(n), `big-${randomUUID()}`, Q64),
+    );
+    console.log(
+      `18.16 100k x 1000: ${(r.result_bytes / MB).toFixed(1)} MB in ${(r.wall_ms / 1000).toFixed(1)} s = ${(r.result_bytes / MB / (r.wall_ms / 1000)).toFixed(1)} MB/s; worker peak RSS growth ${(peakGrowth / MB).toFixed(1)} MB`,
+    );
     assert.equal(r.result_rows, n);
     assert.ok(r.result_bytes > 100 * MB);
     assert.equal(r.result_sha256, expectedBigHash(n));
@@ -286,17 +365,24 @@ describe('runMeasured on Debian clickhouse-server 18.16', { timeout: 600_000 }, 
 
   it('an error after the response started (18.16 appends the text) is a ClickHouseError 395 with HTTP 200', async () => {
     const sql = 'SELECT number, throwIf(number = 150000) FROM numbers(200000)';
-    const e = (await rejection(runMeasured(client, sql, `late-${randomUUID()}`, { ...Q64, max_block_size: '1000' }))) as MidStreamClickHouseError;
+    const e = (await rejection(
+      runMeasured(client, sql, `late-${randomUUID()}`, { ...Q64, max_block_size: '1000' }),
+    )) as MidStreamClickHouseError;
     assert.ok(e instanceof ClickHouseError, String(e));
     assert.equal(e.code, '395');
     assert.match(e.message, /throwIf/);
     assert.equal(e.http_status, 200);
-    assert.ok(e.result_bytes > 0 && e.result_rows > 0, `received ${e.result_bytes} bytes, ${e.result_rows} rows before the error`);
+    assert.ok(
+      e.result_bytes > 0 && e.result_rows > 0,
+      `received ${e.result_bytes} bytes, ${e.result_rows} rows before the error`,
+    );
     assert.equal(e.exception_source, 'text appended to the body');
   });
 
   it('a server error before the response is a ClickHouseError too (18.16 text has no type name)', async () => {
-    const e = (await rejection(runMeasured(client, 'SELECT * FROM no_such_table', `early-${randomUUID()}`))) as ClickHouseError;
+    const e = (await rejection(
+      runMeasured(client, 'SELECT * FROM no_such_table', `early-${randomUUID()}`),
+    )) as ClickHouseError;
     assert.ok(e instanceof ClickHouseError, String(e));
     assert.equal(e.code, '60');
   });

@@ -20,8 +20,14 @@ test('every recorded history of every release replays against the current workfl
   installRuntime('WARN');
   const hs = recordedHistories();
   const files = hs.map((h) => h.file);
-  for (const f of files) assert.match(f, /^benchmark-(cell|matrix)_\d+\.\d+\.\d+\.json$/, 'history files are named <workflow>_<version>.json');
-  for (const w of ['benchmark-cell', 'benchmark-matrix']) assert.ok(files.includes(`${w}_0.1.0.json`), `the 0.1.0 ${w} history is kept`);
+  for (const f of files)
+    assert.match(
+      f,
+      /^benchmark-(cell|matrix)_\d+\.\d+\.\d+\.json$/,
+      'history files are named <workflow>_<version>.json',
+    );
+  for (const w of ['benchmark-cell', 'benchmark-matrix'])
+    assert.ok(files.includes(`${w}_0.1.0.json`), `the 0.1.0 ${w} history is kept`);
   for (const h of hs) assert.ok(h.workflowId, `${h.file} has its workflow id in workflow-ids.json`);
   const results = [];
   for await (const r of Worker.runReplayHistories({ workflowsPath: require.resolve(WORKFLOWS) }, hs)) results.push(r);
@@ -45,7 +51,15 @@ test('a deliberately changed copy (two steps swapped, no patched()) fails replay
     [lines[a], lines[b]] = [lines[b], lines[a]];
     writeFileSync(cellFile, lines.join('\n'));
     for (const cell of recordedHistories().filter((h) => h.file.startsWith('benchmark-cell_')))
-      await assert.rejects(Worker.runReplayHistory({ workflowsPath: path.join(tmp, 'src', 'workflows', 'index.js') }, cell.history, cell.workflowId), DeterminismViolationError, cell.file);
+      await assert.rejects(
+        Worker.runReplayHistory(
+          { workflowsPath: path.join(tmp, 'src', 'workflows', 'index.js') },
+          cell.history,
+          cell.workflowId,
+        ),
+        DeterminismViolationError,
+        cell.file,
+      );
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }

@@ -12,7 +12,9 @@ import { ensureSearchAttributes, waitForSearchAttributes } from '../src/temporal
 import { SEARCH_ATTRIBUTES } from '../src/schema/search-attributes';
 
 const PROD_LIKE = { 'system.forceSearchAttributesCacheRefreshOnRead': 'false' };
-const QUERY = Object.keys(SEARCH_ATTRIBUTES).map((k) => `${k} = 'x'`).join(' AND ');
+const QUERY = Object.keys(SEARCH_ATTRIBUTES)
+  .map((k) => `${k} = 'x'`)
+  .join(' AND ');
 
 /** A query and a workflow start (no worker needed: it only has to be accepted) using every attribute. */
 async function useThem(conn: Connection): Promise<void> {
@@ -62,8 +64,15 @@ test('the wait is bounded and names the attributes that are missing', async () =
   const conn = await Connection.connect({ address: server.address });
   try {
     await assert.rejects(
-      waitForSearchAttributes(conn, 'default', ['ChbenchRunId', 'ChbenchNeverRegistered'], { timeoutMs: 1500, address: server.address }),
-      (e: Error) => /ChbenchNeverRegistered/.test(e.message) && !/ChbenchRunId/.test(e.message.split(' are not registered')[0]) && /namespace default/.test(e.message) && e.message.includes(server.address),
+      waitForSearchAttributes(conn, 'default', ['ChbenchRunId', 'ChbenchNeverRegistered'], {
+        timeoutMs: 1500,
+        address: server.address,
+      }),
+      (e: Error) =>
+        /ChbenchNeverRegistered/.test(e.message) &&
+        !/ChbenchRunId/.test(e.message.split(' are not registered')[0]) &&
+        /namespace default/.test(e.message) &&
+        e.message.includes(server.address),
     );
   } finally {
     await conn.close();

@@ -8,7 +8,13 @@ import { checkSpec } from '../src/activities/matrix/validate-spec';
 import { readSpecFile } from '../src/lib/spec-file';
 import { REPO_ROOT } from '../src/config';
 
-const base = () => ({ name: 'demo', workload: 'logs', scale: 2_000_000, target: { kind: 'embedded' }, matrix: { version: ['26.7'], codec: ['LZ4', 'ZSTD(3)'] } });
+const base = () => ({
+  name: 'demo',
+  workload: 'logs',
+  scale: 2_000_000,
+  target: { kind: 'embedded' },
+  matrix: { version: ['26.7'], codec: ['LZ4', 'ZSTD(3)'] },
+});
 
 function problems(input: unknown): string[] {
   return checkSpec(input, { worker: true }).problems;
@@ -26,41 +32,87 @@ test('the demo spec is valid and gets the documented defaults', () => {
 
 test('an unknown key is refused, naming it', () => {
   const p = problems({ ...base(), protocl: {} });
-  assert.ok(p.some((l) => /\(root\): unknown key\(s\) "protocl"/.test(l)), p.join('\n'));
+  assert.ok(
+    p.some((l) => /\(root\): unknown key\(s\) "protocl"/.test(l)),
+    p.join('\n'),
+  );
   const q = problems({ ...base(), protocol: { warmRun: 3 } });
-  assert.ok(q.some((l) => /protocol: unknown key\(s\) "warmRun"/.test(l)), q.join('\n'));
+  assert.ok(
+    q.some((l) => /protocol: unknown key\(s\) "warmRun"/.test(l)),
+    q.join('\n'),
+  );
 });
 
 test('a bad codec names the field and the allowed values', () => {
   const p = problems({ ...base(), matrix: { version: ['26.7'], codec: ['ZSTD(99)'] } });
-  assert.ok(p.some((l) => l.startsWith('matrix.codec.0:') && l.includes('"ZSTD(3)"') && l.includes('"LZ4"')), p.join('\n'));
+  assert.ok(
+    p.some((l) => l.startsWith('matrix.codec.0:') && l.includes('"ZSTD(3)"') && l.includes('"LZ4"')),
+    p.join('\n'),
+  );
 });
 
 test('an empty matrix is refused', () => {
   const p = problems({ ...base(), matrix: { version: [], codec: [] } });
-  assert.ok(p.some((l) => l.startsWith('matrix.version:') && /at least one version/.test(l)), p.join('\n'));
-  assert.ok(p.some((l) => l.startsWith('matrix.codec:')), p.join('\n'));
+  assert.ok(
+    p.some((l) => l.startsWith('matrix.version:') && /at least one version/.test(l)),
+    p.join('\n'),
+  );
+  assert.ok(
+    p.some((l) => l.startsWith('matrix.codec:')),
+    p.join('\n'),
+  );
 });
 
 test('a version with no way to provision it is refused', () => {
-  const p = problems({ ...base(), target: { kind: 'local', binaries: { '18.16': '/usr/sbin/clickhouse-server' } }, matrix: { version: ['24.8'], codec: ['LZ4'] } });
-  assert.ok(p.some((l) => l.includes('matrix.version') && l.includes('"24.8"') && l.includes('18.16')), p.join('\n'));
+  const p = problems({
+    ...base(),
+    target: { kind: 'local', binaries: { '18.16': '/usr/sbin/clickhouse-server' } },
+    matrix: { version: ['24.8'], codec: ['LZ4'] },
+  });
+  assert.ok(
+    p.some((l) => l.includes('matrix.version') && l.includes('"24.8"') && l.includes('18.16')),
+    p.join('\n'),
+  );
   const e = problems({ ...base(), matrix: { version: ['24.8'], codec: ['LZ4'] } });
-  assert.ok(e.some((l) => l.includes('embedded target') && l.includes('26.7')), e.join('\n'));
+  assert.ok(
+    e.some((l) => l.includes('embedded target') && l.includes('26.7')),
+    e.join('\n'),
+  );
 });
 
 test('a local binary that does not exist is refused before provisioning', () => {
-  const p = problems({ ...base(), target: { kind: 'local', binaries: { '24.8': '/nonexistent/clickhouse' } }, matrix: { version: ['24.8'], codec: ['LZ4'] } });
-  assert.ok(p.some((l) => l.startsWith('target.binaries.24.8:') && l.includes('/nonexistent/clickhouse')), p.join('\n'));
+  const p = problems({
+    ...base(),
+    target: { kind: 'local', binaries: { '24.8': '/nonexistent/clickhouse' } },
+    matrix: { version: ['24.8'], codec: ['LZ4'] },
+  });
+  assert.ok(
+    p.some((l) => l.startsWith('target.binaries.24.8:') && l.includes('/nonexistent/clickhouse')),
+    p.join('\n'),
+  );
 });
 
 test('every problem is reported in one pass, even when the schema already failed', () => {
-  const p = problems({ name: 'multi', workload: 'nosuch', scale: 0, target: { kind: 'local', binaries: { '24.8': '/nope' } }, matrix: { version: ['25.1'], codec: ['ZSTD(99)'] } });
-  for (const field of ['scale:', 'matrix.codec.0:', 'matrix.version:', 'workload:']) assert.ok(p.some((l) => l.startsWith(field)), `${field} in\n${p.join('\n')}`);
+  const p = problems({
+    name: 'multi',
+    workload: 'nosuch',
+    scale: 0,
+    target: { kind: 'local', binaries: { '24.8': '/nope' } },
+    matrix: { version: ['25.1'], codec: ['ZSTD(99)'] },
+  });
+  for (const field of ['scale:', 'matrix.codec.0:', 'matrix.version:', 'workload:'])
+    assert.ok(
+      p.some((l) => l.startsWith(field)),
+      `${field} in\n${p.join('\n')}`,
+    );
 });
 
 test('embedded version labels match the engine component by component', () => {
-  assert.ok(problems({ ...base(), matrix: { version: ['2'], codec: ['LZ4'] } }).some((l) => l.includes('"2" cannot be provisioned by the embedded target')));
+  assert.ok(
+    problems({ ...base(), matrix: { version: ['2'], codec: ['LZ4'] } }).some((l) =>
+      l.includes('"2" cannot be provisioned by the embedded target'),
+    ),
+  );
   assert.deepEqual(problems({ ...base(), matrix: { version: ['26.7.2.1'], codec: ['LZ4'] } }), []);
   assert.deepEqual(problems({ ...base(), matrix: { version: ['26'], codec: ['LZ4'] } }), []);
 });
@@ -68,33 +120,59 @@ test('embedded version labels match the engine component by component', () => {
 test('a results directory the worker cannot write is refused without touching it', () => {
   assert.ok(problems({ ...base(), resultsDir: '/proc/nope' }).some((l) => l.startsWith('resultsDir:')));
   assert.ok(problems({ ...base(), resultsDir: '/etc/hostname/x' }).some((l) => l.startsWith('resultsDir:')));
-  assert.deepEqual(checkSpec({ ...base(), resultsDir: '/proc/nope' }).problems, [], 'the CLI (not the worker) does not judge the worker\'s filesystem');
+  assert.deepEqual(
+    checkSpec({ ...base(), resultsDir: '/proc/nope' }).problems,
+    [],
+    "the CLI (not the worker) does not judge the worker's filesystem",
+  );
 });
 
 test('scale <= 0 is refused', () => {
   for (const scale of [0, -5, 1.5]) {
     const p = problems({ ...base(), scale });
-    assert.ok(p.some((l) => l.startsWith('scale:')), `${scale}: ${p.join('\n')}`);
+    assert.ok(
+      p.some((l) => l.startsWith('scale:')),
+      `${scale}: ${p.join('\n')}`,
+    );
   }
 });
 
 test('unknown workload and unknown query id are refused with the allowed values', () => {
   const w = problems({ ...base(), workload: 'nope' });
-  assert.ok(w.some((l) => l.startsWith('workload:') && l.includes('logs') && l.includes('logs-legacy')), w.join('\n'));
+  assert.ok(
+    w.some((l) => l.startsWith('workload:') && l.includes('logs') && l.includes('logs-legacy')),
+    w.join('\n'),
+  );
   const q = problems({ ...base(), queries: ['q1', 'q9'] });
-  assert.ok(q.some((l) => l.startsWith('queries:') && l.includes('q9') && l.includes('q1, q2, q3, q4, q5')), q.join('\n'));
+  assert.ok(
+    q.some((l) => l.startsWith('queries:') && l.includes('q9') && l.includes('q1, q2, q3, q4, q5')),
+    q.join('\n'),
+  );
 });
 
 test('an unset password variable of an external target is refused; the spec never holds a password', () => {
   delete process.env.CHBENCH_TEST_NO_SUCH_VAR;
-  const p = problems({ ...base(), target: { kind: 'external', url: 'http://127.0.0.1:8123', passwordEnv: 'CHBENCH_TEST_NO_SUCH_VAR' }, matrix: { version: ['26.3'], codec: ['LZ4'] } });
-  assert.ok(p.some((l) => l.includes('CHBENCH_TEST_NO_SUCH_VAR')), p.join('\n'));
+  const p = problems({
+    ...base(),
+    target: { kind: 'external', url: 'http://127.0.0.1:8123', passwordEnv: 'CHBENCH_TEST_NO_SUCH_VAR' },
+    matrix: { version: ['26.3'], codec: ['LZ4'] },
+  });
+  assert.ok(
+    p.some((l) => l.includes('CHBENCH_TEST_NO_SUCH_VAR')),
+    p.join('\n'),
+  );
   const q = problems({ ...base(), target: { kind: 'external', url: 'http://127.0.0.1:8123', password: 'secret' } });
-  assert.ok(q.some((l) => /unknown key\(s\) "password"/.test(l)), q.join('\n'));
+  assert.ok(
+    q.some((l) => /unknown key\(s\) "password"/.test(l)),
+    q.join('\n'),
+  );
 });
 
 test('parseRunSpec throws SpecError with one line per problem', () => {
-  assert.throws(() => parseRunSpec({ ...base(), scale: 0, workload: 'Bad Name' }), (e: unknown) => e instanceof SpecError && e.issues.length === 2);
+  assert.throws(
+    () => parseRunSpec({ ...base(), scale: 0, workload: 'Bad Name' }),
+    (e: unknown) => e instanceof SpecError && e.issues.length === 2,
+  );
 });
 
 test('the committed JSON Schema is up to date (npm run schema)', () => {

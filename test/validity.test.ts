@@ -34,7 +34,10 @@ async function loadedTarget(cellKey: string): Promise<{ t: TargetHandle; c: Clic
   const m = loadWorkload('logs');
   const v = { table: m.table, rows: ROWS, codec: 'LZ4' as const, tableSettings: m.tableSettings };
   await c.command({ query: renderTemplate('logs', m.schema, v) });
-  await c.command({ query: renderTemplate('logs', m.load, v), clickhouse_settings: m.loadSettings as Record<string, number> });
+  await c.command({
+    query: renderTemplate('logs', m.load, v),
+    clickhouse_settings: m.loadSettings as Record<string, number>,
+  });
   return { t, c };
 }
 
@@ -74,7 +77,10 @@ test('a cold run taken without dropping the caches is labelled not cold; with th
   const coldStale = stale.samples.find((s) => s.kind === 'cold')!;
   assert.equal(coldStale.validity.cold?.valid, false, JSON.stringify(coldStale.counters));
   assert.equal(coldStale.validity.cold?.label, 'not cold');
-  assert.ok(coldStale.validity.cold!.reasons.some((r) => /mark cache/.test(r)), coldStale.validity.cold!.reasons.join('; '));
+  assert.ok(
+    coldStale.validity.cold!.reasons.some((r) => /mark cache/.test(r)),
+    coldStale.validity.cold!.reasons.join('; '),
+  );
   assert.equal(stale.stats.cold_ms, null, 'a run that was not cold is not reported as cold');
   assert.equal(stale.stats.cold_runs_rejected, 1);
   const [fresh] = await measureQueries(c, 'logs', query('q3'), opts(t));
@@ -90,7 +96,9 @@ test('a query run while inserts create new parts is flagged not quiet', async ()
   clients.push(writer);
   const inserting = (async () => {
     for (let i = 0; !stop; i++)
-      await writer.command({ query: `INSERT INTO logs (timestamp, namespace, pod, container, level, message, trace_id, duration_ms) SELECT toDateTime64('2026-08-26 00:00:00', 3), 'payment', 'p', 'app', 'INFO', 'x', 'y', ${i}` });
+      await writer.command({
+        query: `INSERT INTO logs (timestamp, namespace, pod, container, level, message, trace_id, duration_ms) SELECT toDateTime64('2026-08-26 00:00:00', 3), 'payment', 'p', 'app', 'INFO', 'x', 'y', ${i}`,
+      });
   })();
   try {
     const [busy] = await measureQueries(c, 'logs', query('q1'), opts(t, { warmRuns: 5 }));
@@ -105,7 +113,14 @@ test('a query run while inserts create new parts is flagged not quiet', async ()
 
 test('an unknown setting, or one at the wrong level, is refused before anything is loaded', async () => {
   const { provision } = createProvision({ workDir: tmp });
-  const spec = parseRunSpec({ name: 'settings', workload: 'logs', scale: 1000, target: { kind: 'embedded' }, matrix: { version: ['26.7'], codec: ['LZ4'] }, resultsDir: path.join(tmp, 'results') });
+  const spec = parseRunSpec({
+    name: 'settings',
+    workload: 'logs',
+    scale: 1000,
+    target: { kind: 'embedded' },
+    matrix: { version: ['26.7'], codec: ['LZ4'] },
+    resultsDir: path.join(tmp, 'results'),
+  });
   const cell = (settings: CellInput['settings'], key: string): CellInput => ({
     runId: 'settings',
     cellKey: key,
@@ -122,13 +137,37 @@ test('an unknown setting, or one at the wrong level, is refused before anything 
   });
   const refused = async (settings: CellInput['settings'], key: string, pattern: RegExp) => {
     await assertFailureType(provision(cell(settings, key), true), 'InvalidSetting', pattern);
-    await teardownEmbedded({ kind: 'embedded', url: '', database: 'default', username: 'default', runId: 'settings', cellKey: key, provisionedBy: '', dataDir: path.join(tmp, 'settings', key) }).catch(() => undefined);
+    await teardownEmbedded({
+      kind: 'embedded',
+      url: '',
+      database: 'default',
+      username: 'default',
+      runId: 'settings',
+      cellKey: key,
+      provisionedBy: '',
+      dataDir: path.join(tmp, 'settings', key),
+    }).catch(() => undefined);
   };
-  await refused({ query: { no_such_setting_xyz: 1 }, mergeTree: {}, optional: [] }, 'unknown', /unknown setting "no_such_setting_xyz" on ClickHouse 26\.7/);
-  await refused({ query: { min_bytes_for_wide_part: 0 }, mergeTree: {}, optional: [] }, 'level', /"min_bytes_for_wide_part" is not a query setting .* it is a MergeTree table setting/);
-  await refused({ query: {}, mergeTree: { max_threads: 2 }, optional: [] }, 'level2', /"max_threads" is not a MergeTree table setting .* it is a query setting/);
+  await refused(
+    { query: { no_such_setting_xyz: 1 }, mergeTree: {}, optional: [] },
+    'unknown',
+    /unknown setting "no_such_setting_xyz" on ClickHouse 26\.7/,
+  );
+  await refused(
+    { query: { min_bytes_for_wide_part: 0 }, mergeTree: {}, optional: [] },
+    'level',
+    /"min_bytes_for_wide_part" is not a query setting .* it is a MergeTree table setting/,
+  );
+  await refused(
+    { query: {}, mergeTree: { max_threads: 2 }, optional: [] },
+    'level2',
+    /"max_threads" is not a MergeTree table setting .* it is a query setting/,
+  );
   // Optional and missing: recorded as not applied, not refused.
-  const ok = await provision(cell({ query: { no_such_setting_xyz: 1 }, mergeTree: {}, optional: ['no_such_setting_xyz'] }, 'optional'), true);
+  const ok = await provision(
+    cell({ query: { no_such_setting_xyz: 1 }, mergeTree: {}, optional: ['no_such_setting_xyz'] }, 'optional'),
+    true,
+  );
   assert.ok(ok.target.pid);
   await teardownEmbedded(ok.target);
 });
@@ -136,10 +175,14 @@ test('an unknown setting, or one at the wrong level, is refused before anything 
 test('a cell whose query returns a different result from its sibling fails the correctness check, showing both values', async () => {
   const a = await loadedTarget('same');
   const b = await loadedTarget('different');
-  await b.c.command({ query: "INSERT INTO logs (timestamp, namespace, pod, container, level, message, trace_id, duration_ms) SELECT toDateTime64('2026-08-26 00:00:00', 3), 'payment', 'p', 'app', 'ERROR', 'one more timeout', 'z', 1" });
+  await b.c.command({
+    query:
+      "INSERT INTO logs (timestamp, namespace, pod, container, level, message, trace_id, duration_ms) SELECT toDateTime64('2026-08-26 00:00:00', 3), 'payment', 'p', 'app', 'ERROR', 'one more timeout', 'z', 1",
+  });
   const ra = await measureQueries(a.c, 'logs', query('q3'), opts(a.t, { coldRuns: 0, warmRuns: 1 }));
   const rb = await measureQueries(b.c, 'logs', query('q3'), opts(b.t, { coldRuns: 0, warmRuns: 1 }));
-  const doc = (key: string, q: typeof ra) => ({ cellKey: key, queries_baseline: { queries: q }, queries_index: null }) as unknown as CellResultDoc;
+  const doc = (key: string, q: typeof ra) =>
+    ({ cellKey: key, queries_baseline: { queries: q }, queries_index: null }) as unknown as CellResultDoc;
   const mm = resultMismatches([doc('v26.7-lz4', ra), doc('v26.7-zstd3', rb)]);
   assert.equal(mm.length, 1);
   assert.equal(mm[0].id, 'q3');

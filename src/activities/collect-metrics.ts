@@ -34,13 +34,18 @@ export function createCollectMetrics() {
       let events: Record<string, number> | null = null;
       let eventsSource = 'system.events';
       try {
-        const cols = await queryRows<{ name: string }>(client, `SELECT name FROM system.columns WHERE database = 'system' AND table = ${sqlString('events')}`);
+        const cols = await queryRows<{ name: string }>(
+          client,
+          `SELECT name FROM system.columns WHERE database = 'system' AND table = ${sqlString('events')}`,
+        );
         const nameCol = cols.some((c) => c.name === 'name') ? 'name' : 'event';
         // system.events lists only non-zero counters unless system_events_show_zero_values = 1 (newer
         // versions); with it, a counter missing from the table does not exist in this version (unknown).
         const sql = `SELECT ${nameCol} AS k, value AS v FROM system.events`;
         let zeros = true;
-        const rows = await queryRows<{ k: string; v: string }>(client, sql, { system_events_show_zero_values: 1 } as Record<string, number>).catch(() => {
+        const rows = await queryRows<{ k: string; v: string }>(client, sql, {
+          system_events_show_zero_values: 1,
+        } as Record<string, number>).catch(() => {
           zeros = false;
           return queryRows<{ k: string; v: string }>(client, sql);
         });
@@ -62,7 +67,14 @@ export function createCollectMetrics() {
           hostSource = `not available: ${(e as Error).message}`;
         }
       }
-      const snap: MetricsSnapshot = { label, taken_at: new Date().toISOString(), server_events: events, server_events_source: eventsSource, ...host, host_source: hostSource };
+      const snap: MetricsSnapshot = {
+        label,
+        taken_at: new Date().toISOString(),
+        server_events: events,
+        server_events_source: eventsSource,
+        ...host,
+        host_source: hostSource,
+      };
       const file = `metrics-${label}.json`;
       writeJsonAtomic(path.join(cellDir(cell.resultsDir, cell.runId, cell.cellKey), file), snap);
       return { file };

@@ -19,7 +19,12 @@ export function createCreateSchema() {
      */
     async createSchema({ cell, target }: StepInput): Promise<{ table: string }> {
       const m = loadWorkload(cell.workload);
-      const ddl = renderTemplate(cell.workload, m.schema, { table: m.table, rows: cell.scale, codec: cell.codec, tableSettings: readCellSettings(cell).table });
+      const ddl = renderTemplate(cell.workload, m.schema, {
+        table: m.table,
+        rows: cell.scale,
+        codec: cell.codec,
+        tableSettings: readCellSettings(cell).table,
+      });
       const client = connect(target);
       try {
         await client.command({ query: ddl });

@@ -33,7 +33,10 @@ import { runWatched } from '../clickhouse/statement-watch';
  * cell workflow answers by provisioning again (retrying against a dead server cannot succeed).
  * A step whose activity was cancelled reports `CancelledFailure`, never the statement's abort error.
  */
-export function cellStep<A extends unknown[], R extends object>(name: string, fn: (...a: A) => Promise<R>): (...a: A) => Promise<R & { attempt: number }> {
+export function cellStep<A extends unknown[], R extends object>(
+  name: string,
+  fn: (...a: A) => Promise<R>,
+): (...a: A) => Promise<R & { attempt: number }> {
   return async (...a: A) => {
     try {
       return { ...(await fn(...a)), attempt: attempt() };
@@ -41,9 +44,18 @@ export function cellStep<A extends unknown[], R extends object>(name: string, fn
       // A cancelled step is reported as cancelled, whatever its statement threw on the abort (e.g.
       // "The user aborted a request."), so the cell ends Canceled rather than failed.
       const signal = cancellationSignal();
-      if (signal?.aborted && !(e instanceof CancelledFailure)) throw signal.reason instanceof CancelledFailure ? signal.reason : new CancelledFailure(`${name} cancelled: ${String((signal.reason as Error)?.message ?? signal.reason ?? '')}`);
+      if (signal?.aborted && !(e instanceof CancelledFailure))
+        throw signal.reason instanceof CancelledFailure
+          ? signal.reason
+          : new CancelledFailure(
+              `${name} cancelled: ${String((signal.reason as Error)?.message ?? signal.reason ?? '')}`,
+            );
       if (isTargetGone(e))
-        throw ApplicationFailure.create({ type: FAILURE.TargetUnavailable, nonRetryable: true, message: `${name}: the ClickHouse server is unreachable (${(e as Error).message})` });
+        throw ApplicationFailure.create({
+          type: FAILURE.TargetUnavailable,
+          nonRetryable: true,
+          message: `${name}: the ClickHouse server is unreachable (${(e as Error).message})`,
+        });
       throw e;
     }
   };
@@ -105,7 +117,8 @@ function withStatementWatch<T extends Record<string, (...a: any[]) => Promise<un
   const out: Record<string, (...a: any[]) => Promise<unknown>> = {};
   for (const [k, fn] of Object.entries(acts))
     out[k] = (...a: any[]) => {
-      const first = a[0] as { cell?: { protocol?: { stuckAfterS?: number } }; protocol?: { stuckAfterS?: number } } | undefined;
+      const first = a[0] as
+        { cell?: { protocol?: { stuckAfterS?: number } }; protocol?: { stuckAfterS?: number } } | undefined;
       const stuckAfterS = first?.cell?.protocol?.stuckAfterS ?? first?.protocol?.stuckAfterS;
       return runWatched({ ...(stuckAfterS ? { stuckAfterS } : {}), step: k }, () => fn(...a));
     };

@@ -24,9 +24,14 @@ import { readCellSettings } from './provision';
 import { performance } from 'node:perf_hooks';
 
 /** `DuplicatedInsertedBlocks` from `system.events` (absent there = 0), or null if unreadable. */
-async function loadCounters(client: import('@clickhouse/client').ClickHouseClient): Promise<{ DuplicatedInsertedBlocks: number } | null> {
+async function loadCounters(
+  client: import('@clickhouse/client').ClickHouseClient,
+): Promise<{ DuplicatedInsertedBlocks: number } | null> {
   try {
-    const rows = await queryRows<{ v: string }>(client, "SELECT value AS v FROM system.events WHERE event = 'DuplicatedInsertedBlocks'");
+    const rows = await queryRows<{ v: string }>(
+      client,
+      "SELECT value AS v FROM system.events WHERE event = 'DuplicatedInsertedBlocks'",
+    );
     return { DuplicatedInsertedBlocks: Number(rows[0]?.v ?? 0) };
   } catch {
     return null;
@@ -54,7 +59,12 @@ export function createLoadData() {
         if (prev && existing === cell.scale) return { ...pick(prev), reused: true };
         let truncated: LoadRecord['truncated_before_load'] = null;
         if (existing > 0) {
-          truncated = { rows_found: existing, reason: prev ? 'row count differs from the recorded load' : 'rows present without a recorded load (earlier attempt crashed)' };
+          truncated = {
+            rows_found: existing,
+            reason: prev
+              ? 'row count differs from the recorded load'
+              : 'rows present without a recorded load (earlier attempt crashed)',
+          };
           await client.command({ query: `TRUNCATE TABLE ${m.table}`, query_id: `${prefix}-truncate-a${attempt()}` });
         }
         const sql = renderTemplate(cell.workload, m.load, { table: m.table, rows: cell.scale, codec: cell.codec });
@@ -64,21 +74,37 @@ export function createLoadData() {
         const t0 = performance.now();
         // The watched client heartbeats the INSERT's progress (rows read/written) while it runs.
         heartbeat({ step: 'load' });
-        const res = await killOnCancel(target, queryId, client.command({ query: sql, query_id: queryId, clickhouse_settings: settings as Record<string, number>, abort_signal: cancellationSignal() }));
+        const res = await killOnCancel(
+          target,
+          queryId,
+          client.command({
+            query: sql,
+            query_id: queryId,
+            clickhouse_settings: settings as Record<string, number>,
+            abort_signal: cancellationSignal(),
+          }),
+        );
         const elapsed = performance.now() - t0;
         const summary = parseSummary(res.response_headers as Record<string, string>);
         const rows = await rowCount(client, m.table);
         if (rows !== cell.scale)
-          throw new Error(`load: table ${m.table} holds ${rows} rows after loading, expected ${cell.scale} (spec scale)`);
+          throw new Error(
+            `load: table ${m.table} holds ${rows} rows after loading, expected ${cell.scale} (spec scale)`,
+          );
         const parts = await activeParts(client, m.table);
         const eventsAfter = await loadCounters(client);
         const probe = readJsonIfExists<CapabilityProbe>(path.join(dir, 'probe.json'));
         // Server-side elapsed: the HTTP summary, else the INSERT's query_log row (old servers send no summary).
-        let serverElapsed = summaryNumber(summary, 'elapsed_ns') === null ? null : (summaryNumber(summary, 'elapsed_ns') as number) / 1e6;
+        let serverElapsed =
+          summaryNumber(summary, 'elapsed_ns') === null ? null : (summaryNumber(summary, 'elapsed_ns') as number) / 1e6;
         let serverElapsedSource = serverElapsed === null ? 'not available' : 'http summary elapsed_ns';
         if (serverElapsed === null && probe?.query_log.enabled) {
           const row = (await fetchQueryLog(client, [queryId])).get(queryId);
-          if (row) [serverElapsed, serverElapsedSource] = [Number(row.query_duration_ms), 'system.query_log.query_duration_ms'];
+          if (row)
+            [serverElapsed, serverElapsedSource] = [
+              Number(row.query_duration_ms),
+              'system.query_log.query_duration_ms',
+            ];
         }
         const written = summaryNumber(summary, 'written_rows');
         const rec: LoadRecord = {
@@ -99,11 +125,22 @@ export function createLoadData() {
           truncated_before_load: truncated,
           verification: {
             rows_equal_scale: rows === cell.scale,
-            written_rows_check: written === null ? 'not available: the server sent no written_rows' : written === rows ? 'written_rows (HTTP summary) = count()' : `MISMATCH: written_rows ${written} ≠ count() ${rows}`,
+            written_rows_check:
+              written === null
+                ? 'not available: the server sent no written_rows'
+                : written === rows
+                  ? 'written_rows (HTTP summary) = count()'
+                  : `MISMATCH: written_rows ${written} ≠ count() ${rows}`,
             // Absent from system.events means 0 only where the probe saw the full counter list with it.
             duplicated_inserted_blocks:
-              eventsBefore && eventsAfter && probe?.events_complete && probe.events?.includes('DuplicatedInsertedBlocks') ? eventsAfter.DuplicatedInsertedBlocks - eventsBefore.DuplicatedInsertedBlocks : null,
-            counters_source: eventsBefore && eventsAfter ? 'system.events difference around the INSERT' : 'not available',
+              eventsBefore &&
+              eventsAfter &&
+              probe?.events_complete &&
+              probe.events?.includes('DuplicatedInsertedBlocks')
+                ? eventsAfter.DuplicatedInsertedBlocks - eventsBefore.DuplicatedInsertedBlocks
+                : null,
+            counters_source:
+              eventsBefore && eventsAfter ? 'system.events difference around the INSERT' : 'not available',
           },
           previous_attempts: previous,
           attempt: attempt(),
@@ -118,6 +155,12 @@ export function createLoadData() {
 }
 
 function pick(r: LoadSummary): LoadSummary {
-  return { rows: r.rows, elapsed_ms: r.elapsed_ms, rows_per_s: r.rows_per_s, partitions: r.partitions, active_parts: r.active_parts, reused: r.reused };
+  return {
+    rows: r.rows,
+    elapsed_ms: r.elapsed_ms,
+    rows_per_s: r.rows_per_s,
+    partitions: r.partitions,
+    active_parts: r.active_parts,
+    reused: r.reused,
+  };
 }
-

@@ -29,13 +29,22 @@ async function materializeMutations(client: ClickHouseClient, table: string, ind
 }
 
 /** Index size in bytes, with its source. */
-export async function indexSize(client: ClickHouseClient, table: string, index: string): Promise<{ bytes: number | null; uncompressed_bytes: number | null; source: string }> {
+export async function indexSize(
+  client: ClickHouseClient,
+  table: string,
+  index: string,
+): Promise<{ bytes: number | null; uncompressed_bytes: number | null; source: string }> {
   try {
     const [r] = await queryRows<{ c: string; u: string }>(
       client,
       `SELECT data_compressed_bytes AS c, data_uncompressed_bytes AS u FROM system.data_skipping_indices WHERE database = currentDatabase() AND table = ${sqlString(table)} AND name = ${sqlString(index)}`,
     );
-    if (r) return { bytes: Number(r.c), uncompressed_bytes: Number(r.u), source: 'system.data_skipping_indices.data_compressed_bytes' };
+    if (r)
+      return {
+        bytes: Number(r.c),
+        uncompressed_bytes: Number(r.u),
+        source: 'system.data_skipping_indices.data_compressed_bytes',
+      };
   } catch {
     /* older servers */
   }
@@ -44,7 +53,11 @@ export async function indexSize(client: ClickHouseClient, table: string, index: 
       client,
       `SELECT sum(secondary_indices_compressed_bytes) AS c, sum(secondary_indices_uncompressed_bytes) AS u FROM system.parts WHERE database = currentDatabase() AND table = ${sqlString(table)} AND active`,
     );
-    return { bytes: Number(r.c), uncompressed_bytes: Number(r.u), source: 'system.parts sum(secondary_indices_compressed_bytes) (all indices of the table)' };
+    return {
+      bytes: Number(r.c),
+      uncompressed_bytes: Number(r.u),
+      source: 'system.parts sum(secondary_indices_compressed_bytes) (all indices of the table)',
+    };
   } catch {
     return { bytes: null, uncompressed_bytes: null, source: 'not available on this version' };
   }
@@ -56,7 +69,13 @@ export async function indexSize(client: ClickHouseClient, table: string, index: 
  * `settings.query`), so a setting such as `use_skip_indexes = 0` shows here too. Whether the measured
  * runs themselves read fewer rows is judged after them (`index_proof` in `queries-index.json`).
  */
-export async function verifyIndex(client: ClickHouseClient, table: string, index: string, queries: { id: string; sql: string }[], settings: Record<string, string | number> = {}): Promise<IndexVerification> {
+export async function verifyIndex(
+  client: ClickHouseClient,
+  table: string,
+  index: string,
+  queries: { id: string; sql: string }[],
+  settings: Record<string, string | number> = {},
+): Promise<IndexVerification> {
   const reasons: string[] = [];
   let without: number | null = null;
   let active: number | null = null;
@@ -84,7 +103,13 @@ export async function verifyIndex(client: ClickHouseClient, table: string, index
   }
   const bad = (without ?? 0) > 0 || Object.values(explain).some((x) => x.skips === false);
   const unknown = without === null || Object.values(explain).some((x) => x.skips === null);
-  return { parts_without_index: without, active_parts: active, explain, verified: bad ? false : unknown ? null : true, reasons };
+  return {
+    parts_without_index: without,
+    active_parts: active,
+    explain,
+    verified: bad ? false : unknown ? null : true,
+    reasons,
+  };
 }
 
 /** Activity factory. */
@@ -96,7 +121,12 @@ export function createMaterializeSkipIndex() {
      */
     async materializeSkipIndex({ cell, target }: StepInput): Promise<IndexSummary> {
       const m = loadWorkload(cell.workload);
-      if (!m.index) throw ApplicationFailure.create({ type: FAILURE.NoIndex, nonRetryable: true, message: `workload ${m.name} defines no skip index` });
+      if (!m.index)
+        throw ApplicationFailure.create({
+          type: FAILURE.NoIndex,
+          nonRetryable: true,
+          message: `workload ${m.name} defines no skip index`,
+        });
       const idx = m.index.name;
       const client = connect(target, { maxExecutionTimeS: cell.protocol.maxExecutionTimeS });
       try {
@@ -121,7 +151,11 @@ export function createMaterializeSkipIndex() {
           const rows = await materializeMutations(client, m.table, idx);
           const failed = rows.find((r) => r.latest_fail_reason);
           if (failed)
-            throw ApplicationFailure.create({ type: FAILURE.MutationFailed, nonRetryable: true, message: `materialize index ${idx}: mutation ${failed.mutation_id} failed: ${failed.latest_fail_reason}` });
+            throw ApplicationFailure.create({
+              type: FAILURE.MutationFailed,
+              nonRetryable: true,
+              message: `materialize index ${idx}: mutation ${failed.mutation_id} failed: ${failed.latest_fail_reason}`,
+            });
           const todo = rows.reduce((a, r) => a + Number(r.parts_to_do), 0);
           const done = rows.length > 0 && rows.every((r) => Number(r.is_done));
           heartbeat({ step: 'materialize-index', parts_to_do: todo, mutations: rows.length });
@@ -132,7 +166,9 @@ export function createMaterializeSkipIndex() {
         }
         const materializeMs = performance.now() - t0;
         const size = await indexSize(client, m.table, idx);
-        const uses = workloadQueries(m, { table: m.table, rows: cell.scale, codec: cell.codec }, cell.queries).filter((q) => q.usesIndex);
+        const uses = workloadQueries(m, { table: m.table, rows: cell.scale, codec: cell.codec }, cell.queries).filter(
+          (q) => q.usesIndex,
+        );
         const verification = await verifyIndex(client, m.table, idx, uses, readCellSettings(cell).runs);
         const mutations = await materializeMutations(client, m.table, idx);
         const rec: IndexRecord = {
@@ -141,7 +177,8 @@ export function createMaterializeSkipIndex() {
           materialize_sql: materialize,
           adopted_mutation: adopted,
           materialize_ms: materializeMs,
-          materialize_ms_source: 'client wall time from issuing MATERIALIZE INDEX (or adopting it) to system.mutations.is_done = 1',
+          materialize_ms_source:
+            'client wall time from issuing MATERIALIZE INDEX (or adopting it) to system.mutations.is_done = 1',
           index_bytes: size.bytes,
           index_uncompressed_bytes: size.uncompressed_bytes,
           index_bytes_source: size.source,

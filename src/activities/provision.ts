@@ -62,7 +62,16 @@ export async function readServerInfo(t: TargetHandle): Promise<ServerInfo & { pr
     if (memory === null && onHost) [memory, memSource] = [os.totalmem(), 'worker host os.totalmem() (same host)'];
     // system.query_log is created lazily: the capability probe runs a logged query and flushes first.
     const probe = await probeServer(client, version);
-    return { version, timezone, cpus, cpu_source: cpuSource, memory_bytes: memory, memory_source: memSource, query_log: probe.query_log.enabled ? 'available' : 'not available', probe };
+    return {
+      version,
+      timezone,
+      cpus,
+      cpu_source: cpuSource,
+      memory_bytes: memory,
+      memory_source: memSource,
+      query_log: probe.query_log.enabled ? 'available' : 'not available',
+      probe,
+    };
   } finally {
     await client.close();
   }
@@ -71,7 +80,12 @@ export async function readServerInfo(t: TargetHandle): Promise<ServerInfo & { pr
 /** Check the workload's and the spec's settings against a probe. */
 export function resolveCellSettings(cell: CellInput, m: WorkloadManifest, probe: CapabilityProbe): CellSettings {
   const spec = cell.settings ?? { query: {}, mergeTree: {}, optional: [] };
-  const wl = checkSettings({ query: m.loadSettings, mergeTree: m.tableSettings, optional: m.optionalSettings }, probe, `workload ${m.name}`, { query: 'loadSettings', mergeTree: 'tableSettings' });
+  const wl = checkSettings(
+    { query: m.loadSettings, mergeTree: m.tableSettings, optional: m.optionalSettings },
+    probe,
+    `workload ${m.name}`,
+    { query: 'loadSettings', mergeTree: 'tableSettings' },
+  );
   const sp = checkSettings({ query: spec.query, mergeTree: spec.mergeTree, optional: spec.optional }, probe, 'spec');
   return {
     load: { ...wl.applied.query, ...sp.applied.query },
@@ -84,7 +98,15 @@ export function resolveCellSettings(cell: CellInput, m: WorkloadManifest, probe:
 
 /** Read a cell's `settings.json` (written at provisioning); empty settings when absent. */
 export function readCellSettings(cell: CellInput): CellSettings {
-  return readJsonIfExists<CellSettings>(path.join(cellDir(cell.resultsDir, cell.runId, cell.cellKey), 'settings.json')) ?? { load: {}, runs: {}, table: {}, not_applied: {}, problems: [] };
+  return (
+    readJsonIfExists<CellSettings>(path.join(cellDir(cell.resultsDir, cell.runId, cell.cellKey), 'settings.json')) ?? {
+      load: {},
+      runs: {},
+      table: {},
+      not_applied: {},
+      problems: [],
+    }
+  );
 }
 
 /** Activity factory. */
@@ -106,7 +128,13 @@ export function createProvision(deps: ProvisionDeps) {
         'provision',
         // The label records where this workflow lives, so gc asks that server (see src/targets/gc.ts).
         currentOwner(deps, cell.runId).then((owner) =>
-          provisionTarget(cell.target, { runId: cell.runId, cellKey: cell.cellKey, version: cell.version, workDir: path.resolve(deps.workDir), ...(owner ? { owner } : {}) }),
+          provisionTarget(cell.target, {
+            runId: cell.runId,
+            cellKey: cell.cellKey,
+            version: cell.version,
+            workDir: path.resolve(deps.workDir),
+            ...(owner ? { owner } : {}),
+          }),
         ),
       );
       heartbeat({ step: 'provision', url: target.url });
@@ -124,7 +152,11 @@ export function createProvision(deps: ProvisionDeps) {
         const checked = resolveCellSettings(cell, m, probe);
         writeJsonAtomic(path.join(dir, 'settings.json'), checked);
         if (checked.problems.length)
-          throw ApplicationFailure.create({ type: FAILURE.InvalidSetting, nonRetryable: true, message: `settings refused before loading:\n  - ${checked.problems.join('\n  - ')}` });
+          throw ApplicationFailure.create({
+            type: FAILURE.InvalidSetting,
+            nonRetryable: true,
+            message: `settings refused before loading:\n  - ${checked.problems.join('\n  - ')}`,
+          });
       }
       const result: ProvisionResult = { target, server, ...(skipReason ? { skipReason } : {}) };
       const record: ProvisionRecord = { ...result, provisioned_at: new Date().toISOString() };

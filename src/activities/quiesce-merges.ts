@@ -32,7 +32,11 @@ export function createQuiesceMerges() {
         let last = '';
         let stableSince = performance.now();
         for (;;) {
-          const [parts, merges, mutations] = [await activeParts(client, m.table), await runningMerges(client, m.table), await pendingMutations(client, m.table)];
+          const [parts, merges, mutations] = [
+            await activeParts(client, m.table),
+            await runningMerges(client, m.table),
+            await pendingMutations(client, m.table),
+          ];
           const key = parts.names.join(',');
           const now = performance.now();
           if (key !== last || merges > 0 || mutations > 0) {
@@ -40,7 +44,13 @@ export function createQuiesceMerges() {
             stableSince = now;
           }
           const stableMs = now - stableSince;
-          heartbeat({ step: 'quiesce', active_parts: parts.names.length, merges, mutations, stable_ms: Math.round(stableMs) });
+          heartbeat({
+            step: 'quiesce',
+            active_parts: parts.names.length,
+            merges,
+            mutations,
+            stable_ms: Math.round(stableMs),
+          });
           if (stableMs >= q.stableForMs) {
             const out: QuiesceSummary = { active_parts: parts.names.length, waited_ms: now - t0 };
             writeJsonAtomic(path.join(cellDir(cell.resultsDir, cell.runId, cell.cellKey), `quiesce-${label}.json`), {

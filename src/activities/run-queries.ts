@@ -28,7 +28,14 @@ import { readCellSettings } from './provision';
 export type { IndexProof } from '../measure/index-proof';
 
 // Record shapes of `queries-<phase>.json` live in the results schema (one definition, with zod).
-export type { ColdPreparation, RunSample, ServerTimeSource, QueryStats, QueryRecord, QueriesRecord } from '../schema/results';
+export type {
+  ColdPreparation,
+  RunSample,
+  ServerTimeSource,
+  QueryStats,
+  QueryRecord,
+  QueriesRecord,
+} from '../schema/results';
 import type { QueryRecord, QueriesRecord } from '../schema/results';
 
 /** Activity factory. */
@@ -40,7 +47,11 @@ export function createRunQueries(deps: { workDir: string }) {
      * Writes `queries-<phase>.json`.
      * @throws ApplicationFailure `QueryFailed` (non-retryable) when a query failed on the server.
      */
-    async runQueries({ cell, target }: StepInput, phase: 'baseline' | 'index', queryLog: boolean): Promise<QueriesSummary> {
+    async runQueries(
+      { cell, target }: StepInput,
+      phase: 'baseline' | 'index',
+      queryLog: boolean,
+    ): Promise<QueriesSummary> {
       const m = loadWorkload(cell.workload);
       let queries = workloadQueries(m, { table: m.table, rows: cell.scale, codec: cell.codec }, cell.queries);
       if (phase === 'index') queries = queries.filter((q) => q.usesIndex);
@@ -94,8 +105,16 @@ export function createRunQueries(deps: { workDir: string }) {
         }).catch((e: unknown) => {
           // Cancelled or failed midway: keep the queries already measured (a retry re-measures and overwrites).
           if (finished.length) {
-            const why = cancellationSignal()?.aborted ? 'cancelled' : `stopped by an error: ${((e as Error)?.message ?? String(e)).split('\n')[0].slice(0, 200)}`;
-            writeJsonAtomic(file, record(finished, `${why}; ${finished.length} of ${queries.length} queries measured (query_log figures not joined)`));
+            const why = cancellationSignal()?.aborted
+              ? 'cancelled'
+              : `stopped by an error: ${((e as Error)?.message ?? String(e)).split('\n')[0].slice(0, 200)}`;
+            writeJsonAtomic(
+              file,
+              record(
+                finished,
+                `${why}; ${finished.length} of ${queries.length} queries measured (query_log figures not joined)`,
+              ),
+            );
           }
           throw e;
         });
@@ -104,7 +123,12 @@ export function createRunQueries(deps: { workDir: string }) {
           const baseline = readJsonIfExists<QueriesRecord>(path.join(dir, 'queries-baseline.json'));
           for (const r of records) {
             const before = baseline?.queries.find((b) => b.id === r.id)?.stats.read_rows ?? null;
-            r.index_proof = judgeIndexUse(m.index.name, r.explain_error ? null : r.explain_indexes, r.stats.read_rows, before);
+            r.index_proof = judgeIndexUse(
+              m.index.name,
+              r.explain_error ? null : r.explain_indexes,
+              r.stats.read_rows,
+              before,
+            );
           }
         }
         writeJsonAtomic(file, record(records));
@@ -114,10 +138,21 @@ export function createRunQueries(deps: { workDir: string }) {
           throw ApplicationFailure.create({
             type: FAILURE.QueryFailed,
             nonRetryable: true,
-            message: failed.map((r) => `${r.id.toUpperCase()} failed on run ${r.error!.run} (query_id ${r.error!.query_id}): Code ${r.error!.code}${r.error!.type ? ` ${r.error!.type}` : ''}: ${r.error!.message.split('\n')[0].slice(0, 300)}`).join('; '),
+            message: failed
+              .map(
+                (r) =>
+                  `${r.id.toUpperCase()} failed on run ${r.error!.run} (query_id ${r.error!.query_id}): Code ${r.error!.code}${r.error!.type ? ` ${r.error!.type}` : ''}: ${r.error!.message.split('\n')[0].slice(0, 300)}`,
+              )
+              .join('; '),
             details: [{ file: path.basename(file), failed: failed.map((r) => r.id) }],
           });
-        const headlines: QueryHeadline[] = records.map((r) => ({ id: r.id, cold_ms: r.stats.cold_ms, warm_min_ms: r.stats.warm_min_ms, warm_median_ms: r.stats.warm_median_ms, read_rows: r.stats.read_rows }));
+        const headlines: QueryHeadline[] = records.map((r) => ({
+          id: r.id,
+          cold_ms: r.stats.cold_ms,
+          warm_min_ms: r.stats.warm_min_ms,
+          warm_median_ms: r.stats.warm_median_ms,
+          read_rows: r.stats.read_rows,
+        }));
         return { phase, file: path.basename(file), queries: headlines };
       } finally {
         if (merges?.ok) await tryCommand(client, `SYSTEM START MERGES ${m.table}`);

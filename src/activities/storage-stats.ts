@@ -17,7 +17,10 @@ export type { ColumnStorage, StorageRecord } from '../schema/results';
 import type { ClickHouseClient } from '@clickhouse/client';
 
 async function hasColumn(client: ClickHouseClient, table: string, column: string): Promise<boolean> {
-  const r = await queryRows<{ c: string }>(client, `SELECT count() AS c FROM system.columns WHERE database = 'system' AND table = ${sqlString(table)} AND name = ${sqlString(column)}`);
+  const r = await queryRows<{ c: string }>(
+    client,
+    `SELECT count() AS c FROM system.columns WHERE database = 'system' AND table = ${sqlString(table)} AND name = ${sqlString(column)}`,
+  );
   return Number(r[0]?.c ?? 0) > 0;
 }
 
@@ -32,7 +35,10 @@ export async function readStorage(client: ClickHouseClient, table: string): Prom
   );
   const partTypes: Record<string, number> = {};
   if (hasPartType) {
-    for (const r of await queryRows<{ part_type: string; n: string }>(client, `SELECT part_type, count() AS n FROM system.parts WHERE ${where} GROUP BY part_type`))
+    for (const r of await queryRows<{ part_type: string; n: string }>(
+      client,
+      `SELECT part_type, count() AS n FROM system.parts WHERE ${where} GROUP BY part_type`,
+    ))
       partTypes[r.part_type] = Number(r.n);
   } else partTypes.unknown = Number(tot.parts);
   const compressed = Number(tot.c);
@@ -85,13 +91,21 @@ export function createStorageStats() {
      * Record storage figures in `storage.json`.
      * @returns totals (bytes) and whether per-column sizes are available.
      */
-    async storageStats({ cell, target }: StepInput): Promise<{ compressed_bytes: number; uncompressed_bytes: number; ratio: number; columns: boolean }> {
+    async storageStats({
+      cell,
+      target,
+    }: StepInput): Promise<{ compressed_bytes: number; uncompressed_bytes: number; ratio: number; columns: boolean }> {
       const m = loadWorkload(cell.workload);
       const client = connect(target);
       try {
         const rec = await readStorage(client, m.table);
         writeJsonAtomic(path.join(cellDir(cell.resultsDir, cell.runId, cell.cellKey), 'storage.json'), rec);
-        return { compressed_bytes: rec.compressed_bytes, uncompressed_bytes: rec.uncompressed_bytes, ratio: rec.ratio, columns: rec.columns !== null };
+        return {
+          compressed_bytes: rec.compressed_bytes,
+          uncompressed_bytes: rec.uncompressed_bytes,
+          ratio: rec.ratio,
+          columns: rec.columns !== null,
+        };
       } finally {
         await client.close();
       }

@@ -35,16 +35,28 @@ export function createTeardown(deps: { workDir: string }) {
       // Stopping processes / removing directories is not a statement: heartbeat while it runs (bounded by stop deadlines).
       const what = await keepAliveDuring(
         'teardown',
-        teardownCellResources(cell.target, { runId: cell.runId, cellKey: cell.cellKey, version: cell.version, workDir: path.resolve(deps.workDir) }),
+        teardownCellResources(cell.target, {
+          runId: cell.runId,
+          cellKey: cell.cellKey,
+          version: cell.version,
+          workDir: path.resolve(deps.workDir),
+        }),
       );
-      writeJsonAtomic(path.join(cellDir(cell.resultsDir, cell.runId, cell.cellKey), 'teardown.json'), { torn_down_at: new Date().toISOString(), kind: cell.target.kind, what, server_log_archive: 'not available: the cell was never provisioned' });
+      writeJsonAtomic(path.join(cellDir(cell.resultsDir, cell.runId, cell.cellKey), 'teardown.json'), {
+        torn_down_at: new Date().toISOString(),
+        kind: cell.target.kind,
+        what,
+        server_log_archive: 'not available: the cell was never provisioned',
+      });
       return { torn_down: true };
     },
     /** Archive the statement log, tear the target down; records `teardown.json`. */
     async teardown({ cell, target }: StepInput): Promise<{ torn_down: true }> {
       const dir = cellDir(cell.resultsDir, cell.runId, cell.cellKey);
       const prefix = queryIdPrefix(cell.runId, cell.cellKey, '').replace(/-$/, '');
-      const archive = await archiveServerLog(target, prefix, path.join(dir, 'server-log.jsonl')).catch((e: Error) => `not available: ${e.message}`);
+      const archive = await archiveServerLog(target, prefix, path.join(dir, 'server-log.jsonl')).catch(
+        (e: Error) => `not available: ${e.message}`,
+      );
       await keepAliveDuring('teardown', teardownTarget(target));
       writeJsonAtomic(path.join(dir, 'teardown.json'), {
         torn_down_at: new Date().toISOString(),

@@ -9,7 +9,20 @@ import { readdirSync, existsSync } from 'node:fs';
 import { cellDir, readJsonIfExists, runDir, writeJsonAtomic, writeTextAtomic } from '../results/store';
 import { flatSamples, toJsonLines } from '../results/samples';
 import type { CellInput, CellOutcome } from '../schema/cell';
-import { CELL_RESULT_SCHEMA, type CellResult, type MetricsDelta, type MetricsSnapshot, type RunRecord, type QuiesceRecord, type ProvisionRecord, type SchemaRecord, type LoadRecord, type StorageRecord, type QueriesRecord, type IndexRecord } from '../schema/results';
+import {
+  CELL_RESULT_SCHEMA,
+  type CellResult,
+  type MetricsDelta,
+  type MetricsSnapshot,
+  type RunRecord,
+  type QuiesceRecord,
+  type ProvisionRecord,
+  type SchemaRecord,
+  type LoadRecord,
+  type StorageRecord,
+  type QueriesRecord,
+  type IndexRecord,
+} from '../schema/results';
 
 export { CELL_RESULT_SCHEMA } from '../schema/results';
 
@@ -19,16 +32,28 @@ import { CELL_COUNTERS as KEY_EVENTS } from '../measure/validity';
 export function metricsDelta(a?: MetricsSnapshot, b?: MetricsSnapshot): MetricsDelta | null {
   if (!a || !b) return null;
   const events: Record<string, number | null> = {};
-  for (const k of KEY_EVENTS) events[k] = a.server_events && b.server_events && k in b.server_events ? b.server_events[k] - (a.server_events[k] ?? 0) : null;
+  for (const k of KEY_EVENTS)
+    events[k] =
+      a.server_events && b.server_events && k in b.server_events
+        ? b.server_events[k] - (a.server_events[k] ?? 0)
+        : null;
   let disks: Record<string, { read_bytes: number; write_bytes: number }> | null = null;
   if (a.host_disks && b.host_disks) {
     disks = {};
     for (const [d, v] of Object.entries(b.host_disks)) {
       const p = a.host_disks[d];
-      if (p && (v.read_bytes - p.read_bytes || v.write_bytes - p.write_bytes)) disks[d] = { read_bytes: v.read_bytes - p.read_bytes, write_bytes: v.write_bytes - p.write_bytes };
+      if (p && (v.read_bytes - p.read_bytes || v.write_bytes - p.write_bytes))
+        disks[d] = { read_bytes: v.read_bytes - p.read_bytes, write_bytes: v.write_bytes - p.write_bytes };
     }
   }
-  return { from: a.taken_at, to: b.taken_at, server_events: events, server_events_source: b.server_events_source, host_disks: disks, host_source: b.host_source };
+  return {
+    from: a.taken_at,
+    to: b.taken_at,
+    server_events: events,
+    server_events_source: b.server_events_source,
+    host_disks: disks,
+    host_source: b.host_source,
+  };
 }
 
 /** Activity factory. */
@@ -42,12 +67,20 @@ export function createWriteResults() {
      */
     async writeCellResult(
       cell: CellInput,
-      outcome: { status: CellOutcome['status']; error?: string; skipReason?: string; attempts?: Record<string, number>; targetRestarts?: { step: string; error: string }[] },
+      outcome: {
+        status: CellOutcome['status'];
+        error?: string;
+        skipReason?: string;
+        attempts?: Record<string, number>;
+        targetRestarts?: { step: string; error: string }[];
+      },
     ): Promise<CellOutcome> {
       const dir = cellDir(cell.resultsDir, cell.runId, cell.cellKey);
       const read = <T>(f: string) => readJsonIfExists<T>(path.join(dir, f));
       const quiesce: CellResult['quiesce'] = {};
-      if (existsSync(dir)) for (const f of readdirSync(dir)) if (/^quiesce-.*\.json$/.test(f)) quiesce[f.slice(8, -5)] = read<QuiesceRecord>(f)!;
+      if (existsSync(dir))
+        for (const f of readdirSync(dir))
+          if (/^quiesce-.*\.json$/.test(f)) quiesce[f.slice(8, -5)] = read<QuiesceRecord>(f)!;
       const start = read<MetricsSnapshot>('metrics-start.json');
       const end = read<MetricsSnapshot>('metrics-end.json');
       const result: CellResult = {
@@ -75,13 +108,26 @@ export function createWriteResults() {
         queries_index: read<QueriesRecord>('queries-index.json') ?? null,
         // Server counters restart with the server: after a restart the start→end difference means nothing.
         metrics_delta: (outcome.targetRestarts ?? []).length ? null : metricsDelta(start, end),
-        ...((outcome.targetRestarts ?? []).length ? { metrics_delta_unavailable: 'the server was restarted during the cell; its counters started again from zero' } : {}),
+        ...((outcome.targetRestarts ?? []).length
+          ? {
+              metrics_delta_unavailable:
+                'the server was restarted during the cell; its counters started again from zero',
+            }
+          : {}),
       };
       const file = path.join(dir, 'result.json');
       writeJsonAtomic(file, result);
       const run = readJsonIfExists<Partial<RunRecord>>(path.join(runDir(cell.resultsDir, cell.runId), 'run.json'));
-      writeTextAtomic(path.join(dir, 'samples.jsonl'), toJsonLines(flatSamples(result, { chbench: run?.chbench ?? null })));
-      return { cellKey: cell.cellKey, status: outcome.status, resultFile: file, ...(outcome.error ? { error: outcome.error } : {}) };
+      writeTextAtomic(
+        path.join(dir, 'samples.jsonl'),
+        toJsonLines(flatSamples(result, { chbench: run?.chbench ?? null })),
+      );
+      return {
+        cellKey: cell.cellKey,
+        status: outcome.status,
+        resultFile: file,
+        ...(outcome.error ? { error: outcome.error } : {}),
+      };
     },
   };
 }

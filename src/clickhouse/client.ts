@@ -2,7 +2,13 @@
  * How chbench talks to a target: `@clickhouse/client` over HTTP, the same for every target kind.
  * Exactly one place builds clients, runs a measured statement and parses the server's summary.
  */
-import { createClient, ClickHouseError, ClickHouseLogLevel, type ClickHouseClient, type ClickHouseSettings } from '@clickhouse/client';
+import {
+  createClient,
+  ClickHouseError,
+  ClickHouseLogLevel,
+  type ClickHouseClient,
+  type ClickHouseSettings,
+} from '@clickhouse/client';
 import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { TargetHandle } from '../schema/target';
@@ -42,7 +48,8 @@ export function connect(t: TargetHandle, opts: ConnectOptions = {}): ClickHouseC
 export function targetPassword(t: { url: string; passwordEnv?: string }): string {
   if (!t.passwordEnv) return '';
   const v = process.env[t.passwordEnv];
-  if (v === undefined) throw new Error(`target ${t.url}: environment variable ${t.passwordEnv} (the password) is not set on the worker`);
+  if (v === undefined)
+    throw new Error(`target ${t.url}: environment variable ${t.passwordEnv} (the password) is not set on the worker`);
   return v;
 }
 
@@ -292,21 +299,25 @@ class JsonCompactStream {
         continue;
       }
       const c = chunk[i];
-      if (!JSON_OUTSIDE_STRING[c]) return this.breakAt(chunk, i, `unexpected byte ${JSON.stringify(String.fromCharCode(c))} outside a string`);
+      if (!JSON_OUTSIDE_STRING[c])
+        return this.breakAt(chunk, i, `unexpected byte ${JSON.stringify(String.fromCharCode(c))} outside a string`);
       if (c === B_QUOTE) {
         this.inStr = true;
         if (this.depth === 1) {
           this.strParts = [];
           this.strStart = i + 1;
         }
-        if (this.depth === 2 && this.inData && this.rowStart < 0 && !this.rowParts.length) return this.breakAt(chunk, i, 'a row of `data` is not an array');
-        if (this.depth === 1 && this.key !== null && this.capParts === null && CAPTURED_KEYS.has(this.key)) this.startCapture(i);
+        if (this.depth === 2 && this.inData && this.rowStart < 0 && !this.rowParts.length)
+          return this.breakAt(chunk, i, 'a row of `data` is not an array');
+        if (this.depth === 1 && this.key !== null && this.capParts === null && CAPTURED_KEYS.has(this.key))
+          this.startCapture(i);
         i++;
         continue;
       }
       if (c === 0x7b || c === 0x5b) {
         // { [
-        if (this.depth === 0 && (c !== 0x7b || this.dataSeen || this.stack.length)) return this.breakAt(chunk, i, 'the document is not one JSON object');
+        if (this.depth === 0 && (c !== 0x7b || this.dataSeen || this.stack.length))
+          return this.breakAt(chunk, i, 'the document is not one JSON object');
         if (this.depth === 1 && this.key !== null) {
           if (this.key === 'data' && c === 0x5b && !this.dataSeen) {
             this.inData = true;
@@ -327,7 +338,8 @@ class JsonCompactStream {
       if (c === 0x7d || c === 0x5d) {
         // } ]
         const open = this.stack.pop();
-        if (open === undefined || (c === 0x7d) !== (open === 0x7b)) return this.breakAt(chunk, i, 'unbalanced brackets');
+        if (open === undefined || (c === 0x7d) !== (open === 0x7b))
+          return this.breakAt(chunk, i, 'unbalanced brackets');
         this.depth--;
         if (this.depth === 2 && this.inData) {
           if (this.rowParts.length) {
@@ -366,8 +378,19 @@ class JsonCompactStream {
         i++;
         continue;
       }
-      if (this.depth === 1 && this.key !== null && this.capParts === null && CAPTURED_KEYS.has(this.key) && c !== 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d) this.startCapture(i);
-      if (this.depth === 2 && this.inData && c !== 0x2c && c !== 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d) return this.breakAt(chunk, i, 'a row of `data` is not an array');
+      if (
+        this.depth === 1 &&
+        this.key !== null &&
+        this.capParts === null &&
+        CAPTURED_KEYS.has(this.key) &&
+        c !== 0x20 &&
+        c !== 0x09 &&
+        c !== 0x0a &&
+        c !== 0x0d
+      )
+        this.startCapture(i);
+      if (this.depth === 2 && this.inData && c !== 0x2c && c !== 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d)
+        return this.breakAt(chunk, i, 'a row of `data` is not an array');
       i++;
     }
     // The chunk ended inside something: keep the partial pieces.
@@ -530,7 +553,10 @@ class JsonCompactStream {
  * - With `http_write_exception_in_output_format=1` (default 23.9–25.10) JSON formats end the
  *   document with an `"exception": "Code: …"` key.
  */
-function findStreamedException(p: JsonCompactStream, tag: string | undefined): { text: string; source: MidStreamClickHouseError['exception_source'] } | undefined {
+function findStreamedException(
+  p: JsonCompactStream,
+  tag: string | undefined,
+): { text: string; source: MidStreamClickHouseError['exception_source'] } | undefined {
   if (tag) {
     const tail = p.tailBuffer();
     const open = Buffer.from(`__exception__\r\n${tag}\r\n`);
@@ -623,7 +649,8 @@ export async function runMeasured(
   const status = (rs as { http_status_code?: number }).http_status_code ?? 200;
   const p = new JsonCompactStream();
   const stream = rs.stream;
-  const onAbort = () => stream.destroy(signal?.reason instanceof Error ? signal.reason : new Error('The user aborted a request.'));
+  const onAbort = () =>
+    stream.destroy(signal?.reason instanceof Error ? signal.reason : new Error('The user aborted a request.'));
   signal?.addEventListener('abort', onAbort, { once: true });
   let lastProgress = performance.now();
   let networkError: unknown;
@@ -656,12 +683,21 @@ export async function runMeasured(
   }
   if (networkError !== undefined) throw networkError;
   if (!p.complete) {
-    const why = p.brokenAt >= 0 ? `${p.brokenReason} at byte ${p.brokenAt}` : 'the body ended before the document was complete';
-    throw new IncompleteResultError(`query ${queryId}: the response body (${p.bytes} bytes, HTTP ${status}) is not a complete JSONCompact document: ${why}`, p.bytes, p.rows);
+    const why =
+      p.brokenAt >= 0 ? `${p.brokenReason} at byte ${p.brokenAt}` : 'the body ended before the document was complete';
+    throw new IncompleteResultError(
+      `query ${queryId}: the response body (${p.bytes} bytes, HTTP ${status}) is not a complete JSONCompact document: ${why}`,
+      p.bytes,
+      p.rows,
+    );
   }
   const rowsField = p.captured.get('rows');
   if (rowsField !== undefined && Number(rowsField) !== p.rows) {
-    throw new IncompleteResultError(`query ${queryId}: the body says rows: ${rowsField} but holds ${p.rows} rows`, p.bytes, p.rows);
+    throw new IncompleteResultError(
+      `query ${queryId}: the body says rows: ${rowsField} but holds ${p.rows} rows`,
+      p.bytes,
+      p.rows,
+    );
   }
   let output_statistics: MeasuredResult['output_statistics'];
   const st = p.captured.get('statistics');
@@ -686,7 +722,11 @@ export async function runMeasured(
 }
 
 /** Rows of a query as objects (JSONEachRow). */
-export async function queryRows<T>(client: ClickHouseClient, sql: string, settings: ClickHouseSettings = {}): Promise<T[]> {
+export async function queryRows<T>(
+  client: ClickHouseClient,
+  sql: string,
+  settings: ClickHouseSettings = {},
+): Promise<T[]> {
   const rs = await client.query({ query: sql, format: 'JSONEachRow', clickhouse_settings: settings });
   return rs.json<T>();
 }
@@ -710,7 +750,11 @@ export interface CommandOutcome {
 }
 
 /** Run a statement; return its outcome instead of throwing on a server error. */
-export async function tryCommand(client: ClickHouseClient, sql: string, settings: ClickHouseSettings = {}): Promise<CommandOutcome> {
+export async function tryCommand(
+  client: ClickHouseClient,
+  sql: string,
+  settings: ClickHouseSettings = {},
+): Promise<CommandOutcome> {
   try {
     await client.command({ query: sql, clickhouse_settings: settings });
     return { sql, ok: true };

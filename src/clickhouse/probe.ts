@@ -72,7 +72,9 @@ export const PROBED_CACHE_DROPS = [
  */
 export async function probeServer(client: ClickHouseClient, version: string): Promise<CapabilityProbe> {
   // Obsolete entries (server settings kept in system.settings for compatibility) have no effect per query.
-  const query_settings = (await names(client, 'SELECT name FROM system.settings WHERE NOT is_obsolete')) ?? (await names(client, 'SELECT name FROM system.settings'));
+  const query_settings =
+    (await names(client, 'SELECT name FROM system.settings WHERE NOT is_obsolete')) ??
+    (await names(client, 'SELECT name FROM system.settings'));
   const merge_tree_settings = await names(client, 'SELECT name FROM system.merge_tree_settings');
   const server_settings = await names(client, 'SELECT name FROM system.server_settings');
   const cache_drops: CommandOutcome[] = [];
@@ -80,10 +82,25 @@ export async function probeServer(client: ClickHouseClient, version: string): Pr
   await tryCommand(client, 'SELECT 1', { log_queries: 1 });
   await tryCommand(client, 'SYSTEM FLUSH LOGS');
   const tables = (await names(client, "SELECT name FROM system.tables WHERE database = 'system'")) ?? [];
-  const qlCols = tables.includes('query_log') ? ((await names(client, "SELECT name FROM system.columns WHERE database = 'system' AND table = 'query_log'")) ?? []) : [];
-  const profile_events = !tables.includes('query_log') ? null : qlCols.includes('ProfileEvents.Names') ? 'arrays' : qlCols.includes('ProfileEvents') ? 'map' : 'none';
-  const evCol = ((await names(client, "SELECT name FROM system.columns WHERE database = 'system' AND table = 'events'")) ?? []).includes('name') ? 'name' : 'event';
-  let events = await names(client, `SELECT ${evCol} AS name FROM system.events SETTINGS system_events_show_zero_values = 1`);
+  const qlCols = tables.includes('query_log')
+    ? ((await names(client, "SELECT name FROM system.columns WHERE database = 'system' AND table = 'query_log'")) ?? [])
+    : [];
+  const profile_events = !tables.includes('query_log')
+    ? null
+    : qlCols.includes('ProfileEvents.Names')
+      ? 'arrays'
+      : qlCols.includes('ProfileEvents')
+        ? 'map'
+        : 'none';
+  const evCol = (
+    (await names(client, "SELECT name FROM system.columns WHERE database = 'system' AND table = 'events'")) ?? []
+  ).includes('name')
+    ? 'name'
+    : 'event';
+  let events = await names(
+    client,
+    `SELECT ${evCol} AS name FROM system.events SETTINGS system_events_show_zero_values = 1`,
+  );
   const events_complete = events !== null;
   if (!events) events = await names(client, `SELECT ${evCol} AS name FROM system.events`);
   const data_types = await names(client, 'SELECT name FROM system.data_type_families');
@@ -118,4 +135,3 @@ export function settingLevels(p: CapabilityProbe, name: string): ('query' | 'mer
   if (p.server_settings?.includes(name)) out.push('server');
   return out;
 }
-

@@ -18,7 +18,22 @@ import { queryRows, sqlString } from './client';
 export type QueryLogRow = Record<string, unknown>;
 
 /** Columns read from `system.query_log` when the version has them. */
-const WANTED = ['query_id', 'event_time', 'query_duration_ms', 'read_rows', 'read_bytes', 'result_rows', 'result_bytes', 'memory_usage', 'ProfileEvents', 'ProfileEvents.Names', 'ProfileEvents.Values', 'Settings.Names', 'Settings.Values', 'Settings'];
+const WANTED = [
+  'query_id',
+  'event_time',
+  'query_duration_ms',
+  'read_rows',
+  'read_bytes',
+  'result_rows',
+  'result_bytes',
+  'memory_usage',
+  'ProfileEvents',
+  'ProfileEvents.Names',
+  'ProfileEvents.Values',
+  'Settings.Names',
+  'Settings.Values',
+  'Settings',
+];
 
 /**
  * Normalise a raw query_log row: ProfileEvents as one object (counts as numbers) whether the server
@@ -45,11 +60,14 @@ export function normaliseQueryLogRow(r: Record<string, unknown>): QueryLogRow {
  */
 export function queryLogSelect(ids: string[], columns: Iterable<string>, typeColumn: string | undefined): string {
   const have = new Set(columns);
-  const select = WANTED.filter((c) => have.has(c)).map((c) => (c.includes('.') ? `\`${c}\`` : c)).join(', ');
+  const select = WANTED.filter((c) => have.has(c))
+    .map((c) => (c.includes('.') ? `\`${c}\`` : c))
+    .join(', ');
   // Microsecond duration where the version has the columns (query_duration_ms is whole milliseconds).
-  const micro = have.has('event_time_microseconds') && have.has('query_start_time_microseconds')
-    ? ', toUnixTimestamp64Micro(event_time_microseconds) - toUnixTimestamp64Micro(query_start_time_microseconds) AS query_duration_us'
-    : '';
+  const micro =
+    have.has('event_time_microseconds') && have.has('query_start_time_microseconds')
+      ? ', toUnixTimestamp64Micro(event_time_microseconds) - toUnixTimestamp64Micro(query_start_time_microseconds) AS query_duration_us'
+      : '';
   // `type` is an Enum on newer versions and a UInt8 (2 = QueryFinish) on old ones such as 18.16.
   const finish = typeColumn?.startsWith('Enum') ? "'QueryFinish'" : '2';
   return `SELECT ${select}${micro} FROM system.query_log WHERE event_date >= yesterday() AND type = ${finish} AND query_id IN (${ids.map(sqlString).join(', ')})`;
@@ -65,8 +83,18 @@ export async function fetchQueryLog(client: ClickHouseClient, ids: string[]): Pr
   const out = new Map<string, QueryLogRow>();
   if (!ids.length) return out;
   await client.command({ query: 'SYSTEM FLUSH LOGS' });
-  const cols = await queryRows<{ name: string; type: string }>(client, "SELECT name, type FROM system.columns WHERE database = 'system' AND table = 'query_log'");
-  const rows = await queryRows<Record<string, unknown>>(client, queryLogSelect(ids, cols.map((c) => c.name), cols.find((c) => c.name === 'type')?.type));
+  const cols = await queryRows<{ name: string; type: string }>(
+    client,
+    "SELECT name, type FROM system.columns WHERE database = 'system' AND table = 'query_log'",
+  );
+  const rows = await queryRows<Record<string, unknown>>(
+    client,
+    queryLogSelect(
+      ids,
+      cols.map((c) => c.name),
+      cols.find((c) => c.name === 'type')?.type,
+    ),
+  );
   for (const r of rows) out.set(String(r.query_id), normaliseQueryLogRow(r));
   return out;
 }

@@ -27,14 +27,27 @@ export interface SettingsCheck {
   problems: string[];
 }
 
-const TABLE = { query: 'system.settings', merge_tree: 'system.merge_tree_settings', server: 'system.server_settings' } as const;
-const WHERE = { query: 'a query setting (spec settings.query / SETTINGS of a statement)', merge_tree: 'a MergeTree table setting (spec settings.mergeTree / CREATE TABLE … SETTINGS)', server: 'a server setting (config.xml; it cannot be set per query or per table)' } as const;
+const TABLE = {
+  query: 'system.settings',
+  merge_tree: 'system.merge_tree_settings',
+  server: 'system.server_settings',
+} as const;
+const WHERE = {
+  query: 'a query setting (spec settings.query / SETTINGS of a statement)',
+  merge_tree: 'a MergeTree table setting (spec settings.mergeTree / CREATE TABLE … SETTINGS)',
+  server: 'a server setting (config.xml; it cannot be set per query or per table)',
+} as const;
 
 /**
  * Check requested settings. A setting at the wrong level, or unknown to this version and not marked
  * optional, is a problem naming where it belongs; a list the probe could not read is not judged.
  */
-export function checkSettings(req: RequestedSettings, probe: CapabilityProbe, source: string, keys = { query: 'settings.query', mergeTree: 'settings.mergeTree' }): SettingsCheck {
+export function checkSettings(
+  req: RequestedSettings,
+  probe: CapabilityProbe,
+  source: string,
+  keys = { query: 'settings.query', mergeTree: 'settings.mergeTree' },
+): SettingsCheck {
   const out: SettingsCheck = { applied: { query: {}, mergeTree: {} }, not_applied: {}, problems: [] };
   const check = (level: 'query' | 'merge_tree', name: string, value: string | number) => {
     const list = level === 'query' ? probe.query_settings : probe.merge_tree_settings;
@@ -45,11 +58,14 @@ export function checkSettings(req: RequestedSettings, probe: CapabilityProbe, so
     }
     const elsewhere = settingLevels(probe, name);
     if (elsewhere.length) {
-      out.problems.push(`${source} ${level === 'query' ? keys.query : keys.mergeTree}: "${name}" is not ${WHERE[level]} on ClickHouse ${probe.version}; it is ${elsewhere.map((l) => `${WHERE[l]} (${TABLE[l]})`).join(' and ')}`);
+      out.problems.push(
+        `${source} ${level === 'query' ? keys.query : keys.mergeTree}: "${name}" is not ${WHERE[level]} on ClickHouse ${probe.version}; it is ${elsewhere.map((l) => `${WHERE[l]} (${TABLE[l]})`).join(' and ')}`,
+      );
       return;
     }
     if (req.optional.includes(name)) {
-      out.not_applied[name] = `not applied on this version: ClickHouse ${probe.version} has no such setting (${TABLE[level]})`;
+      out.not_applied[name] =
+        `not applied on this version: ClickHouse ${probe.version} has no such setting (${TABLE[level]})`;
       return;
     }
     const searched = [TABLE.query, TABLE.merge_tree, ...(probe.server_settings ? [TABLE.server] : [])];

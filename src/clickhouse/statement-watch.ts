@@ -38,7 +38,10 @@ import type { TargetCapabilities, TargetHandle } from '../schema/target';
 export type WatchedTargetCapabilities = Pick<TargetCapabilities, 'runningStatementsFrom' | 'canKillRunning'>;
 
 /** A real ClickHouse server's answers, used when no lookup was installed (no target registry loaded). */
-const SERVER_CAPABILITIES: WatchedTargetCapabilities = { runningStatementsFrom: 'system.processes', canKillRunning: true };
+const SERVER_CAPABILITIES: WatchedTargetCapabilities = {
+  runningStatementsFrom: 'system.processes',
+  canKillRunning: true,
+};
 
 let capabilitiesOfTarget: ((t: TargetHandle) => WatchedTargetCapabilities | undefined) | undefined;
 
@@ -208,7 +211,17 @@ export class StatementWatcher {
     const stuckPromise = new Promise<never>((_, rej) => (rejectStuck = rej));
     stuckPromise.catch(() => undefined);
     const now = performance.now();
-    const st: Statement = { queryId, sql, kind, background: /^\s*(ALTER|OPTIMIZE)\b/i.test(sql), startedAt: now, lastChangeAt: now, abort: new AbortController(), rejectStuck, stuckPromise };
+    const st: Statement = {
+      queryId,
+      sql,
+      kind,
+      background: /^\s*(ALTER|OPTIMIZE)\b/i.test(sql),
+      startedAt: now,
+      lastChangeAt: now,
+      abort: new AbortController(),
+      rejectStuck,
+      stuckPromise,
+    };
     this.inFlight.set(queryId, st);
     this.ensureTicker();
     this.emit(this.details());
@@ -313,17 +326,23 @@ export class StatementWatcher {
     const head = `${this.labelLine()}: ${collapse(st.sql).slice(0, 60)}`;
     const s = st.seen;
     if (!s) return `${head} — started, progress not read yet`;
-    if (s.countersUnavailable) return `${head} — progress not available on this engine (${s.countersUnavailable}); stuck detection relies on max_execution_time`;
-    if (!s.listed) return `${head} — ${s.state ?? 'not listed by the server (queued, or finishing)'}; no progress seen for ${Math.round((d.no_progress_ms ?? 0) / 1000)} s`;
+    if (s.countersUnavailable)
+      return `${head} — progress not available on this engine (${s.countersUnavailable}); stuck detection relies on max_execution_time`;
+    if (!s.listed)
+      return `${head} — ${s.state ?? 'not listed by the server (queued, or finishing)'}; no progress seen for ${Math.round((d.no_progress_ms ?? 0) / 1000)} s`;
     const parts: string[] = [];
-    if (d.rows_read !== undefined) parts.push(`${fmt(d.rows_read)}${d.total_rows ? ` / ${fmt(d.total_rows)}` : ''} rows read${d.total_rows ? ` (${((100 * d.rows_read) / d.total_rows).toFixed(1)} %)` : ''}`);
+    if (d.rows_read !== undefined)
+      parts.push(
+        `${fmt(d.rows_read)}${d.total_rows ? ` / ${fmt(d.total_rows)}` : ''} rows read${d.total_rows ? ` (${((100 * d.rows_read) / d.total_rows).toFixed(1)} %)` : ''}`,
+      );
     if (d.written_rows) parts.push(`${fmt(d.written_rows)} written`);
     if (d.parts_to_do !== undefined) parts.push(`${d.parts_to_do} parts to do`);
     if (d.elapsed_ms !== undefined) parts.push(`${(d.elapsed_ms / 1000).toFixed(1)} s`);
     if (d.memory_usage !== undefined) parts.push(mib(d.memory_usage));
     if (s.state === 'queued') parts.push('queued behind another statement');
     const idle = d.no_progress_ms ?? 0;
-    if (idle >= 2 * this.config.tickMs) parts.push(`no progress for ${Math.round(idle / 1000)} s (stuck after ${this.config.stuckAfterS} s)`);
+    if (idle >= 2 * this.config.tickMs)
+      parts.push(`no progress for ${Math.round(idle / 1000)} s (stuck after ${this.config.stuckAfterS} s)`);
     return `${head} — ${parts.join(', ')}`;
   }
 
@@ -337,7 +356,19 @@ export class StatementWatcher {
     try {
       const list = [...this.inFlight.values()];
       if (list.length) {
-        const seen = await this.readProgress(list).catch((e: Error) => new Map<string, Seen>(list.map((s) => [s.queryId, { listed: false, countersUnavailable: undefined, state: `progress unreadable: ${e.message.split('\n')[0]}` }])));
+        const seen = await this.readProgress(list).catch(
+          (e: Error) =>
+            new Map<string, Seen>(
+              list.map((s) => [
+                s.queryId,
+                {
+                  listed: false,
+                  countersUnavailable: undefined,
+                  state: `progress unreadable: ${e.message.split('\n')[0]}`,
+                },
+              ]),
+            ),
+        );
         const now = performance.now();
         for (const st of list) {
           const s = seen.get(st.queryId) ?? { listed: false };
@@ -347,14 +378,25 @@ export class StatementWatcher {
             continue;
           }
           if (!s.listed) continue;
-          const key = JSON.stringify([s.rows_read, s.total_rows, s.written_rows, s.parts_to_do, s.merges_rows, s.merges_progress, s.state]);
+          const key = JSON.stringify([
+            s.rows_read,
+            s.total_rows,
+            s.written_rows,
+            s.parts_to_do,
+            s.merges_rows,
+            s.merges_progress,
+            s.state,
+          ]);
           // Memory counts when it moved by at least MEMORY_PROGRESS_BYTES (a sort's or aggregation's
           // final phase moves no row counter but moves memory; a sleeping statement wiggles by bytes).
-          const memMoved = s.memory_usage !== undefined && (st.memAtChange === undefined || Math.abs(s.memory_usage - st.memAtChange) >= MEMORY_PROGRESS_BYTES);
+          const memMoved =
+            s.memory_usage !== undefined &&
+            (st.memAtChange === undefined || Math.abs(s.memory_usage - st.memAtChange) >= MEMORY_PROGRESS_BYTES);
           if (key !== st.key || memMoved) [st.key, st.lastChangeAt, st.memAtChange] = [key, now, s.memory_usage];
         }
         for (const st of list)
-          if (!st.stuck && this.inFlight.has(st.queryId) && now - st.lastChangeAt >= this.config.stuckAfterS * 1000) await this.stuck(st);
+          if (!st.stuck && this.inFlight.has(st.queryId) && now - st.lastChangeAt >= this.config.stuckAfterS * 1000)
+            await this.stuck(st);
       }
       this.emit(this.details());
     } finally {
@@ -393,9 +435,25 @@ export class StatementWatcher {
           state: e.state,
           ...(counters || !src
             ? {}
-            : { countersUnavailable: src.progress_error ?? 'the embedded server reports no counters for this statement' }),
-          ...(counters ? { rows_read: Number(src!.read_rows), total_rows: num(src!.total_rows_approx), written_rows: num(src!.written_rows), memory_usage: num(src!.memory_usage), elapsed_ms: src!.elapsed_ms ?? undefined } : {}),
-          ...(counters && st.background ? { merges_rows: num(src!.merges_rows_read), merges_progress: num(src!.merges_progress), parts_to_do: num(src!.parts_to_do) } : {}),
+            : {
+                countersUnavailable: src.progress_error ?? 'the embedded server reports no counters for this statement',
+              }),
+          ...(counters
+            ? {
+                rows_read: Number(src!.read_rows),
+                total_rows: num(src!.total_rows_approx),
+                written_rows: num(src!.written_rows),
+                memory_usage: num(src!.memory_usage),
+                elapsed_ms: src!.elapsed_ms ?? undefined,
+              }
+            : {}),
+          ...(counters && st.background
+            ? {
+                merges_rows: num(src!.merges_rows_read),
+                merges_progress: num(src!.merges_progress),
+                parts_to_do: num(src!.parts_to_do),
+              }
+            : {}),
         });
       }
       return out;
@@ -405,13 +463,35 @@ export class StatementWatcher {
     const rs = await c.query({
       query: `SELECT query_id, read_rows, total_rows_approx, written_rows, elapsed, memory_usage FROM system.processes WHERE query_id IN (${ids})`,
       format: 'JSONEachRow',
-      query_id: `chb-watch-${randomUUID()}`, abort_signal: AbortSignal.timeout(this.readTimeoutMs()),
+      query_id: `chb-watch-${randomUUID()}`,
+      abort_signal: AbortSignal.timeout(this.readTimeoutMs()),
     });
-    const rows = await rs.json<{ query_id: string; read_rows: string; total_rows_approx: string; written_rows: string; elapsed: number; memory_usage: string }>();
+    const rows = await rs.json<{
+      query_id: string;
+      read_rows: string;
+      total_rows_approx: string;
+      written_rows: string;
+      elapsed: number;
+      memory_usage: string;
+    }>();
     let bg: { r: string; w: string; p: number; todo: string } | undefined;
     if (list.some((s) => s.background)) {
-      const [m] = await (await c.query({ query: 'SELECT sum(rows_read) AS r, sum(rows_written) AS w, sum(progress) AS p FROM system.merges', format: 'JSONEachRow', query_id: `chb-watch-${randomUUID()}`, abort_signal: AbortSignal.timeout(this.readTimeoutMs()) })).json<{ r: string; w: string; p: number }>();
-      const [u] = await (await c.query({ query: 'SELECT sum(parts_to_do) AS todo FROM system.mutations WHERE is_done = 0', format: 'JSONEachRow', query_id: `chb-watch-${randomUUID()}`, abort_signal: AbortSignal.timeout(this.readTimeoutMs()) })).json<{ todo: string }>();
+      const [m] = await (
+        await c.query({
+          query: 'SELECT sum(rows_read) AS r, sum(rows_written) AS w, sum(progress) AS p FROM system.merges',
+          format: 'JSONEachRow',
+          query_id: `chb-watch-${randomUUID()}`,
+          abort_signal: AbortSignal.timeout(this.readTimeoutMs()),
+        })
+      ).json<{ r: string; w: string; p: number }>();
+      const [u] = await (
+        await c.query({
+          query: 'SELECT sum(parts_to_do) AS todo FROM system.mutations WHERE is_done = 0',
+          format: 'JSONEachRow',
+          query_id: `chb-watch-${randomUUID()}`,
+          abort_signal: AbortSignal.timeout(this.readTimeoutMs()),
+        })
+      ).json<{ todo: string }>();
       bg = { ...m, todo: u?.todo ?? '0' };
     }
     for (const r of rows) {
@@ -423,7 +503,9 @@ export class StatementWatcher {
         written_rows: Number(r.written_rows),
         elapsed_ms: Math.round(Number(r.elapsed) * 1000),
         memory_usage: Number(r.memory_usage),
-        ...(st?.background && bg ? { merges_rows: Number(bg.r) + Number(bg.w), merges_progress: Number(bg.p), parts_to_do: Number(bg.todo) } : {}),
+        ...(st?.background && bg
+          ? { merges_rows: Number(bg.r) + Number(bg.w), merges_progress: Number(bg.p), parts_to_do: Number(bg.todo) }
+          : {}),
       });
     }
     return out;
@@ -439,13 +521,24 @@ export class StatementWatcher {
       try {
         const c = this.monitorClient();
         const q = `'${st.queryId.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
-        await c.command({ query: `KILL QUERY WHERE query_id = ${q} ASYNC`, query_id: `chb-watch-${randomUUID()}`, abort_signal: AbortSignal.timeout(this.readTimeoutMs()) });
+        await c.command({
+          query: `KILL QUERY WHERE query_id = ${q} ASYNC`,
+          query_id: `chb-watch-${randomUUID()}`,
+          abort_signal: AbortSignal.timeout(this.readTimeoutMs()),
+        });
         kill = 'KILL QUERY sent';
         if (this.caps.canKillRunning) {
           // Wait (bounded, heartbeating) until the server no longer lists it.
           const deadline = performance.now() + 30_000;
           for (;;) {
-            const left = await (await c.query({ query: `SELECT count() AS n FROM system.processes WHERE query_id = ${q}`, format: 'JSONEachRow', query_id: `chb-watch-${randomUUID()}`, abort_signal: AbortSignal.timeout(this.readTimeoutMs()) })).json<{ n: string }>();
+            const left = await (
+              await c.query({
+                query: `SELECT count() AS n FROM system.processes WHERE query_id = ${q}`,
+                format: 'JSONEachRow',
+                query_id: `chb-watch-${randomUUID()}`,
+                abort_signal: AbortSignal.timeout(this.readTimeoutMs()),
+              })
+            ).json<{ n: string }>();
             if (Number(left[0]?.n ?? 0) === 0) {
               kill = 'killed (KILL QUERY; no longer in system.processes)';
               break;
@@ -472,7 +565,15 @@ export class StatementWatcher {
       type: FAILURE.StatementStuck,
       nonRetryable: true,
       message: `statement ${st.queryId} made no progress for ${idleS} s (protocol.stuckAfterS = ${this.config.stuckAfterS}); last seen: ${seenText}; ${kill}. SQL: ${collapse(st.sql).slice(0, 200)}`,
-      details: [{ query_id: st.queryId, statement: collapse(st.sql).slice(0, 500), no_progress_s: idleS, last_seen: s ?? null, kill }],
+      details: [
+        {
+          query_id: st.queryId,
+          statement: collapse(st.sql).slice(0, 500),
+          no_progress_s: idleS,
+          last_seen: s ?? null,
+          kill,
+        },
+      ],
     });
     st.abort.abort(st.stuck);
     st.rejectStuck(st.stuck);
@@ -562,13 +663,25 @@ export function keepAliveDuring<T>(label: string, work: Promise<T>): Promise<T> 
 // ---------------------------------------------------------------------------------------------
 // The client wrapper
 
-type AnyParams = { query?: string; table?: string; query_id?: string; abort_signal?: AbortSignal; values?: unknown; format?: string };
+type AnyParams = {
+  query?: string;
+  table?: string;
+  query_id?: string;
+  abort_signal?: AbortSignal;
+  values?: unknown;
+  format?: string;
+};
 
 /**
  * Wrap a client so every statement is registered with `watcher` until its result is consumed.
  * `openMonitor` opens the separate connection progress is read over.
  */
-export function watchClient(client: ClickHouseClient, target: TargetHandle, watcher: StatementWatcher, openMonitor: () => ClickHouseClient): ClickHouseClient {
+export function watchClient(
+  client: ClickHouseClient,
+  target: TargetHandle,
+  watcher: StatementWatcher,
+  openMonitor: () => ClickHouseClient,
+): ClickHouseClient {
   watcher.attach(target, openMonitor);
   /** This client's registered statements (closing the client unregisters those whose result was never read). */
   const mine = new Set<Statement>();
@@ -588,7 +701,7 @@ export function watchClient(client: ClickHouseClient, target: TargetHandle, watc
   const untilEnd = (st: Statement, stream: Readable) => {
     let done = false;
     const fin = () => {
-      if (!done) (done = true), end(st);
+      if (!done) ((done = true), end(st));
     };
     stream.once('end', fin);
     stream.once('close', fin);
@@ -622,7 +735,8 @@ export function watchClient(client: ClickHouseClient, target: TargetHandle, watc
                     end(st);
                   }
                 };
-              if (k === 'stream' && typeof v === 'function') return (...a: unknown[]) => untilEnd(st, (v as (...x: unknown[]) => Readable).apply(r, a));
+              if (k === 'stream' && typeof v === 'function')
+                return (...a: unknown[]) => untilEnd(st, (v as (...x: unknown[]) => Readable).apply(r, a));
               if (k === 'close' && typeof v === 'function')
                 return (...a: unknown[]) => {
                   if (!consumed) end(st);
@@ -645,7 +759,10 @@ export function watchClient(client: ClickHouseClient, target: TargetHandle, watc
         return async (p: AnyParams) => {
           const { st, params } = prepare(p, 'exec');
           try {
-            const r = (await watcher.guard(st, (orig as (x: unknown) => Promise<{ stream: Readable }>).call(obj, params))) as { stream: Readable };
+            const r = (await watcher.guard(
+              st,
+              (orig as (x: unknown) => Promise<{ stream: Readable }>).call(obj, params),
+            )) as { stream: Readable };
             untilEnd(st, r.stream);
             return r;
           } catch (e) {

@@ -31,12 +31,22 @@ export async function activeParts(client: ClickHouseClient, table: string): Prom
 
 /** Number of merges running on `table` (source: `system.merges`). */
 export async function runningMerges(client: ClickHouseClient, table: string): Promise<number> {
-  return Number(await queryScalar(client, `SELECT count() FROM system.merges WHERE database = currentDatabase() AND table = ${sqlString(table)}`));
+  return Number(
+    await queryScalar(
+      client,
+      `SELECT count() FROM system.merges WHERE database = currentDatabase() AND table = ${sqlString(table)}`,
+    ),
+  );
 }
 
 /** Unfinished mutations on `table` (source: `system.mutations`, `is_done = 0`). */
 export async function pendingMutations(client: ClickHouseClient, table: string): Promise<number> {
-  return Number(await queryScalar(client, `SELECT count() FROM system.mutations WHERE database = currentDatabase() AND table = ${sqlString(table)} AND is_done = 0`));
+  return Number(
+    await queryScalar(
+      client,
+      `SELECT count() FROM system.mutations WHERE database = currentDatabase() AND table = ${sqlString(table)} AND is_done = 0`,
+    ),
+  );
 }
 
 /** `SELECT count()` of a table. */

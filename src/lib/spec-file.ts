@@ -8,7 +8,9 @@ export function readSpecFile(file: string): unknown {
   try {
     text = readFileSync(file, 'utf8');
   } catch (e) {
-    throw new Error(`cannot read spec ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { cause: e });
+    throw new Error(`cannot read spec ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, {
+      cause: e,
+    });
   }
   try {
     return parse(text);

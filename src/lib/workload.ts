@@ -64,7 +64,9 @@ export interface WorkloadQuery {
 /** Names of the workloads found under `sql/workloads/`. */
 export function listWorkloads(root = SQL_ROOT): string[] {
   const dir = path.join(root, 'workloads');
-  return readdirSync(dir).filter((d) => existsSync(path.join(dir, d, 'manifest.yaml'))).sort();
+  return readdirSync(dir)
+    .filter((d) => existsSync(path.join(dir, d, 'manifest.yaml')))
+    .sort();
 }
 
 /**
@@ -77,7 +79,12 @@ export function loadWorkload(name: string, root = SQL_ROOT): WorkloadManifest {
     throw new Error(`workload: unknown workload "${name}"; available: ${listWorkloads(root).join(', ')}`);
   const r = WorkloadManifest.safeParse(parseYaml(readFileSync(file, 'utf8')));
   if (!r.success) throw new Error(`workload ${name}: invalid manifest ${file}: ${r.error.message}`);
-  for (const f of [r.data.schema, r.data.load, ...r.data.queries.map((q) => q.file), ...(r.data.index ? [r.data.index.add] : [])])
+  for (const f of [
+    r.data.schema,
+    r.data.load,
+    ...r.data.queries.map((q) => q.file),
+    ...(r.data.index ? [r.data.index.add] : []),
+  ])
     if (!existsSync(path.join(root, 'workloads', name, f))) throw new Error(`workload ${name}: missing file ${f}`);
   return r.data;
 }
@@ -108,7 +115,12 @@ export function renderTemplate(workload: string, file: string, v: RenderValues, 
 
 /** Template rendering on a string (see {@link renderTemplate}). */
 export function renderText(text: string, v: RenderValues): string {
-  const values: Record<string, string> = { table: v.table, rows: String(Math.trunc(v.rows)), codec: codecClause(v.codec), settings: settingsClause(v.tableSettings ?? {}) };
+  const values: Record<string, string> = {
+    table: v.table,
+    rows: String(Math.trunc(v.rows)),
+    codec: codecClause(v.codec),
+    settings: settingsClause(v.tableSettings ?? {}),
+  };
   return text
     .split('\n')
     .filter((l) => !/^\s*--/.test(l))
@@ -121,15 +133,29 @@ export function renderText(text: string, v: RenderValues): string {
 }
 
 /** The workload's queries (optionally only `ids`), rendered. @throws Error on an unknown id. */
-export function workloadQueries(m: WorkloadManifest, v: RenderValues, ids?: string[], root = SQL_ROOT): WorkloadQuery[] {
+export function workloadQueries(
+  m: WorkloadManifest,
+  v: RenderValues,
+  ids?: string[],
+  root = SQL_ROOT,
+): WorkloadQuery[] {
   if (ids) {
     const known = new Set(m.queries.map((q) => q.id));
     const bad = ids.filter((i) => !known.has(i));
-    if (bad.length) throw new Error(`queries: unknown query id(s) ${bad.join(', ')} in workload ${m.name}; allowed: ${[...known].join(', ')}`);
+    if (bad.length)
+      throw new Error(
+        `queries: unknown query id(s) ${bad.join(', ')} in workload ${m.name}; allowed: ${[...known].join(', ')}`,
+      );
   }
   return m.queries
     .filter((q) => !ids || ids.includes(q.id))
-    .map((q) => ({ id: q.id, title: q.title, usesIndex: q.usesIndex, deterministic: q.deterministic, sql: renderTemplate(m.name, q.file, v, root) }));
+    .map((q) => ({
+      id: q.id,
+      title: q.title,
+      usesIndex: q.usesIndex,
+      deterministic: q.deterministic,
+      sql: renderTemplate(m.name, q.file, v, root),
+    }));
 }
 
 /** What {@link cannotRunReason} needs from the capability probe. */
@@ -147,10 +173,15 @@ export interface ServerFeatures {
  */
 export function cannotRunReason(m: WorkloadManifest, f: ServerFeatures, codec: Codec): string | undefined {
   const missing = [
-    ...m.requires.dataTypes.filter((t) => f.data_types !== null && !f.data_types.includes(t)).map((t) => `data type ${t}`),
-    ...m.requires.tableFunctions.filter((t) => f.table_functions !== null && !f.table_functions.includes(t)).map((t) => `table function ${t}()`),
+    ...m.requires.dataTypes
+      .filter((t) => f.data_types !== null && !f.data_types.includes(t))
+      .map((t) => `data type ${t}`),
+    ...m.requires.tableFunctions
+      .filter((t) => f.table_functions !== null && !f.table_functions.includes(t))
+      .map((t) => `table function ${t}()`),
   ];
-  if (missing.length) return `ClickHouse ${f.version} cannot run workload ${m.name}: it has no ${missing.join(', ')} (system.data_type_families / system.table_functions)`;
+  if (missing.length)
+    return `ClickHouse ${f.version} cannot run workload ${m.name}: it has no ${missing.join(', ')} (system.data_type_families / system.table_functions)`;
   if (codec !== 'LZ4' && !f.column_codecs)
     return `ClickHouse ${f.version} has no column CODEC clause (a trial CREATE TEMPORARY TABLE … CODEC(ZSTD(1)) was refused${f.column_codecs_trial?.error ? `: ${f.column_codecs_trial.error.slice(0, 120)}` : ''}); only the LZ4 cell can run`;
   return undefined;

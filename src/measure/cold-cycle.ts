@@ -33,7 +33,10 @@ export const RESULT_CACHE_SETTINGS = ['use_query_cache', 'use_query_condition_ca
 
 /** Which of {@link RESULT_CACHE_SETTINGS} exist on the server (`system.settings`), each set to 0. */
 export async function resultCacheSettings(client: ClickHouseClient): Promise<Record<string, number>> {
-  const rows = await queryRows<{ name: string }>(client, `SELECT name FROM system.settings WHERE name IN (${RESULT_CACHE_SETTINGS.map(sqlString).join(', ')})`);
+  const rows = await queryRows<{ name: string }>(
+    client,
+    `SELECT name FROM system.settings WHERE name IN (${RESULT_CACHE_SETTINGS.map(sqlString).join(', ')})`,
+  );
   return Object.fromEntries(rows.map((r) => [r.name, 0]));
 }
 
@@ -106,7 +109,10 @@ export function coldDefinition(records: QueryRecord[], probe?: CapabilityProbe):
   const okAll = PROBED_CACHE_DROPS.filter((c) => preps.every((p) => p.server_caches.find((o) => o.sql === c)?.ok));
   const failed = PROBED_CACHE_DROPS.filter((c) => !okAll.includes(c)).map((c) => {
     // Not issued because the probe saw the server refuse it, or issued and refused now.
-    const err = preps.map((p) => p.server_caches.find((o) => o.sql === c)).find((o) => o && !o.ok)?.error ?? probe?.cache_drops.find((o) => o.sql === c && !o.ok)?.error ?? 'not issued';
+    const err =
+      preps.map((p) => p.server_caches.find((o) => o.sql === c)).find((o) => o && !o.ok)?.error ??
+      probe?.cache_drops.find((o) => o.sql === c && !o.ok)?.error ??
+      'not issued';
     return `${cacheName(c)} (${NOT_ON_THIS_VERSION.test(err) ? 'not on this version' : `refused: ${err.slice(0, 80)}`})`;
   });
   const os = [...new Set(preps.map((p) => p.os_page_cache))].join(' / ');

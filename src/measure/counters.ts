@@ -30,7 +30,12 @@ export function eventSnapshot(rows: { k: string; v: string | number }[]): EventS
 /** Read a {@link eventSnapshot} from the server's `system.events`; null when the table cannot be read. */
 export async function eventCounters(client: ClickHouseClient): Promise<EventSnapshot | null> {
   try {
-    return eventSnapshot(await queryRows<{ k: string; v: string }>(client, `SELECT event AS k, value AS v FROM system.events WHERE event IN (${RUN_COUNTERS.map(sqlString).join(', ')})`));
+    return eventSnapshot(
+      await queryRows<{ k: string; v: string }>(
+        client,
+        `SELECT event AS k, value AS v FROM system.events WHERE event IN (${RUN_COUNTERS.map(sqlString).join(', ')})`,
+      ),
+    );
   } catch {
     return null;
   }

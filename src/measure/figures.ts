@@ -11,13 +11,31 @@
  */
 import { ClickHouseError } from '@clickhouse/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { errorCode, summaryNumber, type HttpSummary, type MeasuredResult, type MidStreamClickHouseError } from '../clickhouse/client';
+import {
+  errorCode,
+  summaryNumber,
+  type HttpSummary,
+  type MeasuredResult,
+  type MidStreamClickHouseError,
+} from '../clickhouse/client';
 import type { QueryLogRow } from '../clickhouse/query-log';
 // Record types still declared in the activity file; they move to src/schema/results.ts.
 import type { QueryRecord, RunSample } from '../schema/results';
 
 /** The figures of one run known when its response has been read (before query_log is joined). */
-export type RunFigures = Pick<RunSample, 'wall_ms' | 'server_elapsed_ms' | 'server_elapsed_source' | 'read_rows' | 'read_bytes' | 'read_source' | 'result_rows' | 'result_bytes' | 'result_sha256' | 'summary_complete'> &
+export type RunFigures = Pick<
+  RunSample,
+  | 'wall_ms'
+  | 'server_elapsed_ms'
+  | 'server_elapsed_source'
+  | 'read_rows'
+  | 'read_bytes'
+  | 'read_source'
+  | 'result_rows'
+  | 'result_bytes'
+  | 'result_sha256'
+  | 'summary_complete'
+> &
   Partial<Pick<RunSample, 'http_summary' | 'output_statistics'>>;
 
 /**
@@ -26,7 +44,10 @@ export type RunFigures = Pick<RunSample, 'wall_ms' | 'server_elapsed_ms' | 'serv
  * the summary's read counts (`output statistics` on the embedded engine, which fills its summary
  * from the engine's own statistics). Pure.
  */
-export function runFigures(r: MeasuredResult, summaryReadSource: RunSample['read_source'] = 'http summary'): RunFigures {
+export function runFigures(
+  r: MeasuredResult,
+  summaryReadSource: RunSample['read_source'] = 'http summary',
+): RunFigures {
   const complete = r.wait_end_of_query;
   const elapsedNs = summaryNumber(r.summary, 'elapsed_ns');
   let readRows = complete ? summaryNumber(r.summary, 'read_rows') : null;
@@ -64,7 +85,11 @@ export function applyQueryLog(s: RunSample, row: QueryLogRow | null): void {
   if (!row) return;
   const ms = Number(row.query_duration_ms);
   const us = row.query_duration_us === undefined ? null : Number(row.query_duration_us);
-  if (us !== null && Number.isFinite(us) && Math.abs(us / 1000 - ms) <= 1) [s.server_elapsed_ms, s.server_elapsed_source] = [us / 1000, 'system.query_log event_time_microseconds - query_start_time_microseconds'];
+  if (us !== null && Number.isFinite(us) && Math.abs(us / 1000 - ms) <= 1)
+    [s.server_elapsed_ms, s.server_elapsed_source] = [
+      us / 1000,
+      'system.query_log event_time_microseconds - query_start_time_microseconds',
+    ];
   else [s.server_elapsed_ms, s.server_elapsed_source] = [ms, 'system.query_log.query_duration_ms'];
   [s.read_rows, s.read_bytes, s.read_source] = [Number(row.read_rows), Number(row.read_bytes), 'system.query_log'];
   s.cross_check = crossCheck(s, row);
@@ -75,9 +100,13 @@ export function applyQueryLog(s: RunSample, row: QueryLogRow | null): void {
  * must agree within 0.1 %, elapsed within max(2 ms, 10 %). Returns `agrees (<what was checked>)`,
  * `disagrees: …` (each difference, naming a snapshot summary as such) or `not checked: …`. Pure.
  */
-export function crossCheck(s: Pick<RunSample, 'http_summary' | 'output_statistics' | 'summary_complete'>, row: QueryLogRow): string {
+export function crossCheck(
+  s: Pick<RunSample, 'http_summary' | 'output_statistics' | 'summary_complete'>,
+  row: QueryLogRow,
+): string {
   const logRows = Number(row.read_rows);
-  const logMs = row.query_duration_us !== undefined ? Number(row.query_duration_us) / 1000 : Number(row.query_duration_ms);
+  const logMs =
+    row.query_duration_us !== undefined ? Number(row.query_duration_us) / 1000 : Number(row.query_duration_ms);
   const diffs: string[] = [];
   const checked: string[] = [];
   const sumRows = summaryNumber(s.http_summary as HttpSummary | undefined, 'read_rows');
@@ -91,7 +120,8 @@ export function crossCheck(s: Pick<RunSample, 'http_summary' | 'output_statistic
   }
   if (sumNs !== null) {
     checked.push('summary elapsed');
-    if (msOff(sumNs / 1e6)) diffs.push(`${what} elapsed ${(sumNs / 1e6).toFixed(3)} ms vs query_log ${logMs.toFixed(3)} ms`);
+    if (msOff(sumNs / 1e6))
+      diffs.push(`${what} elapsed ${(sumNs / 1e6).toFixed(3)} ms vs query_log ${logMs.toFixed(3)} ms`);
   }
   const st = s.output_statistics;
   if (typeof st?.rows_read === 'number') {
@@ -115,13 +145,24 @@ export function queryFailure(e: unknown, isGone: (e: unknown) => boolean = () =>
   const code = errorCode(e);
   if (code === undefined) return undefined;
   // Old servers name no type (the client then says UNKNOWN): keep null rather than a made-up name.
-  const named = e instanceof ClickHouseError && e.type && e.type !== 'UNKNOWN' ? e.type : /\(([A-Z][A-Z0-9_]{2,})\)/.exec((e as Error).message)?.[1];
+  const named =
+    e instanceof ClickHouseError && e.type && e.type !== 'UNKNOWN'
+      ? e.type
+      : /\(([A-Z][A-Z0-9_]{2,})\)/.exec((e as Error).message)?.[1];
   const late = e as Partial<MidStreamClickHouseError>;
   return {
     code,
     type: named ?? null,
     message: ((e as Error).message ?? String(e)).slice(0, 500),
-    ...(late.exception_source ? { after_response_started: { http_status: late.http_status!, result_bytes: late.result_bytes!, exception_source: late.exception_source } } : {}),
+    ...(late.exception_source
+      ? {
+          after_response_started: {
+            http_status: late.http_status!,
+            result_bytes: late.result_bytes!,
+            exception_source: late.exception_source,
+          },
+        }
+      : {}),
   };
 }
 

@@ -10,8 +10,16 @@ import type { ClickHouseClient } from '@clickhouse/client';
  * for them), as the server's text with trailing whitespace removed.
  * @throws ClickHouseError when the server refuses it (18.16 has no EXPLAIN; a query error).
  */
-export async function explainIndexes(client: ClickHouseClient, sql: string, settings: Record<string, number | string>): Promise<string> {
-  const rs = await client.query({ query: `EXPLAIN indexes = 1 ${sql}`, format: 'TabSeparatedRaw', clickhouse_settings: settings });
+export async function explainIndexes(
+  client: ClickHouseClient,
+  sql: string,
+  settings: Record<string, number | string>,
+): Promise<string> {
+  const rs = await client.query({
+    query: `EXPLAIN indexes = 1 ${sql}`,
+    format: 'TabSeparatedRaw',
+    clickhouse_settings: settings,
+  });
   return (await rs.text()).trimEnd();
 }
 
@@ -43,15 +51,45 @@ export interface IndexProof {
  * show the index dropping granules, and the runs themselves must have read fewer rows than the same
  * query before the index. Pure.
  */
-export function judgeIndexUse(index: string, explain: string | null, readAfter: number | null, readBefore: number | null): IndexProof {
+export function judgeIndexUse(
+  index: string,
+  explain: string | null,
+  readAfter: number | null,
+  readBefore: number | null,
+): IndexProof {
   const g = explain === null ? null : explainGranules(explain, index);
-  const base = { index, explain_granules: g ? `${g.kept}/${g.total}` : null, explain_skips: explain === null ? null : g ? g.kept < g.total : false, read_rows_after: readAfter, read_rows_before: readBefore };
-  const rows = readAfter !== null && readBefore !== null ? `measured read_rows ${readAfter.toLocaleString('en-US')} after vs ${readBefore.toLocaleString('en-US')} before` : 'measured read_rows unknown';
+  const base = {
+    index,
+    explain_granules: g ? `${g.kept}/${g.total}` : null,
+    explain_skips: explain === null ? null : g ? g.kept < g.total : false,
+    read_rows_after: readAfter,
+    read_rows_before: readBefore,
+  };
+  const rows =
+    readAfter !== null && readBefore !== null
+      ? `measured read_rows ${readAfter.toLocaleString('en-US')} after vs ${readBefore.toLocaleString('en-US')} before`
+      : 'measured read_rows unknown';
   if (explain === null) return { ...base, effective: null, reason: `EXPLAIN not available; ${rows}` };
-  if (!g) return { ...base, effective: false, reason: `EXPLAIN under the runs' settings does not use index ${index}; ${rows}` };
-  if (g.kept >= g.total) return { ...base, effective: false, reason: `EXPLAIN under the runs' settings: index ${index} dropped no granule (${g.kept}/${g.total}); ${rows}` };
-  if (readAfter === null || readBefore === null) return { ...base, effective: null, reason: `EXPLAIN granules ${g.kept}/${g.total}; ${rows}` };
-  if (readAfter >= readBefore) return { ...base, effective: false, reason: `index not effective in the measured runs: EXPLAIN claims granules ${g.kept}/${g.total} but ${rows}` };
+  if (!g)
+    return {
+      ...base,
+      effective: false,
+      reason: `EXPLAIN under the runs' settings does not use index ${index}; ${rows}`,
+    };
+  if (g.kept >= g.total)
+    return {
+      ...base,
+      effective: false,
+      reason: `EXPLAIN under the runs' settings: index ${index} dropped no granule (${g.kept}/${g.total}); ${rows}`,
+    };
+  if (readAfter === null || readBefore === null)
+    return { ...base, effective: null, reason: `EXPLAIN granules ${g.kept}/${g.total}; ${rows}` };
+  if (readAfter >= readBefore)
+    return {
+      ...base,
+      effective: false,
+      reason: `index not effective in the measured runs: EXPLAIN claims granules ${g.kept}/${g.total} but ${rows}`,
+    };
   return { ...base, effective: true, reason: `EXPLAIN granules ${g.kept}/${g.total}; ${rows}` };
 }
 

@@ -88,7 +88,9 @@ async function runSettings(client: ClickHouseClient, o: MeasureOptions): Promise
     max_execution_time: o.maxExecutionTimeS,
     ...(await resultCacheSettings(client)),
     // 64-bit integers quoted in JSON on every version, so result hashes compare across versions.
-    ...(o.knownSettings === undefined || o.knownSettings.includes('output_format_json_quote_64bit_integers') ? { output_format_json_quote_64bit_integers: 1 } : {}),
+    ...(o.knownSettings === undefined || o.knownSettings.includes('output_format_json_quote_64bit_integers')
+      ? { output_format_json_quote_64bit_integers: 1 }
+      : {}),
     ...(o.queryLog ? { log_queries: 1 } : {}),
   } as Record<string, number>;
 }
@@ -110,13 +112,20 @@ async function mergesOrMutations(client: ClickHouseClient, table: string): Promi
 
 /** The runs of one query in order: cold, warm-up, warm, each 1-based within its kind. */
 function runPlan(o: MeasureOptions): [RunSample['kind'], number][] {
-  const kind = (k: RunSample['kind'], count: number) => Array.from({ length: count }, (_, i) => [k, i + 1] as [RunSample['kind'], number]);
+  const kind = (k: RunSample['kind'], count: number) =>
+    Array.from({ length: count }, (_, i) => [k, i + 1] as [RunSample['kind'], number]);
   return [...kind('cold', o.coldRuns), ...kind('warmup', o.warmupRuns), ...kind('warm', o.warmRuns)];
 }
 
 /** Judge every cold run of a record from its counters and preparation (again once query_log counters are joined). */
 function judgeColdRuns(samples: RunSample[]): void {
-  for (const s of samples) if (s.kind === 'cold') s.validity.cold = judgeCold(s.counters, s.cold_preparation?.os_page_cache ?? '', s.cold_preparation?.server_caches ?? []);
+  for (const s of samples)
+    if (s.kind === 'cold')
+      s.validity.cold = judgeCold(
+        s.counters,
+        s.cold_preparation?.os_page_cache ?? '',
+        s.cold_preparation?.server_caches ?? [],
+      );
 }
 
 /**
@@ -126,7 +135,12 @@ function judgeColdRuns(samples: RunSample[]): void {
  * @returns one record per query, with query_log rows, counters and statistics joined.
  * @throws whatever is not a query's own failure: a lost server, a cancellation, a network error.
  */
-export async function measureQueries(client: ClickHouseClient, table: string, queries: WorkloadQuery[], o: MeasureOptions): Promise<QueryRecord[]> {
+export async function measureQueries(
+  client: ClickHouseClient,
+  table: string,
+  queries: WorkloadQuery[],
+  o: MeasureOptions,
+): Promise<QueryRecord[]> {
   const records: QueryRecord[] = [];
   const base = await runSettings(client, o);
   // EXPLAINs that prove something about the runs use the runs' own settings (computed once).
@@ -189,7 +203,10 @@ export async function measureQueries(client: ClickHouseClient, table: string, qu
         parts_changed: before !== after,
         merges_or_mutations: busy,
         counters: eventsBefore && eventsAfter ? counterDelta(eventsBefore, eventsAfter, o.knownCounters) : null,
-        counters_source: eventsBefore && eventsAfter ? 'system.events difference (embedded engine runs one statement at a time)' : null,
+        counters_source:
+          eventsBefore && eventsAfter
+            ? 'system.events difference (embedded engine runs one statement at a time)'
+            : null,
         validity: { quiet: judgeQuiet(before !== after, busy) },
         settings,
         ...(f.http_summary ? { http_summary: f.http_summary } : {}),
@@ -208,7 +225,22 @@ export async function measureQueries(client: ClickHouseClient, table: string, qu
       explainError = (e as Error).message.split('\n')[0];
     }
     judgeColdRuns(samples);
-    const record: QueryRecord = { id: q.id, title: q.title, uses_index: q.usesIndex, deterministic: q.deterministic, sql: q.sql, ...(queryError ? { error: queryError } : {}), explain_indexes: explain, explain_settings: explainWith, ...(explainError ? { explain_error: explainError } : {}), samples, stats: stats(samples), parts_before: partsBefore, parts_after: (await activeParts(client, table)).names, result_examples: examples };
+    const record: QueryRecord = {
+      id: q.id,
+      title: q.title,
+      uses_index: q.usesIndex,
+      deterministic: q.deterministic,
+      sql: q.sql,
+      ...(queryError ? { error: queryError } : {}),
+      explain_indexes: explain,
+      explain_settings: explainWith,
+      ...(explainError ? { explain_error: explainError } : {}),
+      samples,
+      stats: stats(samples),
+      parts_before: partsBefore,
+      parts_after: (await activeParts(client, table)).names,
+      result_examples: examples,
+    };
     records.push(record);
     o.finished?.push(record);
   }
@@ -222,9 +254,15 @@ export async function measureQueries(client: ClickHouseClient, table: string, qu
  * `query_log`; then cold runs are judged again and the statistics recomputed.
  */
 async function joinQueryLog(client: ClickHouseClient, records: QueryRecord[], o: MeasureOptions): Promise<void> {
-  const log = await fetchQueryLog(client, records.flatMap((r) => r.samples.map((s) => s.query_id)));
+  const log = await fetchQueryLog(
+    client,
+    records.flatMap((r) => r.samples.map((s) => s.query_id)),
+  );
   // A counter exists on this server if the probe listed it or any run of this step reported it.
-  const seen = new Set<string>([...(o.knownCounters ?? []), ...[...log.values()].flatMap((r) => Object.keys((r.ProfileEvents ?? {}) as object))]);
+  const seen = new Set<string>([
+    ...(o.knownCounters ?? []),
+    ...[...log.values()].flatMap((r) => Object.keys((r.ProfileEvents ?? {}) as object)),
+  ]);
   for (const rec of records)
     for (const s of rec.samples) {
       const pe = (log.get(s.query_id)?.ProfileEvents ?? null) as Record<string, number> | null;

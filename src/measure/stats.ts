@@ -36,7 +36,9 @@ export const MAX_RESOLUTION_SHARE = 0.1;
  */
 export function stats(samples: RunSample[]): QueryStats {
   const measured = samples.filter((s) => s.kind !== 'warmup');
-  const sources = [...new Set(measured.map((s) => s.server_elapsed_source).filter((x): x is ServerTimeSource => x !== null))];
+  const sources = [
+    ...new Set(measured.map((s) => s.server_elapsed_source).filter((x): x is ServerTimeSource => x !== null)),
+  ];
   const haveServer = measured.length > 0 && measured.every((s) => s.server_elapsed_ms !== null);
   const resolution = sources.length ? Math.max(...sources.map((x) => SERVER_TIME_RESOLUTION_MS[x])) : null;
   const smallest = haveServer ? Math.min(...measured.map((s) => s.server_elapsed_ms as number)) : null;

@@ -77,7 +77,11 @@ const n = (c: RunCounters | null | undefined, k: (typeof RUN_COUNTERS)[number]):
  *   used with no fallback, or the OS page cache was dropped before the run.
  * OSReadBytes is not used: after a page-cache drop it also counts the server re-reading its own code.
  */
-export function judgeCold(c: RunCounters | null | undefined, osPageCache: string, drops: { sql: string; ok: boolean }[] = []): RunValidity {
+export function judgeCold(
+  c: RunCounters | null | undefined,
+  osPageCache: string,
+  drops: { sql: string; ok: boolean }[] = [],
+): RunValidity {
   const reasons: string[] = [];
   let valid: boolean | null = true;
   const unknown = (what: string) => {
@@ -97,9 +101,14 @@ export function judgeCold(c: RunCounters | null | undefined, osPageCache: string
   const uncMisses = n(c, 'UncompressedCacheMisses');
   const dropped = (sql: string) => drops.some((d) => d.sql === sql && d.ok);
   if (markHits === null) unknown('MarkCacheHits');
-  else if (markHits > 0 && (!dropped('SYSTEM DROP MARK CACHE') || !markMisses)) fail(`${markHits} mark(s) came from the mark cache${dropped('SYSTEM DROP MARK CACHE') ? ' and none from storage' : ' (it was not dropped)'}`);
-  else if (markHits > 0) reasons.push(`note: ${markHits} in-run mark cache hit(s) after the drop (marks this run loaded itself)`);
-  if (uncHits !== null && uncHits > 0 && (!dropped('SYSTEM DROP UNCOMPRESSED CACHE') || !uncMisses)) fail(`${uncHits} block(s) came from the uncompressed cache`);
+  else if (markHits > 0 && (!dropped('SYSTEM DROP MARK CACHE') || !markMisses))
+    fail(
+      `${markHits} mark(s) came from the mark cache${dropped('SYSTEM DROP MARK CACHE') ? ' and none from storage' : ' (it was not dropped)'}`,
+    );
+  else if (markHits > 0)
+    reasons.push(`note: ${markHits} in-run mark cache hit(s) after the drop (marks this run loaded itself)`);
+  if (uncHits !== null && uncHits > 0 && (!dropped('SYSTEM DROP UNCOMPRESSED CACHE') || !uncMisses))
+    fail(`${uncHits} block(s) came from the uncompressed cache`);
   const dio = n(c, 'CreatedReadBufferDirectIO');
   const aio = n(c, 'CreatedReadBufferAIO');
   const dioFailed = (n(c, 'CreatedReadBufferDirectIOFailed') ?? 0) + (n(c, 'CreatedReadBufferAIOFailed') ?? 0);
@@ -107,23 +116,34 @@ export function judgeCold(c: RunCounters | null | undefined, osPageCache: string
   const mmap = n(c, 'CreatedReadBufferMMap');
   const fdBytes = n(c, 'ReadBufferFromFileDescriptorReadBytes');
   const aioBytes = n(c, 'ReadBufferAIOReadBytes');
-  const bypass = ((dio ?? 0) + (aio ?? 0)) > 0 && dioFailed === 0;
+  const bypass = (dio ?? 0) + (aio ?? 0) > 0 && dioFailed === 0;
   const osDropped = osPageCache === 'dropped';
   if (fdBytes === null && aioBytes === null && dio === null && aio === null) unknown('file read counters');
   else if ((fdBytes ?? 0) + (aioBytes ?? 0) === 0 && !bypass) fail('no table data was read from files');
-  if (mmap !== null && mmap > 0 && !osDropped) fail(`${mmap} mmap read buffer(s): pages may have come from the OS page cache`);
+  if (mmap !== null && mmap > 0 && !osDropped)
+    fail(`${mmap} mmap read buffer(s): pages may have come from the OS page cache`);
   if (!bypass && !osDropped) {
     if (dio === null && aio === null) unknown('direct I/O counters');
-    else fail(dioFailed ? `direct I/O fell back for ${dioFailed} buffer(s) and the OS page cache was not dropped` : `no direct-I/O read buffer was created${ordinary ? ` (${ordinary} ordinary)` : ''} and the OS page cache was not dropped`);
+    else
+      fail(
+        dioFailed
+          ? `direct I/O fell back for ${dioFailed} buffer(s) and the OS page cache was not dropped`
+          : `no direct-I/O read buffer was created${ordinary ? ` (${ordinary} ordinary)` : ''} and the OS page cache was not dropped`,
+      );
   }
   return { valid, label: valid === true ? 'cold' : valid === false ? 'not cold' : 'cold?', reasons };
 }
 
 /** Judge the warm runs of a query against its cold run: warm should be faster. */
 export function judgeWarm(coldMs: number | null, warmMinMs: number | null): RunValidity {
-  if (coldMs === null || warmMinMs === null) return { valid: null, label: 'warm?', reasons: ['no cold run to compare with'] };
+  if (coldMs === null || warmMinMs === null)
+    return { valid: null, label: 'warm?', reasons: ['no cold run to compare with'] };
   if (warmMinMs < coldMs) return { valid: true, label: 'warm', reasons: [] };
-  return { valid: false, label: 'not warmer', reasons: [`warm min ${warmMinMs.toFixed(2)} ms is not below cold ${coldMs.toFixed(2)} ms`] };
+  return {
+    valid: false,
+    label: 'not warmer',
+    reasons: [`warm min ${warmMinMs.toFixed(2)} ms is not below cold ${coldMs.toFixed(2)} ms`],
+  };
 }
 
 /** Judge quiescence of one run: the active parts must not change and no merge/mutation may run. */

@@ -93,16 +93,25 @@ async function judgeOwned(servers: Servers, o: TemporalOwner): Promise<Verdict> 
     conn = await servers.connect(o.address);
     await conn.workflowService.getSystemInfo({});
   } catch (e) {
-    return { remove: false, reason: `Temporal at ${o.address} (where ${o.workflowId} runs) is unreachable, cannot tell whether the run is still going (${firstLine(e)})` };
+    return {
+      remove: false,
+      reason: `Temporal at ${o.address} (where ${o.workflowId} runs) is unreachable, cannot tell whether the run is still going (${firstLine(e)})`,
+    };
   }
   let nsId: string | undefined;
   try {
     nsId = (await conn.workflowService.describeNamespace({ namespace: o.namespace })).namespaceInfo?.id ?? undefined;
   } catch (e) {
-    return { remove: false, reason: `${where}: the run's namespace cannot be read there (${firstLine(e)}); not its server any more?` };
+    return {
+      remove: false,
+      reason: `${where}: the run's namespace cannot be read there (${firstLine(e)}); not its server any more?`,
+    };
   }
   if (o.namespaceId && nsId && nsId !== o.namespaceId)
-    return { remove: false, reason: `${where} is not the namespace the run was started in (id ${nsId}, label says ${o.namespaceId}: server reset, or another server on this address)` };
+    return {
+      remove: false,
+      reason: `${where} is not the namespace the run was started in (id ${nsId}, label says ${o.namespaceId}: server reset, or another server on this address)`,
+    };
   const client = new Client({ connection: conn, namespace: o.namespace });
   const st: Record<string, string> = {};
   for (const id of [o.matrixWorkflowId, o.workflowId]) {
@@ -115,7 +124,10 @@ async function judgeOwned(servers: Servers, o: TemporalOwner): Promise<Verdict> 
   for (const [id, s] of Object.entries(st)) {
     if (s === 'NOT_FOUND') {
       if (!o.namespaceId || nsId !== o.namespaceId)
-        return { remove: false, reason: `${where}: workflow ${id} not found, and the label has no namespace id to prove this is the run's namespace` };
+        return {
+          remove: false,
+          reason: `${where}: workflow ${id} not found, and the label has no namespace id to prove this is the run's namespace`,
+        };
     } else if (!CLOSED.has(s)) return { remove: false, reason: `workflow ${id} is ${s.toLowerCase()} (${where})` };
   }
   const desc = Object.entries(st)
@@ -125,24 +137,42 @@ async function judgeOwned(servers: Servers, o: TemporalOwner): Promise<Verdict> 
 }
 
 /** `--force` for a directory without owner: judged by the CLI's server (the pre-owner behaviour). */
-async function judgeForced(servers: Servers, f: { address: string; namespace: string }, runId: string, cellKey: string): Promise<Verdict> {
+async function judgeForced(
+  servers: Servers,
+  f: { address: string; namespace: string },
+  runId: string,
+  cellKey: string,
+): Promise<Verdict> {
   let client: Client;
   try {
     client = new Client({ connection: await servers.connect(f.address), namespace: f.namespace });
   } catch (e) {
-    return { remove: false, reason: `no owner recorded; --force: Temporal at ${f.address} is unreachable (${firstLine(e)})` };
+    return {
+      remove: false,
+      reason: `no owner recorded; --force: Temporal at ${f.address} is unreachable (${firstLine(e)})`,
+    };
   }
   const st: string[] = [];
   for (const id of [runId, `${runId}/${cellKey}`]) {
     try {
       const s = await status(client, id);
-      if (s !== 'NOT_FOUND' && !CLOSED.has(s)) return { remove: false, reason: `no owner recorded; --force: workflow ${id} is ${s.toLowerCase()} in namespace ${f.namespace} on ${f.address}` };
+      if (s !== 'NOT_FOUND' && !CLOSED.has(s))
+        return {
+          remove: false,
+          reason: `no owner recorded; --force: workflow ${id} is ${s.toLowerCase()} in namespace ${f.namespace} on ${f.address}`,
+        };
       st.push(`${id} ${s.toLowerCase()}`);
     } catch (e) {
-      return { remove: false, reason: `no owner recorded; --force: cannot describe ${id} on ${f.address} (${firstLine(e)})` };
+      return {
+        remove: false,
+        reason: `no owner recorded; --force: cannot describe ${id} on ${f.address} (${firstLine(e)})`,
+      };
     }
   }
-  return { remove: true, reason: `no owner recorded; --force: ${st.join(', ')} in namespace ${f.namespace} on ${f.address}` };
+  return {
+    remove: true,
+    reason: `no owner recorded; --force: ${st.join(', ')} in namespace ${f.namespace} on ${f.address}`,
+  };
 }
 
 /**
@@ -152,7 +182,10 @@ async function judgeForced(servers: Servers, f: { address: string; namespace: st
  * @param opts.dryRun list only; opts.force also judge directories without owner (see {@link GcOptions})
  * @returns what was removed and what was kept, each with the reason
  */
-export async function collectGarbage(workDir: string, opts: GcOptions = {}): Promise<{ removed: GcEntry[]; kept: GcEntry[] }> {
+export async function collectGarbage(
+  workDir: string,
+  opts: GcOptions = {},
+): Promise<{ removed: GcEntry[]; kept: GcEntry[] }> {
   const removed: GcEntry[] = [];
   const kept: GcEntry[] = [];
   if (!existsSync(workDir)) return { removed, kept };
@@ -165,7 +198,14 @@ export async function collectGarbage(workDir: string, opts: GcOptions = {}): Pro
         const owner = readOwner(dir);
         const runId = owner?.matrixWorkflowId ?? label?.runId ?? runDirName;
         const cellKey = label?.cellKey ?? path.basename(dir);
-        const entry: GcEntry = { runId, cellKey, dataDir: dir, ...(label?.pid ? { pid: label.pid } : {}), ...(owner ? { owner } : {}), reason: '' };
+        const entry: GcEntry = {
+          runId,
+          cellKey,
+          dataDir: dir,
+          ...(label?.pid ? { pid: label.pid } : {}),
+          ...(owner ? { owner } : {}),
+          reason: '',
+        };
         const v: Verdict = owner
           ? await judgeOwned(servers, owner)
           : opts.force
@@ -183,7 +223,8 @@ export async function collectGarbage(workDir: string, opts: GcOptions = {}): Pro
         removed.push(entry);
       }
       const runPath = path.join(workDir, runDirName);
-      if (!opts.dryRun && existsSync(runPath) && readdirSync(runPath).length === 0) rmSync(runPath, { recursive: true, force: true });
+      if (!opts.dryRun && existsSync(runPath) && readdirSync(runPath).length === 0)
+        rmSync(runPath, { recursive: true, force: true });
     }
   } finally {
     await servers.close();

@@ -32,8 +32,14 @@ export const CAPABILITY_VALUES: { [K in keyof TargetCapabilities]-?: readonly Ta
 export function capabilityProblems(c: Partial<Record<string, unknown>>): string[] {
   const problems: string[] = [];
   for (const [flag, allowed] of Object.entries(CAPABILITY_VALUES) as [string, readonly unknown[]][]) {
-    if (!(flag in c)) problems.push(`capability ${flag} is not declared (allowed: ${allowed.map((v) => JSON.stringify(v)).join(', ')})`);
-    else if (!allowed.includes(c[flag])) problems.push(`capability ${flag} = ${JSON.stringify(c[flag])} is not one of ${allowed.map((v) => JSON.stringify(v)).join(', ')}`);
+    if (!(flag in c))
+      problems.push(
+        `capability ${flag} is not declared (allowed: ${allowed.map((v) => JSON.stringify(v)).join(', ')})`,
+      );
+    else if (!allowed.includes(c[flag]))
+      problems.push(
+        `capability ${flag} = ${JSON.stringify(c[flag])} is not one of ${allowed.map((v) => JSON.stringify(v)).join(', ')}`,
+      );
   }
   for (const flag of Object.keys(c)) if (!(flag in CAPABILITY_VALUES)) problems.push(`capability ${flag} is unknown`);
   return problems;
@@ -57,13 +63,16 @@ export class TargetRegistry {
   /** The target of `kind`. @throws Error when no target of that kind is registered */
   get(kind: TargetKind): Target {
     const t = this.byKind[kind];
-    if (!t) throw new Error(`no target of kind "${kind}" is registered (registered: ${this.kinds().join(', ') || 'none'})`);
+    if (!t)
+      throw new Error(`no target of kind "${kind}" is registered (registered: ${this.kinds().join(', ') || 'none'})`);
     return t;
   }
 
   /** The target of a kind read from unvalidated input, or `undefined`. */
   find(kind: unknown): Target | undefined {
-    return typeof kind === 'string' && Object.prototype.hasOwnProperty.call(this.byKind, kind) ? this.byKind[kind as TargetKind] : undefined;
+    return typeof kind === 'string' && Object.prototype.hasOwnProperty.call(this.byKind, kind)
+      ? this.byKind[kind as TargetKind]
+      : undefined;
   }
 
   /** Registered kinds, in registration order. */

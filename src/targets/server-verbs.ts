@@ -24,7 +24,11 @@ export async function checkServer(handle: TargetHandle): Promise<TargetCheck> {
 }
 
 /** Query ids starting with `prefix` in `system.processes`. @throws Error when the query fails */
-export function runningFromProcesses(_handle: TargetHandle, client: ClickHouseClient, prefix: string): Promise<string[]> {
+export function runningFromProcesses(
+  _handle: TargetHandle,
+  client: ClickHouseClient,
+  prefix: string,
+): Promise<string[]> {
   return runningQueryIds(client, prefix);
 }
 
@@ -48,7 +52,14 @@ export async function archiveFromQueryLog(target: TargetHandle, prefix: string, 
     writeFileSync(
       file,
       ended
-        .map((r) => JSON.stringify({ query_id: r.query_id, started_at_ms: Number(r.start_ms), finished_at_ms: Number(r.start_ms) + Number(r.duration_ms), ok: r.type === 'QueryFinish' || r.type === '2' }))
+        .map((r) =>
+          JSON.stringify({
+            query_id: r.query_id,
+            started_at_ms: Number(r.start_ms),
+            finished_at_ms: Number(r.start_ms) + Number(r.duration_ms),
+            ok: r.type === 'QueryFinish' || r.type === '2',
+          }),
+        )
         .join('\n') + (ended.length ? '\n' : ''),
     );
     return 'system.query_log (start at second resolution)';

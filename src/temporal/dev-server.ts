@@ -61,7 +61,18 @@ export async function startDevServer(o: DevServerOptions = {}): Promise<DevServe
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'chbench-temporal-'));
   const dbFile = o.dbFile ?? path.join(tmp, 'temporal.sqlite');
   const port = o.port ?? (await freePort());
-  const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--db-filename', dbFile, '--log-level', 'error'];
+  const args = [
+    'server',
+    'start-dev',
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--db-filename',
+    dbFile,
+    '--log-level',
+    'error',
+  ];
   let uiUrl: string | undefined;
   if (o.ui) {
     const uiPort = await freePort();
@@ -69,7 +80,8 @@ export async function startDevServer(o: DevServerOptions = {}): Promise<DevServe
     uiUrl = `http://127.0.0.1:${uiPort}`;
   } else args.push('--headless');
   const withAttributes = o.searchAttributes ?? true;
-  if (withAttributes) for (const [k, t] of Object.entries(SEARCH_ATTRIBUTES)) args.push('--search-attribute', `${k}=${t}`);
+  if (withAttributes)
+    for (const [k, t] of Object.entries(SEARCH_ATTRIBUTES)) args.push('--search-attribute', `${k}=${t}`);
   for (const [k, v] of Object.entries(o.dynamicConfig ?? {})) args.push('--dynamic-config-value', `${k}=${v}`);
   // Eager activity dispatch: the worker that schedules an activity may start it at once (no poll).
   args.push('--dynamic-config-value', 'system.enableActivityEagerExecution=true');
@@ -83,7 +95,8 @@ export async function startDevServer(o: DevServerOptions = {}): Promise<DevServe
   child.on('exit', (c) => (exited = c ?? -1));
   const timeoutMs = o.timeoutMs ?? 60_000;
   const deadline = Date.now() + timeoutMs;
-  const exitedError = () => new Error(`temporal dev server exited with ${exited}; log: ${logFile} (binary ${temporalCliPath()})`);
+  const exitedError = () =>
+    new Error(`temporal dev server exited with ${exited}; log: ${logFile} (binary ${temporalCliPath()})`);
   try {
     await pollUntil(
       async () => {
@@ -92,7 +105,11 @@ export async function startDevServer(o: DevServerOptions = {}): Promise<DevServe
         try {
           await c.workflowService.getSystemInfo({});
           // The frontend answering is not enough: the attributes must be usable before a run starts.
-          if (withAttributes) await waitForSearchAttributes(c, 'default', Object.keys(SEARCH_ATTRIBUTES), { address, timeoutMs: Math.max(1000, deadline - Date.now()) });
+          if (withAttributes)
+            await waitForSearchAttributes(c, 'default', Object.keys(SEARCH_ATTRIBUTES), {
+              address,
+              timeoutMs: Math.max(1000, deadline - Date.now()),
+            });
         } finally {
           await c.close();
         }
@@ -103,7 +120,10 @@ export async function startDevServer(o: DevServerOptions = {}): Promise<DevServe
   } catch (e) {
     if (exited !== null) throw exitedError();
     child.kill('SIGKILL');
-    throw new Error(`temporal dev server did not answer on ${address} within ${timeoutMs} ms (${(e as Error).message}); log: ${logFile}`, { cause: e });
+    throw new Error(
+      `temporal dev server did not answer on ${address} within ${timeoutMs} ms (${(e as Error).message}); log: ${logFile}`,
+      { cause: e },
+    );
   }
   return {
     address,

@@ -63,7 +63,12 @@ export interface RunSnapshot {
 /** A heartbeat older than this is shown with its age, so a stuck step is visible. */
 export const STALE_HEARTBEAT_MS = 10_000;
 
-const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : undefined);
+const num = (v: unknown): number | undefined =>
+  typeof v === 'number' && Number.isFinite(v)
+    ? v
+    : typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v))
+      ? Number(v)
+      : undefined;
 const int = (n: number) => Math.round(n).toLocaleString('en-US');
 const pct = (a: number, b: number) => `${Math.min(100, Math.floor((100 * a) / b))} %`;
 function bytes(n: number): string {
@@ -73,7 +78,9 @@ function bytes(n: number): string {
   return `${i ? n.toFixed(1) : n} ${u[i]}`;
 }
 function secs(ms: number): string {
-  return ms < 60_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
+  return ms < 60_000
+    ? `${(ms / 1000).toFixed(1)} s`
+    : `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
 }
 function oneLine(s: string, max: number): string {
   const t = s.replace(/\s+/g, ' ').trim();
@@ -81,7 +88,21 @@ function oneLine(s: string, max: number): string {
 }
 
 /** Fields that {@link heartbeatLine} renders itself (everything else is shown as `key value`). */
-const KNOWN = new Set(['step', 'statement', 'query_id', 'rows_read', 'total_rows', 'written_rows', 'result_bytes', 'elapsed_ms', 'parts_to_do', 'query', 'run', 'progress', 'url']);
+const KNOWN = new Set([
+  'step',
+  'statement',
+  'query_id',
+  'rows_read',
+  'total_rows',
+  'written_rows',
+  'result_bytes',
+  'elapsed_ms',
+  'parts_to_do',
+  'query',
+  'run',
+  'progress',
+  'url',
+]);
 
 /**
  * Fraction done (0..1) a heartbeat shows, when it says both how far and how much:
@@ -114,8 +135,16 @@ export function heartbeatLine(d: unknown): string {
   const total = num(h.total_rows);
   const written = num(h.written_rows);
   const read = num(h.rows_read);
-  if (written !== undefined) parts.push(total ? `${int(written)} / ${int(total)} rows written (${pct(written, total)})` : `${int(written)} rows written`);
-  if (read !== undefined) parts.push(total && written === undefined ? `${int(read)} / ${int(total)} rows read (${pct(read, total)})` : `${int(read)} rows read`);
+  if (written !== undefined)
+    parts.push(
+      total ? `${int(written)} / ${int(total)} rows written (${pct(written, total)})` : `${int(written)} rows written`,
+    );
+  if (read !== undefined)
+    parts.push(
+      total && written === undefined
+        ? `${int(read)} / ${int(total)} rows read (${pct(read, total)})`
+        : `${int(read)} rows read`,
+    );
   if (total !== undefined && written === undefined && read === undefined) parts.push(`${int(total)} rows in total`);
   if (h.query !== undefined && h.query !== null && h.query !== '') parts.push(`query ${String(h.query)}`);
   if (h.run !== undefined && h.run !== null && h.run !== '') parts.push(`run ${String(h.run)}`);
@@ -128,7 +157,10 @@ export function heartbeatLine(d: unknown): string {
   const extra = Object.entries(h)
     .filter(([k, v]) => !KNOWN.has(k) && v !== undefined && v !== null && (typeof v !== 'object' || Array.isArray(v)))
     .slice(0, 3)
-    .map(([k, v]) => `${k.replace(/_/g, ' ')} ${Array.isArray(v) ? v.length : typeof v === 'number' ? int(v) : oneLine(String(v), 40)}`);
+    .map(
+      ([k, v]) =>
+        `${k.replace(/_/g, ' ')} ${Array.isArray(v) ? v.length : typeof v === 'number' ? int(v) : oneLine(String(v), 40)}`,
+    );
   parts.push(...extra);
   if (typeof h.statement === 'string' && h.statement.trim()) parts.push(`\`${oneLine(h.statement, 60)}\``);
   return parts.join(', ');
@@ -141,7 +173,9 @@ export function heartbeatAge(c: CellSnapshot, now: number): string {
   if (ref === undefined) return '';
   const age = now - ref;
   if (age <= STALE_HEARTBEAT_MS) return '';
-  return c.lastHeartbeatAt !== undefined ? `last heartbeat ${Math.round(age / 1000)} s ago` : `no heartbeat for ${Math.round(age / 1000)} s`;
+  return c.lastHeartbeatAt !== undefined
+    ? `last heartbeat ${Math.round(age / 1000)} s ago`
+    : `no heartbeat for ${Math.round(age / 1000)} s`;
 }
 
 /** A text bar of `width` characters for a fraction. */
@@ -162,7 +196,8 @@ export function cellLine(c: CellSnapshot, now: number): string {
   const step = c.step ?? (typeof hbStep === 'string' ? hbStep : undefined) ?? c.activityType ?? 'between steps';
   let s = `${c.cellKey}  ${step}`;
   if (c.activityType && c.activityType !== step) s += ` (${c.activityType})`;
-  if (c.attempt && c.attempt > 1) s += ` attempt ${c.attempt}${c.lastFailure ? ` after: ${oneLine(c.lastFailure, 60)}` : ''}`;
+  if (c.attempt && c.attempt > 1)
+    s += ` attempt ${c.attempt}${c.lastFailure ? ` after: ${oneLine(c.lastFailure, 60)}` : ''}`;
   if (c.activityState === 'scheduled') s += ' — waiting for a worker';
   else if (c.activityState === 'cancel-requested') s += ' — cancelling';
   const f = heartbeatFraction(c.heartbeat);
@@ -176,7 +211,13 @@ export function cellLine(c: CellSnapshot, now: number): string {
 
 /** The overall line: `cells 1/2 | cells | 1 running, 0 failed, 0 skipped`. */
 export function overallLine(p: MatrixProgress): string {
-  const extra = [`${p.running.length} running`, `${p.failed.length} failed`, `${p.skipped.length} skipped`, ...(p.cancelled.length ? [`${p.cancelled.length} cancelled`] : []), ...(p.reused ? [`${p.reused} reused`] : [])];
+  const extra = [
+    `${p.running.length} running`,
+    `${p.failed.length} failed`,
+    `${p.skipped.length} skipped`,
+    ...(p.cancelled.length ? [`${p.cancelled.length} cancelled`] : []),
+    ...(p.reused ? [`${p.reused} reused`] : []),
+  ];
   return `cells ${p.done}/${p.total} | ${p.phase} | ${extra.join(', ')}`;
 }
 
@@ -185,7 +226,13 @@ export function renderSnapshot(s: RunSnapshot, now = s.takenAt): string[] {
   return [overallLine(s.progress), ...s.cells.map((c) => `  ${cellLine(c, now)}`)];
 }
 
-const ACTIVITY_STATES: Record<number, string> = { 1: 'scheduled', 2: 'started', 3: 'cancel-requested', 4: 'paused', 5: 'pause-requested' };
+const ACTIVITY_STATES: Record<number, string> = {
+  1: 'scheduled',
+  2: 'started',
+  3: 'cancel-requested',
+  4: 'paused',
+  5: 'pause-requested',
+};
 
 /** Decode the first heartbeat payload with the client's data converter (codecs included). */
 async function decodeDetails(client: Client, payloads: Payload[] | null | undefined): Promise<unknown> {
@@ -283,10 +330,22 @@ export class ProgressView {
     const p = s.progress;
     if (!this.multi) {
       this.multi = new cliProgress.MultiBar(
-        { hideCursor: true, stream: this.stream, clearOnComplete: false, stopOnComplete: false, autopadding: true, format: (_o, _p, payload: { line: string }) => payload.line },
+        {
+          hideCursor: true,
+          stream: this.stream,
+          clearOnComplete: false,
+          stopOnComplete: false,
+          autopadding: true,
+          format: (_o, _p, payload: { line: string }) => payload.line,
+        },
         cliProgress.Presets.shades_classic,
       );
-      this.overall = this.multi.create(Math.max(1, p.total), p.done, { phase: p.phase, rest: '' }, { format: 'cells {bar} {value}/{total} | {phase} | {rest}' });
+      this.overall = this.multi.create(
+        Math.max(1, p.total),
+        p.done,
+        { phase: p.phase, rest: '' },
+        { format: 'cells {bar} {value}/{total} | {phase} | {rest}' },
+      );
     }
     const rest = overallLine(p).split(' | ').slice(2).join(' | ');
     this.overall!.setTotal(Math.max(1, p.total));
@@ -307,7 +366,10 @@ export class ProgressView {
 
   private print(s: RunSnapshot, now: number): void {
     if (now - this.lastPrint < this.minIntervalMs && this.lastPrint !== 0) return;
-    const lines = new Map<string, string>([['', overallLine(s.progress)], ...s.cells.map((c) => [c.cellKey, `  ${cellLine(c, now)}`] as [string, string])]);
+    const lines = new Map<string, string>([
+      ['', overallLine(s.progress)],
+      ...s.cells.map((c) => [c.cellKey, `  ${cellLine(c, now)}`] as [string, string]),
+    ]);
     const changed = [...lines].filter(([k, l]) => this.printed.get(k) !== l);
     if (!changed.length) return;
     for (const [k, l] of changed) {

@@ -18,7 +18,13 @@ export function newRunId(name: string, now = new Date()): string {
  * (`opts.progress: false` draws nothing; bars on a terminal, plain lines otherwise).
  * @throws WorkflowFailedError when the workflow fails (e.g. InvalidSpec).
  */
-export async function runAndFollow(client: Client, spec: RunSpec | unknown, runId: string, taskQueue: string, opts: { progress?: boolean } = {}): Promise<MatrixResult> {
+export async function runAndFollow(
+  client: Client,
+  spec: RunSpec | unknown,
+  runId: string,
+  taskQueue: string,
+  opts: { progress?: boolean } = {},
+): Promise<MatrixResult> {
   const handle = await client.workflow.start('benchmarkMatrix', {
     taskQueue,
     workflowId: runId,

@@ -71,7 +71,10 @@ export async function waitForSearchAttributes(
       c = await checkOnce(conn, namespace, names);
     } catch (e) {
       c = { missing: [], refused: (e as Error).message?.split('\n')[0] ?? String(e) };
-      if (Date.now() >= deadline) throw new Error(`search attributes ${names.join(', ')} could not be checked on namespace ${namespace}${o.address ? ` at ${o.address}` : ''}: ${c.refused}`);
+      if (Date.now() >= deadline)
+        throw new Error(
+          `search attributes ${names.join(', ')} could not be checked on namespace ${namespace}${o.address ? ` at ${o.address}` : ''}: ${c.refused}`,
+        );
     }
     if (!c.missing.length && !c.refused) return;
     if (Date.now() >= deadline) {
@@ -92,7 +95,11 @@ export async function waitForSearchAttributes(
  * @throws Error naming the attributes when they are missing and cannot be created, or are still not
  *   usable when the wait ends.
  */
-export async function ensureSearchAttributes(address: string, namespace: string, o: { timeoutMs?: number } = {}): Promise<void> {
+export async function ensureSearchAttributes(
+  address: string,
+  namespace: string,
+  o: { timeoutMs?: number } = {},
+): Promise<void> {
   const c = await Connection.connect({ address });
   try {
     const have = await c.operatorService.listSearchAttributes({ namespace });

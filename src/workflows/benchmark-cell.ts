@@ -26,21 +26,46 @@ export async function benchmarkCell(cell: CellInput): Promise<CellOutcome> {
       end = { status: 'skipped', skipReason: prov.skipReason };
     } else {
       const ql = prov.server.query_log === 'available';
-      await run.step('collect-metrics', SHORT, 'metrics snapshot (start)', (o, si) => acts.collectMetrics.executeWithOptions(o, [si, 'start']));
-      await run.step('create-schema', SHORT, `create table, codec ${cell.codec}`, (o, si) => acts.createSchema.executeWithOptions(o, [si]));
-      await run.step('load', LONG, `load ${cell.scale.toLocaleString('en-US')} rows`, (o, si) => acts.loadData.executeWithOptions(o, [si]));
-      await run.step('quiesce', LONG, 'wait for merges to settle', (o, si) => acts.quiesceMerges.executeWithOptions(o, [si, 'after-load']));
-      await run.step('storage', SHORT, 'per-column sizes from system.parts_columns', (o, si) => acts.storageStats.executeWithOptions(o, [si]));
-      await run.step('queries-baseline', LONG, `queries: ${cell.protocol.coldRuns} cold + ${cell.protocol.warmRuns} warm each`, (o, si) => acts.runQueries.executeWithOptions(o, [si, 'baseline', ql]));
+      await run.step('collect-metrics', SHORT, 'metrics snapshot (start)', (o, si) =>
+        acts.collectMetrics.executeWithOptions(o, [si, 'start']),
+      );
+      await run.step('create-schema', SHORT, `create table, codec ${cell.codec}`, (o, si) =>
+        acts.createSchema.executeWithOptions(o, [si]),
+      );
+      await run.step('load', LONG, `load ${cell.scale.toLocaleString('en-US')} rows`, (o, si) =>
+        acts.loadData.executeWithOptions(o, [si]),
+      );
+      await run.step('quiesce', LONG, 'wait for merges to settle', (o, si) =>
+        acts.quiesceMerges.executeWithOptions(o, [si, 'after-load']),
+      );
+      await run.step('storage', SHORT, 'per-column sizes from system.parts_columns', (o, si) =>
+        acts.storageStats.executeWithOptions(o, [si]),
+      );
+      await run.step(
+        'queries-baseline',
+        LONG,
+        `queries: ${cell.protocol.coldRuns} cold + ${cell.protocol.warmRuns} warm each`,
+        (o, si) => acts.runQueries.executeWithOptions(o, [si, 'baseline', ql]),
+      );
       if (cell.skipIndex) {
-        await run.step('materialize-index', LONG, 'ADD + MATERIALIZE INDEX, poll system.mutations', (o, si) => acts.materializeSkipIndex.executeWithOptions(o, [si]));
-        await run.step('quiesce-index', LONG, 'wait for merges to settle after the mutation', (o, si) => acts.quiesceMerges.executeWithOptions(o, [si, 'after-index']));
-        await run.step('queries-index', LONG, 're-run index queries', (o, si) => acts.runQueries.executeWithOptions(o, [si, 'index', ql]));
+        await run.step('materialize-index', LONG, 'ADD + MATERIALIZE INDEX, poll system.mutations', (o, si) =>
+          acts.materializeSkipIndex.executeWithOptions(o, [si]),
+        );
+        await run.step('quiesce-index', LONG, 'wait for merges to settle after the mutation', (o, si) =>
+          acts.quiesceMerges.executeWithOptions(o, [si, 'after-index']),
+        );
+        await run.step('queries-index', LONG, 're-run index queries', (o, si) =>
+          acts.runQueries.executeWithOptions(o, [si, 'index', ql]),
+        );
       }
-      await run.step('collect-metrics-end', SHORT, 'metrics snapshot (end)', (o, si) => acts.collectMetrics.executeWithOptions(o, [si, 'end']));
+      await run.step('collect-metrics-end', SHORT, 'metrics snapshot (end)', (o, si) =>
+        acts.collectMetrics.executeWithOptions(o, [si, 'end']),
+      );
     }
   } catch (err) {
-    end = isCancellation(err) ? { status: 'cancelled', error: 'cancelled by request' } : { status: 'failed', error: describeFailure(err) };
+    end = isCancellation(err)
+      ? { status: 'cancelled', error: 'cancelled by request' }
+      : { status: 'failed', error: describeFailure(err) };
   }
 
   // Results first, then teardown — both must happen even when the cell was cancelled.
@@ -50,6 +75,7 @@ export async function benchmarkCell(cell: CellInput): Promise<CellOutcome> {
     return r;
   });
   run.finish(end.status);
-  if (end.status === 'cancelled') throw new CancelledFailure(`cell ${cell.cellKey} cancelled; result kept at ${result.resultFile}`);
+  if (end.status === 'cancelled')
+    throw new CancelledFailure(`cell ${cell.cellKey} cancelled; result kept at ${result.resultFile}`);
   return result;
 }

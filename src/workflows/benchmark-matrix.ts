@@ -6,7 +6,20 @@
  * Input: the run spec exactly as written by the user (JSON of the YAML), so
  * `temporal workflow start --type benchmarkMatrix --task-queue chbench --input-file run.json` works.
  */
-import { proxyActivities, executeChild, defineQuery, setHandler, workflowInfo, upsertSearchAttributes, CancellationScope, isCancellation, ParentClosePolicy, continueAsNew, CancelledFailure, type ActivityOptions } from '@temporalio/workflow';
+import {
+  proxyActivities,
+  executeChild,
+  defineQuery,
+  setHandler,
+  workflowInfo,
+  upsertSearchAttributes,
+  CancellationScope,
+  isCancellation,
+  ParentClosePolicy,
+  continueAsNew,
+  CancelledFailure,
+  type ActivityOptions,
+} from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { Activities } from '../activities';
 import type { CellInput, CellOutcome } from '../schema/cell';
@@ -21,9 +34,16 @@ export type { MatrixProgress, MatrixResult } from '../schema/progress';
 export const matrixProgressQuery = defineQuery<MatrixProgress>('progress');
 
 /** Spec validation and the report: quick, a few attempts; an invalid spec is final. */
-const VALIDATE: ActivityOptions = { startToCloseTimeout: '2 minutes', retry: { maximumAttempts: 3, nonRetryableErrorTypes: [FAILURE.InvalidSpec] } };
+const VALIDATE: ActivityOptions = {
+  startToCloseTimeout: '2 minutes',
+  retry: { maximumAttempts: 3, nonRetryableErrorTypes: [FAILURE.InvalidSpec] },
+};
 /** Waiting for a previous start's child to close (it may still be tearing down). */
-const AWAIT_CLOSED: ActivityOptions = { startToCloseTimeout: '30 minutes', heartbeatTimeout: '30 seconds', retry: { maximumAttempts: 5 } };
+const AWAIT_CLOSED: ActivityOptions = {
+  startToCloseTimeout: '30 minutes',
+  heartbeatTimeout: '30 seconds',
+  retry: { maximumAttempts: 5 },
+};
 const { validateSpec, writeReport } = proxyActivities<Activities>(VALIDATE);
 const { awaitWorkflowClosed } = proxyActivities<Activities>(AWAIT_CLOSED);
 
@@ -50,7 +70,12 @@ async function runChildCell(spec: RunSpec, runId: string, cell: CellInput): Prom
       args: [cell],
       staticSummary: cellSummary(spec, cell),
       parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
-      typedSearchAttributes: [{ key: RUN_ID, value: runId }, { key: VERSION, value: cell.version }, { key: CODEC, value: cell.codec }, { key: PHASE, value: 'provision' }],
+      typedSearchAttributes: [
+        { key: RUN_ID, value: runId },
+        { key: VERSION, value: cell.version },
+        { key: CODEC, value: cell.codec },
+        { key: PHASE, value: 'provision' },
+      ],
     });
   return start().catch(async (err: unknown) => {
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
@@ -67,12 +92,28 @@ async function runChildCell(spec: RunSpec, runId: string, cell: CellInput): Prom
 export async function benchmarkMatrix(specInput: RunSpecInput, options: MatrixOptions = {}): Promise<MatrixResult> {
   const runId = workflowInfo().workflowId;
   const startedAt = new Date().toISOString();
-  const progress: MatrixProgress = { runId, phase: 'validate', total: 0, done: 0, running: [], failed: [], skipped: [], succeeded: [], cancelled: [], reused: 0 };
+  const progress: MatrixProgress = {
+    runId,
+    phase: 'validate',
+    total: 0,
+    done: 0,
+    running: [],
+    failed: [],
+    skipped: [],
+    succeeded: [],
+    cancelled: [],
+    reused: 0,
+  };
   setHandler(matrixProgressQuery, () => progress);
-  upsertSearchAttributes([{ key: RUN_ID, value: runId }, { key: PHASE, value: 'validate' }]);
+  upsertSearchAttributes([
+    { key: RUN_ID, value: runId },
+    { key: PHASE, value: 'validate' },
+  ]);
 
   const { reuseFailedSince, eventBudget = EVENT_BUDGET } = options;
-  const { spec, reused, indexQueries } = await validateSpec.executeWithOptions({ summary: 'validate run spec' }, [{ spec: specInput, runId, startedAt, ...(reuseFailedSince ? { reuseFailedSince } : {}) }]);
+  const { spec, reused, indexQueries } = await validateSpec.executeWithOptions({ summary: 'validate run spec' }, [
+    { spec: specInput, runId, startedAt, ...(reuseFailedSince ? { reuseFailedSince } : {}) },
+  ]);
   const cells = cellInputs(spec, runId, indexQueries);
   const done = new Set(reused.map((r) => r.cellKey));
   progress.total = cells.length;
@@ -106,7 +147,7 @@ export async function benchmarkMatrix(specInput: RunSpecInput, options: MatrixOp
   };
   // Check before taking a cell off the queue: a cell taken and not run would be lost when it was the last.
   const lane = async (): Promise<void> => {
-    for (let c: CellInput | undefined; !cancelled && !continueAsNewNow && (c = queue.shift()); ) await runOne(c);
+    for (let c: CellInput | undefined; !cancelled && !continueAsNewNow && (c = queue.shift());) await runOne(c);
   };
   try {
     await Promise.all(Array.from({ length: Math.min(spec.concurrency, cells.length) }, lane));
@@ -118,7 +159,10 @@ export async function benchmarkMatrix(specInput: RunSpecInput, options: MatrixOp
 
   if (continueAsNewNow && !cancelled && queue.length > 0) {
     // Finished cells are in the results store; the next run reuses them (and this run's failures).
-    await continueAsNew<typeof benchmarkMatrix>(specInput, { reuseFailedSince: reuseFailedSince ?? startedAt, ...(options.eventBudget ? { eventBudget } : {}) });
+    await continueAsNew<typeof benchmarkMatrix>(specInput, {
+      reuseFailedSince: reuseFailedSince ?? startedAt,
+      ...(options.eventBudget ? { eventBudget } : {}),
+    });
   }
 
   // The report is written even when the run was cancelled: measured cells are kept.
@@ -126,7 +170,9 @@ export async function benchmarkMatrix(specInput: RunSpecInput, options: MatrixOp
   const result = await CancellationScope.nonCancellable(async () => {
     progress.phase = 'report';
     upsertSearchAttributes([{ key: PHASE, value: 'report' }]);
-    const { reportPath } = await writeReport.executeWithOptions({ summary: 'render report.md' }, [{ resultsDir: spec.resultsDir, runId, status }]);
+    const { reportPath } = await writeReport.executeWithOptions({ summary: 'render report.md' }, [
+      { resultsDir: spec.resultsDir, runId, status },
+    ]);
     progress.phase = cancelled ? 'cancelled' : 'done';
     progress.reportPath = reportPath;
     upsertSearchAttributes([{ key: PHASE, value: progress.phase }]);

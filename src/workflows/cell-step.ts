@@ -6,7 +6,16 @@
  * Every Temporal command here (activity, search-attribute upsert) is issued in the same order as when
  * this code lived inside `benchmarkCell`: recorded histories in test/histories replay against it.
  */
-import { proxyActivities, defineQuery, setHandler, upsertSearchAttributes, ActivityFailure, ApplicationFailure, ActivityCancellationType, type ActivityOptions } from '@temporalio/workflow';
+import {
+  proxyActivities,
+  defineQuery,
+  setHandler,
+  upsertSearchAttributes,
+  ActivityFailure,
+  ApplicationFailure,
+  ActivityCancellationType,
+  type ActivityOptions,
+} from '@temporalio/workflow';
 import { RetryState, type RetryPolicy } from '@temporalio/common';
 import type { Activities } from '../activities';
 import type { CellInput, CellOutcome, CellPhase, ProvisionResult, StepInput } from '../schema/cell';
@@ -29,7 +38,13 @@ export const cellProgressQuery = defineQuery<CellProgress>('progress');
  * Retryable failures are infrastructure (a lost worker, a timeout, a network error): retry them
  * generously. Failures retrying cannot fix are non-retryable by type and fail the cell at once.
  */
-const retry: RetryPolicy = { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 12, nonRetryableErrorTypes: [...NON_RETRYABLE] };
+const retry: RetryPolicy = {
+  initialInterval: '1s',
+  backoffCoefficient: 2,
+  maximumInterval: '30s',
+  maximumAttempts: 12,
+  nonRetryableErrorTypes: [...NON_RETRYABLE],
+};
 
 /**
  * A worker that dies is noticed within HEARTBEAT_TIMEOUT: long steps heartbeat every 2 s, and short
@@ -49,7 +64,11 @@ export const LONG: ActivityOptions = {
   cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
 };
 /** Teardown: its own timeouts, more attempts. */
-const CLEANUP: ActivityOptions = { startToCloseTimeout: '5 minutes', heartbeatTimeout: HEARTBEAT_TIMEOUT, retry: { ...retry, maximumAttempts: 20 } };
+const CLEANUP: ActivityOptions = {
+  startToCloseTimeout: '5 minutes',
+  heartbeatTimeout: HEARTBEAT_TIMEOUT,
+  retry: { ...retry, maximumAttempts: 20 },
+};
 
 /** The cell's activities (options given per call). */
 export const acts = proxyActivities<Activities>(SHORT);
@@ -108,7 +127,12 @@ export class CellRun {
    * most {@link MAX_TARGET_RESTARTS} times per cell.
    * @throws the step's failure (an `ActivityFailure`) when it is not `TargetUnavailable` or restarts ran out.
    */
-  async step<T extends { attempt: number }>(phase: CellPhase, opts: ActivityOptions, summary: string, run: (o: ActivityOptions, si: StepInput) => Promise<T>): Promise<T> {
+  async step<T extends { attempt: number }>(
+    phase: CellPhase,
+    opts: ActivityOptions,
+    summary: string,
+    run: (o: ActivityOptions, si: StepInput) => Promise<T>,
+  ): Promise<T> {
     this.enter(phase);
     for (;;) {
       try {
@@ -119,9 +143,21 @@ export class CellRun {
       } catch (err) {
         // A step that failed after exhausting its retries ran exactly maximumAttempts times: say so
         // (the report's "retries" column), rather than showing no retry at all.
-        if (err instanceof ActivityFailure && err.retryState === RetryState.MAXIMUM_ATTEMPTS_REACHED && opts.retry?.maximumAttempts)
+        if (
+          err instanceof ActivityFailure &&
+          err.retryState === RetryState.MAXIMUM_ATTEMPTS_REACHED &&
+          opts.retry?.maximumAttempts
+        )
           this.attempts[phase] = (this.attempts[phase] ?? 0) + opts.retry.maximumAttempts;
-        if (!(err instanceof ActivityFailure && err.cause instanceof ApplicationFailure && err.cause.type === FAILURE.TargetUnavailable) || this.restarts.length >= MAX_TARGET_RESTARTS) throw err;
+        if (
+          !(
+            err instanceof ActivityFailure &&
+            err.cause instanceof ApplicationFailure &&
+            err.cause.type === FAILURE.TargetUnavailable
+          ) ||
+          this.restarts.length >= MAX_TARGET_RESTARTS
+        )
+          throw err;
         this.attempts[phase] = (this.attempts[phase] ?? 0) + 1;
         this.restarts.push({ step: phase, error: err.cause.message });
         await this.provisionTarget(`provision again after the server was lost during ${phase}`, false);
@@ -132,7 +168,10 @@ export class CellRun {
   /** The `write-results` phase: `result.json` with the outcome, attempts and restarts. */
   async writeResult(end: CellEnd): Promise<CellOutcome> {
     this.progress.step = 'write-results';
-    return acts.writeCellResult.executeWithOptions({ ...SHORT, summary: `write result.json (${end.status})` }, [this.cell, { ...end, attempts: this.attempts, targetRestarts: this.restarts }]);
+    return acts.writeCellResult.executeWithOptions({ ...SHORT, summary: `write result.json (${end.status})` }, [
+      this.cell,
+      { ...end, attempts: this.attempts, targetRestarts: this.restarts },
+    ]);
   }
 
   /**
@@ -144,8 +183,15 @@ export class CellRun {
     const { cell } = this;
     if (!(cell.teardown === 'always' || (cell.teardown === 'on-success' && status !== 'failed'))) return;
     this.enter('teardown');
-    if (this.input) await acts.teardown.executeWithOptions({ ...CLEANUP, summary: `tear down ${cell.target.kind} target` }, [this.input]);
-    else await acts.teardownUnprovisioned.executeWithOptions({ ...CLEANUP, summary: `tear down what provisioning left (${cell.target.kind})` }, [cell]);
+    if (this.input)
+      await acts.teardown.executeWithOptions({ ...CLEANUP, summary: `tear down ${cell.target.kind} target` }, [
+        this.input,
+      ]);
+    else
+      await acts.teardownUnprovisioned.executeWithOptions(
+        { ...CLEANUP, summary: `tear down what provisioning left (${cell.target.kind})` },
+        [cell],
+      );
   }
 
   /** The cell is over: the progress query and the `ChbenchPhase` search attribute show its status. */

@@ -11,7 +11,11 @@ import { ApplicationFailure } from '@temporalio/common';
  * @param message when given, the failure's message must match it.
  * @returns the `ApplicationFailure` found, for further assertions (details, nonRetryable).
  */
-export async function assertFailureType(promise: Promise<unknown>, type: string, message?: RegExp): Promise<ApplicationFailure> {
+export async function assertFailureType(
+  promise: Promise<unknown>,
+  type: string,
+  message?: RegExp,
+): Promise<ApplicationFailure> {
   let found: ApplicationFailure | undefined;
   await assert.rejects(promise, (err: unknown) => {
     const chain: string[] = [];
@@ -22,7 +26,10 @@ export async function assertFailureType(promise: Promise<unknown>, type: string,
         break;
       }
     }
-    assert.ok(found, `expected a failure of type ${type}; got ${chain.join(' → ')}: ${String((err as Error)?.message ?? err)}`);
+    assert.ok(
+      found,
+      `expected a failure of type ${type}; got ${chain.join(' → ')}: ${String((err as Error)?.message ?? err)}`,
+    );
     if (message) assert.match(found.message, message);
     return true;
   });

@@ -32,7 +32,10 @@ function readIds(): Record<string, string> {
  */
 export function saveHistory(file: string, workflowId: string, historyJson: Buffer | string): void {
   const target = path.join(HISTORIES_DIR, file);
-  if (existsSync(target)) throw new Error(`${path.relative(REPO_ROOT, target)} exists: recorded histories are never overwritten (bump the version in package.json to record a new release's)`);
+  if (existsSync(target))
+    throw new Error(
+      `${path.relative(REPO_ROOT, target)} exists: recorded histories are never overwritten (bump the version in package.json to record a new release's)`,
+    );
   writeFileSync(target, historyJson);
   writeFileSync(IDS_FILE, JSON.stringify({ ...readIds(), [file]: workflowId }, null, 2) + '\n');
 }
@@ -43,5 +46,9 @@ export function recordedHistories() {
   return readdirSync(HISTORIES_DIR)
     .filter((f) => f.endsWith('.json') && f !== 'workflow-ids.json')
     .sort()
-    .map((file) => ({ file, workflowId: ids[file], history: historyFromJSON(JSON.parse(readFileSync(path.join(HISTORIES_DIR, file), 'utf8'))) }));
+    .map((file) => ({
+      file,
+      workflowId: ids[file],
+      history: historyFromJSON(JSON.parse(readFileSync(path.join(HISTORIES_DIR, file), 'utf8'))),
+    }));
 }

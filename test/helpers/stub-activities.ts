@@ -36,11 +36,32 @@ function keyOf(activity: string, args: unknown[]): string {
 
 /** Build the stubs (one set per test file; reset `calls` and `failWith` per test). */
 export function stubActivities(): Stubs {
-  const stubs: Stubs = { activities: {}, calls: [], written: new Map(), callsOf: (k) => stubs.calls.filter((c) => c.key === k) };
+  const stubs: Stubs = {
+    activities: {},
+    calls: [],
+    written: new Map(),
+    callsOf: (k) => stubs.calls.filter((c) => c.key === k),
+  };
   const impl: Record<string, (...a: any[]) => unknown> = {
     provision: (cell: CellInput) => ({
-      target: { kind: cell.target.kind, url: 'http://127.0.0.1:1', database: 'default', username: 'default', runId: cell.runId, cellKey: cell.cellKey, provisionedBy: 'stub' },
-      server: { version: cell.version, timezone: 'UTC', cpus: 1, cpu_source: 'stub', memory_bytes: null, memory_source: 'stub', query_log: 'available' },
+      target: {
+        kind: cell.target.kind,
+        url: 'http://127.0.0.1:1',
+        database: 'default',
+        username: 'default',
+        runId: cell.runId,
+        cellKey: cell.cellKey,
+        provisionedBy: 'stub',
+      },
+      server: {
+        version: cell.version,
+        timezone: 'UTC',
+        cpus: 1,
+        cpu_source: 'stub',
+        memory_bytes: null,
+        memory_source: 'stub',
+        query_log: 'available',
+      },
     }),
     collectMetrics: (_si: StepInput, label: string) => ({ file: `metrics-${label}.json` }),
     createSchema: () => ({}),
@@ -50,8 +71,16 @@ export function stubActivities(): Stubs {
     runQueries: (_si: StepInput, phase: string) => ({ phase, file: `queries-${phase}.json`, queries: [] }),
     materializeSkipIndex: () => ({ index: 'idx', materialize_ms: 1, index_bytes: 1, adopted_mutation: false }),
     writeCellResult: (cell: CellInput, outcome: { status: CellOutcome['status']; error?: string }) => {
-      const r: CellOutcome = { cellKey: cell.cellKey, status: outcome.status, resultFile: `/stub/${cell.runId}/${cell.cellKey}/result.json`, ...(outcome.error ? { error: outcome.error } : {}) };
-      stubs.written.set(cell.runId, [...(stubs.written.get(cell.runId) ?? []).filter((o) => o.cellKey !== cell.cellKey), r]);
+      const r: CellOutcome = {
+        cellKey: cell.cellKey,
+        status: outcome.status,
+        resultFile: `/stub/${cell.runId}/${cell.cellKey}/result.json`,
+        ...(outcome.error ? { error: outcome.error } : {}),
+      };
+      stubs.written.set(cell.runId, [
+        ...(stubs.written.get(cell.runId) ?? []).filter((o) => o.cellKey !== cell.cellKey),
+        r,
+      ]);
       return r;
     },
     teardown: () => ({}),
@@ -59,7 +88,13 @@ export function stubActivities(): Stubs {
     validateSpec: (input: { spec: unknown; runId: string }) => {
       const spec = parseRunSpec(input.spec);
       const cellKeys = expandMatrix(spec).map(cellKey);
-      return { spec, cellKeys, runDir: `/stub/${input.runId}`, reused: stubs.written.get(input.runId) ?? [], indexQueries: spec.skipIndex ? ['q5'] : [] };
+      return {
+        spec,
+        cellKeys,
+        runDir: `/stub/${input.runId}`,
+        reused: stubs.written.get(input.runId) ?? [],
+        indexQueries: spec.skipIndex ? ['q5'] : [],
+      };
     },
     writeReport: (input: { runId: string }) => ({ reportPath: `/stub/${input.runId}/report.md` }),
     awaitWorkflowClosed: () => ({ status: 'closed' }),
@@ -74,7 +109,13 @@ export function stubActivities(): Stubs {
       if (err) throw err;
       const r = (await fn(...args)) as object;
       // Cell steps report the attempt that produced them (as cellStep does).
-      return name === 'writeCellResult' || name === 'validateSpec' || name === 'writeReport' || name === 'awaitWorkflowClosed' || name.startsWith('teardown') ? r : { ...r, attempt };
+      return name === 'writeCellResult' ||
+        name === 'validateSpec' ||
+        name === 'writeReport' ||
+        name === 'awaitWorkflowClosed' ||
+        name.startsWith('teardown')
+        ? r
+        : { ...r, attempt };
     };
   return stubs;
 }

@@ -32,7 +32,12 @@ export async function startTemporalEnv(name: string): Promise<TemporalEnv> {
   const server = await startDevServer();
   const taskQueue = `chbench-test-${name}-${randomUUID().slice(0, 8)}`;
   const workDir = path.join(tmp, 'targets');
-  const { worker, connection: wconn } = await createWorker({ temporalAddress: server.address, namespace: 'default', taskQueue, workDir });
+  const { worker, connection: wconn } = await createWorker({
+    temporalAddress: server.address,
+    namespace: 'default',
+    taskQueue,
+    workDir,
+  });
   const running = worker.run();
   const connection = await Connection.connect({ address: server.address });
   const client = new Client({ connection, namespace: 'default' });
@@ -70,13 +75,22 @@ export interface StubEnv {
  * for workflow tests: the workflows are the real ones, so their command sequence, retries, timers and
  * child workflows are the real Temporal behaviour. Unknown activities fail the workflow task loudly.
  */
-export async function startStubEnv(name: string, activities: Record<string, (...a: any[]) => Promise<unknown>>): Promise<StubEnv> {
+export async function startStubEnv(
+  name: string,
+  activities: Record<string, (...a: any[]) => Promise<unknown>>,
+): Promise<StubEnv> {
   installRuntime((process.env.CHBENCH_LOG_LEVEL as 'WARN') ?? 'WARN');
   const server = await startDevServer();
   const taskQueue = `chbench-wf-${name}-${randomUUID().slice(0, 8)}`;
   const { Worker: WorkerClass, NativeConnection: NativeConn } = await import('@temporalio/worker');
   const wconn = await NativeConn.connect({ address: server.address });
-  const worker = await WorkerClass.create({ connection: wconn, namespace: 'default', taskQueue, workflowsPath: require.resolve('../../src/workflows'), activities });
+  const worker = await WorkerClass.create({
+    connection: wconn,
+    namespace: 'default',
+    taskQueue,
+    workflowsPath: require.resolve('../../src/workflows'),
+    activities,
+  });
   const running = worker.run();
   const connection = await Connection.connect({ address: server.address });
   const client = new Client({ connection, namespace: 'default' });

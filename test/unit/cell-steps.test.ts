@@ -18,7 +18,12 @@ function tableAfter(md: string, heading: string): string[][] {
   const rows: string[][] = [];
   for (const l of lines.slice(start)) {
     if (!l.startsWith('|')) break;
-    rows.push(l.split(/(?<!\\)\|/).slice(1, -1).map((c) => c.trim()));
+    rows.push(
+      l
+        .split(/(?<!\\)\|/)
+        .slice(1, -1)
+        .map((c) => c.trim()),
+    );
   }
   return rows.slice(2); // header and separator
 }
@@ -38,7 +43,13 @@ test('every step names an existing file and a unique phase', () => {
 
 test('the cell workflow runs each phase with the activity the table names, in table order', () => {
   const src = readFileSync(path.join(REPO_ROOT, 'src', 'workflows', 'benchmark-cell.ts'), 'utf8');
-  const calls = [...src.matchAll(/run\.step\('([a-z-]+)',[^\n]*?acts\.(\w+)\.executeWithOptions/g)].map((m) => [m[1], m[2]]);
-  const middle = CELL_STEPS.filter((s) => !['provision', 'write-results', 'teardown'].includes(s.phase)).map((s) => [s.phase, s.activity]);
+  const calls = [...src.matchAll(/run\.step\('([a-z-]+)',[^\n]*?acts\.(\w+)\.executeWithOptions/g)].map((m) => [
+    m[1],
+    m[2],
+  ]);
+  const middle = CELL_STEPS.filter((s) => !['provision', 'write-results', 'teardown'].includes(s.phase)).map((s) => [
+    s.phase,
+    s.activity,
+  ]);
   assert.deepEqual(calls, middle);
 });

@@ -9,11 +9,22 @@ import path from 'node:path';
 import { ClickHouseError } from '@clickhouse/client';
 import { ApplicationFailure, ActivityFailure, RetryState } from '@temporalio/common';
 import { REPO_ROOT } from '../../src/config';
-import { CLICKHOUSE_QUERY_ERRORS, FAILURE, NON_RETRYABLE, clickHouseFailure, clickHouseErrorName, describeFailure, hasFailureType, parseServerError } from '../../src/schema/failures';
+import {
+  CLICKHOUSE_QUERY_ERRORS,
+  FAILURE,
+  NON_RETRYABLE,
+  clickHouseFailure,
+  clickHouseErrorName,
+  describeFailure,
+  hasFailureType,
+  parseServerError,
+} from '../../src/schema/failures';
 import { clickHouseFailureOf } from '../../src/activities';
 
 type Captured = Record<'18.16' | '26.x', Record<string, { http_status: number; body: string }>>;
-const captured = JSON.parse(readFileSync(path.join(REPO_ROOT, 'test', 'fixtures', 'server-errors.json'), 'utf8')) as Captured;
+const captured = JSON.parse(
+  readFileSync(path.join(REPO_ROOT, 'test', 'fixtures', 'server-errors.json'), 'utf8'),
+) as Captured;
 
 /** SQL → [code, name] the server reports (18.16 by code only). */
 const EXPECTED: Record<string, [number, string]> = {
@@ -36,8 +47,13 @@ test('26.x texts: code, name and message without prefix or suffix', () => {
     assert.doesNotMatch(p.message, /^Code|DB::Exception|\(\w+\)$/, sql);
   }
   // A real server appends its version after the name.
-  const server = "Code: 60. DB::Exception: Unknown table expression identifier 'nope' in scope SELECT * FROM nope. (UNKNOWN_TABLE) (version 26.7.1.1 (official build))";
-  assert.deepEqual(parseServerError(server), { code: 60, name: 'UNKNOWN_TABLE', message: "Unknown table expression identifier 'nope' in scope SELECT * FROM nope." });
+  const server =
+    "Code: 60. DB::Exception: Unknown table expression identifier 'nope' in scope SELECT * FROM nope. (UNKNOWN_TABLE) (version 26.7.1.1 (official build))";
+  assert.deepEqual(parseServerError(server), {
+    code: 60,
+    name: 'UNKNOWN_TABLE',
+    message: "Unknown table expression identifier 'nope' in scope SELECT * FROM nope.",
+  });
 });
 
 test('18.16 texts: code and message; no name in the text, so the name comes from the code', () => {
@@ -49,7 +65,10 @@ test('18.16 texts: code and message; no name in the text, so the name comes from
     assert.doesNotMatch(p.message, /e\.displayText|e\.what|^DB::Exception/, sql);
     assert.equal(clickHouseErrorName(p.code, p.name), name, sql);
   }
-  assert.equal(parseServerError(captured['18.16']['SELECT * FROM no_such_table'].body)?.message, "Table default.no_such_table doesn't exist.");
+  assert.equal(
+    parseServerError(captured['18.16']['SELECT * FROM no_such_table'].body)?.message,
+    "Table default.no_such_table doesn't exist.",
+  );
 });
 
 test('a text without a server error marker is not a server error', () => {
@@ -67,28 +86,67 @@ test('a ClickHouse error becomes ClickHouse.<NAME> with code and name; query err
   const mem = clickHouseFailure({ code: 241, message: 'Memory limit (total) exceeded' });
   assert.equal(mem.type, 'ClickHouse.MEMORY_LIMIT_EXCEEDED');
   assert.equal(mem.nonRetryable, false, 'a resource error may pass on another attempt');
-  for (const name of ['SYNTAX_ERROR', 'UNKNOWN_TABLE', 'UNKNOWN_IDENTIFIER', 'UNKNOWN_SETTING', 'ILLEGAL_TYPE_OF_ARGUMENT', 'UNKNOWN_FUNCTION', 'TYPE_MISMATCH', 'UNKNOWN_CODEC'])
+  for (const name of [
+    'SYNTAX_ERROR',
+    'UNKNOWN_TABLE',
+    'UNKNOWN_IDENTIFIER',
+    'UNKNOWN_SETTING',
+    'ILLEGAL_TYPE_OF_ARGUMENT',
+    'UNKNOWN_FUNCTION',
+    'TYPE_MISMATCH',
+    'UNKNOWN_CODEC',
+  ])
     assert.ok(NON_RETRYABLE.includes(`ClickHouse.${name}`), name);
-  for (const t of [FAILURE.InvalidSpec, FAILURE.QueryFailed, FAILURE.QuiesceTimeout, FAILURE.MutationFailed, FAILURE.NoIndex]) assert.ok(NON_RETRYABLE.includes(t), t);
+  for (const t of [
+    FAILURE.InvalidSpec,
+    FAILURE.QueryFailed,
+    FAILURE.QuiesceTimeout,
+    FAILURE.MutationFailed,
+    FAILURE.NoIndex,
+  ])
+    assert.ok(NON_RETRYABLE.includes(t), t);
   assert.ok(!NON_RETRYABLE.includes('ClickHouseError'), 'retry policies list error names, not a JavaScript class');
-  assert.equal(new Set(Object.values(CLICKHOUSE_QUERY_ERRORS)).size, Object.keys(CLICKHOUSE_QUERY_ERRORS).length, 'one name per code');
+  assert.equal(
+    new Set(Object.values(CLICKHOUSE_QUERY_ERRORS)).size,
+    Object.keys(CLICKHOUSE_QUERY_ERRORS).length,
+    'one name per code',
+  );
 });
 
 test('the activity boundary converts a ClickHouseError (26.x) and an 18.16 text error; other errors pass', () => {
-  const fromClient = clickHouseFailureOf(new ClickHouseError({ message: 'Unknown codec', code: '432', type: 'UNKNOWN_CODEC' }));
+  const fromClient = clickHouseFailureOf(
+    new ClickHouseError({ message: 'Unknown codec', code: '432', type: 'UNKNOWN_CODEC' }),
+  );
   assert.equal(fromClient?.type, 'ClickHouse.UNKNOWN_CODEC');
   assert.equal(fromClient?.nonRetryable, true);
   const old = clickHouseFailureOf(new Error(captured['18.16']['SELECT * FROM no_such_table'].body.trim()));
   assert.equal(old?.type, 'ClickHouse.UNKNOWN_TABLE');
   assert.deepEqual(old?.details, [{ code: 60, name: 'UNKNOWN_TABLE' }]);
   assert.equal(clickHouseFailureOf(new Error('socket hang up')), undefined);
-  assert.equal(clickHouseFailureOf(ApplicationFailure.create({ type: 'QueryFailed', message: 'Code: 60. x' })), undefined, 'a chbench failure is kept');
+  assert.equal(
+    clickHouseFailureOf(ApplicationFailure.create({ type: 'QueryFailed', message: 'Code: 60. x' })),
+    undefined,
+    'a chbench failure is kept',
+  );
 });
 
 test('describeFailure reads the chain outermost first; hasFailureType finds a type in the chain', () => {
-  const cause = ApplicationFailure.create({ type: FAILURE.TargetUnavailable, message: 'loadData: the ClickHouse server is unreachable' });
-  const err = new ActivityFailure('Activity task failed', 'loadData', '5', RetryState.NON_RETRYABLE_FAILURE, undefined, cause);
-  assert.equal(describeFailure(err), 'activity loadData failed: Activity task failed: loadData: the ClickHouse server is unreachable');
+  const cause = ApplicationFailure.create({
+    type: FAILURE.TargetUnavailable,
+    message: 'loadData: the ClickHouse server is unreachable',
+  });
+  const err = new ActivityFailure(
+    'Activity task failed',
+    'loadData',
+    '5',
+    RetryState.NON_RETRYABLE_FAILURE,
+    undefined,
+    cause,
+  );
+  assert.equal(
+    describeFailure(err),
+    'activity loadData failed: Activity task failed: loadData: the ClickHouse server is unreachable',
+  );
   assert.ok(hasFailureType(err, FAILURE.TargetUnavailable));
   assert.ok(!hasFailureType(err, FAILURE.InvalidSpec));
 });

@@ -16,14 +16,23 @@ import type { CapabilityProbe } from '../../src/clickhouse/probe';
 const asProbe = (p: { cache_drops: CapabilityProbe['cache_drops'] }) => p as unknown as CapabilityProbe;
 
 test('cache drops: those the probe saw accepted, every known one without a probe', () => {
-  assert.deepEqual(coldCacheDrops(asProbe(queries1816().probe)), ['SYSTEM DROP MARK CACHE', 'SYSTEM DROP UNCOMPRESSED CACHE']);
+  assert.deepEqual(coldCacheDrops(asProbe(queries1816().probe)), [
+    'SYSTEM DROP MARK CACHE',
+    'SYSTEM DROP UNCOMPRESSED CACHE',
+  ]);
   const d267 = coldCacheDrops(asProbe(queries267().probe));
   assert.equal(d267.length, 10);
   assert.ok(!d267.includes('SYSTEM DROP SKIPPING INDEX CACHE'), 'the embedded 26.7 engine refuses it');
   assert.deepEqual(coldCacheDrops(undefined), PROBED_CACHE_DROPS);
   // What the protocol issued before the recorded cold runs is exactly that list.
-  assert.deepEqual(queries267().fresh.samples[0].cold_preparation!.server_caches.map((c) => c.sql), d267);
-  assert.deepEqual(queries267().fresh.samples[0].cold_preparation!.settings.min_bytes_to_use_direct_io, COLD_RUN_SETTINGS.min_bytes_to_use_direct_io);
+  assert.deepEqual(
+    queries267().fresh.samples[0].cold_preparation!.server_caches.map((c) => c.sql),
+    d267,
+  );
+  assert.deepEqual(
+    queries267().fresh.samples[0].cold_preparation!.settings.min_bytes_to_use_direct_io,
+    COLD_RUN_SETTINGS.min_bytes_to_use_direct_io,
+  );
 });
 
 test('coldDefinition on 18.16: two caches dropped, the newer ones "not on this version" (from the probe)', () => {
@@ -47,8 +56,14 @@ test('coldDefinition on 26.7: a drop counts only when it succeeded before *every
       'not dropped: skipping index cache (not on this version); OS page cache not dropped: protocol.dropOsPageCache is false',
   );
   // With the run that dropped nothing, no cache was dropped before every cold run.
-  assert.match(coldDefinition([f.fresh, f.stale], asProbe(f.probe)), /caches dropped before each cold run: none; not dropped: mark cache \(refused: not issued\)/);
-  assert.equal(coldDefinition([{ ...f.fresh, samples: f.fresh.samples.filter((s) => s.kind !== 'cold') }]), 'no cold runs');
+  assert.match(
+    coldDefinition([f.fresh, f.stale], asProbe(f.probe)),
+    /caches dropped before each cold run: none; not dropped: mark cache \(refused: not issued\)/,
+  );
+  assert.equal(
+    coldDefinition([{ ...f.fresh, samples: f.fresh.samples.filter((s) => s.kind !== 'cold') }]),
+    'no cold runs',
+  );
 });
 
 test('OS page cache: dropped only when asked and the server is on the worker host', async () => {
@@ -71,28 +86,48 @@ test('query_log rows: 18.16 arrays become one object; a 26.7 Map is already one'
   assert.equal(Number((m.ProfileEvents as Record<string, string>).Query), 1);
 });
 
-test('query_log SELECT follows the server\'s columns: 18.16 UInt8 type, no microseconds', () => {
+test("query_log SELECT follows the server's columns: 18.16 UInt8 type, no microseconds", () => {
   const cols = queryLog1816().query_log_columns;
-  const sql = queryLogSelect(['a', "b'c"], cols.map((c) => c.name), cols.find((c) => c.name === 'type')!.type);
+  const sql = queryLogSelect(
+    ['a', "b'c"],
+    cols.map((c) => c.name),
+    cols.find((c) => c.name === 'type')!.type,
+  );
   assert.match(sql, /`ProfileEvents\.Names`, `ProfileEvents\.Values`/);
   assert.match(sql, / AND type = 2 AND query_id IN \('a', 'b\\'c'\)$/);
   assert.doesNotMatch(sql, /query_duration_us/);
   // A newer server (Enum type, microsecond columns, ProfileEvents Map).
-  const newer = queryLogSelect(['a'], ['query_id', 'query_duration_ms', 'ProfileEvents', 'event_time_microseconds', 'query_start_time_microseconds'], "Enum8('QueryStart' = 1, 'QueryFinish' = 2)");
-  assert.match(newer, /^SELECT query_id, query_duration_ms, ProfileEvents, toUnixTimestamp64Micro\(event_time_microseconds\) - toUnixTimestamp64Micro\(query_start_time_microseconds\) AS query_duration_us FROM/);
+  const newer = queryLogSelect(
+    ['a'],
+    ['query_id', 'query_duration_ms', 'ProfileEvents', 'event_time_microseconds', 'query_start_time_microseconds'],
+    "Enum8('QueryStart' = 1, 'QueryFinish' = 2)",
+  );
+  assert.match(
+    newer,
+    /^SELECT query_id, query_duration_ms, ProfileEvents, toUnixTimestamp64Micro\(event_time_microseconds\) - toUnixTimestamp64Micro\(query_start_time_microseconds\) AS query_duration_us FROM/,
+  );
   assert.match(newer, /type = 'QueryFinish'/);
 });
 
-test('EXPLAIN indexes = 1 (26.7): the skip index\'s granules, and no index under use_skip_indexes = 0', () => {
+test("EXPLAIN indexes = 1 (26.7): the skip index's granules, and no index under use_skip_indexes = 0", () => {
   const e = explain267();
   assert.deepEqual(explainGranules(e.with_index, e.index), { kept: 4, total: 28 });
   assert.equal(explainGranules(e.use_skip_indexes_0, e.index), null);
   assert.equal(explainGranules(e.with_index, 'other_index'), null);
   assert.deepEqual(judgeIndexUse(e.index, e.with_index, 16_384, 200_000), {
-    index: 'trace_bf', explain_granules: '4/28', explain_skips: true, read_rows_after: 16_384, read_rows_before: 200_000, effective: true,
+    index: 'trace_bf',
+    explain_granules: '4/28',
+    explain_skips: true,
+    read_rows_after: 16_384,
+    read_rows_before: 200_000,
+    effective: true,
     reason: 'EXPLAIN granules 4/28; measured read_rows 16,384 after vs 200,000 before',
   });
-  assert.equal(judgeIndexUse(e.index, e.with_index, 200_000, 200_000).effective, false, 'EXPLAIN claims skipping, the runs read as much');
+  assert.equal(
+    judgeIndexUse(e.index, e.with_index, 200_000, 200_000).effective,
+    false,
+    'EXPLAIN claims skipping, the runs read as much',
+  );
   assert.match(judgeIndexUse(e.index, e.use_skip_indexes_0, 200_000, 200_000).reason, /does not use index trace_bf/);
   // 18.16 has no EXPLAIN: the measured record keeps the server's refusal, and the proof is "cannot be judged".
   assert.match(queries1816().fresh.explain_error!, /^Code: 62, e\.displayText\(\) = DB::Exception: Syntax error/);
@@ -102,11 +137,25 @@ test('EXPLAIN indexes = 1 (26.7): the skip index\'s granules, and no index under
 test('query_ids: queryIdPrefix and parseQueryId are inverses for every statement a step issues', () => {
   const p = queryIdPrefix('demo 2026/08', 'v26.7-lz4', 'baseline');
   assert.equal(p, 'chb-demo_2026_08-v26.7-lz4-baseline');
-  assert.deepEqual(parseQueryId(`${p}-q1-cold1-a2`), { stepPrefix: p, step: 'baseline', attempt: 2, run: { query: 'q1', kind: 'cold', n: 1 } });
+  assert.deepEqual(parseQueryId(`${p}-q1-cold1-a2`), {
+    stepPrefix: p,
+    step: 'baseline',
+    attempt: 2,
+    run: { query: 'q1', kind: 'cold', n: 1 },
+  });
   assert.deepEqual(parseQueryId(`${p}-q12-warmup3-a1`)?.run, { query: 'q12', kind: 'warmup', n: 3 });
   const load = queryIdPrefix('r', 'v18.16-zstd', 'load');
   assert.deepEqual(parseQueryId(`${load}-a1`), { stepPrefix: load, step: 'load', attempt: 1 });
-  assert.deepEqual(parseQueryId(`${load}-truncate-a3`), { stepPrefix: load, step: 'load', attempt: 3, statement: 'truncate' });
+  assert.deepEqual(parseQueryId(`${load}-truncate-a3`), {
+    stepPrefix: load,
+    step: 'load',
+    attempt: 3,
+    statement: 'truncate',
+  });
   assert.equal(parseQueryId('chb-watch-7f1c'), null);
-  assert.equal(parseQueryId(queries267().fresh.samples[0].query_id), null, 'not a chbench step id (captured with a test prefix)');
+  assert.equal(
+    parseQueryId(queries267().fresh.samples[0].query_id),
+    null,
+    'not a chbench step id (captured with a test prefix)',
+  );
 });

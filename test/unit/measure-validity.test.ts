@@ -5,7 +5,14 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { judgeCold, judgeQuiet, judgeWarm, RUN_COUNTERS, CELL_COUNTERS, type RunCounters } from '../../src/measure/validity';
+import {
+  judgeCold,
+  judgeQuiet,
+  judgeWarm,
+  RUN_COUNTERS,
+  CELL_COUNTERS,
+  type RunCounters,
+} from '../../src/measure/validity';
 import { counterDelta, eventSnapshot, queryLogCounters } from '../../src/measure/counters';
 import { normaliseQueryLogRow } from '../../src/clickhouse/query-log';
 import { events267, queries1816, queries267, queryLog1816, type QueriesFixture } from '../fixtures/measure';
@@ -34,20 +41,30 @@ test('26.7 "cold" run without any drop: every mark came from the mark cache, not
   assert.deepEqual(v.reasons, ['14 mark(s) came from the mark cache (it was not dropped)']);
 });
 
-test('18.16 cold run read with AIO (direct I/O\'s older form), counters from query_log: cold', () => {
+test("18.16 cold run read with AIO (direct I/O's older form), counters from query_log: cold", () => {
   const f = queries1816();
   const s = cold(f, 'fresh');
   assert.equal(s.counters_source, 'system.query_log ProfileEvents');
   assert.equal(s.counters!.CreatedReadBufferAIO, 7);
   assert.equal(s.counters!.CreatedReadBufferDirectIO, null, '18.16 has no such counter: unknown, not 0');
-  assert.deepEqual(judgeCold(s.counters, s.cold_preparation!.os_page_cache, s.cold_preparation!.server_caches), { valid: true, label: 'cold', reasons: [] });
-  assert.equal(judgeCold(cold(f, 'stale').counters, 'not dropped: protocol.dropOsPageCache is false', []).label, 'not cold');
+  assert.deepEqual(judgeCold(s.counters, s.cold_preparation!.os_page_cache, s.cold_preparation!.server_caches), {
+    valid: true,
+    label: 'cold',
+    reasons: [],
+  });
+  assert.equal(
+    judgeCold(cold(f, 'stale').counters, 'not dropped: protocol.dropOsPageCache is false', []).label,
+    'not cold',
+  );
 });
 
 test('hits with misses after a successful drop are the run re-using its own marks: a note, still cold', () => {
   // The 26.7 cold run's real counters, plus the mark-cache hits its warm runs had (14): hits *with* misses.
   const q = queries267().fresh;
-  const c: RunCounters = { ...cold(queries267(), 'fresh').counters!, MarkCacheHits: q.samples.find((s) => s.kind === 'warm')!.counters!.MarkCacheHits };
+  const c: RunCounters = {
+    ...cold(queries267(), 'fresh').counters!,
+    MarkCacheHits: q.samples.find((s) => s.kind === 'warm')!.counters!.MarkCacheHits,
+  };
   const v = judgeCold(c, 'not dropped: protocol.dropOsPageCache is false', DROPS_OK);
   assert.equal(v.valid, true);
   assert.deepEqual(v.reasons, ['note: 14 in-run mark cache hit(s) after the drop (marks this run loaded itself)']);
@@ -61,9 +78,16 @@ test('a warm run judged as cold: marks all hits, ordinary buffers, page cache no
   const warm = queries267().fresh.samples.find((s) => s.kind === 'warm')!;
   const v = judgeCold(warm.counters, 'not dropped: protocol.dropOsPageCache is false', DROPS_OK);
   assert.equal(v.valid, false);
-  assert.deepEqual(v.reasons, ['14 mark(s) came from the mark cache and none from storage', 'no direct-I/O read buffer was created (14 ordinary) and the OS page cache was not dropped']);
+  assert.deepEqual(v.reasons, [
+    '14 mark(s) came from the mark cache and none from storage',
+    'no direct-I/O read buffer was created (14 ordinary) and the OS page cache was not dropped',
+  ]);
   // Ordinary reads after the OS page cache was dropped are cold reads as far as the page cache goes.
-  assert.deepEqual(judgeCold({ ...warm.counters!, MarkCacheHits: 0, MarkCacheMisses: 14 }, 'dropped', DROPS_OK), { valid: true, label: 'cold', reasons: [] });
+  assert.deepEqual(judgeCold({ ...warm.counters!, MarkCacheHits: 0, MarkCacheMisses: 14 }, 'dropped', DROPS_OK), {
+    valid: true,
+    label: 'cold',
+    reasons: [],
+  });
 });
 
 test('no counters (a target that gives none): cold? with the unknowns named, never a guess', () => {
@@ -77,14 +101,26 @@ test('judgeWarm and judgeQuiet on recorded figures', () => {
   const st = queries267().fresh.stats;
   assert.deepEqual(judgeWarm(st.cold_ms, st.warm_min_ms), { valid: true, label: 'warm', reasons: [] });
   assert.deepEqual(st.warm_validity, judgeWarm(st.cold_ms, st.warm_min_ms));
-  assert.deepEqual(judgeWarm(st.warm_min_ms, st.cold_ms), { valid: false, label: 'not warmer', reasons: [`warm min ${st.cold_ms!.toFixed(2)} ms is not below cold ${st.warm_min_ms!.toFixed(2)} ms`] });
+  assert.deepEqual(judgeWarm(st.warm_min_ms, st.cold_ms), {
+    valid: false,
+    label: 'not warmer',
+    reasons: [`warm min ${st.cold_ms!.toFixed(2)} ms is not below cold ${st.warm_min_ms!.toFixed(2)} ms`],
+  });
   assert.equal(judgeWarm(null, 3).label, 'warm?');
   assert.deepEqual(judgeQuiet(false, 0), { valid: true, label: 'quiet', reasons: [] });
-  assert.deepEqual(judgeQuiet(true, 2), { valid: false, label: 'not quiet', reasons: ['the set of active parts changed during the run', '2 merge(s)/mutation(s) ran on the table'] });
-  assert.deepEqual(judgeQuiet(false, null), { valid: null, label: 'quiet?', reasons: ['merges/mutations during the run unknown'] });
+  assert.deepEqual(judgeQuiet(true, 2), {
+    valid: false,
+    label: 'not quiet',
+    reasons: ['the set of active parts changed during the run', '2 merge(s)/mutation(s) ran on the table'],
+  });
+  assert.deepEqual(judgeQuiet(false, null), {
+    valid: null,
+    label: 'quiet?',
+    reasons: ['merges/mutations during the run unknown'],
+  });
 });
 
-test('system.events snapshots around a 26.7 cold run: the difference is the run\'s counters', () => {
+test("system.events snapshots around a 26.7 cold run: the difference is the run's counters", () => {
   const e = events267();
   const d = counterDelta(eventSnapshot(e.before), eventSnapshot(e.after), e.events);
   assert.equal(d.MarkCacheMisses, 14);
@@ -92,7 +128,11 @@ test('system.events snapshots around a 26.7 cold run: the difference is the run\
   assert.equal(d.CreatedReadBufferDirectIO, 28);
   assert.equal(d.ReadBufferFromFileDescriptorReadBytes, 46205647 - 36980045);
   assert.equal(d.CreatedReadBufferAIO, null, 'the engine lists no such counter: unknown');
-  assert.equal(counterDelta(eventSnapshot(e.before), eventSnapshot(e.after)).CreatedReadBufferAIO, 0, 'without the list, absent = 0');
+  assert.equal(
+    counterDelta(eventSnapshot(e.before), eventSnapshot(e.after)).CreatedReadBufferAIO,
+    0,
+    'without the list, absent = 0',
+  );
   assert.deepEqual(judgeCold(d, 'not dropped: protocol.dropOsPageCache is false', DROPS_OK).label, 'cold');
 });
 
@@ -103,7 +143,9 @@ test('query_log ProfileEvents → run counters: absent = 0 only for counters kno
   const pe = rows.find((r) => r.query_id === s.query_id)!.ProfileEvents as Record<string, number>;
   // A counter exists when any run of the step reported it (the probe's 18.16 list is incomplete).
   const step = new Set(f.fresh.samples.map((x) => x.query_id));
-  const known = new Set(rows.filter((r) => step.has(String(r.query_id))).flatMap((r) => Object.keys(r.ProfileEvents as object)));
+  const known = new Set(
+    rows.filter((r) => step.has(String(r.query_id))).flatMap((r) => Object.keys(r.ProfileEvents as object)),
+  );
   assert.equal(pe.MarkCacheHits, undefined, 'the cold run had no mark-cache hit: absent from its row');
   assert.deepEqual(queryLogCounters(pe, known), s.counters, 'the counters the protocol recorded');
   assert.equal(queryLogCounters(pe, known).MarkCacheHits, 0, 'absent, but the warm runs reported it: 0');
@@ -113,5 +155,6 @@ test('query_log ProfileEvents → run counters: absent = 0 only for counters kno
 test('the cell-level counter list speaks of the same read-path counters as the per-run one', () => {
   const runOnly = new Set<string>(RUN_COUNTERS);
   const workload = ['Query', 'SelectQuery', 'InsertedRows', 'MergedRows', 'OSWriteBytes'];
-  for (const k of CELL_COUNTERS) assert.ok(workload.includes(k) || runOnly.has(k), `${k} is a read-path counter missing from RUN_COUNTERS`);
+  for (const k of CELL_COUNTERS)
+    assert.ok(workload.includes(k) || runOnly.has(k), `${k} is a read-path counter missing from RUN_COUNTERS`);
 });

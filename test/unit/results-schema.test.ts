@@ -105,12 +105,18 @@ test('the report rendered from the fixture is the one the run wrote, with the fi
 test('a field of the wrong type fails naming the file, the schema id and the field', () => {
   const { dir, file } = brokenCopy((d) => (d.queries_baseline.queries[0].stats.cold_ms = '12.5'));
   try {
-    assert.throws(() => readRecord(file, R.CellResult), (e: Error) => {
-      assert.ok(e.message.startsWith(`${file} (chbench.cell-result/v1): `), e.message);
-      assert.match(e.message, /queries_baseline\.queries\[0\]\.stats\.cold_ms: expected number, got string/);
-      return true;
-    });
-    assert.throws(() => renderReport(dir), /result\.json \(chbench\.cell-result\/v1\): queries_baseline\.queries\[0\]\.stats\.cold_ms: expected number, got string/);
+    assert.throws(
+      () => readRecord(file, R.CellResult),
+      (e: Error) => {
+        assert.ok(e.message.startsWith(`${file} (chbench.cell-result/v1): `), e.message);
+        assert.match(e.message, /queries_baseline\.queries\[0\]\.stats\.cold_ms: expected number, got string/);
+        return true;
+      },
+    );
+    assert.throws(
+      () => renderReport(dir),
+      /result\.json \(chbench\.cell-result\/v1\): queries_baseline\.queries\[0\]\.stats\.cold_ms: expected number, got string/,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -122,11 +128,14 @@ test('a missing field and a bad enum value are named too', () => {
     d.queries_index.queries[0].samples[2].kind = 'lukewarm';
   });
   try {
-    assert.throws(() => readRecord(file, R.CellResult), (e: Error) => {
-      assert.match(e.message, /load\.rows_in_table: expected number, got nothing \(field missing\)/);
-      assert.match(e.message, /queries_index\.queries\[0\]\.samples\[2\]\.kind: /);
-      return true;
-    });
+    assert.throws(
+      () => readRecord(file, R.CellResult),
+      (e: Error) => {
+        assert.match(e.message, /load\.rows_in_table: expected number, got nothing \(field missing\)/);
+        assert.match(e.message, /queries_index\.queries\[0\]\.samples\[2\]\.kind: /);
+        return true;
+      },
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -135,7 +144,10 @@ test('a missing field and a bad enum value are named too', () => {
 test('a result of another schema id fails saying which id it has and which it wants', () => {
   const { dir, file } = brokenCopy((d) => (d.schema = 'chbench.cell-result/v0'));
   try {
-    assert.throws(() => readRecord(file, R.CellResult), /schema id "chbench\.cell-result\/v0", expected "chbench\.cell-result\/v1"/);
+    assert.throws(
+      () => readRecord(file, R.CellResult),
+      /schema id "chbench\.cell-result\/v0", expected "chbench\.cell-result\/v1"/,
+    );
     assert.throws(() => renderReport(dir), /schema id "chbench\.cell-result\/v0", expected "chbench\.cell-result\/v1"/);
     writeFileSync(file, JSON.stringify({ hello: 'world' }));
     assert.throws(() => readRecord(file, R.CellResult), /schema id missing, expected "chbench\.cell-result\/v1"/);
@@ -158,13 +170,28 @@ test('flatSamples: one line per figure of each measured run, with its metadata',
   const runLines = samples.filter((s) => ['cold', 'warm', 'warmup'].includes(s.metadata.kind));
   assert.equal(runLines.length, runs.length * perRun.length);
   assert.deepEqual([...new Set(runLines.map((s) => s.metric))], perRun);
-  assert.deepEqual(samples.filter((s) => s.metadata.kind === 'load').map((s) => s.metric), ['load_wall_time', 'load_server_elapsed', 'load_rows_per_s']);
-  assert.deepEqual(samples.filter((s) => s.metadata.kind === 'storage').map((s) => s.metric), ['bytes_on_disk', 'compressed_bytes', 'uncompressed_bytes', 'compression_ratio']);
+  assert.deepEqual(
+    samples.filter((s) => s.metadata.kind === 'load').map((s) => s.metric),
+    ['load_wall_time', 'load_server_elapsed', 'load_rows_per_s'],
+  );
+  assert.deepEqual(
+    samples.filter((s) => s.metadata.kind === 'storage').map((s) => s.metric),
+    ['bytes_on_disk', 'compressed_bytes', 'uncompressed_bytes', 'compression_ratio'],
+  );
   assert.equal(samples.length, runLines.length + 3 + 4);
 
   // One known sample: q1's second warm run in the baseline, server-side elapsed.
-  const rec = r.queries_baseline!.queries.find((q) => q.id === 'q1')!.samples.find((s) => s.kind === 'warm' && s.n === 2)!;
-  const line = samples.find((s) => s.metric === 'server_elapsed' && s.metadata.query === 'q1' && s.metadata.phase === 'baseline' && s.metadata.kind === 'warm' && s.metadata.try === 2)!;
+  const rec = r
+    .queries_baseline!.queries.find((q) => q.id === 'q1')!
+    .samples.find((s) => s.kind === 'warm' && s.n === 2)!;
+  const line = samples.find(
+    (s) =>
+      s.metric === 'server_elapsed' &&
+      s.metadata.query === 'q1' &&
+      s.metadata.phase === 'baseline' &&
+      s.metadata.kind === 'warm' &&
+      s.metadata.try === 2,
+  )!;
   assert.equal(line.value, rec.server_elapsed_ms);
   assert.equal(line.unit, 'ms');
   assert.equal(line.timestamp, Date.parse(r.written_at) / 1000);
@@ -191,7 +218,9 @@ test('flatSamples: one line per figure of each measured run, with its metadata',
   const load = samples.find((s) => s.metric === 'load_rows_per_s')!;
   assert.equal(load.value, r.load!.rows_per_s);
   assert.equal(load.metadata.query_id, r.load!.query_id);
-  const cold = samples.find((s) => s.metadata.kind === 'cold' && s.metadata.query === 'q3' && s.metric === 'read_rows')!;
+  const cold = samples.find(
+    (s) => s.metadata.kind === 'cold' && s.metadata.query === 'q3' && s.metric === 'read_rows',
+  )!;
   const coldRec = r.queries_baseline!.queries.find((q) => q.id === 'q3')!.samples.find((s) => s.kind === 'cold')!;
   assert.equal(cold.value, coldRec.read_rows);
   assert.equal(cold.metadata.cold_valid, coldRec.validity.cold?.valid ?? null);
@@ -203,12 +232,15 @@ test('flatSamples writes no line for an unknown figure (null), and picks up quer
   s0.server_elapsed_ms = null;
   s0.query_log = { memory_usage: '1048576' };
   const lines = flatSamples(r, { chbench: null }).filter((s) => s.metadata.query_id === s0.query_id);
-  assert.deepEqual(lines.map((s) => s.metric), ['wall_time', 'read_rows', 'read_bytes', 'result_rows', 'result_bytes', 'memory_usage']);
+  assert.deepEqual(
+    lines.map((s) => s.metric),
+    ['wall_time', 'read_rows', 'read_bytes', 'result_rows', 'result_bytes', 'memory_usage'],
+  );
   assert.equal(lines.at(-1)!.value, 1048576);
   assert.equal(lines[0].metadata.chbench_version, null);
 });
 
-test('writeRunSamples concatenates the cells\' samples.jsonl in run.json order', () => {
+test("writeRunSamples concatenates the cells' samples.jsonl in run.json order", () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'chbench-samples-'));
   try {
     cpSync(RUN, dir, { recursive: true });

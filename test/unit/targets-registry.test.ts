@@ -13,7 +13,16 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { ClickHouseClient } from '@clickhouse/client';
-import { capabilitiesOf, targetOf, targets, TargetRegistry, type Target, type TargetCapabilities, type TargetHandle, type TargetKind } from '../../src/targets';
+import {
+  capabilitiesOf,
+  targetOf,
+  targets,
+  TargetRegistry,
+  type Target,
+  type TargetCapabilities,
+  type TargetHandle,
+  type TargetKind,
+} from '../../src/targets';
 import { CAPABILITY_VALUES } from '../../src/targets/registry';
 
 /** Every kind of `TargetKind`: a missing or extra key is a compile error. */
@@ -33,11 +42,31 @@ function fake(kind: TargetKind, capabilities: Partial<TargetCapabilities> | Reco
   const no = () => {
     throw new Error('not used');
   };
-  return { kind, capabilities: capabilities as TargetCapabilities, provision: no, teardown: no, teardownCell: no, describeTeardown: no, check: no, runningStatements: no, archiveStatements: no, checkSpec: () => [] };
+  return {
+    kind,
+    capabilities: capabilities as TargetCapabilities,
+    provision: no,
+    teardown: no,
+    teardownCell: no,
+    describeTeardown: no,
+    check: no,
+    runningStatements: no,
+    archiveStatements: no,
+    checkSpec: () => [],
+  };
 }
 
 function handle(kind: TargetKind, over: Partial<TargetHandle> = {}): TargetHandle {
-  return { kind, url: 'http://127.0.0.1:1', database: 'default', username: 'default', runId: 'r', cellKey: 'c', provisionedBy: 'test', ...over };
+  return {
+    kind,
+    url: 'http://127.0.0.1:1',
+    database: 'default',
+    username: 'default',
+    runId: 'r',
+    cellKey: 'c',
+    provisionedBy: 'test',
+    ...over,
+  };
 }
 
 /** A client whose `query` records the SQL and answers `rows`. */
@@ -75,8 +104,14 @@ describe('TargetRegistry', () => {
     const r = new TargetRegistry();
     const { statementArchive: _, ...missing } = FULL;
     assert.throws(() => r.register(fake('local', missing)), /capability statementArchive is not declared/);
-    assert.throws(() => r.register(fake('local', { ...FULL, runningStatementsFrom: 'ps' })), /capability runningStatementsFrom = "ps" is not one of/);
-    assert.throws(() => r.register(fake('local', { ...FULL, dropsPageCache: true })), /capability dropsPageCache is unknown/);
+    assert.throws(
+      () => r.register(fake('local', { ...FULL, runningStatementsFrom: 'ps' })),
+      /capability runningStatementsFrom = "ps" is not one of/,
+    );
+    assert.throws(
+      () => r.register(fake('local', { ...FULL, dropsPageCache: true })),
+      /capability dropsPageCache is unknown/,
+    );
     assert.deepEqual(r.kinds(), [], 'nothing was registered');
   });
 
@@ -101,14 +136,35 @@ describe('the registered targets', () => {
   });
 
   test('the flags each kind declares', () => {
-    assert.deepEqual(
-      Object.fromEntries(targets.kinds().map((k) => [k, capabilitiesOf({ kind: k })])),
-      {
-        embedded: { onWorkerHost: true, canKillRunning: false, countersWithoutQueryLog: 'system.events', summaryReadSource: 'output statistics', runningStatementsFrom: 'target endpoint', restartable: true, statementArchive: true },
-        local: { onWorkerHost: true, canKillRunning: true, countersWithoutQueryLog: 'none', summaryReadSource: 'http summary', runningStatementsFrom: 'system.processes', restartable: true, statementArchive: false },
-        external: { onWorkerHost: false, canKillRunning: true, countersWithoutQueryLog: 'none', summaryReadSource: 'http summary', runningStatementsFrom: 'system.processes', restartable: false, statementArchive: false },
+    assert.deepEqual(Object.fromEntries(targets.kinds().map((k) => [k, capabilitiesOf({ kind: k })])), {
+      embedded: {
+        onWorkerHost: true,
+        canKillRunning: false,
+        countersWithoutQueryLog: 'system.events',
+        summaryReadSource: 'output statistics',
+        runningStatementsFrom: 'target endpoint',
+        restartable: true,
+        statementArchive: true,
       },
-    );
+      local: {
+        onWorkerHost: true,
+        canKillRunning: true,
+        countersWithoutQueryLog: 'none',
+        summaryReadSource: 'http summary',
+        runningStatementsFrom: 'system.processes',
+        restartable: true,
+        statementArchive: false,
+      },
+      external: {
+        onWorkerHost: false,
+        canKillRunning: true,
+        countersWithoutQueryLog: 'none',
+        summaryReadSource: 'http summary',
+        runningStatementsFrom: 'system.processes',
+        restartable: false,
+        statementArchive: false,
+      },
+    });
   });
 
   test('runningStatements follows runningStatementsFrom', async () => {
@@ -116,7 +172,13 @@ describe('the registered targets', () => {
     const srv = http.createServer((req, res) => {
       assert.equal(req.url, '/chbench/running');
       res.setHeader('content-type', 'application/json');
-      res.end(JSON.stringify([{ query_id: 'chb-x-1', state: 'running' }, { query_id: 'other-2', state: 'queued' }, { query_id: 'chb-x-3', state: 'queued' }]));
+      res.end(
+        JSON.stringify([
+          { query_id: 'chb-x-1', state: 'running' },
+          { query_id: 'other-2', state: 'queued' },
+          { query_id: 'chb-x-3', state: 'queued' },
+        ]),
+      );
     });
     await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
     const url = `http://127.0.0.1:${(srv.address() as AddressInfo).port}`;
@@ -124,7 +186,11 @@ describe('the registered targets', () => {
       for (const kind of targets.kinds()) {
         const t = targetOf({ kind });
         if (t.capabilities.runningStatementsFrom === 'target endpoint') {
-          assert.deepEqual(await t.runningStatements(handle(kind, { url }), unusedClient, 'chb-x'), ['chb-x-1', 'chb-x-3'], kind);
+          assert.deepEqual(
+            await t.runningStatements(handle(kind, { url }), unusedClient, 'chb-x'),
+            ['chb-x-1', 'chb-x-3'],
+            kind,
+          );
         } else {
           const { client, sql } = recordingClient([{ query_id: 'chb-x-9' }]);
           assert.deepEqual(await t.runningStatements(handle(kind, { url }), client, 'chb-x'), ['chb-x-9'], kind);
@@ -155,16 +221,32 @@ describe('the registered targets', () => {
           assert.equal(fs.existsSync(out), false, kind);
         }
       }
-      assert.equal(await targetOf({ kind: 'embedded' }).archiveStatements(handle('embedded', { dataDir: path.join(dir, 'none') }), 'p', path.join(dir, 'x')), 'not available: no statements.jsonl');
+      assert.equal(
+        await targetOf({ kind: 'embedded' }).archiveStatements(
+          handle('embedded', { dataDir: path.join(dir, 'none') }),
+          'p',
+          path.join(dir, 'x'),
+        ),
+        'not available: no statements.jsonl',
+      );
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });
 
   test('describeTeardown names what teardown removes', () => {
-    assert.equal(targetOf({ kind: 'embedded' }).describeTeardown(handle('embedded', { pid: 12, dataDir: '/w/r/c' })), 'stopped pid 12, removed /w/r/c');
-    assert.equal(targetOf({ kind: 'local' }).describeTeardown(handle('local', { pid: 13, dataDir: '/w/r/d' })), 'stopped pid 13, removed /w/r/d');
-    assert.equal(targetOf({ kind: 'external' }).describeTeardown(handle('external', { database: 'chbench_r_c' })), 'DROP DATABASE chbench_r_c');
+    assert.equal(
+      targetOf({ kind: 'embedded' }).describeTeardown(handle('embedded', { pid: 12, dataDir: '/w/r/c' })),
+      'stopped pid 12, removed /w/r/c',
+    );
+    assert.equal(
+      targetOf({ kind: 'local' }).describeTeardown(handle('local', { pid: 13, dataDir: '/w/r/d' })),
+      'stopped pid 13, removed /w/r/d',
+    );
+    assert.equal(
+      targetOf({ kind: 'external' }).describeTeardown(handle('external', { database: 'chbench_r_c' })),
+      'DROP DATABASE chbench_r_c',
+    );
   });
 
   test('check reports an unreachable server without throwing', async () => {
@@ -178,19 +260,34 @@ describe('the registered targets', () => {
 
   test('checkSpec: local binaries, external password variable', () => {
     const local = targetOf({ kind: 'local' });
-    const binaries = { '18.16': '/nonexistent/clickhouse-server', '26.7': process.execPath, '99.1': '/nonexistent/other' };
+    const binaries = {
+      '18.16': '/nonexistent/clickhouse-server',
+      '26.7': process.execPath,
+      '99.1': '/nonexistent/other',
+    };
     assert.deepEqual(local.checkSpec({ kind: 'local', binaries }, ['18.16', '26.7', '24.8'], 'input'), [
       'matrix.version: version "24.8" has no way to be provisioned: target.binaries has no entry for it (has: 18.16, 26.7, 99.1)',
     ]);
-    assert.deepEqual(local.checkSpec({ kind: 'local', binaries }, ['18.16', '26.7'], 'worker host'), ['target.binaries.18.16: "/nonexistent/clickhouse-server" is not an executable file on the worker']);
+    assert.deepEqual(local.checkSpec({ kind: 'local', binaries }, ['18.16', '26.7'], 'worker host'), [
+      'target.binaries.18.16: "/nonexistent/clickhouse-server" is not an executable file on the worker',
+    ]);
     const external = targetOf({ kind: 'external' });
     const name = 'CHBENCH_TEST_UNSET_PASSWORD_VARIABLE';
     delete process.env[name];
-    assert.deepEqual(external.checkSpec({ kind: 'external', url: 'http://x:8123', passwordEnv: name }, [], 'input'), []);
-    assert.deepEqual(external.checkSpec({ kind: 'external', url: 'http://x:8123', passwordEnv: name }, [], 'worker host'), [`target.passwordEnv: environment variable ${name} is not set on the worker`]);
+    assert.deepEqual(
+      external.checkSpec({ kind: 'external', url: 'http://x:8123', passwordEnv: name }, [], 'input'),
+      [],
+    );
+    assert.deepEqual(
+      external.checkSpec({ kind: 'external', url: 'http://x:8123', passwordEnv: name }, [], 'worker host'),
+      [`target.passwordEnv: environment variable ${name} is not set on the worker`],
+    );
     process.env[name] = 'secret';
     try {
-      assert.deepEqual(external.checkSpec({ kind: 'external', url: 'http://x:8123', passwordEnv: name }, [], 'worker host'), []);
+      assert.deepEqual(
+        external.checkSpec({ kind: 'external', url: 'http://x:8123', passwordEnv: name }, [], 'worker host'),
+        [],
+      );
     } finally {
       delete process.env[name];
     }

@@ -29,32 +29,70 @@ beforeEach(() => {
 /** One cell (v26.7, LZ4, with the skip-index steps) of a fresh run id. */
 function cell(over: Partial<CellInput> = {}): CellInput {
   const runId = `wf-cell-${randomUUID().slice(0, 8)}`;
-  const spec = parseRunSpec({ name: 'wf', workload: 'logs', scale: 1000, target: { kind: 'embedded' }, matrix: { version: ['26.7'], codec: ['LZ4'] }, resultsDir: '/stub' });
+  const spec = parseRunSpec({
+    name: 'wf',
+    workload: 'logs',
+    scale: 1000,
+    target: { kind: 'embedded' },
+    matrix: { version: ['26.7'], codec: ['LZ4'] },
+    resultsDir: '/stub',
+  });
   return { ...cellInputs(spec, runId, ['q5'])[0], ...over };
 }
 
 const id = (c: CellInput) => `${c.runId}/${c.cellKey}`;
-const runCell = (c: CellInput) => env.client.workflow.execute('benchmarkCell', { taskQueue: env.taskQueue, workflowId: id(c), args: [c] }) as Promise<CellOutcome>;
-const written = (c: CellInput) => stubs.callsOf(id(c)).find((x) => x.activity === 'writeCellResult')!.args[1] as { status: string; error?: string; attempts: Record<string, number>; targetRestarts: { step: string; error: string }[] };
+const runCell = (c: CellInput) =>
+  env.client.workflow.execute('benchmarkCell', {
+    taskQueue: env.taskQueue,
+    workflowId: id(c),
+    args: [c],
+  }) as Promise<CellOutcome>;
+const written = (c: CellInput) =>
+  stubs.callsOf(id(c)).find((x) => x.activity === 'writeCellResult')!.args[1] as {
+    status: string;
+    error?: string;
+    attempts: Record<string, number>;
+    targetRestarts: { step: string; error: string }[];
+  };
 
 test('an undisturbed cell runs the activities of CELL_STEPS in table order', async () => {
   const c = cell();
   const r = await runCell(c);
   assert.equal(r.status, 'succeeded');
-  assert.deepEqual(stubs.callsOf(id(c)).map((x) => x.activity), CELL_STEPS.map((s) => s.activity));
+  assert.deepEqual(
+    stubs.callsOf(id(c)).map((x) => x.activity),
+    CELL_STEPS.map((s) => s.activity),
+  );
   assert.deepEqual(written(c).targetRestarts, []);
 });
 
 test('a step that finds its server gone re-provisions on the same data and re-runs from that step; the restart is recorded', async () => {
   const c = cell();
   stubs.failWith = (activity, key, n) =>
-    activity === 'loadData' && key === id(c) && n === 1 ? ApplicationFailure.create({ type: FAILURE.TargetUnavailable, nonRetryable: true, message: 'loadData: the ClickHouse server is unreachable (ECONNREFUSED)' }) : undefined;
+    activity === 'loadData' && key === id(c) && n === 1
+      ? ApplicationFailure.create({
+          type: FAILURE.TargetUnavailable,
+          nonRetryable: true,
+          message: 'loadData: the ClickHouse server is unreachable (ECONNREFUSED)',
+        })
+      : undefined;
   const r = await runCell(c);
   assert.equal(r.status, 'succeeded');
   const calls = stubs.callsOf(id(c));
-  assert.deepEqual(calls.slice(0, 7).map((x) => x.activity), ['provision', 'collectMetrics', 'createSchema', 'loadData', 'provision', 'loadData', 'quiesceMerges']);
-  assert.deepEqual(calls.filter((x) => x.activity === 'provision').map((x) => x.args[1]), [true, false], 'the second provision keeps the data (fresh = false)');
-  assert.equal(calls.filter((x) => x.activity === 'createSchema').length, 1, 'steps before the lost one are not re-run');
+  assert.deepEqual(
+    calls.slice(0, 7).map((x) => x.activity),
+    ['provision', 'collectMetrics', 'createSchema', 'loadData', 'provision', 'loadData', 'quiesceMerges'],
+  );
+  assert.deepEqual(
+    calls.filter((x) => x.activity === 'provision').map((x) => x.args[1]),
+    [true, false],
+    'the second provision keeps the data (fresh = false)',
+  );
+  assert.equal(
+    calls.filter((x) => x.activity === 'createSchema').length,
+    1,
+    'steps before the lost one are not re-run',
+  );
   const w = written(c);
   assert.equal(w.targetRestarts.length, 1);
   assert.equal(w.targetRestarts[0].step, 'load');
@@ -64,26 +102,57 @@ test('a step that finds its server gone re-provisions on the same data and re-ru
 
 test('provisioning that fails leaves nothing but its result and teardownUnprovisioned', async () => {
   const c = cell();
-  stubs.failWith = (activity) => (activity === 'provision' ? ApplicationFailure.create({ type: FAILURE.InvalidSetting, nonRetryable: true, message: 'settings refused before loading' }) : undefined);
+  stubs.failWith = (activity) =>
+    activity === 'provision'
+      ? ApplicationFailure.create({
+          type: FAILURE.InvalidSetting,
+          nonRetryable: true,
+          message: 'settings refused before loading',
+        })
+      : undefined;
   const r = await runCell(c);
   assert.equal(r.status, 'failed');
-  assert.deepEqual(stubs.callsOf(id(c)).map((x) => x.activity), ['provision', 'writeCellResult', 'teardownUnprovisioned']);
+  assert.deepEqual(
+    stubs.callsOf(id(c)).map((x) => x.activity),
+    ['provision', 'writeCellResult', 'teardownUnprovisioned'],
+  );
   assert.match(written(c).error ?? '', /activity provision failed: .*settings refused before loading/);
 });
 
 test('a ClickHouse.SYNTAX_ERROR is not retried (by its name in the retry policy); a MEMORY_LIMIT_EXCEEDED is', async () => {
   const c = cell();
   // nonRetryable: false on purpose: only the policy's nonRetryableErrorTypes can stop the retry.
-  stubs.failWith = (activity) => (activity === 'createSchema' ? ApplicationFailure.create({ type: 'ClickHouse.SYNTAX_ERROR', nonRetryable: false, message: 'Syntax error', details: [{ code: 62, name: 'SYNTAX_ERROR' }] }) : undefined);
+  stubs.failWith = (activity) =>
+    activity === 'createSchema'
+      ? ApplicationFailure.create({
+          type: 'ClickHouse.SYNTAX_ERROR',
+          nonRetryable: false,
+          message: 'Syntax error',
+          details: [{ code: 62, name: 'SYNTAX_ERROR' }],
+        })
+      : undefined;
   const r = await runCell(c);
   assert.equal(r.status, 'failed');
   const creates = stubs.callsOf(id(c)).filter((x) => x.activity === 'createSchema');
-  assert.deepEqual(creates.map((x) => x.attempt), [1], 'one attempt');
+  assert.deepEqual(
+    creates.map((x) => x.attempt),
+    [1],
+    'one attempt',
+  );
   assert.match(written(c).error ?? '', /Syntax error/);
 
   const d = cell();
-  stubs.failWith = (activity, key, n) => (activity === 'createSchema' && key === id(d) && n === 1 ? ApplicationFailure.create({ type: 'ClickHouse.MEMORY_LIMIT_EXCEEDED', message: 'Memory limit exceeded' }) : undefined);
+  stubs.failWith = (activity, key, n) =>
+    activity === 'createSchema' && key === id(d) && n === 1
+      ? ApplicationFailure.create({ type: 'ClickHouse.MEMORY_LIMIT_EXCEEDED', message: 'Memory limit exceeded' })
+      : undefined;
   assert.equal((await runCell(d)).status, 'succeeded');
-  assert.deepEqual(stubs.callsOf(id(d)).filter((x) => x.activity === 'createSchema').map((x) => x.attempt), [1, 2]);
+  assert.deepEqual(
+    stubs
+      .callsOf(id(d))
+      .filter((x) => x.activity === 'createSchema')
+      .map((x) => x.attempt),
+    [1, 2],
+  );
   assert.equal(written(d).attempts['create-schema'], 2);
 });

@@ -20,20 +20,46 @@ after(async () => {
 
 test('the matrix continues as new past its event budget and reuses the cells finished before', async () => {
   const runId = `wf-matrix-${randomUUID().slice(0, 8)}`;
-  const spec = { name: 'wf', workload: 'logs', scale: 1000, target: { kind: 'embedded' }, matrix: { version: ['26.7'], codec: ['LZ4', 'ZSTD(1)', 'ZSTD(3)'] }, skipIndex: false, resultsDir: '/stub' };
+  const spec = {
+    name: 'wf',
+    workload: 'logs',
+    scale: 1000,
+    target: { kind: 'embedded' },
+    matrix: { version: ['26.7'], codec: ['LZ4', 'ZSTD(1)', 'ZSTD(3)'] },
+    skipIndex: false,
+    resultsDir: '/stub',
+  };
   // A budget of one event: every run starts one cell, then continues as new.
-  const handle = await env.client.workflow.start('benchmarkMatrix', { taskQueue: env.taskQueue, workflowId: runId, args: [spec, { eventBudget: 1 }] });
+  const handle = await env.client.workflow.start('benchmarkMatrix', {
+    taskQueue: env.taskQueue,
+    workflowId: runId,
+    args: [spec, { eventBudget: 1 }],
+  });
   const r = (await handle.result()) as MatrixResult;
   assert.equal(r.status, 'completed');
-  assert.deepEqual(r.cells.map((c) => [c.cellKey, c.status]).sort(), [['v26.7-lz4', 'succeeded'], ['v26.7-zstd1', 'succeeded'], ['v26.7-zstd3', 'succeeded']]);
+  assert.deepEqual(r.cells.map((c) => [c.cellKey, c.status]).sort(), [
+    ['v26.7-lz4', 'succeeded'],
+    ['v26.7-zstd1', 'succeeded'],
+    ['v26.7-zstd3', 'succeeded'],
+  ]);
 
-  const validations = stubs.callsOf(runId).filter((c) => c.activity === 'validateSpec').map((c) => c.args[0] as { reuseFailedSince?: string });
+  const validations = stubs
+    .callsOf(runId)
+    .filter((c) => c.activity === 'validateSpec')
+    .map((c) => c.args[0] as { reuseFailedSince?: string });
   assert.equal(validations.length, 3, 'three runs: one per cell');
   assert.equal(validations[0].reuseFailedSince, undefined);
-  assert.ok(validations[1].reuseFailedSince && validations[2].reuseFailedSince === validations[1].reuseFailedSince, "later runs reuse failures since the first run's start");
+  assert.ok(
+    validations[1].reuseFailedSince && validations[2].reuseFailedSince === validations[1].reuseFailedSince,
+    "later runs reuse failures since the first run's start",
+  );
   for (const k of ['v26.7-lz4', 'v26.7-zstd1', 'v26.7-zstd3'])
     assert.equal(stubs.callsOf(`${runId}/${k}`).filter((c) => c.activity === 'provision').length, 1, `${k} ran once`);
-  assert.equal(stubs.callsOf(runId).filter((c) => c.activity === 'writeReport').length, 1, 'one report, by the last run');
+  assert.equal(
+    stubs.callsOf(runId).filter((c) => c.activity === 'writeReport').length,
+    1,
+    'one report, by the last run',
+  );
 
   const runs: string[] = [];
   for await (const w of env.client.workflow.list({ query: `WorkflowId = '${runId}'` })) runs.push(w.runId);

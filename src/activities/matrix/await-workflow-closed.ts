@@ -21,7 +21,9 @@ export function createAwaitWorkflowClosed(deps: TemporalDeps) {
       try {
         const h = new Client({ connection, namespace: deps.namespace }).workflow.getHandle(workflowId);
         for (;;) {
-          const d = await h.describe().catch((e: Error) => (e.name === 'WorkflowNotFoundError' ? undefined : Promise.reject(e)));
+          const d = await h
+            .describe()
+            .catch((e: Error) => (e.name === 'WorkflowNotFoundError' ? undefined : Promise.reject(e)));
           if (!d) return { status: 'NOT_FOUND' };
           if (d.status.name !== 'RUNNING') return { status: d.status.name };
           heartbeat({ waiting_for: [workflowId] });

@@ -39,7 +39,9 @@ export function chbenchVersion(): { version: string; commit: string | null } {
   const pkg = readJsonIfExists<{ version: string }>(path.join(root, 'package.json')) ?? { version: 'unknown' };
   let commit: string | null = null;
   try {
-    commit = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: root, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+    commit = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: root, stdio: ['ignore', 'pipe', 'ignore'] })
+      .toString()
+      .trim();
   } catch {
     /* not a git checkout */
   }
@@ -78,16 +80,23 @@ export function checkSpec(input: unknown, opts: CheckOptions = {}): { spec?: Run
   // Checks on the raw input still run when the schema failed elsewhere.
   const raw = (typeof input === 'object' && input !== null ? input : {}) as Record<string, any>;
   // The target kind's own checks (binaries, password variable): see Target.checkSpec.
-  const rawTarget = typeof raw.target === 'object' && raw.target !== null ? (raw.target as Record<string, unknown>) : undefined;
+  const rawTarget =
+    typeof raw.target === 'object' && raw.target !== null ? (raw.target as Record<string, unknown>) : undefined;
   const target = rawTarget && targets.find(rawTarget.kind);
-  if (!spec && target && rawTarget && Array.isArray(raw.matrix?.version)) problems.push(...target.checkSpec(rawTarget, raw.matrix.version, 'input'));
+  if (!spec && target && rawTarget && Array.isArray(raw.matrix?.version))
+    problems.push(...target.checkSpec(rawTarget, raw.matrix.version, 'input'));
   if (typeof raw.workload === 'string' && /^[a-z0-9-]+$/.test(raw.workload)) {
     try {
       const m = loadWorkload(raw.workload);
-      const ids = Array.isArray(raw.queries) && raw.queries.every((q: unknown) => typeof q === 'string') ? (raw.queries as string[]) : undefined;
+      const ids =
+        Array.isArray(raw.queries) && raw.queries.every((q: unknown) => typeof q === 'string')
+          ? (raw.queries as string[])
+          : undefined;
       workloadQueries(m, { table: m.table, rows: 1, codec: 'LZ4' }, ids);
     } catch (e) {
-      problems.push(`${/unknown query/.test(String(e)) ? 'queries' : 'workload'}: ${(e as Error).message.replace(/^(workload|queries): /, '')}`);
+      problems.push(
+        `${/unknown query/.test(String(e)) ? 'queries' : 'workload'}: ${(e as Error).message.replace(/^(workload|queries): /, '')}`,
+      );
     }
   }
   if (opts.worker) {
@@ -102,7 +111,9 @@ export function checkSpec(input: unknown, opts: CheckOptions = {}): { spec?: Run
         if (!statSync(base).isDirectory()) throw new Error('not a directory');
         accessSync(base, constants.W_OK);
       } catch {
-        problems.push(`resultsDir: "${resultsDir}" cannot be created or written on the worker (${base} is not a writable directory)`);
+        problems.push(
+          `resultsDir: "${resultsDir}" cannot be created or written on the worker (${base} is not a writable directory)`,
+        );
       }
     }
   }
@@ -117,7 +128,11 @@ function readUnlessForeign<S extends z.ZodType>(file: string, schema: S): z.infe
   try {
     return readRecordIfExists(file, schema);
   } catch (e) {
-    throw ApplicationFailure.create({ type: 'UnreadableResult', nonRetryable: true, message: `cannot resume from the results store: ${(e as Error).message}; start a new run id, or move the file away to measure that cell again` });
+    throw ApplicationFailure.create({
+      type: 'UnreadableResult',
+      nonRetryable: true,
+      message: `cannot resume from the results store: ${(e as Error).message}; start a new run id, or move the file away to measure that cell again`,
+    });
   }
 }
 
@@ -130,10 +145,19 @@ export function createValidateSpec() {
      *   `UnreadableResult` (non-retryable) when the run's `run.json` or a cell's `result.json` exists but
      *   does not parse with the results schema (another chbench version wrote it), naming the file and field.
      */
-    async validateSpec(input: { spec: unknown; runId: string; startedAt: string; reuseFailedSince?: string }): Promise<ValidatedRun> {
+    async validateSpec(input: {
+      spec: unknown;
+      runId: string;
+      startedAt: string;
+      reuseFailedSince?: string;
+    }): Promise<ValidatedRun> {
       const { spec, problems } = checkSpec(input.spec, { worker: true });
       if (!spec || problems.length)
-        throw ApplicationFailure.create({ type: FAILURE.InvalidSpec, nonRetryable: true, message: `invalid run spec:\n  - ${problems.join('\n  - ')}` });
+        throw ApplicationFailure.create({
+          type: FAILURE.InvalidSpec,
+          nonRetryable: true,
+          message: `invalid run spec:\n  - ${problems.join('\n  - ')}`,
+        });
       const dir = runDir(spec.resultsDir, input.runId);
       const cellKeys = expandMatrix(spec).map(cellKey);
       const runFile = path.join(dir, 'run.json');
@@ -149,8 +173,12 @@ export function createValidateSpec() {
         const file = path.join(cellDir(spec.resultsDir, input.runId, k), 'result.json');
         const r = readUnlessForeign(file, CellResult);
         if (!r) continue;
-        const keep = r.status === 'succeeded' || r.status === 'skipped' || (input.reuseFailedSince !== undefined && r.written_at >= input.reuseFailedSince);
-        if (keep) reused.push({ cellKey: k, status: r.status, resultFile: file, ...(r.error ? { error: r.error } : {}) });
+        const keep =
+          r.status === 'succeeded' ||
+          r.status === 'skipped' ||
+          (input.reuseFailedSince !== undefined && r.written_at >= input.reuseFailedSince);
+        if (keep)
+          reused.push({ cellKey: k, status: r.status, resultFile: file, ...(r.error ? { error: r.error } : {}) });
       }
       const record: RunRecord = {
         schema: RUN_RECORD_SCHEMA,
@@ -167,7 +195,11 @@ export function createValidateSpec() {
       // The spec exactly as given: the input to resume this run with `temporal workflow start --input-file`.
       writeJsonAtomic(path.join(dir, 'run-spec.json'), input.spec);
       const m = loadWorkload(spec.workload);
-      const indexQueries = m.index ? workloadQueries(m, { table: m.table, rows: spec.scale, codec: 'LZ4' }, spec.queries).filter((q) => q.usesIndex).map((q) => q.id) : [];
+      const indexQueries = m.index
+        ? workloadQueries(m, { table: m.table, rows: spec.scale, codec: 'LZ4' }, spec.queries)
+            .filter((q) => q.usesIndex)
+            .map((q) => q.id)
+        : [];
       return { spec, cellKeys, runDir: dir, reused, indexQueries };
     },
   };

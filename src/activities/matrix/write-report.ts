@@ -13,7 +13,11 @@ export function createWriteReport() {
     async writeReport(input: { resultsDir: string; runId: string; status: string }): Promise<{ reportPath: string }> {
       const dir = runDir(input.resultsDir, input.runId);
       const runFile = path.join(dir, 'run.json');
-      writeJsonAtomic(runFile, { ...readJson<object>(runFile), finishedAt: new Date().toISOString(), status: input.status });
+      writeJsonAtomic(runFile, {
+        ...readJson<object>(runFile),
+        finishedAt: new Date().toISOString(),
+        status: input.status,
+      });
       const reportPath = path.join(dir, 'report.md');
       writeTextAtomic(reportPath, renderReport(dir));
       // Every cell's flat samples in one file, for loading the run into a database (README "Results").

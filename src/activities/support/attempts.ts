@@ -33,7 +33,12 @@ export interface PreviousAttempts {
  * Make sure no statement of an earlier attempt of this step still runs. Heartbeats while waiting.
  * @throws ApplicationFailure `PreviousAttemptStuck` when it is still there after `timeoutMs`.
  */
-export async function settlePreviousAttempts(target: TargetHandle, client: ClickHouseClient, prefix: string, timeoutMs = 3_600_000): Promise<PreviousAttempts> {
+export async function settlePreviousAttempts(
+  target: TargetHandle,
+  client: ClickHouseClient,
+  prefix: string,
+  timeoutMs = 3_600_000,
+): Promise<PreviousAttempts> {
   const t0 = Date.now();
   const found = await runningWithPrefix(target, client, prefix);
   if (!found.length) return { found, action: 'none', waited_ms: 0 };
@@ -43,8 +48,15 @@ export async function settlePreviousAttempts(target: TargetHandle, client: Click
     const still = await runningWithPrefix(target, client, prefix);
     if (!still.length) return { found, action: canKill ? 'killed' : 'waited', waited_ms: Date.now() - t0 };
     if (Date.now() - t0 > timeoutMs)
-      throw ApplicationFailure.create({ type: FAILURE.PreviousAttemptStuck, nonRetryable: true, message: `statements of an earlier attempt are still running after ${timeoutMs} ms: ${still.join(', ')}` });
-    heartbeat({ waiting_for: still, progress: `waiting for ${still.length} statement(s) of an earlier attempt: ${still.join(', ')}` });
+      throw ApplicationFailure.create({
+        type: FAILURE.PreviousAttemptStuck,
+        nonRetryable: true,
+        message: `statements of an earlier attempt are still running after ${timeoutMs} ms: ${still.join(', ')}`,
+      });
+    heartbeat({
+      waiting_for: still,
+      progress: `waiting for ${still.length} statement(s) of an earlier attempt: ${still.join(', ')}`,
+    });
     await sleep(1000);
   }
 }

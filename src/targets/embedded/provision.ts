@@ -68,8 +68,12 @@ async function waitForPortFile(file: string, pid: number, timeoutMs: number, log
     } catch {
       /* not written yet */
     }
-    if (!isAlive(pid)) throw new Error(`embedded server pid ${pid} exited before listening\n${describeLogTail(logPath)}`);
-    if (Date.now() >= deadline) throw new Error(`embedded server pid ${pid} did not write ${file} within ${timeoutMs} ms\n${describeLogTail(logPath)}`);
+    if (!isAlive(pid))
+      throw new Error(`embedded server pid ${pid} exited before listening\n${describeLogTail(logPath)}`);
+    if (Date.now() >= deadline)
+      throw new Error(
+        `embedded server pid ${pid} did not write ${file} within ${timeoutMs} ms\n${describeLogTail(logPath)}`,
+      );
     await sleep(50);
   }
 }

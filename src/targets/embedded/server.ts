@@ -163,8 +163,21 @@ function parseClickHouseError(msg: string): { code: number; type: string } | und
 
 /** HTTP status for an exception type, approximately as a ClickHouse server maps it. */
 function statusFor(type: string): number {
-  if (type === 'SYNTAX_ERROR' || type.startsWith('CANNOT_PARSE') || type === 'TYPE_MISMATCH' || type === 'INCORRECT_DATA' || type === 'BAD_QUERY_PARAMETER' || type === 'UNKNOWN_QUERY_PARAMETER') return 400;
-  if (/^UNKNOWN_(TABLE|DATABASE|FUNCTION|IDENTIFIER|TYPE|STORAGE|SETTING|FORMAT|AGGREGATE_FUNCTION|DATABASE_ENGINE|TYPE_OF_QUERY)$/.test(type)) return 404;
+  if (
+    type === 'SYNTAX_ERROR' ||
+    type.startsWith('CANNOT_PARSE') ||
+    type === 'TYPE_MISMATCH' ||
+    type === 'INCORRECT_DATA' ||
+    type === 'BAD_QUERY_PARAMETER' ||
+    type === 'UNKNOWN_QUERY_PARAMETER'
+  )
+    return 400;
+  if (
+    /^UNKNOWN_(TABLE|DATABASE|FUNCTION|IDENTIFIER|TYPE|STORAGE|SETTING|FORMAT|AGGREGATE_FUNCTION|DATABASE_ENGINE|TYPE_OF_QUERY)$/.test(
+      type,
+    )
+  )
+    return 404;
   if (type === 'NOT_IMPLEMENTED') return 501;
   if (type === 'QUERY_IS_TOO_LARGE') return 413;
   return 500;
@@ -285,7 +298,14 @@ function analyzeSql(sql: string): SqlShape {
 const READ_LIKE = new Set(['SELECT', 'WITH', 'SHOW', 'DESC', 'DESCRIBE', 'EXPLAIN', 'EXISTS']);
 
 /** Formats whose output ends with a statistics block holding the engine's rows_read/bytes_read. */
-const STATS_FORMATS = new Set(['JSON', 'JSONCOMPACT', 'JSONSTRINGS', 'JSONCOMPACTSTRINGS', 'JSONCOLUMNSWITHMETADATA', 'XML']);
+const STATS_FORMATS = new Set([
+  'JSON',
+  'JSONCOMPACT',
+  'JSONSTRINGS',
+  'JSONCOMPACTSTRINGS',
+  'JSONCOLUMNSWITHMETADATA',
+  'XML',
+]);
 
 /**
  * Output formats streamed chunk by chunk (when the statement is a SELECT/WITH and the client did
@@ -294,8 +314,18 @@ const STATS_FORMATS = new Set(['JSON', 'JSONCOMPACT', 'JSONSTRINGS', 'JSONCOMPAC
  * server splices them into one ({@link JsonDocSplicer}). Every other format is buffered.
  */
 const STREAM_ROW_FORMATS = new Set([
-  'TABSEPARATED', 'TSV', 'TABSEPARATEDRAW', 'TSVRAW', 'CSV', 'JSONEACHROW', 'JSONLINES', 'NDJSON', 'JSONCOMPACTEACHROW',
-  'JSONSTRINGSEACHROW', 'JSONCOMPACTSTRINGSEACHROW', 'ROWBINARY',
+  'TABSEPARATED',
+  'TSV',
+  'TABSEPARATEDRAW',
+  'TSVRAW',
+  'CSV',
+  'JSONEACHROW',
+  'JSONLINES',
+  'NDJSON',
+  'JSONCOMPACTEACHROW',
+  'JSONSTRINGSEACHROW',
+  'JSONCOMPACTSTRINGSEACHROW',
+  'ROWBINARY',
 ]);
 const JSON_DOC_FORMATS = new Set(['JSON', 'JSONCOMPACT', 'JSONSTRINGS', 'JSONCOMPACTSTRINGS']);
 
@@ -322,13 +352,27 @@ class JsonDocSplicer {
     this.n++;
     if (!this.prefix) {
       const at = b.indexOf(DATA_OPEN);
-      if (at < 0) throw new ServerError(1001, 'STD_EXCEPTION', 'the chbench embedded server cannot splice the streamed JSON chunks: no data array in the first chunk');
+      if (at < 0)
+        throw new ServerError(
+          1001,
+          'STD_EXCEPTION',
+          'the chbench embedded server cannot splice the streamed JSON chunks: no data array in the first chunk',
+        );
       this.prefix = Buffer.from(b.subarray(0, at + DATA_OPEN.length));
     } else if (b.length < this.prefix.length || !b.subarray(0, this.prefix.length).equals(this.prefix)) {
-      throw new ServerError(1001, 'STD_EXCEPTION', `the chbench embedded server cannot splice the streamed JSON chunks: chunk ${this.n} does not repeat the first chunk's header`);
+      throw new ServerError(
+        1001,
+        'STD_EXCEPTION',
+        `the chbench embedded server cannot splice the streamed JSON chunks: chunk ${this.n} does not repeat the first chunk's header`,
+      );
     }
     const end = b.indexOf(DATA_CLOSE, this.prefix.length - 1);
-    if (end < 0) throw new ServerError(1001, 'STD_EXCEPTION', `the chbench embedded server cannot splice the streamed JSON chunks: chunk ${this.n} has no end of its data array`);
+    if (end < 0)
+      throw new ServerError(
+        1001,
+        'STD_EXCEPTION',
+        `the chbench embedded server cannot splice the streamed JSON chunks: chunk ${this.n} has no end of its data array`,
+      );
     this.suffix = b.toString('utf8', end);
     const content = b.subarray(this.prefix.length, end);
     const empty = content.length === 0 || (content.length === 1 && content[0] === 0x0a);
@@ -356,7 +400,17 @@ const DATA_CLOSE = Buffer.from('\n\t]');
 const COMMA = Buffer.from(',');
 
 /** Text formats chdb's raw insert accepts (case as chdb wants it). */
-const RAW_INSERT_FORMATS: Record<string, 'JSONEachRow' | 'JSONCompactEachRow' | 'CSV' | 'CSVWithNames' | 'TSV' | 'TabSeparated' | 'TSVWithNames' | 'TabSeparatedWithNames'> = {
+const RAW_INSERT_FORMATS: Record<
+  string,
+  | 'JSONEachRow'
+  | 'JSONCompactEachRow'
+  | 'CSV'
+  | 'CSVWithNames'
+  | 'TSV'
+  | 'TabSeparated'
+  | 'TSVWithNames'
+  | 'TabSeparatedWithNames'
+> = {
   JSONEACHROW: 'JSONEachRow',
   JSONCOMPACTEACHROW: 'JSONCompactEachRow',
   CSV: 'CSV',
@@ -368,7 +422,8 @@ const RAW_INSERT_FORMATS: Record<string, 'JSONEachRow' | 'JSONCompactEachRow' | 
 };
 
 /** Input formats that are binary: their body cannot travel through queryAsync's string argument. */
-const BINARY_FORMAT_RE = /^(ROWBINARY|NATIVE|PARQUET|ARROW|ARROWSTREAM|ORC|AVRO|MSGPACK|PROTOBUF|PROTOBUFSINGLE|CAPNPROTO|BSONEACHROW|NPY|RAWBLOB)/;
+const BINARY_FORMAT_RE =
+  /^(ROWBINARY|NATIVE|PARQUET|ARROW|ARROWSTREAM|ORC|AVRO|MSGPACK|PROTOBUF|PROTOBUFSINGLE|CAPNPROTO|BSONEACHROW|NPY|RAWBLOB)/;
 
 function contentTypeFor(format: string): string {
   const f = format.toUpperCase();
@@ -432,7 +487,14 @@ let statementLogFile: string | undefined;
 
 function logStatement(e: Entry, ok: boolean): void {
   if (!statementLogFile) return;
-  const line = JSON.stringify({ query_id: e.queryId, received_at_ms: e.receivedAtMs, started_at_ms: e.startedAtMs, finished_at_ms: Date.now(), ok, sql_head: e.sqlHead.slice(0, 120) });
+  const line = JSON.stringify({
+    query_id: e.queryId,
+    received_at_ms: e.receivedAtMs,
+    started_at_ms: e.startedAtMs,
+    finished_at_ms: Date.now(),
+    ok,
+    sql_head: e.sqlHead.slice(0, 120),
+  });
   try {
     fs.appendFileSync(statementLogFile, line + '\n');
   } catch {
@@ -452,17 +514,34 @@ class StatementQueue {
     return q ? { entry: q, state: 'queued' } : undefined;
   }
 
-  list(): { query_id: string; state: 'running' | 'queued'; received_at_ms: number; started_at_ms: number | null; sql_head: string }[] {
+  list(): {
+    query_id: string;
+    state: 'running' | 'queued';
+    received_at_ms: number;
+    started_at_ms: number | null;
+    sql_head: string;
+  }[] {
     const all: { e: Entry; s: 'running' | 'queued' }[] = this.running ? [{ e: this.running, s: 'running' }] : [];
     for (const e of this.waiting) all.push({ e, s: 'queued' as const });
-    return all.map(({ e, s }) => ({ query_id: e.queryId, state: s, received_at_ms: e.receivedAtMs, started_at_ms: e.startedAtMs, sql_head: e.sqlHead }));
+    return all.map(({ e, s }) => ({
+      query_id: e.queryId,
+      state: s,
+      received_at_ms: e.receivedAtMs,
+      started_at_ms: e.startedAtMs,
+      sql_head: e.sqlHead,
+    }));
   }
 
   /**
    * Run `fn` when every earlier statement is done. `register` receives a function that cancels the
    * statement while it is still queued (returns false once it started).
    */
-  async run<T>(queryId: string, sqlHead: string, fn: () => Promise<T>, register?: (cancel: (e: Error) => boolean) => void): Promise<T> {
+  async run<T>(
+    queryId: string,
+    sqlHead: string,
+    fn: () => Promise<T>,
+    register?: (cancel: (e: Error) => boolean) => void,
+  ): Promise<T> {
     let entry!: Entry;
     const turn = new Promise<void>((go, cancel) => {
       entry = { queryId, sqlHead, receivedAtMs: Date.now(), startedAtMs: null, go, cancel };
@@ -531,7 +610,16 @@ class ProgressMonitor {
     const entries: Record<string, unknown>[] = queue.list();
     const run = entries.find((e) => e.state === 'running');
     if (!run) return entries;
-    const empty = { read_rows: null, total_rows_approx: null, written_rows: null, elapsed_ms: null, memory_usage: null, merges_rows_read: null, merges_progress: null, parts_to_do: null };
+    const empty = {
+      read_rows: null,
+      total_rows_approx: null,
+      written_rows: null,
+      elapsed_ms: null,
+      memory_usage: null,
+      merges_rows_read: null,
+      merges_progress: null,
+      parts_to_do: null,
+    };
     try {
       this.s ??= new (loadChdb().Session)(this.dataPath);
       const r = await this.s.queryAsync(
@@ -548,8 +636,14 @@ class ProgressMonitor {
         .filter((l) => l.trim())
         .map((l) => JSON.parse(l) as Record<string, string | number>);
       const head = String(run.sql_head).trim().slice(0, 100);
-      const row = rows.find((x) => String(x.query).trim().startsWith(head)) ?? (rows.length === 1 ? rows[0] : undefined);
-      if (!row) Object.assign(run, empty, { progress_error: rows.length ? `${rows.length} statements in system.processes, none matches the executing one` : 'the executing statement is not in system.processes (starting or finishing)' });
+      const row =
+        rows.find((x) => String(x.query).trim().startsWith(head)) ?? (rows.length === 1 ? rows[0] : undefined);
+      if (!row)
+        Object.assign(run, empty, {
+          progress_error: rows.length
+            ? `${rows.length} statements in system.processes, none matches the executing one`
+            : 'the executing statement is not in system.processes (starting or finishing)',
+        });
       else
         Object.assign(run, {
           read_rows: Number(row.read_rows),
@@ -562,7 +656,9 @@ class ProgressMonitor {
           parts_to_do: Number(row.parts_to_do),
         });
     } catch (e) {
-      Object.assign(run, empty, { progress_error: `system.processes unreadable: ${(e instanceof Error ? e.message : String(e)).split('\n')[0]}` });
+      Object.assign(run, empty, {
+        progress_error: `system.processes unreadable: ${(e instanceof Error ? e.message : String(e)).split('\n')[0]}`,
+      });
     }
     return entries;
   }
@@ -578,10 +674,31 @@ class ProgressMonitor {
 
 /** URL parameters that are not query settings. */
 const NOT_SETTINGS = new Set([
-  'query', 'query_id', 'database', 'default_format', 'user', 'password', 'quota_key', 'session_id', 'session_timeout',
-  'session_check', 'close_session', 'role', 'stacktrace', 'buffer_size', 'wait_end_of_query', 'send_progress_in_http_headers',
-  'http_headers_progress_interval_ms', 'enable_http_compression', 'http_zlib_compression_level', 'http_response_buffer_size',
-  'client_protocol_version', 'add_http_cors_header', 'compress', 'decompress', 'http_native_compression_disable_checksumming_on_decompress',
+  'query',
+  'query_id',
+  'database',
+  'default_format',
+  'user',
+  'password',
+  'quota_key',
+  'session_id',
+  'session_timeout',
+  'session_check',
+  'close_session',
+  'role',
+  'stacktrace',
+  'buffer_size',
+  'wait_end_of_query',
+  'send_progress_in_http_headers',
+  'http_headers_progress_interval_ms',
+  'enable_http_compression',
+  'http_zlib_compression_level',
+  'http_response_buffer_size',
+  'client_protocol_version',
+  'add_http_cors_header',
+  'compress',
+  'decompress',
+  'http_native_compression_disable_checksumming_on_decompress',
 ]);
 
 /**
@@ -623,7 +740,16 @@ interface Outcome {
   unmeasured: string[];
 }
 
-const SUMMARY_FIELDS = ['read_rows', 'read_bytes', 'written_rows', 'written_bytes', 'total_rows_to_read', 'result_rows', 'result_bytes', 'elapsed_ns'];
+const SUMMARY_FIELDS = [
+  'read_rows',
+  'read_bytes',
+  'written_rows',
+  'written_bytes',
+  'total_rows_to_read',
+  'result_rows',
+  'result_bytes',
+  'elapsed_ns',
+];
 
 class Engine {
   private main: Session;
@@ -741,7 +867,12 @@ class Engine {
     const summary: Record<string, string> = {};
     let body: Buffer = Buffer.alloc(0);
     if (job.rawInsert) {
-      const r = await s.insert({ table: job.rawInsert.table, columns: job.rawInsert.columns, values: job.rawInsert.body, format: job.rawInsert.format });
+      const r = await s.insert({
+        table: job.rawInsert.table,
+        columns: job.rawInsert.columns,
+        values: job.rawInsert.body,
+        format: job.rawInsert.format,
+      });
       body = Buffer.alloc(0);
       summary.written_rows = String(r.rowsWritten);
       summary.written_bytes = String(r.bytesWritten);
@@ -778,20 +909,30 @@ function log(msg: string): void {
 
 function readBody(req: http.IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    const enc = String(req.headers['content-encoding'] ?? '').trim().toLowerCase();
+    const enc = String(req.headers['content-encoding'] ?? '')
+      .trim()
+      .toLowerCase();
     let src: NodeJS.ReadableStream = req;
     if (enc === 'gzip' || enc === 'x-gzip') src = req.pipe(zlib.createGunzip());
     else if (enc === 'deflate') src = req.pipe(zlib.createInflate());
     else if (enc === 'br') src = req.pipe(zlib.createBrotliDecompress());
     else if (enc !== '' && enc !== 'identity') {
       req.resume();
-      reject(new ServerError(48, 'NOT_IMPLEMENTED', `Content-Encoding ${enc} is not supported by the chbench embedded server (gzip, deflate, br are)`));
+      reject(
+        new ServerError(
+          48,
+          'NOT_IMPLEMENTED',
+          `Content-Encoding ${enc} is not supported by the chbench embedded server (gzip, deflate, br are)`,
+        ),
+      );
       return;
     }
     const chunks: Buffer[] = [];
     src.on('data', (c: Buffer) => chunks.push(c));
     src.on('end', () => resolve(Buffer.concat(chunks)));
-    src.on('error', (e: Error) => reject(new ServerError(1001, 'STD_EXCEPTION', `cannot read request body: ${e.message}`, 400)));
+    src.on('error', (e: Error) =>
+      reject(new ServerError(1001, 'STD_EXCEPTION', `cannot read request body: ${e.message}`, 400)),
+    );
   });
 }
 
@@ -814,7 +955,10 @@ const TSV_ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '
 const tsv = (v: string) => v.replace(/[\\\t\n\r\0]/g, (c) => TSV_ESCAPES[c]);
 
 /** Render KILL QUERY's result rows in a few formats (others: code 48). */
-function renderKillRows(rows: { kill_status: string; query_id: string; user: string; query: string }[], format: string): Buffer {
+function renderKillRows(
+  rows: { kill_status: string; query_id: string; user: string; query: string }[],
+  format: string,
+): Buffer {
   const cols = ['kill_status', 'query_id', 'user', 'query'] as const;
   const f = format.toUpperCase();
   if (f === 'TABSEPARATED' || f === 'TSV' || f === 'TABSEPARATEDWITHNAMES' || f === 'TSVWITHNAMES') {
@@ -826,11 +970,17 @@ function renderKillRows(rows: { kill_status: string; query_id: string; user: str
     const meta = cols.map((name) => ({ name, type: 'String' }));
     return Buffer.from(JSON.stringify({ meta, data: rows, rows: rows.length }, null, '\t') + '\n');
   }
-  throw new ServerError(48, 'NOT_IMPLEMENTED', `KILL QUERY output in format ${format} is not supported by the chbench embedded server (TabSeparated, TabSeparatedWithNames, JSONEachRow, JSON are)`);
+  throw new ServerError(
+    48,
+    'NOT_IMPLEMENTED',
+    `KILL QUERY output in format ${format} is not supported by the chbench embedded server (TabSeparated, TabSeparatedWithNames, JSONEachRow, JSON are)`,
+  );
 }
 
-const KILL_RE = /^\s*KILL\s+QUERY\s+WHERE\s+query_id\s*=\s*'((?:[^'\\]|\\.)*)'\s*(SYNC|ASYNC|TEST)?\s*(?:FORMAT\s+([A-Za-z_][A-Za-z0-9_]*))?\s*;?\s*$/i;
-const INSERT_RE = /^\s*INSERT\s+INTO\s+(?:TABLE\s+)?([A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)?)\s*(?:\(\s*([A-Za-z0-9_]+(?:\s*,\s*[A-Za-z0-9_]+)*)\s*\))?\s*FORMAT\s+([A-Za-z]+)\s*$/i;
+const KILL_RE =
+  /^\s*KILL\s+QUERY\s+WHERE\s+query_id\s*=\s*'((?:[^'\\]|\\.)*)'\s*(SYNC|ASYNC|TEST)?\s*(?:FORMAT\s+([A-Za-z_][A-Za-z0-9_]*))?\s*;?\s*$/i;
+const INSERT_RE =
+  /^\s*INSERT\s+INTO\s+(?:TABLE\s+)?([A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)?)\s*(?:\(\s*([A-Za-z0-9_]+(?:\s*,\s*[A-Za-z0-9_]+)*)\s*\))?\s*FORMAT\s+([A-Za-z]+)\s*$/i;
 
 /** The exception tag of each query response (sent in `X-ClickHouse-Exception-Tag`). */
 const exceptionTags = new WeakMap<http.ServerResponse, string>();
@@ -897,22 +1047,56 @@ async function main(): Promise<void> {
     if (found?.state === 'running') {
       const abort = found.entry.abortRunning;
       if (!abort) {
-        throw new ServerError(48, 'NOT_IMPLEMENTED', `query '${target}' is already executing inside the chdb engine, which cannot interrupt a running statement that is not streaming its result; it will run to completion. Only queued and streaming statements can be killed`);
+        throw new ServerError(
+          48,
+          'NOT_IMPLEMENTED',
+          `query '${target}' is already executing inside the chdb engine, which cannot interrupt a running statement that is not streaming its result; it will run to completion. Only queued and streaming statements can be killed`,
+        );
       }
       if (mode !== 'TEST') {
-        abort(new ServerError(394, 'QUERY_WAS_CANCELLED', 'Query was cancelled (KILL QUERY; the chbench embedded server stopped the stream between two chunks)'));
+        abort(
+          new ServerError(
+            394,
+            'QUERY_WAS_CANCELLED',
+            'Query was cancelled (KILL QUERY; the chbench embedded server stopped the stream between two chunks)',
+          ),
+        );
         if (mode === 'SYNC') {
           const deadline = Date.now() + 60_000;
-          while (engine.queue.find(target)?.entry === found.entry && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+          while (engine.queue.find(target)?.entry === found.entry && Date.now() < deadline)
+            await new Promise((r) => setTimeout(r, 10));
         }
       }
-      rows.push({ kill_status: mode === 'TEST' ? 'cant_cancel' : mode === 'SYNC' ? 'finished' : 'waiting', query_id: target, user: 'default', query: found.entry.sqlHead });
+      rows.push({
+        kill_status: mode === 'TEST' ? 'cant_cancel' : mode === 'SYNC' ? 'finished' : 'waiting',
+        query_id: target,
+        user: 'default',
+        query: found.entry.sqlHead,
+      });
     } else if (found) {
-      if (mode !== 'TEST') engine.queue.cancelQueued(target, new ServerError(394, 'QUERY_WAS_CANCELLED', `Query was cancelled (KILL QUERY while queued in the chbench embedded server)`));
-      rows.push({ kill_status: mode === 'TEST' ? 'cant_cancel' : 'finished', query_id: target, user: 'default', query: found.entry.sqlHead });
+      if (mode !== 'TEST')
+        engine.queue.cancelQueued(
+          target,
+          new ServerError(
+            394,
+            'QUERY_WAS_CANCELLED',
+            `Query was cancelled (KILL QUERY while queued in the chbench embedded server)`,
+          ),
+        );
+      rows.push({
+        kill_status: mode === 'TEST' ? 'cant_cancel' : 'finished',
+        query_id: target,
+        user: 'default',
+        query: found.entry.sqlHead,
+      });
     }
     const out = renderKillRows(rows, format);
-    res.writeHead(200, { ...baseHeaders(queryId), 'Content-Type': contentTypeFor(format), 'X-ClickHouse-Format': format, 'X-ClickHouse-Timezone': engine.timezone });
+    res.writeHead(200, {
+      ...baseHeaders(queryId),
+      'Content-Type': contentTypeFor(format),
+      'X-ClickHouse-Format': format,
+      'X-ClickHouse-Timezone': engine.timezone,
+    });
     res.end(out);
   };
 
@@ -920,13 +1104,18 @@ async function main(): Promise<void> {
     const params = url.searchParams;
     if (params.get('compress') === '1' || params.get('decompress') === '1') {
       req.resume();
-      throw new ServerError(48, 'NOT_IMPLEMENTED', 'ClickHouse native compression (compress=1 / decompress=1) is not supported by the chbench embedded server; use enable_http_compression / Content-Encoding');
+      throw new ServerError(
+        48,
+        'NOT_IMPLEMENTED',
+        'ClickHouse native compression (compress=1 / decompress=1) is not supported by the chbench embedded server; use enable_http_compression / Content-Encoding',
+      );
     }
     const body = req.method === 'POST' ? await readBody(req) : Buffer.alloc(0);
     if (req.method === 'GET') req.resume();
     const qParam = params.get('query') ?? '';
     const database = params.get('database') || String(req.headers['x-clickhouse-database'] ?? '') || 'default';
-    const defaultFormat = params.get('default_format') || String(req.headers['x-clickhouse-format'] ?? '') || 'TabSeparated';
+    const defaultFormat =
+      params.get('default_format') || String(req.headers['x-clickhouse-format'] ?? '') || 'TabSeparated';
     const head = qParam !== '' ? qParam : body.toString('utf8', 0, Math.min(body.length, 64 * 1024));
     const shape = analyzeSql(head);
     if (shape.first === '') throw new ServerError(62, 'SYNTAX_ERROR', 'Empty query');
@@ -936,14 +1125,23 @@ async function main(): Promise<void> {
     if (shape.first === 'KILL') {
       const m = KILL_RE.exec(qParam !== '' ? `${qParam}\n${body.toString('utf8')}` : body.toString('utf8'));
       if (shape.second !== 'QUERY' || !m) {
-        if (shape.second === 'QUERY') throw new ServerError(48, 'NOT_IMPLEMENTED', "the chbench embedded server supports only KILL QUERY WHERE query_id = '…' [SYNC|ASYNC|TEST]");
+        if (shape.second === 'QUERY')
+          throw new ServerError(
+            48,
+            'NOT_IMPLEMENTED',
+            "the chbench embedded server supports only KILL QUERY WHERE query_id = '…' [SYNC|ASYNC|TEST]",
+          );
       } else {
         await handleKill(m, m[3] ?? defaultFormat, res, queryId);
         return;
       }
     }
     if ((shape.first === 'SET' || shape.first === 'USE') && params.get('session_id')) {
-      throw new ServerError(48, 'NOT_IMPLEMENTED', `HTTP sessions (session_id) are not supported by the chbench embedded server: a ${shape.first} statement would not carry over to later requests`);
+      throw new ServerError(
+        48,
+        'NOT_IMPLEMENTED',
+        `HTTP sessions (session_id) are not supported by the chbench embedded server: a ${shape.first} statement would not carry over to later requests`,
+      );
     }
 
     const settings: [string, string][] = [];
@@ -951,10 +1149,12 @@ async function main(): Promise<void> {
     for (const [k, val] of params) {
       if (k.startsWith('param_')) {
         const name = k.slice(6);
-        if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new ServerError(457, 'BAD_QUERY_PARAMETER', `Invalid query parameter name ${JSON.stringify(name)}`);
+        if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
+          throw new ServerError(457, 'BAD_QUERY_PARAMETER', `Invalid query parameter name ${JSON.stringify(name)}`);
         qparams.push([name, val]);
       } else if (!NOT_SETTINGS.has(k)) {
-        if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(k)) throw new ServerError(115, 'UNKNOWN_SETTING', `Unknown setting ${JSON.stringify(k)}`);
+        if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(k))
+          throw new ServerError(115, 'UNKNOWN_SETTING', `Unknown setting ${JSON.stringify(k)}`);
         settings.push([k, val]);
       }
     }
@@ -965,9 +1165,18 @@ async function main(): Promise<void> {
       const m = INSERT_RE.exec(qParam);
       const raw = m ? RAW_INSERT_FORMATS[m[3].toUpperCase()] : undefined;
       if (m && raw) {
-        rawInsert = { table: m[1], columns: m[2] ? m[2].split(',').map((c) => c.trim()) : undefined, format: raw, body };
+        rawInsert = {
+          table: m[1],
+          columns: m[2] ? m[2].split(',').map((c) => c.trim()) : undefined,
+          format: raw,
+          body,
+        };
       } else if (shape.insertFormat && BINARY_FORMAT_RE.test(shape.insertFormat.toUpperCase())) {
-        throw new ServerError(48, 'NOT_IMPLEMENTED', `INSERT in binary format ${shape.insertFormat} is not supported by the chbench embedded server (the body would pass through a text API); use a text format such as JSONEachRow`);
+        throw new ServerError(
+          48,
+          'NOT_IMPLEMENTED',
+          `INSERT in binary format ${shape.insertFormat} is not supported by the chbench embedded server (the body would pass through a text API); use a text format such as JSONEachRow`,
+        );
       }
     }
     if (rawInsert) sql = qParam;
@@ -975,7 +1184,11 @@ async function main(): Promise<void> {
     else sql = qParam !== '' ? qParam : body.toString('utf8');
 
     if (engine.queue.find(queryId)) {
-      throw new ServerError(216, 'QUERY_WITH_SAME_ID_IS_ALREADY_RUNNING', `Query with id = ${queryId} is already running`);
+      throw new ServerError(
+        216,
+        'QUERY_WITH_SAME_ID_IS_ALREADY_RUNNING',
+        `Query with id = ${queryId} is already running`,
+      );
     }
     const job: Job = { queryId, sql, shape, rawInsert, database, format, settings, params: qparams };
     const enc = responseEncoding(req, params);
@@ -983,7 +1196,11 @@ async function main(): Promise<void> {
     exceptionTags.set(res, tag);
     const F = format.toUpperCase();
     const streamable =
-      !rawInsert && (shape.first === 'SELECT' || shape.first === 'WITH') && params.get('wait_end_of_query') !== '1' && !enc && (STREAM_ROW_FORMATS.has(F) || JSON_DOC_FORMATS.has(F));
+      !rawInsert &&
+      (shape.first === 'SELECT' || shape.first === 'WITH') &&
+      params.get('wait_end_of_query') !== '1' &&
+      !enc &&
+      (STREAM_ROW_FORMATS.has(F) || JSON_DOC_FORMATS.has(F));
     const ac = new AbortController();
     if (streamable) {
       job.sink = {
@@ -1026,8 +1243,24 @@ async function main(): Promise<void> {
     let done = false;
     res.on('close', () => {
       if (done) return;
-      if (cancelQueued?.(new ServerError(394, 'QUERY_WAS_CANCELLED', 'Query was cancelled: the client disconnected while it was queued'))) return;
-      if (!res.writableFinished) ac.abort(new ServerError(394, 'QUERY_WAS_CANCELLED', 'Query was cancelled: the client disconnected while the result was streamed'));
+      if (
+        cancelQueued?.(
+          new ServerError(
+            394,
+            'QUERY_WAS_CANCELLED',
+            'Query was cancelled: the client disconnected while it was queued',
+          ),
+        )
+      )
+        return;
+      if (!res.writableFinished)
+        ac.abort(
+          new ServerError(
+            394,
+            'QUERY_WAS_CANCELLED',
+            'Query was cancelled: the client disconnected while the result was streamed',
+          ),
+        );
     });
     const sqlHead = (qParam !== '' ? qParam : sql).slice(0, 200);
     let outcome: Outcome;
@@ -1092,13 +1325,23 @@ async function main(): Promise<void> {
     }
     if (p === '/chbench/info' && req.method === 'GET') {
       req.resume();
-      json(200, { chdb: v.chdb, clickhouse: chVersion, engine: engineLabel, pid: process.pid, dataDir, timezone: engine.timezone, startedAt });
+      json(200, {
+        chdb: v.chdb,
+        clickhouse: chVersion,
+        engine: engineLabel,
+        pid: process.pid,
+        dataDir,
+        timezone: engine.timezone,
+        startedAt,
+      });
       return;
     }
     if (p !== '/') {
       req.resume();
       res.writeHead(404, { ...baseHeaders(), 'Content-Type': 'text/plain; charset=UTF-8' });
-      res.end(`There is no handle ${p}\n\nUse / or /ping (chbench embedded server: also /chbench/running, /chbench/info)\n`);
+      res.end(
+        `There is no handle ${p}\n\nUse / or /ping (chbench embedded server: also /chbench/running, /chbench/info)\n`,
+      );
       return;
     }
     if (req.method !== 'GET' && req.method !== 'POST') {
@@ -1139,7 +1382,9 @@ async function main(): Promise<void> {
     log(`${sig}: stopping (no new connections; queued statements cancelled; waiting for the executing one)`);
     server.close();
     server.closeIdleConnections();
-    engine.queue.cancelAllQueued(new ServerError(394, 'QUERY_WAS_CANCELLED', 'Query was cancelled: the server is shutting down'));
+    engine.queue.cancelAllQueued(
+      new ServerError(394, 'QUERY_WAS_CANCELLED', 'Query was cancelled: the server is shutting down'),
+    );
     await engine.queue.idle();
     // Let the responses of the last statement go out (bounded).
     const deadline = Date.now() + 5000;

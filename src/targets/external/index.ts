@@ -25,18 +25,25 @@ export function externalDatabaseName(prefix: string, runId: string, cellKey: str
  * Create the cell's database on the server (idempotent: `IF NOT EXISTS`).
  * @throws Error when the server is unreachable or the password variable is missing.
  */
-export async function provisionExternal(req: ProvisionRequest, t: { url: string; username: string; passwordEnv?: string; databasePrefix: string }): Promise<TargetHandle> {
+export async function provisionExternal(
+  req: ProvisionRequest,
+  t: { url: string; username: string; passwordEnv?: string; databasePrefix: string },
+): Promise<TargetHandle> {
   const database = externalDatabaseName(t.databasePrefix, req.runId, req.cellKey);
   // The cell's database does not exist yet: this client has none (connect() would name it).
   const client = createClient({ url: t.url, username: t.username, password: targetPassword(t) });
   try {
     const ping = await client.ping();
     if (!ping.success) throw new Error(`external target ${t.url}: ping failed: ${String(ping.error)}`);
-    await client.command({ query: `CREATE DATABASE IF NOT EXISTS ${database} COMMENT 'chbench run ${req.runId} cell ${req.cellKey}'` }).catch(async (e) => {
-      // Old servers have no database COMMENT.
-      if (!/COMMENT|Syntax/i.test(String(e))) throw e;
-      await client.command({ query: `CREATE DATABASE IF NOT EXISTS ${database}` });
-    });
+    await client
+      .command({
+        query: `CREATE DATABASE IF NOT EXISTS ${database} COMMENT 'chbench run ${req.runId} cell ${req.cellKey}'`,
+      })
+      .catch(async (e) => {
+        // Old servers have no database COMMENT.
+        if (!/COMMENT|Syntax/i.test(String(e))) throw e;
+        await client.command({ query: `CREATE DATABASE IF NOT EXISTS ${database}` });
+      });
   } finally {
     await client.close();
   }
@@ -78,7 +85,16 @@ export const externalTarget: Target<TargetSpecOf<'external'>> = {
   teardown: teardownExternal,
   async teardownCell(spec, req) {
     const database = externalDatabaseName(spec.databasePrefix, req.runId, req.cellKey);
-    await teardownExternal({ kind: 'external', url: spec.url, database, username: spec.username, passwordEnv: spec.passwordEnv, runId: req.runId, cellKey: req.cellKey, provisionedBy: '' });
+    await teardownExternal({
+      kind: 'external',
+      url: spec.url,
+      database,
+      username: spec.username,
+      passwordEnv: spec.passwordEnv,
+      runId: req.runId,
+      cellKey: req.cellKey,
+      provisionedBy: '',
+    });
     return `DROP DATABASE IF EXISTS ${database}`;
   },
   describeTeardown: (h) => `DROP DATABASE ${h.database}`,

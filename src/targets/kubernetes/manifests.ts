@@ -218,7 +218,9 @@ export function renderManifest(template: string, values: Record<string, string>,
     for (const use of labelUses(doc)) {
       const rendered = substitute(use.template, values);
       if (!isValidLabelValue(rendered)) {
-        const names = placeholdersIn(use.template).map((n) => `{{${n}}}`).join(', ');
+        const names = placeholdersIn(use.template)
+          .map((n) => `{{${n}}}`)
+          .join(', ');
         labelErrors.push(
           `${names} gives ${JSON.stringify(rendered)} for label ${use.key}, which is not a valid Kubernetes label value ` +
             `(at most 63 characters of [A-Za-z0-9._-], beginning and ending with a letter or digit; use toLabelValue())`,

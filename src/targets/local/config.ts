@@ -80,12 +80,19 @@ export function localServerConfig(input: LocalServerConfigInput): LocalServerCon
  */
 export function localServerCommand(binaryPath: string, configFile: string): { command: string; args: string[] } {
   const arg = `--config-file=${configFile}`;
-  return path.basename(binaryPath) === 'clickhouse' ? { command: binaryPath, args: ['server', arg] } : { command: binaryPath, args: [arg] };
+  return path.basename(binaryPath) === 'clickhouse'
+    ? { command: binaryPath, args: ['server', arg] }
+    : { command: binaryPath, args: [arg] };
 }
 
 /** Absolute path of an executable file: as given when it contains `/`, else looked up on PATH; `undefined` when none is executable. */
 export function resolveExecutable(bin: string): string | undefined {
-  const candidates = bin.includes('/') ? [path.resolve(bin)] : (process.env.PATH ?? '').split(':').filter(Boolean).map((d) => path.join(d, bin));
+  const candidates = bin.includes('/')
+    ? [path.resolve(bin)]
+    : (process.env.PATH ?? '')
+        .split(':')
+        .filter(Boolean)
+        .map((d) => path.join(d, bin));
   for (const c of candidates) {
     try {
       fs.accessSync(c, fs.constants.X_OK);
@@ -96,4 +103,3 @@ export function resolveExecutable(bin: string): string | undefined {
   }
   return undefined;
 }
-

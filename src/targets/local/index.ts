@@ -13,7 +13,14 @@ import { archiveFromQueryLog, checkServer, runningFromProcesses } from '../serve
 import type { Target, TargetSpecOf } from '../target';
 import { provisionLocal, teardownLocal } from './provision';
 
-export { provisionLocal, teardownLocal, localServerCommand, localServerConfig, type LocalServerConfig, type LocalServerConfigInput } from './provision';
+export {
+  provisionLocal,
+  teardownLocal,
+  localServerCommand,
+  localServerConfig,
+  type LocalServerConfig,
+  type LocalServerConfigInput,
+} from './provision';
 
 /** The local target. */
 export const localTarget: Target<TargetSpecOf<'local'>> = {
@@ -49,7 +56,9 @@ export const localTarget: Target<TargetSpecOf<'local'>> = {
     if (place === 'input') {
       for (const v of versions)
         if (typeof v === 'string' && !(v in binaries))
-          problems.push(`matrix.version: version "${v}" has no way to be provisioned: target.binaries has no entry for it (has: ${Object.keys(binaries).join(', ') || 'none'})`);
+          problems.push(
+            `matrix.version: version "${v}" has no way to be provisioned: target.binaries has no entry for it (has: ${Object.keys(binaries).join(', ') || 'none'})`,
+          );
       return problems;
     }
     for (const [v, bin] of Object.entries(binaries as Record<string, unknown>)) {

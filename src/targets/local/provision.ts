@@ -13,7 +13,17 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { ProvisionRequest, TargetHandle } from '../../schema/target';
-import { cellDataDir, freePorts, httpGet, LABEL_FILE, LOG_FILE, provisionProcess, spawnDetached, teardownProcess, type ProcessServer } from '../process';
+import {
+  cellDataDir,
+  freePorts,
+  httpGet,
+  LABEL_FILE,
+  LOG_FILE,
+  provisionProcess,
+  spawnDetached,
+  teardownProcess,
+  type ProcessServer,
+} from '../process';
 import { localServerCommand, localServerConfig, resolveExecutable } from './config';
 
 export { localServerCommand, localServerConfig, type LocalServerConfig, type LocalServerConfigInput } from './config';
@@ -60,7 +70,8 @@ function localServer(bin: string): ProcessServer {
     async spawn(dataDir) {
       const configFile = path.join(dataDir, 'config.xml');
       const logFiles = [path.join(dataDir, LOG_FILE), path.join(dataDir, 'log', 'clickhouse-server.err.log')];
-      for (const sub of ['data', 'tmp', 'user_files', 'format_schemas', 'log']) fs.mkdirSync(path.join(dataDir, sub), { recursive: true });
+      for (const sub of ['data', 'tmp', 'user_files', 'format_schemas', 'log'])
+        fs.mkdirSync(path.join(dataDir, sub), { recursive: true });
       fs.rmSync(path.join(dataDir, LABEL_FILE), { force: true });
       const [httpPort, tcpPort] = await freePorts(2);
       const cfg = localServerConfig({ dataDir, httpPort, tcpPort });
@@ -70,11 +81,19 @@ function localServer(bin: string): ProcessServer {
       // server.log is searched from its start (as before), the error log only for this start's lines.
       const logOffsets = [0, fileSize(logFiles[1])];
       const { pid } = await spawnDetached({ command, args, dataDir });
-      return { pid, url: `http://127.0.0.1:${httpPort}`, ports: { http: httpPort, tcp: tcpPort }, logFiles, logOffsets };
+      return {
+        pid,
+        url: `http://127.0.0.1:${httpPort}`,
+        ports: { http: httpPort, tcp: tcpPort },
+        logFiles,
+        logOffsets,
+      };
     },
     readFacts: async (url) => ({ version: await serverVersion(url) }),
-    describe: (s, facts, dataDir) => `${bin} ${facts.version} in pid ${s.pid} (generated config ${path.join(dataDir, 'config.xml')})`,
-    retryStart: (s) => /Address already in use/i.test(s.logFiles.map((f, i) => readFrom(f, s.logOffsets?.[i] ?? 0)).join('\n')),
+    describe: (s, facts, dataDir) =>
+      `${bin} ${facts.version} in pid ${s.pid} (generated config ${path.join(dataDir, 'config.xml')})`,
+    retryStart: (s) =>
+      /Address already in use/i.test(s.logFiles.map((f, i) => readFrom(f, s.logOffsets?.[i] ?? 0)).join('\n')),
   };
 }
 

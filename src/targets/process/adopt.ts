@@ -44,7 +44,8 @@ export async function tryAdopt(
 ): Promise<TargetLabel | undefined> {
   const running = findRunningServer(dataDir);
   const label = running?.label;
-  if (!label || label.runId !== expect.runId || label.cellKey !== expect.cellKey || label.kind !== expect.kind) return undefined;
+  if (!label || label.runId !== expect.runId || label.cellKey !== expect.cellKey || label.kind !== expect.kind)
+    return undefined;
   try {
     await waitForPing(label.url, pingTimeoutMs, { pid: label.pid });
   } catch {
@@ -68,4 +69,3 @@ export function handleFromLabel(l: TargetLabel): TargetHandle {
     provisionedBy: l.provisionedBy,
   };
 }
-

@@ -77,7 +77,6 @@ export function cellDataDir(workDir: string, runId: string, cellKey: string): st
   return path.join(workDir, sanitizePathSegment(runId), sanitizePathSegment(cellKey));
 }
 
-
 /**
  * Write `<label.dataDir>/chbench-target.json` atomically (temp file + rename).
  * @throws Error on I/O failure
@@ -124,7 +123,13 @@ export function readOwner(dataDir: string): TemporalOwner | undefined {
   if (l?.owner) return l.owner;
   try {
     const v = JSON.parse(fs.readFileSync(path.join(dataDir, OWNER_FILE), 'utf8')) as TemporalOwner;
-    return v && typeof v.address === 'string' && typeof v.namespace === 'string' && typeof v.workflowId === 'string' && typeof v.matrixWorkflowId === 'string' ? v : undefined;
+    return v &&
+      typeof v.address === 'string' &&
+      typeof v.namespace === 'string' &&
+      typeof v.workflowId === 'string' &&
+      typeof v.matrixWorkflowId === 'string'
+      ? v
+      : undefined;
   } catch {
     return undefined;
   }
@@ -213,4 +218,3 @@ export function listCellDirs(workDir: string, runId?: string): string[] {
   }
   return out;
 }
-

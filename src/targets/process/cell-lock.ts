@@ -14,7 +14,11 @@ import { tailFile } from './spawn';
  * @param opts.staleMs lock age after which it is considered abandoned (default 120000)
  * @throws Error when the lock is still held after `waitMs`; whatever `fn` throws
  */
-export async function withCellLock<T>(dataDir: string, fn: () => Promise<T>, opts: { waitMs?: number; staleMs?: number } = {}): Promise<T> {
+export async function withCellLock<T>(
+  dataDir: string,
+  fn: () => Promise<T>,
+  opts: { waitMs?: number; staleMs?: number } = {},
+): Promise<T> {
   const waitMs = opts.waitMs ?? 150_000;
   const staleMs = opts.staleMs ?? 120_000;
   const lock = path.join(dataDir, 'provision.lock');
@@ -37,7 +41,10 @@ export async function withCellLock<T>(dataDir: string, fn: () => Promise<T>, opt
       fs.rmSync(lock, { force: true });
       continue;
     }
-    if (Date.now() > deadline) throw new Error(`${lock} is held by another provision attempt (${tailFile(lock, 200).trim()}) for ${Math.round(age / 1000)} s`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `${lock} is held by another provision attempt (${tailFile(lock, 200).trim()}) for ${Math.round(age / 1000)} s`,
+      );
     await sleep(200);
   }
   try {
@@ -46,4 +53,3 @@ export async function withCellLock<T>(dataDir: string, fn: () => Promise<T>, opt
     fs.rmSync(lock, { force: true });
   }
 }
-

@@ -25,14 +25,15 @@ export function httpGet(url: string, timeoutMs: number): Promise<HttpGetResult> 
     const req = http.get(url, { agent: false, headers: { connection: 'close' }, timeout: timeoutMs }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }),
+      );
       res.on('error', reject);
     });
     req.on('timeout', () => req.destroy(new Error(`GET ${url}: no answer within ${timeoutMs} ms`)));
     req.on('error', reject);
   });
 }
-
 
 /**
  * Poll `GET <url>/ping` until it answers `Ok.`.
@@ -43,7 +44,11 @@ export function httpGet(url: string, timeoutMs: number): Promise<HttpGetResult> 
  * @throws Error on timeout or when `opts.pid` exited; the message names the URL, the pid state, the
  *   last connection error and the tail of each log file
  */
-export async function waitForPing(url: string, timeoutMs: number, opts: { pid?: number; logFiles?: string[] } = {}): Promise<void> {
+export async function waitForPing(
+  url: string,
+  timeoutMs: number,
+  opts: { pid?: number; logFiles?: string[] } = {},
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let lastError = 'no attempt made';
   let delay = 50;
@@ -57,12 +62,14 @@ export async function waitForPing(url: string, timeoutMs: number, opts: { pid?: 
     }
     const exited = opts.pid !== undefined && !isAlive(opts.pid);
     if (exited || Date.now() >= deadline) {
-      const state = opts.pid === undefined ? '' : exited ? ` (pid ${opts.pid} has exited)` : ` (pid ${opts.pid} still running)`;
+      const state =
+        opts.pid === undefined ? '' : exited ? ` (pid ${opts.pid} has exited)` : ` (pid ${opts.pid} still running)`;
       const why = exited ? 'server process exited before answering' : `no answer within ${timeoutMs} ms`;
-      throw new Error(`${url}/ping: ${why}${state}; last error: ${lastError}\n${describeLogTail(...(opts.logFiles ?? []))}`);
+      throw new Error(
+        `${url}/ping: ${why}${state}; last error: ${lastError}\n${describeLogTail(...(opts.logFiles ?? []))}`,
+      );
     }
     await sleep(delay);
     delay = Math.min(delay * 2, 250);
   }
 }
-

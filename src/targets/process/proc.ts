@@ -50,7 +50,6 @@ export function processMentions(pid: number, dataDir: string): boolean {
   return args.some((a) => a === d || a.includes(`${d}/`) || a.endsWith(`=${d}`));
 }
 
-
 /** Wait until `pid` is gone or `timeoutMs` passed. @returns whether it is gone */
 async function waitForExit(pid: number, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
@@ -75,7 +74,12 @@ async function waitForExit(pid: number, timeoutMs: number): Promise<boolean> {
  * @param opts.keepDir stop the process but keep the directory
  * @throws Error when the process survives SIGKILL, or the directory cannot be removed
  */
-export async function stopProcess(pid: number | undefined, dataDir: string, graceMs = 15000, opts: { keepDir?: boolean } = {}): Promise<void> {
+export async function stopProcess(
+  pid: number | undefined,
+  dataDir: string,
+  graceMs = 15000,
+  opts: { keepDir?: boolean } = {},
+): Promise<void> {
   const dir = path.resolve(dataDir);
   const candidates = new Set<number>();
   if (pid !== undefined) candidates.add(pid);
@@ -110,4 +114,3 @@ export async function stopProcess(pid: number | undefined, dataDir: string, grac
     }
   }
 }
-

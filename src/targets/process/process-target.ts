@@ -24,7 +24,9 @@ export async function teardownProcess(handle: TargetHandle, graceMs: number): Pr
  * @returns `stopped and removed <dirs>` or `nothing to remove`
  */
 export async function teardownProcessCell(req: ProvisionRequest): Promise<string> {
-  const dirs = listCellDirs(req.workDir, req.runId).filter((d) => path.basename(d) === sanitizePathSegment(req.cellKey));
+  const dirs = listCellDirs(req.workDir, req.runId).filter(
+    (d) => path.basename(d) === sanitizePathSegment(req.cellKey),
+  );
   for (const d of dirs) await stopProcess(undefined, d, CELL_STOP_GRACE_MS);
   return dirs.length ? `stopped and removed ${dirs.join(', ')}` : 'nothing to remove';
 }

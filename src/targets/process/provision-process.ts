@@ -80,16 +80,25 @@ export interface ProcessServer<F extends ServerFacts = ServerFacts> {
  *   runs another version (a fresh server is then stopped and its directory removed: a retry cannot
  *   help); the start failure (log tails included) otherwise, the directory kept for inspection
  */
-export async function provisionProcess<F extends ServerFacts>(server: ProcessServer<F>, req: ProvisionRequest): Promise<TargetHandle> {
+export async function provisionProcess<F extends ServerFacts>(
+  server: ProcessServer<F>,
+  req: ProvisionRequest,
+): Promise<TargetHandle> {
   const dataDir = cellDataDir(req.workDir, req.runId, req.cellKey);
   return withCellLock(dataDir, () => provisionLocked(server, req, dataDir));
 }
 
 function versionError(server: ProcessServer<ServerFacts>, actual: string, label: string): Error | undefined {
-  return versionMatchesLabel(actual, label) ? undefined : new Error(`${server.who} is ClickHouse ${actual}, but the cell asks for version ${label}`);
+  return versionMatchesLabel(actual, label)
+    ? undefined
+    : new Error(`${server.who} is ClickHouse ${actual}, but the cell asks for version ${label}`);
 }
 
-async function provisionLocked<F extends ServerFacts>(server: ProcessServer<F>, req: ProvisionRequest, dataDir: string): Promise<TargetHandle> {
+async function provisionLocked<F extends ServerFacts>(
+  server: ProcessServer<F>,
+  req: ProvisionRequest,
+  dataDir: string,
+): Promise<TargetHandle> {
   recordOwner(dataDir, req.owner);
   const adopted = await tryAdopt(dataDir, { runId: req.runId, cellKey: req.cellKey, kind: server.kind });
   if (adopted) {
@@ -113,8 +122,13 @@ async function provisionLocked<F extends ServerFacts>(server: ProcessServer<F>, 
         wrongVersion = true;
         throw wrong;
       }
-      if ((facts.pid !== undefined && facts.pid !== spawned.pid) || (facts.dataDir !== undefined && path.resolve(facts.dataDir) !== dataDir))
-        throw new Error(`${server.kind} server at ${spawned.url} reports pid ${facts.pid} / ${facts.dataDir}, expected pid ${spawned.pid} / ${dataDir}`);
+      if (
+        (facts.pid !== undefined && facts.pid !== spawned.pid) ||
+        (facts.dataDir !== undefined && path.resolve(facts.dataDir) !== dataDir)
+      )
+        throw new Error(
+          `${server.kind} server at ${spawned.url} reports pid ${facts.pid} / ${facts.dataDir}, expected pid ${spawned.pid} / ${dataDir}`,
+        );
       const label: TargetLabel = {
         runId: req.runId,
         cellKey: req.cellKey,
@@ -132,7 +146,9 @@ async function provisionLocked<F extends ServerFacts>(server: ProcessServer<F>, 
     } catch (e) {
       // A wrong version will not get better on retry: remove everything. Otherwise keep the
       // directory (logs, and data of an earlier attempt) for the retry and for inspection.
-      await stopProcess(spawned.pid, dataDir, server.failedStartGraceMs, { keepDir: !wrongVersion }).catch(() => undefined);
+      await stopProcess(spawned.pid, dataDir, server.failedStartGraceMs, { keepDir: !wrongVersion }).catch(
+        () => undefined,
+      );
       if (!wrongVersion && attempt < (server.startAttempts ?? 1) && server.retryStart?.(spawned, e)) continue;
       throw e;
     }

@@ -89,7 +89,10 @@ export async function spawnDetached(opts: {
     // Keep the exit status visible in the log when the caller is still alive to see it.
     child.once('exit', (code, signal) => {
       try {
-        fs.appendFileSync(logPath, `--- ${new Date().toISOString()} pid ${pid} exited (code ${code}, signal ${signal})\n`);
+        fs.appendFileSync(
+          logPath,
+          `--- ${new Date().toISOString()} pid ${pid} exited (code ${code}, signal ${signal})\n`,
+        );
       } catch {
         /* the directory may already be gone (teardown) */
       }
@@ -132,4 +135,3 @@ export function describeLogTail(...files: string[]): string {
     .map(([f, t]) => `--- tail of ${f}:\n${t}`);
   return parts.length ? parts.join('\n') : `(no log output in ${files.join(', ')})`;
 }
-
