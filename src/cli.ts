@@ -18,7 +18,7 @@ import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { rootCause } from '@temporalio/common';
 import { FAILURE, hasFailureType } from './schema/failures';
-import { checkSpec } from './activities/matrix/validate-spec';
+import { checkSpec, chbenchVersion } from './activities/matrix/validate-spec';
 import { readSpecFile } from './lib/spec-file';
 import { expandMatrix, cellKey } from './schema/matrix';
 import { loadConfig } from './config';
@@ -58,7 +58,7 @@ function validateFile(file: string) {
 
 const program = new Command('chbench')
   .description('ClickHouse benchmark matrices as Temporal workflows')
-  .version(require('../../package.json').version as string)
+  .version(chbenchVersion().version)
   .showHelpAfterError()
   // Usage errors exit 2 (1 means "cells failed").
   .exitOverride((e) => process.exit(e.exitCode === 0 ? 0 : EXIT.invalid));

@@ -27,9 +27,6 @@ import { runWatched, type HeartbeatDetails } from '../src/clickhouse/statement-w
 import { provisionLocal, teardownLocal } from '../src/targets/local';
 import { provisionEmbedded, teardownEmbedded } from '../src/targets/embedded';
 import type { TargetHandle } from '../src/schema/target';
-import { startTemporalEnv, type TemporalEnv } from './helpers/temporal-env';
-import type { MatrixResult } from '../src/workflows';
-import type { CellResult as CellResultDoc } from '../src/schema/results';
 
 const SLOW = 'SELECT sum(sleepEachRow(0.5)) FROM numbers(30) SETTINGS max_block_size = 1';
 /** Heartbeat timeout of every activity (src/workflows/benchmark-cell.ts). */

@@ -213,6 +213,7 @@ test('on a terminal: a multibar with the overall bar and one line per running ce
   assert.match(text, /cells .*█.* 1\/2 \| cells \| 1 running, 0 failed, 0 skipped/);
   assert.match(
     text,
+    // eslint-disable-next-line no-control-regex -- the ANSI escapes are what is asserted
     /\n\x1B\[1G {2}b {2}create-schema\x1B\[0K\n$/,
     'the last line drawn is the running cell; the finished one was removed',
   );

@@ -32,7 +32,7 @@ export function createCollectMetrics() {
     async collectMetrics({ cell, target }: StepInput, label: 'start' | 'end'): Promise<{ file: string }> {
       const client = connect(target);
       let events: Record<string, number> | null = null;
-      let eventsSource = 'system.events';
+      let eventsSource: string;
       try {
         const cols = await queryRows<{ name: string }>(
           client,

@@ -14,7 +14,7 @@ import { cellDir, readJsonIfExists, writeJsonAtomic } from '../results/store';
 import { loadWorkload, renderTemplate } from '../lib/workload';
 import { activeParts, rowCount } from '../clickhouse/table-state';
 import { attempt, heartbeat, cancellationSignal } from '../temporal/activity-context';
-import { settlePreviousAttempts, killOnCancel, type PreviousAttempts } from './support/attempts';
+import { settlePreviousAttempts, killOnCancel } from './support/attempts';
 import type { CapabilityProbe } from '../clickhouse/probe';
 import { fetchQueryLog } from '../clickhouse/query-log';
 import { queryIdPrefix, type LoadSummary, type StepInput } from '../schema/cell';

@@ -285,10 +285,7 @@ class JsonCompactStream {
           i = bs + 1;
           continue;
         }
-        if (q < 0) {
-          i = n;
-          break;
-        }
+        if (q < 0) break; // the string continues in the next chunk
         this.inStr = false;
         i = q + 1;
         if (this.strParts) {
@@ -681,7 +678,7 @@ export async function runMeasured(
     err.exception_source = ex.source;
     throw err;
   }
-  if (networkError !== undefined) throw networkError;
+  if (networkError !== undefined) throw networkError instanceof Error ? networkError : new Error(String(networkError));
   if (!p.complete) {
     const why =
       p.brokenAt >= 0 ? `${p.brokenReason} at byte ${p.brokenAt}` : 'the body ended before the document was complete';

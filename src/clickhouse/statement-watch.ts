@@ -701,7 +701,9 @@ export function watchClient(
   const untilEnd = (st: Statement, stream: Readable) => {
     let done = false;
     const fin = () => {
-      if (!done) ((done = true), end(st));
+      if (done) return;
+      done = true;
+      end(st);
     };
     stream.once('end', fin);
     stream.once('close', fin);

@@ -57,7 +57,7 @@ export function readRecord<S extends z.ZodType>(file: string, schema: S): z.infe
   try {
     raw = JSON.parse(readFileSync(file, 'utf8'));
   } catch (e) {
-    throw new Error(`${file} (${id}): ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : `not valid JSON: ${(e as Error).message}`}`);
+    throw new Error(`${file} (${id}): ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : `not valid JSON: ${(e as Error).message}`}`, { cause: e });
   }
   return parseRecord(raw, schema, file);
 }

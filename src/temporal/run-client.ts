@@ -35,7 +35,7 @@ export async function runAndFollow(
   // pending activity's heartbeat); otherwise changed lines at most every 5 s (`opts.progress: false`: none).
   const view = opts.progress === false ? undefined : new ProgressView({ stream: process.stderr });
   let busy = false;
-  const timer = setInterval(async () => {
+  const refresh = async (): Promise<void> => {
     if (!view || busy) return;
     busy = true;
     try {
@@ -46,7 +46,8 @@ export async function runAndFollow(
     } finally {
       busy = false;
     }
-  }, 1000);
+  };
+  const timer = setInterval(() => void refresh(), 1000);
   try {
     return (await handle.result()) as MatrixResult;
   } finally {

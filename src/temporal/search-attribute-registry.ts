@@ -74,6 +74,7 @@ export async function waitForSearchAttributes(
       if (Date.now() >= deadline)
         throw new Error(
           `search attributes ${names.join(', ')} could not be checked on namespace ${namespace}${o.address ? ` at ${o.address}` : ''}: ${c.refused}`,
+          { cause: e },
         );
     }
     if (!c.missing.length && !c.refused) return;
@@ -115,6 +116,7 @@ export async function ensureSearchAttributes(
           `search attributes ${missing.join(', ')} are missing on namespace ${namespace} and could not be created (${(e as Error).message}); create them with: ${missing
             .map((k) => `temporal operator search-attribute create --name ${k} --type Keyword`)
             .join(' && ')}`,
+          { cause: e },
         );
       }
     }

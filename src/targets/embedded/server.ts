@@ -232,9 +232,13 @@ function analyzeSql(sql: string): SqlShape {
       let d = 1;
       i += 2;
       while (i < n && d > 0) {
-        if (sql[i] === '/' && sql[i + 1] === '*') (d++, (i += 2));
-        else if (sql[i] === '*' && sql[i + 1] === '/') (d--, (i += 2));
-        else i++;
+        if (sql[i] === '/' && sql[i + 1] === '*') {
+          d++;
+          i += 2;
+        } else if (sql[i] === '*' && sql[i + 1] === '/') {
+          d--;
+          i += 2;
+        } else i++;
       }
     } else if (c === "'" || c === '"' || c === '`') {
       if (semis > 0) afterSemi = true;

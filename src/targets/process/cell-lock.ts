@@ -31,7 +31,7 @@ export async function withCellLock<T>(
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
     }
-    let age = 0;
+    let age: number;
     try {
       age = Date.now() - fs.statSync(lock).mtimeMs;
     } catch {

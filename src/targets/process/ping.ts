@@ -50,7 +50,7 @@ export async function waitForPing(
   opts: { pid?: number; logFiles?: string[] } = {},
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  let lastError = 'no attempt made';
+  let lastError: string;
   let delay = 50;
   for (;;) {
     try {

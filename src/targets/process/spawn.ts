@@ -100,7 +100,7 @@ export async function spawnDetached(opts: {
     fs.writeFileSync(path.join(opts.dataDir, PID_FILE), `${pid}\n`);
     return { pid, logPath };
   } catch (e) {
-    throw new Error(`${(e as Error).message}\n${describeLogTail(logPath)}`);
+    throw new Error(`${(e as Error).message}\n${describeLogTail(logPath)}`, { cause: e });
   } finally {
     fs.closeSync(fd);
   }
