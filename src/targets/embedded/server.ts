@@ -133,6 +133,8 @@ import * as path from 'node:path';
 import * as zlib from 'node:zlib';
 import type { Session } from 'chdb';
 import { parseServerError } from '../../schema/server-error';
+import { sqlIdent, sqlString } from '../../lib/sql';
+import { writeFileAtomic } from '../../lib/fs';
 
 /** chdb is loaded only when the server runs (importing this module for its helpers stays light). */
 function loadChdb(): typeof import('chdb') {
@@ -455,16 +457,6 @@ function statisticsFromOutput(format: string, out: Buffer): { rows: string; byte
   const r = /"rows_read":\s*"?(\d+)/.exec(block);
   const b = /"bytes_read":\s*"?(\d+)/.exec(block);
   return r && b ? { rows: r[1], bytes: b[1] } : undefined;
-}
-
-/** SQL string literal whose value is exactly `v`. */
-function sqlString(v: string): string {
-  return `'${v.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
-}
-
-/** SQL identifier quoted with backticks. */
-function sqlIdent(v: string): string {
-  return `\`${v.replace(/\\/g, '\\\\').replace(/`/g, '\\`')}\``;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1375,9 +1367,7 @@ async function main(): Promise<void> {
       resolve(typeof a === 'object' && a ? a.port : 0);
     });
   });
-  const tmp = `${args.portFile}.tmp`;
-  fs.writeFileSync(tmp, `${port}\n`);
-  fs.renameSync(tmp, args.portFile);
+  writeFileAtomic(args.portFile, `${port}\n`);
   log(`${engineLabel} on ${dataPath}, listening on http://127.0.0.1:${port}, timezone ${engine.timezone}`);
 
   const shutdown = async (sig: string) => {

@@ -14,6 +14,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { TemporalOwner } from '../../schema/target';
+import { sanitizePathSegment, writeJsonAtomic } from '../../lib/fs';
 
 /** Name of the label file in a cell's directory. */
 export const LABEL_FILE = 'chbench-target.json';
@@ -57,17 +58,6 @@ export interface TargetLabel {
 }
 
 /**
- * Make a string safe as one path segment: every character outside `[A-Za-z0-9._-]` becomes `_`,
- * and `.`/`..`/empty become `_`.
- * @param s any string (e.g. a run id such as `run/2026-11-29T18:00`)
- * @returns a non-empty segment without `/`
- */
-export function sanitizePathSegment(s: string): string {
-  const out = s.replace(/[^A-Za-z0-9._-]/g, '_');
-  return out === '' || out === '.' || out === '..' ? '_' : out;
-}
-
-/**
  * Directory of one cell's server: `<workDir>/<runId sanitized>/<cellKey sanitized>`.
  * @param workDir absolute root directory for per-cell directories
  * @throws Error when `workDir` is not absolute
@@ -82,10 +72,7 @@ export function cellDataDir(workDir: string, runId: string, cellKey: string): st
  * @throws Error on I/O failure
  */
 export function writeLabel(label: TargetLabel): void {
-  const file = path.join(label.dataDir, LABEL_FILE);
-  const tmp = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(tmp, `${JSON.stringify(label, null, 2)}\n`);
-  fs.renameSync(tmp, file);
+  writeJsonAtomic(path.join(label.dataDir, LABEL_FILE), label);
 }
 
 /**
@@ -107,11 +94,7 @@ export function readLabel(dataDir: string): TargetLabel | undefined {
  * @throws Error on I/O failure
  */
 export function writeOwnerFile(dataDir: string, owner: TemporalOwner): void {
-  fs.mkdirSync(dataDir, { recursive: true });
-  const file = path.join(dataDir, OWNER_FILE);
-  const tmp = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(tmp, `${JSON.stringify(owner, null, 2)}\n`);
-  fs.renameSync(tmp, file);
+  writeJsonAtomic(path.join(dataDir, OWNER_FILE), owner);
 }
 
 /**

@@ -1,7 +1,8 @@
 /** Verbs every process target (embedded, local) shares: stopping its server and removing its directory. */
 import * as path from 'node:path';
 import type { ProvisionRequest, TargetHandle } from '../../schema/target';
-import { listCellDirs, sanitizePathSegment } from './cell-dir';
+import { listCellDirs } from './cell-dir';
+import { sanitizePathSegment } from '../../lib/fs';
 import { stopProcess } from './proc';
 
 /** Milliseconds between SIGTERM and SIGKILL when a cell is torn down without a handle. */

@@ -4,41 +4,10 @@
  */
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as net from 'node:net';
 import * as path from 'node:path';
 import { LOG_FILE, PID_FILE } from './cell-dir';
 
-/**
- * Ask the kernel for a free TCP port on 127.0.0.1 (listen on port 0, read it, close).
- * The port is free when returned; another process could still take it before the caller binds it,
- * so a caller that cannot bind port 0 itself should retry on "address in use".
- * @returns a port number in 1..65535
- */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.unref();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => (port > 0 ? resolve(port) : reject(new Error('freePort: no port assigned'))));
-    });
-  });
-}
-
-/**
- * Several distinct free loopback ports (see {@link freePort}).
- * @param n how many (≥ 1)
- */
-export async function freePorts(n: number): Promise<number[]> {
-  const out: number[] = [];
-  while (out.length < n) {
-    const p = await freePort();
-    if (!out.includes(p)) out.push(p);
-  }
-  return out;
-}
+export { freePort, freePorts } from '../../lib/net';
 
 /** What {@link spawnDetached} started. */
 export interface SpawnedProcess {
