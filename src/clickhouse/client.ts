@@ -598,7 +598,7 @@ function clickHouseErrorFrom(text: string): ClickHouseError {
 /**
  * Run one SELECT and measure it, streaming: the body (format JSONCompact, appended to the SQL as
  * `client.query()` does) is parsed, hashed and counted as it arrives and never held whole, so the
- * worker's memory does not grow with the result (measured in test/measured-statement.test.ts).
+ * worker's memory does not grow with the result (measured in test/integration/measured-statement.test.ts).
  *
  * A result is returned only when the body is one complete JSONCompact document followed by nothing
  * but whitespace, and its `rows` equals the rows counted.

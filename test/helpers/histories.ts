@@ -2,7 +2,7 @@
  * Recorded workflow histories, kept per release: `test/histories/<workflow>_<chbench version>.json`
  * (e.g. `benchmark-cell_0.1.0.json`), with `workflow-ids.json` mapping each file to the workflow id
  * it was recorded under. A file is never overwritten: a release records its own, and every recorded
- * history must keep replaying against the current workflow code (test/replay.test.ts).
+ * history must keep replaying against the current workflow code (test/replay/replay.test.ts).
  */
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';

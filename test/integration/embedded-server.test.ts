@@ -9,10 +9,10 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { ClickHouseError, ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client';
-import { provisionEmbedded, teardownEmbedded } from '../src/targets/embedded';
-import { _internal } from '../src/targets/embedded/server';
-import { httpGet, isAlive, LABEL_FILE, processMentions, readLabel } from '../src/targets/process';
-import type { ProvisionRequest, TargetHandle } from '../src/schema/target';
+import { provisionEmbedded, teardownEmbedded } from '../../src/targets/embedded';
+import { _internal } from '../../src/targets/embedded/server';
+import { httpGet, isAlive, LABEL_FILE, processMentions, readLabel } from '../../src/targets/process';
+import type { ProvisionRequest, TargetHandle } from '../../src/schema/target';
 
 /** The expected errors would otherwise be logged by the client. */
 const QUIET = { level: ClickHouseLogLevel.OFF };

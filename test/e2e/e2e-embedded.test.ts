@@ -8,12 +8,12 @@ import assert from 'node:assert/strict';
 import { readFileSync, existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
-import { startTemporalEnv, type TemporalEnv } from './helpers/temporal-env';
-import { assertFailureType } from './helpers/assert-failure';
-import { historyFile, saveHistory } from './helpers/histories';
-import { temporalCliPath } from '../src/config';
-import type { MatrixResult, MatrixProgress } from '../src/workflows';
-import type { CellResult as CellResultDoc } from '../src/schema/results';
+import { startTemporalEnv, type TemporalEnv } from '../helpers/temporal-env';
+import { assertFailureType } from '../helpers/assert-failure';
+import { historyFile, saveHistory } from '../helpers/histories';
+import { temporalCliPath } from '../../src/config';
+import type { MatrixResult, MatrixProgress } from '../../src/workflows';
+import type { CellResult as CellResultDoc } from '../../src/schema/results';
 
 let env: TemporalEnv;
 before(async () => {

@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as YAML from 'yaml';
-import { REPO_ROOT } from '../src/config';
+import { REPO_ROOT } from '../../src/config';
 
 import {
   CELL_LABEL,
@@ -17,7 +17,7 @@ import {
   renderManifest,
   toLabelValue,
   type KubeObject,
-} from '../src/targets/kubernetes/manifests';
+} from '../../src/targets/kubernetes/manifests';
 
 const MANIFEST_DIR = path.join(REPO_ROOT, 'manifests');
 const LABEL_RE = /^(?:[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)?$/;

@@ -11,14 +11,14 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { Connection } from '@temporalio/client';
-import { startTemporalEnv, type TemporalEnv } from './helpers/temporal-env';
-import { startDevServer, freePort, type DevServer } from '../src/temporal/dev-server';
-import { collectGarbage } from '../src/targets/gc';
-import { provisionEmbedded } from '../src/targets/embedded';
-import { isAlive, listCellDirs, readLabel } from '../src/targets/process';
-import type { TemporalOwner } from '../src/schema/target';
-import { REPO_ROOT } from '../src/config';
-import type { MatrixResult } from '../src/workflows';
+import { startTemporalEnv, type TemporalEnv } from '../helpers/temporal-env';
+import { startDevServer, freePort, type DevServer } from '../../src/temporal/dev-server';
+import { collectGarbage } from '../../src/targets/gc';
+import { provisionEmbedded } from '../../src/targets/embedded';
+import { isAlive, listCellDirs, readLabel } from '../../src/targets/process';
+import type { TemporalOwner } from '../../src/schema/target';
+import { REPO_ROOT } from '../../src/config';
+import type { MatrixResult } from '../../src/workflows';
 
 let env: TemporalEnv; // server A + worker
 let serverB: DevServer;

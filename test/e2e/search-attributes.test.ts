@@ -7,9 +7,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Client, Connection } from '@temporalio/client';
-import { startDevServer } from '../src/temporal/dev-server';
-import { ensureSearchAttributes, waitForSearchAttributes } from '../src/temporal/search-attribute-registry';
-import { SEARCH_ATTRIBUTES } from '../src/schema/search-attributes';
+import { startDevServer } from '../../src/temporal/dev-server';
+import { ensureSearchAttributes, waitForSearchAttributes } from '../../src/temporal/search-attribute-registry';
+import { SEARCH_ATTRIBUTES } from '../../src/schema/search-attributes';
 
 const PROD_LIKE = { 'system.forceSearchAttributesCacheRefreshOnRead': 'false' };
 const QUERY = Object.keys(SEARCH_ATTRIBUTES)

@@ -2,7 +2,7 @@
  * Recorded workflow histories (test/histories/<workflow>_<version>.json, kept per release and never
  * overwritten) must all replay against the current workflow code: a change of command order without
  * `patched()` fails here. Record the current release's with `CHBENCH_RECORD_HISTORIES=1` on the
- * embedded e2e test (test/e2e-embedded.test.ts), after bumping the version in package.json.
+ * embedded e2e test (test/e2e/e2e-embedded.test.ts), after bumping the version in package.json.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,9 +10,9 @@ import { readFileSync, mkdtempSync, cpSync, writeFileSync, rmSync } from 'node:f
 import path from 'node:path';
 import { Worker } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
-import { REPO_ROOT } from '../src/config';
-import { installRuntime } from '../src/worker';
-import { recordedHistories } from './helpers/histories';
+import { REPO_ROOT } from '../../src/config';
+import { installRuntime } from '../../src/worker';
+import { recordedHistories } from '../helpers/histories';
 
 const WORKFLOWS = path.join(REPO_ROOT, 'dist', 'src', 'workflows');
 

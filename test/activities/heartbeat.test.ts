@@ -19,14 +19,14 @@ import { randomUUID } from 'node:crypto';
 import { createClient, ClickHouseLogLevel } from '@clickhouse/client';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { ApplicationFailure } from '@temporalio/common';
-import { connect } from '../src/clickhouse/client';
-import { measureQueries } from '../src/measure/protocol';
-import { heartbeat, cancellationSignal } from '../src/temporal/activity-context';
-import { killOnCancel } from '../src/activities/support/attempts';
-import { runWatched, type HeartbeatDetails } from '../src/clickhouse/statement-watch';
-import { provisionLocal, teardownLocal } from '../src/targets/local';
-import { provisionEmbedded, teardownEmbedded } from '../src/targets/embedded';
-import type { TargetHandle } from '../src/schema/target';
+import { connect } from '../../src/clickhouse/client';
+import { measureQueries } from '../../src/measure/protocol';
+import { heartbeat, cancellationSignal } from '../../src/temporal/activity-context';
+import { killOnCancel } from '../../src/activities/support/attempts';
+import { runWatched, type HeartbeatDetails } from '../../src/clickhouse/statement-watch';
+import { provisionLocal, teardownLocal } from '../../src/targets/local';
+import { provisionEmbedded, teardownEmbedded } from '../../src/targets/embedded';
+import type { TargetHandle } from '../../src/schema/target';
 
 const SLOW = 'SELECT sum(sleepEachRow(0.5)) FROM numbers(30) SETTINGS max_block_size = 1';
 /** Heartbeat timeout of every activity (src/workflows/benchmark-cell.ts). */

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import * as YAML from 'yaml';
-import { REPO_ROOT } from '../src/config';
+import { REPO_ROOT } from '../../src/config';
 
 interface Service {
   image: string;

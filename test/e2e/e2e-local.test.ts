@@ -7,9 +7,9 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { startTemporalEnv, type TemporalEnv } from './helpers/temporal-env';
-import type { MatrixResult } from '../src/workflows';
-import type { CellResult as CellResultDoc } from '../src/schema/results';
+import { startTemporalEnv, type TemporalEnv } from '../helpers/temporal-env';
+import type { MatrixResult } from '../../src/workflows';
+import type { CellResult as CellResultDoc } from '../../src/schema/results';
 
 const BINARY = process.env.CHBENCH_CLICKHOUSE_SERVER ?? '/usr/sbin/clickhouse-server';
 

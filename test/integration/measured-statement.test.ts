@@ -16,11 +16,11 @@ import {
   runMeasured,
   type MeasuredResult,
   type MidStreamClickHouseError,
-} from '../src/clickhouse/client';
-import { provisionEmbedded, teardownEmbedded } from '../src/targets/embedded';
-import { provisionLocal, teardownLocal } from '../src/targets/local';
-import { httpGet } from '../src/targets/process';
-import type { TargetHandle } from '../src/schema/target';
+} from '../../src/clickhouse/client';
+import { provisionEmbedded, teardownEmbedded } from '../../src/targets/embedded';
+import { provisionLocal, teardownLocal } from '../../src/targets/local';
+import { httpGet } from '../../src/targets/process';
+import type { TargetHandle } from '../../src/schema/target';
 
 const QUIET = { level: ClickHouseLogLevel.OFF };
 const Q64 = { output_format_json_quote_64bit_integers: 1 } as const;

@@ -9,12 +9,12 @@ import { readFileSync, existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { WorkflowFailedError } from '@temporalio/client';
 import { CancelledFailure } from '@temporalio/common';
-import { startTemporalEnv, type TemporalEnv } from './helpers/temporal-env';
-import { assertFailureType } from './helpers/assert-failure';
-import type { MatrixProgress, MatrixResult } from '../src/workflows';
-import { collectGarbage } from '../src/targets/gc';
-import { provisionEmbedded } from '../src/targets/embedded';
-import { isAlive } from '../src/targets/process';
+import { startTemporalEnv, type TemporalEnv } from '../helpers/temporal-env';
+import { assertFailureType } from '../helpers/assert-failure';
+import type { MatrixProgress, MatrixResult } from '../../src/workflows';
+import { collectGarbage } from '../../src/targets/gc';
+import { provisionEmbedded } from '../../src/targets/embedded';
+import { isAlive } from '../../src/targets/process';
 
 let env: TemporalEnv;
 before(async () => {

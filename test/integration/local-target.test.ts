@@ -11,9 +11,9 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client';
-import { localServerCommand, provisionLocal, teardownLocal } from '../src/targets/local';
-import { isAlive, processMentions, readLabel } from '../src/targets/process';
-import type { ProvisionRequest, TargetHandle } from '../src/schema/target';
+import { localServerCommand, provisionLocal, teardownLocal } from '../../src/targets/local';
+import { isAlive, processMentions, readLabel } from '../../src/targets/process';
+import type { ProvisionRequest, TargetHandle } from '../../src/schema/target';
 
 /** The expected errors would otherwise be logged by the client. */
 const QUIET = { level: ClickHouseLogLevel.OFF };

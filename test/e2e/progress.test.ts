@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
-import { startTemporalEnv } from './helpers/temporal-env';
+import { startTemporalEnv } from '../helpers/temporal-env';
 import {
   cellLine,
   heartbeatFraction,
@@ -18,8 +18,8 @@ import {
   STALE_HEARTBEAT_MS,
   type CellSnapshot,
   type RunSnapshot,
-} from '../src/temporal/progress';
-import type { MatrixProgress, MatrixResult } from '../src/workflows';
+} from '../../src/temporal/progress';
+import type { MatrixProgress, MatrixResult } from '../../src/workflows';
 
 const NOW = 1_800_000_000_000;
 const matrix = (o: Partial<MatrixProgress> = {}): MatrixProgress => ({

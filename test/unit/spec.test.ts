@@ -2,11 +2,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseRunSpec, SpecError, runSpecJsonSchema } from '../src/schema/run-spec';
-import { cellKey, expandMatrix } from '../src/schema/matrix';
-import { checkSpec } from '../src/activities/matrix/validate-spec';
-import { readSpecFile } from '../src/lib/spec-file';
-import { REPO_ROOT } from '../src/config';
+import { parseRunSpec, SpecError, runSpecJsonSchema } from '../../src/schema/run-spec';
+import { cellKey, expandMatrix } from '../../src/schema/matrix';
+import { checkSpec } from '../../src/activities/matrix/validate-spec';
+import { readSpecFile } from '../../src/lib/spec-file';
+import { REPO_ROOT } from '../../src/config';
 
 const base = () => ({
   name: 'demo',
