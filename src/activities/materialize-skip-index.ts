@@ -13,6 +13,7 @@ import type { ClickHouseClient } from '@clickhouse/client';
 import { connect, queryRows, sqlString, tryCommand } from '../clickhouse/client';
 import { cellDir, writeJsonAtomic } from '../results/store';
 import { loadWorkload, renderTemplate, workloadQueries } from '../lib/workload';
+import { pollUntil } from '../lib/poll';
 import { cancellationSignal, heartbeat, sleep } from '../temporal/activity-context';
 import type { IndexSummary, StepInput } from '../schema/cell';
 import type { IndexRecord, IndexVerification, MutationRow } from '../schema/results';
@@ -146,24 +147,29 @@ export function createMaterializeSkipIndex() {
           // the server's mutation itself is not killed (the embedded engine cannot interrupt it).
           await client.command({ query: materialize, abort_signal: cancellationSignal() });
         }
-        let polls = 0;
-        for (;;) {
-          const rows = await materializeMutations(client, m.table, idx);
-          const failed = rows.find((r) => r.latest_fail_reason);
-          if (failed)
-            throw ApplicationFailure.create({
-              type: FAILURE.MutationFailed,
-              nonRetryable: true,
-              message: `materialize index ${idx}: mutation ${failed.mutation_id} failed: ${failed.latest_fail_reason}`,
-            });
-          const todo = rows.reduce((a, r) => a + Number(r.parts_to_do), 0);
-          const done = rows.length > 0 && rows.every((r) => Number(r.is_done));
-          heartbeat({ step: 'materialize-index', parts_to_do: todo, mutations: rows.length });
-          // The embedded engine does not always list finished mutations; its command returned when done.
-          if (done || (rows.length === 0 && !adopted)) break;
-          polls++;
-          await sleep(Math.min(2000, 200 * polls));
-        }
+        await pollUntil(
+          async () => {
+            const rows = await materializeMutations(client, m.table, idx);
+            const failed = rows.find((r) => r.latest_fail_reason);
+            if (failed)
+              throw ApplicationFailure.create({
+                type: FAILURE.MutationFailed,
+                nonRetryable: true,
+                message: `materialize index ${idx}: mutation ${failed.mutation_id} failed: ${failed.latest_fail_reason}`,
+              });
+            const todo = rows.reduce((a, r) => a + Number(r.parts_to_do), 0);
+            const done = rows.length > 0 && rows.every((r) => Number(r.is_done));
+            heartbeat({ step: 'materialize-index', parts_to_do: todo, mutations: rows.length });
+            // The embedded engine does not always list finished mutations; its command returned when done.
+            return done || (rows.length === 0 && !adopted);
+          },
+          {
+            timeoutMs: Infinity, // bounded by the activity's own timeouts and the statement watcher
+            intervalMs: (polls) => Math.min(2000, 200 * polls),
+            sleep,
+            stopOn: () => true,
+          },
+        );
         const materializeMs = performance.now() - t0;
         const size = await indexSize(client, m.table, idx);
         const uses = workloadQueries(m, { table: m.table, rows: cell.scale, codec: cell.codec }, cell.queries).filter(

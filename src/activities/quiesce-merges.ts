@@ -12,6 +12,7 @@ import { cellDir, writeJsonAtomic } from '../results/store';
 import { loadWorkload } from '../lib/workload';
 import { activeParts, pendingMutations, runningMerges } from '../clickhouse/table-state';
 import { heartbeat, sleep } from '../temporal/activity-context';
+import { pollUntil } from '../lib/poll';
 import type { QuiesceSummary, StepInput } from '../schema/cell';
 import type { QuiesceRecord } from '../schema/results';
 
@@ -31,27 +32,30 @@ export function createQuiesceMerges() {
       try {
         let last = '';
         let stableSince = performance.now();
-        for (;;) {
-          const [parts, merges, mutations] = [
-            await activeParts(client, m.table),
-            await runningMerges(client, m.table),
-            await pendingMutations(client, m.table),
-          ];
-          const key = parts.names.join(',');
-          const now = performance.now();
-          if (key !== last || merges > 0 || mutations > 0) {
-            last = key;
-            stableSince = now;
-          }
-          const stableMs = now - stableSince;
-          heartbeat({
-            step: 'quiesce',
-            active_parts: parts.names.length,
-            merges,
-            mutations,
-            stable_ms: Math.round(stableMs),
-          });
-          if (stableMs >= q.stableForMs) {
+        let seen = { parts: 0, merges: 0, mutations: 0 };
+        return await pollUntil(
+          async () => {
+            const [parts, merges, mutations] = [
+              await activeParts(client, m.table),
+              await runningMerges(client, m.table),
+              await pendingMutations(client, m.table),
+            ];
+            seen = { parts: parts.names.length, merges, mutations };
+            const key = parts.names.join(',');
+            const now = performance.now();
+            if (key !== last || merges > 0 || mutations > 0) {
+              last = key;
+              stableSince = now;
+            }
+            const stableMs = now - stableSince;
+            heartbeat({
+              step: 'quiesce',
+              active_parts: parts.names.length,
+              merges,
+              mutations,
+              stable_ms: Math.round(stableMs),
+            });
+            if (stableMs < q.stableForMs) return undefined;
             const out: QuiesceSummary = { active_parts: parts.names.length, waited_ms: now - t0 };
             writeJsonAtomic(path.join(cellDir(cell.resultsDir, cell.runId, cell.cellKey), `quiesce-${label}.json`), {
               ...out,
@@ -59,15 +63,20 @@ export function createQuiesceMerges() {
               stable_for_ms: q.stableForMs,
             } satisfies QuiesceRecord);
             return out;
-          }
-          if (now - t0 > q.timeoutMs)
-            throw ApplicationFailure.create({
-              type: FAILURE.QuiesceTimeout,
-              nonRetryable: true,
-              message: `quiesce: table ${m.table} not quiet after ${q.timeoutMs} ms (active parts ${parts.names.length}, merges running ${merges}, unfinished mutations ${mutations}); raise protocol.quiesce.timeoutMs or check system.merges`,
-            });
-          await sleep(q.pollMs);
-        }
+          },
+          {
+            timeoutMs: q.timeoutMs,
+            intervalMs: q.pollMs,
+            sleep,
+            stopOn: () => true,
+            onTimeout: () =>
+              ApplicationFailure.create({
+                type: FAILURE.QuiesceTimeout,
+                nonRetryable: true,
+                message: `quiesce: table ${m.table} not quiet after ${q.timeoutMs} ms (active parts ${seen.parts}, merges running ${seen.merges}, unfinished mutations ${seen.mutations}); raise protocol.quiesce.timeoutMs or check system.merges`,
+              }),
+          },
+        );
       } finally {
         await client.close();
       }

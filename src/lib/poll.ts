@@ -6,10 +6,14 @@
 
 /** Options of {@link pollUntil}. */
 export interface PollOptions {
-  /** Give up after this long, ms (measured from the first check). @default 30000 */
+  /** Give up after this long, ms (measured from the first check); `Infinity` never gives up. @default 30000 */
   timeoutMs?: number;
-  /** Wait between checks, ms. @default 100 */
-  intervalMs?: number;
+  /**
+   * Wait between checks, ms: a number, or a function of the number of the check that just said
+   * "not yet" (1, 2, …) for a growing wait, e.g. `(n) => Math.min(50 * 2 ** (n - 1), 250)`. A wait
+   * never runs past the timeout. @default 100
+   */
+  intervalMs?: number | ((attempt: number) => number);
   /** What is awaited, for the timeout message (e.g. `"temporal dev server on 127.0.0.1:7233"`). */
   what?: string;
   /**
@@ -19,8 +23,34 @@ export interface PollOptions {
   sleep?: (ms: number) => Promise<void>;
   /** Stop early: the poll rejects with the signal's reason once it is aborted. */
   signal?: AbortSignal;
-  /** Errors of `check` that end the poll at once (rethrown), e.g. "the process exited". @default none */
+  /**
+   * Errors of `check` that end the poll at once (rethrown), e.g. "the process exited"; `() => true`
+   * lets every error of `check` propagate. @default none
+   */
   stopOn?: (e: unknown) => boolean;
+  /**
+   * Called after each check that said "not yet" when the timeout has not struck, just before the
+   * wait: e.g. an activity's heartbeat carrying the progress its check saw. Whatever it throws ends
+   * the poll (rethrown). @default none
+   */
+  onTick?: (attempt: number, elapsedMs: number) => void | Promise<void>;
+  /**
+   * Build what is thrown on timeout instead of a {@link PollTimeoutError}: e.g. an
+   * `ApplicationFailure` with the caller's own message, naming the last state its `check` saw.
+   * Gets the elapsed ms, the number of checks made and the last error of `check` (`undefined`
+   * unless its last call threw). @default none
+   */
+  onTimeout?: (t: PollTimeout) => unknown;
+}
+
+/** What {@link PollOptions.onTimeout} is told. */
+export interface PollTimeout {
+  /** Time since the first check, ms. */
+  elapsedMs: number;
+  /** Checks made. */
+  attempts: number;
+  /** The error of the last check, if it threw. */
+  lastError?: unknown;
 }
 
 /** Thrown by {@link pollUntil} when the condition did not hold in time. */
@@ -40,15 +70,17 @@ export class PollTimeoutError extends Error {
  * message), unless `stopOn` says the error is final.
  * @param check one attempt; gets the attempt number (1, 2, …)
  * @returns the first truthy-enough value of `check`
- * @throws PollTimeoutError after `timeoutMs` (message names `what`, the elapsed ms and the last error)
- * @throws the signal's reason when `signal` aborts, or whatever `sleep` throws (an activity's cancellation)
+ * @throws PollTimeoutError after `timeoutMs` (message names `what`, the elapsed ms and the last error),
+ *   or what `onTimeout` returns when it is given
+ * @throws the signal's reason when `signal` aborts, whatever `sleep` throws (an activity's
+ *   cancellation), or whatever `onTick` throws
  */
 export async function pollUntil<T>(
   check: (attempt: number) => T | undefined | null | false | Promise<T | undefined | null | false>,
   opts: PollOptions = {},
 ): Promise<T> {
   const timeoutMs = opts.timeoutMs ?? 30_000;
-  const intervalMs = opts.intervalMs ?? 100;
+  const interval = opts.intervalMs ?? 100;
   const sleep = opts.sleep ?? ((ms: number) => abortableDelay(ms, opts.signal));
   const started = Date.now();
   let lastError: unknown;
@@ -64,6 +96,7 @@ export async function pollUntil<T>(
     }
     const elapsed = Date.now() - started;
     if (elapsed >= timeoutMs) {
+      if (opts.onTimeout) throw opts.onTimeout({ elapsedMs: elapsed, attempts: attempt, lastError });
       const why =
         lastError === undefined
           ? ''
@@ -73,7 +106,9 @@ export async function pollUntil<T>(
         lastError,
       );
     }
-    await sleep(Math.min(intervalMs, Math.max(1, timeoutMs - elapsed)));
+    await opts.onTick?.(attempt, elapsed);
+    const intervalMs = typeof interval === 'function' ? interval(attempt) : interval;
+    await sleep(Math.min(intervalMs, Math.max(1, timeoutMs - (Date.now() - started))));
   }
 }
 

@@ -154,6 +154,68 @@ test('pollUntil: stopOn rethrows at once; the given sleep is used; an aborted si
   await assert.rejects(abortableDelay(10, AbortSignal.abort(new Error('already'))), /already/);
 });
 
+test('pollUntil: intervalMs as a function of the attempt; onTick before each wait; onTimeout builds the error', async () => {
+  const slept: number[] = [];
+  const ticks: number[] = [];
+  await pollUntil((n) => n === 5, {
+    intervalMs: (n) => Math.min(50 * 2 ** (n - 1), 250),
+    sleep: async (ms) => void slept.push(ms),
+    onTick: (n, elapsedMs) => {
+      assert.ok(elapsedMs >= 0);
+      ticks.push(n);
+    },
+  });
+  assert.deepEqual(slept, [50, 100, 200, 250]);
+  assert.deepEqual(ticks, [1, 2, 3, 4], 'no tick after the check that succeeded');
+
+  // On timeout: no tick for the last check; onTimeout's value is thrown as is and sees the last error.
+  const mine = new Error('my own message');
+  const told: { attempts: number; lastError?: unknown }[] = [];
+  let tickCount = 0;
+  let calls = 0;
+  await assert.rejects(
+    pollUntil(
+      () => {
+        calls++;
+        throw new Error('refused');
+      },
+      {
+        timeoutMs: 30,
+        intervalMs: 5,
+        onTick: () => void tickCount++,
+        onTimeout: (t) => (told.push(t), mine),
+      },
+    ),
+    (e) => e === mine,
+  );
+  assert.equal(told.length, 1);
+  assert.equal(told[0].attempts, calls);
+  assert.equal((told[0].lastError as Error).message, 'refused');
+  assert.equal(tickCount, calls - 1);
+
+  // An onTick that throws ends the poll with its error.
+  await assert.rejects(
+    pollUntil(() => false, {
+      onTick: () => {
+        throw new Error('heartbeat failed');
+      },
+    }),
+    /heartbeat failed/,
+  );
+
+  // timeoutMs Infinity: waits the interval, never times out.
+  const waits: number[] = [];
+  assert.equal(
+    await pollUntil((n) => n === 3 && 'done', {
+      timeoutMs: Infinity,
+      intervalMs: 7,
+      sleep: async (ms) => void waits.push(ms),
+    }),
+    'done',
+  );
+  assert.deepEqual(waits, [7, 7]);
+});
+
 test('config: defaults, validation with the variable named, log level and fault delay', () => {
   const c = loadConfig({});
   assert.equal(c.temporalAddress, '127.0.0.1:7233');

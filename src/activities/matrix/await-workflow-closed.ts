@@ -5,6 +5,7 @@
  */
 import { Client, Connection } from '@temporalio/client';
 import { heartbeat, sleep } from '../../temporal/activity-context';
+import { pollUntil } from '../../lib/poll';
 
 /** Where the activity reaches Temporal (the worker's own address and namespace). */
 export interface TemporalDeps {
@@ -20,15 +21,22 @@ export function createAwaitWorkflowClosed(deps: TemporalDeps) {
       const connection = await Connection.connect({ address: deps.temporalAddress });
       try {
         const h = new Client({ connection, namespace: deps.namespace }).workflow.getHandle(workflowId);
-        for (;;) {
-          const d = await h
-            .describe()
-            .catch((e: Error) => (e.name === 'WorkflowNotFoundError' ? undefined : Promise.reject(e)));
-          if (!d) return { status: 'NOT_FOUND' };
-          if (d.status.name !== 'RUNNING') return { status: d.status.name };
-          heartbeat({ waiting_for: [workflowId] });
-          await sleep(500);
-        }
+        return await pollUntil(
+          async () => {
+            const d = await h
+              .describe()
+              .catch((e: Error) => (e.name === 'WorkflowNotFoundError' ? undefined : Promise.reject(e)));
+            if (!d) return { status: 'NOT_FOUND' };
+            return d.status.name !== 'RUNNING' && { status: d.status.name };
+          },
+          {
+            timeoutMs: Infinity, // bounded by the activity's own timeouts
+            intervalMs: 500,
+            sleep,
+            stopOn: () => true,
+            onTick: () => heartbeat({ waiting_for: [workflowId] }),
+          },
+        );
       } finally {
         await connection.close();
       }

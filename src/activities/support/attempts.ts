@@ -14,6 +14,7 @@ import type { TargetHandle } from '../../schema/target';
 import { connect, sqlString, tryCommand } from '../../clickhouse/client';
 import { heartbeat, sleep, cancellationSignal } from '../../temporal/activity-context';
 import { capabilitiesOf, targetOf } from '../../targets';
+import { pollUntil } from '../../lib/poll';
 
 /** Query ids with `prefix` running (or queued) on the target (its `runningStatements` verb). */
 export function runningWithPrefix(target: TargetHandle, client: ClickHouseClient, prefix: string): Promise<string[]> {
@@ -44,21 +45,31 @@ export async function settlePreviousAttempts(
   if (!found.length) return { found, action: 'none', waited_ms: 0 };
   const canKill = capabilitiesOf(target).canKillRunning;
   if (canKill) for (const id of found) await tryCommand(client, `KILL QUERY WHERE query_id = ${sqlString(id)} SYNC`);
-  for (;;) {
-    const still = await runningWithPrefix(target, client, prefix);
-    if (!still.length) return { found, action: canKill ? 'killed' : 'waited', waited_ms: Date.now() - t0 };
-    if (Date.now() - t0 > timeoutMs)
-      throw ApplicationFailure.create({
-        type: FAILURE.PreviousAttemptStuck,
-        nonRetryable: true,
-        message: `statements of an earlier attempt are still running after ${timeoutMs} ms: ${still.join(', ')}`,
-      });
-    heartbeat({
-      waiting_for: still,
-      progress: `waiting for ${still.length} statement(s) of an earlier attempt: ${still.join(', ')}`,
-    });
-    await sleep(1000);
-  }
+  let still = found;
+  return await pollUntil(
+    async () => {
+      still = await runningWithPrefix(target, client, prefix);
+      return !still.length && ({ found, action: canKill ? 'killed' : 'waited', waited_ms: Date.now() - t0 } as const);
+    },
+    {
+      // Counted from t0, so the first look and the KILLs count towards the bound as before.
+      timeoutMs: Math.max(0, timeoutMs - (Date.now() - t0)),
+      intervalMs: 1000,
+      sleep,
+      stopOn: () => true,
+      onTick: () =>
+        heartbeat({
+          waiting_for: still,
+          progress: `waiting for ${still.length} statement(s) of an earlier attempt: ${still.join(', ')}`,
+        }),
+      onTimeout: () =>
+        ApplicationFailure.create({
+          type: FAILURE.PreviousAttemptStuck,
+          nonRetryable: true,
+          message: `statements of an earlier attempt are still running after ${timeoutMs} ms: ${still.join(', ')}`,
+        }),
+    },
+  );
 }
 
 /**

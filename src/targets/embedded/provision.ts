@@ -10,8 +10,8 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { ProvisionRequest, TargetHandle } from '../../schema/target';
+import { pollUntil } from '../../lib/poll';
 import {
   describeLogTail,
   httpGet,
@@ -59,23 +59,34 @@ async function readFacts(url: string): Promise<ServerFacts & { engine: string }>
   return { version: info.clickhouse, pid: info.pid, dataDir: info.dataDir, engine: info.engine };
 }
 
-async function waitForPortFile(file: string, pid: number, timeoutMs: number, logPath: string): Promise<number> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      const n = Number.parseInt(fs.readFileSync(file, 'utf8').trim(), 10);
-      if (Number.isInteger(n) && n > 0) return n;
-    } catch {
-      /* not written yet */
-    }
-    if (!isAlive(pid))
-      throw new Error(`embedded server pid ${pid} exited before listening\n${describeLogTail(logPath)}`);
-    if (Date.now() >= deadline)
-      throw new Error(
-        `embedded server pid ${pid} did not write ${file} within ${timeoutMs} ms\n${describeLogTail(logPath)}`,
-      );
-    await sleep(50);
-  }
+/**
+ * Wait until the fresh server at `pid` wrote its port to `file`.
+ * @returns the port
+ * @throws Error when `pid` exited first, or after `timeoutMs` ms; both name the tail of `logPath`
+ */
+function waitForPortFile(file: string, pid: number, timeoutMs: number, logPath: string): Promise<number> {
+  return pollUntil(
+    () => {
+      try {
+        const n = Number.parseInt(fs.readFileSync(file, 'utf8').trim(), 10);
+        if (Number.isInteger(n) && n > 0) return n;
+      } catch {
+        /* not written yet */
+      }
+      if (!isAlive(pid))
+        throw new Error(`embedded server pid ${pid} exited before listening\n${describeLogTail(logPath)}`);
+      return undefined;
+    },
+    {
+      timeoutMs,
+      intervalMs: 50,
+      stopOn: () => true, // only "the process exited" gets here
+      onTimeout: () =>
+        new Error(
+          `embedded server pid ${pid} did not write ${file} within ${timeoutMs} ms\n${describeLogTail(logPath)}`,
+        ),
+    },
+  );
 }
 
 /** The embedded server for the provisioning skeleton. */

@@ -1,7 +1,7 @@
 /** One provision attempt per cell at a time: `<dataDir>/provision.lock`, created with O_EXCL. */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { pollUntil } from '../../lib/poll';
 import { tailFile } from './spawn';
 
 /**
@@ -22,31 +22,36 @@ export async function withCellLock<T>(
   const waitMs = opts.waitMs ?? 150_000;
   const staleMs = opts.staleMs ?? 120_000;
   const lock = path.join(dataDir, 'provision.lock');
-  const deadline = Date.now() + waitMs;
-  for (;;) {
+  let age = 0;
+  /** One try: true once the lock is ours; a lock released or broken meanwhile is tried again at once. */
+  const acquire = (): boolean => {
     fs.mkdirSync(dataDir, { recursive: true });
     try {
       fs.writeFileSync(lock, `${process.pid} ${new Date().toISOString()}\n`, { flag: 'wx' });
-      break;
+      return true;
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
     }
-    let age: number;
     try {
       age = Date.now() - fs.statSync(lock).mtimeMs;
     } catch {
-      continue; // released meanwhile
+      return acquire(); // released meanwhile
     }
     if (age > staleMs) {
       fs.rmSync(lock, { force: true });
-      continue;
+      return acquire();
     }
-    if (Date.now() > deadline)
-      throw new Error(
+    return false;
+  };
+  await pollUntil(acquire, {
+    timeoutMs: waitMs,
+    intervalMs: 200,
+    stopOn: () => true, // file system errors other than "it exists" end the wait
+    onTimeout: () =>
+      new Error(
         `${lock} is held by another provision attempt (${tailFile(lock, 200).trim()}) for ${Math.round(age / 1000)} s`,
-      );
-    await sleep(200);
-  }
+      ),
+  });
   try {
     return await fn();
   } finally {

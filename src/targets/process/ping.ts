@@ -3,7 +3,7 @@
  * waiting for a fresh server's `/ping`.
  */
 import * as http from 'node:http';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { pollUntil } from '../../lib/poll';
 import { isAlive } from './proc';
 import { describeLogTail } from './spawn';
 
@@ -50,26 +50,32 @@ export async function waitForPing(
   opts: { pid?: number; logFiles?: string[] } = {},
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  let lastError: string;
-  let delay = 50;
-  for (;;) {
-    try {
-      const r = await httpGet(`${url.replace(/\/$/, '')}/ping`, Math.max(100, Math.min(2000, deadline - Date.now())));
-      if (r.status === 200 && r.body.startsWith('Ok.')) return;
-      lastError = `HTTP ${r.status}: ${r.body.slice(0, 200)}`;
-    } catch (e) {
-      lastError = (e as Error).message;
-    }
-    const exited = opts.pid !== undefined && !isAlive(opts.pid);
-    if (exited || Date.now() >= deadline) {
-      const state =
-        opts.pid === undefined ? '' : exited ? ` (pid ${opts.pid} has exited)` : ` (pid ${opts.pid} still running)`;
-      const why = exited ? 'server process exited before answering' : `no answer within ${timeoutMs} ms`;
-      throw new Error(
-        `${url}/ping: ${why}${state}; last error: ${lastError}\n${describeLogTail(...(opts.logFiles ?? []))}`,
-      );
-    }
-    await sleep(delay);
-    delay = Math.min(delay * 2, 250);
-  }
+  let lastError = '';
+  const fail = (exited: boolean) => {
+    const state =
+      opts.pid === undefined ? '' : exited ? ` (pid ${opts.pid} has exited)` : ` (pid ${opts.pid} still running)`;
+    const why = exited ? 'server process exited before answering' : `no answer within ${timeoutMs} ms`;
+    return new Error(
+      `${url}/ping: ${why}${state}; last error: ${lastError}\n${describeLogTail(...(opts.logFiles ?? []))}`,
+    );
+  };
+  await pollUntil(
+    async () => {
+      try {
+        const r = await httpGet(`${url.replace(/\/$/, '')}/ping`, Math.max(100, Math.min(2000, deadline - Date.now())));
+        if (r.status === 200 && r.body.startsWith('Ok.')) return true;
+        lastError = `HTTP ${r.status}: ${r.body.slice(0, 200)}`;
+      } catch (e) {
+        lastError = (e as Error).message;
+      }
+      if (opts.pid !== undefined && !isAlive(opts.pid)) throw fail(true);
+      return false;
+    },
+    {
+      timeoutMs,
+      intervalMs: (n) => Math.min(50 * 2 ** (n - 1), 250),
+      stopOn: () => true, // the check catches its own errors: only "the process exited" gets here
+      onTimeout: () => fail(false),
+    },
+  );
 }

@@ -5,7 +5,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { pollUntil, PollTimeoutError } from '../../lib/poll';
 import { readLabel, readPidFile } from './cell-dir';
 
 /**
@@ -52,12 +52,12 @@ export function processMentions(pid: number, dataDir: string): boolean {
 
 /** Wait until `pid` is gone or `timeoutMs` passed. @returns whether it is gone */
 async function waitForExit(pid: number, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (isAlive(pid)) {
-    if (Date.now() >= deadline) return false;
-    await sleep(50);
+  try {
+    return await pollUntil(() => !isAlive(pid), { timeoutMs, intervalMs: 50, stopOn: () => true });
+  } catch (e) {
+    if (e instanceof PollTimeoutError) return false;
+    throw e;
   }
-  return true;
 }
 
 /**
