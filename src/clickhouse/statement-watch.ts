@@ -33,6 +33,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { FAILURE } from '../schema/failures';
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { TargetCapabilities, TargetHandle } from '../schema/target';
+import { pollWithin } from '../lib/poll';
 
 /** What the watcher needs to know about a target: where running statements are listed, whether one can be killed. */
 export type WatchedTargetCapabilities = Pick<TargetCapabilities, 'runningStatementsFrom' | 'canKillRunning'>;
@@ -529,27 +530,29 @@ export class StatementWatcher {
         kill = 'KILL QUERY sent';
         if (this.caps.canKillRunning) {
           // Wait (bounded, heartbeating) until the server no longer lists it.
-          const deadline = performance.now() + 30_000;
-          for (;;) {
-            const left = await (
-              await c.query({
-                query: `SELECT count() AS n FROM system.processes WHERE query_id = ${q}`,
-                format: 'JSONEachRow',
-                query_id: `chb-watch-${randomUUID()}`,
-                abort_signal: AbortSignal.timeout(this.readTimeoutMs()),
-              })
-            ).json<{ n: string }>();
-            if (Number(left[0]?.n ?? 0) === 0) {
-              kill = 'killed (KILL QUERY; no longer in system.processes)';
-              break;
-            }
-            if (performance.now() > deadline) {
-              kill = 'KILL QUERY sent, still in system.processes after 30 s';
-              break;
-            }
-            this.emit(this.details(`${this.labelLine()}: killing stuck statement ${st.queryId}`));
-            await new Promise((r) => setTimeout(r, 500));
-          }
+          // The watcher's own bounded wait, with its own heartbeats: a plain timer, as before (not the activity's sleep).
+          const gone = await pollWithin(
+            async () => {
+              const left = await (
+                await c.query({
+                  query: `SELECT count() AS n FROM system.processes WHERE query_id = ${q}`,
+                  format: 'JSONEachRow',
+                  query_id: `chb-watch-${randomUUID()}`,
+                  abort_signal: AbortSignal.timeout(this.readTimeoutMs()),
+                })
+              ).json<{ n: string }>();
+              return Number(left[0]?.n ?? 0) === 0;
+            },
+            {
+              timeoutMs: 30_000,
+              intervalMs: 500,
+              stopOn: () => true,
+              onTick: () => this.emit(this.details(`${this.labelLine()}: killing stuck statement ${st.queryId}`)),
+            },
+          );
+          kill = gone
+            ? 'killed (KILL QUERY; no longer in system.processes)'
+            : 'KILL QUERY sent, still in system.processes after 30 s';
         }
       } catch (e) {
         kill = `not killed: ${(e as Error).message.split('\n')[0].slice(0, 300)}`;

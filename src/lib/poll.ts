@@ -113,6 +113,25 @@ export async function pollUntil<T>(
 }
 
 /**
+ * {@link pollUntil} for a bounded wait the caller goes on from either way (e.g. "wait up to 5 s for
+ * the process to exit"): resolves `false` on timeout instead of throwing.
+ * @returns whether `check` said "done" within `timeoutMs`
+ * @throws like {@link pollUntil}, except on timeout
+ */
+export async function pollWithin(
+  check: (attempt: number) => unknown,
+  opts: Omit<PollOptions, 'onTimeout'> = {},
+): Promise<boolean> {
+  try {
+    await pollUntil(check, opts);
+    return true;
+  } catch (e) {
+    if (e instanceof PollTimeoutError) return false;
+    throw e;
+  }
+}
+
+/**
  * Resolve after `ms`, or reject with `signal.reason` as soon as `signal` aborts.
  * @throws the signal's reason when aborted
  */

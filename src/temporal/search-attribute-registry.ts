@@ -11,6 +11,7 @@
  */
 import { Connection } from '@temporalio/client';
 import { SEARCH_ATTRIBUTES } from '../schema/search-attributes';
+import { pollUntil } from '../lib/poll';
 
 /** Options of {@link waitForSearchAttributes}. */
 export interface WaitForSearchAttributesOptions {
@@ -64,28 +65,29 @@ export async function waitForSearchAttributes(
   o: WaitForSearchAttributesOptions = {},
 ): Promise<void> {
   const timeoutMs = o.timeoutMs ?? 30_000;
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    let c: Check;
-    try {
+  const at = o.address ? ` at ${o.address}` : '';
+  let c: Check = { missing: [] };
+  await pollUntil(
+    async () => {
       c = await checkOnce(conn, namespace, names);
-    } catch (e) {
-      c = { missing: [], refused: (e as Error).message?.split('\n')[0] ?? String(e) };
-      if (Date.now() >= deadline)
-        throw new Error(
-          `search attributes ${names.join(', ')} could not be checked on namespace ${namespace}${o.address ? ` at ${o.address}` : ''}: ${c.refused}`,
-          { cause: e },
-        );
-    }
-    if (!c.missing.length && !c.refused) return;
-    if (Date.now() >= deadline) {
-      const what = c.missing.length
-        ? `search attributes ${c.missing.join(', ')} are not registered on namespace ${namespace}`
-        : `search attributes ${names.join(', ')} are registered on namespace ${namespace} but a query using them is still refused (${c.refused})`;
-      throw new Error(`${what}${o.address ? ` at ${o.address}` : ''} after waiting ${timeoutMs} ms`);
-    }
-    await new Promise((r) => setTimeout(r, o.pollMs ?? 100));
-  }
+      return !c.missing.length && !c.refused;
+    },
+    {
+      timeoutMs,
+      intervalMs: o.pollMs ?? 100,
+      onTimeout: ({ lastError: e }) => {
+        if (e !== undefined)
+          return new Error(
+            `search attributes ${names.join(', ')} could not be checked on namespace ${namespace}${at}: ${(e as Error).message?.split('\n')[0] ?? String(e)}`,
+            { cause: e },
+          );
+        const what = c.missing.length
+          ? `search attributes ${c.missing.join(', ')} are not registered on namespace ${namespace}`
+          : `search attributes ${names.join(', ')} are registered on namespace ${namespace} but a query using them is still refused (${c.refused})`;
+        return new Error(`${what}${at} after waiting ${timeoutMs} ms`);
+      },
+    },
+  );
 }
 
 /**

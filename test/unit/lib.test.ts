@@ -10,7 +10,7 @@ import path from 'node:path';
 import { freePort, freePorts } from '../../src/lib/net';
 import { sqlIdent, sqlString, sqlValue } from '../../src/lib/sql';
 import { sanitizePathSegment, writeFileAtomic, writeJsonAtomic } from '../../src/lib/fs';
-import { abortableDelay, pollUntil, PollTimeoutError } from '../../src/lib/poll';
+import { abortableDelay, pollUntil, pollWithin, PollTimeoutError } from '../../src/lib/poll';
 import { settingsClause } from '../../src/clickhouse/settings';
 import { sqlString as clientSqlString } from '../../src/clickhouse/client';
 import { cellDir, runDir } from '../../src/results/store';
@@ -214,6 +214,26 @@ test('pollUntil: intervalMs as a function of the attempt; onTick before each wai
     'done',
   );
   assert.deepEqual(waits, [7, 7]);
+});
+
+test('pollWithin: true when the check holds in time, false on timeout, other errors propagate', async () => {
+  assert.equal(await pollWithin((n) => n === 2, { intervalMs: 1 }), true);
+  assert.equal(await pollWithin(() => false, { timeoutMs: 20, intervalMs: 5 }), false);
+  await assert.rejects(
+    pollWithin(
+      () => {
+        throw new Error('broken');
+      },
+      { stopOn: () => true },
+    ),
+    /broken/,
+  );
+  const ac = new AbortController();
+  ac.abort(new Error('cancelled'));
+  await assert.rejects(
+    pollWithin(() => false, { signal: ac.signal }),
+    /cancelled/,
+  );
 });
 
 test('config: defaults, validation with the variable named, log level and fault delay', () => {

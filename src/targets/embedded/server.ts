@@ -135,6 +135,7 @@ import type { Session } from 'chdb';
 import { parseServerError } from '../../schema/server-error';
 import { sqlIdent, sqlString } from '../../lib/sql';
 import { writeFileAtomic } from '../../lib/fs';
+import { pollWithin } from '../../lib/poll';
 
 /** chdb is loaded only when the server runs (importing this module for its helpers stays light). */
 function loadChdb(): typeof import('chdb') {
@@ -1057,11 +1058,12 @@ async function main(): Promise<void> {
             'Query was cancelled (KILL QUERY; the chbench embedded server stopped the stream between two chunks)',
           ),
         );
-        if (mode === 'SYNC') {
-          const deadline = Date.now() + 60_000;
-          while (engine.queue.find(target)?.entry === found.entry && Date.now() < deadline)
-            await new Promise((r) => setTimeout(r, 10));
-        }
+        if (mode === 'SYNC')
+          await pollWithin(() => engine.queue.find(target)?.entry !== found.entry, {
+            timeoutMs: 60_000,
+            intervalMs: 10,
+            stopOn: () => true,
+          });
       }
       rows.push({
         kill_status: mode === 'TEST' ? 'cant_cancel' : mode === 'SYNC' ? 'finished' : 'waiting',
@@ -1381,8 +1383,7 @@ async function main(): Promise<void> {
     );
     await engine.queue.idle();
     // Let the responses of the last statement go out (bounded).
-    const deadline = Date.now() + 5000;
-    while (inFlight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    await pollWithin(() => inFlight === 0, { timeoutMs: 5000, intervalMs: 20 });
     server.closeAllConnections();
     monitor.close();
     engine.close();

@@ -5,7 +5,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { pollUntil, PollTimeoutError } from '../../lib/poll';
+import { pollWithin } from '../../lib/poll';
 import { readLabel, readPidFile } from './cell-dir';
 
 /**
@@ -51,13 +51,8 @@ export function processMentions(pid: number, dataDir: string): boolean {
 }
 
 /** Wait until `pid` is gone or `timeoutMs` passed. @returns whether it is gone */
-async function waitForExit(pid: number, timeoutMs: number): Promise<boolean> {
-  try {
-    return await pollUntil(() => !isAlive(pid), { timeoutMs, intervalMs: 50, stopOn: () => true });
-  } catch (e) {
-    if (e instanceof PollTimeoutError) return false;
-    throw e;
-  }
+function waitForExit(pid: number, timeoutMs: number): Promise<boolean> {
+  return pollWithin(() => !isAlive(pid), { timeoutMs, intervalMs: 50, stopOn: () => true });
 }
 
 /**
