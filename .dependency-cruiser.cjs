@@ -1,8 +1,9 @@
 /**
  * Dependency rules of chbench's src/ (`npm run check:deps`, run in CI). The layers:
  *
- * - library dirs (schema, lib, clickhouse, measure, results, temporal) are reusable code: they never
+ * - library dirs (schema, lib, clickhouse, measure, results, temporal, cloud) are reusable code: they never
  *   import the things built on them (activities, workflows, targets, the worker/CLI/demo entry points);
+ * - cloud/ (AWS facts, CloudWatch windows and metrics, cost) uses only schema/, lib/, the AWS SDK and zod;
  * - schema/ is the pure results and spec schema: only itself, zod and @temporalio/common;
  * - workflow code runs in Temporal's deterministic sandbox: at run time it may only use schema/,
  *   workflows/ and the workflow SDK (`import type` from anywhere is fine, it is erased);
@@ -10,7 +11,7 @@
  *
  * @type {import('dependency-cruiser').IConfiguration}
  */
-const LIBRARY = '^src/(schema|lib|clickhouse|measure|results|temporal)/';
+const LIBRARY = '^src/(schema|lib|clickhouse|measure|results|temporal|cloud)/';
 const ABOVE_LIBRARY = '^src/(activities|workflows|targets)/|^src/(worker|cli|demo)\\.ts$';
 
 module.exports = {
@@ -22,6 +23,14 @@ module.exports = {
       severity: 'error',
       from: { path: LIBRARY },
       to: { path: ABOVE_LIBRARY },
+    },
+    {
+      name: 'cloud-imports-beyond-sdk',
+      comment:
+        'src/cloud is library code over the AWS SDK: it imports only src/cloud, src/schema, src/lib, @aws-sdk/* and zod (the Kubernetes and target code sits above it).',
+      severity: 'error',
+      from: { path: '^src/cloud/' },
+      to: { pathNot: '^(src/(cloud|schema|lib)/|node_modules/(@aws-sdk/[^/]+|zod)/)' },
     },
     {
       name: 'schema-not-pure',
