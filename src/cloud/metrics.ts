@@ -6,7 +6,15 @@
  * not needed and moto fails them). Windows are minute-aligned by chbench (moto does not round).
  */
 import { GetMetricDataCommand, type CloudWatchClient, type MetricDataQuery } from '@aws-sdk/client-cloudwatch';
-import type { InstanceEbsLimits } from './aws';
+import type { EC2Client } from '@aws-sdk/client-ec2';
+import {
+  describeInstance,
+  describeVolume,
+  instanceEbsLimits,
+  parseProviderId,
+  parseVolumeHandle,
+  type InstanceEbsLimits,
+} from './aws';
 import {
   maxPresent,
   meanPresent,
@@ -69,9 +77,40 @@ const BURST_BALANCE_TYPES = new Set(['gp2', 'st1', 'sc1']);
 /** The cell's resources and their limits. */
 export interface CloudResources {
   volume: { volumeId: string; type: string; iops: number | null; throughputMiBs: number | null };
-  instance: { instanceId: string; type: string };
+  /**
+   * `detailedMonitoring: false` (basic monitoring) means AWS/EC2 points every 5 minutes only: most
+   * minutes of a window then have no CPU data, and the evidence says why.
+   */
+  instance: { instanceId: string; type: string; detailedMonitoring?: boolean };
   /** The instance type's EBS limits, or null when unknown. */
   instanceLimits: InstanceEbsLimits | null;
+  /** Where `instanceLimits` came from (DescribeInstanceTypes or chbench's table). */
+  instanceLimitsSource?: string;
+}
+
+/**
+ * The cell's EC2 instance and EBS volume, from what Kubernetes knows: the node's `spec.providerID`
+ * and the PV's `spec.csi.volumeHandle` (`DescribeInstances`, `DescribeVolumes`,
+ * `DescribeInstanceTypes`).
+ * @throws Error when an id does not parse or AWS does not return the object
+ */
+export async function resolveCloudResources(
+  ec2: EC2Client,
+  providerID: string,
+  volumeHandle: string,
+): Promise<CloudResources & { zone: string; sizeGiB: number }> {
+  const { instanceId } = parseProviderId(providerID);
+  const { volumeId } = parseVolumeHandle(volumeHandle);
+  const [inst, vol] = await Promise.all([describeInstance(ec2, instanceId), describeVolume(ec2, volumeId)]);
+  const lim = await instanceEbsLimits(ec2, inst.type);
+  return {
+    volume: { volumeId, type: vol.type, iops: vol.iops, throughputMiBs: vol.throughputMiBs },
+    instance: { instanceId, type: inst.type, detailedMonitoring: inst.detailedMonitoring },
+    instanceLimits: lim?.limits ?? null,
+    ...(lim ? { instanceLimitsSource: lim.source } : {}),
+    zone: inst.zone,
+    sizeGiB: vol.sizeGiB,
+  };
 }
 
 /** Figures of one attributable step window; every figure is null when CloudWatch had no data for it. */
@@ -229,7 +268,13 @@ export function labelBottleneck(
     }
   }
   if (tput === null && iops === null) parts.push('disk: no data');
-  parts.push(f.cpuPct === null ? 'CPU: no data' : `CPU ${Math.round(f.cpuPct)} %`);
+  parts.push(
+    f.cpuPct !== null
+      ? `CPU ${Math.round(f.cpuPct)} %`
+      : res.instance.detailedMonitoring === false
+        ? 'CPU: no data (basic monitoring: AWS/EC2 points every 5 min only)'
+        : 'CPU: no data',
+  );
 
   const evidence = parts.join('; ');
   const diskBound = diskSpent || (diskShare !== null && diskShare >= t.diskUtilisation);

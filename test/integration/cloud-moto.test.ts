@@ -18,7 +18,12 @@ import {
   parseProviderId,
   parseVolumeHandle,
 } from '../../src/cloud/aws';
-import { collectStepMetrics, type CloudResources, type StepCloudResult } from '../../src/cloud/metrics';
+import {
+  collectStepMetrics,
+  resolveCloudResources,
+  type CloudResources,
+  type StepCloudResult,
+} from '../../src/cloud/metrics';
 import { startMoto, type Moto } from '../helpers/moto';
 
 const MIB = 1048576;
@@ -86,6 +91,15 @@ test('DescribeVolumes / DescribeInstances / DescribeInstanceTypes through the id
   assert.deepEqual(lim, {
     limits: INSTANCE_EBS_LIMITS['m5.xlarge'],
     source: 'EC2 DescribeInstanceTypes EbsOptimizedInfo',
+  });
+  // The same, in one call from the node's providerID and the PV's CSI volumeHandle.
+  assert.deepEqual(await resolveCloudResources(moto.ec2, `aws:///us-east-1a/${instanceId}`, volumeId), {
+    volume: { volumeId, type: 'gp3', iops: 3000, throughputMiBs: 125 },
+    instance: { instanceId, type: 'm5.xlarge', detailedMonitoring: false },
+    instanceLimits: INSTANCE_EBS_LIMITS['m5.xlarge'],
+    instanceLimitsSource: 'EC2 DescribeInstanceTypes EbsOptimizedInfo',
+    zone: 'us-east-1a',
+    sizeGiB: 100,
   });
   await assert.rejects(describeVolume(moto.ec2, 'vol-0000000000000000f'), /InvalidVolume|not returned|does not exist/);
 });

@@ -88,6 +88,11 @@ test('unknown: a side without data is never read as zero', () => {
   assert.match(noCpu.evidence, /CPU: no data$/);
   const nothing = labelBottleneck(figures({}), RES);
   assert.deepEqual(nothing, { label: 'unknown', evidence: 'disk: no data; CPU: no data' });
+  const basic = labelBottleneck(figures({ readMiBs: 40, writeMiBs: 0, readIops: 300, writeIops: 0 }), {
+    ...RES,
+    instance: { ...RES.instance, detailedMonitoring: false },
+  });
+  assert.match(basic.evidence, /CPU: no data \(basic monitoring: AWS\/EC2 points every 5 min only\)$/);
   // But a side over its threshold is enough on its own.
   assert.equal(labelBottleneck(figures({ cpuPct: 95 }), RES).label, 'cpu-bound');
 });
