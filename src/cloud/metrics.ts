@@ -194,7 +194,7 @@ const pct = (x: number) => `${Math.round(x * 100)} %`;
  *
  * Disk: achieved throughput (read + write MiB/s) and IOPS against the lowest applicable limit — the
  * volume's provisioned figure, and the instance's EBS limit (its burst maximum while the instance's
- * balance lasts, else its baseline); reaching `diskUtilisation` of it, or a spent burst balance, is
+ * balance — EBSByteBalance% / EBSIOBalance% — is above `balancePct`, else, or when the balance is unknown, its baseline); reaching `diskUtilisation` of it, or a spent burst balance, is
  * disk-bound. CPU: mean CPUUtilization at or above `cpuPct` is CPU-bound. Both: the larger share
  * wins and the evidence names both. `neither` needs both sides measured; a side without data makes
  * the step `unknown` unless the other side alone is over its threshold.
