@@ -357,7 +357,7 @@ async function trialKillWorker(ctx: Ctx): Promise<TrialOutcome> {
   return {
     name: 'kill-worker',
     survived: check.problems.length === 0,
-    detail: `${runs} run(s), ${kills} SIGKILLs, rows and uncompressed bytes equal to an undisturbed run, compressed within ${(maxDiff * 100).toFixed(2)} %, steps hit: ${[...covered].length}/${STEP_KINDS.length}${missing.length ? ` (missed ${missing.join(', ')})` : ''}`,
+    detail: `${runs} run(s), ${kills} SIGKILLs, rows and uncompressed bytes equal to an undisturbed run, compressed within ${(maxDiff * 100).toFixed(2)} %, steps hit: ${STEP_KINDS.filter((k) => covered.has(k)).length}/${STEP_KINDS.length}${missing.length ? ` (missed ${missing.join(', ')})` : ''}`,
     kills,
     check,
   };
