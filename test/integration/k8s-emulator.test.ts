@@ -1,0 +1,347 @@
+/**
+ * The Kubernetes API emulator (test/k8s/emulator.ts) and its simulated control plane
+ * (test/k8s/cluster.ts), proven against real clients: `@kubernetes/client-node` 1.4.0 and `kubectl`
+ * (Debian's kubernetes-client, `--validate=false`). Every test starts and stops its own emulator on
+ * a free loopback port.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import * as YAML from 'yaml';
+import * as k8s from '@kubernetes/client-node';
+import { REPO_ROOT } from '../../src/config';
+import { loadManifests, type KubeObject } from '../../src/targets/kubernetes/manifests';
+import { KubeEmulator, type KObj } from '../k8s/emulator';
+
+const KUBECTL = '/usr/bin/kubectl';
+const NS = 'bench-database';
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+interface Env {
+  emu: KubeEmulator;
+  dir: string;
+  kubeconfigPath: string;
+  kc: k8s.KubeConfig;
+  core: k8s.CoreV1Api;
+  storage: k8s.StorageV1Api;
+  kubectl: (...args: string[]) => Promise<{ code: number; stdout: string; stderr: string }>;
+  close: () => Promise<void>;
+}
+
+/** Starts an emulator, writes its kubeconfig, and builds both clients against it. */
+async function startEnv(emu = new KubeEmulator({ bookmarkMs: 200 })): Promise<Env> {
+  await emu.start();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'k8s-emu-'));
+  const kubeconfigPath = path.join(dir, 'kubeconfig');
+  fs.writeFileSync(kubeconfigPath, emu.kubeconfig());
+  const kc = new k8s.KubeConfig();
+  kc.loadFromFile(kubeconfigPath);
+  const kubectl = (...args: string[]) =>
+    new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+      execFile(
+        KUBECTL,
+        ['--kubeconfig', kubeconfigPath, ...args],
+        { timeout: 60_000, env: { ...process.env, HOME: dir, KUBECACHEDIR: path.join(dir, 'cache') } },
+        (err, stdout, stderr) => {
+          const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
+          resolve({ code, stdout, stderr });
+        },
+      );
+    });
+  return {
+    emu,
+    dir,
+    kubeconfigPath,
+    kc,
+    core: kc.makeApiClient(k8s.CoreV1Api),
+    storage: kc.makeApiClient(k8s.StorageV1Api),
+    kubectl,
+    close: async () => {
+      await emu.stop();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The repo's manifests rendered as manifests.ts defines them (placeholders substituted on the parsed YAML). */
+async function manifests(overrides: Record<string, string> = {}): Promise<KubeObject[]> {
+  return loadManifests(path.join(REPO_ROOT, 'manifests'), {
+    version: '26.7',
+    runId: 'run-emu-1',
+    cellKey: 'v26.7-lz4',
+    ...overrides,
+  });
+}
+
+function writeManifests(dir: string, objs: KubeObject[]): string {
+  const out = path.join(dir, 'manifests');
+  fs.mkdirSync(out, { recursive: true });
+  objs.forEach((o, i) => fs.writeFileSync(path.join(out, `${i}-${o.kind.toLowerCase()}.yaml`), YAML.stringify(o)));
+  return out;
+}
+
+/** The ApiException a client-node call threw: its HTTP code and parsed Status body. */
+async function apiError(p: Promise<unknown>): Promise<{ code: number; status: Record<string, unknown> }> {
+  try {
+    await p;
+  } catch (e) {
+    assert.ok(e instanceof k8s.ApiException, `expected ApiException, got ${String(e)}`);
+    const body =
+      typeof e.body === 'string'
+        ? (JSON.parse(e.body) as Record<string, unknown>)
+        : (e.body as Record<string, unknown>);
+    return { code: e.code, status: body };
+  }
+  assert.fail('expected the call to fail');
+}
+
+async function waitFor<T>(
+  what: string,
+  fn: () => T | undefined | Promise<T | undefined>,
+  timeoutMs = 15_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v !== undefined && v !== false) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(25);
+  }
+}
+
+interface WatchEvent {
+  type: string;
+  object: KObj;
+}
+
+/** A client-node Watch collecting its events. */
+async function watch(kc: k8s.KubeConfig, p: string, query: Record<string, string | number | boolean>) {
+  const events: WatchEvent[] = [];
+  let done: unknown = 'open';
+  const controller = await new k8s.Watch(kc).watch(
+    p,
+    query,
+    (type, object) => events.push({ type, object: object as KObj }),
+    (err) => (done = err ?? null),
+  );
+  return { events, done: () => done, abort: () => controller.abort() };
+}
+
+describe('k8s emulator: API verbs with real clients', () => {
+  let env: Env;
+  before(async () => (env = await startEnv()));
+  after(async () => env.close());
+
+  it('kubectl applies the repo manifests, gets, re-applies, refuses a second create, deletes', async () => {
+    const objs = await manifests();
+    const dir = writeManifests(env.dir, objs);
+    const first = await env.kubectl('apply', '--validate=false', '-f', dir);
+    assert.equal(first.code, 0, first.stderr);
+    for (const what of [
+      `namespace/${NS}`,
+      'storageclass.storage.k8s.io/bench-clickhouse-gp3',
+      'persistentvolumeclaim/clickhouse-data',
+      'pod/clickhouse',
+    ])
+      assert.match(first.stdout, new RegExp(`${what.replace(/[./]/g, '\\$&')} created`), first.stdout);
+
+    const second = await env.kubectl('apply', '--validate=false', '-f', dir);
+    assert.equal(second.code, 0, second.stderr);
+    assert.match(second.stdout, /pod\/clickhouse (unchanged|configured)/);
+
+    const got = await env.kubectl('get', 'pods', '-n', NS, '-o', 'json');
+    assert.equal(got.code, 0, got.stderr);
+    const list = JSON.parse(got.stdout) as { items: KObj[] };
+    assert.deepEqual(
+      list.items.map((p) => p.metadata.name),
+      ['clickhouse'],
+    );
+    assert.equal(list.items[0].metadata.labels?.['chbench.io/cell'], 'v26.7-lz4');
+    assert.equal(list.items[0].status.phase, 'Pending');
+
+    const sel = await env.kubectl('get', 'pvc', '-n', NS, '-l', 'chbench.io/run-id=run-emu-1', '-o', 'name');
+    assert.equal(sel.stdout.trim(), 'persistentvolumeclaim/clickhouse-data');
+
+    const again = await env.kubectl('create', '--validate=false', '-f', path.join(dir, '3-pod.yaml'));
+    assert.notEqual(again.code, 0);
+    assert.match(again.stderr, /AlreadyExists.*pods "clickhouse" already exists|pods "clickhouse" already exists/);
+
+    const del = await env.kubectl('delete', '-n', NS, 'pod', 'clickhouse', '--timeout=20s');
+    assert.equal(del.code, 0, del.stderr);
+    assert.match(del.stdout, /pod "clickhouse" deleted/);
+    const delPvc = await env.kubectl('delete', '-n', NS, 'pvc', 'clickhouse-data', '--timeout=20s');
+    assert.equal(delPvc.code, 0, delPvc.stderr);
+
+    const missing = await env.kubectl('delete', '-n', NS, 'pod', 'clickhouse');
+    assert.notEqual(missing.code, 0);
+    assert.match(missing.stderr, /pods "clickhouse" not found/);
+  });
+
+  it('client-node: create 409 with a Status body, delete 404, merge and JSON patch, stale replace 409, selectors', async () => {
+    const [nsObj, sc, pvc] = await manifests({ runId: 'run-emu-2' });
+    await apiError(env.core.readNamespace({ name: 'nope' })).then((e) => assert.equal(e.code, 404));
+    await env.core.createNamespace({ body: nsObj as k8s.V1Namespace }).catch(() => undefined); // may exist from the kubectl test
+    await env.storage.createStorageClass({ body: sc as unknown as k8s.V1StorageClass }).catch(() => undefined);
+    const created = await env.core.createNamespacedPersistentVolumeClaim({
+      namespace: NS,
+      body: pvc as k8s.V1PersistentVolumeClaim,
+    });
+    assert.ok(created.metadata?.uid && created.metadata.resourceVersion && created.metadata.creationTimestamp);
+    assert.equal(created.status?.phase, 'Pending');
+
+    const dup = await apiError(
+      env.core.createNamespacedPersistentVolumeClaim({ namespace: NS, body: pvc as k8s.V1PersistentVolumeClaim }),
+    );
+    assert.equal(dup.code, 409);
+    assert.equal(dup.status.kind, 'Status');
+    assert.equal(dup.status.reason, 'AlreadyExists');
+    assert.equal(dup.status.message, 'persistentvolumeclaims "clickhouse-data" already exists');
+
+    const gone = await apiError(env.core.deleteNamespacedPod({ name: 'missing', namespace: NS }));
+    assert.equal(gone.code, 404);
+    assert.equal(gone.status.reason, 'NotFound');
+    assert.equal(gone.status.message, 'pods "missing" not found');
+
+    const merged = await env.core.patchNamespacedPersistentVolumeClaim(
+      { name: 'clickhouse-data', namespace: NS, body: { metadata: { labels: { extra: 'yes' } } } },
+      k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+    );
+    assert.equal(merged.metadata?.labels?.extra, 'yes');
+    assert.equal(merged.metadata?.labels?.['chbench.io/run-id'], 'run-emu-2');
+    assert.ok(Number(merged.metadata?.resourceVersion) > Number(created.metadata?.resourceVersion));
+
+    const jp = await env.core.patchNamespacedPersistentVolumeClaim({
+      name: 'clickhouse-data',
+      namespace: NS,
+      body: [{ op: 'add', path: '/metadata/annotations', value: { note: 'json-patch' } }],
+    });
+    assert.equal(jp.metadata?.annotations?.note, 'json-patch');
+    assert.equal(jp.metadata?.labels?.extra, 'yes');
+
+    const stale = await apiError(
+      env.core.replaceNamespacedPersistentVolumeClaim({ name: 'clickhouse-data', namespace: NS, body: created }),
+    );
+    assert.equal(stale.code, 409);
+    assert.equal(stale.status.reason, 'Conflict');
+
+    const byLabel = await env.core.listNamespacedPersistentVolumeClaim({
+      namespace: NS,
+      labelSelector: 'extra=yes,chbench.io/run-id in (run-emu-2)',
+    });
+    assert.deepEqual(
+      byLabel.items.map((i) => i.metadata?.name),
+      ['clickhouse-data'],
+    );
+    const none = await env.core.listNamespacedPersistentVolumeClaim({ namespace: NS, labelSelector: 'extra!=yes' });
+    assert.equal(none.items.length, 0);
+    const byField = await env.core.listPersistentVolumeClaimForAllNamespaces({
+      fieldSelector: 'metadata.name=clickhouse-data,status.phase=Pending',
+    });
+    assert.equal(byField.items.length, 1);
+
+    await env.core.deleteNamespacedPersistentVolumeClaim({ name: 'clickhouse-data', namespace: NS });
+    await waitFor(
+      'pvc gone',
+      async () => (await env.core.listNamespacedPersistentVolumeClaim({ namespace: NS })).items.length === 0,
+    );
+  });
+
+  it('client-node Watch: ADDED/MODIFIED/DELETED in order, resume from a resourceVersion, 410 Expired', async () => {
+    const base = await env.core.listNamespacedPod({ namespace: 'default' });
+    const rv0 = base.metadata!.resourceVersion!;
+    const w = await watch(env.kc, '/api/v1/namespaces/default/pods', { resourceVersion: rv0 });
+    const body = {
+      metadata: { name: 'w1', labels: { app: 'w' } },
+      spec: { containers: [{ name: 'c', image: 'busybox' }] },
+    };
+    await env.core.createNamespacedPod({ namespace: 'default', body });
+    const mid = await env.core.patchNamespacedPod(
+      { name: 'w1', namespace: 'default', body: { metadata: { labels: { step: '2' } } } },
+      k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+    );
+    await env.core.deleteNamespacedPod({ name: 'w1', namespace: 'default' });
+    await waitFor('3 events', () => w.events.length >= 3);
+    assert.deepEqual(
+      w.events.map((e) => e.type),
+      ['ADDED', 'MODIFIED', 'DELETED'],
+    );
+    assert.equal(w.events[1].object.metadata.labels?.step, '2');
+    w.abort();
+
+    // Resume after the MODIFIED: only the DELETED is replayed.
+    const resumed = await watch(env.kc, '/api/v1/namespaces/default/pods', {
+      resourceVersion: mid.metadata!.resourceVersion!,
+    });
+    await waitFor('replay', () => resumed.events.length >= 1);
+    await sleep(100);
+    assert.deepEqual(
+      resumed.events.map((e) => `${e.type} ${e.object.metadata.name}`),
+      ['DELETED w1'],
+    );
+    resumed.abort();
+
+    env.emu.compact();
+    const expired = await watch(env.kc, '/api/v1/namespaces/default/pods', { resourceVersion: rv0 });
+    await waitFor('ERROR event', () => expired.events.length >= 1);
+    assert.equal(expired.events[0].type, 'ERROR');
+    const st = expired.events[0].object as unknown as { code: number; reason: string };
+    assert.equal(st.code, 410);
+    assert.equal(st.reason, 'Expired');
+    await waitFor('server closes the expired watch', () => expired.done() !== 'open');
+  });
+
+  it('kubectl get --watch, timeoutSeconds and bookmarks; fault injection: 500/429, dropped and silent watches', async () => {
+    // timeoutSeconds: the server ends the watch.
+    const t = await watch(env.kc, '/api/v1/namespaces/default/pods', { timeoutSeconds: 1, allowWatchBookmarks: true });
+    await waitFor('watch timed out', () => t.done() !== 'open', 5000);
+    assert.equal(t.done(), null);
+    assert.ok(
+      t.events.some((e) => e.type === 'BOOKMARK'),
+      'a bookmark within a second',
+    );
+
+    env.emu.failNext('list', 1, 500);
+    const e500 = await apiError(env.core.listNamespacedPod({ namespace: 'default' }));
+    assert.equal(e500.code, 500);
+    assert.equal(e500.status.reason, 'InternalError');
+    env.emu.failNext('create', 1, 429);
+    const e429 = await apiError(
+      env.core.createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name: 'cm1' } } }),
+    );
+    assert.equal(e429.code, 429);
+    await env.core.createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name: 'cm1' } } });
+
+    const dropped = await watch(env.kc, '/api/v1/namespaces/default/configmaps', {});
+    await waitFor('initial ADDED', () => dropped.events.length >= 1);
+    assert.equal(env.emu.dropWatches('configmaps'), 1);
+    await waitFor('client sees the drop', () => dropped.done() !== 'open');
+
+    env.emu.silenceWatches('configmaps');
+    const silent = await watch(env.kc, '/api/v1/namespaces/default/configmaps', {
+      timeoutSeconds: 1,
+      allowWatchBookmarks: true,
+    });
+    await env.core.createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name: 'cm2' } } });
+    await env.core.deleteNamespacedConfigMap({ name: 'cm1', namespace: 'default' });
+    await sleep(1500);
+    assert.deepEqual(
+      silent.events,
+      [],
+      'a silent watch delivers nothing, not even ADDED for existing objects or bookmarks',
+    );
+    assert.equal(silent.done(), 'open', 'and it does not end at its timeout: the connection just hangs');
+    env.emu.unsilenceWatches();
+    silent.abort();
+
+    // kubectl's own watch machinery (list, then watch from the list's resourceVersion).
+    const kw = env.kubectl('get', 'configmaps', '-n', 'default', '--watch', '-o', 'name', '--request-timeout=3s');
+    await sleep(800);
+    await env.core.createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name: 'cm3' } } });
+    const out = await kw;
+    assert.match(out.stdout, /configmap\/cm2/);
+    assert.match(out.stdout, /configmap\/cm3/);
+  });
+});
