@@ -15,6 +15,8 @@ import * as k8s from '@kubernetes/client-node';
 import { REPO_ROOT } from '../../src/config';
 import { loadManifests, type KubeObject } from '../../src/targets/kubernetes/manifests';
 import { KubeEmulator, type KObj } from '../k8s/emulator';
+import { SimCluster, type ClusterOptions } from '../k8s/cluster';
+import { httpGet } from '../../src/targets/process';
 
 const KUBECTL = '/usr/bin/kubectl';
 const NS = 'bench-database';
@@ -32,8 +34,9 @@ interface Env {
 }
 
 /** Starts an emulator, writes its kubeconfig, and builds both clients against it. */
-async function startEnv(emu = new KubeEmulator({ bookmarkMs: 200 })): Promise<Env> {
-  await emu.start();
+async function startEnv(emu = new KubeEmulator({ bookmarkMs: 200 }), cluster?: SimCluster): Promise<Env> {
+  if (cluster) await cluster.start();
+  else await emu.start();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'k8s-emu-'));
   const kubeconfigPath = path.join(dir, 'kubeconfig');
   fs.writeFileSync(kubeconfigPath, emu.kubeconfig());
@@ -60,7 +63,7 @@ async function startEnv(emu = new KubeEmulator({ bookmarkMs: 200 })): Promise<En
     storage: kc.makeApiClient(k8s.StorageV1Api),
     kubectl,
     close: async () => {
-      await emu.stop();
+      await (cluster ? cluster.stop() : emu.stop());
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };
@@ -343,5 +346,246 @@ describe('k8s emulator: API verbs with real clients', () => {
     const out = await kw;
     assert.match(out.stdout, /configmap\/cm2/);
     assert.match(out.stdout, /configmap\/cm3/);
+  });
+});
+
+const TWO_NODES: ClusterOptions['nodes'] = [
+  { name: 'node-a', zone: 'us-east-1a', instanceType: 'm5.large', cpu: '1930m', memory: '7Gi' },
+  { name: 'node-b', zone: 'us-east-1b', instanceType: 'm5.xlarge' },
+];
+
+async function startCluster(opts: ClusterOptions = {}): Promise<Env & { cluster: SimCluster }> {
+  const cluster = new SimCluster({ nodes: TWO_NODES, ...opts });
+  return { ...(await startEnv(cluster.emu, cluster)), cluster };
+}
+
+/** Creates the objects with client-node's generic KubernetesObjectApi (discovery included). */
+async function createAll(env: Env, objs: KubeObject[]): Promise<void> {
+  const api = k8s.KubernetesObjectApi.makeApiClient(env.kc);
+  for (const o of objs) await api.create(o as unknown as k8s.KubernetesObject);
+}
+
+async function podEvents(env: Env, name: string, reason?: string): Promise<k8s.CoreV1Event[]> {
+  const fieldSelector = `involvedObject.name=${name},involvedObject.kind=Pod${reason ? `,reason=${reason}` : ''}`;
+  return (await env.core.listNamespacedEvent({ namespace: NS, fieldSelector })).items;
+}
+
+const isReady = (p: k8s.V1Pod) => p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
+const readPod = (env: Env, name = 'clickhouse') => env.core.readNamespacedPod({ name, namespace: NS });
+const ping = (ip: string) =>
+  httpGet(`http://${ip}:8123/ping`, 1000).then(
+    (r) => r.body,
+    () => 'unreachable',
+  );
+
+describe('k8s emulator: simulated scheduler, volumes and kubelet', () => {
+  it('a pod with a WaitForFirstConsumer PVC gets a PV in its node zone and becomes Ready on 127.0.0.N', async () => {
+    const env = await startCluster();
+    try {
+      const [nsObj, sc, pvc, pod] = await manifests();
+      await createAll(env, [nsObj, sc, pvc]);
+      const waiting = await waitFor('WaitForFirstConsumer event', async () => {
+        const evs = (
+          await env.core.listNamespacedEvent({ namespace: NS, fieldSelector: 'involvedObject.name=clickhouse-data' })
+        ).items;
+        return evs.find((e) => e.reason === 'WaitForFirstConsumer');
+      });
+      assert.equal(waiting.message, 'waiting for first consumer to be created before binding');
+      assert.equal(
+        (await env.core.readNamespacedPersistentVolumeClaim({ name: 'clickhouse-data', namespace: NS })).status?.phase,
+        'Pending',
+      );
+      assert.equal(env.cluster.volumes.created.length, 0);
+
+      const w = await watch(env.kc, `/api/v1/namespaces/${NS}/pods`, {});
+      await createAll(env, [pod]);
+      const ready = await waitFor('pod Ready', async () => {
+        const p = await readPod(env);
+        return isReady(p) ? p : undefined;
+      });
+      // The selector asks for m5.xlarge: node-b, zone us-east-1b.
+      assert.equal(ready.spec?.nodeName, 'node-b');
+      assert.equal(ready.status?.phase, 'Running');
+      const ip = ready.status!.podIP!;
+      assert.match(ip, /^127\.0\.\d+\.\d+$/);
+      assert.notEqual(ip, '127.0.0.1');
+      assert.equal(await ping(ip), 'Ok.\n');
+      const version = await httpGet(`http://${ip}:8123/?query=${encodeURIComponent('SELECT version()')}`, 1000);
+      assert.equal(version.body, '26.7\n');
+      const log = await env.core.readNamespacedPodLog({ name: 'clickhouse', namespace: NS });
+      assert.match(log, new RegExp(`listening on http://${ip.replace(/\./g, '\\.')}:8123`));
+
+      const claim = await env.core.readNamespacedPersistentVolumeClaim({ name: 'clickhouse-data', namespace: NS });
+      assert.equal(claim.status?.phase, 'Bound');
+      assert.equal(claim.metadata?.annotations?.['volume.kubernetes.io/selected-node'], 'node-b');
+      const pv = await env.core.readPersistentVolume({ name: claim.spec!.volumeName! });
+      assert.equal(pv.spec?.csi?.driver, 'ebs.csi.aws.com');
+      assert.match(pv.spec!.csi!.volumeHandle, /^vol-[0-9a-f]{17}$/);
+      assert.deepEqual(
+        JSON.parse(JSON.stringify(pv.spec?.nodeAffinity?.required?.nodeSelectorTerms[0].matchExpressions)),
+        [{ key: 'topology.kubernetes.io/zone', operator: 'In', values: ['us-east-1b'] }],
+      );
+      assert.equal(pv.spec?.persistentVolumeReclaimPolicy, 'Delete');
+      assert.equal(pv.spec?.claimRef?.uid, claim.metadata?.uid);
+      assert.deepEqual(
+        env.cluster.volumes.created.map((v) => [v.zone, v.sizeBytes, v.parameters.type]),
+        [['us-east-1b', 100 * 2 ** 30, 'gp3']],
+      );
+      const node = await env.core.readNode({ name: 'node-b' });
+      assert.match(node.spec!.providerID!, /^aws:\/\/\/us-east-1b\/i-[0-9a-f]{17}$/);
+
+      const got = await env.kubectl('get', 'pods', '-n', NS, '-o', 'json');
+      const items = (JSON.parse(got.stdout) as { items: k8s.V1Pod[] }).items;
+      assert.ok(isReady(items[0]), 'kubectl sees the pod Ready');
+      const reasons = (await podEvents(env, 'clickhouse')).map((e) => e.reason);
+      for (const r of ['Scheduled', 'Pulled', 'Created', 'Started'])
+        assert.ok(reasons.includes(r), `event ${r} in ${reasons}`);
+
+      const del = await env.kubectl('delete', '-n', NS, 'pod', 'clickhouse', '--timeout=20s');
+      assert.equal(del.code, 0, del.stderr);
+      assert.equal(await ping(ip), 'unreachable', "a deleted pod's process is stopped");
+      await waitFor('DELETED event', () => w.events.at(-1)?.type === 'DELETED');
+      w.abort();
+      const types = w.events.map((e) => e.type);
+      assert.equal(types[0], 'ADDED');
+      assert.ok(types.slice(1, -1).every((t) => t === 'MODIFIED'));
+      assert.ok(
+        w.events.some((e) =>
+          e.object.status?.conditions?.some(
+            (c: { type: string; status: string }) => c.type === 'Ready' && c.status === 'True',
+          ),
+        ),
+        'the watch saw the pod become Ready',
+      );
+      const terminating = w.events.find((e) => e.object.metadata.deletionTimestamp);
+      assert.ok(terminating, 'the watch saw the Terminating pod (deletionTimestamp) before DELETED');
+
+      await env.core.deleteNamespacedPersistentVolumeClaim({ name: 'clickhouse-data', namespace: NS });
+      await waitFor(
+        'PV deleted (reclaimPolicy Delete)',
+        async () => (await env.core.listPersistentVolume()).items.length === 0,
+      );
+      assert.deepEqual(env.cluster.volumes.deleted, [pv.spec!.csi!.volumeHandle]);
+    } finally {
+      await env.close();
+    }
+  });
+
+  it('unknown image: ErrImagePull, then ImagePullBackOff with the Failed event text', async () => {
+    const env = await startCluster();
+    try {
+      await createAll(env, await manifests({ version: '99.9' }));
+      const pod = await waitFor('ImagePullBackOff', async () => {
+        const p = await readPod(env);
+        return p.status?.containerStatuses?.[0]?.state?.waiting?.reason === 'ImagePullBackOff' ? p : undefined;
+      });
+      assert.equal(pod.status?.phase, 'Pending');
+      assert.equal(
+        pod.status?.containerStatuses?.[0].state?.waiting?.message,
+        'Back-off pulling image "clickhouse/clickhouse-server:99.9"',
+      );
+      const failed = (await podEvents(env, 'clickhouse', 'Failed')).map((e) => e.message ?? '');
+      assert.ok(
+        failed.some(
+          (m) => m.startsWith('Failed to pull image "clickhouse/clickhouse-server:99.9": ') && m.endsWith('not found'),
+        ),
+        failed.join('\n'),
+      );
+      assert.ok(failed.includes('Error: ImagePullBackOff'));
+    } finally {
+      await env.close();
+    }
+  });
+
+  it('unmatched node selector or too large requests: FailedScheduling, PodScheduled=False Unschedulable; a PVC without its class says why', async () => {
+    const env = await startCluster();
+    try {
+      await createAll(env, await manifests({ instanceType: 'm7i.48xlarge' }));
+      const msg = "0/2 nodes are available: 2 node(s) didn't match Pod's node affinity/selector.";
+      const ev = await waitFor(
+        'FailedScheduling',
+        async () => (await podEvents(env, 'clickhouse', 'FailedScheduling'))[0],
+      );
+      assert.equal(ev.type, 'Warning');
+      assert.ok(ev.message?.startsWith(msg), ev.message);
+      const cond = (await readPod(env)).status?.conditions?.find((c) => c.type === 'PodScheduled');
+      assert.equal(cond?.status, 'False');
+      assert.equal(cond?.reason, 'Unschedulable');
+      assert.equal(env.cluster.volumes.created.length, 0, 'WaitForFirstConsumer: no volume for an unscheduled pod');
+
+      const big = {
+        metadata: { name: 'big' },
+        spec: { containers: [{ name: 'c', image: 'busybox', resources: { requests: { cpu: '8' } } }] },
+      };
+      await env.core.createNamespacedPod({ namespace: NS, body: big });
+      const bigEv = await waitFor(
+        'FailedScheduling (cpu)',
+        async () => (await podEvents(env, 'big', 'FailedScheduling'))[0],
+      );
+      assert.ok(bigEv.message?.startsWith('0/2 nodes are available: 2 Insufficient cpu.'), bigEv.message);
+
+      const orphan = {
+        metadata: { name: 'orphan' },
+        spec: { accessModes: ['ReadWriteOnce'], storageClassName: 'nope', resources: { requests: { storage: '1Gi' } } },
+      };
+      await env.core.createNamespacedPersistentVolumeClaim({ namespace: NS, body: orphan });
+      const pf = await waitFor('ProvisioningFailed', async () => {
+        const evs = (await env.core.listNamespacedEvent({ namespace: NS, fieldSelector: 'involvedObject.name=orphan' }))
+          .items;
+        return evs.find((e) => e.reason === 'ProvisioningFailed');
+      });
+      assert.equal(pf.message, 'storageclass.storage.k8s.io "nope" not found');
+    } finally {
+      await env.close();
+    }
+  });
+
+  it('OOM kill restarts the container (lastState OOMKilled); eviction fails the pod (Evicted) and stops it', async () => {
+    const env = await startCluster();
+    try {
+      await createAll(env, await manifests());
+      const first = await waitFor('Ready', async () => ((p) => (isReady(p) ? p : undefined))(await readPod(env)));
+      const ip = first.status!.podIP!;
+      await env.cluster.oomKill(NS, 'clickhouse');
+      const restarted = await waitFor('restarted and Ready', async () => {
+        const p = await readPod(env);
+        return p.status?.containerStatuses?.[0].restartCount === 1 && isReady(p) ? p : undefined;
+      });
+      const cs = restarted.status!.containerStatuses![0];
+      assert.equal(cs.lastState?.terminated?.reason, 'OOMKilled');
+      assert.equal(cs.lastState?.terminated?.exitCode, 137);
+      assert.ok(cs.state?.running);
+      assert.equal(restarted.status?.podIP, ip, 'a container restart keeps the pod IP');
+      assert.equal(await ping(ip), 'Ok.\n');
+
+      await env.cluster.evict(NS, 'clickhouse');
+      const evicted = await readPod(env);
+      assert.equal(evicted.status?.phase, 'Failed');
+      assert.equal(evicted.status?.reason, 'Evicted');
+      assert.ok(!isReady(evicted));
+      assert.equal(await ping(ip), 'unreachable');
+      const ev = await podEvents(env, 'clickhouse', 'Evicted');
+      assert.equal(ev[0]?.message, 'The node was low on resource: memory. ');
+      await sleep(300);
+      assert.equal((await readPod(env)).status?.phase, 'Failed', 'an evicted pod is not restarted');
+    } finally {
+      await env.close();
+    }
+  });
+
+  it('a silent pod watch delivers nothing while the pod becomes Ready', async () => {
+    const env = await startCluster();
+    try {
+      env.emu.silenceWatches('pods');
+      const w = await watch(env.kc, `/api/v1/namespaces/${NS}/pods`, { allowWatchBookmarks: true, timeoutSeconds: 1 });
+      await createAll(env, await manifests());
+      await waitFor('Ready', async () => isReady(await readPod(env)));
+      await sleep(1200);
+      assert.deepEqual(w.events, []);
+      assert.equal(w.done(), 'open');
+      w.abort();
+    } finally {
+      await env.close();
+    }
   });
 });

@@ -1066,7 +1066,7 @@ export class KubeEmulator {
       case 'get':
         if (sub === 'log') {
           const pod = this.get(key, ns, name);
-           
+
           const container = q.get('container') ?? pod.spec?.containers?.[0]?.name ?? '';
           let text = this.logs.get(`${ns}/${name}/${container}`) ?? '';
           const tail = q.get('tailLines');
