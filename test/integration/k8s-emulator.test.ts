@@ -155,6 +155,21 @@ describe('k8s emulator: API verbs with real clients', () => {
     assert.equal(second.code, 0, second.stderr);
     assert.match(second.stdout, /pod\/clickhouse (unchanged|configured)/);
 
+    // A changed label: kubectl sends a strategic merge patch; the containers survive it.
+    const podFile = path.join(dir, '3-pod.yaml');
+    const changed = YAML.parse(fs.readFileSync(podFile, 'utf8')) as KubeObject;
+    changed.metadata.labels = { ...changed.metadata.labels, tier: 'bench' };
+    fs.writeFileSync(podFile, YAML.stringify(changed));
+    const third = await env.kubectl('apply', '--validate=false', '-f', podFile);
+    assert.equal(third.code, 0, third.stderr);
+    assert.match(third.stdout, /pod\/clickhouse configured/);
+    const patched = env.emu.get('pods', NS, 'clickhouse');
+    assert.equal(patched.metadata.labels?.tier, 'bench');
+    assert.equal(patched.spec.containers[0].image, 'clickhouse/clickhouse-server:26.7');
+    assert.ok(
+      patched.metadata.annotations?.['kubectl.kubernetes.io/last-applied-configuration']?.includes('"tier":"bench"'),
+    );
+
     const got = await env.kubectl('get', 'pods', '-n', NS, '-o', 'json');
     assert.equal(got.code, 0, got.stderr);
     const list = JSON.parse(got.stdout) as { items: KObj[] };
@@ -181,6 +196,13 @@ describe('k8s emulator: API verbs with real clients', () => {
     const missing = await env.kubectl('delete', '-n', NS, 'pod', 'clickhouse');
     assert.notEqual(missing.code, 0);
     assert.match(missing.stderr, /pods "clickhouse" not found/);
+
+    // Deleting a namespace deletes its content first, then the namespace.
+    await env.kubectl('apply', '--validate=false', '-f', podFile);
+    const delNs = await env.kubectl('delete', 'namespace', NS, '--timeout=20s');
+    assert.equal(delNs.code, 0, delNs.stderr);
+    assert.equal(env.emu.list('pods', NS).length, 0);
+    assert.equal(env.emu.tryGet('namespaces', undefined, NS), undefined);
   });
 
   it('client-node: create 409 with a Status body, delete 404, merge and JSON patch, stale replace 409, selectors', async () => {
@@ -294,6 +316,53 @@ describe('k8s emulator: API verbs with real clients', () => {
     assert.equal(st.code, 410);
     assert.equal(st.reason, 'Expired');
     await waitFor('server closes the expired watch', () => expired.done() !== 'open');
+  });
+
+  it('client-node informer: add/update/delete, relists after a 410 on reconnect, stops on a reset connection', async () => {
+    const path0 = '/api/v1/namespaces/default/configmaps';
+    const listFn = () => env.core.listNamespacedConfigMap({ namespace: 'default' });
+    const informer = k8s.makeInformer(env.kc, path0, listFn);
+    const seen: string[] = [];
+    let errors = 0;
+    let connects = 0;
+    informer.on('add', (o) => seen.push(`add ${o.metadata?.name}`));
+    informer.on('update', (o) => seen.push(`update ${o.metadata?.name}`));
+    informer.on('delete', (o) => seen.push(`delete ${o.metadata?.name}`));
+    informer.on('error', () => errors++);
+    informer.on('connect', () => connects++);
+    await informer.start();
+    await env.core.createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name: 'inf-a' } } });
+    await env.core.patchNamespacedConfigMap(
+      { name: 'inf-a', namespace: 'default', body: { data: { k: 'v' } } },
+      k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+    );
+    await waitFor('update', () => seen.includes('update inf-a'));
+
+    // The informer misses a change (silent watch), the history is compacted, the watch ends cleanly:
+    // it reconnects from its old resourceVersion, gets 410 Expired, relists and sees the change.
+    env.emu.silenceWatches('configmaps');
+    await env.core.createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name: 'inf-b' } } });
+    env.emu.compact();
+    env.emu.unsilenceWatches();
+    const before = connects;
+    env.emu.dropWatches('configmaps', 'end');
+    await waitFor('relist sees inf-b', () => seen.includes('add inf-b'));
+    assert.ok(connects >= before + 1, 'reconnected');
+
+    await env.core.deleteNamespacedConfigMap({ name: 'inf-a', namespace: 'default' });
+    await waitFor('delete', () => seen.includes('delete inf-a'));
+    assert.deepEqual(
+      seen.filter((e) => e.endsWith('inf-a')),
+      ['add inf-a', 'update inf-a', 'delete inf-a'],
+    );
+
+    // A reset connection is an error for client-node 1.4.0's informer: it stops and does not reconnect.
+    env.emu.dropWatches('configmaps', 'reset');
+    await waitFor('error callback', () => errors > 0);
+    await sleep(200);
+    assert.equal(env.emu.openWatches, 0, 'the informer did not reconnect by itself');
+    await informer.stop();
+    await env.core.deleteNamespacedConfigMap({ name: 'inf-b', namespace: 'default' });
   });
 
   it('kubectl get --watch, timeoutSeconds and bookmarks; fault injection: 500/429, dropped and silent watches', async () => {
@@ -437,6 +506,11 @@ describe('k8s emulator: simulated scheduler, volumes and kubelet', () => {
       const got = await env.kubectl('get', 'pods', '-n', NS, '-o', 'json');
       const items = (JSON.parse(got.stdout) as { items: k8s.V1Pod[] }).items;
       assert.ok(isReady(items[0]), 'kubectl sees the pod Ready');
+      const waited = await env.kubectl('wait', '-n', NS, 'pod/clickhouse', '--for=condition=Ready', '--timeout=20s');
+      assert.equal(waited.code, 0, waited.stderr);
+      assert.match(waited.stdout, /pod\/clickhouse condition met/);
+      const logs = await env.kubectl('logs', '-n', NS, 'clickhouse');
+      assert.equal(logs.stdout, log);
       const reasons = (await podEvents(env, 'clickhouse')).map((e) => e.reason);
       for (const r of ['Scheduled', 'Pulled', 'Created', 'Started'])
         assert.ok(reasons.includes(r), `event ${r} in ${reasons}`);

@@ -46,7 +46,8 @@
  *
  * FAULT INJECTION (in process, on the object): {@link KubeEmulator.silenceWatches} (connections stay
  * open and receive nothing, not even their timeout), {@link KubeEmulator.dropWatches} (sockets
- * destroyed), {@link KubeEmulator.failNext} (the next N requests of a verb get 500 or 429).
+ * destroyed, or with `'end'` the response ended cleanly as at a server-side timeout),
+ * {@link KubeEmulator.failNext} (the next N requests of a verb get 500 or 429).
  */
 import http from 'node:http';
 import { randomUUID } from 'node:crypto';
@@ -474,12 +475,16 @@ export class KubeEmulator {
     this.silence = null;
   }
 
-  /** Destroys the sockets of open watches (of `resource`, or all). @returns how many were dropped */
-  dropWatches(resource?: string): number {
+  /**
+   * Ends open watches (of `resource`, or all): `'reset'` destroys the socket (the client sees an
+   * error), `'end'` finishes the response cleanly, as a real server does at a watch timeout.
+   * @returns how many were dropped
+   */
+  dropWatches(resource?: string, mode: 'reset' | 'end' = 'reset'): number {
     let n = 0;
     for (const w of [...this.watchers])
       if (resource === undefined || w.def.plural === this.def(resource).plural) {
-        this.closeWatcher(w, true);
+        this.closeWatcher(w, mode === 'reset');
         n++;
       }
     return n;
@@ -1095,7 +1100,12 @@ export class KubeEmulator {
       case 'create':
         if (name !== undefined)
           throw new StatusError(405, 'MethodNotAllowed', 'POST to a named object is not supported');
-        return this.json(res, 201, this.create(key, body(), ns));
+        {
+          const b = body();
+          // A real server ignores the status of a created object (the kubelet registers nodes with theirs).
+          if (d.status && d.plural !== 'nodes' && isObj(b)) delete b.status;
+          return this.json(res, 201, this.create(key, b, ns));
+        }
       case 'update': {
         const b = body();
         if (b.metadata?.name !== name)
