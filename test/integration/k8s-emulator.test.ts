@@ -509,6 +509,11 @@ describe('k8s emulator: simulated scheduler, volumes and kubelet', () => {
       const waited = await env.kubectl('wait', '-n', NS, 'pod/clickhouse', '--for=condition=Ready', '--timeout=20s');
       assert.equal(waited.code, 0, waited.stderr);
       assert.match(waited.stdout, /pod\/clickhouse condition met/);
+      const table = await env.kubectl('get', 'pods', '-n', NS);
+      assert.match(
+        table.stdout,
+        new RegExp(`clickhouse\\s+1/1\\s+Running\\s+0\\s+\\S+\\s+${ip.replace(/\./g, '\\.')}\\s+node-b`),
+      );
       const logs = await env.kubectl('logs', '-n', NS, 'clickhouse');
       assert.equal(logs.stdout, log);
       const reasons = (await podEvents(env, 'clickhouse')).map((e) => e.reason);

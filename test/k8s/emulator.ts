@@ -4,50 +4,58 @@
  *
  * REAL PROTOCOL (what a client sees is what a real API server sends):
  * - Paths `/api/v1/...` and `/apis/<group>/<version>/...`, namespaced (`/namespaces/<ns>/<plural>`)
- *   and cluster-scoped resources, list across namespaces; discovery `/version`, `/api`, `/apis`,
+ *   and cluster-scoped resources, lists across namespaces; discovery `/version`, `/api`, `/apis`,
  *   `/api/v1`, `/apis/<group>/<version>` (legacy, non-aggregated discovery); `/openapi/v2` and
- *   `/openapi/v3` answer 404 (kubectl then needs `--validate=false`).
+ *   `/openapi/v3` answer 404 (so kubectl needs `--validate=false`).
  * - Resources: namespaces, pods (+ `status`, `log`), persistentvolumeclaims (+ `status`),
- *   persistentvolumes (+ `status`), nodes (+ `status`), events (v1 and events.k8s.io/v1, two separate
- *   stores), secrets, configmaps, serviceaccounts, storageclasses (storage.k8s.io/v1), roles,
- *   rolebindings, clusterroles, clusterrolebindings (rbac.authorization.k8s.io/v1).
- * - Verbs: get; list with `labelSelector` (`=`, `==`, `!=`, `in`, `notin`, `k`, `!k`) and
- *   `fieldSelector` (`=`, `==`, `!=` on any dotted field path, e.g. metadata.name,
- *   involvedObject.name, spec.nodeName, status.phase); watch (`?watch=1`): JSON lines
- *   `{type, object}`, ADDED for the current state when no/`0` resourceVersion is given, replay from
- *   a given resourceVersion, `ERROR` with a 410 `Expired` Status when it is older than the retained
- *   history (see {@link KubeEmulator.compact}), `timeoutSeconds`, `allowWatchBookmarks` (BOOKMARK
- *   every `bookmarkMs`), objects leaving/entering a selector become DELETED/ADDED as in a real
- *   server; create (409 AlreadyExists, 404 for a missing namespace, 422 for a bad name,
- *   `generateName`); replace (PUT; 409 Conflict on a stale resourceVersion); patch with
- *   `application/merge-patch+json` (RFC 7386), `application/json-patch+json` (RFC 6902) and
- *   `application/strategic-merge-patch+json` (merge patch, plus lists of objects with a `name` merged
- *   by name and `$`-directives dropped); delete (404 NotFound; DeleteOptions/`gracePeriodSeconds`);
- *   deletecollection. Errors are real `Status` objects (reason, code, details). resourceVersion is one
- *   monotonically increasing counter; uid, creationTimestamp, generation (bumped on spec changes) are
- *   set by the server. Main-resource writes keep `status`; `/status` writes change only `status`.
- * - Finalizers and graceful deletion: an object with finalizers gets deletionTimestamp and stays until
- *   its finalizers are removed; a scheduled pod goes through Terminating (deletionTimestamp, the
- *   `podTerminating` hook, then removal after `podTerminationMs`); PVCs carry
- *   `kubernetes.io/pvc-protection` (released when no pod uses the claim), PVs `kubernetes.io/pv-protection`
- *   (released once the PV is not bound); deleting a namespace deletes its content first.
+ *   persistentvolumes (+ `status`), nodes (+ `status`), events (v1 and events.k8s.io/v1, two
+ *   separate stores), secrets, configmaps, serviceaccounts, storageclasses (storage.k8s.io/v1),
+ *   roles, rolebindings, clusterroles, clusterrolebindings (rbac.authorization.k8s.io/v1; stored and
+ *   returned, never enforced).
+ * - get; list with `labelSelector` (`=`, `==`, `!=`, `in`, `notin`, `k`, `!k`) and `fieldSelector`
+ *   (`=`, `==`, `!=` on any dotted path: metadata.name, involvedObject.name/kind, spec.nodeName,
+ *   status.phase, …).
+ * - watch (`?watch=1`): JSON lines `{type, object}`; ADDED for the current state when no or `0`
+ *   resourceVersion is given, otherwise a replay from that resourceVersion; an `ERROR` event with a
+ *   410 `Expired` Status (then the end of the response) when it is older than the retained history
+ *   (`historyLimit`, or {@link KubeEmulator.compact}); `timeoutSeconds`; `allowWatchBookmarks`
+ *   (BOOKMARK every `bookmarkMs`); an object leaving/entering the selector is DELETED/ADDED.
+ * - create (201; 409 AlreadyExists, 404 for a missing namespace, 403 in a terminating namespace, 422
+ *   for an invalid name, `generateName`; the status of a created object is ignored, except nodes);
+ *   replace (PUT; 409 Conflict on a stale resourceVersion); patch: `application/merge-patch+json`
+ *   (RFC 7386), `application/json-patch+json` (RFC 6902), `application/strategic-merge-patch+json`
+ *   (a merge patch in which lists of objects with a `name` merge by name and `$` directives are
+ *   dropped); delete (404 NotFound; `gracePeriodSeconds`); deletecollection. Main-resource writes
+ *   keep `status`, `/status` writes change only `status`.
+ * - One monotonically increasing resourceVersion; uid, creationTimestamp, generation (bumped when
+ *   spec changes) set by the server; a write that changes nothing keeps the resourceVersion.
+ * - Errors are real `Status` objects (message, reason, details, code), e.g. `pods "x" not found`.
+ * - `kubectl get`'s default output is served as a `meta.k8s.io/v1` Table (pods: ready, status,
+ *   restarts, age, IP, node; PVCs and PVs; events; anything else name and age).
+ * - Finalizers: an object with finalizers gets a deletionTimestamp and stays until they are removed.
+ *   A scheduled pod goes through Terminating (deletionTimestamp, the `podTerminating` hook, removal
+ *   `podTerminationMs` later); an unscheduled pod or `gracePeriodSeconds=0` goes at once.
  *
- * SIMULATED (by this file): defaults a real server would add are a small subset (pod restartPolicy,
- * schedulerName, terminationGracePeriodSeconds, phase Pending; PVC phase Pending, volumeMode; PV phase
- * Available; namespace phase Active). Everything a controller, scheduler or kubelet does lives in
- * `cluster.ts`. Pod logs are whatever {@link KubeEmulator.appendLog} was given.
+ * SIMULATED HERE (controllers of a real control plane, reduced): defaults (pod restartPolicy,
+ * schedulerName, terminationGracePeriodSeconds, phase Pending; PVC phase Pending, volumeMode; PV
+ * phase Available; namespace phase Active and its name label); the `kubernetes.io/pvc-protection`
+ * finalizer (released when no pod in the namespace uses the claim) and `kubernetes.io/pv-protection`
+ * (released when the PV is no longer Bound); namespace deletion (content first, then the namespace).
+ * Pod logs are whatever {@link KubeEmulator.appendLog} was given. The scheduler, PV binding, CSI
+ * driver and kubelet live in `cluster.ts`.
  *
- * NOT IMPLEMENTED: authentication/authorization (any token is accepted, RBAC objects are only
- * stored), admission and schema validation, protobuf, server-side apply (`application/apply-patch+yaml`
- * → 415), Table output (`kubectl get` without `-o json|yaml|name` prints nothing useful), list paging
- * (`limit` is ignored: every list is complete, without `continue`), `resourceVersionMatch`, log
- * `follow`, exec/attach/port-forward, the eviction and binding subresources, TLS, field-selector
- * validation (any path is accepted), managedFields, ownerReference garbage collection.
+ * NOT IMPLEMENTED: authentication and authorization (any token is accepted), admission and schema
+ * validation (any field is stored; field selectors are not checked against the supported list),
+ * protobuf, server-side apply (`application/apply-patch+yaml` → 415), Table rows in watch streams
+ * (`kubectl get -w` needs `-o name|json`), list paging (`limit` is ignored; lists are complete, with no
+ * `continue`), `resourceVersionMatch`, `sendInitialEvents`, log `follow`, exec/attach/port-forward
+ * (so `access: portForward` cannot be exercised here), the eviction and binding subresources,
+ * managedFields, ownerReference garbage collection, TLS.
  *
- * FAULT INJECTION (in process, on the object): {@link KubeEmulator.silenceWatches} (connections stay
- * open and receive nothing, not even their timeout), {@link KubeEmulator.dropWatches} (sockets
- * destroyed, or with `'end'` the response ended cleanly as at a server-side timeout),
- * {@link KubeEmulator.failNext} (the next N requests of a verb get 500 or 429).
+ * FAULT INJECTION (in process, on the object): {@link KubeEmulator.silenceWatches} (watches stay open
+ * and receive nothing, not even their timeout or bookmarks), {@link KubeEmulator.dropWatches} (socket
+ * reset, or `'end'`: the response ends cleanly as at a server-side timeout),
+ * {@link KubeEmulator.failNext} (the next N requests of a verb fail with 500 or 429 + Retry-After).
  */
 import http from 'node:http';
 import { randomUUID } from 'node:crypto';
@@ -911,7 +919,8 @@ export class KubeEmulator {
       for await (const c of req) chunks.push(c as Buffer);
       const raw = Buffer.concat(chunks).toString('utf8');
       const url = new URL(req.url ?? '/', 'http://emulator');
-      await this.route(req.method ?? 'GET', url, raw, req.headers['content-type'] ?? 'application/json', res);
+      const table = /as=Table/.test(req.headers.accept ?? '');
+      await this.route(req.method ?? 'GET', url, raw, req.headers['content-type'] ?? 'application/json', res, table);
     } catch (e) {
       const err =
         e instanceof StatusError
@@ -1002,7 +1011,91 @@ export class KubeEmulator {
     return true;
   }
 
-  private async route(method: string, url: URL, raw: string, ctype: string, res: http.ServerResponse): Promise<void> {
+  /** A `meta.k8s.io/v1` Table, as `kubectl get` asks for by default (a few columns per kind). */
+  private table(d: ResourceDef, items: KObj[], includeObject: string | null): Record<string, unknown> {
+    const age = (o: KObj) => {
+      const s = Math.max(0, Math.floor((Date.now() - Date.parse(o.metadata.creationTimestamp ?? '')) / 1000));
+      return s < 120
+        ? `${s}s`
+        : s < 7200
+          ? `${Math.floor(s / 60)}m`
+          : s < 172800
+            ? `${Math.floor(s / 3600)}h`
+            : `${Math.floor(s / 86400)}d`;
+    };
+    type Col = [string, (o: KObj) => unknown];
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    const cs = (o: KObj): any[] => o.status?.containerStatuses ?? [];
+    const cols: Col[] = [['Name', (o) => o.metadata.name]];
+    if (d.plural === 'pods' && !d.group)
+      cols.push(
+        ['Ready', (o) => `${cs(o).filter((c) => c.ready).length}/${(o.spec?.containers ?? []).length}`],
+        [
+          'Status',
+          (o) =>
+            o.metadata.deletionTimestamp
+              ? 'Terminating'
+              : (o.status?.reason ??
+                cs(o).find((c) => c.state?.waiting)?.state.waiting.reason ??
+                cs(o).find((c) => c.state?.terminated)?.state.terminated.reason ??
+                o.status?.phase),
+        ],
+        ['Restarts', (o) => cs(o).reduce((n, c) => n + (c.restartCount ?? 0), 0)],
+        ['Age', age],
+        ['IP', (o) => o.status?.podIP ?? '<none>'],
+        ['Node', (o) => o.spec?.nodeName ?? '<none>'],
+      );
+    else if (d.plural === 'persistentvolumeclaims' || d.plural === 'persistentvolumes')
+      cols.push(
+        ['Status', (o) => o.status?.phase],
+        ['Volume', (o) => o.spec?.volumeName ?? o.spec?.csi?.volumeHandle ?? ''],
+        ['Capacity', (o) => o.status?.capacity?.storage ?? o.spec?.capacity?.storage ?? ''],
+        ['StorageClass', (o) => o.spec?.storageClassName ?? ''],
+        ['Age', age],
+      );
+    else if (d.plural === 'events')
+      cols.push(
+        ['Type', (o) => o.type],
+        ['Reason', (o) => o.reason],
+        [
+          'Object',
+          (o) => {
+            const io = (o.involvedObject ?? {}) as { kind?: string; name?: string };
+            return `${String(io.kind ?? '').toLowerCase()}/${io.name ?? ''}`;
+          },
+        ],
+        ['Message', (o) => o.message],
+      );
+    else cols.push(['Age', age]);
+    return {
+      kind: 'Table',
+      apiVersion: 'meta.k8s.io/v1',
+      metadata: { resourceVersion: String(this.rv) },
+      columnDefinitions: cols.map(([name], i) => ({
+        name,
+        type: 'string',
+        format: i === 0 ? 'name' : '',
+        description: name,
+        priority: 0,
+      })),
+      rows: items.map((o) => ({
+        cells: cols.map(([, f]) => f(o) ?? ''),
+        object:
+          includeObject === 'Object'
+            ? o
+            : { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: o.metadata },
+      })),
+    };
+  }
+
+  private async route(
+    method: string,
+    url: URL,
+    raw: string,
+    ctype: string,
+    res: http.ServerResponse,
+    table = false,
+  ): Promise<void> {
     if (method === 'GET' && this.discovery(url, res)) return;
     const segs = url.pathname.split('/').filter(Boolean);
     let group = '';
@@ -1071,7 +1164,6 @@ export class KubeEmulator {
       case 'get':
         if (sub === 'log') {
           const pod = this.get(key, ns, name);
-
           const container = q.get('container') ?? pod.spec?.containers?.[0]?.name ?? '';
           let text = this.logs.get(`${ns}/${name}/${container}`) ?? '';
           const tail = q.get('tailLines');
@@ -1085,9 +1177,11 @@ export class KubeEmulator {
           res.writeHead(200, { 'Content-Type': 'text/plain' });
           return void res.end(text);
         }
+        if (table) return this.json(res, 200, this.table(d, [this.get(key, ns, name)], q.get('includeObject')));
         return this.json(res, 200, this.get(key, ns, name));
       case 'list': {
         const items = this.list(key, ns, q.get('labelSelector') ?? undefined, q.get('fieldSelector') ?? undefined);
+        if (table) return this.json(res, 200, this.table(d, items, q.get('includeObject')));
         return this.json(res, 200, {
           kind: `${d.kind}List`,
           apiVersion: apiVersionOf(d),
