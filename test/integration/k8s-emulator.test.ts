@@ -4,7 +4,7 @@
  * (Debian's kubernetes-client, `--validate=false`). Every test starts and stops its own emulator on
  * a free loopback port.
  */
-import { after, before, describe, it } from 'node:test';
+import { afterEach, beforeEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -135,8 +135,8 @@ async function watch(kc: k8s.KubeConfig, p: string, query: Record<string, string
 
 describe('k8s emulator: API verbs with real clients', () => {
   let env: Env;
-  before(async () => (env = await startEnv()));
-  after(async () => env.close());
+  beforeEach(async () => (env = await startEnv()));
+  afterEach(async () => env.close());
 
   it('kubectl applies the repo manifests, gets, re-applies, refuses a second create, deletes', async () => {
     const objs = await manifests();
@@ -208,8 +208,8 @@ describe('k8s emulator: API verbs with real clients', () => {
   it('client-node: create 409 with a Status body, delete 404, merge and JSON patch, stale replace 409, selectors', async () => {
     const [nsObj, sc, pvc] = await manifests({ runId: 'run-emu-2' });
     await apiError(env.core.readNamespace({ name: 'nope' })).then((e) => assert.equal(e.code, 404));
-    await env.core.createNamespace({ body: nsObj as k8s.V1Namespace }).catch(() => undefined); // may exist from the kubectl test
-    await env.storage.createStorageClass({ body: sc as unknown as k8s.V1StorageClass }).catch(() => undefined);
+    await env.core.createNamespace({ body: nsObj as k8s.V1Namespace });
+    await env.storage.createStorageClass({ body: sc as unknown as k8s.V1StorageClass });
     const created = await env.core.createNamespacedPersistentVolumeClaim({
       namespace: NS,
       body: pvc as k8s.V1PersistentVolumeClaim,
@@ -500,6 +500,26 @@ describe('k8s emulator: simulated scheduler, volumes and kubelet', () => {
         env.cluster.volumes.created.map((v) => [v.zone, v.sizeBytes, v.parameters.type]),
         [['us-east-1b', 100 * 2 ** 30, 'gp3']],
       );
+      const [running] = env.cluster.running();
+      assert.deepEqual(
+        [running.pod, running.podIp, running.node, running.volumes],
+        [
+          'clickhouse',
+          ip,
+          'node-b',
+          [
+            {
+              name: 'data',
+              mountPath: '/var/lib/clickhouse',
+              claimName: 'clickhouse-data',
+              pvName: pv.metadata!.name,
+              volumeHandle: pv.spec!.csi!.volumeHandle,
+              zone: 'us-east-1b',
+            },
+          ],
+        ],
+        'the kubelet hands the runner the bound volume (runner data dirs key on volumeHandle)',
+      );
       const node = await env.core.readNode({ name: 'node-b' });
       assert.match(node.spec!.providerID!, /^aws:\/\/\/us-east-1b\/i-[0-9a-f]{17}$/);
 
@@ -545,6 +565,48 @@ describe('k8s emulator: simulated scheduler, volumes and kubelet', () => {
         async () => (await env.core.listPersistentVolume()).items.length === 0,
       );
       assert.deepEqual(env.cluster.volumes.deleted, [pv.spec!.csi!.volumeHandle]);
+    } finally {
+      await env.close();
+    }
+  });
+
+  it("a claim's PV pins later pods to its zone: volume node affinity conflict otherwise", async () => {
+    const env = await startCluster({
+      nodes: [
+        { name: 'node-a', zone: 'us-east-1a' },
+        { name: 'node-b', zone: 'us-east-1b' },
+      ],
+    });
+    try {
+      const [nsObj, sc, pvc, pod] = await manifests();
+      const inZone = (zone: string, name: string) => {
+        const p = structuredClone(pod) as KubeObject & { spec: { nodeSelector: Record<string, string> } };
+        p.metadata.name = name;
+        p.spec.nodeSelector = zone ? { 'topology.kubernetes.io/zone': zone } : {};
+        return p;
+      };
+      await createAll(env, [nsObj, sc, pvc, inZone('us-east-1b', 'first')]);
+      await waitFor('first Ready', async () => isReady(await readPod(env, 'first')));
+      await env.core.deleteNamespacedPod({ name: 'first', namespace: NS });
+      await waitFor('first gone', async () => (await env.core.listNamespacedPod({ namespace: NS })).items.length === 0);
+
+      // Without a selector node-a (first by name) would do, but the volume lives in us-east-1b.
+      await createAll(env, [inZone('', 'second')]);
+      const second = await waitFor('second Ready', async () =>
+        ((p) => (isReady(p) ? p : undefined))(await readPod(env, 'second')),
+      );
+      assert.equal(second.spec?.nodeName, 'node-b');
+      assert.equal(env.cluster.volumes.created.length, 1, 'the claim kept its volume');
+      await env.core.deleteNamespacedPod({ name: 'second', namespace: NS });
+
+      await createAll(env, [inZone('us-east-1a', 'third')]);
+      const ev = await waitFor('FailedScheduling', async () => (await podEvents(env, 'third', 'FailedScheduling'))[0]);
+      assert.ok(
+        ev.message?.startsWith(
+          "0/2 nodes are available: 1 node(s) didn't match Pod's node affinity/selector, 1 node(s) had volume node affinity conflict.",
+        ),
+        ev.message,
+      );
     } finally {
       await env.close();
     }

@@ -10,8 +10,7 @@
  *   required node affinity, whose allocatable cpu/memory fit the requests of the pods already on it,
  *   and whose zone matches the node affinity of the PVs the pod's bound claims use. Otherwise a
  *   `FailedScheduling` event in the real wording ("0/N nodes are available: …") and condition
- *   PodScheduled=False/Unschedulable. Taints/tolerations, pod (anti-)affinity and preemption are not
- *   simulated.
+ *   PodScheduled=False/Unschedulable.
  * - Volumes: an `Immediate` claim is provisioned at once (in the first node's zone); a
  *   `WaitForFirstConsumer` claim waits (event `WaitForFirstConsumer`) until the scheduler picks a
  *   node for a pod using it, then gets annotation `volume.kubernetes.io/selected-node` and a PV in
@@ -26,7 +25,15 @@
  *   through {@link ClusterOptions.execProbe}) to set Ready/ContainersReady, restarts exited containers
  *   per restartPolicy with `lastState.terminated` (Error/Completed/OOMKilled), and stops a pod's
  *   containers when it is deleted or evicted. Probe periods are capped at `probePeriodMs` and initial
- *   delays are ignored, so tests do not wait for real-time seconds.
+ *   delays are ignored, so tests do not wait for real-time seconds. A runner gets the container's PVC
+ *   mounts resolved to their PVs (`ctx.volumes`, with `volumeHandle` and zone) so it can keep a
+ *   volume's data in a directory derived from the handle; {@link SimCluster.running} lists running
+ *   containers with IP, node, volumes and `pid` (when the runner reports one) for metrics publishers.
+ * - Test controls: {@link SimCluster.evict} (node-pressure eviction), {@link SimCluster.oomKill},
+ *   {@link SimCluster.volumes} (what the CSI hooks created and deleted), {@link SimCluster.event}.
+ * - Not simulated: taints/tolerations, pod (anti-)affinity, preemption, resource limits enforcement
+ *   (an OOM kill happens only through oomKill()), exponential back-off, init containers, volume
+ *   attach/detach (a volume is usable on any node of its zone at once), node failures.
  */
 import http from 'node:http';
 import net from 'node:net';
@@ -61,6 +68,8 @@ export interface ContainerHandle {
   stop(): Promise<void> | void;
   /** Resolves when the process ends (after stop() too). */
   exited: Promise<ContainerExit>;
+  /** The process id, when there is a process (for /proc/<pid>/io readers such as a metrics publisher). */
+  pid?: number;
 }
 
 export interface ContainerContext {
@@ -68,6 +77,34 @@ export interface ContainerContext {
   container: Any;
   /** Appends to the container's log (`GET .../pods/<name>/log`). */
   log(text: string): void;
+  /**
+   * The container's PVC mounts, resolved to their bound PV: a runner keeps a volume's data in a
+   * directory derived from `volumeHandle`, so a new pod on the same claim sees the same data.
+   */
+  volumes: MountedVolume[];
+}
+
+export interface MountedVolume {
+  /** Pod volume name. */
+  name: string;
+  mountPath: string;
+  claimName: string;
+  pvName: string;
+  /** `spec.csi.volumeHandle` of the PV (e.g. the EBS volume id). */
+  volumeHandle: string;
+  zone?: string;
+}
+
+/** A container the kubelet runs now. */
+export interface RunningContainer {
+  namespace: string;
+  pod: string;
+  uid: string;
+  container: string;
+  podIp: string;
+  node: string;
+  pid?: number;
+  volumes: MountedVolume[];
 }
 
 export interface VolumeRequest {
@@ -314,6 +351,55 @@ export class SimCluster {
     await this.idle;
     await Promise.all([...this.runs.values()].map((r) => this.stopRun(r)));
     await this.emu.stop();
+  }
+
+  /** Every container the kubelet runs now (for metrics publishers and assertions). */
+  running(): RunningContainer[] {
+    const out: RunningContainer[] = [];
+    for (const r of this.runs.values()) {
+      const pod = this.emu.tryGet('pods', r.ns, r.name);
+      if (!pod || pod.metadata.uid !== r.uid || !r.ip) continue;
+      (pod.spec?.containers ?? []).forEach((c: Any, i: number) => {
+        const h = r.handles[i];
+        if (h)
+          out.push({
+            namespace: r.ns,
+            pod: r.name,
+            uid: r.uid,
+            container: c.name,
+            podIp: r.ip!,
+            node: pod.spec.nodeName,
+            pid: h.pid,
+            volumes: this.mounts(pod, c),
+          });
+      });
+    }
+    return out;
+  }
+
+  /** A container's PVC mounts with their bound PVs (unbound claims are left out). */
+  private mounts(pod: KObj, c: Any): MountedVolume[] {
+    const out: MountedVolume[] = [];
+    for (const m of c.volumeMounts ?? []) {
+      const v = (pod.spec?.volumes ?? []).find((x: Any) => x.name === m.name);
+      const claimName = v?.persistentVolumeClaim?.claimName;
+      if (!claimName) continue;
+      const pvc = this.emu.tryGet('persistentvolumeclaims', pod.metadata.namespace, claimName);
+      const pv = pvc?.spec?.volumeName && this.emu.tryGet('persistentvolumes', undefined, pvc.spec.volumeName);
+      if (!pv) continue;
+      const zone = pv.spec?.nodeAffinity?.required?.nodeSelectorTerms?.[0]?.matchExpressions?.find(
+        (e: Any) => e.key === ZONE,
+      )?.values?.[0];
+      out.push({
+        name: m.name,
+        mountPath: m.mountPath,
+        claimName,
+        pvName: pv.metadata.name,
+        volumeHandle: pv.spec?.csi?.volumeHandle ?? '',
+        zone,
+      });
+    }
+    return out;
   }
 
   /** The pod's loopback IP while the kubelet runs it. */
@@ -899,6 +985,7 @@ export class SimCluster {
       handle = await runContainer(pod, run.ip!, {
         container: c,
         log: (t) => this.emu.appendLog(run.ns, run.name, c.name, t),
+        volumes: this.mounts(pod, c),
       });
     } catch (e) {
       this.emu.appendLog(run.ns, run.name, c.name, `failed to start: ${e instanceof Error ? e.message : String(e)}\n`);
