@@ -597,7 +597,12 @@ describe('k8s emulator: simulated scheduler, volumes and kubelet', () => {
       );
       assert.equal(second.spec?.nodeName, 'node-b');
       assert.equal(env.cluster.volumes.created.length, 1, 'the claim kept its volume');
-      await env.core.deleteNamespacedPod({ name: 'second', namespace: NS });
+      // Force deletion (grace 0): the object goes at once, and the kubelet still stops the process.
+      const secondIp = second.status!.podIP!;
+      assert.equal(await ping(secondIp), 'Ok.\n');
+      await env.core.deleteNamespacedPod({ name: 'second', namespace: NS, gracePeriodSeconds: 0 });
+      await apiError(readPod(env, 'second')).then((e) => assert.equal(e.code, 404));
+      await waitFor('process stopped', async () => (await ping(secondIp)) === 'unreachable');
 
       await createAll(env, [inZone('us-east-1a', 'third')]);
       const ev = await waitFor('FailedScheduling', async () => (await podEvents(env, 'third', 'FailedScheduling'))[0]);

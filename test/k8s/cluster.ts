@@ -304,7 +304,8 @@ interface PodRun {
   stopping: boolean;
   /** Containers whose next exit is an OOM kill. */
   oom: Set<number>;
-  timers: NodeJS.Timeout[];
+  /** Pending probe timer per container index. */
+  timers: Map<number, NodeJS.Timeout>;
   ready: boolean[];
 }
 
@@ -336,6 +337,10 @@ export class SimCluster {
     for (const n of this.nodes) this.emu.create('nodes', this.nodeObject(n));
     this.emu.podTerminating = (pod) => this.stopPod(pod, true);
     this.unsubscribe = this.emu.subscribe((c: Change) => {
+      if (c.resource === 'pods' && c.type === 'DELETED') {
+        // Also pods removed without a grace period (the podTerminating hook is not called for them).
+        void this.stopPod(c.object, false).then(() => this.runs.delete(c.object.metadata.uid!));
+      }
       if (c.resource !== 'events' && c.resource !== 'events.events.k8s.io') this.kick();
     });
     this.resync = setInterval(() => this.kick(), this.opts.resyncMs ?? 250);
@@ -527,6 +532,9 @@ export class SimCluster {
     if (existing) {
       const ev = this.emu.tryGet('events', ns, existing);
       if (ev) {
+        // Repeats are counted at most once a second (timestamps have second resolution), so a
+        // retrying controller does not flood watchers with event updates.
+        if (ev.lastTimestamp === now()) return;
         this.emu.mutate('events', ns, existing, (e) => {
           e.count = ((e.count as number) ?? 1) + 1;
           e.lastTimestamp = now();
@@ -565,7 +573,7 @@ export class SimCluster {
   private setCondition(conds: Any[] | undefined, type: string, status: string, reason?: string, message?: string) {
     const list = [...(conds ?? [])];
     const i = list.findIndex((c) => c.type === type);
-    if (i >= 0 && list[i].status === status && list[i].reason === reason) return list;
+    if (i >= 0 && list[i].status === status && list[i].reason === reason && list[i].message === message) return list;
     const c = {
       type,
       status,
@@ -878,7 +886,7 @@ export class SimCluster {
         handles: [],
         stopping: false,
         oom: new Set(),
-        timers: [],
+        timers: new Map(),
         ready: [],
       };
       this.runs.set(run.uid, run);
@@ -1043,7 +1051,10 @@ export class SimCluster {
         this.refreshReady(run);
         if (!ok) this.event(pod, 'Warning', 'Unhealthy', `Readiness probe failed`, 'kubelet');
       }
-      run.timers.push(setTimeout(() => void tick(), period));
+      run.timers.set(
+        i,
+        setTimeout(() => void tick(), period),
+      );
     };
     void tick();
   }
@@ -1106,7 +1117,8 @@ export class SimCluster {
 
   private async stopRun(run: PodRun): Promise<void> {
     run.stopping = true;
-    for (const t of run.timers) clearTimeout(t);
+    for (const t of run.timers.values()) clearTimeout(t);
+    run.timers.clear();
     await Promise.all(run.handles.map(async (h) => h?.stop()));
     await Promise.all(run.handles.map(async (h) => h?.exited));
     run.handles = [];
