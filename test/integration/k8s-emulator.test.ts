@@ -205,6 +205,77 @@ describe('k8s emulator: API verbs with real clients', () => {
     assert.equal(env.emu.tryGet('namespaces', undefined, NS), undefined);
   });
 
+  it('RBAC objects, secrets and events.k8s.io/v1 events are stored and returned (not enforced)', async () => {
+    const docs = [
+      { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'chbench-worker', namespace: 'default' } },
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'Role',
+        metadata: { name: 'chbench-worker', namespace: 'default' },
+        rules: [{ apiGroups: [''], resources: ['pods', 'persistentvolumeclaims'], verbs: ['*'] }],
+      },
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'RoleBinding',
+        metadata: { name: 'chbench-worker', namespace: 'default' },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'chbench-worker' },
+        subjects: [{ kind: 'ServiceAccount', name: 'chbench-worker', namespace: 'default' }],
+      },
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRole',
+        metadata: { name: 'chbench-read-nodes' },
+        rules: [{ apiGroups: [''], resources: ['nodes', 'persistentvolumes'], verbs: ['get', 'list', 'watch'] }],
+      },
+      {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: 'clickhouse-auth', namespace: 'default' },
+        stringData: { password: 'x' },
+        data: { user: Buffer.from('bench').toString('base64') },
+      },
+    ];
+    const file = path.join(env.dir, 'rbac.yaml');
+    fs.writeFileSync(file, docs.map((d) => YAML.stringify(d)).join('---\n'));
+    const applied = await env.kubectl('apply', '--validate=false', '-f', file);
+    assert.equal(applied.code, 0, applied.stderr);
+    const names = await env.kubectl('get', 'sa,role,rolebinding,clusterrole,secret', '-n', 'default', '-o', 'name');
+    assert.deepEqual(names.stdout.trim().split('\n').sort(), [
+      'clusterrole.rbac.authorization.k8s.io/chbench-read-nodes',
+      'role.rbac.authorization.k8s.io/chbench-worker',
+      'rolebinding.rbac.authorization.k8s.io/chbench-worker',
+      'secret/clickhouse-auth',
+      'serviceaccount/chbench-worker',
+    ]);
+    const role = await env.kc
+      .makeApiClient(k8s.RbacAuthorizationV1Api)
+      .readNamespacedRole({ name: 'chbench-worker', namespace: 'default' });
+    assert.deepEqual(role.rules?.[0].resources, ['pods', 'persistentvolumeclaims']);
+    const secret = await env.core.readNamespacedSecret({ name: 'clickhouse-auth', namespace: 'default' });
+    assert.equal(Buffer.from(secret.data!.user, 'base64').toString(), 'bench');
+    assert.equal(secret.stringData?.password, 'x', 'stringData is stored as given (no conversion to data)');
+
+    const events = env.kc.makeApiClient(k8s.EventsV1Api);
+    await events.createNamespacedEvent({
+      namespace: 'default',
+      body: {
+        metadata: { name: 'e1' },
+        eventTime: new Date(),
+        reason: 'Test',
+        note: 'hello',
+        type: 'Normal',
+        action: 'Testing',
+        reportingController: 'chbench',
+        reportingInstance: 'test',
+      },
+    });
+    const listed = await events.listNamespacedEvent({ namespace: 'default', fieldSelector: 'reason=Test' });
+    assert.deepEqual(
+      listed.items.map((e) => e.note),
+      ['hello'],
+    );
+  });
+
   it('client-node: create 409 with a Status body, delete 404, merge and JSON patch, stale replace 409, selectors', async () => {
     const [nsObj, sc, pvc] = await manifests({ runId: 'run-emu-2' });
     await apiError(env.core.readNamespace({ name: 'nope' })).then((e) => assert.equal(e.code, 404));
