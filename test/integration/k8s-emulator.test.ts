@@ -688,6 +688,66 @@ describe('k8s emulator: simulated scheduler, volumes and kubelet', () => {
     }
   });
 
+  it('Immediate binding calls the plugged CSI createVolume at once; a failing driver gives ProvisioningFailed', async () => {
+    let fail = true;
+    const env = await startCluster({
+      createVolume: async (req) => {
+        if (fail) throw new Error('InvalidParameterValue: iops too high');
+        return `vol-custom-${req.zone}`;
+      },
+    });
+    try {
+      const sc = {
+        metadata: { name: 'gp3-now' },
+        provisioner: 'ebs.csi.aws.com',
+        parameters: { type: 'gp3', iops: '16000' },
+        volumeBindingMode: 'Immediate',
+        reclaimPolicy: 'Retain',
+      };
+      await env.storage.createStorageClass({ body: sc });
+      const body = {
+        metadata: { name: 'now' },
+        spec: {
+          accessModes: ['ReadWriteOnce'],
+          storageClassName: 'gp3-now',
+          resources: { requests: { storage: '5Gi' } },
+        },
+      };
+      await env.core.createNamespacedPersistentVolumeClaim({ namespace: 'default', body });
+      const pf = await waitFor('ProvisioningFailed', async () => {
+        const evs = await env.core.listNamespacedEvent({
+          namespace: 'default',
+          fieldSelector: 'involvedObject.name=now,reason=ProvisioningFailed',
+        });
+        return evs.items[0];
+      });
+      assert.match(
+        pf.message ?? '',
+        /failed to provision volume with StorageClass "gp3-now": InvalidParameterValue: iops too high/,
+      );
+      fail = false; // the controller retries on its resync
+      const bound = await waitFor('Bound', async () => {
+        const c = await env.core.readNamespacedPersistentVolumeClaim({ name: 'now', namespace: 'default' });
+        return c.status?.phase === 'Bound' ? c : undefined;
+      });
+      const pv = await env.core.readPersistentVolume({ name: bound.spec!.volumeName! });
+      assert.equal(pv.spec?.csi?.volumeHandle, 'vol-custom-us-east-1a', 'Immediate: the first node zone');
+      assert.equal(pv.spec?.persistentVolumeReclaimPolicy, 'Retain');
+      assert.deepEqual(
+        env.cluster.volumes.created.map((v) => [v.sizeBytes, v.parameters.iops]),
+        [[5 * 2 ** 30, '16000']],
+      );
+      await env.core.deleteNamespacedPersistentVolumeClaim({ name: 'now', namespace: 'default' });
+      await waitFor(
+        'Released',
+        async () => (await env.core.readPersistentVolume({ name: pv.metadata!.name! })).status?.phase === 'Released',
+      );
+      assert.deepEqual(env.cluster.volumes.deleted, [], 'Retain keeps the volume');
+    } finally {
+      await env.close();
+    }
+  });
+
   it('unknown image: ErrImagePull, then ImagePullBackOff with the Failed event text', async () => {
     const env = await startCluster();
     try {
