@@ -21,7 +21,9 @@ import { mkdtempSync, rmSync, readFileSync, existsSync, readdirSync, openSync } 
 import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection, WorkflowFailedError } from '@temporalio/client';
-import { startDevServer, freePort, type DevServer } from '../src/temporal/dev-server';
+import { startDevServer, type DevServer } from '../src/temporal/dev-server';
+import { freePort } from '../src/lib/net';
+import { pollUntil, PollTimeoutError } from '../src/lib/poll';
 import { REPO_ROOT } from '../src/config';
 import { readRecord } from '../src/results/store';
 import { CellResult, RunRecord } from '../src/schema/results';
@@ -132,15 +134,20 @@ async function cellSteps(ctx: Ctx, runId: string): Promise<Record<string, string
   return Object.fromEntries(Object.entries(await cellProgress(ctx, runId)).map(([k, c]) => [k, c.step]));
 }
 
+/** The key of a cell of `runId` at `step` (checked every 100 ms), or undefined when none got there in `timeoutMs`. */
 async function waitForStep(ctx: Ctx, runId: string, step: string, timeoutMs = 180_000): Promise<string | undefined> {
-  const t0 = Date.now();
-  while (Date.now() - t0 < timeoutMs) {
-    const steps = await cellSteps(ctx, runId);
-    const k = Object.keys(steps).find((c) => steps[c] === step);
-    if (k) return k;
-    await sleep(100);
+  try {
+    return await pollUntil(
+      async () => {
+        const steps = await cellSteps(ctx, runId);
+        return Object.keys(steps).find((c) => steps[c] === step);
+      },
+      { what: `a cell of ${runId} at step ${step}`, timeoutMs, intervalMs: 100, stopOn: () => true },
+    );
+  } catch (e) {
+    if (e instanceof PollTimeoutError) return undefined;
+    throw e;
   }
-  return undefined;
 }
 
 /** What the checks found for one run. */

@@ -6,12 +6,12 @@
  */
 import path from 'node:path';
 import { readFileSync, existsSync } from 'node:fs';
-import { connect, queryRows, sqlString } from '../clickhouse/client';
+import { connect, queryRows } from '../clickhouse/client';
+import { sqlString } from '../lib/sql';
 import { capabilitiesOf } from '../targets';
 import { cellDir, writeJsonAtomic } from '../results/store';
 import type { StepInput } from '../schema/cell';
 import type { MetricsSnapshot } from '../schema/results';
-export type { MetricsSnapshot } from '../schema/results';
 
 function readHost(): Pick<MetricsSnapshot, 'host_disks' | 'host_cpu'> {
   const disks: MetricsSnapshot['host_disks'] = {};

@@ -3,7 +3,7 @@
  * *type* of this object (`ReturnType<typeof createActivities>`).
  *
  * One file per step, named after the step: provision → create-schema → load-data → quiesce-merges →
- * storage-stats → run-queries → materialize-skip-index → collect-metrics → write-results → teardown;
+ * storage-stats → run-queries → materialize-skip-index → collect-metrics → write-cell-result → teardown;
  * validate-spec and write-report belong to the matrix.
  */
 import { createValidateSpec } from './matrix/validate-spec';
@@ -15,7 +15,7 @@ import { createStorageStats } from './storage-stats';
 import { createRunQueries } from './run-queries';
 import { createMaterializeSkipIndex } from './materialize-skip-index';
 import { createCollectMetrics } from './collect-metrics';
-import { createWriteResults } from './write-cell-result';
+import { createWriteCellResult } from './write-cell-result';
 import { createTeardown } from './teardown';
 import { createWriteReport } from './matrix/write-report';
 import { createAwaitWorkflowClosed, type TemporalDeps } from './matrix/await-workflow-closed';
@@ -149,7 +149,7 @@ function buildActivities(deps: ActivityDeps) {
     runQueries: cellStep('runQueries', runQueries),
     materializeSkipIndex: cellStep('materializeSkipIndex', materializeSkipIndex),
     collectMetrics: cellStep('collectMetrics', collectMetrics),
-    ...createWriteResults(),
+    ...createWriteCellResult(),
     ...createTeardown(deps),
     ...createWriteReport(),
     ...createAwaitWorkflowClosed(deps),

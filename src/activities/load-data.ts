@@ -15,11 +15,9 @@ import { loadWorkload, renderTemplate } from '../lib/workload';
 import { activeParts, rowCount } from '../clickhouse/table-state';
 import { attempt, heartbeat, cancellationSignal } from '../temporal/activity-context';
 import { settlePreviousAttempts, killOnCancel } from './support/attempts';
-import type { CapabilityProbe } from '../clickhouse/probe';
 import { fetchQueryLog } from '../clickhouse/query-log';
 import { queryIdPrefix, type LoadSummary, type StepInput } from '../schema/cell';
-import type { LoadRecord } from '../schema/results';
-export type { LoadRecord } from '../schema/results';
+import type { CapabilityProbe, LoadRecord } from '../schema/results';
 import { readCellSettings } from './provision';
 import { performance } from 'node:perf_hooks';
 

@@ -10,14 +10,14 @@ import { performance } from 'node:perf_hooks';
 import { ApplicationFailure } from '@temporalio/common';
 import { FAILURE } from '../schema/failures';
 import type { ClickHouseClient } from '@clickhouse/client';
-import { connect, queryRows, sqlString, tryCommand } from '../clickhouse/client';
+import { connect, queryRows, tryCommand } from '../clickhouse/client';
+import { sqlString } from '../lib/sql';
 import { cellDir, writeJsonAtomic } from '../results/store';
 import { loadWorkload, renderTemplate, workloadQueries } from '../lib/workload';
 import { pollUntil } from '../lib/poll';
 import { cancellationSignal, heartbeat, sleep } from '../temporal/activity-context';
 import type { IndexSummary, StepInput } from '../schema/cell';
 import type { IndexRecord, IndexVerification, MutationRow } from '../schema/results';
-export type { IndexRecord, IndexVerification } from '../schema/results';
 import { explainGranules, explainIndexes } from '../measure/index-proof';
 import { readCellSettings } from './provision';
 
@@ -30,7 +30,7 @@ async function materializeMutations(client: ClickHouseClient, table: string, ind
 }
 
 /** Index size in bytes, with its source. */
-export async function indexSize(
+async function indexSize(
   client: ClickHouseClient,
   table: string,
   index: string,
@@ -70,7 +70,7 @@ export async function indexSize(
  * `settings.query`), so a setting such as `use_skip_indexes = 0` shows here too. Whether the measured
  * runs themselves read fewer rows is judged after them (`index_proof` in `queries-index.json`).
  */
-export async function verifyIndex(
+async function verifyIndex(
   client: ClickHouseClient,
   table: string,
   index: string,

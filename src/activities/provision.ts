@@ -11,7 +11,7 @@ import { connect, queryRows, queryScalar } from '../clickhouse/client';
 import { cellDir, writeJsonAtomic, readJsonIfExists } from '../results/store';
 import { ApplicationFailure } from '@temporalio/common';
 import { FAILURE } from '../schema/failures';
-import { probeServer, type CapabilityProbe } from '../clickhouse/probe';
+import { probeServer } from '../clickhouse/probe';
 import { checkSettings } from '../clickhouse/settings';
 import { loadWorkload, cannotRunReason, type WorkloadManifest } from '../lib/workload';
 import { versionMatchesLabel } from '../schema/version';
@@ -19,8 +19,7 @@ import { heartbeat } from '../temporal/activity-context';
 import { keepAliveDuring } from '../clickhouse/statement-watch';
 import type { CellInput, ProvisionResult, ServerInfo } from '../schema/cell';
 import type { TargetHandle } from '../schema/target';
-import type { CellSettings, ProvisionRecord } from '../schema/results';
-export type { CellSettings, ProvisionRecord } from '../schema/results';
+import type { CapabilityProbe, CellSettings, ProvisionRecord } from '../schema/results';
 import { currentOwner, type OwnerDeps } from '../temporal/owner';
 
 /** Dependencies of the provision step. */
@@ -36,7 +35,7 @@ export interface ProvisionDeps extends OwnerDeps {
  * worker host's `os.cpus()` / `os.totalmem()` for a target on the worker's host (its capabilities
  * say so), else unknown (null).
  */
-export async function readServerInfo(t: TargetHandle): Promise<ServerInfo & { probe: CapabilityProbe }> {
+async function readServerInfo(t: TargetHandle): Promise<ServerInfo & { probe: CapabilityProbe }> {
   const client = connect(t);
   try {
     const version = await queryScalar<string>(client, 'SELECT version()');
@@ -78,7 +77,7 @@ export async function readServerInfo(t: TargetHandle): Promise<ServerInfo & { pr
 }
 
 /** Check the workload's and the spec's settings against a probe. */
-export function resolveCellSettings(cell: CellInput, m: WorkloadManifest, probe: CapabilityProbe): CellSettings {
+function resolveCellSettings(cell: CellInput, m: WorkloadManifest, probe: CapabilityProbe): CellSettings {
   const spec = cell.settings ?? { query: {}, mergeTree: {}, optional: [] };
   const wl = checkSettings(
     { query: m.loadSettings, mergeTree: m.tableSettings, optional: m.optionalSettings },

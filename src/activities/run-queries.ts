@@ -9,10 +9,9 @@
  */
 import path from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
-import { FAILURE } from '../schema/failures';
-import { connect, tryCommand, type CommandOutcome } from '../clickhouse/client';
+import { FAILURE, clickHouseErrorName } from '../schema/failures';
+import { connect, tryCommand } from '../clickhouse/client';
 import { cellDir, writeJsonAtomic, readJsonIfExists } from '../results/store';
-import type { CapabilityProbe } from '../clickhouse/probe';
 import { loadWorkload, workloadQueries } from '../lib/workload';
 import { judgeIndexUse } from '../measure/index-proof';
 import { measureQueries } from '../measure/protocol';
@@ -24,18 +23,7 @@ import { capabilitiesOf, otherChbenchServers } from '../targets';
 import { queryIdPrefix, type QueriesSummary, type QueryHeadline, type StepInput } from '../schema/cell';
 import { readCellSettings } from './provision';
 
-export type { IndexProof } from '../measure/index-proof';
-
-// Record shapes of `queries-<phase>.json` live in the results schema (one definition, with zod).
-export type {
-  ColdPreparation,
-  RunSample,
-  ServerTimeSource,
-  QueryStats,
-  QueryRecord,
-  QueriesRecord,
-} from '../schema/results';
-import type { QueryRecord, QueriesRecord } from '../schema/results';
+import type { CapabilityProbe, CommandOutcome, QueryRecord, QueriesRecord } from '../schema/results';
 
 /** Activity factory. */
 export function createRunQueries(deps: { workDir: string }) {
@@ -44,7 +32,9 @@ export function createRunQueries(deps: { workDir: string }) {
      * Measure the cell's queries. `phase` `baseline` runs every selected query; `index` only those the
      * workload marks `usesIndex` (and records each one's index proof against the baseline's read_rows).
      * Writes `queries-<phase>.json`.
-     * @throws ApplicationFailure `QueryFailed` (non-retryable) when a query failed on the server.
+     * @throws ApplicationFailure `QueryFailed` (non-retryable) when a query failed on the server, after the
+     *   record is written; details `[{ file, failed: [id…], errors: [{ id, code, name }…] }]` with each
+     *   failed query's ClickHouse error code (number, null when the error carried none) and name.
      */
     async runQueries(
       { cell, target }: StepInput,
@@ -143,7 +133,18 @@ export function createRunQueries(deps: { workDir: string }) {
                   `${r.id.toUpperCase()} failed on run ${r.error!.run} (query_id ${r.error!.query_id}): Code ${r.error!.code}${r.error!.type ? ` ${r.error!.type}` : ''}: ${r.error!.message.split('\n')[0].slice(0, 300)}`,
               )
               .join('; '),
-            details: [{ file: path.basename(file), failed: failed.map((r) => r.id) }],
+            details: [
+              {
+                file: path.basename(file),
+                failed: failed.map((r) => r.id),
+                // The server's identity of each error: its code and name (18.16 writes no name: the code's).
+                errors: failed.map(({ id, error }) => ({
+                  id,
+                  code: error!.code === null ? null : Number(error!.code),
+                  name: error!.code === null ? error!.type : clickHouseErrorName(error!.code, error!.type ?? undefined),
+                })),
+              },
+            ],
           });
         const headlines: QueryHeadline[] = records.map((r) => ({
           id: r.id,

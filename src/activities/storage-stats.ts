@@ -8,12 +8,12 @@
  * when any active part is not Wide the per-column sizes are reported as unavailable.
  */
 import path from 'node:path';
-import { connect, queryRows, sqlString } from '../clickhouse/client';
+import { connect, queryRows } from '../clickhouse/client';
+import { sqlString } from '../lib/sql';
 import { cellDir, writeJsonAtomic } from '../results/store';
 import { loadWorkload } from '../lib/workload';
 import type { StepInput } from '../schema/cell';
 import type { StorageRecord } from '../schema/results';
-export type { ColumnStorage, StorageRecord } from '../schema/results';
 import type { ClickHouseClient } from '@clickhouse/client';
 
 async function hasColumn(client: ClickHouseClient, table: string, column: string): Promise<boolean> {
@@ -25,7 +25,7 @@ async function hasColumn(client: ClickHouseClient, table: string, column: string
 }
 
 /** Read storage figures of `table` in the current database. */
-export async function readStorage(client: ClickHouseClient, table: string): Promise<StorageRecord> {
+async function readStorage(client: ClickHouseClient, table: string): Promise<StorageRecord> {
   const t = sqlString(table);
   const where = `database = currentDatabase() AND table = ${t} AND active`;
   const hasPartType = await hasColumn(client, 'parts', 'part_type');

@@ -24,12 +24,10 @@ import {
   type IndexRecord,
 } from '../schema/results';
 
-export { CELL_RESULT_SCHEMA } from '../schema/results';
-
 import { CELL_COUNTERS as KEY_EVENTS } from '../measure/validity';
 
 /** Difference of two snapshots: key server events and host disk bytes; `null` where unknown. */
-export function metricsDelta(a?: MetricsSnapshot, b?: MetricsSnapshot): MetricsDelta | null {
+function metricsDelta(a?: MetricsSnapshot, b?: MetricsSnapshot): MetricsDelta | null {
   if (!a || !b) return null;
   const events: Record<string, number | null> = {};
   for (const k of KEY_EVENTS)
@@ -57,7 +55,7 @@ export function metricsDelta(a?: MetricsSnapshot, b?: MetricsSnapshot): MetricsD
 }
 
 /** Activity factory. */
-export function createWriteResults() {
+export function createWriteCellResult() {
   return {
     /**
      * Write `result.json` from the step files present in the cell directory, and `samples.jsonl`

@@ -11,6 +11,7 @@ import {
 } from '@clickhouse/client';
 import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
+import type { CommandOutcome } from '../schema/results';
 import type { TargetHandle } from '../schema/target';
 import { currentWatcher, watchClient } from './statement-watch';
 import { parseServerError } from '../schema/server-error';
@@ -126,7 +127,7 @@ export interface MeasuredResult {
    * The `statistics` block the server writes at the end of JSON output formats (`rows_read`,
    * `bytes_read`, `elapsed` in s): written after the last row, so complete even when the summary
    * header is not. chbench's embedded server omits `rows_read`/`bytes_read` from it when it streamed
-   * the result (the engine does not report them then; see embedded-server.ts).
+   * the result (the engine does not report them then; see `src/targets/embedded/server.ts`).
    */
   output_statistics?: { rows_read?: number; bytes_read?: number; elapsed?: number };
   /** Rows in the result (counted while parsing the body's `data` array; checked against its `rows`). */
@@ -181,7 +182,7 @@ export type MidStreamClickHouseError = ClickHouseError & {
  * exception (e.g. cut by a proxy or a dying server that still closed the response cleanly). Never
  * a result. Retryable (type `IncompleteResult`).
  */
-export class IncompleteResultError extends Error {
+class IncompleteResultError extends Error {
   constructor(
     message: string,
     /** Body bytes received. */
@@ -736,16 +737,6 @@ export async function queryScalar<T = string>(client: ClickHouseClient, sql: str
   return body.data[0][0] as T;
 }
 
-/** Outcome of a statement whose failure is acceptable (recorded, not thrown). */
-export interface CommandOutcome {
-  sql: string;
-  ok: boolean;
-  /** Server error text (first line) when `ok` is false. */
-  error?: string;
-  /** ClickHouse error code when `ok` is false. */
-  code?: string;
-}
-
 /** Run a statement; return its outcome instead of throwing on a server error. */
 export async function tryCommand(
   client: ClickHouseClient,
@@ -772,7 +763,10 @@ export function errorCode(e: unknown): string | undefined {
   return parsed ? String(parsed.code) : undefined;
 }
 
-/** Quote a string literal for ClickHouse SQL (the one definition lives in `lib/sql`). */
+/**
+ * @deprecated Import `sqlString` from `lib/sql` (its one definition). Kept only for
+ * `targets/server-verbs.ts` and `activities/support/attempts.ts`, which still import it from here.
+ */
 export { sqlString } from '../lib/sql';
 
 /** Exported for tests and benchmarks of the streaming parser. */

@@ -4,37 +4,8 @@
  * comparing version numbers.
  */
 import type { ClickHouseClient } from '@clickhouse/client';
-import { queryRows, tryCommand, type CommandOutcome } from './client';
-
-/** The probe of one target. A list that could not be read is `null` ("unknown"), never empty. */
-export interface CapabilityProbe {
-  /** `SELECT version()`. */
-  version: string;
-  /** Query-level settings (`system.settings`). */
-  query_settings: string[] | null;
-  /** MergeTree table settings (`system.merge_tree_settings`). */
-  merge_tree_settings: string[] | null;
-  /** Server settings (`system.server_settings`, newer versions only). */
-  server_settings: string[] | null;
-  /** Each cache-drop statement chbench may use and whether the server accepted it. */
-  cache_drops: CommandOutcome[];
-  /** `system.query_log`: exists (after a logged query and a flush), and how it stores ProfileEvents. */
-  query_log: { enabled: boolean; profile_events: 'map' | 'arrays' | 'none' | null };
-  /** `system.part_log` exists. */
-  part_log: { enabled: boolean };
-  /** Counter names in `system.events` (all of them where `system_events_show_zero_values` exists). */
-  events: string[] | null;
-  /** Whether `events` lists every counter (true) or only the non-zero ones (false). */
-  events_complete: boolean;
-  /** Data types (`system.data_type_families`), e.g. DateTime64, LowCardinality; null if unreadable. */
-  data_types: string[] | null;
-  /** Table functions (`system.table_functions`), e.g. numbers_mt; null if unreadable. */
-  table_functions: string[] | null;
-  /** Whether a column `CODEC(...)` clause is accepted (trial `CREATE TEMPORARY TABLE`). */
-  column_codecs: boolean;
-  /** The trial's outcome (the server's error when refused). */
-  column_codecs_trial: CommandOutcome;
-}
+import type { CapabilityProbe, CommandOutcome } from '../schema/results';
+import { queryRows, tryCommand } from './client';
 
 async function names(client: ClickHouseClient, sql: string): Promise<string[] | null> {
   try {

@@ -8,7 +8,8 @@
  * ones; microsecond timestamps exist only on newer servers.
  */
 import type { ClickHouseClient } from '@clickhouse/client';
-import { queryRows, sqlString } from './client';
+import { queryRows } from './client';
+import { sqlString } from '../lib/sql';
 
 /**
  * One `QueryFinish` row as chbench keeps it: the server's columns as sent (UInt64 values as strings),

@@ -3,7 +3,7 @@
  * level — query (`system.settings`), MergeTree table (`system.merge_tree_settings`) or server
  * (`system.server_settings`) — before anything is loaded.
  */
-import type { CapabilityProbe } from './probe';
+import type { CapabilityProbe } from '../schema/results';
 import { settingLevels } from './probe';
 import { sqlValue } from '../lib/sql';
 

@@ -3,7 +3,8 @@
  * and mutations, and statements still running from an earlier attempt.
  */
 import type { ClickHouseClient } from '@clickhouse/client';
-import { queryRows, queryScalar, sqlString } from './client';
+import { queryRows, queryScalar } from './client';
+import { sqlString } from '../lib/sql';
 
 /** Active parts of a table (source: `system.parts`, `active = 1`). */
 export interface PartsState {

@@ -62,7 +62,7 @@ export interface WorkloadQuery {
 }
 
 /** Names of the workloads found under `sql/workloads/`. */
-export function listWorkloads(root = SQL_ROOT): string[] {
+function listWorkloads(root = SQL_ROOT): string[] {
   const dir = path.join(root, 'workloads');
   return readdirSync(dir)
     .filter((d) => existsSync(path.join(dir, d, 'manifest.yaml')))
@@ -99,7 +99,7 @@ export interface RenderValues {
 }
 
 /** `CODEC(...)` clause for a codec; empty for LZ4, which is the server default. */
-export function codecClause(codec: Codec): string {
+function codecClause(codec: Codec): string {
   return codec === 'LZ4' ? '' : ` CODEC(${codec})`;
 }
 
@@ -114,7 +114,7 @@ export function renderTemplate(workload: string, file: string, v: RenderValues, 
 }
 
 /** Template rendering on a string (see {@link renderTemplate}). */
-export function renderText(text: string, v: RenderValues): string {
+function renderText(text: string, v: RenderValues): string {
   const values: Record<string, string> = {
     table: v.table,
     rows: String(Math.trunc(v.rows)),

@@ -14,10 +14,10 @@ import { writeFile } from 'node:fs/promises';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import type { ClickHouseClient } from '@clickhouse/client';
-import { queryRows, sqlString, tryCommand, type CommandOutcome } from '../clickhouse/client';
-import { PROBED_CACHE_DROPS, type CapabilityProbe } from '../clickhouse/probe';
-// Record types still declared in the activity file; they move to src/schema/results.ts.
-import type { ColdPreparation, QueryRecord } from '../schema/results';
+import { queryRows, tryCommand } from '../clickhouse/client';
+import { PROBED_CACHE_DROPS } from '../clickhouse/probe';
+import { sqlString } from '../lib/sql';
+import type { CapabilityProbe, ColdPreparation, CommandOutcome, QueryRecord } from '../schema/results';
 
 const execFileAsync = promisify(execFile);
 

@@ -11,8 +11,10 @@
  * A counter that cannot be known is `null`, never 0.
  */
 import type { ClickHouseClient } from '@clickhouse/client';
-import { queryRows, sqlString } from '../clickhouse/client';
-import { RUN_COUNTERS, type RunCounters } from './validity';
+import { queryRows } from '../clickhouse/client';
+import { sqlString } from '../lib/sql';
+import type { RunCounters } from '../schema/results';
+import { RUN_COUNTERS } from './validity';
 
 /** A `system.events` snapshot of the {@link RUN_COUNTERS}: name → cumulative count since server start. */
 export type EventSnapshot = Record<string, number>;

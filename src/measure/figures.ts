@@ -19,7 +19,6 @@ import {
   type MidStreamClickHouseError,
 } from '../clickhouse/client';
 import type { QueryLogRow } from '../clickhouse/query-log';
-// Record types still declared in the activity file; they move to src/schema/results.ts.
 import type { QueryRecord, RunSample } from '../schema/results';
 
 /** The figures of one run known when its response has been read (before query_log is joined). */

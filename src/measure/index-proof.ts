@@ -4,6 +4,7 @@
  * chbench issues it), and pure functions over its text and read_rows figures.
  */
 import type { ClickHouseClient } from '@clickhouse/client';
+import type { IndexProof } from '../schema/results';
 
 /**
  * `EXPLAIN indexes = 1 <sql>` under `settings` (pass the measured runs' own, so what it shows holds
@@ -21,29 +22,6 @@ export async function explainIndexes(
     clickhouse_settings: settings,
   });
   return (await rs.text()).trimEnd();
-}
-
-/**
- * Proof that a skip index did its work in the measured runs, not just in an EXPLAIN.
- * Sources: `EXPLAIN indexes = 1` under the runs' settings (granules kept/total of the named index), and
- * read_rows of the measured warm runs in this phase and in the baseline phase (see `read_source`).
- */
-export interface IndexProof {
-  index: string;
-  /** `kept/total` granules of the index in the EXPLAIN, null when the EXPLAIN does not show the index. */
-  explain_granules: string | null;
-  /** EXPLAIN shows the index dropping granules. null = EXPLAIN not available. */
-  explain_skips: boolean | null;
-  /** read_rows of the last warm run after the index / in the baseline phase (null when unknown). */
-  read_rows_after: number | null;
-  read_rows_before: number | null;
-  /**
-   * `true`: EXPLAIN skips and the measured runs read fewer rows than before; `false`: the index was not
-   * used under the runs' settings, or EXPLAIN claims skipping while the measured runs read as many
-   * rows as before ("index not effective in the measured runs"); `null`: cannot be judged.
-   */
-  effective: boolean | null;
-  reason: string;
 }
 
 /**

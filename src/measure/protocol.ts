@@ -23,7 +23,6 @@ import { runMeasured, type MeasuredResult } from '../clickhouse/client';
 import { fetchQueryLog } from '../clickhouse/query-log';
 import { activeParts, runningMerges, pendingMutations } from '../clickhouse/table-state';
 import type { WorkloadQuery } from '../lib/workload';
-// Record types still declared in the activity file; they move to src/schema/results.ts.
 import type { ColdPreparation, QueryRecord, RunSample } from '../schema/results';
 import { prepareColdRun, resultCacheSettings } from './cold-cycle';
 import { PROBED_CACHE_DROPS } from '../clickhouse/probe';

@@ -3,7 +3,6 @@
  * Pure: everything comes from the samples.
  */
 import { min as ssMin, median as ssMedian, max as ssMax } from 'simple-statistics';
-// Record types still declared in the activity file; they move to src/schema/results.ts.
 import type { QueryStats, RunSample, ServerTimeSource } from '../schema/results';
 import { judgeWarm } from './validity';
 

@@ -7,6 +7,7 @@
  * the server keeps a query log; on the embedded engine, which has none but runs one statement at a
  * time, the difference of `system.events` just before and just after the run.
  */
+import type { RunCounters, RunValidity } from '../schema/results';
 
 /** Counters read per run. */
 export const RUN_COUNTERS = [
@@ -25,8 +26,6 @@ export const RUN_COUNTERS = [
   'UncompressedCacheHits',
   'UncompressedCacheMisses',
 ] as const;
-
-export type RunCounters = Partial<Record<(typeof RUN_COUNTERS)[number], number | null>>;
 
 /**
  * Counters whose start→end difference over the whole cell is kept in `result.json`
@@ -52,15 +51,6 @@ export const CELL_COUNTERS = [
   'UncompressedCacheHits',
   'UncompressedCacheMisses',
 ] as const;
-
-/** Verdict on one run. `valid: null` = could not be judged (counters unknown). */
-export interface RunValidity {
-  valid: boolean | null;
-  /** Short label shown next to the number: `cold`, `not cold`, `cold?`, `warm`, `not warm`, … */
-  label: string;
-  /** Reasons, one per failed or unknown check. */
-  reasons: string[];
-}
 
 const n = (c: RunCounters | null | undefined, k: (typeof RUN_COUNTERS)[number]): number | null => {
   const v = c?.[k];

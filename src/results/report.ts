@@ -10,7 +10,7 @@ import { readRecord, readRecordIfExists } from './store';
 import { CellResult, RunRecord, type QueryRecord } from '../schema/results';
 
 /** Format bytes as GiB/MiB/KiB with 2 decimals. */
-export function fmtBytes(b: number | null | undefined): string {
+function fmtBytes(b: number | null | undefined): string {
   if (b === null || b === undefined || !Number.isFinite(b)) return 'n/a';
   const u = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
   let i = 0;
@@ -42,7 +42,7 @@ function fmtInt(n: number | null | undefined): string {
  * Load every cell result of a run, in `run.json` order.
  * @throws Error naming the file and field when `run.json` or a `result.json` does not parse (see `readRecord`).
  */
-export function loadRun(dir: string): { run: RunRecord; cells: CellResult[]; missing: string[] } {
+function loadRun(dir: string): { run: RunRecord; cells: CellResult[]; missing: string[] } {
   const run = readRecord(path.join(dir, 'run.json'), RunRecord);
   const cells: CellResult[] = [];
   const missing: string[] = [];
@@ -330,7 +330,7 @@ export function renderReport(dir: string): string {
   out.push(
     '## Server and host counters during the cell',
     '',
-    'Difference of `system.events` (and the worker host\'s /proc/diskstats, whole disks, for loopback targets) between the start and the end of each cell: load, merges, every query run and index build together. ' +
+    'Difference of `system.events` (and the worker host\'s /proc/diskstats, whole disks, for targets on the worker\'s host) between the start and the end of each cell: load, merges, every query run and index build together. ' +
       '"n/a" = the server does not have the counter, or (on versions whose system.events hides zero counters) it stayed at zero. Host disk figures cover everything on the host. After an OS page-cache drop the server re-reads its own binary (the embedded engine\'s library is ~0.5 GiB), which shows in OSReadBytes and host disk read. InsertedRows includes the server\'s own system-log inserts.',
     '',
   );

@@ -31,13 +31,12 @@ export const FAILURE = {
   NoIndex: 'NoIndex',
   /** Statements of an earlier attempt of the step are still running (attempt settling). */
   PreviousAttemptStuck: 'PreviousAttemptStuck',
+  /** A record of an earlier start of the run does not parse with the results schema (validateSpec on resume). */
+  UnreadableResult: 'UnreadableResult',
 } as const;
 
-/** One of chbench's own failure types. */
-export type FailureType = (typeof FAILURE)[keyof typeof FAILURE];
-
 /** Prefix of the failure type of a ClickHouse server error: `ClickHouse.<NAME>`. */
-export const CLICKHOUSE_FAILURE_PREFIX = 'ClickHouse.';
+const CLICKHOUSE_FAILURE_PREFIX = 'ClickHouse.';
 
 /**
  * ClickHouse error names (and codes, from the server's `src/Common/ErrorCodes.cpp`; the codes are
@@ -104,21 +103,32 @@ const CLICKHOUSE_OTHER_ERRORS: Readonly<Record<string, number>> = {
 const NAME_OF_CODE: ReadonlyMap<number, string> = new Map(Object.entries({ ...CLICKHOUSE_QUERY_ERRORS, ...CLICKHOUSE_OTHER_ERRORS }).map(([name, code]) => [code, name]));
 
 /** The failure type of a ClickHouse error name, e.g. `ClickHouse.SYNTAX_ERROR`. */
-export function clickHouseFailureType(name: string): string {
+function clickHouseFailureType(name: string): string {
   return `${CLICKHOUSE_FAILURE_PREFIX}${name}`;
 }
 
 /**
- * Failure types retrying cannot fix: chbench's own (most are also raised with `nonRetryable: true`;
- * listing them guards a call site that forgets) and the ClickHouse query/schema errors. Every cell
- * step's retry policy uses it as `nonRetryableErrorTypes`.
+ * Failure types an activity retry cannot fix, so Temporal must not retry the activity: every type
+ * chbench raises (each is also raised with `nonRetryable: true`; listing them guards a call site that
+ * forgets) and the ClickHouse query/schema errors ({@link CLICKHOUSE_QUERY_ERRORS}). Every cell step's
+ * retry policy uses it as `nonRetryableErrorTypes` (`src/workflows/cell-step.ts`).
+ *
+ * "Not retried" is about the activity only, not about what the workflow does next: `TargetUnavailable`
+ * (the server is gone, so the same attempt against it cannot succeed) goes straight back to the cell
+ * workflow, which provisions the target again and runs the step again (`CellRun.step`). Every other
+ * type fails the cell.
  */
 export const NON_RETRYABLE: readonly string[] = [
   FAILURE.InvalidSpec,
+  FAILURE.InvalidSetting,
+  FAILURE.TargetUnavailable,
+  FAILURE.QueryFailed,
+  FAILURE.StatementStuck,
   FAILURE.QuiesceTimeout,
   FAILURE.MutationFailed,
   FAILURE.NoIndex,
-  FAILURE.QueryFailed,
+  FAILURE.PreviousAttemptStuck,
+  FAILURE.UnreadableResult,
   ...Object.keys(CLICKHOUSE_QUERY_ERRORS).map(clickHouseFailureType),
 ];
 

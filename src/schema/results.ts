@@ -212,7 +212,7 @@ export const MetricsSnapshot = z.object({
   /** `system.events` (name → value), `null` if unreadable. */
   server_events: z.record(z.string(), z.number()).nullable(),
   server_events_source: z.string(),
-  /** Host disk counters (device → bytes read/written, io ms), from /proc/diskstats (sectors × 512); loopback targets only. */
+  /** Host disk counters (device → bytes read/written, io ms), from /proc/diskstats (sectors × 512); targets on the worker's host only. */
   host_disks: z.record(z.string(), z.object({ read_bytes: z.number(), write_bytes: z.number(), io_ms: z.number() })).nullable(),
   /** Host CPU jiffies from the `cpu` line of /proc/stat. */
   host_cpu: z.object({ user: z.number(), system: z.number(), idle: z.number(), iowait: z.number() }).nullable(),

@@ -14,9 +14,6 @@ import { waitForSearchAttributes } from './search-attribute-registry';
 import { freePort } from '../lib/net';
 import { pollUntil } from '../lib/poll';
 
-/** Re-exported for callers that start servers beside a dev server (tests, chaos). */
-export { freePort } from '../lib/net';
-
 /** A running dev server. */
 export interface DevServer {
   /** gRPC address `127.0.0.1:<port>`. */

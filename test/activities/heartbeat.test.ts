@@ -29,7 +29,7 @@ import { provisionEmbedded, teardownEmbedded } from '../../src/targets/embedded'
 import type { TargetHandle } from '../../src/schema/target';
 
 const SLOW = 'SELECT sum(sleepEachRow(0.5)) FROM numbers(30) SETTINGS max_block_size = 1';
-/** Heartbeat timeout of every activity (src/workflows/benchmark-cell.ts). */
+/** Heartbeat timeout of every cell activity (`HEARTBEAT_TIMEOUT` in src/workflows/cell-step.ts, not exported). */
 const HEARTBEAT_TIMEOUT_MS = 10_000;
 const QUIET = { level: ClickHouseLogLevel.OFF };
 
@@ -257,4 +257,4 @@ describe('heartbeats and progress during one long statement (activity level)', {
   });
 });
 
-// End to end (a cell whose query outlasts the heartbeat timeout): test/edge.test.ts, workload `edge`, query `slow`.
+// End to end (a cell whose query outlasts the heartbeat timeout): test/e2e/edge.test.ts, workload `edge`, query `slow`.

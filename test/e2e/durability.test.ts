@@ -15,6 +15,7 @@ import type { MatrixProgress, MatrixResult } from '../../src/workflows';
 import { collectGarbage } from '../../src/targets/gc';
 import { provisionEmbedded } from '../../src/targets/embedded';
 import { isAlive } from '../../src/targets/process';
+import { pollUntil } from '../../src/lib/poll';
 
 let env: TemporalEnv;
 before(async () => {
@@ -34,16 +35,18 @@ const spec = (name: string) => ({
   resultsDir: env.resultsDir,
 });
 
+/** The matrix's progress once `pred` holds (queried every 100 ms, at most 120 s; a failed query is "not yet"). */
 async function waitFor(
   handle: { query: (q: string) => Promise<unknown> },
   pred: (p: MatrixProgress) => boolean,
 ): Promise<MatrixProgress> {
-  for (let i = 0; i < 1200; i++) {
-    const p = (await handle.query('progress').catch(() => undefined)) as MatrixProgress | undefined;
-    if (p && pred(p)) return p;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('condition not reached');
+  return pollUntil(
+    async () => {
+      const p = (await handle.query('progress')) as MatrixProgress | undefined;
+      return p && pred(p) ? p : undefined;
+    },
+    { what: 'matrix progress condition', timeoutMs: 120_000, intervalMs: 100 },
+  );
 }
 
 function leftovers(): string[] {

@@ -11,6 +11,8 @@ import path from 'node:path';
 import { startTemporalEnv, type TemporalEnv } from '../helpers/temporal-env';
 import type { MatrixResult } from '../../src/workflows';
 import type { CellResult as CellResultDoc } from '../../src/schema/results';
+import { defaultPayloadConverter } from '@temporalio/common';
+import { FAILURE } from '../../src/schema/failures';
 
 const BINARY = process.env.CHBENCH_CLICKHOUSE_SERVER ?? '/usr/sbin/clickhouse-server';
 let env: TemporalEnv;
@@ -33,9 +35,10 @@ async function runEdge(name: string, queries: string[], target: Record<string, u
     skipIndex: false,
     resultsDir: env.resultsDir,
   };
+  const runId = `${name}-${Date.now()}`;
   const r = (await env.client.workflow.execute('benchmarkMatrix', {
     taskQueue: env.taskQueue,
-    workflowId: `${name}-${Date.now()}`,
+    workflowId: runId,
     args: [spec],
   })) as MatrixResult;
   const cell = r.cells[0];
@@ -44,7 +47,7 @@ async function runEdge(name: string, queries: string[], target: Record<string, u
     path.join(path.dirname(path.dirname(path.dirname(cell.resultFile))), 'report.md'),
     'utf8',
   );
-  return { cell, doc, report };
+  return { runId, cell, doc, report };
 }
 
 test('embedded: a 15 s statement and a 600 MB result are measured; the cell succeeds', async () => {
@@ -76,7 +79,7 @@ for (const t of [
   test(`${t.name}: a query that fails (on 18.16 after the response started; embedded buffers it for a complete summary) is a failed run with the server's code, not retried; other queries are kept`, async () => {
     if (t.name === '18.16')
       assert.ok(existsSync(BINARY), `${BINARY} is missing: run ./scripts/setup.sh --with-debian-clickhouse`);
-    const { cell, doc, report } = await runEdge(
+    const { runId, cell, doc, report } = await runEdge(
       `edge-late-error-${t.name.replace('.', '')}`,
       ['count', 'late_error'],
       t.target,
@@ -102,6 +105,20 @@ for (const t of [
     }
     assert.equal(byId.late_error.samples.length, 0, 'no sample was recorded from the failed body');
     assert.match(report, /⚠ LATE_ERROR failed in v\d+\.\d+-lz4 \(failed\)\*\* on run cold 1/);
+    // The QueryFailed failure itself carries the server's identity of the error, per query.
+    const hist = await env.client.workflow.getHandle(`${runId}/${cell.cellKey}`).fetchHistory();
+    const failure = hist
+      .events!.map((e) => e.activityTaskFailedEventAttributes?.failure)
+      .find((f) => f?.applicationFailureInfo?.type === FAILURE.QueryFailed);
+    assert.ok(failure, 'runQueries failed with QueryFailed');
+    const payload = failure.applicationFailureInfo!.details?.payloads?.[0];
+    assert.ok(payload, 'QueryFailed has details');
+    const details = defaultPayloadConverter.fromPayload<{
+      failed: string[];
+      errors: { id: string; code: number | null; name: string | null }[];
+    }>(payload);
+    assert.deepEqual(details.failed, ['late_error']);
+    assert.deepEqual(details.errors, [{ id: 'late_error', code: 395, name: 'FUNCTION_THROW_IF_VALUE_IS_NON_ZERO' }]);
   });
 }
 

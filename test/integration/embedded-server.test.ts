@@ -13,11 +13,10 @@ import { provisionEmbedded, teardownEmbedded } from '../../src/targets/embedded'
 import { _internal } from '../../src/targets/embedded/server';
 import { httpGet, isAlive, LABEL_FILE, processMentions, readLabel } from '../../src/targets/process';
 import type { ProvisionRequest, TargetHandle } from '../../src/schema/target';
+import { pollUntil } from '../../src/lib/poll';
 
 /** The expected errors would otherwise be logged by the client. */
 const QUIET = { level: ClickHouseLogLevel.OFF };
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface Running {
   query_id: string;
@@ -30,12 +29,9 @@ async function running(url: string): Promise<Running[]> {
   return JSON.parse((await httpGet(`${url}/chbench/running`, 5000)).body) as Running[];
 }
 
-async function waitUntil(what: string, cond: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await cond())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for: ${what}`);
-    await sleep(20);
-  }
+/** Wait (at most 20 s, checking every 20 ms) until `cond` holds; an error of `cond` ends the wait. */
+async function waitUntil(what: string, cond: () => Promise<boolean>): Promise<void> {
+  await pollUntil(cond, { what, timeoutMs: 20_000, intervalMs: 20, stopOn: () => true });
 }
 
 function summaryOf(headers: Record<string, string | string[] | undefined>): Record<string, string> {

@@ -11,7 +11,7 @@ import { normaliseQueryLogRow, queryLogSelect } from '../../src/clickhouse/query
 import { explainGranules, judgeIndexUse } from '../../src/measure/index-proof';
 import { parseQueryId, queryIdPrefix } from '../../src/schema/cell';
 import { explain267, profileEventsMap267, queries1816, queries267, queryLog1816 } from '../fixtures/measure';
-import type { CapabilityProbe } from '../../src/clickhouse/probe';
+import type { CapabilityProbe } from '../../src/schema/results';
 
 const asProbe = (p: { cache_drops: CapabilityProbe['cache_drops'] }) => p as unknown as CapabilityProbe;
 

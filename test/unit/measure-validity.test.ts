@@ -5,14 +5,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  judgeCold,
-  judgeQuiet,
-  judgeWarm,
-  RUN_COUNTERS,
-  CELL_COUNTERS,
-  type RunCounters,
-} from '../../src/measure/validity';
+import { judgeCold, judgeQuiet, judgeWarm, RUN_COUNTERS, CELL_COUNTERS } from '../../src/measure/validity';
+import type { RunCounters } from '../../src/schema/results';
 import { counterDelta, eventSnapshot, queryLogCounters } from '../../src/measure/counters';
 import { normaliseQueryLogRow } from '../../src/clickhouse/query-log';
 import { events267, queries1816, queries267, queryLog1816, type QueriesFixture } from '../fixtures/measure';

@@ -16,10 +16,6 @@ import { fmtMs, renderReport } from '../../src/results/report';
 import { flatSamples, RUN_METRICS, toJsonLines } from '../../src/results/samples';
 import type { z } from 'zod';
 // Shapes declared outside the schema that must stay the same as the records' (compile-time check below).
-import type { CommandOutcome } from '../../src/clickhouse/client';
-import type { CapabilityProbe } from '../../src/clickhouse/probe';
-import type { IndexProof } from '../../src/measure/index-proof';
-import type { RunValidity } from '../../src/measure/validity';
 import type { PreviousAttempts } from '../../src/activities/support/attempts';
 import type { ServerInfo } from '../../src/schema/cell';
 import type { TargetHandle } from '../../src/schema/target';
@@ -30,15 +26,11 @@ const CELL = path.join(RUN, 'cells', 'v26.7-lz4');
 // Compile-time: the record schemas and the interfaces the measuring code uses describe the same JSON.
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const sameShapes: [
-  Same<R.CommandOutcome, CommandOutcome>,
-  Same<R.CapabilityProbe, CapabilityProbe>,
-  Same<R.IndexProof, IndexProof>,
-  Same<R.RunValidity, RunValidity>,
   Same<R.PreviousAttempts, PreviousAttempts>,
   Same<R.ServerRecord, ServerInfo>,
   // A recorded target's kind is any string (results outlive target kinds): a handle is a record.
   TargetHandle extends R.TargetRecord ? true : false,
-] = [true, true, true, true, true, true, true];
+] = [true, true, true];
 void sameShapes;
 
 const STEP_FILES: [string, z.ZodType][] = [

@@ -129,7 +129,7 @@ function readUnlessForeign<S extends z.ZodType>(file: string, schema: S): z.infe
     return readRecordIfExists(file, schema);
   } catch (e) {
     throw ApplicationFailure.create({
-      type: 'UnreadableResult',
+      type: FAILURE.UnreadableResult,
       nonRetryable: true,
       message: `cannot resume from the results store: ${(e as Error).message}; start a new run id, or move the file away to measure that cell again`,
     });

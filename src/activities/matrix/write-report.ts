@@ -20,7 +20,7 @@ export function createWriteReport() {
       });
       const reportPath = path.join(dir, 'report.md');
       writeTextAtomic(reportPath, renderReport(dir));
-      // Every cell's flat samples in one file, for loading the run into a database (README "Results").
+      // Every cell's flat samples in one file, for loading the run into a database (README "What a cell measures", flat samples).
       writeRunSamples(dir, readJson<{ cells: string[] }>(runFile).cells);
       return { reportPath };
     },

@@ -8,7 +8,7 @@
  *
  * A target supplies only what differs ({@link ProcessServer}): how to spawn its server in the cell
  * directory and how to read what it runs. The version rule is `versionMatchesLabel`
- * (`src/clickhouse/version.ts`), the same one the provision activity applies to every target.
+ * (`src/schema/version.ts`), the same one the provision activity applies to every target.
  */
 import * as path from 'node:path';
 import type { ProvisionRequest, TargetHandle } from '../../schema/target';
