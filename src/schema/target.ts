@@ -98,3 +98,34 @@ export interface TargetCapabilities {
   /** The cell's statements are archived at teardown (the embedded server's statement log). */
   statementArchive: boolean;
 }
+
+/** Options of a target's `kill` verb (`src/targets/target.ts`). */
+export interface KillOptions {
+  /** `KILL QUERY … SYNC`: the server answers once the statement has ended. @default false (`ASYNC`) */
+  sync?: boolean;
+  /**
+   * After an `ASYNC` kill on a target that can stop a running statement, wait up to this long (ms)
+   * until the server no longer lists it (looked at every 500 ms). @default 0 (do not wait)
+   */
+  waitGoneMs?: number;
+  /** Called at each look of that wait (the statement watch heartbeats there). */
+  onWait?: () => void;
+  /** Bound of each statement the verb sends, ms. @default the client's request timeout */
+  timeoutMs?: number;
+  /** query_id prefix of the statements the verb sends (`<tag>-<uuid>`). @default one chosen by the client */
+  queryIdTag?: string;
+}
+
+/**
+ * What a target's `kill` verb did. `text` is one human line, used verbatim in `StatementStuck`
+ * messages: `killed …`, `KILL QUERY sent…`, `not killed: <why>`, `not found …`.
+ */
+export type KillResult =
+  /** The statement stopped: `SYNC` answered, or it was no longer listed within `waitGoneMs`. */
+  | { outcome: 'killed'; text: string }
+  /** The KILL was accepted; not waited for, or still listed after `waitGoneMs`. */
+  | { outcome: 'sent'; text: string }
+  /** The target refused (the embedded engine cannot stop a chunk it computes) or the KILL failed; `why` is the first line of the error. */
+  | { outcome: 'not killable'; why: string; text: string }
+  /** No statement with that query_id runs or waits on the target. */
+  | { outcome: 'not found'; text: string };
