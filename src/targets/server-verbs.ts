@@ -10,7 +10,7 @@ import type { StatementProgress, WatchedStatement } from '../clickhouse/statemen
 import { runningQueryIds } from '../clickhouse/table-state';
 import { writeFileAtomic } from '../lib/fs';
 import { pollWithin } from '../lib/poll';
-import type { KillOptions, KillResult, TargetHandle } from '../schema/target';
+import type { KillOptions, KillResult, StatementLine, TargetHandle } from '../schema/target';
 import type { TargetCheck } from './target';
 
 /** `SELECT version()` on the handle's server. Never throws: a failure is `reachable: false` with the first line of the error. */
@@ -174,8 +174,8 @@ export async function killOnServer(
 }
 
 /**
- * Copy the cell's statements from `system.query_log` (after `SYSTEM FLUSH LOGS`) into `file` as JSON
- * lines `{query_id, started_at_ms, finished_at_ms, ok}`; start at second resolution.
+ * Copy the cell's statements from `system.query_log` (after `SYSTEM FLUSH LOGS`) into `file`
+ * (written atomically) as {@link StatementLine} JSON lines; start at second resolution.
  * @returns `system.query_log (start at second resolution)`, or `not available: <why>` (never throws)
  */
 export async function archiveFromQueryLog(target: TargetHandle, prefix: string, file: string): Promise<string> {
@@ -193,14 +193,15 @@ export async function archiveFromQueryLog(target: TargetHandle, prefix: string, 
     writeFileAtomic(
       file,
       ended
-        .map((r) =>
-          JSON.stringify({
+        .map((r) => {
+          const line: StatementLine = {
             query_id: r.query_id,
             started_at_ms: Number(r.start_ms),
             finished_at_ms: Number(r.start_ms) + Number(r.duration_ms),
             ok: r.type === 'QueryFinish' || r.type === '2',
-          }),
-        )
+          };
+          return JSON.stringify(line);
+        })
         .join('\n') + (ended.length ? '\n' : ''),
     );
     return 'system.query_log (start at second resolution)';

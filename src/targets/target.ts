@@ -101,8 +101,8 @@ export interface Target<S extends TargetSpec = TargetSpec> extends WatchedTarget
    */
   kill(handle: TargetHandle, client: ClickHouseClient, queryId: string, options?: KillOptions): Promise<KillResult>;
   /**
-   * Copy the statements of a cell (query ids starting with `prefix`) into `file` as JSON lines
-   * `{query_id, started_at_ms, finished_at_ms, ok}`, before teardown removes the server: the
+   * Copy the statements of a cell (query ids starting with `prefix`) into `file` (atomically) as
+   * `StatementLine` JSON lines (`schema/target.ts`), before teardown removes the server: the
    * target's own statement log where `capabilities.statementArchive`, else `system.query_log`.
    * @returns the source used, or `not available: <why>`
    */

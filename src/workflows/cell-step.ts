@@ -19,19 +19,11 @@ import {
 import { RetryState, type RetryPolicy } from '@temporalio/common';
 import type { Activities } from '../activities';
 import type { CellInput, CellOutcome, CellPhase, ProvisionResult, StepInput } from '../schema/cell';
+import type { CellProgress } from '../schema/progress';
 import { FAILURE, NON_RETRYABLE } from '../schema/failures';
 import { PHASE } from '../schema/search-attributes';
 
-/** Progress of a cell, answered by the `progress` query. */
-export interface CellProgress {
-  cellKey: string;
-  /** The running step's phase (see `CELL_STEPS`), then `done`. */
-  step: string;
-  status: 'running' | CellOutcome['status'];
-  /** Phases finished so far (a step run again after a restart appears once per success). */
-  done: string[];
-}
-
+export type { CellProgress } from '../schema/progress';
 export const cellProgressQuery = defineQuery<CellProgress>('progress');
 
 /**
