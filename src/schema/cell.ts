@@ -55,6 +55,12 @@ export interface ServerInfo {
 export interface ProvisionResult {
   target: TargetHandle;
   server: ServerInfo;
+  /**
+   * The target's `restartable` capability (`TargetCapabilities`): after the server is lost, the cell
+   * workflow may provision it again on the cell's data. `false` (external): the cell fails instead.
+   * Absent in histories recorded before it existed: treated as restartable, as those runs did.
+   */
+  restartable?: boolean;
   /** Set when this version cannot run the cell (the cell is reported as skipped, not failed). */
   skipReason?: string;
 }

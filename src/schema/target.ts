@@ -158,7 +158,11 @@ export interface TargetCapabilities {
   summaryReadSource: 'http summary' | 'output statistics';
   /** Running statements are listed by the target's own endpoint (embedded `/chbench/running`) rather than `system.processes`. */
   runningStatementsFrom: 'system.processes' | 'target endpoint';
-  /** The server can be restarted by chbench (a process it owns); external servers cannot. */
+  /**
+   * The server can be restarted by chbench (a process it owns); external servers cannot. Carried to
+   * the cell workflow in the provision result: a lost restartable target is provisioned again, a
+   * lost non-restartable one fails the cell (`TargetUnavailable`).
+   */
   restartable: boolean;
   /** The cell's statements are archived at teardown (the embedded server's statement log). */
   statementArchive: boolean;
