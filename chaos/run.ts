@@ -29,6 +29,7 @@ import { readRecord } from '../src/results/store';
 import { CellResult, RunRecord } from '../src/schema/results';
 import { readLabel } from '../src/targets/process';
 import { parseQueryId } from '../src/schema/cell';
+import { StatementLine } from '../src/schema/target';
 import type { MatrixProgress } from '../src/workflows/benchmark-matrix';
 import type { CellProgress } from '../src/workflows/benchmark-cell';
 import { CELL_STEPS } from '../src/schema/cell';
@@ -158,12 +159,8 @@ interface Check {
   leaked: number;
 }
 
-interface LogLine {
-  query_id: string;
-  started_at_ms: number | null;
-  finished_at_ms: number;
-  ok: boolean;
-}
+/** A line of the archived statement log (`server-log.jsonl`). */
+type LogLine = StatementLine;
 
 async function checkRun(ctx: Ctx, runId: string, scale: number, expect: 'completed' | 'cancelled'): Promise<Check> {
   const c: Check = { problems: [], duplicated: 0, doubleLoads: 0, leaked: 0 };
@@ -194,7 +191,7 @@ async function checkRun(ctx: Ctx, runId: string, scale: number, expect: 'complet
     const lines = readFileSync(logFile, 'utf8')
       .split('\n')
       .filter(Boolean)
-      .map((l) => JSON.parse(l) as LogLine)
+      .map((l) => StatementLine.parse(JSON.parse(l)))
       .filter((l) => l.started_at_ms !== null);
     const byStep = new Map<string, LogLine[]>();
     for (const l of lines) {

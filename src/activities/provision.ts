@@ -157,7 +157,12 @@ export function createProvision(deps: ProvisionDeps) {
             message: `settings refused before loading:\n  - ${checked.problems.join('\n  - ')}`,
           });
       }
-      const result: ProvisionResult = { target, server, ...(skipReason ? { skipReason } : {}) };
+      const result: ProvisionResult = {
+        target,
+        server,
+        restartable: capabilitiesOf(target).restartable,
+        ...(skipReason ? { skipReason } : {}),
+      };
       const record: ProvisionRecord = { ...result, provisioned_at: new Date().toISOString() };
       writeJsonAtomic(path.join(cellDir(cell.resultsDir, cell.runId, cell.cellKey), 'provision.json'), record);
       return result;

@@ -8,15 +8,16 @@
  * {@link StatementWatcher} until its result is consumed (`text()` / `json()` / the end of `stream()`,
  * or the end of an `exec` stream). While anything is registered, a ticker (every
  * {@link WatchConfig.tickMs}) reads the progress of the registered statements over a SEPARATE
- * connection — `system.processes` on a real server, `GET /chbench/running` on the embedded one —
- * and heartbeats {@link HeartbeatDetails}.
+ * connection with the target's own reader ({@link WatchedTargetVerbs}, installed by the target
+ * registry: `system.processes` on a real server, the embedded server's endpoint there) and
+ * heartbeats {@link HeartbeatDetails}.
  *
  * Progress means a counter changed: `read_rows`, `written_rows`, `total_rows_approx` of the
  * statement, or its `memory_usage` by ≥ 1 MiB (system.processes); for `ALTER` / `OPTIMIZE` also the server's
  * merges (`system.merges` rows read/written, progress) and unfinished mutations' `parts_to_do`.
  * Elapsed time alone is not progress. A statement with no progress for
- * {@link WatchConfig.stuckAfterS} is stuck: it is killed on the server (`KILL QUERY … ASYNC`, then
- * waited for, bounded; the embedded engine refuses to kill an executing statement and says so) and
+ * {@link WatchConfig.stuckAfterS} is stuck: it is killed with the target's `kill` verb (`KILL QUERY …
+ * ASYNC`, then waited for, bounded; the embedded engine refuses to kill an executing statement and says so) and
  * the awaited call fails with the non-retryable `ApplicationFailure` type `StatementStuck`, whose
  * message and details name the query_id, the SQL head, the last counters seen and the kill outcome.
  *
@@ -32,27 +33,68 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { FAILURE } from '../schema/failures';
 import type { ClickHouseClient } from '@clickhouse/client';
-import type { TargetCapabilities, TargetHandle } from '../schema/target';
-import { pollWithin } from '../lib/poll';
-
-/** What the watcher needs to know about a target: where running statements are listed, whether one can be killed. */
-export type WatchedTargetCapabilities = Pick<TargetCapabilities, 'runningStatementsFrom' | 'canKillRunning'>;
-
-/** A real ClickHouse server's answers, used when no lookup was installed (no target registry loaded). */
-const SERVER_CAPABILITIES: WatchedTargetCapabilities = {
-  runningStatementsFrom: 'system.processes',
-  canKillRunning: true,
-};
-
-let capabilitiesOfTarget: ((t: TargetHandle) => WatchedTargetCapabilities | undefined) | undefined;
+import type { KillOptions, KillResult, TargetHandle } from '../schema/target';
 
 /**
- * Install the capability lookup of targets (the target registry, `src/targets/registry.ts`, does so
- * when it is loaded); a target it does not know gets a real server's answers. This module is library
- * code: it asks flags and never imports `src/targets`.
+ * The verbs of a target the watcher uses: how to read the progress of statements and how to kill
+ * one. The target registry (`src/targets/registry.ts`) installs them when it loads (every target
+ * kind implements them, `src/targets/target.ts`); this module is library code and never imports
+ * `src/targets` nor speaks one target's protocol.
  */
-export function useTargetCapabilities(lookup: (t: TargetHandle) => WatchedTargetCapabilities | undefined): void {
-  capabilitiesOfTarget = lookup;
+export interface WatchedTargetVerbs {
+  /**
+   * Progress of `statements` on the target now, keyed by query_id; a statement the target does not
+   * list is absent from the map.
+   * @param monitor a client of the target on its own connection (for targets listed over SQL)
+   * @param timeoutMs bound of each read, ms
+   * @throws Error when the progress cannot be read (the watcher shows it and counts "no progress seen")
+   */
+  statementProgress(
+    handle: TargetHandle,
+    monitor: ClickHouseClient,
+    statements: readonly WatchedStatement[],
+    timeoutMs: number,
+  ): Promise<Map<string, StatementProgress>>;
+  /** Kill one statement; never throws (a failure is the result). */
+  kill(handle: TargetHandle, client: ClickHouseClient, queryId: string, options?: KillOptions): Promise<KillResult>;
+}
+
+/** A statement whose progress the watcher asks for. */
+export interface WatchedStatement {
+  queryId: string;
+  /** `ALTER` / `OPTIMIZE`: the server's merges and unfinished mutations count as its progress. */
+  background: boolean;
+}
+
+/** Counters of one statement at one look (absent = not reported, never 0 for "unknown"). */
+export interface StatementProgress {
+  /** The target lists the statement (running or queued). */
+  listed: boolean;
+  /** The target lists the statement but gives no counters, and why (then stuck detection cannot judge it). */
+  countersUnavailable?: string;
+  /** `running` / `queued` where the target says, or why the progress could not be read. */
+  state?: string;
+  rows_read?: number;
+  total_rows?: number;
+  written_rows?: number;
+  elapsed_ms?: number;
+  memory_usage?: number;
+  /** Unfinished mutation parts (background statements). */
+  parts_to_do?: number;
+  /** Rows read + written by running merges (background statements). */
+  merges_rows?: number;
+  /** Sum of running merges' progress (background statements). */
+  merges_progress?: number;
+}
+
+let verbsOfTarget: ((t: TargetHandle) => WatchedTargetVerbs | undefined) | undefined;
+
+/**
+ * Install the lookup of a target's verbs (the target registry does so when it is loaded). Without
+ * it, or for a target it does not know, progress is unreadable and nothing is killed.
+ */
+export function useTargetVerbs(lookup: (t: TargetHandle) => WatchedTargetVerbs | undefined): void {
+  verbsOfTarget = lookup;
 }
 
 /**
@@ -120,22 +162,6 @@ export const MEMORY_PROGRESS_BYTES = 1 << 20;
 
 export const DEFAULT_WATCH: WatchConfig = { stuckAfterS: 600, tickMs: 2000 };
 
-/** Counters read for one statement at one tick. */
-interface Seen {
-  listed: boolean;
-  /** The engine lists the statement but gives no counters (then stuck detection cannot judge it). */
-  countersUnavailable?: string;
-  state?: string;
-  rows_read?: number;
-  total_rows?: number;
-  written_rows?: number;
-  elapsed_ms?: number;
-  memory_usage?: number;
-  parts_to_do?: number;
-  merges_rows?: number;
-  merges_progress?: number;
-}
-
 interface Statement {
   queryId: string;
   sql: string;
@@ -147,7 +173,7 @@ interface Statement {
   key?: string;
   /** memory_usage when progress was last seen. */
   memAtChange?: number;
-  seen?: Seen;
+  seen?: StatementProgress;
   stuck?: ApplicationFailure;
   /** The watcher is killing it: the server's own error for it ("cancelled") must not win over StatementStuck. */
   killing?: boolean;
@@ -173,7 +199,7 @@ export class StatementWatcher {
   /** Labels that persist across heartbeats (step, query, run) and the last poll-loop fields. */
   private labels: Partial<HeartbeatDetails> = { step: 'activity' };
   private target: TargetHandle | undefined;
-  private caps: WatchedTargetCapabilities = SERVER_CAPABILITIES;
+  private verbs: WatchedTargetVerbs | undefined;
   private openMonitor: (() => ClickHouseClient) | undefined;
   /** Every heartbeat sent (tests and diagnostics read it; bounded). */
   readonly sent: { at: number; details: HeartbeatDetails }[] = [];
@@ -184,14 +210,13 @@ export class StatementWatcher {
   ) {}
 
   /**
-   * Where progress is read from (the first watched client's target): `system.processes`, or the
-   * target's endpoint `GET <url>/chbench/running` ({@link EmbeddedRunning} rows) where its
-   * capabilities say so; after a KILL, a target that can kill is polled until the statement is gone.
+   * The target statements run on (the first watched client's): its verbs read their progress and
+   * kill a stuck one (see {@link useTargetVerbs}); `openMonitor` opens the separate connection they use.
    */
   attach(target: TargetHandle, openMonitor: () => ClickHouseClient): void {
     if (this.target) return;
     [this.target, this.openMonitor] = [target, openMonitor];
-    this.caps = capabilitiesOfTarget?.(target) ?? SERVER_CAPABILITIES;
+    this.verbs = verbsOfTarget?.(target);
   }
 
   /** Set labels without heartbeating. */
@@ -359,7 +384,7 @@ export class StatementWatcher {
       if (list.length) {
         const seen = await this.readProgress(list).catch(
           (e: Error) =>
-            new Map<string, Seen>(
+            new Map<string, StatementProgress>(
               list.map((s) => [
                 s.queryId,
                 {
@@ -415,148 +440,29 @@ export class StatementWatcher {
     return this.monitor;
   }
 
-  /** Progress of the given statements, from a separate connection. */
-  private async readProgress(list: Statement[]): Promise<Map<string, Seen>> {
-    const out = new Map<string, Seen>();
+  /** Progress of the given statements: the target's own reader, over a separate connection. */
+  private async readProgress(list: Statement[]): Promise<Map<string, StatementProgress>> {
     const t = this.target;
-    if (!t) return out;
-    if (this.caps.runningStatementsFrom === 'target endpoint') {
-      const r = await fetch(`${t.url}/chbench/running`, { signal: AbortSignal.timeout(this.readTimeoutMs()) });
-      if (!r.ok) throw new Error(`${t.url}/chbench/running: HTTP ${r.status}`);
-      const rows = (await r.json()) as EmbeddedRunning[];
-      const running = rows.find((x) => x.state === 'running');
-      for (const st of list) {
-        const e = rows.find((x) => x.query_id === st.queryId);
-        if (!e) continue;
-        // A queued statement progresses with the one it waits for.
-        const src = e.state === 'queued' ? running : e;
-        const counters = src && src.read_rows !== undefined && src.read_rows !== null;
-        out.set(st.queryId, {
-          listed: true,
-          state: e.state,
-          ...(counters || !src
-            ? {}
-            : {
-                countersUnavailable: src.progress_error ?? 'the embedded server reports no counters for this statement',
-              }),
-          ...(counters
-            ? {
-                rows_read: Number(src!.read_rows),
-                total_rows: num(src!.total_rows_approx),
-                written_rows: num(src!.written_rows),
-                memory_usage: num(src!.memory_usage),
-                elapsed_ms: src!.elapsed_ms ?? undefined,
-              }
-            : {}),
-          ...(counters && st.background
-            ? {
-                merges_rows: num(src!.merges_rows_read),
-                merges_progress: num(src!.merges_progress),
-                parts_to_do: num(src!.parts_to_do),
-              }
-            : {}),
-        });
-      }
-      return out;
-    }
-    const c = this.monitorClient();
-    const ids = list.map((s) => `'${s.queryId.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`).join(', ');
-    const rs = await c.query({
-      query: `SELECT query_id, read_rows, total_rows_approx, written_rows, elapsed, memory_usage FROM system.processes WHERE query_id IN (${ids})`,
-      format: 'JSONEachRow',
-      query_id: `chb-watch-${randomUUID()}`,
-      abort_signal: AbortSignal.timeout(this.readTimeoutMs()),
-    });
-    const rows = await rs.json<{
-      query_id: string;
-      read_rows: string;
-      total_rows_approx: string;
-      written_rows: string;
-      elapsed: number;
-      memory_usage: string;
-    }>();
-    let bg: { r: string; w: string; p: number; todo: string } | undefined;
-    if (list.some((s) => s.background)) {
-      const [m] = await (
-        await c.query({
-          query: 'SELECT sum(rows_read) AS r, sum(rows_written) AS w, sum(progress) AS p FROM system.merges',
-          format: 'JSONEachRow',
-          query_id: `chb-watch-${randomUUID()}`,
-          abort_signal: AbortSignal.timeout(this.readTimeoutMs()),
-        })
-      ).json<{ r: string; w: string; p: number }>();
-      const [u] = await (
-        await c.query({
-          query: 'SELECT sum(parts_to_do) AS todo FROM system.mutations WHERE is_done = 0',
-          format: 'JSONEachRow',
-          query_id: `chb-watch-${randomUUID()}`,
-          abort_signal: AbortSignal.timeout(this.readTimeoutMs()),
-        })
-      ).json<{ todo: string }>();
-      bg = { ...m, todo: u?.todo ?? '0' };
-    }
-    for (const r of rows) {
-      const st = list.find((s) => s.queryId === r.query_id);
-      out.set(r.query_id, {
-        listed: true,
-        rows_read: Number(r.read_rows),
-        total_rows: Number(r.total_rows_approx),
-        written_rows: Number(r.written_rows),
-        elapsed_ms: Math.round(Number(r.elapsed) * 1000),
-        memory_usage: Number(r.memory_usage),
-        ...(st?.background && bg
-          ? { merges_rows: Number(bg.r) + Number(bg.w), merges_progress: Number(bg.p), parts_to_do: Number(bg.todo) }
-          : {}),
-      });
-    }
-    return out;
+    if (!t) return new Map();
+    if (!this.verbs) throw new Error(`no verbs installed for target kind "${t.kind}" (src/targets not loaded)`);
+    return this.verbs.statementProgress(t, this.monitorClient(), list, this.readTimeoutMs());
   }
 
   /** Kill a stuck statement where the target can, then fail its awaited call. */
   private async stuck(st: Statement): Promise<void> {
     const t = this.target;
     const idleS = Math.round((performance.now() - st.lastChangeAt) / 1000);
-    let kill = 'not attempted (no target)';
+    let kill = !t ? 'not attempted (no target)' : 'not attempted (no verbs for this target kind)';
     st.killing = true;
-    if (t) {
-      try {
-        const c = this.monitorClient();
-        const q = `'${st.queryId.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
-        await c.command({
-          query: `KILL QUERY WHERE query_id = ${q} ASYNC`,
-          query_id: `chb-watch-${randomUUID()}`,
-          abort_signal: AbortSignal.timeout(this.readTimeoutMs()),
-        });
-        kill = 'KILL QUERY sent';
-        if (this.caps.canKillRunning) {
-          // Wait (bounded, heartbeating) until the server no longer lists it.
-          // The watcher's own bounded wait, with its own heartbeats: a plain timer, as before (not the activity's sleep).
-          const gone = await pollWithin(
-            async () => {
-              const left = await (
-                await c.query({
-                  query: `SELECT count() AS n FROM system.processes WHERE query_id = ${q}`,
-                  format: 'JSONEachRow',
-                  query_id: `chb-watch-${randomUUID()}`,
-                  abort_signal: AbortSignal.timeout(this.readTimeoutMs()),
-                })
-              ).json<{ n: string }>();
-              return Number(left[0]?.n ?? 0) === 0;
-            },
-            {
-              timeoutMs: 30_000,
-              intervalMs: 500,
-              stopOn: () => true,
-              onTick: () => this.emit(this.details(`${this.labelLine()}: killing stuck statement ${st.queryId}`)),
-            },
-          );
-          kill = gone
-            ? 'killed (KILL QUERY; no longer in system.processes)'
-            : 'KILL QUERY sent, still in system.processes after 30 s';
-        }
-      } catch (e) {
-        kill = `not killed: ${(e as Error).message.split('\n')[0].slice(0, 300)}`;
-      }
+    if (t && this.verbs) {
+      // Waited for (bounded, heartbeating) where the target can stop it; the embedded engine says why not.
+      const r = await this.verbs.kill(t, this.monitorClient(), st.queryId, {
+        waitGoneMs: 30_000,
+        timeoutMs: this.readTimeoutMs(),
+        queryIdTag: 'chb-watch',
+        onWait: () => this.emit(this.details(`${this.labelLine()}: killing stuck statement ${st.queryId}`)),
+      });
+      kill = r.text;
     }
     const s = st.seen;
     const seenText = !s
@@ -581,31 +487,6 @@ export class StatementWatcher {
     st.abort.abort(st.stuck);
     st.rejectStuck(st.stuck);
   }
-}
-
-function num(v: unknown): number | undefined {
-  return v === undefined || v === null || v === '' ? undefined : Number(v);
-}
-
-/** One entry of the embedded server's `GET /chbench/running`. */
-export interface EmbeddedRunning {
-  query_id: string;
-  state: 'running' | 'queued';
-  received_at_ms: number;
-  started_at_ms: number | null;
-  sql_head: string;
-  /** Progress of the executing statement (read by a second chdb session from `system.processes`); absent when queued or unreadable. */
-  read_rows?: number | null;
-  total_rows_approx?: number | null;
-  written_rows?: number | null;
-  elapsed_ms?: number | null;
-  memory_usage?: number | null;
-  /** Background merges/mutations of the engine (`system.merges`, `system.mutations`). */
-  merges_rows_read?: number | null;
-  merges_progress?: number | null;
-  parts_to_do?: number | null;
-  /** Why the counters are missing. */
-  progress_error?: string;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,7 +1,9 @@
 /**
  * Inputs and outputs of the cell's activities. Everything here travels through workflow history:
  * keep it small (summaries and file references), never raw samples, query_log rows or secrets.
+ * Workflow code imports this module for types only, so zod stays out of the workflow bundle.
  */
+import { z } from 'zod';
 import type { Codec, ProtocolSpec, TargetSpec } from './run-spec';
 import type { TargetHandle } from './target';
 
@@ -53,6 +55,12 @@ export interface ServerInfo {
 export interface ProvisionResult {
   target: TargetHandle;
   server: ServerInfo;
+  /**
+   * The target's `restartable` capability (`TargetCapabilities`): after the server is lost, the cell
+   * workflow may provision it again on the cell's data. `false` (external): the cell fails instead.
+   * Absent in histories recorded before it existed: treated as restartable, as those runs did.
+   */
+  restartable?: boolean;
   /** Set when this version cannot run the cell (the cell is reported as skipped, not failed). */
   skipReason?: string;
 }
@@ -99,13 +107,20 @@ export interface IndexSummary {
   adopted_mutation: boolean;
 }
 
-/** Reference to what a cell wrote. */
-export interface CellOutcome {
-  cellKey: string;
-  status: 'succeeded' | 'failed' | 'skipped' | 'cancelled';
-  resultFile: string;
-  error?: string;
-}
+/** How a cell ended. */
+export const CellStatus = z.enum(['succeeded', 'failed', 'skipped', 'cancelled']);
+export type CellStatus = z.infer<typeof CellStatus>;
+
+/** Reference to what a cell wrote: the cell workflow's result, one entry of the matrix result. */
+export const CellOutcome = z.object({
+  cellKey: z.string(),
+  status: CellStatus,
+  /** Path of the cell's `result.json`. */
+  resultFile: z.string(),
+  /** Why it failed or was skipped (first lines of the failure). */
+  error: z.string().optional(),
+});
+export type CellOutcome = z.infer<typeof CellOutcome>;
 
 /**
  * Stable query_id prefix of a cell's statements in one step: `chb-<runId>-<cellKey>-<step>`, every
@@ -190,10 +205,3 @@ export const CELL_STEPS = [
 
 /** A cell step's phase name (`provision`, `load`, … `teardown`). */
 export type CellPhase = (typeof CELL_STEPS)[number]['phase'];
-
-/** The step with `phase`. @throws Error for a phase not in {@link CELL_STEPS}. */
-export function cellStepOf(phase: CellPhase): CellStepDef {
-  const s = CELL_STEPS.find((x) => x.phase === phase);
-  if (!s) throw new Error(`no cell step ${phase}`);
-  return s;
-}

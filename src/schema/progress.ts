@@ -1,53 +1,70 @@
 /**
- * Shapes of the matrix workflow's input options, its `progress` query answer and its result.
- * Pure types: imported by the workflow, the CLI and the progress view.
+ * Shapes of the workflows' progress and outcomes: the matrix workflow's options, its `progress`
+ * query answer and its result, and the cell workflow's `progress` answer. Zod schemas with inferred
+ * types, for the CLI and the progress view to parse what a workflow answered; workflow code imports
+ * this module for types only (zod stays out of the workflow bundle).
  */
-import type { CellOutcome } from './cell';
+import { z } from 'zod';
+import { CELL_STEPS, CellOutcome, CellStatus, type CellPhase } from './cell';
 
 /** Options of the matrix workflow (second workflow argument; all optional). */
-export interface MatrixOptions {
+export const MatrixOptions = z.object({
   /**
    * ISO time: failed/cancelled cell results written at or after it are reused too. Set by the matrix
    * itself when it continues as new, so a failed cell is not re-run within the same resume.
    */
-  reuseFailedSince?: string;
+  reuseFailedSince: z.string().optional(),
   /**
    * Continue as new once the history passes this many events (default `EVENT_BUDGET` of the matrix
    * workflow, 2000). Lets the workflow tests reach continue-as-new with a 3-cell matrix; carried over
    * to the next run only when set.
    */
-  eventBudget?: number;
-}
+  eventBudget: z.number().int().positive().optional(),
+});
+export type MatrixOptions = z.infer<typeof MatrixOptions>;
 
-/** Answer of the `progress` query. */
-export interface MatrixProgress {
-  runId: string;
-  phase: 'validate' | 'cells' | 'report' | 'done' | 'cancelled';
-  total: number;
-  done: number;
-  running: string[];
-  failed: string[];
-  skipped: string[];
-  succeeded: string[];
-  cancelled: string[];
+/** The matrix workflow's phases (its `progress.phase` and `ChbenchPhase` values). */
+export const MatrixPhase = z.enum(['validate', 'cells', 'report', 'done', 'cancelled']);
+export type MatrixPhase = z.infer<typeof MatrixPhase>;
+
+/** Answer of the matrix workflow's `progress` query. */
+export const MatrixProgress = z.object({
+  runId: z.string(),
+  phase: MatrixPhase,
+  /** Cells in the matrix. */
+  total: z.number().int(),
+  /** Cells finished (any status, reused ones included). */
+  done: z.number().int(),
+  /** Keys of the cells whose workflow runs now. */
+  running: z.array(z.string()),
+  failed: z.array(z.string()),
+  skipped: z.array(z.string()),
+  succeeded: z.array(z.string()),
+  cancelled: z.array(z.string()),
   /** Cells reused from an earlier start of this run (resume). */
-  reused: number;
-  reportPath?: string;
-}
+  reused: z.number().int(),
+  /** Path of `report.md`, once written. */
+  reportPath: z.string().optional(),
+});
+export type MatrixProgress = z.infer<typeof MatrixProgress>;
 
 /** Result of the matrix workflow. */
-export interface MatrixResult {
-  runId: string;
-  reportPath: string;
-  status: 'completed' | 'cancelled';
-  cells: CellOutcome[];
-}
+export const MatrixResult = z.object({
+  runId: z.string(),
+  /** Path of `report.md`. */
+  reportPath: z.string(),
+  status: z.enum(['completed', 'cancelled']),
+  cells: z.array(CellOutcome),
+});
+export type MatrixResult = z.infer<typeof MatrixResult>;
 
-/**
- * Record a finished cell in the matrix progress: its key goes to the list of its status.
- * @param progress mutated in place (the `progress` query answers it).
- */
-export function recordOutcome(progress: MatrixProgress, key: string, status: CellOutcome['status']): void {
-  const list = { succeeded: progress.succeeded, skipped: progress.skipped, cancelled: progress.cancelled, failed: progress.failed }[status];
-  list.push(key);
-}
+/** Answer of the cell workflow's `progress` query. */
+export const CellProgress = z.object({
+  cellKey: z.string(),
+  /** The running step's phase (see `CELL_STEPS`), then `done`. */
+  step: z.enum([...(CELL_STEPS.map((s) => s.phase) as [CellPhase, ...CellPhase[]]), 'done']),
+  status: z.union([z.literal('running'), CellStatus]),
+  /** Phases finished so far (a step run again after a restart appears once per success). */
+  done: z.array(z.string()),
+});
+export type CellProgress = z.infer<typeof CellProgress>;

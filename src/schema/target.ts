@@ -4,7 +4,11 @@
  * A {@link TargetHandle} is what the `provision` activity returns and what every later activity of a
  * cell receives. It is small, JSON-serialisable and holds no secret: passwords are referenced by the
  * *name* of an environment variable that the worker reads at connection time.
+ *
+ * The records targets write to disk (label, statement lines) are zod schemas with inferred types,
+ * parsed on read. Workflow code imports this module for types only (zod stays out of its bundle).
  */
+import { z } from 'zod';
 
 /** How a cell got its ClickHouse. */
 export type TargetKind = 'embedded' | 'local' | 'external';
@@ -36,22 +40,83 @@ export interface TargetHandle {
  * Where the workflow that owns a target lives, written into the target's label so that `chbench gc`
  * asks *that* server and namespace whether the run is still going (never the CLI's own).
  */
-export interface TemporalOwner {
+export const TemporalOwner = z.object({
   /** Temporal frontend address the worker used (as configured on the worker, e.g. `127.0.0.1:7233`). */
-  address: string;
-  namespace: string;
+  address: z.string(),
+  namespace: z.string(),
   /**
    * The namespace's id (UUID) when the worker could read it. A namespace of the same name whose id
    * differs (server reset, another server now on this address) is not the run's namespace.
    */
-  namespaceId?: string;
+  namespaceId: z.string().optional(),
   /** Workflow id of the cell workflow that provisioned the target (`<runId>/<cellKey>`). */
-  workflowId: string;
+  workflowId: z.string(),
   /** Execution (run) id of that cell workflow. */
-  workflowRunId: string;
+  workflowRunId: z.string(),
   /** Workflow id of the matrix workflow (the chbench run id). */
-  matrixWorkflowId: string;
-}
+  matrixWorkflowId: z.string(),
+});
+export type TemporalOwner = z.infer<typeof TemporalOwner>;
+
+/** Which process-based target a label describes. */
+export const ProcessTargetKind = z.enum(['embedded', 'local']);
+export type ProcessTargetKind = z.infer<typeof ProcessTargetKind>;
+
+/**
+ * Content of `<dataDir>/chbench-target.json`, the label of a server process chbench started
+ * (`src/targets/process/cell-dir.ts`). Written once the server answers `/ping`; read by adoption, gc
+ * and the process checks. JSON, no secret.
+ */
+export const TargetLabel = z.object({
+  /** Run id the server belongs to (what `gc` filters on). */
+  runId: z.string(),
+  /** Cell key the server belongs to. */
+  cellKey: z.string(),
+  kind: ProcessTargetKind,
+  /** PID of the server process. */
+  pid: z.number().int(),
+  /** Loopback ports the server listens on: `http` always, `tcp` for a ClickHouse binary. */
+  ports: z.object({ http: z.number().int(), tcp: z.number().int().optional() }),
+  /** Base URL of the HTTP interface, `http://127.0.0.1:<ports.http>`. */
+  url: z.string(),
+  /** Absolute path of the cell's directory (the one holding this label). */
+  dataDir: z.string(),
+  /** ISO-8601 UTC time the label was written (≈ the time the server became ready). */
+  startedAt: z.string(),
+  /** The human line that goes into `TargetHandle.provisionedBy`. */
+  provisionedBy: z.string(),
+  /**
+   * Where the owning workflow lives (Temporal address, namespace, workflow ids). Absent in labels
+   * written by older versions or outside a workflow: `gc` then keeps the server unless forced.
+   */
+  owner: TemporalOwner.optional(),
+});
+export type TargetLabel = z.infer<typeof TargetLabel>;
+
+/**
+ * One line of a cell's statement archive (`server-log.jsonl`, written by a target's
+ * `archiveStatements`) and of the embedded server's own `statements.jsonl`: one finished statement.
+ * Times are epoch milliseconds.
+ */
+export const StatementLine = z.object({
+  query_id: z.string(),
+  /** When the statement started executing; `null` when it never did (cancelled while queued). Second resolution from `system.query_log`. */
+  started_at_ms: z.number().nullable(),
+  /** When it ended (finished, failed or cancelled). */
+  finished_at_ms: z.number(),
+  /** It finished without an error. */
+  ok: z.boolean(),
+});
+export type StatementLine = z.infer<typeof StatementLine>;
+
+/** A line of the embedded server's `statements.jsonl`: a {@link StatementLine} with when it arrived and its SQL head. */
+export const EmbeddedStatementLine = StatementLine.extend({
+  /** When the server received the request, epoch ms. */
+  received_at_ms: z.number(),
+  /** First 120 characters of the statement. */
+  sql_head: z.string(),
+});
+export type EmbeddedStatementLine = z.infer<typeof EmbeddedStatementLine>;
 
 /** Request to provision a target for one cell. */
 export interface ProvisionRequest {
@@ -93,8 +158,43 @@ export interface TargetCapabilities {
   summaryReadSource: 'http summary' | 'output statistics';
   /** Running statements are listed by the target's own endpoint (embedded `/chbench/running`) rather than `system.processes`. */
   runningStatementsFrom: 'system.processes' | 'target endpoint';
-  /** The server can be restarted by chbench (a process it owns); external servers cannot. */
+  /**
+   * The server can be restarted by chbench (a process it owns); external servers cannot. Carried to
+   * the cell workflow in the provision result: a lost restartable target is provisioned again, a
+   * lost non-restartable one fails the cell (`TargetUnavailable`).
+   */
   restartable: boolean;
   /** The cell's statements are archived at teardown (the embedded server's statement log). */
   statementArchive: boolean;
 }
+
+/** Options of a target's `kill` verb (`src/targets/target.ts`). */
+export interface KillOptions {
+  /** `KILL QUERY … SYNC`: the server answers once the statement has ended. @default false (`ASYNC`) */
+  sync?: boolean;
+  /**
+   * After an `ASYNC` kill on a target that can stop a running statement, wait up to this long (ms)
+   * until the server no longer lists it (looked at every 500 ms). @default 0 (do not wait)
+   */
+  waitGoneMs?: number;
+  /** Called at each look of that wait (the statement watch heartbeats there). */
+  onWait?: () => void;
+  /** Bound of each statement the verb sends, ms. @default the client's request timeout */
+  timeoutMs?: number;
+  /** query_id prefix of the statements the verb sends (`<tag>-<uuid>`). @default one chosen by the client */
+  queryIdTag?: string;
+}
+
+/**
+ * What a target's `kill` verb did. `text` is one human line, used verbatim in `StatementStuck`
+ * messages: `killed …`, `KILL QUERY sent…`, `not killed: <why>`, `not found …`.
+ */
+export type KillResult =
+  /** The statement stopped: `SYNC` answered, or it was no longer listed within `waitGoneMs`. */
+  | { outcome: 'killed'; text: string }
+  /** The KILL was accepted; not waited for, or still listed after `waitGoneMs`. */
+  | { outcome: 'sent'; text: string }
+  /** The target refused (the embedded engine cannot stop a chunk it computes) or the KILL failed; `why` is the first line of the error. */
+  | { outcome: 'not killable'; why: string; text: string }
+  /** No statement with that query_id runs or waits on the target. */
+  | { outcome: 'not found'; text: string };

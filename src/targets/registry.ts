@@ -6,12 +6,13 @@
  * Registration refuses a second target of the same kind and a target whose capability flags are
  * incomplete or out of range, so an activity that asks a flag always gets a declared answer.
  *
- * Loading this module also hands the capability lookup to the statement watch
- * (`src/clickhouse/statement-watch.ts`), which is library code and must not import targets: it asks
- * where running statements are listed and whether a stuck one can be killed.
+ * Loading this module also installs the targets' verbs into the statement watch
+ * (`src/clickhouse/statement-watch.ts`), which is library code and must not import targets: it
+ * reads statements' progress and kills a stuck one with the verbs of the statement's target.
  */
 import type { TargetCapabilities, TargetHandle, TargetKind } from '../schema/target';
-import { useTargetCapabilities } from '../clickhouse/statement-watch';
+import { useTargetVerbs } from '../clickhouse/statement-watch';
+import { killOnServer, progressFromProcesses } from './server-verbs';
 import type { Target } from './target';
 
 /** The allowed values of every capability flag; `-?` makes a flag added to the interface a compile error here. */
@@ -100,4 +101,4 @@ export function capabilitiesOf(handle: Pick<TargetHandle, 'kind'>): TargetCapabi
 }
 
 // A kind whose module was not loaded (a test importing one target) is watched as a real server.
-useTargetCapabilities((h) => targets.find(h.kind)?.capabilities);
+useTargetVerbs((h) => targets.find(h.kind) ?? { statementProgress: progressFromProcesses, kill: killOnServer });

@@ -16,6 +16,8 @@
  * | `describeTeardown`   | a handle                               | one line on what `teardown` removes | never                                                |
  * | `check`              | a handle                               | {@link TargetCheck}              | never (an unreachable server is `reachable: false`)     |
  * | `runningStatements`  | a handle, a client, a query_id prefix  | query ids running or queued now  | Error when the list cannot be read                      |
+ * | `statementProgress`  | a handle, a client, statements, a bound | their counters now, by query_id | Error when the progress cannot be read                  |
+ * | `kill`               | a handle, a client, a query_id, options | {@link KillResult}: killed, sent, not killable (why), not found | never (a failure is the result) |
  * | `archiveStatements`  | a handle, a query_id prefix, a file    | the source used, or why none     | never (a failure is the returned `not available: …`)    |
  * | `checkSpec`          | the raw `target` of a spec, its versions | one line per problem           | never                                                   |
  *
@@ -24,8 +26,16 @@
  * `src/clickhouse/client.ts`). Process notions (pid, data directory) stay inside the process targets.
  */
 import type { ClickHouseClient } from '@clickhouse/client';
+import type { WatchedTargetVerbs } from '../clickhouse/statement-watch';
 import type { TargetSpec } from '../schema/run-spec';
-import type { ProvisionRequest, TargetCapabilities, TargetHandle, TargetKind } from '../schema/target';
+import type {
+  KillOptions,
+  KillResult,
+  ProvisionRequest,
+  TargetCapabilities,
+  TargetHandle,
+  TargetKind,
+} from '../schema/target';
 
 /** What {@link Target.check} found. */
 export interface TargetCheck {
@@ -40,8 +50,11 @@ export interface TargetCheck {
 /** Where {@link Target.checkSpec} runs: on the spec's text alone, or on the worker's host. */
 export type SpecCheckPlace = 'input' | 'worker host';
 
-/** One target kind. `S` is the spec of this kind (`Extract<TargetSpec, {kind}>`). */
-export interface Target<S extends TargetSpec = TargetSpec> {
+/**
+ * One target kind. `S` is the spec of this kind (`Extract<TargetSpec, {kind}>`). The registry installs
+ * its {@link WatchedTargetVerbs} (`statementProgress`, `kill`) into the statement watch.
+ */
+export interface Target<S extends TargetSpec = TargetSpec> extends WatchedTargetVerbs {
   /** The `target.kind` of the spec and the `kind` of every handle this target returns. */
   readonly kind: TargetKind;
   /** What this kind can do; every flag declared (the registry refuses an incomplete set). */
@@ -71,8 +84,25 @@ export interface Target<S extends TargetSpec = TargetSpec> {
    */
   runningStatements(handle: TargetHandle, client: ClickHouseClient, prefix: string): Promise<string[]>;
   /**
-   * Copy the statements of a cell (query ids starting with `prefix`) into `file` as JSON lines
-   * `{query_id, started_at_ms, finished_at_ms, ok}`, before teardown removes the server: the
+   * Progress of statements now (rows read and written, elapsed, memory; merges and mutations for
+   * ALTER/OPTIMIZE): `system.processes`, or the target's own endpoint where
+   * `capabilities.runningStatementsFrom` says so. A statement the target does not list is absent.
+   * @param monitor a client of `handle` on its own connection
+   * @param timeoutMs bound of each read, ms
+   * @throws Error when the progress cannot be read
+   */
+  statementProgress: WatchedTargetVerbs['statementProgress'];
+  /**
+   * Kill the statement `queryId` (`KILL QUERY … ASYNC`, or `SYNC` with `options.sync`); with
+   * `options.waitGoneMs`, a target that can stop a running statement (`capabilities.canKillRunning`)
+   * waits until it no longer lists it. One that cannot says so: `not killable` with the why.
+   * @param client a client of `handle`
+   * @returns what happened, with one human line (`text`); never throws
+   */
+  kill(handle: TargetHandle, client: ClickHouseClient, queryId: string, options?: KillOptions): Promise<KillResult>;
+  /**
+   * Copy the statements of a cell (query ids starting with `prefix`) into `file` (atomically) as
+   * `StatementLine` JSON lines (`schema/target.ts`), before teardown removes the server: the
    * target's own statement log where `capabilities.statementArchive`, else `system.query_log`.
    * @returns the source used, or `not available: <why>`
    */

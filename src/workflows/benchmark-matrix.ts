@@ -9,10 +9,7 @@
 import {
   proxyActivities,
   executeChild,
-  defineQuery,
-  setHandler,
   workflowInfo,
-  upsertSearchAttributes,
   CancellationScope,
   isCancellation,
   ParentClosePolicy,
@@ -23,15 +20,16 @@ import {
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { Activities } from '../activities';
 import type { CellInput, CellOutcome } from '../schema/cell';
-import { recordOutcome, type MatrixOptions, type MatrixProgress, type MatrixResult } from '../schema/progress';
+import type { MatrixOptions, MatrixResult } from '../schema/progress';
 import { cellInputs } from '../schema/matrix';
 import type { RunSpec, RunSpecInput } from '../schema/run-spec';
 import { FAILURE } from '../schema/failures';
 import { benchmarkCell } from './benchmark-cell';
 import { CODEC, PHASE, RUN_ID, VERSION } from '../schema/search-attributes';
+import { MatrixRun } from './matrix-run';
 
 export type { MatrixProgress, MatrixResult } from '../schema/progress';
-export const matrixProgressQuery = defineQuery<MatrixProgress>('progress');
+export { matrixProgressQuery } from './matrix-run';
 
 /** Spec validation and the report: quick, a few attempts; an invalid spec is final. */
 const VALIDATE: ActivityOptions = {
@@ -92,23 +90,7 @@ async function runChildCell(spec: RunSpec, runId: string, cell: CellInput): Prom
 export async function benchmarkMatrix(specInput: RunSpecInput, options: MatrixOptions = {}): Promise<MatrixResult> {
   const runId = workflowInfo().workflowId;
   const startedAt = new Date().toISOString();
-  const progress: MatrixProgress = {
-    runId,
-    phase: 'validate',
-    total: 0,
-    done: 0,
-    running: [],
-    failed: [],
-    skipped: [],
-    succeeded: [],
-    cancelled: [],
-    reused: 0,
-  };
-  setHandler(matrixProgressQuery, () => progress);
-  upsertSearchAttributes([
-    { key: RUN_ID, value: runId },
-    { key: PHASE, value: 'validate' },
-  ]);
+  const run = new MatrixRun(runId);
 
   const { reuseFailedSince, eventBudget = EVENT_BUDGET } = options;
   const { spec, reused, indexQueries } = await validateSpec.executeWithOptions({ summary: 'validate run spec' }, [
@@ -116,31 +98,23 @@ export async function benchmarkMatrix(specInput: RunSpecInput, options: MatrixOp
   ]);
   const cells = cellInputs(spec, runId, indexQueries);
   const done = new Set(reused.map((r) => r.cellKey));
-  progress.total = cells.length;
-  progress.reused = progress.done = reused.length;
-  for (const r of reused) recordOutcome(progress, r.cellKey, r.status);
-  progress.phase = 'cells';
-  upsertSearchAttributes([{ key: PHASE, value: 'cells' }]);
+  run.plan(cells.length, reused);
+  run.enter('cells');
 
-  const outcomes: CellOutcome[] = [...reused];
   let cancelled: unknown;
   let continueAsNewNow = false;
   const queue = cells.filter((c) => !done.has(c.cellKey));
   const runOne = async (cell: CellInput): Promise<void> => {
-    progress.running.push(cell.cellKey);
+    run.started(cell.cellKey);
     try {
-      const r = await runChildCell(spec, runId, cell);
-      outcomes.push(r);
-      recordOutcome(progress, cell.cellKey, r.status);
+      run.recordOutcome(await runChildCell(spec, runId, cell));
     } catch (err) {
       // The run was cancelled, or only this cell was (then the other cells go on).
       if (CancellationScope.current().consideredCancelled) cancelled ??= err;
       const status = isCancellation(err) ? 'cancelled' : 'failed';
-      outcomes.push({ cellKey: cell.cellKey, status, resultFile: '', error: String((err as Error).message) });
-      recordOutcome(progress, cell.cellKey, status);
+      run.recordOutcome({ cellKey: cell.cellKey, status, resultFile: '', error: String((err as Error).message) });
     } finally {
-      progress.running = progress.running.filter((k) => k !== cell.cellKey);
-      progress.done++;
+      run.finished(cell.cellKey);
     }
     const info = workflowInfo();
     if (info.continueAsNewSuggested || info.historyLength > eventBudget) continueAsNewNow = true;
@@ -168,15 +142,13 @@ export async function benchmarkMatrix(specInput: RunSpecInput, options: MatrixOp
   // The report is written even when the run was cancelled: measured cells are kept.
   const status = cancelled ? 'cancelled' : 'completed';
   const result = await CancellationScope.nonCancellable(async () => {
-    progress.phase = 'report';
-    upsertSearchAttributes([{ key: PHASE, value: 'report' }]);
+    run.enter('report');
     const { reportPath } = await writeReport.executeWithOptions({ summary: 'render report.md' }, [
       { resultsDir: spec.resultsDir, runId, status },
     ]);
-    progress.phase = cancelled ? 'cancelled' : 'done';
-    progress.reportPath = reportPath;
-    upsertSearchAttributes([{ key: PHASE, value: progress.phase }]);
-    return { runId, reportPath, status, cells: outcomes } satisfies MatrixResult;
+    run.progress.reportPath = reportPath;
+    run.enter(cancelled ? 'cancelled' : 'done');
+    return { runId, reportPath, status, cells: run.outcomes } satisfies MatrixResult;
   });
   // A cancelled run ends as Canceled in Temporal, after its report was written.
   if (cancelled) throw new CancelledFailure(`run ${runId} cancelled; report written to ${result.reportPath}`);

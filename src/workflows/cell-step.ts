@@ -1,7 +1,7 @@
 /**
  * The bookkeeping under the cell workflow, so `benchmarkCell` reads as the protocol: activity option
  * sets, the `progress` query, per-step attempts, the `ChbenchPhase` search attribute, and provisioning
- * again when a step finds its server gone (`TargetUnavailable`).
+ * again when a step finds its server gone (`TargetUnavailable`) and the target is restartable.
  *
  * Every Temporal command here (activity, search-attribute upsert) is issued in the same order as when
  * this code lived inside `benchmarkCell`: recorded histories in test/histories replay against it.
@@ -9,6 +9,7 @@
 import {
   proxyActivities,
   defineQuery,
+  patched,
   setHandler,
   upsertSearchAttributes,
   ActivityFailure,
@@ -19,19 +20,11 @@ import {
 import { RetryState, type RetryPolicy } from '@temporalio/common';
 import type { Activities } from '../activities';
 import type { CellInput, CellOutcome, CellPhase, ProvisionResult, StepInput } from '../schema/cell';
+import type { CellProgress } from '../schema/progress';
 import { FAILURE, NON_RETRYABLE } from '../schema/failures';
 import { PHASE } from '../schema/search-attributes';
 
-/** Progress of a cell, answered by the `progress` query. */
-export interface CellProgress {
-  cellKey: string;
-  /** The running step's phase (see `CELL_STEPS`), then `done`. */
-  step: string;
-  status: 'running' | CellOutcome['status'];
-  /** Phases finished so far (a step run again after a restart appears once per success). */
-  done: string[];
-}
-
+export type { CellProgress } from '../schema/progress';
 export const cellProgressQuery = defineQuery<CellProgress>('progress');
 
 /**
@@ -76,6 +69,12 @@ export const acts = proxyActivities<Activities>(SHORT);
 /** How many times a cell provisions again after its server became unreachable. */
 const MAX_TARGET_RESTARTS = 3;
 
+/**
+ * Patch id: a lost target that is not restartable (external) fails the cell instead of being
+ * provisioned again. Histories recorded before it re-provisioned every target; they replay as such.
+ */
+export const NOT_RESTARTABLE_FAILS_CELL = 'not-restartable-target-fails-cell';
+
 /** How a cell ended, before its result is written. */
 export interface CellEnd {
   status: CellOutcome['status'];
@@ -94,6 +93,8 @@ export class CellRun {
   /** Each time a step found its server gone and the cell provisioned again. */
   readonly restarts: { step: string; error: string }[] = [];
   private input: StepInput | undefined;
+  /** The latest provision's `restartable` (absent in old histories: restartable). */
+  private restartable = true;
 
   constructor(readonly cell: CellInput) {
     this.progress = { cellKey: cell.cellKey, step: 'provision', status: 'running', done: [] };
@@ -110,6 +111,7 @@ export class CellRun {
     const p = await acts.provision.executeWithOptions({ ...LONG, summary }, [this.cell, fresh]);
     this.attempts.provision = Math.max(this.attempts.provision ?? 0, p.attempt);
     this.input = { cell: this.cell, target: p.target };
+    this.restartable = p.restartable !== false;
     return p;
   }
 
@@ -124,8 +126,10 @@ export class CellRun {
   /**
    * Run one step. If its server became unreachable (process killed, host lost), provision again —
    * the provisioner restarts the server on the cell's data directory — and run the step again, at
-   * most {@link MAX_TARGET_RESTARTS} times per cell.
-   * @throws the step's failure (an `ActivityFailure`) when it is not `TargetUnavailable` or restarts ran out.
+   * most {@link MAX_TARGET_RESTARTS} times per cell. A target that is not restartable (external:
+   * chbench does not own its server) is not provisioned again: the cell fails.
+   * @throws the step's failure (an `ActivityFailure`) when it is not `TargetUnavailable` or restarts ran out;
+   *   `ApplicationFailure` `TargetUnavailable` (caused by it) when the lost target is not restartable.
    */
   async step<T extends { attempt: number }>(
     phase: CellPhase,
@@ -158,6 +162,13 @@ export class CellRun {
           this.restarts.length >= MAX_TARGET_RESTARTS
         )
           throw err;
+        if (!this.restartable && patched(NOT_RESTARTABLE_FAILS_CELL))
+          throw ApplicationFailure.create({
+            type: FAILURE.TargetUnavailable,
+            nonRetryable: true,
+            message: `the ${this.cell.target.kind} target was lost during ${phase} and is not restartable (chbench does not own its server), so the cell fails instead of provisioning it again`,
+            cause: err,
+          });
         this.attempts[phase] = (this.attempts[phase] ?? 0) + 1;
         this.restarts.push({ step: phase, error: err.cause.message });
         await this.provisionTarget(`provision again after the server was lost during ${phase}`, false);

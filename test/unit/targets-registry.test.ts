@@ -51,6 +51,8 @@ function fake(kind: TargetKind, capabilities: Partial<TargetCapabilities> | Reco
     describeTeardown: no,
     check: no,
     runningStatements: no,
+    statementProgress: no,
+    kill: no,
     archiveStatements: no,
     checkSpec: () => [],
   };

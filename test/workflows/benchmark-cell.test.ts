@@ -14,6 +14,12 @@ import { CELL_STEPS, type CellInput, type CellOutcome } from '../../src/schema/c
 import { FAILURE } from '../../src/schema/failures';
 
 const stubs = stubActivities();
+// The provision result carries the target's `restartable` capability, as the provision activity's does.
+const stubProvision = stubs.activities.provision;
+stubs.activities.provision = async (c: CellInput, ...rest: unknown[]) => ({
+  ...((await stubProvision(c, ...rest)) as object),
+  restartable: c.target.kind !== 'external',
+});
 let env: StubEnv;
 before(async () => {
   env = await startStubEnv('cell', stubs.activities);
@@ -155,4 +161,29 @@ test('a ClickHouse.SYNTAX_ERROR is not retried (by its name in the retry policy)
     [1, 2],
   );
   assert.equal(written(d).attempts['create-schema'], 2);
+});
+
+test('a lost target that is not restartable (external) fails the cell with TargetUnavailable, without provisioning again', async () => {
+  const c = cell({
+    target: { kind: 'external', url: 'http://127.0.0.1:1', username: 'default', databasePrefix: 'chb' },
+  });
+  stubs.failWith = (activity, key, n) =>
+    activity === 'loadData' && key === id(c) && n === 1
+      ? ApplicationFailure.create({
+          type: FAILURE.TargetUnavailable,
+          nonRetryable: true,
+          message: 'loadData: the ClickHouse server is unreachable (ECONNREFUSED)',
+        })
+      : undefined;
+  const r = await runCell(c);
+  assert.equal(r.status, 'failed');
+  const calls = stubs.callsOf(id(c)).map((x) => x.activity);
+  assert.deepEqual(calls.slice(0, 5), ['provision', 'collectMetrics', 'createSchema', 'loadData', 'writeCellResult']);
+  assert.equal(calls.filter((a) => a === 'provision').length, 1, 'the external target is not provisioned again');
+  const w = written(c);
+  assert.deepEqual(w.targetRestarts, []);
+  assert.match(
+    w.error ?? '',
+    /the external target was lost during load and is not restartable .*: .*the ClickHouse server is unreachable/,
+  );
 });

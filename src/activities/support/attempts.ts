@@ -4,14 +4,15 @@
  * Every statement chbench issues for a step has a query_id starting with the step's prefix
  * (`chb-<run>-<cell>-<step>`) and ending with `-a<attempt>`. Before a step re-issues a long statement
  * it looks for statements of earlier attempts still running on the server — `system.processes` on a
- * real server, `GET /chbench/running` on the embedded one — and kills them (`KILL QUERY … SYNC`) or,
- * where the engine cannot kill a running statement (embedded chdb), waits for them to finish.
+ * real server, `GET /chbench/running` on the embedded one — and kills them with the target's `kill`
+ * verb (`KILL QUERY … SYNC`) or, where the engine cannot kill a running statement (embedded chdb),
+ * waits for them to finish.
  */
 import type { ClickHouseClient } from '@clickhouse/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { FAILURE } from '../../schema/failures';
 import type { TargetHandle } from '../../schema/target';
-import { connect, sqlString, tryCommand } from '../../clickhouse/client';
+import { connect } from '../../clickhouse/client';
 import { heartbeat, sleep, cancellationSignal } from '../../temporal/activity-context';
 import { capabilitiesOf, targetOf } from '../../targets';
 import { pollUntil } from '../../lib/poll';
@@ -44,7 +45,8 @@ export async function settlePreviousAttempts(
   const found = await runningWithPrefix(target, client, prefix);
   if (!found.length) return { found, action: 'none', waited_ms: 0 };
   const canKill = capabilitiesOf(target).canKillRunning;
-  if (canKill) for (const id of found) await tryCommand(client, `KILL QUERY WHERE query_id = ${sqlString(id)} SYNC`);
+  // What each KILL did does not matter here: the poll below waits until none is listed.
+  if (canKill) for (const id of found) await targetOf(target).kill(target, client, id, { sync: true });
   let still = found;
   return await pollUntil(
     async () => {
@@ -81,7 +83,9 @@ export async function killOnCancel<T>(target: TargetHandle, queryId: string, wor
   if (!signal) return work;
   const onAbort = () => {
     const c = connect(target);
-    void tryCommand(c, `KILL QUERY WHERE query_id = ${sqlString(queryId)}`).finally(() => c.close());
+    void targetOf(target)
+      .kill(target, c, queryId)
+      .finally(() => c.close());
   };
   signal.addEventListener('abort', onAbort, { once: true });
   try {

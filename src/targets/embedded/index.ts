@@ -7,13 +7,15 @@
  * output statistics; running statements are listed by `GET /chbench/running`; restartable; the
  * cell's statements are archived from the server's `statements.jsonl`.
  */
-import { copyFileSync, existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { httpGet, describeProcessTeardown, teardownProcessCell } from '../process';
+import { writeFileAtomic } from '../../lib/fs';
+import { describeProcessTeardown, teardownProcessCell } from '../process';
 import { registerTarget } from '../registry';
-import { checkServer } from '../server-verbs';
+import { checkServer, sendKill } from '../server-verbs';
 import type { Target, TargetSpecOf } from '../target';
 import { provisionEmbedded, teardownEmbedded } from './provision';
+import { progressFromEndpoint, readRunning } from './running';
 
 export { provisionEmbedded, teardownEmbedded, embeddedServerScript, EMBEDDED_LOG_FILE } from './provision';
 
@@ -36,16 +38,22 @@ export const embeddedTarget: Target<TargetSpecOf<'embedded'>> = {
   check: checkServer,
   /** `GET <url>/chbench/running`: running and queued statements of the engine's one session. */
   async runningStatements(handle, _client, prefix) {
-    const r = await httpGet(`${handle.url}/chbench/running`, 5000);
-    if (r.status !== 200) throw new Error(`${handle.url}/chbench/running: HTTP ${r.status}`);
-    return (JSON.parse(r.body) as { query_id: string }[]).map((x) => x.query_id).filter((id) => id.startsWith(prefix));
+    return (await readRunning(handle, 5000)).map((x) => x.query_id).filter((id) => id.startsWith(prefix));
   },
-  /** A copy of `<dataDir>/statements.jsonl`, the server's log of every statement (all of them are the cell's). */
+  statementProgress: progressFromEndpoint,
+  /**
+   * `KILL QUERY` to the embedded server: it cancels a queued statement and stops a streaming one
+   * between two chunks; a statement chdb is computing cannot be stopped, and the server's refusal
+   * (code 48 NOT_IMPLEMENTED, "…cannot interrupt a running statement…") is the `not killable` why.
+   * Never waits for the statement to go (`waitGoneMs` is ignored): nothing would make it go sooner.
+   */
+  kill: (_handle, client, queryId, options) => sendKill(client, queryId, options),
+  /** A copy (written atomically) of `<dataDir>/statements.jsonl`, the server's log of every statement (all of them are the cell's). */
   async archiveStatements(handle, _prefix, file) {
     const src = handle.dataDir ? path.join(handle.dataDir, 'statements.jsonl') : undefined;
     if (!src || !existsSync(src)) return 'not available: no statements.jsonl';
     try {
-      copyFileSync(src, file);
+      writeFileAtomic(file, readFileSync(src, 'utf8'));
     } catch (e) {
       return `not available: ${(e as Error).message}`;
     }

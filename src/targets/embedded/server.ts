@@ -133,6 +133,7 @@ import * as path from 'node:path';
 import * as zlib from 'node:zlib';
 import type { Session } from 'chdb';
 import { parseServerError } from '../../schema/server-error';
+import type { EmbeddedStatementLine } from '../../schema/target';
 import { sqlIdent, sqlString } from '../../lib/sql';
 import { writeFileAtomic } from '../../lib/fs';
 import { pollWithin } from '../../lib/poll';
@@ -484,14 +485,15 @@ let statementLogFile: string | undefined;
 
 function logStatement(e: Entry, ok: boolean): void {
   if (!statementLogFile) return;
-  const line = JSON.stringify({
+  const record: EmbeddedStatementLine = {
     query_id: e.queryId,
     received_at_ms: e.receivedAtMs,
     started_at_ms: e.startedAtMs,
     finished_at_ms: Date.now(),
     ok,
     sql_head: e.sqlHead.slice(0, 120),
-  });
+  };
+  const line = JSON.stringify(record);
   try {
     fs.appendFileSync(statementLogFile, line + '\n');
   } catch {

@@ -12,7 +12,13 @@ import { createClient } from '@clickhouse/client';
 import { targetPassword } from '../../clickhouse/client';
 import type { ProvisionRequest, TargetHandle } from '../../schema/target';
 import { registerTarget } from '../registry';
-import { archiveFromQueryLog, checkServer, runningFromProcesses } from '../server-verbs';
+import {
+  archiveFromQueryLog,
+  checkServer,
+  killOnServer,
+  progressFromProcesses,
+  runningFromProcesses,
+} from '../server-verbs';
 import type { Target, TargetSpecOf } from '../target';
 
 /** Database name for a cell: lower-case, `[a-z0-9_]`, at most 200 chars, labelled with the run id. */
@@ -100,6 +106,8 @@ export const externalTarget: Target<TargetSpecOf<'external'>> = {
   describeTeardown: (h) => `DROP DATABASE ${h.database}`,
   check: checkServer,
   runningStatements: runningFromProcesses,
+  statementProgress: progressFromProcesses,
+  kill: killOnServer,
   archiveStatements: archiveFromQueryLog,
   /** `worker host`: the password variable the spec names is set on the worker. */
   checkSpec(target, _versions, place) {

@@ -9,7 +9,13 @@
 import { accessSync, constants } from 'node:fs';
 import { describeProcessTeardown, teardownProcessCell } from '../process';
 import { registerTarget } from '../registry';
-import { archiveFromQueryLog, checkServer, runningFromProcesses } from '../server-verbs';
+import {
+  archiveFromQueryLog,
+  checkServer,
+  killOnServer,
+  progressFromProcesses,
+  runningFromProcesses,
+} from '../server-verbs';
 import type { Target, TargetSpecOf } from '../target';
 import { provisionLocal, teardownLocal } from './provision';
 
@@ -44,6 +50,8 @@ export const localTarget: Target<TargetSpecOf<'local'>> = {
   describeTeardown: describeProcessTeardown,
   check: checkServer,
   runningStatements: runningFromProcesses,
+  statementProgress: progressFromProcesses,
+  kill: killOnServer,
   archiveStatements: archiveFromQueryLog,
   /**
    * `input`: every version of the matrix has a binary; `worker host`: each binary of a version in the

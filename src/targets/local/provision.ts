@@ -12,10 +12,10 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { freePorts } from '../../lib/net';
 import type { ProvisionRequest, TargetHandle } from '../../schema/target';
 import {
   cellDataDir,
-  freePorts,
   httpGet,
   LABEL_FILE,
   LOG_FILE,

@@ -13,7 +13,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { TemporalOwner } from '../../schema/target';
+import { ProcessTargetKind, TargetLabel, TemporalOwner } from '../../schema/target';
 import { sanitizePathSegment, writeJsonAtomic } from '../../lib/fs';
 
 /** Name of the label file in a cell's directory. */
@@ -25,37 +25,8 @@ export const PID_FILE = 'server.pid';
 /** Name of the file receiving the server's stdout and stderr in a cell's directory. */
 export const LOG_FILE = 'server.log';
 
-/** Which process-based target a label describes. */
-export type ProcessTargetKind = 'embedded' | 'local';
-
-/**
- * Content of `<dataDir>/chbench-target.json`. Written once the server answers `/ping`.
- * JSON-serialisable, no secret.
- */
-export interface TargetLabel {
-  /** Run id the server belongs to (what `gc` filters on). */
-  runId: string;
-  /** Cell key the server belongs to. */
-  cellKey: string;
-  kind: ProcessTargetKind;
-  /** PID of the server process. */
-  pid: number;
-  /** Loopback ports the server listens on: `http` always, `tcp` for a ClickHouse binary. */
-  ports: { http: number; tcp?: number };
-  /** Base URL of the HTTP interface, `http://127.0.0.1:<ports.http>`. */
-  url: string;
-  /** Absolute path of the cell's directory (the one holding this label). */
-  dataDir: string;
-  /** ISO-8601 UTC time the label was written (≈ the time the server became ready). */
-  startedAt: string;
-  /** The human line that goes into `TargetHandle.provisionedBy`. */
-  provisionedBy: string;
-  /**
-   * Where the owning workflow lives (Temporal address, namespace, workflow ids). Absent in labels
-   * written by older versions or outside a workflow: `gc` then keeps the server unless forced.
-   */
-  owner?: TemporalOwner;
-}
+// The label's shape (and the kinds it names) live in `schema/target.ts`, with the other records.
+export { ProcessTargetKind, TargetLabel };
 
 /**
  * Directory of one cell's server: `<workDir>/<runId sanitized>/<cellKey sanitized>`.
@@ -76,13 +47,13 @@ export function writeLabel(label: TargetLabel): void {
 }
 
 /**
- * Read a cell's label.
- * @returns the label, or `undefined` when the file is missing or not valid JSON
+ * Read a cell's label, parsed with the {@link TargetLabel} schema.
+ * @returns the label, or `undefined` when the file is missing, not valid JSON or not a label
  */
 export function readLabel(dataDir: string): TargetLabel | undefined {
   try {
-    const v = JSON.parse(fs.readFileSync(path.join(dataDir, LABEL_FILE), 'utf8')) as TargetLabel;
-    return typeof v === 'object' && v && typeof v.pid === 'number' ? v : undefined;
+    const v = TargetLabel.safeParse(JSON.parse(fs.readFileSync(path.join(dataDir, LABEL_FILE), 'utf8')));
+    return v.success ? v.data : undefined;
   } catch {
     return undefined;
   }
@@ -105,14 +76,8 @@ export function readOwner(dataDir: string): TemporalOwner | undefined {
   const l = readLabel(dataDir);
   if (l?.owner) return l.owner;
   try {
-    const v = JSON.parse(fs.readFileSync(path.join(dataDir, OWNER_FILE), 'utf8')) as TemporalOwner;
-    return v &&
-      typeof v.address === 'string' &&
-      typeof v.namespace === 'string' &&
-      typeof v.workflowId === 'string' &&
-      typeof v.matrixWorkflowId === 'string'
-      ? v
-      : undefined;
+    const v = TemporalOwner.safeParse(JSON.parse(fs.readFileSync(path.join(dataDir, OWNER_FILE), 'utf8')));
+    return v.success ? v.data : undefined;
   } catch {
     return undefined;
   }

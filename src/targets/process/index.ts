@@ -5,7 +5,7 @@
  * | file                   | concern                                                                  |
  * | ---------------------- | ------------------------------------------------------------------------ |
  * | `cell-dir.ts`          | the cell directory, its label / owner / pid files, listing them          |
- * | `spawn.ts`             | free loopback ports, detached spawning, log tails                        |
+ * | `spawn.ts`             | detached spawning, log tails                                             |
  * | `proc.ts`              | `/proc` checks, stopping a server safely                                 |
  * | `ping.ts`              | loopback HTTP GET, waiting for `/ping`                                    |
  * | `cell-lock.ts`         | one provision attempt per cell at a time                                 |

@@ -1,13 +1,11 @@
 /**
- * Starting a server process that outlives the worker: free loopback ports, detached spawning with
+ * Starting a server process that outlives the worker: detached spawning with
  * the output appended to the cell's `server.log`, and log tails for error messages.
  */
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { LOG_FILE, PID_FILE } from './cell-dir';
-
-export { freePort, freePorts } from '../../lib/net';
 
 /** What {@link spawnDetached} started. */
 export interface SpawnedProcess {
