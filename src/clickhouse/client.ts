@@ -763,11 +763,5 @@ export function errorCode(e: unknown): string | undefined {
   return parsed ? String(parsed.code) : undefined;
 }
 
-/**
- * @deprecated Import `sqlString` from `lib/sql` (its one definition). Kept only for
- * `targets/server-verbs.ts` and `activities/support/attempts.ts`, which still import it from here.
- */
-export { sqlString } from '../lib/sql';
-
 /** Exported for tests and benchmarks of the streaming parser. */
 export const _internal = { JsonCompactStream, findStreamedException };

@@ -115,7 +115,8 @@ function clickHouseFailureType(name: string): string {
  *
  * "Not retried" is about the activity only, not about what the workflow does next: `TargetUnavailable`
  * (the server is gone, so the same attempt against it cannot succeed) goes straight back to the cell
- * workflow, which provisions the target again and runs the step again (`CellRun.step`). Every other
+ * workflow, which provisions the target again and runs the step again (`CellRun.step`) when the target
+ * is `restartable`, and otherwise fails the cell saying the target is not restartable. Every other
  * type fails the cell.
  */
 export const NON_RETRYABLE: readonly string[] = [

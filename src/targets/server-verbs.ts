@@ -5,7 +5,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { ClickHouseClient } from '@clickhouse/client';
-import { connect, queryRows, queryScalar, sqlString, tryCommand } from '../clickhouse/client';
+import { connect, queryRows, queryScalar, tryCommand } from '../clickhouse/client';
+import { sqlString } from '../lib/sql';
 import type { StatementProgress, WatchedStatement } from '../clickhouse/statement-watch';
 import { runningQueryIds } from '../clickhouse/table-state';
 import { writeFileAtomic } from '../lib/fs';
