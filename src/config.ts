@@ -11,6 +11,7 @@
  * | `TEMPORAL_CLI_PATH` | `.venv/bin/temporal`, else `temporal` on PATH | Temporal CLI used to start a dev server (demo, tests) |
  * | `CHBENCH_LOG_LEVEL` | `INFO` for `chbench worker`, `WARN` for the demo and tests | Temporal SDK log level: `TRACE`, `DEBUG`, `INFO`, `WARN`, `ERROR` (any case) |
  * | `CHBENCH_FAULT_STEP_DELAY_MS` | `0` (off) | chaos suite only: every activity waits this long (heartbeating) before it starts, so short steps can be hit by a kill |
+ * | `CHBENCH_WATCH_TICK_MS` | `2000` | how often (ms, 100–5000) an activity reads its running statements' progress and heartbeats; tests shorten it to see progress of statements that take ~1 s |
  *
  * Variables named by a spec (an external target's `passwordEnv`) are read where the password is
  * needed; bench and chaos scripts read their own `BENCH_*` / `CHAOS_*` knobs.
@@ -56,6 +57,7 @@ const Env = z.object({
     .preprocess((v) => (typeof v === 'string' ? v.trim().toUpperCase() : v), z.enum(LOG_LEVELS))
     .optional(),
   CHBENCH_FAULT_STEP_DELAY_MS: z.coerce.number().int().min(0).max(600_000).optional(),
+  CHBENCH_WATCH_TICK_MS: z.coerce.number().int().min(100).max(5_000).optional(),
 });
 type Env = z.infer<typeof Env>;
 
@@ -111,4 +113,13 @@ export function logLevel(fallback: LogLevel, env: NodeJS.ProcessEnv = process.en
  */
 export function faultStepDelayMs(env: NodeJS.ProcessEnv = process.env): number {
   return readEnv(env).CHBENCH_FAULT_STEP_DELAY_MS ?? 0;
+}
+
+/**
+ * Progress poll and heartbeat interval of the statement watcher, ms, from `CHBENCH_WATCH_TICK_MS`;
+ * 2000 when unset. At most 5000, half the 10 s heartbeat timeout.
+ * @throws Error when the variable is not an integer in 100..5000
+ */
+export function watchTickMs(env: NodeJS.ProcessEnv = process.env): number {
+  return readEnv(env).CHBENCH_WATCH_TICK_MS ?? 2000;
 }

@@ -34,6 +34,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { FAILURE } from '../schema/failures';
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { KillOptions, KillResult, TargetHandle } from '../schema/target';
+import { watchTickMs } from '../config';
 
 /**
  * The verbs of a target the watcher uses: how to read the progress of statements and how to kill
@@ -150,7 +151,7 @@ export interface WatchConfig {
    * large part's mutation on a slow volume, where no counter moves; far below the 3600 s `max_execution_time`)
    */
   stuckAfterS: number;
-  /** Progress poll and heartbeat interval, ms; must stay well below the heartbeat timeout (10 s). @default 2000 */
+  /** Progress poll and heartbeat interval, ms; must stay well below the heartbeat timeout (10 s). @default 2000 (`CHBENCH_WATCH_TICK_MS`) */
   tickMs: number;
 }
 
@@ -510,7 +511,7 @@ export function currentWatcher(): StatementWatcher | undefined {
   const ctx = activityContext();
   if (!ctx) return undefined;
   let v = byContext.get(ctx);
-  if (!v) byContext.set(ctx, (v = new StatementWatcher(DEFAULT_WATCH, ctx)));
+  if (!v) byContext.set(ctx, (v = new StatementWatcher({ ...DEFAULT_WATCH, tickMs: watchTickMs() }, ctx)));
   return v;
 }
 
@@ -521,7 +522,7 @@ export function currentWatcher(): StatementWatcher | undefined {
 export function runWatched<T>(config: Partial<WatchConfig> & { step?: string }, fn: () => Promise<T>): Promise<T> {
   const ctx = activityContext();
   const { step, ...rest } = config;
-  const w = new StatementWatcher({ ...DEFAULT_WATCH, ...rest }, ctx);
+  const w = new StatementWatcher({ ...DEFAULT_WATCH, tickMs: watchTickMs(), ...rest }, ctx);
   if (step) w.label({ step });
   if (ctx) byContext.set(ctx, w);
   return scope.run(w, async () => {
