@@ -12,6 +12,7 @@ import { startDevServer, type DevServer } from '../../src/temporal/dev-server';
 import { createWorker, installRuntime } from '../../src/worker';
 import type { Worker, NativeConnection } from '@temporalio/worker';
 import { listCellDirs, stopProcess } from '../../src/targets/process';
+import { logLevel } from '../../src/config';
 
 export interface TemporalEnv {
   server: DevServer;
@@ -25,19 +26,15 @@ export interface TemporalEnv {
   stop(): Promise<void>;
 }
 
-/** Start server + worker. `TEMPORAL_ADDRESS` is ignored on purpose: tests own their server. */
-export async function startTemporalEnv(name: string): Promise<TemporalEnv> {
-  installRuntime((process.env.CHBENCH_LOG_LEVEL as 'WARN') ?? 'WARN');
-  const tmp = mkdtempSync(path.join(os.tmpdir(), `chbench-${name}-`));
+/** A dev server, a worker made by `makeWorker` on a fresh task queue, and a client; `stop()` closes all three. */
+async function startServerAndWorker(
+  taskQueuePrefix: string,
+  makeWorker: (address: string, taskQueue: string) => Promise<{ worker: Worker; connection: NativeConnection }>,
+) {
+  installRuntime(logLevel('WARN'));
   const server = await startDevServer();
-  const taskQueue = `chbench-test-${name}-${randomUUID().slice(0, 8)}`;
-  const workDir = path.join(tmp, 'targets');
-  const { worker, connection: wconn } = await createWorker({
-    temporalAddress: server.address,
-    namespace: 'default',
-    taskQueue,
-    workDir,
-  });
+  const taskQueue = `${taskQueuePrefix}-${randomUUID().slice(0, 8)}`;
+  const { worker, connection: wconn } = await makeWorker(server.address, taskQueue);
   const running = worker.run();
   const connection = await Connection.connect({ address: server.address });
   const client = new Client({ connection, namespace: 'default' });
@@ -45,16 +42,31 @@ export async function startTemporalEnv(name: string): Promise<TemporalEnv> {
     server,
     client,
     taskQueue,
-    tmp,
-    workDir,
-    resultsDir: path.join(tmp, 'results'),
     worker,
     async stop() {
       worker.shutdown();
       await running.catch(() => undefined);
-      await (wconn as NativeConnection).close();
+      await wconn.close();
       await connection.close();
       await server.stop();
+    },
+  };
+}
+
+/** Start server + worker. `TEMPORAL_ADDRESS` is ignored on purpose: tests own their server. */
+export async function startTemporalEnv(name: string): Promise<TemporalEnv> {
+  const tmp = mkdtempSync(path.join(os.tmpdir(), `chbench-${name}-`));
+  const workDir = path.join(tmp, 'targets');
+  const env = await startServerAndWorker(`chbench-test-${name}`, (address, taskQueue) =>
+    createWorker({ temporalAddress: address, namespace: 'default', taskQueue, workDir }),
+  );
+  return {
+    ...env,
+    tmp,
+    workDir,
+    resultsDir: path.join(tmp, 'results'),
+    async stop() {
+      await env.stop();
       // A failed test may leave servers behind: stop every one under this file's work dir.
       for (const d of listCellDirs(workDir)) await stopProcess(undefined, d, 2000);
       rmSync(tmp, { recursive: true, force: true });
@@ -79,31 +91,16 @@ export async function startStubEnv(
   name: string,
   activities: Record<string, (...a: any[]) => Promise<unknown>>,
 ): Promise<StubEnv> {
-  installRuntime((process.env.CHBENCH_LOG_LEVEL as 'WARN') ?? 'WARN');
-  const server = await startDevServer();
-  const taskQueue = `chbench-wf-${name}-${randomUUID().slice(0, 8)}`;
-  const { Worker: WorkerClass, NativeConnection: NativeConn } = await import('@temporalio/worker');
-  const wconn = await NativeConn.connect({ address: server.address });
-  const worker = await WorkerClass.create({
-    connection: wconn,
-    namespace: 'default',
-    taskQueue,
-    workflowsPath: require.resolve('../../src/workflows'),
-    activities,
+  return startServerAndWorker(`chbench-wf-${name}`, async (address, taskQueue) => {
+    const { Worker: WorkerClass, NativeConnection: NativeConn } = await import('@temporalio/worker');
+    const connection = await NativeConn.connect({ address });
+    const worker = await WorkerClass.create({
+      connection,
+      namespace: 'default',
+      taskQueue,
+      workflowsPath: require.resolve('../../src/workflows'),
+      activities,
+    });
+    return { worker, connection };
   });
-  const running = worker.run();
-  const connection = await Connection.connect({ address: server.address });
-  const client = new Client({ connection, namespace: 'default' });
-  return {
-    server,
-    client,
-    taskQueue,
-    async stop() {
-      worker.shutdown();
-      await running.catch(() => undefined);
-      await wconn.close();
-      await connection.close();
-      await server.stop();
-    },
-  };
 }
