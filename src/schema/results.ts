@@ -23,6 +23,7 @@
  * `run.json` {@link RunRecord}, `samples.jsonl`.
  */
 import { z } from 'zod';
+import { KubernetesFacts } from './target';
 import { RunSpec } from './run-spec';
 
 // ---------------------------------------------------------------------------------------------
@@ -160,6 +161,10 @@ export const TargetRecord = z.object({
   cellKey: z.string(),
   /** One human line on how it was provisioned. */
   provisionedBy: z.string(),
+  /** Secret holding the password (kubernetes): namespace, name, key. Never the password. */
+  passwordSecret: z.object({ namespace: z.string(), name: z.string(), key: z.string() }).optional(),
+  /** The cell's pod, PVC, node and volume (kubernetes); see `KubernetesFacts` in `schema/target.ts`. */
+  kubernetes: KubernetesFacts.optional(),
 });
 export type TargetRecord = z.infer<typeof TargetRecord>;
 

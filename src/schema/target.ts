@@ -34,7 +34,65 @@ export interface TargetHandle {
   cellKey: string;
   /** One human line on how it was provisioned, e.g. `chdb 3.4.0 engine in pid 1234 (separate process)`. */
   provisionedBy: string;
+  /**
+   * Where the password is, for targets whose credentials live in a Kubernetes Secret: the Secret's
+   * namespace, name and data key. The worker reads it (never the spec, never history). Username is
+   * in `username`.
+   */
+  passwordSecret?: { namespace: string; name: string; key: string };
+  /** The cell's Kubernetes objects and where they landed (kind `kubernetes` only). */
+  kubernetes?: KubernetesFacts;
 }
+
+/**
+ * Where a `kubernetes` cell runs, read from the API server at provisioning: the pod and PVC chbench
+ * created, the node the scheduler picked and the volume the CSI driver made. Recorded in the handle
+ * (so in `provision.json`) and used by the cloud metrics and the report's "Kubernetes" section.
+ */
+export const KubernetesFacts = z.object({
+  /** Namespace of the pod, PVC and credentials Secret. */
+  namespace: z.string(),
+  /** Pod name (derived from run and cell). */
+  pod: z.string(),
+  /** `metadata.uid` of the pod the handle points at (a re-created pod has another). */
+  podUid: z.string(),
+  /** PVC name (derived from run and cell). */
+  pvc: z.string(),
+  /** Container image, e.g. `clickhouse/clickhouse-server:26.7`. */
+  image: z.string(),
+  /** How the worker reaches ClickHouse: the pod IP (worker inside the cluster) or a port-forward through the API server. */
+  access: z.enum(['podIP', 'portForward']),
+  /** `status.podIP`. */
+  podIP: z.string().nullable(),
+  /** `spec.nodeName` of the pod. */
+  node: z.string().nullable(),
+  /** Node label `node.kubernetes.io/instance-type`, e.g. `m5.xlarge`. */
+  instanceType: z.string().nullable(),
+  /** Node label `topology.kubernetes.io/zone`, e.g. `us-east-1a`. */
+  zone: z.string().nullable(),
+  /** Node `spec.providerID`, e.g. `aws:///us-east-1a/i-0123456789abcdef0` (the EC2 instance). */
+  providerID: z.string().nullable(),
+  /** Name of the PV bound to the PVC. */
+  pv: z.string().nullable(),
+  /** PV `spec.csi.volumeHandle`, e.g. `vol-0123456789abcdef0` (the EBS volume). */
+  volumeHandle: z.string().nullable(),
+  /** PV `spec.csi.driver`, e.g. `ebs.csi.aws.com`. */
+  csiDriver: z.string().nullable(),
+  /** StorageClass of the PVC. */
+  storageClass: z.string(),
+  /** PVC `spec.resources.requests.storage`, e.g. `100Gi`. */
+  storageRequest: z.string(),
+  /**
+   * The volume this pod uses: `new` (first provision of the cell), `reused` (a re-provision found the
+   * cell's PVC bound and landed in its zone), `replaced` (the old volume's zone could not be used; a
+   * fresh volume was made and `volumeNote` says why — the cell's data is gone).
+   */
+  volume: z.enum(['new', 'reused', 'replaced']),
+  volumeNote: z.string().optional(),
+  /** `status.containerStatuses[0].restartCount` when the handle was made. */
+  restartCount: z.number().int(),
+});
+export type KubernetesFacts = z.infer<typeof KubernetesFacts>;
 
 /**
  * Where the workflow that owns a target lives, written into the target's label so that `chbench gc`
