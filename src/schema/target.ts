@@ -89,6 +89,13 @@ export const KubernetesFacts = z.object({
    */
   volume: z.enum(['new', 'reused', 'replaced']),
   volumeNote: z.string().optional(),
+  /**
+   * What answers in the pod, found at provisioning: `clickhouse-server` (a real server image) or
+   * `chbench embedded engine` (the chdb engine server of the embedded target, answering
+   * `GET /chbench/info`, which is what the test tree's simulated kubelet runs). The target's
+   * capabilities and statement verbs follow it.
+   */
+  server: z.enum(['clickhouse-server', 'chbench embedded engine']),
   /** `status.containerStatuses[0].restartCount` when the handle was made. */
   restartCount: z.number().int(),
 });
