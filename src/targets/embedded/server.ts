@@ -1,7 +1,7 @@
 /**
  * The embedded target's server: a separate Node process that opens ONE chdb session (ClickHouse
- * engine in-process, npm `chdb`) on `<dataDir>/data` and serves, on 127.0.0.1, the subset of the
- * ClickHouse HTTP interface that `@clickhouse/client` 1.x uses.
+ * engine in-process, npm `chdb`) on `<dataDir>/data` and serves, on 127.0.0.1 (or another loopback
+ * address, `--host`), the subset of the ClickHouse HTTP interface that `@clickhouse/client` 1.x uses.
  *
  * Run (normally by `provisionEmbedded`, see provision.ts next to this file):
  *
@@ -9,6 +9,19 @@
  *
  * `--port 0` lets the kernel choose a free port; the chosen port is written (decimal + newline,
  * atomically) to `--port-file` once the server listens.
+ *
+ * Options for the simulated Kubernetes kubelet (test/k8s/eks-sim.ts), both off by default:
+ * - `--host <ip>`: the address to listen on (default `127.0.0.1`). Loopback only: any address
+ *   outside 127.0.0.0/8 or other than `::1` is refused at start (exit 1), so a pod's own loopback IP
+ *   (127.0.0.N) works and nothing is ever exposed off the machine.
+ * - `--auth-from-env`: every request except `/ping` (and `GET /` without a query, a static handler
+ *   on a server too) must carry the user and password from the environment variables
+ *   `CLICKHOUSE_USER` (default `default`) and `CLICKHOUSE_PASSWORD` (default empty), the way
+ *   ClickHouse accepts them: HTTP basic auth, else the `X-ClickHouse-User`/`X-ClickHouse-Key`
+ *   headers, else the `user`/`password` URL parameters (a missing user is `default`). A wrong or
+ *   missing one is answered as ClickHouse does: HTTP 403, `X-ClickHouse-Exception-Code: 516`, body
+ *   `Code: 516. DB::Exception: <user>: Authentication failed: password is incorrect, or there is no
+ *   user with such name. (AUTHENTICATION_FAILED)`.
  *
  * ## Endpoints
  * - `GET|HEAD /ping` and `GET /` without a query → `Ok.\n`.
@@ -47,8 +60,10 @@
  *   statement, inside the mutex.
  *
  * ## Differences from a real server (documented, not hidden)
- * - Users: the embedded engine has none. `Authorization` (basic), `X-ClickHouse-User`,
- *   `X-ClickHouse-Key` and `user`/`password` are accepted and ignored; bind is loopback only.
+ * - Users: the embedded engine has none. Without `--auth-from-env`, `Authorization` (basic),
+ *   `X-ClickHouse-User`, `X-ClickHouse-Key` and `user`/`password` are accepted and ignored; with it,
+ *   one user/password pair from the environment is checked (no grants, no roles). Bind is loopback
+ *   only.
  * - One statement at a time: a mutex serialises statements (the engine session is shared).
  * - `SET …` and `USE …` sent as statements behave as on a server without `session_id`: they run on a
  *   short-lived session and have no effect on later requests. There are no HTTP sessions.
@@ -126,9 +141,10 @@
  * statement finish and its response go out (a streaming response gets at most 5 s to drain, then
  * its connection is closed), close the chdb session, exit 0.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
+import * as net from 'node:net';
 import * as path from 'node:path';
 import * as zlib from 'node:zlib';
 import type { Session } from 'chdb';
@@ -1310,6 +1326,22 @@ async function main(): Promise<void> {
       res.end(req.method === 'HEAD' ? undefined : 'Ok.\n');
       return;
     }
+    if (args.auth) {
+      const who = requestCredentials(req, url);
+      if (!credentialsMatch(who, args.auth)) {
+        req.resume();
+        sendError(
+          res,
+          new ServerError(
+            516,
+            'AUTHENTICATION_FAILED',
+            `${who.user}: Authentication failed: password is incorrect, or there is no user with such name`,
+            403,
+          ),
+        );
+        return;
+      }
+    }
     if (p === '/chbench/statements' && req.method === 'GET') {
       res.writeHead(200, { 'Content-Type': 'application/x-ndjson' });
       res.end(statementLogFile && fs.existsSync(statementLogFile) ? fs.readFileSync(statementLogFile) : '');
@@ -1366,13 +1398,15 @@ async function main(): Promise<void> {
 
   const port = await new Promise<number>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(args.port, '127.0.0.1', () => {
+    server.listen(args.port, args.host, () => {
       const a = server.address();
       resolve(typeof a === 'object' && a ? a.port : 0);
     });
   });
   writeFileAtomic(args.portFile, `${port}\n`);
-  log(`${engineLabel} on ${dataPath}, listening on http://127.0.0.1:${port}, timezone ${engine.timezone}`);
+  log(
+    `${engineLabel} on ${dataPath}, listening on http://${args.host.includes(':') ? `[${args.host}]` : args.host}:${port}${args.auth ? ` (user ${args.auth.user}, password required)` : ''}, timezone ${engine.timezone}`,
+  );
 
   const shutdown = async (sig: string) => {
     if (shuttingDown) return;
@@ -1397,18 +1431,71 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void shutdown('SIGINT'));
 }
 
-function parseArgs(argv: string[]): { dataDir: string; port: number; portFile: string } {
+/** Command-line options of the server (see the file header). */
+interface ServerArgs {
+  dataDir: string;
+  port: number;
+  portFile: string;
+  /** Listen address, loopback only. @default 127.0.0.1 */
+  host: string;
+  /** With `--auth-from-env`: the one user and password every request must carry. */
+  auth?: { user: string; password: string };
+}
+
+function parseArgs(argv: string[]): ServerArgs {
   const get = (name: string): string | undefined => {
     const k = argv.indexOf(name);
     return k >= 0 ? argv[k + 1] : undefined;
   };
+  const usage =
+    'usage: embedded-server --data-dir <dir> [--port <n|0>] [--port-file <file>] [--host <loopback ip>] [--auth-from-env]';
   const dataDir = get('--data-dir');
   const port = Number(get('--port') ?? '0');
   const portFile = get('--port-file') ?? (dataDir ? path.join(dataDir, 'port') : undefined);
+  const host = get('--host') ?? '127.0.0.1';
   if (!dataDir || !portFile || !Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new Error('usage: embedded-server --data-dir <dir> [--port <n|0>] [--port-file <file>]');
+    throw new Error(usage);
   }
-  return { dataDir, port, portFile: path.resolve(portFile) };
+  const loopback = (net.isIPv4(host) && host.startsWith('127.')) || (net.isIPv6(host) && host === '::1');
+  if (!loopback) throw new Error(`--host ${host}: only loopback addresses (127.0.0.0/8, ::1) are allowed; ${usage}`);
+  const auth = argv.includes('--auth-from-env')
+    ? { user: process.env.CLICKHOUSE_USER || 'default', password: process.env.CLICKHOUSE_PASSWORD ?? '' }
+    : undefined;
+  return { dataDir, port, portFile: path.resolve(portFile), host, ...(auth ? { auth } : {}) };
+}
+
+/**
+ * The user and password a request carries, in ClickHouse's order: HTTP basic auth, else the
+ * `X-ClickHouse-User`/`X-ClickHouse-Key` headers, else the `user`/`password` URL parameters; a
+ * missing user is `default`, a missing password empty.
+ */
+function requestCredentials(req: http.IncomingMessage, url: URL): { user: string; password: string } {
+  const basic = /^Basic\s+(\S+)$/i.exec(req.headers.authorization ?? '');
+  if (basic) {
+    const text = Buffer.from(basic[1], 'base64').toString('utf8');
+    const colon = text.indexOf(':');
+    return colon < 0
+      ? { user: text || 'default', password: '' }
+      : { user: text.slice(0, colon) || 'default', password: text.slice(colon + 1) };
+  }
+  const hUser = req.headers['x-clickhouse-user'];
+  const hKey = req.headers['x-clickhouse-key'];
+  if (hUser !== undefined || hKey !== undefined)
+    return { user: String(hUser ?? '') || 'default', password: String(hKey ?? '') };
+  return {
+    user: url.searchParams.get('user') || 'default',
+    password: url.searchParams.get('password') ?? '',
+  };
+}
+
+/** Constant-time comparison of the request's credentials with the configured ones. */
+function credentialsMatch(got: { user: string; password: string }, want: { user: string; password: string }): boolean {
+  const eq = (a: string, b: string) => {
+    const x = Buffer.from(a);
+    const y = Buffer.from(b);
+    return x.length === y.length && timingSafeEqual(x, y);
+  };
+  return eq(got.user, want.user) && eq(got.password, want.password);
 }
 
 /** Exported for unit tests of the SQL shape detection. */
