@@ -114,6 +114,8 @@ export interface VolumeRequest {
   zone: string;
   /** The StorageClass parameters (type, iops, throughput, encrypted, …). */
   parameters: Record<string, string>;
+  /** The claim the volume is provisioned for (the EBS CSI driver tags the volume with it). */
+  claim?: { namespace: string; name: string };
 }
 
 export interface ClusterOptions {
@@ -654,6 +656,7 @@ export class SimCluster {
       sizeBytes: parseQuantity(size),
       zone,
       parameters: { ...(sc.parameters as Record<string, string>) },
+      claim: { namespace: String(pvc.metadata.namespace), name: pvc.metadata.name },
     };
     let handle: string;
     try {

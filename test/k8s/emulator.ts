@@ -32,6 +32,9 @@
  * - Errors are real `Status` objects (message, reason, details, code), e.g. `pods "x" not found`.
  * - `kubectl get`'s default output is served as a `meta.k8s.io/v1` Table (pods: ready, status,
  *   restarts, age, IP, node; PVCs and PVs; events; anything else name and age).
+ * - Port-forward: `GET /api/v1/namespaces/<ns>/pods/<name>/portforward?ports=<p>` upgraded to a
+ *   WebSocket (`v4.channel.k8s.io`, the protocol of client-node 1.4.0's `PortForward`), piped to
+ *   `<pod IP>:<p>` (see `upgrade()`); without an upgrade: 400 `Upgrade request required`.
  * - Finalizers: an object with finalizers gets a deletionTimestamp and stays until they are removed.
  *   A scheduled pod goes through Terminating (deletionTimestamp, the `podTerminating` hook, removal
  *   `podTerminationMs` later); an unscheduled pod or `gracePeriodSeconds=0` goes at once.
@@ -48,8 +51,9 @@
  * validation (any field is stored; field selectors are not checked against the supported list),
  * protobuf, server-side apply (`application/apply-patch+yaml` → 415), Table rows in watch streams
  * (`kubectl get -w` needs `-o name|json`), list paging (`limit` is ignored; lists are complete, with no
- * `continue`), `resourceVersionMatch`, `sendInitialEvents`, log `follow`, exec/attach/port-forward
- * (so `access: portForward` cannot be exercised here), the eviction and binding subresources,
+ * `continue`), `resourceVersionMatch`, `sendInitialEvents`, log `follow`, exec/attach, port-forward
+ * over SPDY (what `kubectl port-forward` speaks, also tunnelled in WebSockets since kubectl 1.31), the
+ * eviction and binding subresources,
  * managedFields, ownerReference garbage collection, TLS.
  *
  * FAULT INJECTION (in process, on the object): {@link KubeEmulator.silenceWatches} (watches stay open
@@ -58,8 +62,28 @@
  * {@link KubeEmulator.failNext} (the next N requests of a verb fail with 500 or 429 + Retry-After).
  */
 import http from 'node:http';
+import net from 'node:net';
+import type { Duplex } from 'node:stream';
 import { randomUUID } from 'node:crypto';
 import { freePort } from '../../src/lib/net';
+
+/** The part of the `ws` package (v8, a dependency of client-node; no type package installed) used here. */
+interface WsSocket {
+  readonly readyState: number;
+  send(data: Buffer): void;
+  close(): void;
+  terminate(): void;
+  on(event: 'message', fn: (data: Buffer) => void): void;
+  on(event: 'close', fn: () => void): void;
+}
+interface WsServer {
+  handleUpgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer, cb: (ws: WsSocket) => void): void;
+}
+const loadWs = () =>
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  require('ws') as {
+    WebSocketServer: new (o: { noServer: true; handleProtocols: (offered: Set<string>) => string | false }) => WsServer;
+  };
 
 // ---------------------------------------------------------------------------------------------
 // Types and resource table
@@ -115,7 +139,7 @@ const R = (
 
 export const RESOURCES: readonly ResourceDef[] = [
   R('', 'v1', 'namespaces', 'Namespace', false, { shortNames: ['ns'], status: true }),
-  R('', 'v1', 'pods', 'Pod', true, { shortNames: ['po'], status: true, sub: ['log'] }),
+  R('', 'v1', 'pods', 'Pod', true, { shortNames: ['po'], status: true, sub: ['log', 'portforward'] }),
   R('', 'v1', 'persistentvolumeclaims', 'PersistentVolumeClaim', true, { shortNames: ['pvc'], status: true }),
   R('', 'v1', 'persistentvolumes', 'PersistentVolume', false, { shortNames: ['pv'], status: true }),
   R('', 'v1', 'nodes', 'Node', false, { shortNames: ['no'], status: true }),
@@ -392,6 +416,9 @@ export class KubeEmulator {
   private silence: Set<string> | 'all' | null = null;
   private server?: http.Server;
   private gcQueued = false;
+  /** Open port-forward WebSockets (terminated by stop()). */
+  private readonly tunnels = new Set<WsSocket>();
+  private wss?: WsServer;
   /** Requests served, by verb (for tests of client retry behaviour). */
   readonly requestCount: Record<string, number> = {};
   port = 0;
@@ -417,6 +444,9 @@ export class KubeEmulator {
     for (let attempt = 0; ; attempt++) {
       const port = await freePort();
       const server = http.createServer((req, res) => void this.handle(req, res));
+      server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) =>
+        this.upgrade(req, socket, head),
+      );
       try {
         await new Promise<void>((resolve, reject) => {
           server.once('error', reject);
@@ -433,6 +463,8 @@ export class KubeEmulator {
 
   async stop(): Promise<void> {
     for (const w of this.watchers) this.closeWatcher(w, true);
+    for (const t of this.tunnels) t.terminate();
+    this.tunnels.clear();
     const s = this.server;
     this.server = undefined;
     if (!s) return;
@@ -907,6 +939,89 @@ export class KubeEmulator {
 
   // ----- HTTP -----
 
+  /**
+   * `GET /api/v1/namespaces/{ns}/pods/{name}/portforward?ports=<p>` upgraded to a WebSocket, as the
+   * kubelet serves it (pkg/kubelet/cri/streaming/portforward/websocket.go): subprotocol
+   * `v4.channel.k8s.io` (binary) when offered, else none (legacy `channel.k8s.io` framing, the same
+   * bytes); per port two channels, data (2i) and error (2i + 1); each frame's first byte is its channel;
+   * the server first sends the port (uint16 little-endian) on both channels of each port; then bytes
+   * on the data channel go to a TCP connection to `<pod IP>:<port>` and back. A refused connection is
+   * written to the error channel and the socket closes. Anything else answers a `Status` before the
+   * upgrade (404 for a missing pod, 400 for a pod without an IP or a bad `ports`).
+   * `v4.base64.channel.k8s.io` and SPDY (what `kubectl port-forward` uses) are not served.
+   */
+  private upgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer): void {
+    const refuse = (err: StatusError) => {
+      const text = JSON.stringify(err.body());
+      socket.end(
+        `HTTP/1.1 ${err.code} ${http.STATUS_CODES[err.code] ?? ''}\r\nContent-Type: application/json\r\n` +
+          `Content-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
+      );
+    };
+    const url = new URL(req.url ?? '/', 'http://emulator');
+    const m = /^\/api\/v1\/namespaces\/([^/]+)\/pods\/([^/]+)\/portforward\/?$/.exec(url.pathname);
+    if (!m || (req.headers.upgrade ?? '').toLowerCase() !== 'websocket')
+      return refuse(new StatusError(404, 'NotFound', 'the server could not find the requested resource'));
+    const [ns, name] = [decodeURIComponent(m[1]), decodeURIComponent(m[2])];
+    const pod = this.tryGet('pods', ns, name);
+    if (!pod) return refuse(notFound(this.defs.get('pods')!, name));
+    const podIp: string | undefined = pod.status?.podIP;
+    if (!podIp || pod.status?.phase !== 'Running')
+      return refuse(
+        new StatusError(400, 'BadRequest', `unable to upgrade connection: pod ${name} is not running (no pod IP)`),
+      );
+    const ports = url.searchParams
+      .getAll('ports')
+      .flatMap((v) => v.split(','))
+      .map(Number);
+    if (ports.length === 0 || ports.some((p) => !Number.isInteger(p) || p < 1 || p > 65535))
+      return refuse(new StatusError(400, 'BadRequest', 'query parameter "ports" is required with ports 1-65535'));
+    this.requestCount['portforward'] = (this.requestCount['portforward'] ?? 0) + 1;
+    this.wss ??= new (loadWs().WebSocketServer)({
+      noServer: true,
+      handleProtocols: (offered: Set<string>) => (offered.has('v4.channel.k8s.io') ? 'v4.channel.k8s.io' : false),
+    });
+    this.wss.handleUpgrade(req, socket, head, (ws) => this.forward(ws, podIp, ports));
+  }
+
+  /** Pipes one port-forward WebSocket to TCP connections to `podIp` (see {@link upgrade}). */
+  private forward(ws: WsSocket, podIp: string, ports: number[]): void {
+    this.tunnels.add(ws);
+    const frame = (channel: number, data: Buffer) => Buffer.concat([Buffer.from([channel]), data]);
+    const conns = ports.map((port, i) => {
+      const portBytes = Buffer.alloc(2);
+      portBytes.writeUInt16LE(port);
+      ws.send(frame(2 * i, portBytes));
+      ws.send(frame(2 * i + 1, portBytes));
+      const conn = net.connect({ host: podIp, port });
+      conn.on('data', (b: Buffer) => {
+        if (ws.readyState === 1) ws.send(frame(2 * i, b));
+      });
+      conn.on('error', (e) => {
+        if (ws.readyState === 1)
+          ws.send(
+            frame(
+              2 * i + 1,
+              Buffer.from(
+                `an error occurred forwarding ${port} -> ${port}: error forwarding port ${port} to pod: ${e.message}`,
+              ),
+            ),
+          );
+        ws.close();
+      });
+      conn.on('close', () => ws.close());
+      return conn;
+    });
+    ws.on('message', (data: Buffer) => {
+      const channel = data[0];
+      if (channel % 2 === 0 && conns[channel / 2]) conns[channel / 2].write(data.subarray(1));
+    });
+    ws.on('close', () => {
+      this.tunnels.delete(ws);
+      for (const c of conns) c.destroy();
+    });
+  }
+
   private json(res: http.ServerResponse, code: number, body: unknown, headers: Record<string, string> = {}): void {
     const text = JSON.stringify(body);
     res.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text), ...headers });
@@ -970,8 +1085,8 @@ export class KubeEmulator {
           name: `${d.plural}/${s}`,
           singularName: '',
           namespaced: d.namespaced,
-          kind: d.kind,
-          verbs: ['get'],
+          kind: s === 'portforward' ? 'PodPortForwardOptions' : d.kind,
+          verbs: s === 'portforward' ? ['create', 'get'] : ['get'],
         })),
       ]),
     });
@@ -1152,6 +1267,7 @@ export class KubeEmulator {
     }
     if (sub !== undefined && !((sub === 'status' && d.status) || (d.sub ?? []).includes(sub)))
       throw new StatusError(404, 'NotFound', 'the server could not find the requested resource');
+    if (sub === 'portforward') throw new StatusError(400, 'BadRequest', 'Upgrade request required');
     const body = (): KObj => {
       try {
         return JSON.parse(raw) as KObj;

@@ -1,0 +1,323 @@
+/**
+ * The simulated EKS (test/k8s/eks-sim.ts) against real clients: `@kubernetes/client-node` 1.4.0 on
+ * the emulator, the AWS SDK on a real moto server, HTTP to the real embedded-engine processes the
+ * simulated kubelet runs. One simulated cluster for the whole file; the steps build on each other
+ * (article's StorageClass, Secret, PVC and pod → volume/instance facts → SQL → metrics → pod
+ * deletion → a second pod on the same claim → port-forward → PVC deletion).
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import * as net from 'node:net';
+import * as k8s from '@kubernetes/client-node';
+import { GetMetricDataCommand } from '@aws-sdk/client-cloudwatch';
+import { DescribeInstancesCommand, DescribeVolumesCommand } from '@aws-sdk/client-ec2';
+import { pollUntil } from '../../src/lib/poll';
+import { startEksSim, type EksSim } from './eks-sim';
+
+const NS = 'bench-database';
+const USER = 'bench';
+const PASSWORD = 'p4ss-from-secret';
+const b64 = (s: string) => Buffer.from(s).toString('base64');
+
+/** The article's StorageClass (manifests/storageclass.yaml), as a plain object. */
+const storageClass = {
+  apiVersion: 'storage.k8s.io/v1',
+  kind: 'StorageClass',
+  metadata: { name: 'bench-clickhouse-gp3' },
+  provisioner: 'ebs.csi.aws.com',
+  parameters: { type: 'gp3', encrypted: 'true', iops: '3000', throughput: '125' },
+  volumeBindingMode: 'WaitForFirstConsumer',
+  reclaimPolicy: 'Delete',
+};
+
+/** A pod like manifests/pod.yaml, with credentials from the Secret. */
+function clickhousePod(name: string, image = 'clickhouse/clickhouse-server:26.7', claim?: string): k8s.V1Pod {
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name,
+      namespace: NS,
+      labels: { 'app.kubernetes.io/name': 'clickhouse' },
+      annotations: { 'karpenter.sh/do-not-disrupt': 'true' },
+    },
+    spec: {
+      nodeSelector: { 'node.kubernetes.io/instance-type': 'm5.xlarge' },
+      terminationGracePeriodSeconds: 10,
+      containers: [
+        {
+          name: 'clickhouse',
+          image,
+          ports: [{ containerPort: 8123, name: 'http' }],
+          env: [
+            { name: 'CLICKHOUSE_USER', valueFrom: { secretKeyRef: { name: 'clickhouse-credentials', key: 'user' } } },
+            {
+              name: 'CLICKHOUSE_PASSWORD',
+              valueFrom: { secretKeyRef: { name: 'clickhouse-credentials', key: 'password' } },
+            },
+          ],
+          ...(claim
+            ? {
+                resources: { requests: { cpu: '2500m', memory: '9Gi' }, limits: { cpu: '3500m', memory: '12Gi' } },
+                volumeMounts: [{ name: 'data', mountPath: '/var/lib/clickhouse' }],
+              }
+            : {}),
+          readinessProbe: {
+            exec: { command: ['clickhouse-client', '--host', '127.0.0.1', '--query', 'SELECT 1'] },
+            initialDelaySeconds: 5,
+            periodSeconds: 5,
+          },
+        },
+      ],
+      ...(claim ? { volumes: [{ name: 'data', persistentVolumeClaim: { claimName: claim } }] } : {}),
+    },
+  };
+}
+
+/** POSTs SQL to a ClickHouse HTTP endpoint with basic auth. */
+async function query(base: string, sql: string, password = PASSWORD): Promise<{ status: number; text: string }> {
+  const r = await fetch(base, {
+    method: 'POST',
+    body: sql,
+    headers: { Authorization: `Basic ${b64(`${USER}:${password}`)}` },
+  });
+  return { status: r.status, text: await r.text() };
+}
+
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+describe('simulated EKS: emulator + moto + embedded-engine pods', { timeout: 120_000 }, () => {
+  let sim: EksSim;
+  let core: k8s.CoreV1Api;
+  let storage: k8s.StorageV1Api;
+  let kc: k8s.KubeConfig;
+  const startedAt = new Date();
+  let podIp = '';
+  let pid = 0;
+  let volumeId = '';
+
+  const waitReady = (name: string) =>
+    pollUntil(
+      async () => {
+        const p = await core.readNamespacedPod({ name, namespace: NS });
+        const ready = p.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True';
+        return ready && p;
+      },
+      { timeoutMs: 30_000, what: `pod ${name} Ready` },
+    );
+
+  before(async () => {
+    sim = await startEksSim({ publishEveryMs: 0 });
+    kc = new k8s.KubeConfig();
+    kc.loadFromFile(sim.kubeconfigPath);
+    core = kc.makeApiClient(k8s.CoreV1Api);
+    storage = kc.makeApiClient(k8s.StorageV1Api);
+  });
+  after(async () => {
+    await sim?.stop();
+  });
+
+  it('brings the article pod to Ready on a gp3 volume created in moto, on a moto m5.xlarge instance', async () => {
+    await core.createNamespace({ body: { metadata: { name: NS } } });
+    await storage.createStorageClass({ body: storageClass });
+    await core.createNamespacedSecret({
+      namespace: NS,
+      body: {
+        metadata: { name: 'clickhouse-credentials' },
+        type: 'Opaque',
+        data: { user: b64(USER), password: b64(PASSWORD) },
+      },
+    });
+    await core.createNamespacedPersistentVolumeClaim({
+      namespace: NS,
+      body: {
+        metadata: { name: 'clickhouse-data' },
+        spec: {
+          accessModes: ['ReadWriteOnce'],
+          storageClassName: 'bench-clickhouse-gp3',
+          resources: { requests: { storage: '100Gi' } },
+        },
+      },
+    });
+    await core.createNamespacedPod({ namespace: NS, body: clickhousePod('clickhouse', undefined, 'clickhouse-data') });
+    const pod = await waitReady('clickhouse');
+    podIp = pod.status!.podIP!;
+    assert.match(podIp, /^127\.\d+\.\d+\.\d+$/);
+    assert.notEqual(podIp, '127.0.0.1');
+
+    const pvc = await core.readNamespacedPersistentVolumeClaim({ name: 'clickhouse-data', namespace: NS });
+    const pv = await core.readPersistentVolume({ name: pvc.spec!.volumeName! });
+    volumeId = pv.spec!.csi!.volumeHandle;
+    assert.match(volumeId, /^vol-[0-9a-f]+$/);
+    const vols = await sim.moto.ec2.send(new DescribeVolumesCommand({ VolumeIds: [volumeId] }));
+    const v = vols.Volumes![0];
+    assert.deepEqual(
+      {
+        type: v.VolumeType,
+        iops: v.Iops,
+        throughput: v.Throughput,
+        size: v.Size,
+        zone: v.AvailabilityZone,
+        encrypted: v.Encrypted,
+      },
+      { type: 'gp3', iops: 3000, throughput: 125, size: 100, zone: 'us-east-1a', encrypted: true },
+    );
+    const tags = Object.fromEntries((v.Tags ?? []).map((t) => [t.Key, t.Value]));
+    assert.equal(tags['kubernetes.io/created-for/pv/name'], pv.metadata!.name);
+    assert.equal(tags['kubernetes.io/created-for/pvc/name'], 'clickhouse-data');
+
+    const node = await core.readNode({ name: pod.spec!.nodeName! });
+    const m = /^aws:\/\/\/(us-east-1a)\/(i-[0-9a-f]+)$/.exec(node.spec!.providerID!);
+    assert.ok(m, node.spec!.providerID);
+    assert.equal(m[2], sim.nodes[0].instanceId);
+    const inst = await sim.moto.ec2.send(new DescribeInstancesCommand({ InstanceIds: [m[2]] }));
+    const i = inst.Reservations![0].Instances![0];
+    assert.equal(i.InstanceType, 'm5.xlarge');
+    assert.equal(i.Placement?.AvailabilityZone, 'us-east-1a');
+    assert.equal(i.Monitoring?.State, 'enabled');
+  });
+
+  it('serves SQL on the pod IP with the Secret credentials only (516 otherwise), as the engine version', async () => {
+    const base = `http://${podIp}:8123/`;
+    const v = await query(base, 'SELECT version()');
+    assert.equal(v.status, 200, v.text);
+    assert.match(v.text.trim(), /^26\.7\./);
+    assert.ok(v.text.trim().startsWith(sim.engineVersion.split('.').slice(0, 2).join('.')));
+    const bad = await query(base, 'SELECT 1', 'wrong');
+    assert.equal(bad.status, 403);
+    assert.match(bad.text, /^Code: 516\. DB::Exception: bench: Authentication failed: .*\(AUTHENTICATION_FAILED\)/);
+    const ping = await fetch(`${base}ping`);
+    assert.equal(ping.status, 200);
+  });
+
+  it('publishes the process I/O and CPU as AWS/EBS and AWS/EC2 metrics readable with GetMetricData', async () => {
+    const base = `http://${podIp}:8123/`;
+    const ddl = await query(base, 'CREATE TABLE t (n UInt64, s String) ENGINE = MergeTree ORDER BY n');
+    assert.equal(ddl.status, 200, ddl.text);
+    const ins = await query(base, 'INSERT INTO t SELECT number, toString(sipHash64(number)) FROM numbers(1000000)');
+    assert.equal(ins.status, 200, ins.text);
+    const running = sim.cluster.running().find((c) => c.pod === 'clickhouse');
+    assert.ok(running?.pid);
+    pid = running.pid;
+    const sent = await sim.publishNow();
+    const names = new Set(sent.map((s) => `${s.namespace} ${s.metric}`));
+    for (const absent of ['VolumeQueueLength', 'VolumeIdleTime', 'BurstBalance', 'EBSByteBalance%', 'EBSIOBalance%'])
+      assert.ok(![...names].some((n) => n.endsWith(` ${absent}`)), `${absent} must not be published`);
+
+    const minute = 60_000;
+    const start = new Date(Math.floor(startedAt.getTime() / minute) * minute);
+    const end = new Date(Math.ceil((Date.now() + 1) / minute) * minute + minute);
+    const instanceId = sim.nodes[0].instanceId;
+    const stat = (id: string, ns: string, metric: string, dim: string, value: string) => ({
+      Id: id,
+      MetricStat: {
+        Metric: { Namespace: ns, MetricName: metric, Dimensions: [{ Name: dim, Value: value }] },
+        Period: 60,
+        Stat: 'Sum',
+      },
+    });
+    const r = await sim.moto.cloudwatch.send(
+      new GetMetricDataCommand({
+        StartTime: start,
+        EndTime: end,
+        MetricDataQueries: [
+          stat('wb', 'AWS/EBS', 'VolumeWriteBytes', 'VolumeId', volumeId),
+          stat('wo', 'AWS/EBS', 'VolumeWriteOps', 'VolumeId', volumeId),
+          stat('cpu', 'AWS/EC2', 'CPUUtilization', 'InstanceId', instanceId),
+          stat('ebsw', 'AWS/EC2', 'EBSWriteBytes', 'InstanceId', instanceId),
+          stat('q', 'AWS/EBS', 'VolumeQueueLength', 'VolumeId', volumeId),
+        ],
+      }),
+    );
+    const total = (id: string) =>
+      (r.MetricDataResults ?? []).find((x) => x.Id === id)?.Values?.reduce((a, b) => a + b, 0) ?? 0;
+    assert.ok(total('wb') > 1_000_000, `VolumeWriteBytes ${total('wb')}`);
+    assert.ok(total('wo') > 0, `VolumeWriteOps ${total('wo')}`);
+    assert.ok(total('cpu') > 0, `CPUUtilization ${total('cpu')}`);
+    assert.equal(total('ebsw'), total('wb'));
+    assert.deepEqual((r.MetricDataResults ?? []).find((x) => x.Id === 'q')?.Values ?? [], []);
+  });
+
+  it('port-forwards through the API server (client-node PortForward) to the pod', async () => {
+    const pf = new k8s.PortForward(kc);
+    const server = net.createServer((socket) => {
+      pf.portForward(NS, 'clickhouse', [8123], socket, null, socket).catch(() => socket.destroy());
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+    try {
+      const port = (server.address() as net.AddressInfo).port;
+      const r = await query(`http://127.0.0.1:${port}/`, 'SELECT count() FROM t');
+      assert.equal(r.status, 200, r.text);
+      assert.equal(r.text.trim(), '1000000');
+      assert.ok((sim.cluster.emu.requestCount['portforward'] ?? 0) >= 1);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('stops the process of a deleted pod; a new pod on the same claim sees the table', async () => {
+    assert.ok(alive(pid));
+    await core.deleteNamespacedPod({ name: 'clickhouse', namespace: NS });
+    await pollUntil(
+      async () => {
+        const pods = await core.listNamespacedPod({ namespace: NS, fieldSelector: 'metadata.name=clickhouse' });
+        return pods.items.length === 0 && !alive(pid);
+      },
+      { timeoutMs: 20_000, what: 'pod clickhouse gone and its process ended' },
+    );
+    await core.createNamespacedPod({
+      namespace: NS,
+      body: clickhousePod('clickhouse-2', undefined, 'clickhouse-data'),
+    });
+    const pod = await waitReady('clickhouse-2');
+    const r = await query(`http://${pod.status!.podIP}:8123/`, 'SELECT count() FROM t');
+    assert.equal(r.status, 200, r.text);
+    assert.equal(r.text.trim(), '1000000');
+  });
+
+  it('fails a version the engine cannot be, and a missing Secret, with clear container logs', async () => {
+    await core.createNamespacedPod({
+      namespace: NS,
+      body: clickhousePod('old-version', 'clickhouse/clickhouse-server:24.8'),
+    });
+    const noSecret = clickhousePod('no-secret');
+    noSecret.spec!.containers[0].env![1].valueFrom!.secretKeyRef!.name = 'absent';
+    await core.createNamespacedPod({ namespace: NS, body: noSecret });
+    const logOf = (name: string) =>
+      pollUntil(
+        async () => {
+          const p = await core.readNamespacedPod({ name, namespace: NS });
+          const restarts = p.status?.containerStatuses?.[0]?.restartCount ?? 0;
+          return restarts >= 1 && (await core.readNamespacedPodLog({ name, namespace: NS }));
+        },
+        { timeoutMs: 20_000, what: `pod ${name} restarted` },
+      );
+    assert.match(
+      await logOf('old-version'),
+      /asks for ClickHouse 24\.8, but .* runs .*ClickHouse 26\.7\..*exit code 1/,
+    );
+    assert.match(await logOf('no-secret'), /CreateContainerConfigError: secret "absent" not found/);
+    for (const name of ['old-version', 'no-secret']) await core.deleteNamespacedPod({ name, namespace: NS });
+  });
+
+  it('deletes the moto volume when the claim goes (reclaimPolicy Delete)', async () => {
+    await core.deleteNamespacedPod({ name: 'clickhouse-2', namespace: NS });
+    await core.deleteNamespacedPersistentVolumeClaim({ name: 'clickhouse-data', namespace: NS });
+    await pollUntil(
+      async () => {
+        const r = await sim.moto.ec2.send(new DescribeVolumesCommand({ VolumeIds: [volumeId] })).catch((e) => e);
+        return r instanceof Error && r.name === 'InvalidVolume.NotFound';
+      },
+      { timeoutMs: 20_000, what: `moto volume ${volumeId} deleted` },
+    );
+    const pvs = await core.listPersistentVolume();
+    assert.equal(pvs.items.length, 0);
+  });
+});
