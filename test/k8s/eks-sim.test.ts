@@ -113,6 +113,32 @@ describe('simulated EKS: emulator + moto + embedded-engine pods', { timeout: 120
       { timeoutMs: 30_000, what: `pod ${name} Ready` },
     );
 
+  /** Data points of VolumeWriteBytes for the volume since the suite started (SampleCount, summed over minutes). */
+  const writeSamples = async (): Promise<number> => {
+    const minute = 60_000;
+    const r = await sim.moto.cloudwatch.send(
+      new GetMetricDataCommand({
+        StartTime: new Date(Math.floor(startedAt.getTime() / minute) * minute),
+        EndTime: new Date(Math.ceil((Date.now() + 1) / minute) * minute + minute),
+        MetricDataQueries: [
+          {
+            Id: 'n',
+            MetricStat: {
+              Metric: {
+                Namespace: 'AWS/EBS',
+                MetricName: 'VolumeWriteBytes',
+                Dimensions: [{ Name: 'VolumeId', Value: volumeId }],
+              },
+              Period: 60,
+              Stat: 'SampleCount',
+            },
+          },
+        ],
+      }),
+    );
+    return (r.MetricDataResults?.[0]?.Values ?? []).reduce((a, b) => a + b, 0);
+  };
+
   before(async () => {
     sim = await startEksSim({ publishEveryMs: 0 });
     kc = new k8s.KubeConfig();
@@ -262,8 +288,10 @@ describe('simulated EKS: emulator + moto + embedded-engine pods', { timeout: 120
     }
   });
 
-  it('stops the process of a deleted pod; a new pod on the same claim sees the table', async () => {
+  it('stops the process of a deleted pod (after a last metrics sample); a new pod on the same claim sees the table', async () => {
     assert.ok(alive(pid));
+    const samplesBefore = await writeSamples();
+    assert.ok(samplesBefore >= 1);
     await core.deleteNamespacedPod({ name: 'clickhouse', namespace: NS });
     await pollUntil(
       async () => {
@@ -272,6 +300,7 @@ describe('simulated EKS: emulator + moto + embedded-engine pods', { timeout: 120
       },
       { timeoutMs: 20_000, what: 'pod clickhouse gone and its process ended' },
     );
+    assert.equal(await writeSamples(), samplesBefore + 1, 'one last sample published when the container stopped');
     await core.createNamespacedPod({
       namespace: NS,
       body: clickhousePod('clickhouse-2', undefined, 'clickhouse-data'),
@@ -280,6 +309,18 @@ describe('simulated EKS: emulator + moto + embedded-engine pods', { timeout: 120
     const r = await query(`http://${pod.status!.podIP}:8123/`, 'SELECT count() FROM t');
     assert.equal(r.status, 200, r.text);
     assert.equal(r.text.trim(), '1000000');
+  });
+
+  it('stops the process of an evicted pod', async () => {
+    await core.createNamespacedPod({ namespace: NS, body: clickhousePod('evictee') });
+    await waitReady('evictee');
+    const evictee = sim.cluster.running().find((c) => c.pod === 'evictee');
+    assert.ok(evictee?.pid && alive(evictee.pid));
+    await sim.cluster.evict(NS, 'evictee');
+    assert.equal(alive(evictee.pid), false);
+    const p = await core.readNamespacedPod({ name: 'evictee', namespace: NS });
+    assert.equal(p.status?.reason, 'Evicted');
+    await core.deleteNamespacedPod({ name: 'evictee', namespace: NS });
   });
 
   it('fails a version the engine cannot be, and a missing Secret, with clear container logs', async () => {
