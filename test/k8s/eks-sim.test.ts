@@ -7,6 +7,7 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import * as net from 'node:net';
 import * as k8s from '@kubernetes/client-node';
 import { GetMetricDataCommand } from '@aws-sdk/client-cloudwatch';
@@ -283,6 +284,17 @@ describe('simulated EKS: emulator + moto + embedded-engine pods', { timeout: 120
       assert.equal(r.status, 200, r.text);
       assert.equal(r.text.trim(), '1000000');
       assert.ok((sim.cluster.emu.requestCount['portforward'] ?? 0) >= 1);
+      // kubectl port-forward speaks SPDY: refused with a clear message (a documented limit of the emulator).
+      const k = await new Promise<{ code: number; stderr: string }>((resolve) =>
+        execFile(
+          '/usr/bin/kubectl',
+          ['--kubeconfig', sim.kubeconfigPath, '-n', NS, 'port-forward', 'pod/clickhouse', '0:8123'],
+          { timeout: 20_000, env: { ...process.env, HOME: sim.rootDir } },
+          (err, _out, stderr) => resolve({ code: err ? Number(err.code ?? 1) : 0, stderr }),
+        ),
+      );
+      assert.notEqual(k.code, 0);
+      assert.match(k.stderr, /not supported by this emulator/);
     } finally {
       server.close();
     }
@@ -360,5 +372,64 @@ describe('simulated EKS: emulator + moto + embedded-engine pods', { timeout: 120
     );
     const pvs = await core.listPersistentVolume();
     assert.equal(pvs.items.length, 0);
+  });
+});
+
+describe('simulated EKS: configurable nodes and the periodic publisher', { timeout: 60_000 }, () => {
+  it('creates one moto instance per node in its zone and publishes each node on the timer', async () => {
+    const sim = await startEksSim({
+      publishEveryMs: 200,
+      nodes: [
+        { name: 'ip-10-0-1-10.ec2.internal', zone: 'us-east-1a' },
+        { name: 'ip-10-0-2-20.ec2.internal', zone: 'us-east-1b', instanceType: 'm5.2xlarge' },
+      ],
+    });
+    try {
+      assert.deepEqual(
+        sim.nodes.map((n) => [n.zone, n.instanceType, n.vcpus]),
+        [
+          ['us-east-1a', 'm5.xlarge', 4],
+          ['us-east-1b', 'm5.2xlarge', 8],
+        ],
+      );
+      const r = await sim.moto.ec2.send(
+        new DescribeInstancesCommand({ InstanceIds: sim.nodes.map((n) => n.instanceId) }),
+      );
+      const byId = new Map(
+        (r.Reservations ?? []).flatMap((x) => x.Instances ?? []).map((i) => [i.InstanceId, i] as const),
+      );
+      for (const n of sim.nodes) {
+        assert.equal(byId.get(n.instanceId)?.Placement?.AvailabilityZone, n.zone);
+        assert.equal(byId.get(n.instanceId)?.InstanceType, n.instanceType);
+      }
+      const minute = 60_000;
+      const start = new Date(Math.floor(Date.now() / minute) * minute - minute);
+      await pollUntil(
+        async () => {
+          const m = await sim.moto.cloudwatch.send(
+            new GetMetricDataCommand({
+              StartTime: start,
+              EndTime: new Date(Math.ceil((Date.now() + 1) / minute) * minute + minute),
+              MetricDataQueries: sim.nodes.map((n, i) => ({
+                Id: `n${i}`,
+                MetricStat: {
+                  Metric: {
+                    Namespace: 'AWS/EC2',
+                    MetricName: 'CPUUtilization',
+                    Dimensions: [{ Name: 'InstanceId', Value: n.instanceId }],
+                  },
+                  Period: 60,
+                  Stat: 'SampleCount',
+                },
+              })),
+            }),
+          );
+          return (m.MetricDataResults ?? []).every((x) => (x.Values ?? []).reduce((a, b) => a + b, 0) >= 2);
+        },
+        { timeoutMs: 10_000, what: 'two timer publications of CPUUtilization per node' },
+      );
+    } finally {
+      await sim.stop();
+    }
   });
 });

@@ -960,8 +960,15 @@ export class KubeEmulator {
     };
     const url = new URL(req.url ?? '/', 'http://emulator');
     const m = /^\/api\/v1\/namespaces\/([^/]+)\/pods\/([^/]+)\/portforward\/?$/.exec(url.pathname);
-    if (!m || (req.headers.upgrade ?? '').toLowerCase() !== 'websocket')
-      return refuse(new StatusError(404, 'NotFound', 'the server could not find the requested resource'));
+    if (!m) return refuse(new StatusError(404, 'NotFound', 'the server could not find the requested resource'));
+    if ((req.headers.upgrade ?? '').toLowerCase() !== 'websocket')
+      return refuse(
+        new StatusError(
+          400,
+          'BadRequest',
+          `upgrade to ${req.headers.upgrade} is not supported by this emulator: port-forward is served over WebSocket (v4.channel.k8s.io, client-node's PortForward) only, not SPDY (kubectl port-forward)`,
+        ),
+      );
     const [ns, name] = [decodeURIComponent(m[1]), decodeURIComponent(m[2])];
     const pod = this.tryGet('pods', ns, name);
     if (!pod) return refuse(notFound(this.defs.get('pods')!, name));
@@ -976,6 +983,18 @@ export class KubeEmulator {
       .map(Number);
     if (ports.length === 0 || ports.some((p) => !Number.isInteger(p) || p < 1 || p > 65535))
       return refuse(new StatusError(400, 'BadRequest', 'query parameter "ports" is required with ports 1-65535'));
+    const offered = String(req.headers['sec-websocket-protocol'] ?? '')
+      .split(',')
+      .map((x) => x.trim())
+      .filter(Boolean);
+    if (offered.length > 0 && !offered.includes('v4.channel.k8s.io'))
+      return refuse(
+        new StatusError(
+          400,
+          'BadRequest',
+          `unsupported port-forward subprotocol(s) ${offered.join(', ')}: this emulator serves v4.channel.k8s.io only (client-node's PortForward), not SPDY (kubectl port-forward)`,
+        ),
+      );
     this.requestCount['portforward'] = (this.requestCount['portforward'] ?? 0) + 1;
     this.wss ??= new (loadWs().WebSocketServer)({
       noServer: true,
