@@ -222,6 +222,16 @@ describe('simulated EKS: emulator + moto + embedded-engine pods', { timeout: 120
     assert.match(bad.text, /^Code: 516\. DB::Exception: bench: Authentication failed: .*\(AUTHENTICATION_FAILED\)/);
     const ping = await fetch(`${base}ping`);
     assert.equal(ping.status, 200);
+    // The other ways ClickHouse accepts credentials: X-ClickHouse-User/Key headers, user/password parameters.
+    const viaHeaders = await fetch(`${base}?query=SELECT%202`, {
+      headers: { 'X-ClickHouse-User': USER, 'X-ClickHouse-Key': PASSWORD },
+    });
+    assert.equal((await viaHeaders.text()).trim(), '2');
+    const viaParams = await fetch(`${base}?query=SELECT%203&user=${USER}&password=${encodeURIComponent(PASSWORD)}`);
+    assert.equal((await viaParams.text()).trim(), '3');
+    const anonymous = await fetch(`${base}?query=SELECT%204`);
+    assert.equal(anonymous.status, 403);
+    assert.match(await anonymous.text(), /^Code: 516\. DB::Exception: default: Authentication failed/);
   });
 
   it('publishes the process I/O and CPU as AWS/EBS and AWS/EC2 metrics readable with GetMetricData', async () => {
