@@ -8,7 +8,9 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import * as fs from 'node:fs';
 import * as net from 'node:net';
+import * as path from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import { GetMetricDataCommand } from '@aws-sdk/client-cloudwatch';
 import { DescribeInstancesCommand, DescribeVolumesCommand } from '@aws-sdk/client-ec2';
@@ -371,6 +373,7 @@ describe('simulated EKS: emulator + moto + embedded-engine pods', { timeout: 120
   });
 
   it('deletes the moto volume when the claim goes (reclaimPolicy Delete)', async () => {
+    assert.ok(fs.existsSync(path.join(sim.rootDir, 'volumes', volumeId, 'data')));
     await core.deleteNamespacedPod({ name: 'clickhouse-2', namespace: NS });
     await core.deleteNamespacedPersistentVolumeClaim({ name: 'clickhouse-data', namespace: NS });
     await pollUntil(
@@ -382,6 +385,7 @@ describe('simulated EKS: emulator + moto + embedded-engine pods', { timeout: 120
     );
     const pvs = await core.listPersistentVolume();
     assert.equal(pvs.items.length, 0);
+    assert.equal(fs.existsSync(path.join(sim.rootDir, 'volumes', volumeId)), false, 'the data went with the volume');
   });
 });
 

@@ -11,7 +11,7 @@
  *   `encrypted`/`kmsKeyId` from the StorageClass parameters, the driver's tags `CSIVolumeName`,
  *   `kubernetes.io/created-for/pv/name`, `…/pvc/name`, `…/pvc/namespace`), and the PV's
  *   `csi.volumeHandle` is the returned `vol-…` id; reclaim `Delete` is a real `DeleteVolume` (a
- *   volume already gone counts as deleted). Volumes are never attached to the instance in moto.
+ *   volume already gone counts as deleted) and removes the volume's data directory. Volumes are never attached to the instance in moto.
  * - Kubelet: a container whose image is `clickhouse/clickhouse-server:<tag>` runs the chbench
  *   embedded server (`dist/src/targets/embedded/server.js`, chdb) as a real process bound to the pod's
  *   own loopback IP and container port (default 8123), with `--auth-from-env`: it requires the
@@ -598,6 +598,7 @@ export async function startEksSim(opts: EksSimOptions = {}): Promise<EksSim> {
       } catch (e) {
         if ((e as { name?: string }).name !== 'InvalidVolume.NotFound') throw e;
       }
+      fs.rmSync(path.join(rootDir, 'volumes', handle), { recursive: true, force: true });
     };
 
     cluster = new SimCluster({
