@@ -760,6 +760,8 @@ export const CloudMetricsRecord = z.object({
   /** Label thresholds used (`BottleneckThresholds`). */
   thresholds: z.object({ disk_utilisation: z.number(), cpu_pct: z.number(), balance_pct: z.number() }),
   steps: z.array(CloudStepRecord),
+  /** Steps whose records carry no wall-clock times (written before `started_at`/`finished_at` existed): no window. */
+  untimed_steps: z.array(z.string()),
 });
 export type CloudMetricsRecord = z.infer<typeof CloudMetricsRecord>;
 

@@ -148,7 +148,7 @@ function manifestStorageClass(name: string): Record<string, string> | null {
 async function resolveResources(
   ec2: EC2Client,
   k: KubernetesFacts & { providerID: string; volumeHandle: string },
-): Promise<{ res: CloudResources; rec: CloudResourcesRecord; sizeGiB: number | null }> {
+): Promise<{ res: CloudResources; rec: CloudResourcesRecord }> {
   const { instanceId } = parseProviderId(k.providerID);
   const { volumeId } = parseVolumeHandle(k.volumeHandle);
   let volume: CloudResourcesRecord['volume'];
@@ -234,7 +234,7 @@ async function resolveResources(
     instanceLimits: lim?.limits ?? null,
     ...(lim ? { instanceLimitsSource: lim.source } : {}),
   };
-  return { res, rec, sizeGiB: volume.size_gib };
+  return { res, rec };
 }
 
 /** Read a cell's step records (those that exist). */
@@ -312,8 +312,9 @@ interface PlannedCell {
   dir: string;
   res: CloudResources;
   rec: CloudResourcesRecord;
-  sizeGiB: number | null;
   steps: StepWindow[];
+  /** Steps without wall-clock times in their records. */
+  untimed: string[];
   span: CellSpan;
 }
 
@@ -365,17 +366,17 @@ export function createCollectCloudMetrics(deps: CollectCloudMetricsDeps = {}) {
             });
             continue;
           }
-          const { steps, span } = cellStepWindows(readStepRecords(cdir, provision));
+          const { steps, missing, span } = cellStepWindows(readStepRecords(cdir, provision));
           if (!span) {
             summary.skipped.push({ cell, reason: 'no whole-cell span' });
             continue;
           }
-          const { res, rec, sizeGiB } = await resolveResources(clients.ec2, {
+          const { res, rec } = await resolveResources(clients.ec2, {
             ...k,
             providerID: k.providerID,
             volumeHandle: k.volumeHandle,
           });
-          planned.push({ cell, dir: cdir, res, rec, sizeGiB, steps, span });
+          planned.push({ cell, dir: cdir, res, rec, steps, untimed: missing, span });
           heartbeat({ step: 'cloud-metrics', cell });
         }
 
@@ -431,6 +432,7 @@ export function createCollectCloudMetrics(deps: CollectCloudMetricsDeps = {}) {
               balance_pct: thresholds.balancePct,
             },
             steps,
+            untimed_steps: p.untimed,
           };
           writeJsonAtomic(path.join(p.dir, 'cloud-metrics.json'), metrics);
 
