@@ -32,7 +32,14 @@ export function onDemandUsd(priceList: readonly unknown[], unit: string): number
   for (const raw of priceList) {
     let p: PriceListProduct;
     try {
-      p = (typeof raw === 'string' ? JSON.parse(raw) : raw) as PriceListProduct;
+      // The SDK hands each product as a JSON string (or a String-like lazy JSON wrapper).
+      p = (
+        typeof raw === 'string' ||
+        raw instanceof String ||
+        (typeof raw === 'object' && raw !== null && !('terms' in raw))
+          ? JSON.parse(String(raw))
+          : raw
+      ) as PriceListProduct;
     } catch {
       continue;
     }
