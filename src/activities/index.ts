@@ -4,7 +4,7 @@
  *
  * One file per step, named after the step: provision → create-schema → load-data → quiesce-merges →
  * storage-stats → run-queries → materialize-skip-index → collect-metrics → write-cell-result → teardown;
- * validate-spec and write-report belong to the matrix.
+ * validate-spec, collect-cloud-metrics and write-report belong to the matrix.
  */
 import { createValidateSpec } from './matrix/validate-spec';
 import { createProvision, type ProvisionDeps } from './provision';
@@ -18,6 +18,7 @@ import { createCollectMetrics } from './collect-metrics';
 import { createWriteCellResult } from './write-cell-result';
 import { createTeardown } from './teardown';
 import { createWriteReport } from './matrix/write-report';
+import { createCollectCloudMetrics } from './matrix/collect-cloud-metrics';
 import { createAwaitWorkflowClosed, type TemporalDeps } from './matrix/await-workflow-closed';
 
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
@@ -151,6 +152,7 @@ function buildActivities(deps: ActivityDeps) {
     collectMetrics: cellStep('collectMetrics', collectMetrics),
     ...createWriteCellResult(),
     ...createTeardown(deps),
+    ...createCollectCloudMetrics(),
     ...createWriteReport(),
     ...createAwaitWorkflowClosed(deps),
   };

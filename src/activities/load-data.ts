@@ -69,6 +69,8 @@ export function createLoadData() {
         const settings = { ...readCellSettings(cell).load, max_execution_time: cell.protocol.maxExecutionTimeS };
         const queryId = `${prefix}-a${attempt()}`;
         const eventsBefore = await loadCounters(client);
+        // Wall clock beside the monotonic one: the step window the cloud metrics read (load.json started_at/finished_at).
+        const startedAt = new Date().toISOString();
         const t0 = performance.now();
         // The watched client heartbeats the INSERT's progress (rows read/written) while it runs.
         heartbeat({ step: 'load' });
@@ -83,6 +85,7 @@ export function createLoadData() {
           }),
         );
         const elapsed = performance.now() - t0;
+        const finishedAt = new Date().toISOString();
         const summary = parseSummary(res.response_headers as Record<string, string>);
         const rows = await rowCount(client, m.table);
         if (rows !== cell.scale)
@@ -142,6 +145,8 @@ export function createLoadData() {
           },
           previous_attempts: previous,
           attempt: attempt(),
+          started_at: startedAt,
+          finished_at: finishedAt,
         };
         writeJsonAtomic(file, rec);
         return pick(rec);

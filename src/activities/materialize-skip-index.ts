@@ -136,6 +136,8 @@ export function createMaterializeSkipIndex() {
         const add = renderTemplate(cell.workload, m.index.add, { table: m.table, rows: cell.scale, codec: cell.codec });
         await client.command({ query: add });
         const t0 = performance.now();
+        // Worker wall clock of the same span (index.json started_at/finished_at: the cloud metrics' index-build window).
+        const startedAt = new Date().toISOString();
         const existing = (await materializeMutations(client, m.table, idx)).filter((r) => !Number(r.is_done));
         const adopted = existing.length > 0;
         const materialize = `ALTER TABLE ${m.table} MATERIALIZE INDEX ${idx}`;
@@ -171,6 +173,7 @@ export function createMaterializeSkipIndex() {
           },
         );
         const materializeMs = performance.now() - t0;
+        const finishedAt = new Date().toISOString();
         const size = await indexSize(client, m.table, idx);
         const uses = workloadQueries(m, { table: m.table, rows: cell.scale, codec: cell.codec }, cell.queries).filter(
           (q) => q.usesIndex,
@@ -191,6 +194,8 @@ export function createMaterializeSkipIndex() {
           mutations,
           start_merges: startMerges,
           verification,
+          started_at: startedAt,
+          finished_at: finishedAt,
         };
         writeJsonAtomic(path.join(cellDir(cell.resultsDir, cell.runId, cell.cellKey), 'index.json'), rec);
         return { index: idx, materialize_ms: materializeMs, index_bytes: size.bytes, adopted_mutation: adopted };

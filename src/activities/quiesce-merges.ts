@@ -29,6 +29,8 @@ export function createQuiesceMerges() {
       const q = cell.protocol.quiesce;
       const client = connect(target);
       const t0 = performance.now();
+      // Worker wall clock of the wait (quiesce-<label>.json started_at/finished_at: a step window for the cloud metrics).
+      const startedAt = new Date().toISOString();
       try {
         let last = '';
         let stableSince = performance.now();
@@ -61,6 +63,8 @@ export function createQuiesceMerges() {
               ...out,
               part_names: parts.names,
               stable_for_ms: q.stableForMs,
+              started_at: startedAt,
+              finished_at: new Date().toISOString(),
             } satisfies QuiesceRecord);
             return out;
           },

@@ -12,7 +12,8 @@
  * and $0.040 × the same 1.14 as gp3 storage) and were not re-checked here: override them in the
  * spec when it matters (the article's gp3 at 3,000/125 pays neither).
  */
-import { z } from 'zod';
+import type { z } from 'zod';
+import { PriceOverrideSpec } from '../schema/run-spec';
 
 /** Hours in a billing month (AWS: 730 h = 365 × 24 ÷ 12). */
 export const HOURS_PER_MONTH = 730;
@@ -62,24 +63,12 @@ export const ARTICLE_PRICES: PriceTable = {
     'article (AWS Pricing API, Seoul, 2026-09-11): m5.xlarge $0.236/h, gp3 $0.0912/GB-month; gp3 IOPS/throughput above baseline: AWS EBS pricing page (Seoul), not in the article',
 };
 
-const volumePriceSchema = z.strictObject({
-  gbMonthUsd: z.number().nonnegative(),
-  includedIops: z.number().nonnegative().optional(),
-  iopsMonthUsd: z.number().nonnegative().optional(),
-  includedThroughputMiBs: z.number().nonnegative().optional(),
-  throughputMonthUsd: z.number().nonnegative().optional(),
-});
-
 /**
- * What a run spec may say about prices: any subset; named entries replace the defaults' entries of
- * the same key, the rest stay. Unknown keys are refused.
+ * What a run spec may say about prices (`cloud.prices`): any subset; named entries replace the
+ * defaults' entries of the same key, the rest stay. Unknown keys are refused. Defined with the run
+ * spec (`PriceOverrideSpec` in `src/schema/run-spec.ts`).
  */
-export const priceOverrideSchema = z.strictObject({
-  region: z.string().min(1).optional(),
-  instanceHourlyUsd: z.record(z.string(), z.number().nonnegative()).optional(),
-  volume: z.record(z.string(), volumePriceSchema).optional(),
-  source: z.string().min(1).optional(),
-});
+export const priceOverrideSchema = PriceOverrideSpec;
 
 /** A spec's price override (see {@link priceOverrideSchema}). */
 export type PriceOverride = z.infer<typeof priceOverrideSchema>;

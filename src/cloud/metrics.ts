@@ -389,7 +389,12 @@ export async function readWindow(
 
 /** Cloud figures of one step: attributable (figures + label) or not (the reason). */
 export type StepCloudResult =
-  | (AttributableWindow & { figures: StepCloudFigures; bottleneck: Bottleneck })
+  | (AttributableWindow & {
+      figures: StepCloudFigures;
+      bottleneck: Bottleneck;
+      /** Data points CloudWatch returned per metric query id ({@link MetricSpec.id}), of `periods` asked for. */
+      datapoints: Record<string, number>;
+    })
   | { step: string; startMs: number; endMs: number; attributable: false; reason: string; sharedWith: string[] };
 
 /** Options of {@link collectStepMetrics}. */
@@ -417,11 +422,13 @@ export async function collectStepMetrics(
       out.push(w);
       continue;
     }
-    const figures = summarize(await readWindow(cw, res, w), w.periodS);
+    const series = await readWindow(cw, res, w);
+    const figures = summarize(series, w.periodS);
+    const datapoints = Object.fromEntries(Object.entries(series).map(([id, x]) => [id, present(x).withData]));
     const bottleneck = labelBottleneck(figures, res, opts.thresholds);
     if (w.partial)
       bottleneck.evidence += `; partial: newest minute not final before ${new Date(w.finalAtMs).toISOString()}`;
-    out.push({ ...w, figures, bottleneck });
+    out.push({ ...w, figures, bottleneck, datapoints });
     finalAtMs = Math.max(finalAtMs, w.finalAtMs);
   }
   return { steps: out, partial: out.some((s) => s.attributable && s.partial), finalAtMs };

@@ -30,12 +30,13 @@
  *    by 12 s (or by 60 s) would invent a figure. Such a window gets
  *    `not attributable: window 12 s < period 60 s, shared with …` instead of numbers.
  */
+import { DEFAULT_CLOUD_SETTLE_MS } from '../schema/run-spec';
 
 /** The finest CloudWatch period for AWS/EBS and detailed-monitoring AWS/EC2 metrics, seconds (rule 1). */
 export const PERIOD_S = 60;
 
 /** Default delay after a minute's end before its data point is taken as final, ms (rule 3; chbench's choice). */
-export const DEFAULT_SETTLE_MS = 3 * 60_000;
+export const DEFAULT_SETTLE_MS = DEFAULT_CLOUD_SETTLE_MS;
 
 /** One step of a cell as timed by chbench: the wall-clock window it ran in. */
 export interface StepWindow {

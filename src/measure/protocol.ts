@@ -169,6 +169,8 @@ export async function measureQueries(
       const eventsBefore = o.counters === 'system.events' ? await eventCounters(client) : null;
       const queryId = `${o.queryIdPrefix}-${q.id}-${kind}${n}-a${o.attempt ?? 1}`;
       let r: MeasuredResult;
+      // Worker wall clock around the statement (the sample's started_at/finished_at): the window the cloud metrics attribute.
+      const startedAt = new Date().toISOString();
       try {
         const run = runMeasured(client, q.sql, queryId, settings, o.signal, measuredOptions);
         r = await (o.killOnCancel ? o.killOnCancel(queryId, run) : run);
@@ -180,6 +182,7 @@ export async function measureQueries(
         queryError = { ...failure, run: `${kind} ${n}`, query_id: queryId };
         break;
       }
+      const finishedAt = new Date().toISOString();
       const eventsAfter = o.counters === 'system.events' ? await eventCounters(client) : null;
       const after = (await activeParts(client, table)).names.join(',');
       const busyAfter = await mergesOrMutations(client, table);
@@ -212,6 +215,8 @@ export async function measureQueries(
         summary_complete: f.summary_complete,
         ...(f.output_statistics ? { output_statistics: f.output_statistics } : {}),
         ...(prep ? { cold_preparation: prep } : {}),
+        started_at: startedAt,
+        finished_at: finishedAt,
       });
     }
     // EXPLAIN after the measured runs: it loads marks (of skip indexes too) that would warm a cold run.

@@ -19,8 +19,10 @@
  * `metrics-<label>.json` {@link MetricsSnapshot}, `load.json` {@link LoadRecord}, `quiesce-<label>.json`
  * {@link QuiesceRecord}, `storage.json` {@link StorageRecord}, `queries-<phase>.json`
  * {@link QueriesRecord}, `index.json` {@link IndexRecord}, `teardown.json` {@link TeardownRecord},
- * `result.json` {@link CellResult}, `samples.jsonl` (one {@link FlatSample} per line). Per run:
- * `run.json` {@link RunRecord}, `samples.jsonl`.
+ * `result.json` {@link CellResult}, `samples.jsonl` (one {@link FlatSample} per line); with a `cloud`
+ * spec, after the cells: `cloud-metrics.json` {@link CloudMetricsRecord}, `cost.json`
+ * {@link CellCostRecord}. Per run: `run.json` {@link RunRecord}, `samples.jsonl`, `cost.json`
+ * {@link RunCostRecord}.
  */
 import { z } from 'zod';
 import { KubernetesFacts } from './target';
@@ -28,6 +30,13 @@ import { RunSpec } from './run-spec';
 
 // ---------------------------------------------------------------------------------------------
 // Shared pieces
+
+/**
+ * A wall-clock instant of the worker's clock (`new Date().toISOString()`, ms resolution, UTC), taken
+ * by the client around a statement or a wait. Optional in every record that carries one: results
+ * written before these fields existed still parse. The cloud metrics use them as step windows.
+ */
+export const WallClockAt = z.iso.datetime({ offset: true });
 
 /** Settings as sent to the server (name → value). Values are numbers except where a spec gave a string. */
 export const Settings = z.record(z.string(), z.union([z.number(), z.string()]));
@@ -286,6 +295,10 @@ export const LoadRecord = z.object({
   }),
   /** Activity attempt that wrote the record (1 = first). */
   attempt: z.number(),
+  /** Worker wall clock just before the INSERT was sent (absent in older results, and when the load was reused). */
+  started_at: WallClockAt.optional(),
+  /** Worker wall clock when the INSERT's response had ended. */
+  finished_at: WallClockAt.optional(),
 });
 export type LoadRecord = z.infer<typeof LoadRecord>;
 
@@ -298,6 +311,10 @@ export const QuiesceRecord = z.object({
   part_names: z.array(z.string()),
   /** How long the parts had to stay unchanged, ms (`protocol.quiesce.stableForMs`). */
   stable_for_ms: z.number(),
+  /** Worker wall clock when the wait began (absent in older results). */
+  started_at: WallClockAt.optional(),
+  /** Worker wall clock when the table was judged quiet. */
+  finished_at: WallClockAt.optional(),
 });
 export type QuiesceRecord = z.infer<typeof QuiesceRecord>;
 
@@ -416,6 +433,10 @@ export const RunSample = z.object({
   validity: z.object({ cold: RunValidity.optional(), quiet: RunValidity }),
   /** The `QueryFinish` row of `system.query_log` for this query_id (ProfileEvents as an object), when available. */
   query_log: z.record(z.string(), z.unknown()).nullable().optional(),
+  /** Worker wall clock just before the run's request was sent (after its cold preparation); absent in older results. */
+  started_at: WallClockAt.optional(),
+  /** Worker wall clock when the run's response body had been read (the end of `wall_ms`). */
+  finished_at: WallClockAt.optional(),
 });
 export type RunSample = z.infer<typeof RunSample>;
 
@@ -573,6 +594,10 @@ export const IndexRecord = z.object({
   /** `SYSTEM START MERGES` before the build (mutations run in the background pool). */
   start_merges: CommandOutcome,
   verification: IndexVerification,
+  /** Worker wall clock when MATERIALIZE INDEX was issued (or the earlier attempt's mutation adopted); absent in older results. */
+  started_at: WallClockAt.optional(),
+  /** Worker wall clock when `system.mutations` showed the mutation done (the end of `materialize_ms`). */
+  finished_at: WallClockAt.optional(),
 });
 export type IndexRecord = z.infer<typeof IndexRecord>;
 
@@ -587,6 +612,204 @@ export const TeardownRecord = z.object({
   server_log_archive: z.string(),
 });
 export type TeardownRecord = z.infer<typeof TeardownRecord>;
+
+
+// ---------------------------------------------------------------------------------------------
+// Cloud (Kubernetes on AWS): cloud-metrics.json, cost.json
+
+/** How a cell was bound by its hardware in one step window, as far as CloudWatch tells (`labelBottleneck` in `src/cloud/metrics.ts`). */
+export const BottleneckLabel = z.enum(['disk-bound', 'cpu-bound', 'neither', 'unknown']);
+export type BottleneckLabel = z.infer<typeof BottleneckLabel>;
+
+/** The cell's EBS volume and EC2 instance as chbench found them, each with where the facts came from. */
+export const CloudResourcesRecord = z.object({
+  volume: z.object({
+    /** EBS volume id, from the PV's `spec.csi.volumeHandle` (`provision.json` kubernetes facts). */
+    volume_id: z.string(),
+    /** `VolumeType` (`gp3`, …); null when unknown. */
+    type: z.string().nullable(),
+    /** `Size`, GiB; null when unknown. */
+    size_gib: z.number().nullable(),
+    /** `Iops` (gp3 without one: the baseline 3,000); null when unknown. */
+    iops: z.number().nullable(),
+    /** `Throughput`, MiB/s (gp3 without one: the baseline 125); null when unknown. */
+    throughput_mib_s: z.number().nullable(),
+    /** `AvailabilityZone`; null when unknown. */
+    zone: z.string().nullable(),
+    /** `State` at collection (`in-use`, `available`, …), or `not describable` when it was gone. */
+    state: z.string(),
+    /** `EC2 DescribeVolumes`, or the fallback used and why (e.g. the volume was deleted at teardown). */
+    source: z.string(),
+  }),
+  instance: z.object({
+    /** EC2 instance id, from the node's `spec.providerID`. */
+    instance_id: z.string(),
+    /** `InstanceType`; null when unknown. */
+    type: z.string().nullable(),
+    zone: z.string().nullable(),
+    state: z.string(),
+    /** `Monitoring.State = enabled` (1-minute AWS/EC2 points); null when unknown. */
+    detailed_monitoring: z.boolean().nullable(),
+    /** `EC2 DescribeInstances`, or the fallback used and why. */
+    source: z.string(),
+  }),
+  /** The instance type's EBS limits (EBS-optimized); null when unknown. */
+  instance_limits: z
+    .object({
+      /** Baseline throughput, MB/s (10^6 bytes/s, as AWS quotes it). */
+      baseline_mb_s: z.number(),
+      baseline_iops: z.number(),
+      /** Burst throughput, MB/s. */
+      maximum_mb_s: z.number(),
+      maximum_iops: z.number(),
+      /** `EC2 DescribeInstanceTypes EbsOptimizedInfo` or chbench's table. */
+      source: z.string(),
+    })
+    .nullable(),
+});
+export type CloudResourcesRecord = z.infer<typeof CloudResourcesRecord>;
+
+/**
+ * Figures of one attributable step window (`StepCloudFigures` in `src/cloud/metrics.ts`); each is
+ * null when CloudWatch had no data point for it in the window ("no data"), never 0.
+ */
+export const CloudFigures = z.object({
+  /** MiB/s: AWS/EBS VolumeReadBytes Sum ÷ seconds of the minutes with data. */
+  read_mib_s: z.number().nullable(),
+  /** MiB/s: AWS/EBS VolumeWriteBytes Sum ÷ seconds with data. */
+  write_mib_s: z.number().nullable(),
+  /** AWS/EBS VolumeReadOps Sum ÷ seconds with data. */
+  read_iops: z.number().nullable(),
+  /** AWS/EBS VolumeWriteOps Sum ÷ seconds with data. */
+  write_iops: z.number().nullable(),
+  /** AWS/EBS VolumeQueueLength Average, mean of the minutes. */
+  queue_length: z.number().nullable(),
+  /** %: AWS/EBS VolumeIdleTime Sum ÷ seconds with data × 100. */
+  idle_pct: z.number().nullable(),
+  /** %: AWS/EBS BurstBalance Average, lowest minute (gp2/st1/sc1 only). */
+  burst_balance_pct: z.number().nullable(),
+  /** %: AWS/EC2 CPUUtilization Average, mean of the minutes. */
+  cpu_pct: z.number().nullable(),
+  /** %: AWS/EC2 CPUUtilization Maximum, highest minute. */
+  cpu_max_pct: z.number().nullable(),
+  /** MiB/s: AWS/EC2 EBSReadBytes Sum ÷ seconds with data. */
+  instance_ebs_read_mib_s: z.number().nullable(),
+  /** %: AWS/EC2 EBSByteBalance% Average, lowest minute. */
+  ebs_byte_balance_pct: z.number().nullable(),
+  /** %: AWS/EC2 EBSIOBalance% Average, lowest minute. */
+  ebs_io_balance_pct: z.number().nullable(),
+});
+export type CloudFigures = z.infer<typeof CloudFigures>;
+
+/** One step window of `cloud-metrics.json`. */
+export const CloudStepRecord = z.object({
+  /** `load`, `quiesce after-load`, `q1 cold (baseline)`, `q1 warm (index)`, `index build`, `cell`. */
+  step: z.string(),
+  /** The step as timed by chbench (worker wall clock, from the step records' `started_at`/`finished_at`). */
+  started_at: z.string(),
+  finished_at: z.string(),
+  /** False for a window shorter than one period: it shares its minute with other steps. */
+  attributable: z.boolean(),
+  /** Why no figures (unattributable window), e.g. `not attributable: window 12 s < period 60 s, shared with …`. */
+  reason: z.string().nullable(),
+  /** Other steps whose minutes overlap this window's. */
+  shared_with: z.array(z.string()),
+  /** The minutes asked for: start rounded down, end rounded up (exclusive); null when not attributable. */
+  window: z
+    .object({
+      start: z.string(),
+      end: z.string(),
+      period_s: z.number(),
+      periods: z.number(),
+      /** Share of the asked minutes the step itself ran, 0..1. */
+      coverage: z.number(),
+      /** The newest minute may still change (read before `final_at`). */
+      partial: z.boolean(),
+      final_at: z.string(),
+    })
+    .nullable(),
+  figures: CloudFigures.nullable(),
+  /** Data points CloudWatch returned per metric query id (`vol_read_bytes`, `cpu_avg`, …) of the `periods` asked for. */
+  datapoints: z.record(z.string(), z.number()),
+  /** Null when not attributable. */
+  label: BottleneckLabel.nullable(),
+  /** The figures behind the label, e.g. `read 121 MiB/s = 97 % of gp3 125 MiB/s; CPU 31 %`. */
+  evidence: z.string().nullable(),
+});
+export type CloudStepRecord = z.infer<typeof CloudStepRecord>;
+
+/** Schema id of `cloud-metrics.json`. */
+export const CLOUD_METRICS_SCHEMA = 'chbench.cloud-metrics/v1';
+
+/** `cloud-metrics.json` (per cell, written by the matrix's `collectCloudMetrics` after the cells). */
+export const CloudMetricsRecord = z.object({
+  schema: z.literal(CLOUD_METRICS_SCHEMA),
+  cell: z.string(),
+  /** ISO time the figures were read. */
+  collected_at: z.string(),
+  region: z.string(),
+  resources: CloudResourcesRecord,
+  /** The metrics read: namespace, name, statistic, dimension, unit (one `GetMetricData` query each, full dimensions). */
+  metrics: z.array(z.object({ id: z.string(), namespace: z.string(), metric: z.string(), stat: z.string(), dimension: z.string(), unit: z.string() })),
+  /** Period of every query, s (60; 300 for AWS/EC2 under basic monitoring). */
+  period_s: z.number(),
+  /** Waited until this long after the newest window's last minute before reading, ms. */
+  settle_ms: z.number(),
+  /** True when some window was read before its figures were final. */
+  partial: z.boolean(),
+  /** Label thresholds used (`BottleneckThresholds`). */
+  thresholds: z.object({ disk_utilisation: z.number(), cpu_pct: z.number(), balance_pct: z.number() }),
+  steps: z.array(CloudStepRecord),
+  /** Steps whose records carry no wall-clock times (written before `started_at`/`finished_at` existed): no window. */
+  untimed_steps: z.array(z.string()),
+});
+export type CloudMetricsRecord = z.infer<typeof CloudMetricsRecord>;
+
+/** Schema id of a cell's `cost.json`. */
+export const CELL_COST_SCHEMA = 'chbench.cell-cost/v1';
+
+/** `cost.json` (per cell): what the cell's instance and volume cost for the time it held them. USD, unrounded. */
+export const CellCostRecord = z.object({
+  schema: z.literal(CELL_COST_SCHEMA),
+  cell: z.string(),
+  instance_type: z.string().nullable(),
+  volume: z.object({ type: z.string().nullable(), size_gib: z.number().nullable(), iops: z.number().nullable(), throughput_mib_s: z.number().nullable() }),
+  /** The time charged (instance and volume alike). */
+  held: z.object({
+    from: z.string(),
+    to: z.string(),
+    ms: z.number(),
+    /** Which record each end comes from, e.g. `provision.json provisioned_at`, `teardown.json torn_down_at`. */
+    from_source: z.string(),
+    to_source: z.string(),
+  }),
+  instance_usd: z.number().nullable(),
+  storage_usd: z.number().nullable(),
+  iops_usd: z.number().nullable(),
+  throughput_usd: z.number().nullable(),
+  /** Sum of the parts; null when a part's price is unknown. */
+  total_usd: z.number().nullable(),
+  /** The arithmetic, one line per part. */
+  lines: z.array(z.string()),
+  /** Where the prices came from (table and region, or the Price List API), with any fallback noted. */
+  price_source: z.string(),
+});
+export type CellCostRecord = z.infer<typeof CellCostRecord>;
+
+/** Schema id of the run's `cost.json`. */
+export const RUN_COST_SCHEMA = 'chbench.run-cost/v1';
+
+/** `cost.json` (per run): every priced cell and their sum. */
+export const RunCostRecord = z.object({
+  schema: z.literal(RUN_COST_SCHEMA),
+  runId: z.string(),
+  computed_at: z.string(),
+  cells: z.array(z.object({ cell: z.string(), total_usd: z.number().nullable() })),
+  /** Sum of the cells' unrounded totals; null when any is unknown. */
+  total_usd: z.number().nullable(),
+  price_source: z.string(),
+});
+export type RunCostRecord = z.infer<typeof RunCostRecord>;
 
 // ---------------------------------------------------------------------------------------------
 // The cell result: result.json
@@ -765,4 +988,7 @@ export const RECORD_IDS: ReadonlyMap<z.ZodType, string> = new Map<z.ZodType, str
   [IndexRecord, 'chbench.index'],
   [TeardownRecord, 'chbench.teardown'],
   [FlatSample, 'chbench.sample'],
+  [CloudMetricsRecord, CLOUD_METRICS_SCHEMA],
+  [CellCostRecord, CELL_COST_SCHEMA],
+  [RunCostRecord, RUN_COST_SCHEMA],
 ]);

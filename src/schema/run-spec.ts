@@ -91,6 +91,76 @@ export const ProtocolSpec = z.strictObject({
 });
 export type ProtocolSpec = z.infer<typeof ProtocolSpec>;
 
+/** Prices of one EBS volume type (USD); see `VolumePrice` in `src/cloud/cost.ts`. */
+const VolumePriceSpec = z.strictObject({
+  /** USD per GB-month of provisioned size. */
+  gbMonthUsd: z.number().nonnegative(),
+  /** IOPS included in the storage price (gp3: 3,000). */
+  includedIops: z.number().nonnegative().optional(),
+  /** USD per provisioned IOPS-month above `includedIops`. */
+  iopsMonthUsd: z.number().nonnegative().optional(),
+  /** Throughput included, MiB/s (gp3: 125). */
+  includedThroughputMiBs: z.number().nonnegative().optional(),
+  /** USD per provisioned MiB/s-month above `includedThroughputMiBs`. */
+  throughputMonthUsd: z.number().nonnegative().optional(),
+});
+
+/**
+ * What a run spec may say about prices: any subset of the price table; named entries replace the
+ * defaults' entries of the same key (the defaults are the article's: `ARTICLE_PRICES` in
+ * `src/cloud/cost.ts`, m5.xlarge $0.236/h, gp3 $0.0912/GB-month). Unknown keys are refused.
+ */
+export const PriceOverrideSpec = z.strictObject({
+  /** Region the prices are for (shown beside the cost). */
+  region: z.string().min(1).optional(),
+  /** On-demand USD per instance-hour, by instance type. */
+  instanceHourlyUsd: z.record(z.string(), z.number().nonnegative()).optional(),
+  /** By EBS volume type (`gp3`, `gp2`, …). */
+  volume: z.record(z.string(), VolumePriceSpec).optional(),
+  /** Where the figures come from (shown in the report's Cost section). */
+  source: z.string().min(1).optional(),
+});
+export type PriceOverrideSpec = z.infer<typeof PriceOverrideSpec>;
+
+/** Default of `cloud.settleMs`: 3 minutes after a window's last minute ends (chbench's choice; AWS publishes no delay). */
+export const DEFAULT_CLOUD_SETTLE_MS = 3 * 60_000;
+
+/**
+ * Cloud metrics and cost beside a Kubernetes-on-AWS run: after every cell, the matrix reads each
+ * cell's EBS volume and EC2 instance (DescribeVolumes/DescribeInstances) and their CloudWatch metrics
+ * per step window (GetMetricData), labels each step disk-/CPU-bound, and prices each cell. AWS
+ * credentials and endpoint come from the worker's environment (the SDK's standard chain;
+ * `AWS_ENDPOINT_URL` points it at another endpoint), never from the spec.
+ */
+export const CloudSpec = z.strictObject({
+  /** AWS region of the cluster's instances and volumes. */
+  region: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d$/, 'an AWS region such as "us-east-1"').default('us-east-1'),
+  /**
+   * Wait this long (ms) after the newest step window's last minute before reading it, so
+   * CloudWatch's figures are final (the newest minute is aggregated after it ends).
+   */
+  settleMs: z.int().min(0).max(3_600_000).default(DEFAULT_CLOUD_SETTLE_MS),
+  /** Price table overrides (defaults: the article's prices). */
+  prices: PriceOverrideSpec.optional(),
+  /**
+   * Ask the AWS Price List API (`GetProducts`, service `AmazonEC2`/`AmazonEBS`) for the instance and
+   * gp3 prices of `region`; where it gives none (or fails), the table is used and the cost says so.
+   */
+  priceList: z.boolean().default(false),
+  /** Bottleneck label thresholds (`BottleneckThresholds` in `src/cloud/metrics.ts`). */
+  thresholds: z
+    .strictObject({
+      /** Disk-bound at this share (0..1) of the lowest throughput/IOPS limit. @default 0.9 */
+      diskUtilisation: z.number().gt(0).max(1).optional(),
+      /** CPU-bound at this mean CPUUtilization, %. @default 80 */
+      cpuPct: z.number().gt(0).max(100).optional(),
+      /** Disk-bound when a burst balance is at or below this, %. @default 10 */
+      balancePct: z.number().min(0).max(100).optional(),
+    })
+    .optional(),
+});
+export type CloudSpec = z.infer<typeof CloudSpec>;
+
 /** A run spec. Unknown keys are refused everywhere. */
 export const RunSpec = z.strictObject({
   /** Schema version of this document. */
@@ -131,6 +201,8 @@ export const RunSpec = z.strictObject({
   teardown: z.enum(['always', 'on-success', 'never']).default('always'),
   /** Where results go; relative paths are resolved against the worker's working directory. */
   resultsDir: z.string().min(1).default('results'),
+  /** Cloud metrics and cost per cell (Kubernetes on AWS); absent = not collected. */
+  cloud: CloudSpec.optional(),
 });
 export type RunSpec = z.infer<typeof RunSpec>;
 /** What a user writes (defaults not yet applied). */

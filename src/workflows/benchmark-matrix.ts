@@ -15,6 +15,7 @@ import {
   ParentClosePolicy,
   continueAsNew,
   CancelledFailure,
+  patched,
   type ActivityOptions,
 } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
@@ -44,6 +45,18 @@ const AWAIT_CLOSED: ActivityOptions = {
 };
 const { validateSpec, writeReport } = proxyActivities<Activities>(VALIDATE);
 const { awaitWorkflowClosed } = proxyActivities<Activities>(AWAIT_CLOSED);
+
+/**
+ * Options of `collectCloudMetrics`: it first waits until CloudWatch's newest minute is final
+ * (`cloud.settleMs` after the last cell's teardown), heartbeating, then reads every cell.
+ */
+function cloudMetricsOptions(settleMs: number): ActivityOptions {
+  return {
+    startToCloseTimeout: settleMs + 30 * 60_000,
+    heartbeatTimeout: '1 minute',
+    retry: { maximumAttempts: 3 },
+  };
+}
 
 /**
  * Start a new run of this workflow (continue-as-new) when the server suggests it or the history
@@ -143,6 +156,18 @@ export async function benchmarkMatrix(specInput: RunSpecInput, options: MatrixOp
   const status = cancelled ? 'cancelled' : 'completed';
   const result = await CancellationScope.nonCancellable(async () => {
     run.enter('report');
+    // Cloud metrics and cost of the Kubernetes cells, before the report that shows them. Not on a
+    // cancelled run (it would wait minutes for CloudWatch). Histories without it replay unchanged.
+    if (spec.cloud && !cancelled && patched('cloud-metrics')) {
+      const { collectCloudMetrics } = proxyActivities<Activities>(cloudMetricsOptions(spec.cloud.settleMs));
+      try {
+        await collectCloudMetrics.executeWithOptions({ summary: 'CloudWatch metrics and cost per cell' }, [
+          { resultsDir: spec.resultsDir, runId },
+        ]);
+      } catch {
+        // The measured cells stand without their cloud figures: the report says they are missing.
+      }
+    }
     const { reportPath } = await writeReport.executeWithOptions({ summary: 'render report.md' }, [
       { resultsDir: spec.resultsDir, runId, status },
     ]);

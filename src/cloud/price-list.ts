@@ -1,0 +1,131 @@
+/**
+ * Prices from the AWS Price List API (`GetProducts` of `@aws-sdk/client-pricing`), with the price
+ * table as the fallback for anything the API does not answer. Only the on-demand instance-hour
+ * (service `AmazonEC2`, Linux, shared tenancy, no pre-installed software, `capacitystatus` Used) and
+ * the volume type's GB-month (`AmazonEC2`, product family `Storage`, `volumeApiName`) are asked for;
+ * the included IOPS/throughput and their above-baseline prices stay the table's. Every fallback is
+ * noted in {@link PriceListPriceSource.description}.
+ *
+ * The Price List API answers in `us-east-1` (also `eu-central-1`, `ap-south-1`) whatever region the
+ * prices are for; the products are filtered by `regionCode`.
+ */
+import { GetProductsCommand, type PricingClient, type Filter } from '@aws-sdk/client-pricing';
+import type { PriceSource, TablePriceSource, VolumePrice } from './cost';
+
+/** One product of a `GetProducts` answer: the parts chbench reads. */
+interface PriceListProduct {
+  product?: { attributes?: Record<string, string> };
+  terms?: {
+    OnDemand?: Record<
+      string,
+      { priceDimensions?: Record<string, { unit?: string; pricePerUnit?: Record<string, string> }> }
+    >;
+  };
+}
+
+/**
+ * The first positive on-demand USD price with `unit` in a `GetProducts` `PriceList` (JSON strings,
+ * or objects where the SDK decoded them).
+ * @returns USD per unit, or null when no product carries one
+ */
+export function onDemandUsd(priceList: readonly unknown[], unit: string): number | null {
+  for (const raw of priceList) {
+    let p: PriceListProduct;
+    try {
+      // The SDK hands each product as a JSON string (or a String-like lazy JSON wrapper).
+      p = (
+        typeof raw === 'string' ||
+        raw instanceof String ||
+        (typeof raw === 'object' && raw !== null && !('terms' in raw))
+          ? JSON.parse(String(raw))
+          : raw
+      ) as PriceListProduct;
+    } catch {
+      continue;
+    }
+    for (const term of Object.values(p.terms?.OnDemand ?? {}))
+      for (const dim of Object.values(term.priceDimensions ?? {})) {
+        const usd = Number(dim.pricePerUnit?.USD);
+        if (dim.unit?.toLowerCase() === unit.toLowerCase() && Number.isFinite(usd) && usd > 0) return usd;
+      }
+  }
+  return null;
+}
+
+const term = (Field: string, Value: string): Filter => ({ Type: 'TERM_MATCH', Field, Value });
+
+/** A {@link PriceSource} over the Price List API, falling back to a table. */
+export class PriceListPriceSource implements PriceSource {
+  /** One line per price taken from the table instead of the API, with why. */
+  readonly notes: string[] = [];
+  private readonly used: string[] = [];
+
+  /**
+   * @param pricing a configured client (region us-east-1 unless an endpoint is given)
+   * @param regionCode the region the prices are for, e.g. `us-east-1`
+   * @param fallback the table used where the API has no answer
+   */
+  constructor(
+    private readonly pricing: PricingClient,
+    private readonly regionCode: string,
+    private readonly fallback: TablePriceSource,
+  ) {}
+
+  get description(): string {
+    const parts = [
+      this.used.length
+        ? `AWS Price List API GetProducts (AmazonEC2, regionCode ${this.regionCode}, on-demand): ${this.used.join(', ')}`
+        : `AWS Price List API (regionCode ${this.regionCode}) gave no price used`,
+    ];
+    if (this.notes.length) parts.push(`fell back to ${this.fallback.description} for: ${this.notes.join('; ')}`);
+    return parts.join('; ');
+  }
+
+  private async ask(filters: Filter[], unit: string): Promise<{ usd: number | null; why: string }> {
+    try {
+      const out = await this.pricing.send(
+        new GetProductsCommand({ ServiceCode: 'AmazonEC2', Filters: filters, FormatVersion: 'aws_v1', MaxResults: 20 }),
+      );
+      const usd = onDemandUsd(out.PriceList ?? [], unit);
+      return { usd, why: usd === null ? `no on-demand ${unit} price in the answer` : '' };
+    } catch (e) {
+      return { usd: null, why: `GetProducts failed: ${(e as Error).message.split('\n')[0]}` };
+    }
+  }
+
+  async instanceHourlyUsd(instanceType: string): Promise<number | null> {
+    const r = await this.ask(
+      [
+        term('instanceType', instanceType),
+        term('regionCode', this.regionCode),
+        term('operatingSystem', 'Linux'),
+        term('tenancy', 'Shared'),
+        term('preInstalledSw', 'NA'),
+        term('capacitystatus', 'Used'),
+      ],
+      'Hrs',
+    );
+    if (r.usd !== null) {
+      this.used.push(`${instanceType} $${r.usd}/h`);
+      return r.usd;
+    }
+    this.notes.push(`${instanceType} (${r.why})`);
+    return this.fallback.instanceHourlyUsd(instanceType);
+  }
+
+  async volumePrice(volumeType: string): Promise<VolumePrice | null> {
+    const table = await this.fallback.volumePrice(volumeType);
+    const r = await this.ask(
+      [term('productFamily', 'Storage'), term('volumeApiName', volumeType), term('regionCode', this.regionCode)],
+      'GB-Mo',
+    );
+    if (r.usd !== null) {
+      this.used.push(`${volumeType} $${r.usd}/GB-month`);
+      if (table && (table.iopsMonthUsd !== undefined || table.throughputMonthUsd !== undefined))
+        this.notes.push(`${volumeType} IOPS/throughput above the included ones (table)`);
+      return { ...(table ?? {}), gbMonthUsd: r.usd };
+    }
+    this.notes.push(`${volumeType} storage (${r.why})`);
+    return table;
+  }
+}

@@ -1,0 +1,130 @@
+/**
+ * Step windows from a cell's records (src/cloud/steps.ts) and the cost arithmetic of a prorated cell
+ * with gp3 IOPS and throughput above the baseline, with hand-computed expected values; the run
+ * spec's `cloud` section (defaults, strictness).
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { cellStepWindows } from '../../src/cloud/steps';
+import { ARTICLE_PRICES, cellCost } from '../../src/cloud/cost';
+import { DEFAULT_SETTLE_MS, planWindows } from '../../src/cloud/windows';
+import { REPO_ROOT } from '../../src/config';
+import { readRecord } from '../../src/results/store';
+import { LoadRecord, ProvisionRecord, QueriesRecord, TeardownRecord } from '../../src/schema/results';
+import { parseRunSpec, SpecError } from '../../src/schema/run-spec';
+
+const FIX = path.join(REPO_ROOT, 'test', 'fixtures', 'results', 'embedded-26.7', 'cells', 'v26.7-lz4');
+const T0 = Date.UTC(2026, 7, 25, 12, 0, 0);
+const iso = (s: number) => new Date(T0 + s * 1000).toISOString();
+
+test('cellStepWindows: load, cold and warm runs per query and phase (warm-ups in neither), the cell from provisioned_at to torn_down_at', () => {
+  const provision = { ...readRecord(path.join(FIX, 'provision.json'), ProvisionRecord), provisioned_at: iso(0) };
+  const load = {
+    ...readRecord(path.join(FIX, 'load.json'), LoadRecord),
+    reused: false,
+    started_at: iso(10),
+    finished_at: iso(130),
+  };
+  const qb = readRecord(path.join(FIX, 'queries-baseline.json'), QueriesRecord);
+  const q1 = qb.queries[0];
+  let t = 200;
+  const queriesBaseline = {
+    ...qb,
+    queries: [{ ...q1, samples: q1.samples.map((s) => ({ ...s, started_at: iso(t), finished_at: iso((t += 5)) })) }],
+  };
+  const teardown: TeardownRecord = { torn_down_at: iso(600), kind: 'kubernetes', what: '', server_log_archive: '' };
+  const { steps, missing, span } = cellStepWindows({ provision, load, queriesBaseline, teardown });
+  // q1: cold 200–205, warm-up 205–210, warm 210–225.
+  assert.deepEqual(
+    steps.map((s) => [s.step, (s.startMs - T0) / 1000, (s.endMs - T0) / 1000]),
+    [
+      ['load', 10, 130],
+      ['q1 cold (baseline)', 200, 205],
+      ['q1 warm (baseline)', 210, 225],
+      ['cell', 0, 600],
+    ],
+  );
+  assert.deepEqual(missing, []);
+  assert.equal(span?.toSource, 'teardown.json torn_down_at');
+
+  // An older record (no times) gives no window and says so; without teardown the cell ends at the last step.
+  const old = cellStepWindows({
+    provision,
+    load: { ...load, started_at: undefined, finished_at: undefined },
+    queriesBaseline: qb,
+  });
+  assert.deepEqual(old.missing.slice(0, 2), [
+    'load: no started_at/finished_at in its record',
+    'q1 cold (baseline): a run has no started_at/finished_at',
+  ]);
+  assert.match(old.span?.toSource ?? '', /^the latest step end recorded \(no teardown\.json/);
+  // A reused load measured nothing in this attempt: no window.
+  assert.ok(!cellStepWindows({ provision, load: { ...load, reused: true } }).steps.some((s) => s.step === 'load'));
+});
+
+test('partial newest minute: a window ending 30 s ago is partial until end-of-minute + settle; then final', () => {
+  const end = T0 + 90_000; // 12:01:30 → aligned end 12:02:00
+  const w = { step: 'q3 cold', startMs: T0, endMs: end };
+  const [early] = planWindows([w], { nowMs: end + 30_000, settleMs: DEFAULT_SETTLE_MS });
+  assert.ok(early.attributable && early.partial);
+  assert.equal(early.attributable && early.finalAtMs, T0 + 120_000 + DEFAULT_SETTLE_MS);
+  const [late] = planWindows([w], { nowMs: T0 + 120_000 + DEFAULT_SETTLE_MS, settleMs: DEFAULT_SETTLE_MS });
+  assert.ok(late.attributable && !late.partial);
+});
+
+test('cost, prorated: 90 min of m5.xlarge + gp3 500 GiB at 6,000 IOPS and 500 MiB/s (hand-computed)', () => {
+  const c = cellCost(
+    {
+      cell: 'c',
+      instanceType: 'm5.xlarge',
+      instanceHeldMs: 90 * 60_000,
+      volume: { type: 'gp3', sizeGiB: 500, iops: 6000, throughputMiBs: 500 },
+      volumeHeldMs: 90 * 60_000,
+    },
+    0.236,
+    ARTICLE_PRICES.volume.gp3,
+  );
+  // instance 0.236 × 1.5 = 0.354
+  assert.ok(Math.abs((c.instanceUsd ?? 0) - 0.354) < 1e-12);
+  // storage 500 × 0.0912 × 1.5 ÷ 730 = 68.4 ÷ 730 = 0.0936986301…
+  assert.ok(Math.abs((c.storageUsd ?? 0) - 0.0936986301) < 1e-9);
+  // IOPS (6,000 − 3,000) × 0.0057 × 1.5 ÷ 730 = 25.65 ÷ 730 = 0.0351369863…
+  assert.ok(Math.abs((c.iopsUsd ?? 0) - 0.0351369863) < 1e-9);
+  // throughput (500 − 125) × 0.0456 × 1.5 ÷ 730 = 25.65 ÷ 730 = 0.0351369863…
+  assert.ok(Math.abs((c.throughputUsd ?? 0) - 0.0351369863) < 1e-9);
+  // total 0.354 + 119.7 ÷ 730 = 0.5179726027…
+  assert.ok(Math.abs((c.totalUsd ?? 0) - 0.5179726027) < 1e-9);
+  assert.deepEqual(c.lines.slice(2), ['3000 IOPS above 3000: $0.0351', '375 MiB/s above 125: $0.0351']);
+});
+
+test("run spec cloud section: defaults (us-east-1, 3 min settle, the article's prices), strict keys, no credentials", () => {
+  const base = {
+    name: 'eks',
+    workload: 'logs',
+    scale: 1000,
+    target: { kind: 'embedded' },
+    matrix: { version: ['26.7'], codec: ['LZ4'] },
+  };
+  assert.equal(parseRunSpec(base).cloud, undefined);
+  const s = parseRunSpec({ ...base, cloud: {} });
+  assert.deepEqual(s.cloud, { region: 'us-east-1', settleMs: DEFAULT_SETTLE_MS, priceList: false });
+  const o = parseRunSpec({
+    ...base,
+    cloud: {
+      region: 'ap-northeast-2',
+      prices: { instanceHourlyUsd: { 'm5.xlarge': 0.2 } },
+      thresholds: { cpuPct: 70 },
+    },
+  });
+  assert.equal(o.cloud?.prices?.instanceHourlyUsd?.['m5.xlarge'], 0.2);
+  assert.throws(
+    () => parseRunSpec({ ...base, cloud: { accessKeyId: 'x' } }),
+    (e: unknown) => {
+      assert.ok(e instanceof SpecError);
+      assert.match(e.issues.join('\n'), /cloud: unknown key\(s\) "accessKeyId"/);
+      return true;
+    },
+  );
+  assert.throws(() => parseRunSpec({ ...base, cloud: { region: 'mars' } }), /cloud\.region: an AWS region/);
+});
