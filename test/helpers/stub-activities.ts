@@ -98,6 +98,15 @@ export function stubActivities(): Stubs {
     },
     writeReport: (input: { runId: string }) => ({ reportPath: `/stub/${input.runId}/report.md` }),
     awaitWorkflowClosed: () => ({ status: 'closed' }),
+    collectCloudMetrics: () => ({
+      collected: [],
+      skipped: [],
+      windows: 0,
+      unattributable: 0,
+      partial: 0,
+      waitedMs: 0,
+      runTotalUsd: null,
+    }),
   };
   for (const [name, fn] of Object.entries(impl))
     stubs.activities[name] = async (...args: unknown[]) => {
@@ -113,6 +122,7 @@ export function stubActivities(): Stubs {
         name === 'validateSpec' ||
         name === 'writeReport' ||
         name === 'awaitWorkflowClosed' ||
+        name === 'collectCloudMetrics' ||
         name.startsWith('teardown')
         ? r
         : { ...r, attempt };

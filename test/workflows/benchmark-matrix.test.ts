@@ -1,6 +1,6 @@
 /**
  * The matrix workflow's orchestration with stub activities (no ClickHouse): continue-as-new past its
- * event budget, reusing the cells finished in earlier runs.
+ * event budget, reusing the cells finished in earlier runs; the cloud metrics step before the report.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -64,4 +64,57 @@ test('the matrix continues as new past its event budget and reuses the cells fin
   const runs: string[] = [];
   for await (const w of env.client.workflow.list({ query: `WorkflowId = '${runId}'` })) runs.push(w.runId);
   assert.equal(runs.length, 3, 'three executions of the one workflow id');
+});
+
+/** A one-cell spec, with or without a `cloud` section. */
+function cloudSpec(cloud: boolean) {
+  return {
+    name: 'wf-cloud',
+    workload: 'logs',
+    scale: 1000,
+    target: { kind: 'embedded' },
+    matrix: { version: ['26.7'], codec: ['LZ4'] },
+    skipIndex: false,
+    resultsDir: '/stub',
+    ...(cloud ? { cloud: { settleMs: 0 } } : {}),
+  };
+}
+
+test('with a cloud section, collectCloudMetrics runs once after the cells and before the report; without, never', async () => {
+  for (const cloud of [true, false]) {
+    const runId = `wf-cloud-${cloud}-${randomUUID().slice(0, 8)}`;
+    const r = (await env.client.workflow.execute('benchmarkMatrix', {
+      taskQueue: env.taskQueue,
+      workflowId: runId,
+      args: [cloudSpec(cloud)],
+    })) as MatrixResult;
+    assert.equal(r.status, 'completed');
+    const order = stubs.calls
+      .filter((c) => c.key === runId || c.key.startsWith(`${runId}/`))
+      .map((c) => c.activity)
+      .filter((a) => a === 'teardown' || a === 'collectCloudMetrics' || a === 'writeReport');
+    assert.deepEqual(order, cloud ? ['teardown', 'collectCloudMetrics', 'writeReport'] : ['teardown', 'writeReport']);
+  }
+});
+
+test('a failing cloud step does not lose the run: the report is still written and the run completes', async () => {
+  const runId = `wf-cloud-fail-${randomUUID().slice(0, 8)}`;
+  stubs.failWith = (activity) =>
+    activity === 'collectCloudMetrics' ? new Error('CloudWatch unreachable (stub)') : undefined;
+  try {
+    const r = (await env.client.workflow.execute('benchmarkMatrix', {
+      taskQueue: env.taskQueue,
+      workflowId: runId,
+      args: [cloudSpec(true)],
+    })) as MatrixResult;
+    assert.equal(r.status, 'completed');
+    assert.deepEqual(
+      r.cells.map((c) => c.status),
+      ['succeeded'],
+    );
+    assert.ok(stubs.callsOf(runId).filter((c) => c.activity === 'collectCloudMetrics').length >= 1);
+    assert.equal(stubs.callsOf(runId).filter((c) => c.activity === 'writeReport').length, 1);
+  } finally {
+    stubs.failWith = undefined;
+  }
 });
