@@ -116,10 +116,10 @@ let startDelayMs = 0;
 
 async function startEnv(opts: ClusterOptions = {}): Promise<Env> {
   startDelayMs = 0;
-  let cluster!: SimCluster;
+  let cluster: SimCluster | undefined = undefined;
   cluster = new SimCluster({
     runContainer: clickhouseLike(
-      () => cluster,
+      () => cluster!,
       () => startDelayMs,
     ),
     emulator: { bookmarkMs: 200 },
