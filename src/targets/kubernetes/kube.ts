@@ -123,7 +123,7 @@ export function cellNames(runId: string, cellKey: string): CellNames {
   const hash = createHash('sha256').update(`${runId}/${cellKey}`, 'utf8').digest('hex').slice(0, 8);
   const readable = cellKey
     .toLowerCase()
-    .replace(/[^a-z0-9-]+/g, '-')
+    .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-+/, '')
     .slice(0, 40)
     .replace(/-+$/, '');
