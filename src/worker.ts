@@ -7,6 +7,8 @@ import { NativeConnection, Worker, Runtime, DefaultLogger, type LogLevel } from 
 import { createActivities } from './activities';
 import { loadConfig, logLevel, type Config } from './config';
 import { ensureSearchAttributes } from './temporal/search-attribute-registry';
+import { targetAccessInterceptors } from './temporal/target-access';
+import { targets } from './targets';
 
 export { ensureSearchAttributes } from './temporal/search-attribute-registry';
 
@@ -43,6 +45,15 @@ export async function createWorker(
       temporalAddress: cfg.temporalAddress,
       namespace: cfg.namespace,
     }),
+    // Every target handle an activity receives is made reachable first (Secret, port-forward).
+    interceptors: {
+      activity: [
+        targetAccessInterceptors((kind) => {
+          const t = targets.find(kind);
+          return t?.prepare ? (h) => t.prepare!(h) : undefined;
+        }),
+      ],
+    },
     // Cells on one host disturb each other; the matrix decides concurrency, this only caps it.
     maxConcurrentActivityTaskExecutions: 8,
   });

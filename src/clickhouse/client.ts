@@ -41,12 +41,75 @@ export function connect(t: TargetHandle, opts: ConnectOptions = {}): ClickHouseC
 }
 
 /**
- * The password of a target: the value of the environment variable it names (`passwordEnv`), or
- * empty when it names none. The one place chbench reads a password; it never enters a handle,
- * a spec, a result or workflow history.
- * @throws Error `target <url>: environment variable <NAME> (the password) is not set on the worker`
+ * What this worker process loaded to reach a target whose handle alone is not enough: the password
+ * read from a Kubernetes Secret, and a local URL (a port-forward) replacing the handle's `url`.
+ * Filled by the target's `prepare` verb (`src/targets/target.ts`), read by {@link targetPassword}
+ * and {@link connect}. Process memory only: never written anywhere.
  */
-export function targetPassword(t: { url: string; passwordEnv?: string }): string {
+export interface TargetAccess {
+  /** The password (from the Secret the handle's `passwordSecret` names). */
+  password?: string;
+  /** Base URL to use instead of `handle.url`, e.g. `http://127.0.0.1:40123` (a port-forward). */
+  url?: string;
+}
+
+const access = new Map<string, TargetAccess>();
+
+/** The access-registry key of a handle: its URL and, when it has one, its password Secret. */
+export function targetAccessKey(t: {
+  url: string;
+  passwordSecret?: { namespace: string; name: string; key: string };
+}): string {
+  const s = t.passwordSecret;
+  return s ? `${t.url} secret ${s.namespace}/${s.name}/${s.key}` : t.url;
+}
+
+/** Register (merge) what this process loaded to reach the target of `key` ({@link targetAccessKey}). */
+export function setTargetAccess(key: string, a: TargetAccess): void {
+  access.set(key, { ...access.get(key), ...a });
+}
+
+/** What {@link setTargetAccess} registered for `key`, if anything. */
+export function getTargetAccess(key: string): TargetAccess | undefined {
+  return access.get(key);
+}
+
+/** Forget what was registered for `key` (teardown), or everything (tests). */
+export function clearTargetAccess(key?: string): void {
+  if (key === undefined) access.clear();
+  else access.delete(key);
+}
+
+/** The URL this process uses for a target: the registered one (a port-forward) or the handle's. */
+export function targetUrl(t: {
+  url: string;
+  passwordSecret?: { namespace: string; name: string; key: string };
+}): string {
+  return access.get(targetAccessKey(t))?.url ?? t.url;
+}
+
+/**
+ * The password of a target: the one its `prepare` verb loaded from the Secret its handle names
+ * (`passwordSecret`), else the value of the environment variable it names (`passwordEnv`), or empty
+ * when it names none. The one place chbench reads a password; it never enters a handle, a spec, a
+ * result or workflow history.
+ * @throws Error `target <url>: environment variable <NAME> (the password) is not set on the worker`;
+ *   `target <url>: the password in Secret <ns>/<name> is not loaded in this worker process …` when the
+ *   handle names a Secret and no `prepare` loaded it
+ */
+export function targetPassword(t: {
+  url: string;
+  passwordEnv?: string;
+  passwordSecret?: { namespace: string; name: string; key: string };
+}): string {
+  if (t.passwordSecret) {
+    const a = access.get(targetAccessKey(t));
+    if (a?.password === undefined)
+      throw new Error(
+        `target ${t.url}: the password in Secret ${t.passwordSecret.namespace}/${t.passwordSecret.name} (key ${t.passwordSecret.key}) is not loaded in this worker process (the target's prepare verb did not run or failed)`,
+      );
+    return a.password;
+  }
   if (!t.passwordEnv) return '';
   const v = process.env[t.passwordEnv];
   if (v === undefined)
@@ -59,7 +122,7 @@ function openClient(t: TargetHandle, opts: ConnectOptions): ClickHouseClient {
   const password = targetPassword(t);
   const maxS = opts.maxExecutionTimeS ?? 3600;
   return createClient({
-    url: t.url,
+    url: targetUrl(t),
     username: t.username,
     password,
     database: t.database,

@@ -33,6 +33,14 @@ export const FAILURE = {
   PreviousAttemptStuck: 'PreviousAttemptStuck',
   /** A record of an earlier start of the run does not parse with the results schema (validateSpec on resume). */
   UnreadableResult: 'UnreadableResult',
+  /** The pod's image cannot be pulled (`ErrImagePull`/`ImagePullBackOff`; unknown version): the event text and the image (kubernetes target). */
+  ImagePull: 'ImagePull',
+  /** The pod stayed unschedulable for `timeouts.scheduleMs` (`FailedScheduling`, with the scheduler's text) (kubernetes target). */
+  Unschedulable: 'Unschedulable',
+  /** The cell's PVC stayed `Pending` for `timeouts.pvcMs`, with why (kubernetes target). */
+  VolumePending: 'VolumePending',
+  /** A cell's pod or PVC name is taken by an object of another run or cell (kubernetes target). */
+  ResourceConflict: 'ResourceConflict',
 } as const;
 
 /** Prefix of the failure type of a ClickHouse server error: `ClickHouse.<NAME>`. */
@@ -130,6 +138,10 @@ export const NON_RETRYABLE: readonly string[] = [
   FAILURE.NoIndex,
   FAILURE.PreviousAttemptStuck,
   FAILURE.UnreadableResult,
+  FAILURE.ImagePull,
+  FAILURE.Unschedulable,
+  FAILURE.VolumePending,
+  FAILURE.ResourceConflict,
   ...Object.keys(CLICKHOUSE_QUERY_ERRORS).map(clickHouseFailureType),
 ];
 

@@ -18,6 +18,80 @@ const versionLabel = z
 
 const envVarName = z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'an environment variable NAME such as CLICKHOUSE_PASSWORD');
 
+/** A Kubernetes resource quantity (`2500m`, `9Gi`, `100Gi`, `1.5`). */
+const quantity = z
+  .string()
+  .regex(/^[0-9]+(\.[0-9]+)?(m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?$/, 'a Kubernetes quantity such as "2500m", "9Gi" or "100Gi"');
+/** A DNS-1123 name (namespace, Secret, StorageClass). */
+const dnsName = z
+  .string()
+  .regex(/^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/, 'a DNS-1123 name: lower-case letters, digits, "-" and "."');
+
+/**
+ * `target.kind: kubernetes`: per cell its own PVC and pod, rendered from `manifests/`. Every default
+ * is the seed article's environment (namespace `bench-database`, gp3 StorageClass, 100 Gi, one
+ * m5.xlarge, requests 2.5 vCPU / 9 Gi, limits 3.5 vCPU / 12 Gi). The password lives in a Secret,
+ * never here. Implemented in `src/targets/kubernetes/`.
+ */
+export const KubernetesTargetSpec = z
+  .strictObject({
+    kind: z.literal('kubernetes'),
+    /** Path of a kubeconfig file on the worker. Default: `KUBECONFIG`, `~/.kube/config`, else in-cluster (client-node `loadFromDefault`). */
+    kubeconfig: z.string().min(1).optional(),
+    /** Context of the kubeconfig. Default: its current-context. */
+    context: z.string().min(1).optional(),
+    /** Namespace of the pods, PVCs and the credentials Secret; created when missing. */
+    namespace: dnsName.max(63).default('bench-database'),
+    /** `podIP`: the worker runs in the cluster and connects to `<podIP>:8123`; `portForward`: through the API server. */
+    access: z.enum(['podIP', 'portForward']).default('podIP'),
+    /** Secret holding the ClickHouse user (`username`) and password (`password`). */
+    credentialsSecret: dnsName.default('chbench-clickhouse'),
+    /** Create the Secret (user `chbench`, a random password) when it is missing; `false`: a missing Secret is an error. */
+    createSecret: z.boolean().default(true),
+    /** version label → container image. Default for a version not listed: `clickhouse/clickhouse-server:<version>`. */
+    images: z.record(versionLabel, z.string().min(1)).optional(),
+    /** StorageClass of the PVCs; `create`: create it from `manifests/storageclass.yaml` when missing. */
+    storageClass: z
+      .strictObject({ name: dnsName.default('bench-clickhouse-gp3'), create: z.boolean().default(true) })
+      .prefault({}),
+    /** PVC size (`resources.requests.storage`). */
+    storageSize: quantity.default('100Gi'),
+    /** Node selector `node.kubernetes.io/instance-type`. */
+    instanceType: z.string().min(1).default('m5.xlarge'),
+    /** Container resources. */
+    resources: z
+      .strictObject({
+        requests: z.strictObject({ cpu: quantity.default('2500m'), memory: quantity.default('9Gi') }).prefault({}),
+        limits: z.strictObject({ cpu: quantity.default('3500m'), memory: quantity.default('12Gi') }).prefault({}),
+      })
+      .prefault({}),
+    /** Extra node selector labels (merged over the instance type). */
+    nodeSelector: z.record(z.string(), z.string()).default({}),
+    /** Pod tolerations (Kubernetes objects, passed through). */
+    tolerations: z.array(z.record(z.string(), z.unknown())).default([]),
+    /** Pod affinity (Kubernetes object, passed through; a re-provision adds the volume's zone to its node affinity). */
+    affinity: z.record(z.string(), z.unknown()).optional(),
+    /** Pod annotations, merged over `karpenter.sh/do-not-disrupt: "true"`. */
+    annotations: z.record(z.string(), z.string()).default({}),
+    /** Waits, ms. */
+    timeouts: z
+      .strictObject({
+        /** A pod that stays unschedulable this long fails (`Unschedulable`). */
+        scheduleMs: z.int().min(100).default(300_000),
+        /** A PVC still Pending this long after its pod was scheduled fails (`VolumePending`). */
+        pvcMs: z.int().min(100).default(300_000),
+        /** An image still pulling this long fails (`ImagePull`). */
+        pullMs: z.int().min(100).default(600_000),
+        /** The whole wait for Ready. */
+        readyMs: z.int().min(100).default(600_000),
+        /** A watch with no event and no bookmark for this long is dropped and re-listed. */
+        watchSilenceMs: z.int().min(100).default(60_000),
+      })
+      .prefault({}),
+  })
+  .describe('a pod and a PVC per cell in a Kubernetes cluster (the seed article\'s EKS setting)');
+export type KubernetesTargetSpec = z.infer<typeof KubernetesTargetSpec>;
+
 /** Where cells get their ClickHouse. */
 export const TargetSpec = z.discriminatedUnion('kind', [
   z
@@ -43,6 +117,7 @@ export const TargetSpec = z.discriminatedUnion('kind', [
       databasePrefix: z.string().regex(/^[a-z_][a-z0-9_]*$/).default('chbench'),
     })
     .describe('an existing server; each cell gets its own database, dropped at teardown'),
+  KubernetesTargetSpec,
 ]);
 export type TargetSpec = z.infer<typeof TargetSpec>;
 
@@ -263,7 +338,7 @@ function formatIssue(i: z.core.$ZodIssue): string {
   if (i.code === 'invalid_value') return `${path}: invalid value; allowed: ${i.values.map((v) => JSON.stringify(v)).join(', ')}`;
   if (i.code === 'invalid_format' && i.format === 'url') return `${path}: ${i.message}; expected an http:// or https:// URL of the ClickHouse HTTP interface`;
   if (i.code === 'invalid_union' && path.endsWith('target'))
-    return `${path}: ${i.message}; target.kind must be one of "embedded", "local", "external"`;
+    return `${path}: ${i.message}; target.kind must be one of "embedded", "local", "external", "kubernetes"`;
   return `${path}: ${i.message}`;
 }
 

@@ -11,7 +11,7 @@
 import { z } from 'zod';
 
 /** How a cell got its ClickHouse. */
-export type TargetKind = 'embedded' | 'local' | 'external';
+export type TargetKind = 'embedded' | 'local' | 'external' | 'kubernetes';
 
 /** A reachable ClickHouse for one cell. Stored in workflow history: keep it small, never put a secret here. */
 export interface TargetHandle {
@@ -98,6 +98,10 @@ export const KubernetesFacts = z.object({
   server: z.enum(['clickhouse-server', 'chbench embedded engine']),
   /** `status.containerStatuses[0].restartCount` when the handle was made. */
   restartCount: z.number().int(),
+  /** Kubeconfig path of the spec (absent: client-node's default lookup). A path, never credentials. */
+  kubeconfig: z.string().optional(),
+  /** Kubeconfig context of the spec (absent: its current-context). */
+  context: z.string().optional(),
 });
 export type KubernetesFacts = z.infer<typeof KubernetesFacts>;
 

@@ -9,7 +9,7 @@
  * | `local/`      | `local`    | a ClickHouse server binary per cell, generated config                 |
  * | `external/`   | `external` | an existing server, one database per cell                             |
  * | `process/`    | —          | the process lifecycle and provisioning skeleton embedded/local share   |
- * | `kubernetes/` | —          | manifests (the `kubernetes` target implements this contract next)     |
+ * | `kubernetes/` | `kubernetes` | a pod and a PVC per cell, rendered from `manifests/`                   |
  * | `gc.ts`       | —          | `chbench gc`: what runs left behind on this host                       |
  */
 import type { TargetSpec } from '../schema/run-spec';
@@ -19,6 +19,7 @@ import { capabilitiesOf, targetOf } from './registry';
 import './embedded';
 import './local';
 import './external';
+import './kubernetes';
 
 export type { TargetHandle, ProvisionRequest, TargetCapabilities, TargetKind } from '../schema/target';
 export type { Target, TargetCheck, SpecCheckPlace, TargetSpecOf } from './target';

@@ -95,9 +95,13 @@ export function targetOf(x: { kind: TargetKind }): Target {
   return targets.get(x.kind);
 }
 
-/** What the target behind `handle` can do (see {@link TargetCapabilities}). */
-export function capabilitiesOf(handle: Pick<TargetHandle, 'kind'>): TargetCapabilities {
-  return targetOf(handle).capabilities;
+/**
+ * What the target behind `handle` can do (see {@link TargetCapabilities}): the target's
+ * `capabilitiesFor(handle)` when it has one and `handle` is a whole handle, else its declared set.
+ */
+export function capabilitiesOf(handle: Pick<TargetHandle, 'kind'> | TargetHandle): TargetCapabilities {
+  const t = targetOf(handle);
+  return t.capabilitiesFor && 'url' in handle ? t.capabilitiesFor(handle) : t.capabilities;
 }
 
 // A kind whose module was not loaded (a test importing one target) is watched as a real server.

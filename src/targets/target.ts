@@ -20,10 +20,12 @@
  * | `kill`               | a handle, a client, a query_id, options | {@link KillResult}: killed, sent, not killable (why), not found | never (a failure is the result) |
  * | `archiveStatements`  | a handle, a query_id prefix, a file    | the source used, or why none     | never (a failure is the returned `not available: …`)    |
  * | `checkSpec`          | the raw `target` of a spec, its versions | one line per problem           | never                                                   |
+ * | `capabilitiesFor?`   | a handle                               | {@link TargetCapabilities} of that handle | never (optional; default `capabilities`)       |
+ * | `prepare?`           | a handle                               | nothing, once the worker can connect | Error when the credentials or the route cannot be set up |
  *
  * Handles are stored in workflow history: small, JSON, never a secret (a password is referenced by
- * the name of an environment variable, read on the worker by `targetPassword` in
- * `src/clickhouse/client.ts`). Process notions (pid, data directory) stay inside the process targets.
+ * the name of an environment variable, or by a Kubernetes Secret that `prepare` reads on the worker
+ * into the access registry of `src/clickhouse/client.ts`, read by `targetPassword`). Process notions (pid, data directory) stay inside the process targets.
  */
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { WatchedTargetVerbs } from '../clickhouse/statement-watch';
@@ -115,6 +117,21 @@ export interface Target<S extends TargetSpec = TargetSpec> extends WatchedTarget
    * @param versions the raw `matrix.version` list
    */
   checkSpec(target: Record<string, unknown>, versions: unknown[], place: SpecCheckPlace): string[];
+  /**
+   * What this handle's server can do, when it depends on the handle (a kubernetes pod may run a real
+   * clickhouse-server or the embedded engine, see `KubernetesFacts.server`). Optional: without it
+   * every handle has {@link Target.capabilities}. Read through `capabilitiesOf(handle)`.
+   */
+  capabilitiesFor?(handle: TargetHandle): TargetCapabilities;
+  /**
+   * Make `handle` reachable from this worker process before anything connects to it: load the
+   * credentials it references (a Kubernetes Secret) and open the route it needs (a port-forward),
+   * registering both with `setTargetAccess` (`src/clickhouse/client.ts`). Idempotent and cached per
+   * process; called by the activity interceptor (`src/temporal/target-access.ts`) before every
+   * activity that receives a handle. Optional: targets reachable as they are have none.
+   * @throws Error when the credentials cannot be read or the route cannot be opened
+   */
+  prepare?(handle: TargetHandle): Promise<void>;
 }
 
 /** The spec of one kind. */

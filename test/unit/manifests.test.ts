@@ -28,6 +28,13 @@ const SAMPLE: Record<string, string> = {
   cellKey: 'v26.3-zstd3',
   storageSize: '100Gi',
   instanceType: 'm5.xlarge',
+  // Per-cell names and annotations (the kubernetes target derives them; these are the seed's names).
+  pod: 'clickhouse',
+  pvc: 'clickhouse-data',
+  credentialsSecret: 'chbench-clickhouse',
+  runIdFull: 'run-20261012-0930',
+  cellKeyFull: 'v26.3-zstd3',
+  owner: '{"workflowId":"run-20261012-0930/v26.3-zstd3"}',
 };
 
 function readTemplate(file: string): string {
@@ -129,7 +136,9 @@ test('pod.yaml renders the ClickHouse Pod as in the seed', () => {
     name: string;
     image: string;
     resources: { requests: Record<string, string>; limits: Record<string, string> };
-    readinessProbe: { exec: { command: string[] }; initialDelaySeconds: number; periodSeconds: number };
+    readinessProbe: { httpGet: { path: string; port: number }; initialDelaySeconds: number; periodSeconds: number };
+    ports: { containerPort: number }[];
+    env: { name: string; valueFrom: { secretKeyRef: { name: string; key: string } } }[];
     volumeMounts: { name: string; mountPath: string }[];
   }
   const spec = pod.spec as {
@@ -144,7 +153,16 @@ test('pod.yaml renders the ClickHouse Pod as in the seed', () => {
   assert.equal(c.image, 'clickhouse/clickhouse-server:26.3.33.24');
   assert.deepEqual(c.resources.requests, { cpu: '2500m', memory: '9Gi' });
   assert.deepEqual(c.resources.limits, { cpu: '3500m', memory: '12Gi' });
-  assert.deepEqual(c.readinessProbe.exec.command, ['clickhouse-client', '--host', '127.0.0.1', '--query', 'SELECT 1']);
+  // The seed probes with clickhouse-client as the default user, which CLICKHOUSE_USER replaces: /ping needs no credentials.
+  assert.deepEqual(c.readinessProbe.httpGet, { path: '/ping', port: 8123 });
+  assert.equal(c.ports[0].containerPort, 8123);
+  assert.deepEqual(
+    c.env.map((e) => [e.name, e.valueFrom.secretKeyRef.name, e.valueFrom.secretKeyRef.key]),
+    [
+      ['CLICKHOUSE_USER', 'chbench-clickhouse', 'username'],
+      ['CLICKHOUSE_PASSWORD', 'chbench-clickhouse', 'password'],
+    ],
+  );
   assert.equal(c.readinessProbe.initialDelaySeconds, 5);
   assert.equal(c.readinessProbe.periodSeconds, 5);
 

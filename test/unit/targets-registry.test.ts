@@ -26,7 +26,7 @@ import {
 import { CAPABILITY_VALUES } from '../../src/targets/registry';
 
 /** Every kind of `TargetKind`: a missing or extra key is a compile error. */
-const ALL_KINDS: Record<TargetKind, true> = { embedded: true, local: true, external: true };
+const ALL_KINDS: Record<TargetKind, true> = { embedded: true, local: true, external: true, kubernetes: true };
 
 const FULL: TargetCapabilities = {
   onWorkerHost: false,
@@ -166,7 +166,27 @@ describe('the registered targets', () => {
         restartable: false,
         statementArchive: false,
       },
+      kubernetes: {
+        onWorkerHost: false,
+        canKillRunning: true,
+        countersWithoutQueryLog: 'none',
+        summaryReadSource: 'http summary',
+        runningStatementsFrom: 'system.processes',
+        restartable: true,
+        statementArchive: false,
+      },
     });
+  });
+
+  test('capabilitiesOf(handle) follows what answers in a kubernetes pod', () => {
+    const facts = (server: string) => ({ ...handle('kubernetes'), kubernetes: { server } }) as unknown as TargetHandle;
+    assert.equal(capabilitiesOf(facts('clickhouse-server')).runningStatementsFrom, 'system.processes');
+    assert.deepEqual(capabilitiesOf(facts('chbench embedded engine')), {
+      ...capabilitiesOf({ kind: 'embedded' }),
+      onWorkerHost: false,
+    });
+    // A bare kind (no handle) gets the declared, real-server set.
+    assert.equal(capabilitiesOf({ kind: 'kubernetes' }).canKillRunning, true);
   });
 
   test('runningStatements follows runningStatementsFrom', async () => {
@@ -256,7 +276,8 @@ describe('the registered targets', () => {
     for (const kind of targets.kinds()) {
       const c = await targetOf({ kind }).check(handle(kind, { url }));
       assert.equal(c.reachable, false, kind);
-      assert.match(c.error ?? '', /ECONNREFUSED|connect/i, kind);
+      // A kubernetes handle is judged by its pod first; this one names none.
+      assert.match(c.error ?? '', kind === 'kubernetes' ? /no kubernetes facts/ : /ECONNREFUSED|connect/i, kind);
     }
   });
 

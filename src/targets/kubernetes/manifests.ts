@@ -30,7 +30,22 @@ export const CELL_LABEL = 'chbench.io/cell';
 export const MANIFEST_DEFAULTS: Readonly<Record<string, string>> = Object.freeze({
   storageSize: '100Gi',
   instanceType: 'm5.xlarge',
+  /** The seed's names, for a manual apply; the kubernetes target derives per-cell names (`names.ts`). */
+  pod: 'clickhouse',
+  pvc: 'clickhouse-data',
+  credentialsSecret: 'chbench-clickhouse',
+  owner: 'none (applied outside a chbench workflow)',
 });
+
+/** Annotation holding the full run id (the label may be shortened by {@link toLabelValue}). */
+export const RUN_ANNOTATION = 'chbench.io/run';
+/** Annotation holding the full cell key. */
+export const CELL_ANNOTATION = 'chbench.io/cell-key';
+/** Annotation holding the owning workflow (`TemporalOwner` JSON), read by `chbench gc`. */
+export const OWNER_ANNOTATION = 'chbench.io/owner';
+
+/** Templates in `manifests/` that are not per-cell objects (applied once by an admin): skipped by {@link loadManifests}. */
+export const NOT_PER_CELL_FILES: readonly string[] = Object.freeze(['rbac.yaml']);
 
 /**
  * Template files in apply order: the Namespace and StorageClass must exist before the PVC, and the
@@ -265,8 +280,9 @@ function assertKubeObject(obj: unknown, source: string): asserts obj is KubeObje
 
 /**
  * Reads every template in `dir` (the files of {@link MANIFEST_FILES} first, in apply order, then any
- * other `*.yaml`/`*.yml` alphabetically), renders each with {@link MANIFEST_DEFAULTS} overlaid by
- * `values`, and returns the parsed objects in apply order (reverse it to delete).
+ * other `*.yaml`/`*.yml` alphabetically, except {@link NOT_PER_CELL_FILES}), renders each with
+ * {@link MANIFEST_DEFAULTS} overlaid by `values` (`runIdFull`/`cellKeyFull` default to `runId`/`cellKey`),
+ * and returns the parsed objects in apply order (reverse it to delete).
  *
  * Each object is checked to have `apiVersion`, `kind`, `metadata.name` and the three chbench labels
  * (`app.kubernetes.io/managed-by: chbench`, `chbench.io/run-id`, `chbench.io/cell`).
@@ -277,8 +293,13 @@ function assertKubeObject(obj: unknown, source: string): asserts obj is KubeObje
  *   object misses a required field or label, or when the directory holds no template.
  */
 export async function loadManifests(dir: string, values: Record<string, string>): Promise<KubeObject[]> {
-  const merged: Record<string, string> = { ...MANIFEST_DEFAULTS, ...values };
-  const present = (await readdir(dir)).filter((f) => /\.ya?ml$/i.test(f));
+  const merged: Record<string, string> = {
+    ...MANIFEST_DEFAULTS,
+    ...(values.runId ? { runIdFull: values.runId } : {}),
+    ...(values.cellKey ? { cellKeyFull: values.cellKey } : {}),
+    ...values,
+  };
+  const present = (await readdir(dir)).filter((f) => /\.ya?ml$/i.test(f) && !NOT_PER_CELL_FILES.includes(f));
   const ordered = [
     ...MANIFEST_FILES.filter((f) => present.includes(f)),
     ...present.filter((f) => !MANIFEST_FILES.includes(f)).sort(),

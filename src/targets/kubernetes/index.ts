@@ -1,0 +1,215 @@
+/**
+ * The `kubernetes` target: per cell its own PVC and pod in a Kubernetes cluster (the seed article's
+ * EKS setting), rendered from `manifests/` (`render.ts`), provisioned idempotently with watches
+ * (`provision.ts`, `watch.ts`), reached at the pod IP or through a port-forward with credentials
+ * from a Secret (`access.ts`), removed by teardown after the pod's log and the statements are saved.
+ *
+ * Capabilities: never on the worker's host; restartable (a lost pod is made again on the same PVC,
+ * in the volume's zone). With a real clickhouse-server: like `external` (SQL verbs, HTTP summary,
+ * `system.processes`, `system.query_log`). With the chbench embedded engine in the pod
+ * (`KubernetesFacts.server`, the test tree's simulated kubelet): the embedded target's flags and
+ * statement verbs, `onWorkerHost` false.
+ */
+import { existsSync, accessSync, constants, readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import * as k8s from '@kubernetes/client-node';
+import { targetUrl } from '../../clickhouse/client';
+import { writeFileAtomic } from '../../lib/fs';
+import { KubernetesTargetSpec } from '../../schema/run-spec';
+import type { TargetCapabilities, TargetHandle } from '../../schema/target';
+import { embeddedTarget } from '../embedded';
+import { registerTarget } from '../registry';
+import {
+  archiveFromQueryLog,
+  checkServer,
+  killOnServer,
+  progressFromProcesses,
+  runningFromProcesses,
+} from '../server-verbs';
+import type { Target, TargetCheck } from '../target';
+import { clusterOf, prepareKubernetes } from './access';
+import { cellNames, kubeFor, orMissing, type Kube } from './kube';
+import { deletePod, deletePvc, kubeErrorText, provisionKubernetes } from './provision';
+import { imageFor } from './render';
+
+export { provisionKubernetes } from './provision';
+export { prepareKubernetes, resetAccess } from './access';
+export { cellNames, forgetKubeClients } from './kube';
+
+/** Capabilities with a real clickhouse-server in the pod (the registry's declared set). */
+export const KUBERNETES_CAPABILITIES: TargetCapabilities = {
+  onWorkerHost: false,
+  canKillRunning: true,
+  countersWithoutQueryLog: 'none',
+  summaryReadSource: 'http summary',
+  runningStatementsFrom: 'system.processes',
+  restartable: true,
+  statementArchive: false,
+};
+
+const embeddedInPod = (h: TargetHandle) => h.kubernetes?.server === 'chbench embedded engine';
+/** The handle as the embedded verbs see it: its URL is the one this process reaches (a port-forward). */
+const reachable = (h: TargetHandle): TargetHandle => ({ ...h, url: targetUrl(h) });
+
+/** Waits of teardown and check when the handle carries no spec: the spec's defaults. */
+const DEFAULT_WAITS = KubernetesTargetSpec.shape.timeouts.parse(undefined) as KubernetesTargetSpec['timeouts'];
+
+function kubeOf(handle: TargetHandle): Kube {
+  return kubeFor(clusterOf(handle));
+}
+
+/**
+ * Whether the handle's pod is still the one it points at: same uid, not Failed, not being deleted,
+ * container not restarted since (restartCount), Ready.
+ * @returns why it is lost, or `undefined` when it is the same pod and Ready
+ */
+export async function podLost(handle: TargetHandle): Promise<string | undefined> {
+  const f = handle.kubernetes;
+  if (!f) return 'the handle has no kubernetes facts';
+  const pod = await orMissing(() => kubeOf(handle).core.readNamespacedPod({ name: f.pod, namespace: f.namespace }));
+  const id = `pod ${f.namespace}/${f.pod}`;
+  if (!pod) return `${id} is gone`;
+  if (pod.metadata?.uid !== f.podUid)
+    return `${id} was re-created (uid ${pod.metadata?.uid}, the handle's ${f.podUid})`;
+  if (pod.metadata?.deletionTimestamp) return `${id} is being deleted`;
+  const st = pod.status ?? {};
+  if (st.phase === 'Failed') return `${id} ${st.reason ?? 'Failed'}: ${st.message ?? ''}`.trim();
+  const cs = st.containerStatuses?.[0];
+  if ((cs?.restartCount ?? 0) > f.restartCount) {
+    const last = cs?.lastState?.terminated;
+    return `${id}: its container restarted (restartCount ${cs?.restartCount}, was ${f.restartCount}${last ? `; last exit ${last.reason ?? ''} ${last.exitCode}` : ''}): the server lost its state`;
+  }
+  const ready = st.conditions?.find((c) => c.type === 'Ready');
+  if (ready?.status !== 'True') return `${id} is not Ready (${ready?.reason ?? st.phase ?? 'unknown'})`;
+  return undefined;
+}
+
+/** Save the pod's log (`readNamespacedPodLog`) as `pod-<name>.log` in `dir`. @returns a human line, never throws */
+async function savePodLog(handle: TargetHandle, dir: string): Promise<string> {
+  const f = handle.kubernetes;
+  if (!f) return 'no pod';
+  try {
+    const log = await kubeOf(handle).core.readNamespacedPodLog({ name: f.pod, namespace: f.namespace });
+    const file = path.join(dir, `pod-${f.pod}.log`);
+    writeFileAtomic(file, typeof log === 'string' ? log : String(log));
+    return `pod log ${file}`;
+  } catch (e) {
+    return `pod log not saved: ${kubeErrorText(e)}`;
+  }
+}
+
+/** Delete the cell's pod, then its PVC, each waited until gone (404 = success). */
+async function deleteCell(kube: Kube, namespace: string, pod: string, pvc: string): Promise<void> {
+  const waits = { timeouts: DEFAULT_WAITS };
+  await deletePod(kube, namespace, pod, waits);
+  await deletePvc(kube, namespace, pvc, waits);
+}
+
+/** The kubernetes target. */
+export const kubernetesTarget: Target<KubernetesTargetSpec> = {
+  kind: 'kubernetes',
+  capabilities: KUBERNETES_CAPABILITIES,
+  capabilitiesFor(handle) {
+    if (!embeddedInPod(handle)) return KUBERNETES_CAPABILITIES;
+    return { ...embeddedTarget.capabilities, onWorkerHost: false };
+  },
+  prepare: prepareKubernetes,
+  provision: provisionKubernetes,
+  async teardown(handle) {
+    const f = handle.kubernetes;
+    if (!f) throw new Error(`kubernetes handle of ${handle.runId}/${handle.cellKey} has no kubernetes facts`);
+    await deleteCell(kubeOf(handle), f.namespace, f.pod, f.pvc);
+  },
+  async teardownCell(spec, req) {
+    const n = cellNames(req.runId, req.cellKey);
+    await deleteCell(kubeFor(spec), spec.namespace, n.pod, n.pvc);
+    return `deleted pod ${spec.namespace}/${n.pod} and PVC ${n.pvc} (if they existed; reclaimPolicy Delete destroys the volume)`;
+  },
+  describeTeardown(h) {
+    const f = h.kubernetes;
+    return f
+      ? `delete pod ${f.namespace}/${f.pod} and PVC ${f.pvc} (PV ${f.pv ?? '?'}, volume ${f.volumeHandle ?? '?'}); reclaimPolicy Delete destroys the volume`
+      : 'nothing (no kubernetes facts)';
+  },
+  async check(handle): Promise<TargetCheck> {
+    try {
+      const lost = await podLost(handle);
+      if (lost) return { reachable: false, error: lost };
+      await prepareKubernetes(handle);
+    } catch (e) {
+      return { reachable: false, error: kubeErrorText(e) };
+    }
+    return checkServer(handle);
+  },
+  runningStatements: (h, c, prefix) =>
+    embeddedInPod(h) ? embeddedTarget.runningStatements(reachable(h), c, prefix) : runningFromProcesses(h, c, prefix),
+  statementProgress: (h, c, list, timeoutMs) =>
+    embeddedInPod(h)
+      ? embeddedTarget.statementProgress(reachable(h), c, list, timeoutMs)
+      : progressFromProcesses(h, c, list, timeoutMs),
+  kill: (h, c, queryId, o) =>
+    embeddedInPod(h) ? embeddedTarget.kill(reachable(h), c, queryId, o) : killOnServer(h, c, queryId, o),
+  /** `system.query_log` (as `external`), and the pod's log saved beside `file` as `pod-<name>.log`. */
+  async archiveStatements(handle, prefix, file) {
+    const log = await savePodLog(handle, path.dirname(file));
+    let source: string;
+    try {
+      await prepareKubernetes(handle);
+      source = await archiveFromQueryLog(handle, prefix, file);
+    } catch (e) {
+      source = `not available: ${kubeErrorText(e)}`;
+    }
+    return `${source}; ${log}`;
+  },
+  checkSpec(target, versions, place) {
+    const problems: string[] = [];
+    if (place === 'input') {
+      const images = target.images;
+      if (images !== undefined && (typeof images !== 'object' || images === null || Array.isArray(images)))
+        problems.push('target.images: must map a version label to an image');
+      for (const v of versions)
+        if (typeof v === 'string') {
+          const image = imageFor({ images: images as Record<string, string> | undefined }, v);
+          if (!/^[a-z0-9][a-z0-9._\-/:@]*$/i.test(image))
+            problems.push(`target.images: version ${v} gives image ${JSON.stringify(image)}, not an image reference`);
+        }
+      if (target.access !== undefined && target.access !== 'podIP' && target.access !== 'portForward')
+        problems.push(`target.access: ${JSON.stringify(target.access)} is not "podIP" or "portForward"`);
+      const r = KubernetesTargetSpec.shape.resources.safeParse(target.resources);
+      if (!r.success) problems.push(...r.error.issues.map((i) => `target.resources.${i.path.join('.')}: ${i.message}`));
+      return problems;
+    }
+    const kubeconfig = typeof target.kubeconfig === 'string' ? target.kubeconfig : undefined;
+    const context = typeof target.context === 'string' ? target.context : undefined;
+    if (kubeconfig) {
+      if (!existsSync(kubeconfig)) return [`target.kubeconfig: ${kubeconfig} does not exist on the worker`];
+      try {
+        accessSync(kubeconfig, constants.R_OK);
+        readFileSync(kubeconfig);
+      } catch (e) {
+        return [`target.kubeconfig: ${kubeconfig} is not readable on the worker (${(e as Error).message})`];
+      }
+    }
+    try {
+      const kc = new k8s.KubeConfig();
+      if (kubeconfig) kc.loadFromFile(kubeconfig);
+      else kc.loadFromDefault();
+      if (context && !kc.getContexts().some((c) => c.name === context))
+        problems.push(
+          `target.context: ${context} is not a context of ${kubeconfig ?? 'the default kubeconfig'} (has: ${kc
+            .getContexts()
+            .map((c) => c.name)
+            .join(', ')})`,
+        );
+      if (!kc.getCurrentCluster() && !context)
+        problems.push('target.kubeconfig: no current cluster (set target.context)');
+    } catch (e) {
+      problems.push(
+        `target.kubeconfig: ${kubeconfig ?? 'the default kubeconfig'} cannot be loaded (${(e as Error).message.split('\n')[0]})`,
+      );
+    }
+    return problems;
+  },
+};
+
+registerTarget(kubernetesTarget);
