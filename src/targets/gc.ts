@@ -18,12 +18,27 @@
  * different one, a workflow still open, an error while asking, a label without owner (older chbench,
  * or a server provisioned outside a workflow). `--force` judges the latter by the CLI's own server
  * and namespace (the behaviour before owners were recorded), at the user's explicit request.
+ *
+ * Kubernetes ({@link collectKubernetesGarbage}): the pods and PVCs labelled
+ * `app.kubernetes.io/managed-by=chbench`, judged by the owner in their `chbench.io/owner` annotation
+ * the same way; the shared Namespace and StorageClass are never deleted.
  */
 import { readdirSync, rmSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { listCellDirs, readLabel, readOwner, stopProcess } from './process';
-import type { TemporalOwner } from '../schema/target';
+import { TemporalOwner } from '../schema/target';
+import { kubeFor } from './kubernetes/kube';
+import { deletePod, deletePvc } from './kubernetes/provision';
+import {
+  CELL_ANNOTATION,
+  CELL_LABEL,
+  MANAGED_BY_LABEL,
+  MANAGED_BY_VALUE,
+  OWNER_ANNOTATION,
+  RUN_ANNOTATION,
+  RUN_ID_LABEL,
+} from './kubernetes/manifests';
 
 /** One resource gc looked at. */
 export interface GcEntry {
@@ -231,3 +246,110 @@ export async function collectGarbage(
   }
   return { removed, kept };
 }
+
+// ---------------------------------------------------------------------------------------------
+// Kubernetes: pods and PVCs of closed runs, found by label
+
+/** One Kubernetes object gc looked at (a cell's pod or PVC). */
+export interface KubeGcEntry {
+  /** `Pod` or `PersistentVolumeClaim`. */
+  kind: 'Pod' | 'PersistentVolumeClaim';
+  namespace: string;
+  name: string;
+  /** Full run id and cell key (annotations `chbench.io/run`, `chbench.io/cell-key`), else the labels. */
+  runId: string;
+  cellKey: string;
+  /** Where its workflow lives (annotation `chbench.io/owner`), when it parses. */
+  owner?: TemporalOwner;
+  /** Why it was kept or removed. */
+  reason: string;
+}
+
+/** Where gc looks for chbench's Kubernetes objects. */
+export interface KubeGcScope {
+  /** Kubeconfig path (absent: client-node's default lookup). */
+  kubeconfig?: string;
+  /** Kubeconfig context (absent: current-context). */
+  context?: string;
+  /** Namespace to search. @default `bench-database` */
+  namespace?: string;
+}
+
+/**
+ * Remove the pods and PVCs (label `app.kubernetes.io/managed-by=chbench`) whose owning workflows
+ * (annotation `chbench.io/owner`) are positively closed on their own Temporal server, judged exactly
+ * as the process targets' directories are; everything else is kept and the reason given. A pod is
+ * deleted (and waited for) before its PVC; `reclaimPolicy: Delete` then destroys the volume. The
+ * Namespace and the StorageClass are never deleted by gc (other runs and cells share them).
+ * @param opts.dryRun list only; `force` is not used here (an object without owner is always kept)
+ * @returns what was removed and what was kept, each with the reason
+ * @throws Error when the cluster cannot be listed
+ */
+export async function collectKubernetesGarbage(
+  scope: KubeGcScope,
+  opts: GcOptions = {},
+): Promise<{ removed: KubeGcEntry[]; kept: KubeGcEntry[] }> {
+  const namespace = scope.namespace ?? 'bench-database';
+  const kube = kubeFor(scope);
+  const labelSelector = `${MANAGED_BY_LABEL}=${MANAGED_BY_VALUE}`;
+  const pods = (await kube.core.listNamespacedPod({ namespace, labelSelector })).items;
+  const pvcs = (await kube.core.listNamespacedPersistentVolumeClaim({ namespace, labelSelector })).items;
+  const removed: KubeGcEntry[] = [];
+  const kept: KubeGcEntry[] = [];
+  const servers = new Servers(opts.connectTimeoutMs ?? 5000);
+  const verdicts = new Map<string, Verdict>();
+  const entryOf = (kind: KubeGcEntry['kind'], o: { metadata?: import('@kubernetes/client-node').V1ObjectMeta }) => {
+    const md = o.metadata ?? {};
+    const a = md.annotations ?? {};
+    const l = md.labels ?? {};
+    let owner: TemporalOwner | undefined;
+    try {
+      const p = TemporalOwner.safeParse(JSON.parse(a[OWNER_ANNOTATION] ?? 'null'));
+      if (p.success) owner = p.data;
+    } catch {
+      // not JSON: no owner
+    }
+    return {
+      kind,
+      namespace,
+      name: md.name ?? '',
+      runId: a[RUN_ANNOTATION] ?? l[RUN_ID_LABEL] ?? '?',
+      cellKey: a[CELL_ANNOTATION] ?? l[CELL_LABEL] ?? '?',
+      ...(owner ? { owner } : {}),
+      reason: '',
+    } satisfies KubeGcEntry;
+  };
+  try {
+    // Pods first, so a PVC is deleted only after the pod that mounts it.
+    const entries = [...pods.map((p) => entryOf('Pod', p)), ...pvcs.map((p) => entryOf('PersistentVolumeClaim', p))];
+    for (const e of entries) {
+      let v: Verdict;
+      if (!e.owner)
+        v = {
+          remove: false,
+          reason: `no parseable ${OWNER_ANNOTATION} annotation: cannot tell where run ${e.runId} lives (delete it by hand if it is yours)`,
+        };
+      else {
+        const key = JSON.stringify(e.owner);
+        v = verdicts.get(key) ?? (await judgeOwned(servers, e.owner));
+        verdicts.set(key, v);
+      }
+      e.reason = v.reason;
+      if (!v.remove) {
+        kept.push(e);
+        continue;
+      }
+      if (!opts.dryRun) {
+        if (e.kind === 'Pod') await deletePod(kube, namespace, e.name, { timeouts: GC_WAITS });
+        else await deletePvc(kube, namespace, e.name, { timeouts: GC_WAITS });
+      }
+      removed.push(e);
+    }
+  } finally {
+    await servers.close();
+  }
+  return { removed, kept };
+}
+
+/** Waits of gc's deletes, ms. */
+const GC_WAITS = { scheduleMs: 300_000, pvcMs: 300_000, pullMs: 600_000, readyMs: 300_000, watchSilenceMs: 60_000 };

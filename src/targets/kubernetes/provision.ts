@@ -75,22 +75,27 @@ export async function waitGone(
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   if (watchArgs) {
-    const timer = sleep(timeoutMs).then(() => 'timeout' as const);
-    const r = await Promise.race([
-      waitForObject<unknown, 'gone'>({
-        kc: watchArgs.kube.kc,
-        path: watchArgs.path,
-        name: watchArgs.name,
-        silenceMs,
-        list: watchArgs.list as never,
-        decide: async (obj, stats) => {
-          heartbeat({ step: 'teardown', k8s: `waiting for ${what} to go`, watch: describeStats(stats) });
-          return obj === undefined ? 'gone' : Date.now() > deadline ? 'gone' : undefined;
-        },
-      }),
-      timer,
-    ]);
-    if (r === 'gone' && (await orMissing(read)) === undefined) return;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<'timeout'>((r) => (timer = setTimeout(() => r('timeout'), timeoutMs)));
+    try {
+      const r = await Promise.race([
+        waitForObject<unknown, 'gone'>({
+          kc: watchArgs.kube.kc,
+          path: watchArgs.path,
+          name: watchArgs.name,
+          silenceMs,
+          list: watchArgs.list as never,
+          decide: async (obj, stats) => {
+            heartbeat({ step: 'teardown', k8s: `waiting for ${what} to go`, watch: describeStats(stats) });
+            return obj === undefined || Date.now() > deadline ? 'gone' : undefined;
+          },
+        }),
+        timeout,
+      ]);
+      if (r === 'gone' && (await orMissing(read)) === undefined) return;
+    } finally {
+      clearTimeout(timer);
+    }
   }
   while (Date.now() < deadline) {
     if ((await orMissing(read)) === undefined) return;
