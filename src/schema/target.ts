@@ -80,6 +80,12 @@ export const KubernetesFacts = z.object({
   csiDriver: z.string().nullable(),
   /** StorageClass of the PVC. */
   storageClass: z.string(),
+  /**
+   * `parameters` of the StorageClass when the cell was provisioned (gp3: `type`, `iops`, `throughput`,
+   * `encrypted`): what the CSI driver created the volume with. The cloud step prices a volume that no
+   * longer exists (deleted at teardown, reclaimPolicy Delete) from these. Absent in older records.
+   */
+  storageClassParameters: z.record(z.string(), z.string()).nullable().optional(),
   /** PVC `spec.resources.requests.storage`, e.g. `100Gi`. */
   storageRequest: z.string(),
   /**

@@ -166,7 +166,12 @@ async function resolveResources(
     };
   } catch (e) {
     const why = (e as Error).message.split('\n')[0];
-    const sc = manifestStorageClass(k.storageClass);
+    // The StorageClass parameters recorded at provisioning; older records: chbench's template if it is that class.
+    const recorded = k.storageClassParameters ?? null;
+    const sc = recorded ?? manifestStorageClass(k.storageClass);
+    const scSource = recorded
+      ? `StorageClass ${k.storageClass} parameters recorded at provisioning`
+      : `StorageClass ${k.storageClass} parameters (manifests/storageclass.yaml)`;
     const type = sc?.type ?? null;
     const num = (x: string | undefined) => (x === undefined || !Number.isFinite(Number(x)) ? null : Number(x));
     volume = {
@@ -179,8 +184,8 @@ async function resolveResources(
       state: 'not describable',
       source: `recorded at provisioning: size from the PVC request ${k.storageRequest}, zone from the node label${
         sc
-          ? `, type/iops/throughput from StorageClass ${k.storageClass} parameters (manifests/storageclass.yaml)`
-          : `; StorageClass ${k.storageClass} is not chbench's template, so type/iops/throughput unknown`
+          ? `, type/iops/throughput from ${scSource}`
+          : `; StorageClass ${k.storageClass} parameters were not recorded and it is not chbench's template, so type/iops/throughput unknown`
       } (DescribeVolumes: ${why})`,
     };
   }

@@ -114,7 +114,12 @@ export const kubernetesTarget: Target<KubernetesTargetSpec> = {
     return { ...embeddedTarget.capabilities, onWorkerHost: false };
   },
   prepare: prepareKubernetes,
-  provision: provisionKubernetes,
+  /** {@link provisionKubernetes}, then load the Secret's password (and port-forward) into this process, so the provision activity can connect. */
+  async provision(spec, req) {
+    const handle = await provisionKubernetes(spec, req);
+    await prepareKubernetes(handle);
+    return handle;
+  },
   async teardown(handle) {
     const f = handle.kubernetes;
     if (!f) throw new Error(`kubernetes handle of ${handle.runId}/${handle.cellKey} has no kubernetes facts`);

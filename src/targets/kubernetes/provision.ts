@@ -555,6 +555,8 @@ async function readFacts(
   const pvName = pvc.spec?.volumeName ?? null;
   const pv = pvName ? await orMissing(() => kube.core.readPersistentVolume({ name: pvName })) : undefined;
   const labels = node?.metadata?.labels ?? {};
+  const className = pvc.spec?.storageClassName ?? spec.storageClass.name;
+  const sc = await orMissing(() => kube.storage.readStorageClass({ name: className }));
   return {
     namespace: ns,
     pod: names.pod,
@@ -570,7 +572,8 @@ async function readFacts(
     pv: pvName,
     volumeHandle: pv?.spec?.csi?.volumeHandle ?? null,
     csiDriver: pv?.spec?.csi?.driver ?? null,
-    storageClass: pvc.spec?.storageClassName ?? spec.storageClass.name,
+    storageClass: className,
+    storageClassParameters: sc?.parameters ?? null,
     storageRequest: pvc.spec?.resources?.requests?.storage ?? spec.storageSize,
     volume,
     ...(volumeNote ? { volumeNote } : {}),
