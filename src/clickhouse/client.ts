@@ -89,6 +89,21 @@ export function targetUrl(t: {
 }
 
 /**
+ * The `X-ClickHouse-User` / `X-ClickHouse-Key` headers of a target for plain HTTP requests outside the
+ * client (the embedded engine's `/chbench/*` endpoints): empty when the target has no password.
+ * @throws Error as {@link targetPassword}
+ */
+export function authHeaders(t: {
+  url: string;
+  username: string;
+  passwordEnv?: string;
+  passwordSecret?: { namespace: string; name: string; key: string };
+}): Record<string, string> {
+  const password = targetPassword(t);
+  return password || t.passwordSecret ? { 'X-ClickHouse-User': t.username, 'X-ClickHouse-Key': password } : {};
+}
+
+/**
  * The password of a target: the one its `prepare` verb loaded from the Secret its handle names
  * (`passwordSecret`), else the value of the environment variable it names (`passwordEnv`), or empty
  * when it names none. The one place chbench reads a password; it never enters a handle, a spec, a

@@ -5,6 +5,7 @@
  */
 import type { StatementProgress, WatchedStatement } from '../../clickhouse/statement-watch';
 import type { TargetHandle } from '../../schema/target';
+import { authHeaders, targetUrl } from '../../clickhouse/client';
 import { httpGet } from '../process';
 
 /** One entry of the embedded server's `GET /chbench/running`. */
@@ -34,8 +35,10 @@ export interface EmbeddedRunning {
  * @throws Error when the server does not answer 200 within `timeoutMs`
  */
 export async function readRunning(handle: TargetHandle, timeoutMs: number): Promise<EmbeddedRunning[]> {
-  const r = await httpGet(`${handle.url}/chbench/running`, timeoutMs);
-  if (r.status !== 200) throw new Error(`${handle.url}/chbench/running: HTTP ${r.status}`);
+  // The URL this process reaches (a port-forward for a pod) and the target's credentials, if any.
+  const url = targetUrl(handle);
+  const r = await httpGet(`${url}/chbench/running`, timeoutMs, authHeaders(handle));
+  if (r.status !== 200) throw new Error(`${url}/chbench/running: HTTP ${r.status}`);
   return JSON.parse(r.body) as EmbeddedRunning[];
 }
 

@@ -13,7 +13,8 @@
 import { existsSync, accessSync, constants, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import * as k8s from '@kubernetes/client-node';
-import { targetUrl } from '../../clickhouse/client';
+import { authHeaders, targetUrl } from '../../clickhouse/client';
+import { httpGet } from '../process';
 import { writeFileAtomic } from '../../lib/fs';
 import { KubernetesTargetSpec } from '../../schema/run-spec';
 import type { TargetCapabilities, TargetHandle } from '../../schema/target';
@@ -48,11 +49,23 @@ export const KUBERNETES_CAPABILITIES: TargetCapabilities = {
 };
 
 const embeddedInPod = (h: TargetHandle) => h.kubernetes?.server === 'chbench embedded engine';
-/** The handle as the embedded verbs see it: its URL is the one this process reaches (a port-forward). */
-const reachable = (h: TargetHandle): TargetHandle => ({ ...h, url: targetUrl(h) });
 
 /** Waits of teardown and check when the handle carries no spec: the spec's defaults. */
 const DEFAULT_WAITS = KubernetesTargetSpec.shape.timeouts.parse(undefined) as KubernetesTargetSpec['timeouts'];
+
+/**
+ * The embedded engine's own statement log (`GET /chbench/statements`, every statement the server ran,
+ * all of them the cell's) copied atomically into `file`, for a pod that runs that engine.
+ * @returns the source used
+ * @throws Error when the endpoint does not answer 200
+ */
+async function archiveFromEngineLog(handle: TargetHandle, file: string): Promise<string> {
+  const url = targetUrl(handle);
+  const r = await httpGet(`${url}/chbench/statements`, 30_000, authHeaders(handle));
+  if (r.status !== 200) throw new Error(`${url}/chbench/statements: HTTP ${r.status} ${r.body.slice(0, 200)}`);
+  writeFileAtomic(file, r.body);
+  return 'the engine statement log (GET /chbench/statements)';
+}
 
 function kubeOf(handle: TargetHandle): Kube {
   return kubeFor(clusterOf(handle));
@@ -147,20 +160,22 @@ export const kubernetesTarget: Target<KubernetesTargetSpec> = {
     return checkServer(handle);
   },
   runningStatements: (h, c, prefix) =>
-    embeddedInPod(h) ? embeddedTarget.runningStatements(reachable(h), c, prefix) : runningFromProcesses(h, c, prefix),
+    embeddedInPod(h) ? embeddedTarget.runningStatements(h, c, prefix) : runningFromProcesses(h, c, prefix),
   statementProgress: (h, c, list, timeoutMs) =>
     embeddedInPod(h)
-      ? embeddedTarget.statementProgress(reachable(h), c, list, timeoutMs)
+      ? embeddedTarget.statementProgress(h, c, list, timeoutMs)
       : progressFromProcesses(h, c, list, timeoutMs),
   kill: (h, c, queryId, o) =>
-    embeddedInPod(h) ? embeddedTarget.kill(reachable(h), c, queryId, o) : killOnServer(h, c, queryId, o),
+    embeddedInPod(h) ? embeddedTarget.kill(h, c, queryId, o) : killOnServer(h, c, queryId, o),
   /** `system.query_log` (as `external`), and the pod's log saved beside `file` as `pod-<name>.log`. */
   async archiveStatements(handle, prefix, file) {
     const log = await savePodLog(handle, path.dirname(file));
     let source: string;
     try {
       await prepareKubernetes(handle);
-      source = await archiveFromQueryLog(handle, prefix, file);
+      source = embeddedInPod(handle)
+        ? await archiveFromEngineLog(handle, file)
+        : await archiveFromQueryLog(handle, prefix, file);
     } catch (e) {
       source = `not available: ${kubeErrorText(e)}`;
     }

@@ -400,9 +400,12 @@ async function ensureShared(kube: Kube, spec: KubernetesTargetSpec, ns: KubeObje
 }
 
 /** What answers in the pod: the embedded engine answers `GET /chbench/info` with 200 JSON. */
-async function serverKind(url: string): Promise<KubernetesFacts['server']> {
+async function serverKind(url: string, creds: Credentials): Promise<KubernetesFacts['server']> {
   try {
-    const r = await httpGet(`${url}/chbench/info`, 5000);
+    const r = await httpGet(`${url}/chbench/info`, 5000, {
+      'X-ClickHouse-User': creds.username,
+      'X-ClickHouse-Key': creds.password,
+    });
     if (r.status === 200) {
       JSON.parse(r.body);
       return 'chbench embedded engine';
@@ -513,7 +516,7 @@ export async function provisionKubernetes(spec: KubernetesTargetSpec, req: Provi
   const podUrl = `http://${facts.podIP}:${CLICKHOUSE_PORT}`;
   const reachUrl =
     spec.access === 'portForward' ? (await portForward(kube, ns, names.pod, CLICKHOUSE_PORT)).url : podUrl;
-  facts.server = await serverKind(reachUrl);
+  facts.server = await serverKind(reachUrl, creds);
   const version = await serverVersion(reachUrl, creds);
   if (!versionMatchesLabel(version, req.version))
     throw new Error(

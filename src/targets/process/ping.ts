@@ -20,16 +20,20 @@ export interface HttpGetResult {
  * @param timeoutMs abort after this many milliseconds
  * @throws Error on connection failure or timeout
  */
-export function httpGet(url: string, timeoutMs: number): Promise<HttpGetResult> {
+export function httpGet(url: string, timeoutMs: number, headers: Record<string, string> = {}): Promise<HttpGetResult> {
   return new Promise((resolve, reject) => {
-    const req = http.get(url, { agent: false, headers: { connection: 'close' }, timeout: timeoutMs }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () =>
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }),
-      );
-      res.on('error', reject);
-    });
+    const req = http.get(
+      url,
+      { agent: false, headers: { ...headers, connection: 'close' }, timeout: timeoutMs },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }),
+        );
+        res.on('error', reject);
+      },
+    );
     req.on('timeout', () => req.destroy(new Error(`GET ${url}: no answer within ${timeoutMs} ms`)));
     req.on('error', reject);
   });
