@@ -223,8 +223,10 @@ export async function priceRun(usages: readonly CellUsage[], prices: PriceSource
 }
 
 /**
- * A USD amount rounded to the cent for display: `$0.25`; `n/a` for null.
+ * A USD amount for display: to the cent from $1 (`$12.25`), to a hundredth of a cent below (`$0.0013`); `n/a` for null.
  */
 export function usd(x: number | null): string {
-  return x === null ? 'n/a' : `$${(Math.round(x * 100) / 100).toFixed(2)}`;
+  if (x === null) return 'n/a';
+  // Below a dollar, to a hundredth of a cent (a short cell costs fractions of a cent).
+  return Math.abs(x) < 1 ? `$${x.toFixed(4)}` : `$${(Math.round(x * 100) / 100).toFixed(2)}`;
 }

@@ -98,6 +98,8 @@ export function cellStepWindows(r: CellStepRecords): { steps: StepWindow[]; miss
   if (r.load && !r.load.reused) add('load', r.load.started_at, r.load.finished_at);
   for (const [label, q] of Object.entries(r.quiesce ?? {})) add(`quiesce ${label}`, q.started_at, q.finished_at);
   const queries = (rec: QueriesRecord | undefined) => {
+    const all = runsSpan((rec?.queries ?? []).flatMap((q) => q.samples.filter((x) => x.kind !== 'warmup')));
+    if (rec && all) steps.push({ step: `queries (${rec.phase})`, ...all });
     for (const q of rec?.queries ?? [])
       for (const kind of ['cold', 'warm'] as const) {
         const runs = q.samples.filter((s) => s.kind === kind);
@@ -111,6 +113,7 @@ export function cellStepWindows(r: CellStepRecords): { steps: StepWindow[]; miss
   queries(r.queriesBaseline);
   if (r.index) add('index build', r.index.started_at, r.index.finished_at);
   queries(r.queriesIndex);
+  steps.sort((a, b) => a.startMs - b.startMs);
   const span = cellSpan(r, steps);
   if (span) steps.push({ step: 'cell', startMs: span.startMs, endMs: span.endMs });
   else missing.push('cell: no provision.json provisioned_at');

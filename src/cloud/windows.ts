@@ -143,8 +143,11 @@ export function planWindows(steps: readonly StepWindow[], opts: WindowOptions): 
       .map((o) => o.s.step);
     const durationMs = s.endMs - s.startMs;
     if (durationMs < periodS * 1000) {
+      const named = sharedWith.slice(0, 3).join(', ');
       const shared =
-        sharedWith.length > 0 ? `shared with ${sharedWith.join(', ')}` : 'shared with whatever else ran then';
+        sharedWith.length === 0
+          ? 'shared with whatever else ran then'
+          : `shared with ${named}${sharedWith.length > 3 ? ` and ${sharedWith.length - 3} more step(s)` : ''}`;
       return {
         ...s,
         attributable: false as const,

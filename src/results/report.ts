@@ -496,7 +496,7 @@ function cloudSections(dir: string, run: RunRecord, cells: CellResult[]): string
   const sources = [...new Set([...costs.values()].map((k) => k.price_source))];
   const held = [...new Set([...costs.values()].map((k) => `${k.held.from_source} → ${k.held.to_source}`))];
   out.push(
-    `Instance: on-demand $/h × hours held; volume: GB-month price × GiB × hours held ÷ 730, plus provisioned IOPS and MiB/s above the included ones at their monthly prices. Time held: ${held.join('; ')}. Prices: ${sources.join('; ')}. Rounded to the cent here; the run total is the sum of the unrounded cells.`,
+    `Instance: on-demand $/h × hours held; volume: GB-month price × GiB × hours held ÷ 730, plus provisioned IOPS and MiB/s above the included ones at their monthly prices. Time held: ${held.join('; ')}. Prices: ${sources.join('; ')}. Shown to the cent from $1 and to a hundredth of a cent below; the run total is the sum of the unrounded cells.`,
     '',
   );
   const cr = [['cell', 'held', 'instance', 'storage', 'IOPS above baseline', 'throughput above baseline', 'total']];

@@ -36,14 +36,16 @@ test("the article's prices: m5.xlarge $0.236/h, gp3 $0.0912/GB-month (seed 000, 
   assert.equal(ARTICLE_PRICES.region, 'ap-northeast-2');
 });
 
-test('one hour of the article cell: $0.236 + 100 GiB × $0.0912 ÷ 730 = $0.25', () => {
+test('one hour of the article cell: $0.236 + 100 GiB × $0.0912 ÷ 730 = $0.2485 (to a hundredth of a cent below $1)', () => {
   const c = cellCost(usage(1), 0.236, gp3);
   assert.equal(c.instanceUsd, 0.236);
   assert.ok(Math.abs((c.storageUsd ?? 0) - 9.12 / 730) < 1e-12);
   assert.equal(c.iopsUsd, 0); // 3,000 IOPS are included
   assert.equal(c.throughputUsd, 0); // 125 MiB/s are included
   assert.equal(cents(c.totalUsd), 25);
-  assert.equal(usd(c.totalUsd), '$0.25');
+  assert.equal(usd(c.totalUsd), '$0.2485');
+  assert.equal(usd(12.254), '$12.25');
+  assert.equal(usd(null), 'n/a');
   assert.match(c.lines.join('\n'), /instance m5\.xlarge: \$0\.236\/h × 1\.0000 h = \$0\.2360/);
 });
 

@@ -18,7 +18,7 @@ const FIX = path.join(REPO_ROOT, 'test', 'fixtures', 'results', 'embedded-26.7',
 const T0 = Date.UTC(2026, 7, 25, 12, 0, 0);
 const iso = (s: number) => new Date(T0 + s * 1000).toISOString();
 
-test('cellStepWindows: load, cold and warm runs per query and phase (warm-ups in neither), the cell from provisioned_at to torn_down_at', () => {
+test('cellStepWindows: load, the whole query pass, cold and warm runs per query and phase (warm-ups in neither), in start order, the cell from provisioned_at to torn_down_at', () => {
   const provision = { ...readRecord(path.join(FIX, 'provision.json'), ProvisionRecord), provisioned_at: iso(0) };
   const load = {
     ...readRecord(path.join(FIX, 'load.json'), LoadRecord),
@@ -40,6 +40,7 @@ test('cellStepWindows: load, cold and warm runs per query and phase (warm-ups in
     steps.map((s) => [s.step, (s.startMs - T0) / 1000, (s.endMs - T0) / 1000]),
     [
       ['load', 10, 130],
+      ['queries (baseline)', 200, 225],
       ['q1 cold (baseline)', 200, 205],
       ['q1 warm (baseline)', 210, 225],
       ['cell', 0, 600],
