@@ -30,7 +30,7 @@ import {
 import type { Target, TargetCheck } from '../target';
 import { clusterOf, prepareKubernetes } from './access';
 import { cellNames, kubeFor, orMissing, type Kube } from './kube';
-import { deletePod, deletePvc, kubeErrorText, provisionKubernetes } from './provision';
+import { deletePod, deletePvc, kubeErrorText, provisionKubernetes, waitGone } from './provision';
 import { imageFor } from './render';
 
 export { provisionKubernetes } from './provision';
@@ -115,7 +115,28 @@ async function savePodLog(handle: TargetHandle, dir: string): Promise<string> {
 async function deleteCell(kube: Kube, namespace: string, pod: string, pvc: string): Promise<void> {
   const waits = { timeouts: DEFAULT_WAITS };
   await deletePod(kube, namespace, pod, waits);
+  // The PV bound to the claim, read before the claim goes (a handle-less teardown knows only the claim).
+  const claim = await orMissing(() => kube.core.readNamespacedPersistentVolumeClaim({ name: pvc, namespace }));
+  const pvName = claim?.spec?.volumeName;
   await deletePvc(kube, namespace, pvc, waits);
+  if (pvName) await waitVolumeDeleted(kube, pvName);
+}
+
+/**
+ * With reclaimPolicy `Delete`, deleting the claim makes the CSI driver delete the volume (the EBS
+ * volume) and then the PV, asynchronously: wait until the PV is gone, so a finished teardown means
+ * the volume is no longer billed. A PV kept by reclaimPolicy `Retain` is not waited for.
+ * @throws Error when the PV still exists after `DEFAULT_WAITS.pvcMs` ms (the volume may still exist and cost)
+ */
+async function waitVolumeDeleted(kube: Kube, pvName: string): Promise<void> {
+  const pv = await orMissing(() => kube.core.readPersistentVolume({ name: pvName }));
+  if (!pv || pv.spec?.persistentVolumeReclaimPolicy !== 'Delete') return;
+  await waitGone(
+    `PV ${pvName} (reclaimPolicy Delete: the CSI driver deletes volume ${pv.spec?.csi?.volumeHandle ?? '?'})`,
+    () => kube.core.readPersistentVolume({ name: pvName }),
+    DEFAULT_WAITS.pvcMs,
+    DEFAULT_WAITS.watchSilenceMs,
+  );
 }
 
 /** The kubernetes target. */

@@ -1,0 +1,150 @@
+/**
+ * `target.kind: kubernetes` end to end on real components: a Temporal dev server and worker, the
+ * simulated EKS of the test tree (Kubernetes API emulator, scheduler, kubelet running the ClickHouse
+ * engine per pod, EBS volumes in moto). A pod evicted in the middle of the query runs is a target
+ * restart: the cell provisions a new pod on the same volume, finishes, and records the restart; an
+ * image that cannot be pulled fails the cell at once (non-retryable) with the kubelet's words, and
+ * nothing of either run is left in the cluster or in EC2.
+ */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { DescribeVolumesCommand, EC2Client } from '@aws-sdk/client-ec2';
+import { startTemporalEnv, type TemporalEnv } from '../helpers/temporal-env';
+import { startEksSim, type EksSim } from '../k8s/eks-sim';
+import { readRecord } from '../../src/results/store';
+import { CellResult, ProvisionRecord } from '../../src/schema/results';
+import { cellNames } from '../../src/targets/kubernetes';
+import type { MatrixProgress, MatrixResult } from '../../src/workflows';
+import type { CellProgress } from '../../src/workflows/benchmark-cell';
+import { pollUntil } from '../../src/lib/poll';
+
+const NS = 'bench-database';
+let sim: EksSim;
+let env: TemporalEnv;
+let core: CoreV1Api;
+
+before(async () => {
+  sim = await startEksSim({ publishEveryMs: 0 });
+  env = await startTemporalEnv('kubernetes');
+  const kc = new KubeConfig();
+  kc.loadFromFile(sim.kubeconfigPath);
+  core = kc.makeApiClient(CoreV1Api);
+});
+after(async () => {
+  await env?.stop();
+  await sim?.stop();
+});
+
+const spec = (name: string, version = '26.7') => ({
+  name,
+  workload: 'logs',
+  scale: 300_000,
+  target: {
+    kind: 'kubernetes',
+    kubeconfig: sim.kubeconfigPath,
+    namespace: NS,
+    timeouts: { scheduleMs: 20_000, pvcMs: 20_000, pullMs: 5_000, readyMs: 60_000, watchSilenceMs: 5_000 },
+  },
+  matrix: { version: [version], codec: ['LZ4'] },
+  skipIndex: false,
+  protocol: { warmRuns: 2, quiesce: { stableForMs: 500 } },
+  resultsDir: env.resultsDir,
+});
+
+/** chbench pods and PVCs left in the namespace, and EBS volumes the CSI driver made in moto not deleted. */
+async function leftovers(): Promise<{ pods: number; pvcs: number; volumes: number }> {
+  const sel = 'app.kubernetes.io/managed-by=chbench';
+  const ec2 = new EC2Client({
+    region: sim.region,
+    endpoint: sim.awsEnv.AWS_ENDPOINT_URL,
+    credentials: { accessKeyId: sim.awsEnv.AWS_ACCESS_KEY_ID, secretAccessKey: sim.awsEnv.AWS_SECRET_ACCESS_KEY },
+  });
+  const vols = (await ec2.send(new DescribeVolumesCommand({}))).Volumes ?? [];
+  ec2.destroy();
+  return {
+    pods: (await core.listNamespacedPod({ namespace: NS, labelSelector: sel })).items.length,
+    pvcs: (await core.listNamespacedPersistentVolumeClaim({ namespace: NS, labelSelector: sel })).items.length,
+    // Volumes the CSI driver made (tagged with their PV); an instance's root volume is not one.
+    volumes: vols.filter(
+      (v) =>
+        v.State !== 'deleted' &&
+        v.State !== 'deleting' &&
+        (v.Tags ?? []).some((t) => t.Key === 'kubernetes.io/created-for/pv/name'),
+    ).length,
+  };
+}
+
+test('a pod evicted during the query runs is a target restart: new pod on the same volume, cell succeeds, restart recorded', async () => {
+  const runId = `k8s-evict-${Date.now()}`;
+  const cellKey = 'v26.7-lz4';
+  const handle = await env.client.workflow.start('benchmarkMatrix', {
+    taskQueue: env.taskQueue,
+    workflowId: runId,
+    args: [spec('k8s-evict')],
+  });
+  // Evict once the cell measures its baseline queries (the cell's own progress query, every 100 ms).
+  await pollUntil(
+    async () => {
+      const m = (await handle.query('progress').catch(() => undefined)) as MatrixProgress | undefined;
+      if (!m?.running.includes(cellKey)) return undefined;
+      const c = (await env.client.workflow
+        .getHandle(`${runId}/${cellKey}`)
+        .query('progress')
+        .catch(() => undefined)) as CellProgress | undefined;
+      return c?.step === 'queries-baseline' || undefined;
+    },
+    { what: 'the cell at queries-baseline', timeoutMs: 180_000, intervalMs: 100 },
+  );
+  const { pod } = cellNames(runId, cellKey);
+  const before = await core.readNamespacedPod({ name: pod, namespace: NS });
+  await sim.cluster.evict(NS, pod);
+
+  const r = (await handle.result()) as MatrixResult;
+  assert.deepEqual(
+    r.cells.map((c) => [c.cellKey, c.status]),
+    [[cellKey, 'succeeded']],
+  );
+  const dir = path.join(env.resultsDir, runId, 'cells', cellKey);
+  const result = readRecord(path.join(dir, 'result.json'), CellResult);
+  assert.ok(result.target_restarts.length >= 1, 'the eviction is recorded as a target restart');
+  assert.ok(
+    result.target_restarts.some((t) => t.step === 'queries-baseline'),
+    JSON.stringify(result.target_restarts),
+  );
+  assert.equal(result.load?.rows_in_table, 300_000, 'the data on the volume survived the pod');
+  const prov = readRecord(path.join(dir, 'provision.json'), ProvisionRecord);
+  const k = prov.target.kubernetes!;
+  assert.equal(k.volume, 'reused', 'the re-provision found the cell volume bound and landed in its zone');
+  assert.notEqual(k.podUid, before.metadata?.uid, 'a new pod');
+  assert.equal(k.zone, 'us-east-1a');
+  assert.match(k.volumeHandle ?? '', /^vol-/);
+  assert.deepEqual(await leftovers(), { pods: 0, pvcs: 0, volumes: 0 });
+});
+
+test('an image that cannot be pulled fails the cell once, non-retryable, with the kubelet event; nothing is left', async () => {
+  const runId = `k8s-pull-${Date.now()}`;
+  const r = (await env.client.workflow.execute('benchmarkMatrix', {
+    taskQueue: env.taskQueue,
+    workflowId: runId,
+    args: [spec('k8s-pull', '25.1')],
+  })) as MatrixResult;
+  assert.equal(r.cells.length, 1);
+  assert.equal(r.cells[0].status, 'failed');
+  const result = readRecord(path.join(env.resultsDir, runId, 'cells', 'v25.1-lz4', 'result.json'), CellResult);
+  assert.match(result.error ?? '', /ImagePull/);
+  assert.match(result.error ?? '', /clickhouse\/clickhouse-server:25\.1/);
+  // Non-retryable: the provision activity ran one attempt (Temporal's own record of it).
+  const history = await env.client.workflow.getHandle(`${runId}/v25.1-lz4`).fetchHistory();
+  const scheduled = new Set(
+    (history.events ?? [])
+      .filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'provision')
+      .map((e) => String(e.eventId)),
+  );
+  const attempts = (history.events ?? [])
+    .filter((e) => scheduled.has(String(e.activityTaskStartedEventAttributes?.scheduledEventId)))
+    .map((e) => e.activityTaskStartedEventAttributes!.attempt);
+  assert.deepEqual(attempts, [1], 'one provision activity, started once');
+  assert.deepEqual(await leftovers(), { pods: 0, pvcs: 0, volumes: 0 });
+});
