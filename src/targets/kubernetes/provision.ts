@@ -512,7 +512,9 @@ export async function provisionKubernetes(spec: KubernetesTargetSpec, req: Provi
   const facts = await readFacts(kube, spec, names, ready.pod, volume, volumeNote);
   const podUrl = `http://${facts.podIP}:${CLICKHOUSE_PORT}`;
   const reachUrl =
-    spec.access === 'portForward' ? (await portForward(kube, ns, names.pod, CLICKHOUSE_PORT)).url : podUrl;
+    spec.access === 'portForward'
+      ? (await portForward(kube, ns, names.pod, facts.podUid, CLICKHOUSE_PORT)).url
+      : podUrl;
   facts.server = await serverKind(reachUrl);
   const version = await serverVersion(reachUrl, creds);
   if (!versionMatchesLabel(version, req.version))
