@@ -16,7 +16,7 @@ import { loadWorkload, workloadQueries } from '../lib/workload';
 import { judgeIndexUse } from '../measure/index-proof';
 import { measureQueries } from '../measure/protocol';
 import { runSettingsOf } from '../measure/figures';
-import { coldCacheDrops, coldDefinition } from '../measure/cold-cycle';
+import { coldCacheDrops, coldDefinition, serverPodOf } from '../measure/cold-cycle';
 import { attempt, heartbeat, cancellationSignal } from '../temporal/activity-context';
 import { settlePreviousAttempts, killOnCancel, isTargetGone } from './support/attempts';
 import { capabilitiesOf, otherChbenchServers } from '../targets';
@@ -78,6 +78,7 @@ export function createRunQueries(deps: { workDir: string }) {
           queryLog,
           counters: queryLog ? 'query_log' : caps.countersWithoutQueryLog,
           serverOnThisHost: caps.onWorkerHost,
+          serverPod: serverPodOf(target, caps),
           summaryReadSource: caps.summaryReadSource,
           extraSettings: readCellSettings(cell).runs,
           cacheDrops: coldCacheDrops(probe),

@@ -55,13 +55,19 @@ export interface TargetAccess {
 
 const access = new Map<string, TargetAccess>();
 
-/** The access-registry key of a handle: its URL and, when it has one, its password Secret. */
+/**
+ * The access-registry key of a handle: its URL, when it has one its password Secret, and for a pod
+ * its `metadata.uid` (a pod re-created under the same name may get the same IP, and must not be
+ * reached through the old handle's registration).
+ */
 export function targetAccessKey(t: {
   url: string;
   passwordSecret?: { namespace: string; name: string; key: string };
+  kubernetes?: { podUid: string };
 }): string {
   const s = t.passwordSecret;
-  return s ? `${t.url} secret ${s.namespace}/${s.name}/${s.key}` : t.url;
+  const base = s ? `${t.url} secret ${s.namespace}/${s.name}/${s.key}` : t.url;
+  return t.kubernetes ? `${base} pod ${t.kubernetes.podUid}` : base;
 }
 
 /** Register (merge) what this process loaded to reach the target of `key` ({@link targetAccessKey}). */
@@ -84,6 +90,7 @@ export function clearTargetAccess(key?: string): void {
 export function targetUrl(t: {
   url: string;
   passwordSecret?: { namespace: string; name: string; key: string };
+  kubernetes?: { podUid: string };
 }): string {
   return access.get(targetAccessKey(t))?.url ?? t.url;
 }
@@ -116,6 +123,7 @@ export function targetPassword(t: {
   url: string;
   passwordEnv?: string;
   passwordSecret?: { namespace: string; name: string; key: string };
+  kubernetes?: { podUid: string };
 }): string {
   if (t.passwordSecret) {
     const a = access.get(targetAccessKey(t));

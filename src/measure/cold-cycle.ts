@@ -18,6 +18,7 @@ import { queryRows, tryCommand } from '../clickhouse/client';
 import { PROBED_CACHE_DROPS } from '../clickhouse/probe';
 import { sqlString } from '../lib/sql';
 import type { CapabilityProbe, ColdPreparation, CommandOutcome, QueryRecord } from '../schema/results';
+import type { TargetCapabilities, TargetHandle } from '../schema/target';
 
 const execFileAsync = promisify(execFile);
 
@@ -64,30 +65,92 @@ export async function dropOsPageCache(): Promise<string> {
   }
 }
 
+/** Where the server of a cell runs when it is a Kubernetes pod (the handle's `kubernetes` facts). */
+export interface ServerPod {
+  /** Namespace of the pod. */
+  namespace: string;
+  /** Pod name. */
+  pod: string;
+  /** `spec.nodeName` of the pod, `null` when unknown. */
+  node: string | null;
+}
+
+/**
+ * The pod a cell's server runs in, when the OS page cache is not the worker's to drop: the target's
+ * capabilities say `onWorkerHost: false` and the handle is a `kubernetes` one (its `kubernetes`
+ * facts: namespace, pod, node). `undefined` otherwise (the generic wording applies). Pure.
+ */
+export function serverPodOf(
+  handle: Pick<TargetHandle, 'kind' | 'kubernetes'>,
+  caps: Pick<TargetCapabilities, 'onWorkerHost'>,
+): ServerPod | undefined {
+  const f = handle.kubernetes;
+  if (caps.onWorkerHost || handle.kind !== 'kubernetes' || !f) return undefined;
+  return { namespace: f.namespace, pod: f.pod, node: f.node };
+}
+
+/**
+ * The OS page-cache outcome of a cold run whose server is a pod: this host's page cache is not the
+ * pod's node's, so nothing is dropped there, and the line says exactly what the cold run did get —
+ * the ClickHouse cache drops that succeeded (from `serverCaches`, the outcomes of this preparation),
+ * those refused, and direct I/O requested ({@link COLD_RUN_SETTINGS}). Pure.
+ * @example
+ * podPageCacheOutcome({ namespace: 'bench-database', pod: 'chb-v26-7-lz4-1a2b3c4d', node: 'ip-10-0-1-10.ec2.internal' }, outcomes)
+ * // 'not dropped: the server runs in pod bench-database/chb-v26-7-lz4-1a2b3c4d on node ip-10-0-1-10.ec2.internal,
+ * //  not on the worker\'s host; ClickHouse caches were dropped (SYSTEM DROP MARK CACHE, …) and direct I/O was
+ * //  requested (min_bytes_to_use_direct_io=1)'
+ */
+export function podPageCacheOutcome(pod: ServerPod, serverCaches: readonly CommandOutcome[]): string {
+  const ok = serverCaches.filter((c) => c.ok).map((c) => c.sql);
+  const refused = serverCaches.filter((c) => !c.ok).map((c) => c.sql);
+  const caches = ok.length ? `ClickHouse caches were dropped (${ok.join(', ')})` : 'no ClickHouse cache was dropped';
+  return (
+    `not dropped: the server runs in pod ${pod.namespace}/${pod.pod} on node ${pod.node ?? '(unknown)'}, not on the worker's host; ` +
+    `${caches}${refused.length ? `, not dropped: ${refused.join(', ')} (refused)` : ''} ` +
+    `and direct I/O was requested (min_bytes_to_use_direct_io=${COLD_RUN_SETTINGS.min_bytes_to_use_direct_io})`
+  );
+}
+
 /**
  * The OS page-cache step of a cold run. Dropping this host's page cache only affects a server on this
  * host (the target's `onWorkerHost` capability); it is skipped, with the reason as the outcome, when
- * the protocol turns it off or the server is elsewhere.
+ * the protocol turns it off or the server is elsewhere — for a server in a Kubernetes pod (`pod`)
+ * the reason is {@link podPageCacheOutcome} of `serverCaches`, the cache drops just issued.
  */
-export async function osPageCacheStep(wanted: boolean, serverOnThisHost: boolean): Promise<string> {
+export async function osPageCacheStep(
+  wanted: boolean,
+  serverOnThisHost: boolean,
+  pod?: ServerPod,
+  serverCaches: readonly CommandOutcome[] = [],
+): Promise<string> {
   if (!wanted) return 'not dropped: protocol.dropOsPageCache is false';
-  if (!serverOnThisHost) return 'not dropped: the server is not known to run on the worker host';
+  if (!serverOnThisHost)
+    return pod
+      ? podPageCacheOutcome(pod, serverCaches)
+      : 'not dropped: the server is not known to run on the worker host';
   return dropOsPageCache();
 }
 
 /**
  * Prepare one cold run: issue each of `drops` (outcomes recorded in order; none when `dropCaches`
- * is false, which only tests use), then the OS page-cache step. Returns the preparation with the
- * settings the cold run is sent with (`base` + {@link COLD_RUN_SETTINGS}).
+ * is false, which only tests use), then the OS page-cache step (`serverPod`: where the server runs
+ * when it is a Kubernetes pod, for the outcome's wording). Returns the preparation with the settings
+ * the cold run is sent with (`base` + {@link COLD_RUN_SETTINGS}).
  */
 export async function prepareColdRun(
   client: ClickHouseClient,
   base: Record<string, number>,
-  o: { drops: readonly string[]; dropCaches: boolean; dropOsPageCache: boolean; serverOnThisHost: boolean },
+  o: {
+    drops: readonly string[];
+    dropCaches: boolean;
+    dropOsPageCache: boolean;
+    serverOnThisHost: boolean;
+    serverPod?: ServerPod;
+  },
 ): Promise<ColdPreparation> {
   const server_caches: CommandOutcome[] = [];
   if (o.dropCaches) for (const c of o.drops) server_caches.push(await tryCommand(client, c));
-  const os_page_cache = await osPageCacheStep(o.dropOsPageCache, o.serverOnThisHost);
+  const os_page_cache = await osPageCacheStep(o.dropOsPageCache, o.serverOnThisHost, o.serverPod, server_caches);
   return { server_caches, os_page_cache, settings: { ...base, ...COLD_RUN_SETTINGS } };
 }
 

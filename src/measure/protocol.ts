@@ -24,7 +24,7 @@ import { fetchQueryLog } from '../clickhouse/query-log';
 import { activeParts, runningMerges, pendingMutations } from '../clickhouse/table-state';
 import type { WorkloadQuery } from '../lib/workload';
 import type { ColdPreparation, QueryRecord, RunSample } from '../schema/results';
-import { prepareColdRun, resultCacheSettings } from './cold-cycle';
+import { prepareColdRun, resultCacheSettings, type ServerPod } from './cold-cycle';
 import { PROBED_CACHE_DROPS } from '../clickhouse/probe';
 import { counterDelta, eventCounters, queryLogCounters } from './counters';
 import { applyQueryLog, queryFailure, runFigures } from './figures';
@@ -53,6 +53,8 @@ export interface MeasureOptions {
   counters: 'query_log' | 'system.events' | 'none';
   /** The server runs on the worker's host (target capability `onWorkerHost`), so dropping this host's page cache affects it. @default false */
   serverOnThisHost?: boolean;
+  /** Where the server runs when it is a Kubernetes pod (the handle's `kubernetes` facts): named in the OS page-cache outcome of each cold run. */
+  serverPod?: ServerPod;
   /** Label of the complete HTTP summary's read counts (target capability `summaryReadSource`). @default 'http summary' */
   summaryReadSource?: RunSample['read_source'];
   /** Query setting names the server has (the probe's list); absent = assume every setting exists. */
@@ -162,6 +164,7 @@ export async function measureQueries(
           dropCaches: o.dropCaches !== false,
           dropOsPageCache: o.dropOsPageCache,
           serverOnThisHost: o.serverOnThisHost ?? false,
+          serverPod: o.serverPod,
         });
       const settings = prep?.settings ?? base;
       const before = (await activeParts(client, table)).names.join(',');

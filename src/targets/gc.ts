@@ -36,8 +36,8 @@ import {
   MANAGED_BY_LABEL,
   MANAGED_BY_VALUE,
   OWNER_ANNOTATION,
-  RUN_ANNOTATION,
-  RUN_ID_LABEL,
+  RUN_ID_ANNOTATION,
+  RUN_LABEL,
 } from './kubernetes/manifests';
 
 /** One resource gc looked at. */
@@ -256,7 +256,7 @@ export interface KubeGcEntry {
   kind: 'Pod' | 'PersistentVolumeClaim';
   namespace: string;
   name: string;
-  /** Full run id and cell key (annotations `chbench.io/run`, `chbench.io/cell-key`), else the labels. */
+  /** Full run id and cell key (annotations `chbench.io/run-id`, `chbench.io/cell-key`), else the labels. */
   runId: string;
   cellKey: string;
   /** Where its workflow lives (annotation `chbench.io/owner`), when it parses. */
@@ -313,7 +313,7 @@ export async function collectKubernetesGarbage(
       kind,
       namespace,
       name: md.name ?? '',
-      runId: a[RUN_ANNOTATION] ?? l[RUN_ID_LABEL] ?? '?',
+      runId: a[RUN_ID_ANNOTATION] ?? l[RUN_LABEL] ?? '?',
       cellKey: a[CELL_ANNOTATION] ?? l[CELL_LABEL] ?? '?',
       ...(owner ? { owner } : {}),
       reason: '',

@@ -180,7 +180,7 @@ describe('k8s emulator: API verbs with real clients', () => {
     assert.equal(list.items[0].metadata.labels?.['chbench.io/cell'], 'v26.7-lz4');
     assert.equal(list.items[0].status.phase, 'Pending');
 
-    const sel = await env.kubectl('get', 'pvc', '-n', NS, '-l', 'chbench.io/run-id=run-emu-1', '-o', 'name');
+    const sel = await env.kubectl('get', 'pvc', '-n', NS, '-l', 'chbench.io/run=run-emu-1', '-o', 'name');
     assert.equal(sel.stdout.trim(), 'persistentvolumeclaim/clickhouse-data');
 
     const again = await env.kubectl('create', '--validate=false', '-f', path.join(dir, '3-pod.yaml'));
@@ -306,7 +306,7 @@ describe('k8s emulator: API verbs with real clients', () => {
       k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
     );
     assert.equal(merged.metadata?.labels?.extra, 'yes');
-    assert.equal(merged.metadata?.labels?.['chbench.io/run-id'], 'run-emu-2');
+    assert.equal(merged.metadata?.labels?.['chbench.io/run'], 'run-emu-2');
     assert.ok(Number(merged.metadata?.resourceVersion) > Number(created.metadata?.resourceVersion));
 
     const jp = await env.core.patchNamespacedPersistentVolumeClaim({
@@ -325,7 +325,7 @@ describe('k8s emulator: API verbs with real clients', () => {
 
     const byLabel = await env.core.listNamespacedPersistentVolumeClaim({
       namespace: NS,
-      labelSelector: 'extra=yes,chbench.io/run-id in (run-emu-2)',
+      labelSelector: 'extra=yes,chbench.io/run in (run-emu-2)',
     });
     assert.deepEqual(
       byLabel.items.map((i) => i.metadata?.name),

@@ -2,8 +2,11 @@
  * `collectKubernetesGarbage` against the Kubernetes emulator and a real Temporal dev server: the pod
  * and PVC of a run whose workflows are terminated are deleted; those of a run still open, of a run
  * whose Temporal server is unreachable and of an object without owner are kept, each with why.
+ * `chbench gc --kubernetes` (the CLI, as a subprocess) does the same in the namespace it is given and
+ * prints one line per object.
  */
 import { after, before, test } from 'node:test';
+import { execFile } from 'node:child_process';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -11,6 +14,7 @@ import * as path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { SimCluster } from '../k8s/cluster';
 import { startDevServer, type DevServer } from '../../src/temporal/dev-server';
+import { REPO_ROOT } from '../../src/config';
 import { freePort } from '../../src/lib/net';
 import { KubernetesTargetSpec } from '../../src/schema/run-spec';
 import type { TemporalOwner } from '../../src/schema/target';
@@ -108,5 +112,106 @@ test('gc deletes the pod and PVC of a closed run and keeps what it cannot see cl
   assert.equal((await kube.core.listNamespacedPersistentVolumeClaim({ namespace: spec.namespace })).items.length, 3);
   // The shared namespace stays.
   assert.ok(await kube.core.readNamespace({ name: spec.namespace }));
+  await conn.close();
+});
+
+/** Runs `node dist/src/cli.js <args>`; resolves with exit code, stdout and stderr. */
+function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) =>
+    execFile(
+      process.execPath,
+      [path.join(REPO_ROOT, 'dist', 'src', 'cli.js'), ...args],
+      { timeout: 120_000, env: { ...process.env, KUBECONFIG: path.join(dir, 'no-such-kubeconfig') } },
+      (err, stdout, stderr) => resolve({ code: err ? Number(err.code ?? 1) : 0, stdout, stderr }),
+    ),
+  );
+}
+
+test('chbench gc --kubernetes --kubeconfig --namespace prints one line per object and deletes only the closed run', async () => {
+  const conn = await Connection.connect({ address: temporal.address });
+  const client = new Client({ connection: conn, namespace: 'default' });
+  const nsId = (await conn.workflowService.describeNamespace({ namespace: 'default' })).namespaceInfo!.id!;
+  const stamp = Date.now();
+  const closedRun = `cli-closed-${stamp}`;
+  const openRun = `cli-open-${stamp}`;
+  for (const id of [closedRun, `${closedRun}/v26.7-zstd3`, openRun, `${openRun}/v26.7-zstd3`])
+    await client.workflow.start('benchmarkMatrix', { taskQueue: `nobody-${stamp}`, workflowId: id, args: [] });
+  for (const id of [closedRun, `${closedRun}/v26.7-zstd3`])
+    await client.workflow.getHandle(id).terminate('test: the run is over');
+
+  // Its own namespace: the objects the first test left in bench-database must stay untouched.
+  const NS2 = 'gc-cli';
+  const spec = KubernetesTargetSpec.parse({ kind: 'kubernetes', kubeconfig, namespace: NS2 });
+  const kube = kubeFor(spec);
+  const otherPods = (await kube.core.listNamespacedPod({ namespace: 'bench-database' })).items.length;
+  const names = (runId: string) => cellNames(runId, 'v26.7-zstd3');
+  let first = true;
+  for (const runId of [closedRun, openRun]) {
+    const owner: TemporalOwner = {
+      address: temporal.address,
+      namespace: 'default',
+      namespaceId: nsId,
+      workflowId: `${runId}/v26.7-zstd3`,
+      workflowRunId: 'r',
+      matrixWorkflowId: runId,
+    };
+    const req = { runId, cellKey: 'v26.7-zstd3', version: '26.7', workDir: dir, owner };
+    const objs = await renderCell(spec, req, names(runId));
+    if (first) await kube.core.createNamespace({ body: objs.namespace as k8s.V1Namespace });
+    first = false;
+    await kube.core.createNamespacedPersistentVolumeClaim({
+      namespace: NS2,
+      body: objs.pvc as k8s.V1PersistentVolumeClaim,
+    });
+    await kube.core.createNamespacedPod({ namespace: NS2, body: objs.pod as k8s.V1Pod });
+  }
+  const c = names(closedRun);
+  const o = names(openRun);
+
+  const refused = await cli('gc', '--kubernetes', '--force', '--kubeconfig', kubeconfig);
+  assert.equal(refused.code, 2, refused.stderr);
+  assert.match(refused.stderr, /--force does not apply to --kubernetes/);
+  const stray = await cli('gc', '--namespace', NS2);
+  assert.equal(stray.code, 2, stray.stderr);
+  assert.match(stray.stderr, /--namespace only apply with --kubernetes/);
+
+  const dry = await cli('gc', '--kubernetes', '--dry-run', '--kubeconfig', kubeconfig, '--namespace', NS2);
+  assert.equal(dry.code, 0, dry.stderr);
+  const dryLines = dry.stdout.trim().split('\n').sort();
+  assert.equal(dryLines.length, 4, dry.stdout);
+  assert.match(dry.stdout, new RegExp(`^would delete ${closedRun}/v26.7-zstd3 Pod ${NS2}/${c.pod}: .*terminated`, 'm'));
+  assert.match(
+    dry.stdout,
+    new RegExp(`^would delete ${closedRun}/v26.7-zstd3 PersistentVolumeClaim ${NS2}/${c.pvc}: `, 'm'),
+  );
+  assert.equal((await kube.core.listNamespacedPod({ namespace: NS2 })).items.length, 2, 'dry run deletes nothing');
+
+  const run = await cli('gc', '--kubernetes', '--kubeconfig', kubeconfig, '--context', 'emulator', '--namespace', NS2);
+  assert.equal(run.code, 0, run.stderr);
+  const lines = run.stdout.trim().split('\n');
+  assert.deepEqual(
+    lines.map((l) => l.replace(/:.*/, '')),
+    [
+      `deleted ${closedRun}/v26.7-zstd3 Pod ${NS2}/${c.pod}`,
+      `deleted ${closedRun}/v26.7-zstd3 PersistentVolumeClaim ${NS2}/${c.pvc}`,
+      `kept ${openRun}/v26.7-zstd3 Pod ${NS2}/${o.pod}`,
+      `kept ${openRun}/v26.7-zstd3 PersistentVolumeClaim ${NS2}/${o.pvc}`,
+    ],
+  );
+  for (const l of lines.filter((x) => x.startsWith('kept'))) assert.match(l, /is running/);
+  assert.deepEqual(
+    (await kube.core.listNamespacedPod({ namespace: NS2 })).items.map((p) => p.metadata?.name),
+    [o.pod],
+  );
+  assert.deepEqual(
+    (await kube.core.listNamespacedPersistentVolumeClaim({ namespace: NS2 })).items.map((p) => p.metadata?.name),
+    [o.pvc],
+  );
+  assert.equal((await kube.core.listNamespacedPod({ namespace: 'bench-database' })).items.length, otherPods);
+
+  // A cluster that cannot be listed: exit 3 with the namespace named.
+  const down = await cli('gc', '--kubernetes', '--kubeconfig', path.join(dir, 'no-such-kubeconfig'));
+  assert.equal(down.code, 3, down.stderr);
+  assert.match(down.stderr, /gc --kubernetes: cannot list pods and PVCs in namespace bench-database/);
   await conn.close();
 });

@@ -85,10 +85,10 @@ test('renderCell applies the spec to the objects of manifests/', async () => {
   assert.equal(o.storageClass.metadata.name, 'fast');
   assert.equal(o.pod.metadata.name, names.pod);
   assert.equal(
-    o.pod.metadata.labels?.['chbench.io/run-id'],
-    'Run-1-x-' + o.pod.metadata.labels?.['chbench.io/run-id']?.slice(-8),
+    o.pod.metadata.labels?.['chbench.io/run'],
+    'Run-1-x-' + o.pod.metadata.labels?.['chbench.io/run']?.slice(-8),
   );
-  assert.equal(o.pod.metadata.annotations?.['chbench.io/run'], 'Run 1/x');
+  assert.equal(o.pod.metadata.annotations?.['chbench.io/run-id'], 'Run 1/x');
   assert.equal(o.pod.metadata.annotations?.team, 'perf');
   assert.equal(o.pod.metadata.annotations?.['karpenter.sh/do-not-disrupt'], 'true');
   // eslint-disable-next-line @typescript-eslint/no-explicit-any

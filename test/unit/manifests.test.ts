@@ -11,7 +11,7 @@ import {
   MANAGED_BY_LABEL,
   MANIFEST_DEFAULTS,
   MANIFEST_FILES,
-  RUN_ID_LABEL,
+  RUN_LABEL,
   isValidLabelValue,
   loadManifests,
   renderManifest,
@@ -52,7 +52,7 @@ function renderParsed(file: string, values: Record<string, string> = SAMPLE): Ku
 function assertChbenchLabels(obj: KubeObject, values: Record<string, string> = SAMPLE): void {
   const labels = obj.metadata.labels ?? {};
   assert.equal(labels[MANAGED_BY_LABEL], 'chbench', `${obj.kind} managed-by`);
-  assert.equal(labels[RUN_ID_LABEL], values.runId, `${obj.kind} run-id`);
+  assert.equal(labels[RUN_LABEL], values.runId, `${obj.kind} run label`);
   assert.equal(labels[CELL_LABEL], values.cellKey, `${obj.kind} cell`);
   for (const [k, v] of Object.entries(labels))
     assert.ok(isValidLabelValue(v) && v.length > 0, `${obj.kind} label ${k}=${v}`);
@@ -70,10 +70,30 @@ test('manifests/ holds the four templates and a README', () => {
   assert.equal(MANIFEST_DEFAULTS.instanceType, 'm5.xlarge');
 });
 
+test('label chbench.io/run holds the label-safe run id, annotation chbench.io/run-id the full one (issue 9 names)', async () => {
+  const full = 'Run 2026/10/12 #1';
+  const objs = await loadManifests(MANIFEST_DIR, {
+    version: '26.3',
+    runId: toLabelValue(full),
+    runIdFull: full,
+    cellKey: 'v26.3-zstd3',
+  });
+  const pod = objs.find((o) => o.kind === 'Pod');
+  const pvc = objs.find((o) => o.kind === 'PersistentVolumeClaim');
+  assert.ok(pod && pvc);
+  for (const o of objs) {
+    assert.equal(o.metadata.labels?.['chbench.io/run'], 'Run-2026-10-12-1-ea6232cb', `${o.kind} run label`);
+    assert.equal(o.metadata.labels?.['chbench.io/cell'], 'v26.3-zstd3', `${o.kind} cell label`);
+    assert.equal(o.metadata.labels?.['chbench.io/run-id'], undefined, `${o.kind} has no run-id label`);
+  }
+  for (const o of [pod, pvc])
+    assert.equal(o.metadata.annotations?.['chbench.io/run-id'], full, `${o.kind} run-id annotation`);
+});
+
 test('every template uses the required placeholders for its labels', () => {
   for (const f of MANIFEST_FILES) {
     const t = readTemplate(f);
-    assert.ok(t.includes('chbench.io/run-id: "{{runId}}"'), `${f} run-id label`);
+    assert.ok(t.includes('chbench.io/run: "{{runId}}"'), `${f} run label`);
     assert.ok(t.includes('chbench.io/cell: "{{cellKey}}"'), `${f} cell label`);
     assert.ok(t.includes('app.kubernetes.io/managed-by: chbench'), `${f} managed-by label`);
   }
@@ -244,7 +264,7 @@ test('a value that is not a valid label value throws, naming placeholder and lab
       (e: unknown) => {
         assert.ok(e instanceof Error);
         assert.match(e.message, /\{\{runId\}\}/);
-        assert.match(e.message, /chbench\.io\/run-id/);
+        assert.match(e.message, /chbench\.io\/run(?!-)/);
         assert.match(e.message, /toLabelValue/);
         return true;
       },

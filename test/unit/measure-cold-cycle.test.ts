@@ -5,13 +5,22 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { coldCacheDrops, coldDefinition, osPageCacheStep, COLD_RUN_SETTINGS } from '../../src/measure/cold-cycle';
+import type { ClickHouseClient } from '@clickhouse/client';
+import {
+  coldCacheDrops,
+  coldDefinition,
+  osPageCacheStep,
+  prepareColdRun,
+  serverPodOf,
+  COLD_RUN_SETTINGS,
+} from '../../src/measure/cold-cycle';
 import { PROBED_CACHE_DROPS } from '../../src/clickhouse/probe';
 import { normaliseQueryLogRow, queryLogSelect } from '../../src/clickhouse/query-log';
 import { explainGranules, judgeIndexUse } from '../../src/measure/index-proof';
 import { parseQueryId, queryIdPrefix } from '../../src/schema/cell';
 import { explain267, profileEventsMap267, queries1816, queries267, queryLog1816 } from '../fixtures/measure';
-import type { CapabilityProbe } from '../../src/schema/results';
+import type { CapabilityProbe, QueryRecord } from '../../src/schema/results';
+import type { KubernetesFacts } from '../../src/schema/target';
 
 const asProbe = (p: { cache_drops: CapabilityProbe['cache_drops'] }) => p as unknown as CapabilityProbe;
 
@@ -69,6 +78,66 @@ test('coldDefinition on 26.7: a drop counts only when it succeeded before *every
 test('OS page cache: dropped only when asked and the server is on the worker host', async () => {
   assert.equal(await osPageCacheStep(false, true), 'not dropped: protocol.dropOsPageCache is false');
   assert.equal(await osPageCacheStep(true, false), 'not dropped: the server is not known to run on the worker host');
+});
+
+test('OS page cache of a server in a pod: says where it runs and exactly what the cold run got instead', async () => {
+  const facts = {
+    namespace: 'bench-database',
+    pod: 'chb-v26-7-lz4-1a2b3c4d',
+    node: 'ip-10-0-1-10.ec2.internal',
+  } as KubernetesFacts;
+  const pod = serverPodOf({ kind: 'kubernetes', kubernetes: facts }, { onWorkerHost: false });
+  assert.deepEqual(pod, {
+    namespace: 'bench-database',
+    pod: 'chb-v26-7-lz4-1a2b3c4d',
+    node: 'ip-10-0-1-10.ec2.internal',
+  });
+  // Other kinds, or a pod declared on the worker's host, keep the generic wording.
+  assert.equal(serverPodOf({ kind: 'external' }, { onWorkerHost: false }), undefined);
+  assert.equal(serverPodOf({ kind: 'kubernetes', kubernetes: facts }, { onWorkerHost: true }), undefined);
+
+  // A server that accepts the mark and uncompressed cache drops and refuses the mmap one.
+  const issued: string[] = [];
+  const client = {
+    command: async ({ query }: { query: string }) => {
+      issued.push(query);
+      if (query.includes('MMAP')) throw new Error('Code: 497. DB::Exception: Not enough privileges. (ACCESS_DENIED)');
+      return {};
+    },
+  } as unknown as ClickHouseClient;
+  const drops = ['SYSTEM DROP MARK CACHE', 'SYSTEM DROP UNCOMPRESSED CACHE', 'SYSTEM DROP MMAP CACHE'];
+  const prep = await prepareColdRun(
+    client,
+    { max_threads: 4 },
+    {
+      drops,
+      dropCaches: true,
+      dropOsPageCache: true,
+      serverOnThisHost: false,
+      serverPod: pod,
+    },
+  );
+  assert.deepEqual(issued, drops);
+  assert.equal(
+    prep.os_page_cache,
+    "not dropped: the server runs in pod bench-database/chb-v26-7-lz4-1a2b3c4d on node ip-10-0-1-10.ec2.internal, not on the worker's host; " +
+      'ClickHouse caches were dropped (SYSTEM DROP MARK CACHE, SYSTEM DROP UNCOMPRESSED CACHE), not dropped: SYSTEM DROP MMAP CACHE (refused) ' +
+      'and direct I/O was requested (min_bytes_to_use_direct_io=1)',
+  );
+  assert.deepEqual(prep.settings, { max_threads: 4, ...COLD_RUN_SETTINGS });
+  // The step's cold_definition carries it.
+  const record = { samples: [{ kind: 'cold', cold_preparation: prep }] } as unknown as QueryRecord;
+  assert.match(
+    coldDefinition([record]),
+    /OS page cache not dropped: the server runs in pod bench-database\/chb-v26-7-lz4-1a2b3c4d on node ip-10-0-1-10\.ec2\.internal, not on the worker's host; ClickHouse caches were dropped \(SYSTEM DROP MARK CACHE, SYSTEM DROP UNCOMPRESSED CACHE\)/,
+  );
+  // Nothing dropped (no drops issued), node unknown; the protocol's choice still wins.
+  assert.equal(
+    await osPageCacheStep(true, false, { ...pod!, node: null }, []),
+    "not dropped: the server runs in pod bench-database/chb-v26-7-lz4-1a2b3c4d on node (unknown), not on the worker's host; " +
+      'no ClickHouse cache was dropped and direct I/O was requested (min_bytes_to_use_direct_io=1)',
+  );
+  assert.equal(await osPageCacheStep(false, false, pod, []), 'not dropped: protocol.dropOsPageCache is false');
 });
 
 test('query_log rows: 18.16 arrays become one object; a 26.7 Map is already one', () => {

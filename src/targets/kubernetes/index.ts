@@ -13,7 +13,7 @@
 import { existsSync, accessSync, constants, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import * as k8s from '@kubernetes/client-node';
-import { authHeaders, targetUrl } from '../../clickhouse/client';
+import { authHeaders, clearTargetAccess, targetAccessKey, targetUrl } from '../../clickhouse/client';
 import { httpGet } from '../process';
 import { writeFileAtomic } from '../../lib/fs';
 import { KubernetesTargetSpec } from '../../schema/run-spec';
@@ -28,13 +28,13 @@ import {
   runningFromProcesses,
 } from '../server-verbs';
 import type { Target, TargetCheck } from '../target';
-import { clusterOf, prepareKubernetes } from './access';
+import { closeForwards, clusterOf, prepareKubernetes } from './access';
 import { cellNames, kubeFor, orMissing, type Kube } from './kube';
 import { deletePod, deletePvc, kubeErrorText, provisionKubernetes, waitGone } from './provision';
 import { imageFor } from './render';
 
 export { provisionKubernetes } from './provision';
-export { prepareKubernetes, resetAccess } from './access';
+export { closeForwards, openForwardCount, prepareKubernetes, resetAccess } from './access';
 export { cellNames, forgetKubeClients } from './kube';
 
 /** Capabilities with a real clickhouse-server in the pod (the registry's declared set). */
@@ -157,11 +157,20 @@ export const kubernetesTarget: Target<KubernetesTargetSpec> = {
   async teardown(handle) {
     const f = handle.kubernetes;
     if (!f) throw new Error(`kubernetes handle of ${handle.runId}/${handle.cellKey} has no kubernetes facts`);
-    await deleteCell(kubeOf(handle), f.namespace, f.pod, f.pvc);
+    try {
+      await deleteCell(kubeOf(handle), f.namespace, f.pod, f.pvc);
+    } finally {
+      await closeForwards(f.namespace, f.pod);
+      clearTargetAccess(targetAccessKey(handle));
+    }
   },
   async teardownCell(spec, req) {
     const n = cellNames(req.runId, req.cellKey);
-    await deleteCell(kubeFor(spec), spec.namespace, n.pod, n.pvc);
+    try {
+      await deleteCell(kubeFor(spec), spec.namespace, n.pod, n.pvc);
+    } finally {
+      await closeForwards(spec.namespace, n.pod);
+    }
     return `deleted pod ${spec.namespace}/${n.pod} and PVC ${n.pvc} (if they existed; reclaimPolicy Delete destroys the volume)`;
   },
   describeTeardown(h) {

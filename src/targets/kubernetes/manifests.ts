@@ -17,8 +17,8 @@ import * as YAML from 'yaml';
 export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
 /** Value of {@link MANAGED_BY_LABEL}. */
 export const MANAGED_BY_VALUE = 'chbench';
-/** Label holding the (label-safe) run id; see {@link toLabelValue}. */
-export const RUN_ID_LABEL = 'chbench.io/run-id';
+/** Label holding the (label-safe) run id; see {@link toLabelValue}. The full run id is in {@link RUN_ID_ANNOTATION}. */
+export const RUN_LABEL = 'chbench.io/run';
 /** Label holding the (label-safe) cell key, e.g. `v26.3-zstd3`. */
 export const CELL_LABEL = 'chbench.io/cell';
 
@@ -37,8 +37,8 @@ export const MANIFEST_DEFAULTS: Readonly<Record<string, string>> = Object.freeze
   owner: 'none (applied outside a chbench workflow)',
 });
 
-/** Annotation holding the full run id (the label may be shortened by {@link toLabelValue}). */
-export const RUN_ANNOTATION = 'chbench.io/run';
+/** Annotation holding the full run id (the label {@link RUN_LABEL} may be shortened by {@link toLabelValue}). */
+export const RUN_ID_ANNOTATION = 'chbench.io/run-id';
 /** Annotation holding the full cell key. */
 export const CELL_ANNOTATION = 'chbench.io/cell-key';
 /** Annotation holding the owning workflow (`TemporalOwner` JSON), read by `chbench gc`. */
@@ -139,7 +139,7 @@ function hasOwn(values: Record<string, string>, name: string): boolean {
 
 /** A label (or selector) whose value comes from a template string containing placeholders. */
 interface LabelUse {
-  /** Label key, e.g. `chbench.io/run-id`. */
+  /** Label key, e.g. `chbench.io/run`. */
   key: string;
   /** Template text of the value, e.g. `{{runId}}`. */
   template: string;
@@ -271,7 +271,7 @@ function assertKubeObject(obj: unknown, source: string): asserts obj is KubeObje
   if (labels[MANAGED_BY_LABEL] !== MANAGED_BY_VALUE) {
     throw new Error(`${source}: ${id} lacks label ${MANAGED_BY_LABEL}: ${MANAGED_BY_VALUE} (gc could not find it)`);
   }
-  for (const key of [RUN_ID_LABEL, CELL_LABEL]) {
+  for (const key of [RUN_LABEL, CELL_LABEL]) {
     if (typeof labels[key] !== 'string' || labels[key] === '') {
       throw new Error(`${source}: ${id} lacks label ${key} (gc could not find it)`);
     }
@@ -285,7 +285,7 @@ function assertKubeObject(obj: unknown, source: string): asserts obj is KubeObje
  * and returns the parsed objects in apply order (reverse it to delete).
  *
  * Each object is checked to have `apiVersion`, `kind`, `metadata.name` and the three chbench labels
- * (`app.kubernetes.io/managed-by: chbench`, `chbench.io/run-id`, `chbench.io/cell`).
+ * (`app.kubernetes.io/managed-by: chbench`, `chbench.io/run`, `chbench.io/cell`).
  *
  * @param dir    directory holding the templates, normally `<repo>/manifests`.
  * @param values placeholder values; at least `version`, `runId` and `cellKey`.

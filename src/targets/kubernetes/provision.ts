@@ -29,7 +29,7 @@ import {
   type CellNames,
   type Kube,
 } from './kube';
-import { CELL_LABEL, RUN_ID_LABEL, toLabelValue, type KubeObject } from './manifests';
+import { CELL_ANNOTATION, CELL_LABEL, RUN_ID_ANNOTATION, RUN_LABEL, toLabelValue, type KubeObject } from './manifests';
 import { renderCell, ZONE_LABEL } from './render';
 import { waitForObject, type WaitStats } from './watch';
 
@@ -49,15 +49,15 @@ class UnschedulableError extends Error {
 /** Whether an object carries this run's and cell's labels. */
 function ownedBy(obj: { metadata?: { labels?: Record<string, string> } } | undefined, req: ProvisionRequest): boolean {
   const l = obj?.metadata?.labels ?? {};
-  return l[RUN_ID_LABEL] === toLabelValue(req.runId) && l[CELL_LABEL] === toLabelValue(req.cellKey);
+  return l[RUN_LABEL] === toLabelValue(req.runId) && l[CELL_LABEL] === toLabelValue(req.cellKey);
 }
 
 function conflict(kind: string, ns: string, name: string, obj: { metadata?: k8s.V1ObjectMeta }): ApplicationFailure {
   const l = obj.metadata?.labels ?? {};
   const a = obj.metadata?.annotations ?? {};
-  const owner = l[RUN_ID_LABEL]
-    ? `run ${a['chbench.io/run'] ?? l[RUN_ID_LABEL]}, cell ${a['chbench.io/cell-key'] ?? l[CELL_LABEL]}`
-    : `nothing chbench knows (no ${RUN_ID_LABEL} label)`;
+  const owner = l[RUN_LABEL]
+    ? `run ${a[RUN_ID_ANNOTATION] ?? l[RUN_LABEL]}, cell ${a[CELL_ANNOTATION] ?? l[CELL_LABEL]}`
+    : `nothing chbench knows (no ${RUN_LABEL} label)`;
   return ApplicationFailure.create({
     type: FAILURE.ResourceConflict,
     nonRetryable: true,
@@ -515,7 +515,9 @@ export async function provisionKubernetes(spec: KubernetesTargetSpec, req: Provi
   const facts = await readFacts(kube, spec, names, ready.pod, volume, volumeNote);
   const podUrl = `http://${facts.podIP}:${CLICKHOUSE_PORT}`;
   const reachUrl =
-    spec.access === 'portForward' ? (await portForward(kube, ns, names.pod, CLICKHOUSE_PORT)).url : podUrl;
+    spec.access === 'portForward'
+      ? (await portForward(kube, ns, names.pod, facts.podUid, CLICKHOUSE_PORT)).url
+      : podUrl;
   facts.server = await serverKind(reachUrl, creds);
   const version = await serverVersion(reachUrl, creds);
   if (!versionMatchesLabel(version, req.version))
