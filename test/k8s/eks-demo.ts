@@ -50,8 +50,8 @@ async function main(): Promise<void> {
   const { worker, connection: wconn } = await createWorker(cfg);
   const running = worker.run();
   const connection = await Connection.connect({ address: cfg.temporalAddress });
-  let line = '';
-  let ok = false;
+  let line: string;
+  let ok: boolean;
   try {
     const client = new Client({ connection, namespace: cfg.namespace });
     const runId = newRunId(spec.name);
