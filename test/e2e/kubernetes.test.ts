@@ -8,6 +8,8 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { DescribeVolumesCommand, EC2Client } from '@aws-sdk/client-ec2';
@@ -19,6 +21,8 @@ import { cellNames } from '../../src/targets/kubernetes';
 import type { MatrixProgress, MatrixResult } from '../../src/workflows';
 import type { CellProgress } from '../../src/workflows/benchmark-cell';
 import { pollUntil } from '../../src/lib/poll';
+import { temporalCliPath } from '../../src/config';
+import { historyFile, saveHistory } from '../helpers/histories';
 
 const NS = 'bench-database';
 let sim: EksSim;
@@ -26,7 +30,9 @@ let env: TemporalEnv;
 let core: CoreV1Api;
 
 before(async () => {
-  sim = await startEksSim({ publishEveryMs: 0 });
+  sim = await startEksSim({ publishEveryMs: 2000 });
+  // The worker's AWS SDK finds moto the way it would find AWS: through its environment.
+  Object.assign(process.env, sim.awsEnv);
   env = await startTemporalEnv('kubernetes');
   const kc = new KubeConfig();
   kc.loadFromFile(sim.kubeconfigPath);
@@ -37,7 +43,7 @@ after(async () => {
   await sim?.stop();
 });
 
-const spec = (name: string, version = '26.7') => ({
+const spec = (name: string, version = '26.7', extra: Record<string, unknown> = {}) => ({
   name,
   workload: 'logs',
   scale: 300_000,
@@ -51,6 +57,7 @@ const spec = (name: string, version = '26.7') => ({
   skipIndex: false,
   protocol: { warmRuns: 2, quiesce: { stableForMs: 500 } },
   resultsDir: env.resultsDir,
+  ...extra,
 });
 
 /** chbench pods and PVCs left in the namespace, and EBS volumes the CSI driver made in moto not deleted. */
@@ -76,13 +83,13 @@ async function leftovers(): Promise<{ pods: number; pvcs: number; volumes: numbe
   };
 }
 
-test('a pod evicted during the query runs is a target restart: new pod on the same volume, cell succeeds, restart recorded', async () => {
+test('a pod evicted during the query runs is a target restart: new pod on the same volume, cell succeeds, restart recorded; cloud metrics and cost are collected', async () => {
   const runId = `k8s-evict-${Date.now()}`;
   const cellKey = 'v26.7-lz4';
   const handle = await env.client.workflow.start('benchmarkMatrix', {
     taskQueue: env.taskQueue,
     workflowId: runId,
-    args: [spec('k8s-evict')],
+    args: [spec('k8s-evict', '26.7', { cloud: { settleMs: 1000 } })],
   });
   // Evict once the cell measures its baseline queries (the cell's own progress query, every 100 ms).
   await pollUntil(
@@ -121,6 +128,31 @@ test('a pod evicted during the query runs is a target restart: new pod on the sa
   assert.equal(k.zone, 'us-east-1a');
   assert.match(k.volumeHandle ?? '', /^vol-/);
   assert.deepEqual(await leftovers(), { pods: 0, pvcs: 0, volumes: 0 });
+
+  // The cloud step ran after the cell: its records and the report's three sections.
+  assert.ok(existsSync(path.join(dir, 'cloud-metrics.json')), 'cloud-metrics.json written');
+  assert.ok(existsSync(path.join(dir, 'cost.json')), 'cost.json written');
+  const report = readFileSync(path.join(env.resultsDir, runId, 'report.md'), 'utf8');
+  for (const h of ['## Kubernetes', '## Cloud metrics', '## Cost']) assert.ok(report.includes(h), `report has ${h}`);
+  assert.match(report, new RegExp(k.volumeHandle!), 'the report names the cell volume');
+
+  // `CHBENCH_RECORD_HISTORIES=1` records this release's histories (a kubernetes cell with a target
+  // restart, a matrix with the cloud step) for the replay test; files are never overwritten.
+  if (process.env.CHBENCH_RECORD_HISTORIES) {
+    const show = (id: string) =>
+      execFileSync(temporalCliPath(), [
+        'workflow',
+        'show',
+        '--workflow-id',
+        id,
+        '--output',
+        'json',
+        '--address',
+        env.server.address,
+      ]);
+    saveHistory(historyFile('benchmark-matrix'), runId, show(runId));
+    saveHistory(historyFile('benchmark-cell'), `${runId}/${cellKey}`, show(`${runId}/${cellKey}`));
+  }
 });
 
 test('an image that cannot be pulled fails the cell once, non-retryable, with the kubelet event; nothing is left', async () => {
