@@ -74,15 +74,18 @@ export const priceOverrideSchema = PriceOverrideSpec;
 export type PriceOverride = z.infer<typeof priceOverrideSchema>;
 
 /**
- * The defaults with a spec's override applied (entry by entry).
+ * The defaults with a spec's override applied: instance types entry by entry, volume types field by
+ * field (overriding gp3's `gbMonthUsd` keeps its included IOPS/throughput and their prices).
  * @returns a new table; `source` says the spec overrode it unless the override names its own source
  */
 export function withOverride(base: PriceTable, o: PriceOverride | undefined): PriceTable {
   if (!o) return base;
+  const volume: Record<string, VolumePrice> = { ...base.volume };
+  for (const [type, v] of Object.entries(o.volume ?? {})) volume[type] = { ...base.volume[type], ...v } as VolumePrice;
   return {
     region: o.region ?? base.region,
     instanceHourlyUsd: { ...base.instanceHourlyUsd, ...o.instanceHourlyUsd },
-    volume: { ...base.volume, ...o.volume },
+    volume,
     source: o.source ?? `run spec prices over: ${base.source}`,
   };
 }

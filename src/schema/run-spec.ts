@@ -41,7 +41,10 @@ export const KubernetesTargetSpec = z
     /** Context of the kubeconfig. Default: its current-context. */
     context: z.string().min(1).optional(),
     /** Namespace of the pods, PVCs and the credentials Secret; created when missing. */
-    namespace: dnsName.max(63).default('bench-database'),
+    namespace: z
+      .string()
+      .regex(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, 'a namespace name: at most 63 lower-case letters, digits and "-"')
+      .default('bench-database'),
     /** `podIP`: the worker runs in the cluster and connects to `<podIP>:8123`; `portForward`: through the API server. */
     access: z.enum(['podIP', 'portForward']).default('podIP'),
     /** Secret holding the ClickHouse user (`username`) and password (`password`). */
@@ -314,6 +317,10 @@ export function parseRunSpec(input: unknown): RunSpec {
           ),
         );
     }
+    if (r.data.cloud && r.data.target.kind !== 'kubernetes')
+      throw new SpecError([
+        `cloud: CloudWatch metrics and cost are read for kubernetes cells (their node's EC2 instance and their PV's EBS volume); target.kind is "${r.data.target.kind}", so remove the cloud section`,
+      ]);
     if (r.data.target.kind === 'embedded') {
       const bad = r.data.matrix.version.filter((v) => !versionMatchesLabel(EMBEDDED_VERSION, v));
       if (bad.length)

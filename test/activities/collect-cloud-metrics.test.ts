@@ -261,7 +261,7 @@ before(async () => {
     name: 'cloud-test',
     workload: 'logs',
     scale: 1000,
-    target: { kind: 'embedded' },
+    target: { kind: 'kubernetes' },
     matrix: { version: ['26.7'], codec: ['LZ4', 'ZSTD(3)'] },
     resultsDir: tmp,
     cloud: { settleMs: 1000 },

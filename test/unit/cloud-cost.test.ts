@@ -107,3 +107,23 @@ test('a run: cells priced from a table source and summed once; a spec override r
   assert.throws(() => priceOverrideSchema.parse({ instanceHourly: {} }), /instanceHourly/);
   assert.throws(() => priceOverrideSchema.parse({ instanceHourlyUsd: { 'm5.xlarge': -1 } }));
 });
+
+test('a spec overriding one gp3 price keeps the rest of gp3 (included IOPS/throughput and their prices) and the defaults untouched', () => {
+  const t = withOverride(
+    ARTICLE_PRICES,
+    priceOverrideSchema.parse({ region: 'us-east-1', volume: { gp3: { gbMonthUsd: 0.08 } } }),
+  );
+  assert.deepEqual(t.volume.gp3, { ...gp3, gbMonthUsd: 0.08 });
+  assert.equal(t.region, 'us-east-1');
+  assert.equal(ARTICLE_PRICES.volume.gp3.gbMonthUsd, 0.0912, 'the defaults are not changed');
+  // 100 GiB for one hour at 6,000 IOPS: storage at the new price, the 3,000 IOPS above the baseline still priced.
+  const u: CellUsage = {
+    cell: 'c',
+    instanceType: 'm5.xlarge',
+    instanceHeldMs: H,
+    volume: { type: 'gp3', sizeGiB: 100, iops: 6000, throughputMiBs: 125 },
+    volumeHeldMs: H,
+  };
+  const c = cellCost(u, null, t.volume.gp3);
+  assert.ok(Math.abs(c.iopsUsd! - (3000 * gp3.iopsMonthUsd!) / 730) < 1e-9, 'IOPS above the baseline priced');
+});

@@ -104,7 +104,7 @@ test("run spec cloud section: defaults (us-east-1, 3 min settle, the article's p
     name: 'eks',
     workload: 'logs',
     scale: 1000,
-    target: { kind: 'embedded' },
+    target: { kind: 'kubernetes' },
     matrix: { version: ['26.7'], codec: ['LZ4'] },
   };
   assert.equal(parseRunSpec(base).cloud, undefined);
@@ -128,4 +128,9 @@ test("run spec cloud section: defaults (us-east-1, 3 min settle, the article's p
     },
   );
   assert.throws(() => parseRunSpec({ ...base, cloud: { region: 'mars' } }), /cloud\.region: an AWS region/);
+  // Only kubernetes cells have an instance and a volume to read.
+  assert.throws(
+    () => parseRunSpec({ ...base, target: { kind: 'embedded' }, cloud: {} }),
+    /cloud: CloudWatch metrics and cost are read for kubernetes cells.*target\.kind is "embedded"/,
+  );
 });

@@ -180,3 +180,26 @@ test('the committed JSON Schema is up to date (npm run schema)', () => {
   assert.deepEqual(committed, JSON.parse(JSON.stringify(runSpecJsonSchema())));
   assert.equal(committed.additionalProperties, false);
 });
+
+test('a kubernetes spec the schema accepts still gets its target checks (an image that is no image reference) before anything is provisioned, each problem once', () => {
+  const k8s = {
+    name: 'k',
+    workload: 'logs',
+    scale: 1000,
+    target: { kind: 'kubernetes', images: { '26.7': 'not an image!! ;rm -rf' } },
+    matrix: { version: ['26.7'], codec: ['LZ4'] },
+  };
+  assert.doesNotThrow(() => parseRunSpec(k8s), 'the schema alone accepts it');
+  const problems = checkSpec(k8s).problems;
+  assert.equal(
+    problems.filter((p) => /target\.images: version 26\.7 gives image/.test(p)).length,
+    1,
+    problems.join('\n'),
+  );
+  assert.deepEqual(checkSpec(readSpecFile(path.join(REPO_ROOT, 'examples', 'eks.yaml'))).problems, []);
+  // A namespace with a dot is a DNS subdomain, not a namespace name.
+  assert.match(
+    checkSpec({ ...k8s, target: { kind: 'kubernetes', namespace: 'bench.db' } }).problems.join('\n'),
+    /target\.namespace: a namespace name/,
+  );
+});

@@ -72,7 +72,8 @@ function cloudSpec(cloud: boolean) {
     name: 'wf-cloud',
     workload: 'logs',
     scale: 1000,
-    target: { kind: 'embedded' },
+    // The cloud section is for kubernetes cells (the stub activities provision nothing).
+    target: { kind: cloud ? 'kubernetes' : 'embedded' },
     matrix: { version: ['26.7'], codec: ['LZ4'] },
     skipIndex: false,
     resultsDir: '/stub',

@@ -396,7 +396,12 @@ export function createCollectCloudMetrics(deps: CollectCloudMetricsDeps = {}) {
         summary.waitedMs = Date.now() - t0;
 
         const thresholds = { ...DEFAULT_THRESHOLDS, ...cloud.thresholds };
-        const table = new TablePriceSource(withOverride(ARTICLE_PRICES, cloud.prices));
+        const priceTable = { ...withOverride(ARTICLE_PRICES, cloud.prices) };
+        // Prices of another region than the run's are said beside every cost (the defaults are the
+        // article's Seoul prices).
+        if (priceTable.region && priceTable.region !== cloud.region && !cloud.priceList)
+          priceTable.source += `; NOTE: these are ${priceTable.region} prices and this run is in ${cloud.region}: set cloud.prices (with region) or cloud.priceList for this region's`;
+        const table = new TablePriceSource(priceTable);
         const prices: PriceSource = cloud.priceList
           ? new PriceListPriceSource(clients.pricing, cloud.region, table)
           : table;

@@ -83,7 +83,8 @@ export function checkSpec(input: unknown, opts: CheckOptions = {}): { spec?: Run
   const rawTarget =
     typeof raw.target === 'object' && raw.target !== null ? (raw.target as Record<string, unknown>) : undefined;
   const target = rawTarget && targets.find(rawTarget.kind);
-  if (!spec && target && rawTarget && Array.isArray(raw.matrix?.version))
+  // Run on the valid spec too: the schema cannot see these (an image reference, a binary's path).
+  if (target && rawTarget && Array.isArray(raw.matrix?.version))
     problems.push(...target.checkSpec(rawTarget, raw.matrix.version, 'input'));
   if (typeof raw.workload === 'string' && /^[a-z0-9-]+$/.test(raw.workload)) {
     try {
@@ -117,7 +118,9 @@ export function checkSpec(input: unknown, opts: CheckOptions = {}): { spec?: Run
       }
     }
   }
-  return problems.length ? { ...(spec ? { spec } : {}), problems } : { spec, problems };
+  // The schema and a target's own checks may name the same problem: each once.
+  const unique = [...new Set(problems)];
+  return unique.length ? { ...(spec ? { spec } : {}), problems: unique } : { spec, problems: unique };
 }
 
 /**

@@ -150,7 +150,27 @@ export const kubernetesTarget: Target<KubernetesTargetSpec> = {
   prepare: prepareKubernetes,
   /** {@link provisionKubernetes}, then load the Secret's password (and port-forward) into this process, so the provision activity can connect. */
   async provision(spec, req) {
-    const handle = await provisionKubernetes(spec, req);
+    // One bound on the whole of it: the API calls have no timeout of their own, and a black-holed API
+    // server must not keep a heartbeating activity alive for hours.
+    const limitMs = spec.timeouts.readyMs + 120_000;
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(
+            new Error(
+              `kubernetes provisioning of ${req.runId}/${req.cellKey} did not finish within ${limitMs} ms (timeouts.readyMs + 2 min for the API calls): is the API server answering?`,
+            ),
+          ),
+        limitMs,
+      );
+    });
+    let handle: TargetHandle;
+    try {
+      handle = await Promise.race([provisionKubernetes(spec, req), deadline]);
+    } finally {
+      clearTimeout(timer);
+    }
     await prepareKubernetes(handle);
     return handle;
   },

@@ -141,6 +141,8 @@ async function waitReady(
   const t = spec.timeouts;
   const start = Date.now();
   let unschedSince: number | undefined;
+  /** When the pod was first seen scheduled: the start of the claim's `pvcMs` clock. */
+  let scheduledSince: number | undefined;
   let pullingSince: number | undefined;
   let pullFailedSince: number | undefined;
   let evCache: { at: number; items: k8s.CoreV1Event[]; pvc: k8s.CoreV1Event[] } | undefined;
@@ -217,7 +219,15 @@ async function waitReady(
       const pvc = await orMissing(() =>
         kube.core.readNamespacedPersistentVolumeClaim({ name: names.pvc, namespace: ns }),
       );
-      if (pvc?.status?.phase === 'Pending' && now - start > t.pvcMs) {
+      // Its clock starts when the pod is scheduled (WaitForFirstConsumer binds only then), and it
+      // does not run while the pod waits for a node for another reason (that is Unschedulable's).
+      const schedNow = cond('PodScheduled');
+      if (schedNow?.status === 'True') scheduledSince ??= now;
+      const waitingForNode =
+        schedNow?.status === 'False' &&
+        schedNow.reason === 'Unschedulable' &&
+        !/persistentvolumeclaim|volume/i.test(lastOf(evs, ['FailedScheduling'])?.message ?? schedNow.message ?? '');
+      if (pvc?.status?.phase === 'Pending' && !waitingForNode && now - (scheduledSince ?? start) > t.pvcMs) {
         const why = await pendingWhy(kube, spec, pvc, pod, pvcEvs);
         throw ApplicationFailure.create({
           type: FAILURE.VolumePending,
