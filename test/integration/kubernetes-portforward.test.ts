@@ -16,6 +16,7 @@ import { startEksSim, type EksSim } from '../k8s/eks-sim';
 import { KubernetesTargetSpec } from '../../src/schema/run-spec';
 import type { ProvisionRequest, TargetHandle } from '../../src/schema/target';
 import { clearTargetAccess, connect, getTargetAccess, targetAccessKey, targetUrl } from '../../src/clickhouse/client';
+import { portForward } from '../../src/targets/kubernetes/access';
 import {
   forgetKubeClients,
   kubernetesTarget,
@@ -143,5 +144,39 @@ describe('kubernetes target, access portForward, on the simulated EKS', { timeou
     assert.equal(openForwardCount(), 0);
     assert.equal(getTargetAccess(targetAccessKey(h2)), undefined);
     assert.equal(await tcpConnect(local2), 'ECONNREFUSED');
+  });
+  it('a connection the pod refuses ends at once on the local side (never waits for a request timeout)', async () => {
+    const spec = KubernetesTargetSpec.parse({
+      kind: 'kubernetes',
+      kubeconfig: sim.kubeconfigPath,
+      access: 'portForward',
+    });
+    const req: ProvisionRequest = {
+      runId: `pf-refused-${Date.now()}`,
+      cellKey: 'v26.7-lz4',
+      version: '26.7',
+      workDir: dir,
+    };
+    const h = await kubernetesTarget.provision(spec, req);
+    try {
+      // Port 9 is not listened on in the pod: the pod side refuses, the error channel says so.
+      const fwd = await portForward(kubeFor(spec), NS, h.kubernetes!.pod, h.kubernetes!.podUid, 9);
+      const u = new URL(fwd.url);
+      const t0 = Date.now();
+      const ended = await new Promise<string>((resolve) => {
+        const s = net.connect({ host: u.hostname, port: Number(u.port) }, () =>
+          s.write('GET /ping HTTP/1.1\r\nHost: x\r\n\r\n'),
+        );
+        s.on('data', () => undefined);
+        s.on('error', () => undefined);
+        s.on('close', () => resolve('closed'));
+        setTimeout(() => resolve('still open after 10 s'), 10_000);
+      });
+      assert.equal(ended, 'closed');
+      assert.ok(Date.now() - t0 < 10_000);
+      await fwd.close();
+    } finally {
+      await kubernetesTarget.teardown(h);
+    }
   });
 });

@@ -6,6 +6,7 @@
  * registry of `src/clickhouse/client.ts`, which `connect` and `targetPassword` read.
  */
 import net from 'node:net';
+import { Writable } from 'node:stream';
 import { randomBytes } from 'node:crypto';
 import * as k8s from '@kubernetes/client-node';
 import { clearTargetAccess, getTargetAccess, setTargetAccess, targetAccessKey } from '../../clickhouse/client';
@@ -209,9 +210,27 @@ async function openForward(
           void retire();
           return;
         }
-        return pf.portForward(namespace, pod, [port], socket, null, socket).then((ws) => {
+        // The pod side's errors (connection refused in the pod) end the local connection at once,
+        // and so does the tunnel closing (API server, its load balancer or the pod gone): a request
+        // must fail fast, as on a dropped TCP connection, never wait for its own timeout.
+        const podErrors = new Writable({
+          write(chunk: Buffer, _enc, done) {
+            // The channel's first frame is only the port number (client-node passes it on empty).
+            if (chunk.length === 0) return done();
+            socket.destroy(new Error(`port-forward to ${namespace}/${pod}:${port}: ${chunk.toString().trim()}`));
+            done();
+          },
+        });
+        return pf.portForward(namespace, pod, [port], socket, podErrors, socket).then((ws) => {
           const w = typeof ws === 'function' ? ws() : ws;
-          socket.on('close', () => w?.close());
+          if (!w) {
+            socket.destroy();
+            return;
+          }
+          socket.on('close', () => w.close());
+          const events = w as unknown as { on?: (event: string, f: () => void) => void };
+          events.on?.('close', () => socket.destroy());
+          events.on?.('error', () => socket.destroy());
         });
       })
       .catch(() => socket.destroy());
