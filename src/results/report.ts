@@ -510,7 +510,8 @@ function cloudSections(dir: string, run: RunRecord, cells: CellResult[]): string
   return out;
 }
 
-/** USD to the cent; `n/a` (unknown price) for null. */
+/** USD to the cent from $1, to a hundredth of a cent below (as `usd` in src/cloud/cost.ts); `n/a` (unknown price) for null. */
 function usdText(x: number | null): string {
-  return x === null ? 'n/a' : `$${(Math.round(x * 100) / 100).toFixed(2)}`;
+  if (x === null) return 'n/a';
+  return Math.abs(x) < 1 ? `$${x.toFixed(4)}` : `$${(Math.round(x * 100) / 100).toFixed(2)}`;
 }

@@ -435,8 +435,13 @@ test('collectCloudMetrics: figures, labels, empty vs zero, short windows, fallba
   );
   const co = section('Cost');
   assert.match(co, /Time held: provision\.json provisioned_at → teardown\.json torn_down_at/);
-  assert.match(co, /\| v26\.7-lz4 +\| 0\.2653 h +\| \$0\.06 +\| \$0\.00 +\| \$0\.00 +\| \$0\.00 +\| \$0\.07 +\|/);
-  assert.match(co, /\| \*\*run total\*\* .*\| \*\*\$0\.13\*\* +\|/);
+  assert.match(
+    co,
+    /\| v26\.7-lz4 +\| 0\.2653 h +\| \$0\.0626 +\| \$0\.0033 +\| \$0\.0000 +\| \$0\.0000 +\| \$0\.0659 +\|/,
+  );
+  assert.match(co, /\| \*\*run total\*\* .*\| \*\*\$0\.1318\*\* +\|/);
+  // The default prices are Seoul's and this run is in us-east-1: said beside the costs.
+  assert.match(co, /NOTE: these are ap-northeast-2 prices and this run is in us-east-1/);
   assert.match(
     co,
     /- v26\.7-lz4: instance m5\.xlarge: \$0\.236\/h × 0\.2653 h = \$0\.0626; volume gp3 100 GiB: \$0\.0912\/GB-month × 0\.2653 h ÷ 730 = \$0\.0033/,
