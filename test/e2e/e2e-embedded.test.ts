@@ -10,7 +10,7 @@ import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { startTemporalEnv, type TemporalEnv } from '../helpers/temporal-env';
 import { assertFailureType } from '../helpers/assert-failure';
-import { historyFile, saveHistory } from '../helpers/histories';
+import { recordRunHistories } from '../helpers/histories';
 import { temporalCliPath } from '../../src/config';
 import type { MatrixResult, MatrixProgress } from '../../src/workflows';
 import type { CellResult as CellResultDoc } from '../../src/schema/results';
@@ -196,19 +196,7 @@ test('a 2-cell embedded matrix completes and every report table holds measured v
   // `CHBENCH_RECORD_HISTORIES=1` records this release's histories (`<workflow>_<version>.json`, never
   // overwritten) for the replay test.
   if (process.env.CHBENCH_RECORD_HISTORIES) {
-    const show = (id: string) =>
-      execFileSync(temporalCliPath(), [
-        'workflow',
-        'show',
-        '--workflow-id',
-        id,
-        '--output',
-        'json',
-        '--address',
-        env.server.address,
-      ]);
-    saveHistory(historyFile('benchmark-matrix'), runId, show(runId));
-    saveHistory(historyFile('benchmark-cell'), `${runId}/v26.7-lz4`, show(`${runId}/v26.7-lz4`));
+    recordRunHistories(env.server.address, runId, 'v26.7-lz4');
   }
 });
 

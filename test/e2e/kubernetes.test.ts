@@ -8,7 +8,6 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
@@ -21,8 +20,7 @@ import { cellNames } from '../../src/targets/kubernetes';
 import type { MatrixProgress, MatrixResult } from '../../src/workflows';
 import type { CellProgress } from '../../src/workflows/benchmark-cell';
 import { pollUntil } from '../../src/lib/poll';
-import { temporalCliPath } from '../../src/config';
-import { historyFile, saveHistory } from '../helpers/histories';
+import { recordRunHistories } from '../helpers/histories';
 
 const NS = 'bench-database';
 let sim: EksSim;
@@ -139,19 +137,7 @@ test('a pod evicted during the query runs is a target restart: new pod on the sa
   // `CHBENCH_RECORD_HISTORIES=1` records this release's histories (a kubernetes cell with a target
   // restart, a matrix with the cloud step) for the replay test; files are never overwritten.
   if (process.env.CHBENCH_RECORD_HISTORIES) {
-    const show = (id: string) =>
-      execFileSync(temporalCliPath(), [
-        'workflow',
-        'show',
-        '--workflow-id',
-        id,
-        '--output',
-        'json',
-        '--address',
-        env.server.address,
-      ]);
-    saveHistory(historyFile('benchmark-matrix'), runId, show(runId));
-    saveHistory(historyFile('benchmark-cell'), `${runId}/${cellKey}`, show(`${runId}/${cellKey}`));
+    recordRunHistories(env.server.address, runId, cellKey);
   }
 });
 

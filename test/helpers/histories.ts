@@ -4,10 +4,11 @@
  * it was recorded under. A file is never overwritten: a release records its own, and every recorded
  * history must keep replaying against the current workflow code (test/replay/replay.test.ts).
  */
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
-import { REPO_ROOT } from '../../src/config';
+import { REPO_ROOT, temporalCliPath } from '../../src/config';
 
 export const HISTORIES_DIR = path.join(REPO_ROOT, 'test', 'histories');
 const IDS_FILE = path.join(HISTORIES_DIR, 'workflow-ids.json');
@@ -51,4 +52,25 @@ export function recordedHistories() {
       workflowId: ids[file],
       history: historyFromJSON(JSON.parse(readFileSync(path.join(HISTORIES_DIR, file), 'utf8'))),
     }));
+}
+
+/**
+ * Record a finished run's matrix history and one cell's history (`temporal workflow show --output
+ * json` against `address`) as this release's files. See {@link saveHistory}.
+ * @throws Error when a file exists already
+ */
+export function recordRunHistories(address: string, runId: string, cellKey: string): void {
+  const show = (id: string) =>
+    execFileSync(temporalCliPath(), [
+      'workflow',
+      'show',
+      '--workflow-id',
+      id,
+      '--output',
+      'json',
+      '--address',
+      address,
+    ]);
+  saveHistory(historyFile('benchmark-matrix'), runId, show(runId));
+  saveHistory(historyFile('benchmark-cell'), `${runId}/${cellKey}`, show(`${runId}/${cellKey}`));
 }

@@ -43,6 +43,7 @@ import type { KubernetesFacts } from '../../schema/target';
 import {
   describeInstance,
   describeVolume,
+  GP3_BASELINE,
   instanceEbsLimits,
   parseProviderId,
   parseVolumeHandle,
@@ -178,8 +179,8 @@ async function resolveResources(
       volume_id: volumeId,
       type,
       size_gib: requestGiB(k.storageRequest),
-      iops: num(sc?.iops) ?? (type === 'gp3' ? 3000 : null),
-      throughput_mib_s: num(sc?.throughput) ?? (type === 'gp3' ? 125 : null),
+      iops: num(sc?.iops) ?? (type === 'gp3' ? GP3_BASELINE.iops : null),
+      throughput_mib_s: num(sc?.throughput) ?? (type === 'gp3' ? GP3_BASELINE.throughputMiBs : null),
       zone: k.zone,
       state: 'not describable',
       source: `recorded at provisioning: size from the PVC request ${k.storageRequest}, zone from the node label${

@@ -290,49 +290,62 @@ function pvZone(pv: k8s.V1PersistentVolume | undefined): string | undefined {
   return undefined;
 }
 
-/** Delete the pod (if any) and wait until it is gone. */
-async function deletePod(
+/** What {@link deleteAndWait} needs of one namespaced kind. */
+interface Deletable {
+  /** `pod` or `PVC`, for messages. */
+  what: string;
+  /** The kind's collection under the namespace, e.g. `pods`. */
+  plural: string;
+  /** Which of `timeouts` bounds the wait. */
+  bound: 'readyMs' | 'pvcMs';
+  del: (kube: Kube, ns: string, name: string) => Promise<unknown>;
+  read: (kube: Kube, ns: string, name: string) => Promise<unknown>;
+  list: (kube: Kube, ns: string, fieldSelector: string) => Promise<{ items: unknown[] }>;
+}
+
+/** Delete the object (if any) and wait, with a watch, until it is gone. */
+async function deleteAndWait(
+  k: Deletable,
   kube: Kube,
   ns: string,
   name: string,
   spec: Pick<KubernetesTargetSpec, 'timeouts'>,
 ): Promise<void> {
-  await deleteIgnoringMissing(() => kube.core.deleteNamespacedPod({ name, namespace: ns }));
+  await deleteIgnoringMissing(() => k.del(kube, ns, name));
   await waitGone(
-    `pod ${ns}/${name}`,
-    () => kube.core.readNamespacedPod({ name, namespace: ns }),
-    spec.timeouts.readyMs,
+    `${k.what} ${ns}/${name}`,
+    () => k.read(kube, ns, name),
+    spec.timeouts[k.bound],
     spec.timeouts.watchSilenceMs,
-    {
-      kube,
-      path: `/api/v1/namespaces/${ns}/pods`,
-      name,
-      list: (fieldSelector) => kube.core.listNamespacedPod({ namespace: ns, fieldSelector }),
-    },
+    { kube, path: `/api/v1/namespaces/${ns}/${k.plural}`, name, list: (fs) => k.list(kube, ns, fs) },
   );
 }
 
-/** Delete the PVC (if any) and wait until it is gone. */
-async function deletePvc(
-  kube: Kube,
-  ns: string,
-  name: string,
-  spec: Pick<KubernetesTargetSpec, 'timeouts'>,
-): Promise<void> {
-  await deleteIgnoringMissing(() => kube.core.deleteNamespacedPersistentVolumeClaim({ name, namespace: ns }));
-  await waitGone(
-    `PVC ${ns}/${name}`,
-    () => kube.core.readNamespacedPersistentVolumeClaim({ name, namespace: ns }),
-    spec.timeouts.pvcMs,
-    spec.timeouts.watchSilenceMs,
-    {
-      kube,
-      path: `/api/v1/namespaces/${ns}/persistentvolumeclaims`,
-      name,
-      list: (fieldSelector) => kube.core.listNamespacedPersistentVolumeClaim({ namespace: ns, fieldSelector }),
-    },
-  );
-}
+const POD: Deletable = {
+  what: 'pod',
+  plural: 'pods',
+  bound: 'readyMs',
+  del: (kube, namespace, name) => kube.core.deleteNamespacedPod({ name, namespace }),
+  read: (kube, namespace, name) => kube.core.readNamespacedPod({ name, namespace }),
+  list: (kube, namespace, fieldSelector) => kube.core.listNamespacedPod({ namespace, fieldSelector }),
+};
+
+const PVC: Deletable = {
+  what: 'PVC',
+  plural: 'persistentvolumeclaims',
+  bound: 'pvcMs',
+  del: (kube, namespace, name) => kube.core.deleteNamespacedPersistentVolumeClaim({ name, namespace }),
+  read: (kube, namespace, name) => kube.core.readNamespacedPersistentVolumeClaim({ name, namespace }),
+  list: (kube, namespace, fieldSelector) => kube.core.listNamespacedPersistentVolumeClaim({ namespace, fieldSelector }),
+};
+
+/** Delete the pod (if any) and wait until it is gone (bounded by `timeouts.readyMs`). */
+const deletePod = (kube: Kube, ns: string, name: string, spec: Pick<KubernetesTargetSpec, 'timeouts'>) =>
+  deleteAndWait(POD, kube, ns, name, spec);
+
+/** Delete the PVC (if any) and wait until it is gone (bounded by `timeouts.pvcMs`). */
+const deletePvc = (kube: Kube, ns: string, name: string, spec: Pick<KubernetesTargetSpec, 'timeouts'>) =>
+  deleteAndWait(PVC, kube, ns, name, spec);
 
 export { deletePod, deletePvc };
 
