@@ -239,6 +239,44 @@ export const CloudSpec = z.strictObject({
 });
 export type CloudSpec = z.infer<typeof CloudSpec>;
 
+/**
+ * Where the results database is (see `src/results/db/`). Absent: the embedded database in
+ * `<resultsDir>/db`, served by the chdb engine chbench ships. A team points every worker at one
+ * ClickHouse server; the password comes from the environment variable named here, never the spec.
+ */
+export const ResultsDbSpec = z.strictObject({
+  /** HTTP(S) URL of a ClickHouse server, e.g. `http://clickhouse.internal:8123`. */
+  url: z.url({ protocol: /^https?$/ }),
+  database: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).default('chbench'),
+  user: z.string().min(1).default('default'),
+  /** Name of the environment variable (on every worker and CLI host) holding the password. */
+  passwordEnv: z.string().regex(/^[A-Z_][A-Z0-9_]*$/).optional(),
+});
+export type ResultsDbSpec = z.infer<typeof ResultsDbSpec>;
+
+/** Options shared by every kind of baseline (see `src/schema/comparison.ts` for the method). */
+const comparisonOptions = {
+  /** Smallest relative change ever flagged (0.1 = 10 %), whatever the learned noise threshold. */
+  minChange: z.number().min(0).max(10).default(0.1),
+  /** A query whose baseline noise threshold is above this is `unstable`, not compared. */
+  unstableAbove: z.number().min(0).max(10).default(0.3),
+  /** Fewer valid warm runs than this on either side: `unstable` (too few samples for the test to have power). */
+  minRuns: z.int().min(3).max(1000).default(7),
+  /** Interleaved A, B rounds per flagged query in the confirming re-run; 0 = no re-run (first-pass flags stand, marked unconfirmed). */
+  confirmRounds: z.int().min(0).max(200).default(12),
+};
+
+/**
+ * What a run is compared with after its cells: a run id, the previous successful run of the
+ * schedule that started this run, or a version label inside this run's own matrix.
+ */
+export const BaselineSpec = z.discriminatedUnion('from', [
+  z.strictObject({ from: z.literal('run'), run: z.string().min(1), ...comparisonOptions }),
+  z.strictObject({ from: z.literal('previous-scheduled'), ...comparisonOptions }),
+  z.strictObject({ from: z.literal('version'), version: versionLabel, ...comparisonOptions }),
+]);
+export type BaselineSpec = z.infer<typeof BaselineSpec>;
+
 /** A run spec. Unknown keys are refused everywhere. */
 export const RunSpec = z.strictObject({
   /** Schema version of this document. */
@@ -281,6 +319,10 @@ export const RunSpec = z.strictObject({
   resultsDir: z.string().min(1).default('results'),
   /** Cloud metrics and cost per cell (Kubernetes on AWS); absent = not collected. */
   cloud: CloudSpec.optional(),
+  /** The results database (default: embedded, in `<resultsDir>/db`). */
+  results: ResultsDbSpec.optional(),
+  /** Compare this run with a baseline after its cells (absent: no comparison). */
+  baseline: BaselineSpec.optional(),
 });
 export type RunSpec = z.infer<typeof RunSpec>;
 /** What a user writes (defaults not yet applied). */

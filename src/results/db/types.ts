@@ -1,0 +1,116 @@
+/**
+ * The results database's contract: what every chbench part may ask of it. Two implementations share
+ * one code path over HTTP: the default embedded database (the chdb engine chbench ships, served from
+ * `<resultsDir>/db/` by one engine process per directory) and any ClickHouse server a team runs
+ * (`results: { url, database, passwordEnv }` in the run spec, or `CHBENCH_RESULTS_URL`).
+ *
+ * Tables (schema version in `schema_migrations`): `runs` (one row per run), `cells` (one per cell),
+ * `samples` (one row per measured query run: cold, warm-up and warm, with its validity),
+ * `comparisons` and `comparison_queries` (see `schema/comparison.ts`). Writes are idempotent:
+ * storing a run again replaces its rows, it never doubles them.
+ */
+import type { ComparisonRecord } from '../../schema/comparison';
+
+/** Where the results database is. */
+export type ResultsDbLocation =
+  | { kind: 'embedded'; /** directory of the database files, default `<resultsDir>/db` */ dir: string }
+  | { kind: 'server'; url: string; database: string; user?: string; /** name of the env var holding the password (never the password) */ passwordEnv?: string };
+
+/** One row of `runs`. Times are ISO strings (UTC). */
+export interface StoredRun {
+  run_id: string;
+  name: string;
+  workload: string;
+  scale: number;
+  target_kind: string;
+  /** sha256 of the parsed spec (canonical JSON), hex. */
+  spec_hash: string;
+  spec_json: string;
+  chbench_version: string;
+  chbench_commit: string | null;
+  /** The Temporal schedule that started it (`ChbenchSchedule`), or null. */
+  schedule_id: string | null;
+  started_at: string;
+  finished_at: string | null;
+  /** `completed` | `cancelled` | … as in run.json. */
+  status: string | null;
+  cells_total: number;
+  cells_succeeded: number;
+}
+
+/** One row of `cells`. */
+export interface StoredCell {
+  run_id: string;
+  cell_key: string;
+  version_label: string;
+  /** `SELECT version()` of the server; null if never reached. */
+  server_version: string | null;
+  codec: string;
+  target_kind: string;
+  workload: string;
+  scale: number;
+  /** Query settings the cell's runs were sent with, JSON. */
+  settings_json: string;
+  status: string;
+  error: string | null;
+  /** Load, storage and index figures, host facts: JSON of the cell's headline facts. */
+  facts_json: string;
+}
+
+/** One row of `samples`: one measured run of one query. Figures the server did not give are null. */
+export interface StoredSample {
+  run_id: string;
+  cell_key: string;
+  phase: 'baseline' | 'index';
+  query_id: string;
+  kind: 'cold' | 'warmup' | 'warm';
+  /** 1-based within its kind. */
+  n: number;
+  server_elapsed_ms: number | null;
+  server_elapsed_source: string | null;
+  wall_ms: number;
+  read_rows: number | null;
+  read_bytes: number | null;
+  result_rows: number;
+  result_bytes: number | null;
+  result_sha256: string;
+  /** False when the run's validity record says it was not cold (cold runs) or not quiet. */
+  valid: boolean;
+  invalid_reason: string | null;
+  started_at: string | null;
+}
+
+/** A point of a scheduled series: one query's warm median in one cell of one run. */
+export interface SeriesPoint {
+  run_id: string;
+  started_at: string;
+  cell_key: string;
+  version_label: string;
+  server_version: string | null;
+  codec: string;
+  phase: 'baseline' | 'index';
+  query_id: string;
+  /** Median of the valid warm runs, ms (server-side when every one has it, else client wall). */
+  warm_median_ms: number;
+  figure: 'server_elapsed_ms' | 'wall_ms';
+}
+
+/** The results database as chbench uses it. Every method may throw an Error naming the database and the statement that failed. */
+export interface ResultsDb {
+  /** Human-readable location, e.g. `embedded database /…/results/db` or `http://host:8123 database chbench`. */
+  readonly description: string;
+  /** Store a run from its results folder (`run.json`, every cell's `result.json`, `comparison.json` if any): replaces earlier rows of the run. @returns rows written per table. */
+  storeRun(runDir: string): Promise<{ runs: number; cells: number; samples: number; comparisons: number }>;
+  storeComparison(c: ComparisonRecord): Promise<void>;
+  run(runId: string): Promise<StoredRun | undefined>;
+  cells(runId: string): Promise<StoredCell[]>;
+  samples(runId: string, cellKey?: string): Promise<StoredSample[]>;
+  comparison(runId: string): Promise<ComparisonRecord | undefined>;
+  /** The newest run of `scheduleId` that started before `beforeStartedAt`, finished `completed` and has at least one succeeded cell. */
+  previousSuccessfulRun(scheduleId: string, beforeStartedAt: string): Promise<StoredRun | undefined>;
+  /** Warm medians of the last `limit` runs of a schedule (or of runs with the same spec name when `scheduleId` is null), oldest first. */
+  series(opts: { scheduleId: string | null; name: string; limit?: number }): Promise<SeriesPoint[]>;
+  /** Run any read-only SQL; rows as objects. */
+  query<T = Record<string, unknown>>(sql: string): Promise<T[]>;
+  close(): Promise<void>;
+}
