@@ -4,7 +4,7 @@
  *
  * One file per step, named after the step: provision → create-schema → load-data → quiesce-merges →
  * storage-stats → run-queries → materialize-skip-index → collect-metrics → write-cell-result → teardown;
- * validate-spec, collect-cloud-metrics and write-report belong to the matrix.
+ * validate-spec, collect-cloud-metrics, store-run, compare-baseline, confirm-comparison and write-report belong to the matrix.
  */
 import { createValidateSpec } from './matrix/validate-spec';
 import { createProvision, type ProvisionDeps } from './provision';
@@ -20,6 +20,7 @@ import { createTeardown } from './teardown';
 import { createWriteReport } from './matrix/write-report';
 import { createCollectCloudMetrics } from './matrix/collect-cloud-metrics';
 import { createAwaitWorkflowClosed, type TemporalDeps } from './matrix/await-workflow-closed';
+import { createConfirmComparison } from './matrix/confirm-comparison';
 
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { ClickHouseError } from '@clickhouse/client';
@@ -155,6 +156,7 @@ function buildActivities(deps: ActivityDeps) {
     ...createCollectCloudMetrics(),
     ...createWriteReport(),
     ...createAwaitWorkflowClosed(deps),
+    ...createConfirmComparison(),
   };
 }
 

@@ -16,14 +16,14 @@ import { loadWorkload, workloadQueries } from '../lib/workload';
 import { judgeIndexUse } from '../measure/index-proof';
 import { measureQueries } from '../measure/protocol';
 import { runSettingsOf } from '../measure/figures';
-import { coldCacheDrops, coldDefinition, serverPodOf } from '../measure/cold-cycle';
-import { attempt, heartbeat, cancellationSignal } from '../temporal/activity-context';
-import { settlePreviousAttempts, killOnCancel, isTargetGone } from './support/attempts';
-import { capabilitiesOf, otherChbenchServers } from '../targets';
+import { coldDefinition } from '../measure/cold-cycle';
+import { attempt, cancellationSignal } from '../temporal/activity-context';
+import { settlePreviousAttempts } from './support/attempts';
+import { otherChbenchServers } from '../targets';
 import { queryIdPrefix, type QueriesSummary, type QueryHeadline, type StepInput } from '../schema/cell';
-import { readCellSettings } from './provision';
+import { cellMeasureOptions } from './support/measure-options';
 
-import type { CapabilityProbe, CommandOutcome, QueryRecord, QueriesRecord } from '../schema/results';
+import type { CommandOutcome, QueryRecord, QueriesRecord } from '../schema/results';
 
 /** Activity factory. */
 export function createRunQueries(deps: { workDir: string }) {
@@ -44,7 +44,6 @@ export function createRunQueries(deps: { workDir: string }) {
       const m = loadWorkload(cell.workload);
       let queries = workloadQueries(m, { table: m.table, rows: cell.scale, codec: cell.codec }, cell.queries);
       if (phase === 'index') queries = queries.filter((q) => q.usesIndex);
-      const caps = capabilitiesOf(target);
       const dir = cellDir(cell.resultsDir, cell.runId, cell.cellKey);
       const file = path.join(dir, `queries-${phase}.json`);
       const prefix = queryIdPrefix(cell.runId, cell.cellKey, phase);
@@ -52,7 +51,7 @@ export function createRunQueries(deps: { workDir: string }) {
       let merges: CommandOutcome | null = null;
       try {
         const othersAtStart = otherChbenchServers(deps.workDir, target);
-        const probe = readJsonIfExists<CapabilityProbe>(path.join(dir, 'probe.json'));
+        const { options, probe } = cellMeasureOptions({ cell, target }, queryLog, prefix, `queries-${phase}`);
         // A retry re-measures this step from scratch, never beside a run of the earlier attempt.
         const previous = await settlePreviousAttempts(target, client, prefix);
         if (cell.protocol.stopMergesDuringQueries) merges = await tryCommand(client, `SYSTEM STOP MERGES ${m.table}`);
@@ -70,28 +69,8 @@ export function createRunQueries(deps: { workDir: string }) {
         });
         const finished: QueryRecord[] = [];
         const records = await measureQueries(client, m.table, queries, {
-          coldRuns: cell.protocol.coldRuns,
-          warmupRuns: cell.protocol.warmupRuns,
-          warmRuns: cell.protocol.warmRuns,
-          dropOsPageCache: cell.protocol.dropOsPageCache,
-          maxExecutionTimeS: cell.protocol.maxExecutionTimeS,
-          queryLog,
-          counters: queryLog ? 'query_log' : caps.countersWithoutQueryLog,
-          serverOnThisHost: caps.onWorkerHost,
-          serverPod: serverPodOf(target, caps),
-          summaryReadSource: caps.summaryReadSource,
-          extraSettings: readCellSettings(cell).runs,
-          cacheDrops: coldCacheDrops(probe),
-          knownCounters: probe?.events_complete ? (probe.events ?? undefined) : undefined,
-          knownSettings: probe?.query_settings ?? undefined,
-          queryIdPrefix: prefix,
-          attempt: attempt(),
-          signal: cancellationSignal(),
-          killOnCancel: (queryId, run) => killOnCancel(target, queryId, run),
-          isTargetGone,
+          ...options,
           finished,
-          onRun: (q, kind, n) => heartbeat({ step: `queries-${phase}`, query: q, run: `${kind} ${n}` }),
-          onProgress: (p) => heartbeat({ result_rows: p.result_rows, result_bytes: p.result_bytes }),
         }).catch((e: unknown) => {
           // Cancelled or failed midway: keep the queries already measured (a retry re-measures and overwrites).
           if (finished.length) {

@@ -10,6 +10,7 @@
  * (the confirming re-run), and only what the re-run confirms stays flagged.
  */
 import { z } from 'zod';
+import type { CellInput } from './cell';
 
 /** A query's verdict. `unstable`: the baseline's own noise is above `unstableAbove`, or too few valid samples on a side. */
 export const Verdict = z.enum(['regression', 'improvement', 'unchanged', 'unstable']);
@@ -111,3 +112,38 @@ export const ComparisonRecord = z.object({
   confirm_error: z.string().optional(),
 });
 export type ComparisonRecord = z.infer<typeof ComparisonRecord>;
+
+/** A pair with flagged queries, as the first pass hands it to the confirming re-run (small: keys only). */
+export interface FlaggedPair {
+  pairKey: string;
+  baselineCell: { runId: string; cellKey: string };
+  newCell: { runId: string; cellKey: string };
+  queries: { query_id: string; phase: 'baseline' | 'index' }[];
+}
+
+/**
+ * One flagged pair's confirming re-run, planned: two fresh cells (the baseline's setup and the new
+ * run's) and the flagged query ids per phase. `CellInput`-shaped objects (src/schema/cell.ts).
+ */
+export interface ConfirmPairPlan {
+  pairKey: string;
+  baseline: CellInput;
+  candidate: CellInput;
+  phases: { baseline: string[]; index: string[] };
+}
+
+/** The interleaved re-run's kept samples of one query (valid warm runs, ms). */
+export interface ConfirmSamples {
+  query_id: string;
+  phase: 'baseline' | 'index';
+  figure: 'server_elapsed_ms' | 'wall_ms';
+  baseline_ms: number[];
+  new_ms: number[];
+}
+
+/** The confirming re-run's outcome for one pair: its samples, or why it could not be done. */
+export interface ConfirmOutcome {
+  pairKey: string;
+  samples: ConfirmSamples[];
+  error?: string;
+}

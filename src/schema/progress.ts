@@ -5,6 +5,7 @@
  * this module for types only (zod stays out of the workflow bundle).
  */
 import { z } from 'zod';
+import { RunVerdict } from './comparison';
 import { CELL_STEPS, CellOutcome, CellStatus, type CellPhase } from './cell';
 
 /** Options of the matrix workflow (second workflow argument; all optional). */
@@ -24,7 +25,7 @@ export const MatrixOptions = z.object({
 export type MatrixOptions = z.infer<typeof MatrixOptions>;
 
 /** The matrix workflow's phases (its `progress.phase` and `ChbenchPhase` values). */
-export const MatrixPhase = z.enum(['validate', 'cells', 'report', 'done', 'cancelled']);
+export const MatrixPhase = z.enum(['validate', 'cells', 'store', 'compare', 'confirm', 'report', 'done', 'cancelled']);
 export type MatrixPhase = z.infer<typeof MatrixPhase>;
 
 /** Answer of the matrix workflow's `progress` query. */
@@ -55,6 +56,18 @@ export const MatrixResult = z.object({
   reportPath: z.string(),
   status: z.enum(['completed', 'cancelled']),
   cells: z.array(CellOutcome),
+  /** The comparison with the spec's baseline (absent when the spec names none). Details in `comparison.json`. */
+  comparison: z
+    .object({
+      verdict: RunVerdict,
+      baselineRunId: z.string().nullable(),
+      /** Query ids the first pass flagged (`Q5@index` after the skip index), and those the confirming re-run confirmed. */
+      flagged: z.array(z.string()),
+      confirmed: z.array(z.string()),
+      /** Why there is no comparison or no re-run, when so. */
+      note: z.string().optional(),
+    })
+    .optional(),
 });
 export type MatrixResult = z.infer<typeof MatrixResult>;
 

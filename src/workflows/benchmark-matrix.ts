@@ -26,8 +26,9 @@ import { cellInputs } from '../schema/matrix';
 import type { RunSpec, RunSpecInput } from '../schema/run-spec';
 import { FAILURE } from '../schema/failures';
 import { benchmarkCell } from './benchmark-cell';
-import { CODEC, PHASE, RUN_ID, VERSION } from '../schema/search-attributes';
+import { CODEC, PHASE, RUN_ID, SCHEDULE, VERSION } from '../schema/search-attributes';
 import { MatrixRun } from './matrix-run';
+import { compareWithBaseline, storeInResultsDb } from './matrix-compare';
 
 export type { MatrixProgress, MatrixResult } from '../schema/progress';
 export { matrixProgressQuery } from './matrix-run';
@@ -63,6 +64,9 @@ function cloudMetricsOptions(settleMs: number): ActivityOptions {
  * passes this many events, whichever comes first. A cell costs the matrix ~8 events, so a run holds ~250 cells.
  */
 export const EVENT_BUDGET = 2000;
+
+/** Patch id: the run is stored in the results database (and compared with its baseline) before and after its report. */
+export const RESULTS_DB = 'results-db';
 
 /** The child workflow's summary in the Temporal UI. */
 export function cellSummary(spec: RunSpec, cell: CellInput): string {
@@ -103,11 +107,19 @@ async function runChildCell(spec: RunSpec, runId: string, cell: CellInput): Prom
 export async function benchmarkMatrix(specInput: RunSpecInput, options: MatrixOptions = {}): Promise<MatrixResult> {
   const runId = workflowInfo().workflowId;
   const startedAt = new Date().toISOString();
+  // Set by the schedule that started this run (`chbench schedule create`), absent otherwise.
+  const scheduleId = workflowInfo().typedSearchAttributes?.get(SCHEDULE);
   const run = new MatrixRun(runId);
 
   const { reuseFailedSince, eventBudget = EVENT_BUDGET } = options;
   const { spec, reused, indexQueries } = await validateSpec.executeWithOptions({ summary: 'validate run spec' }, [
-    { spec: specInput, runId, startedAt, ...(reuseFailedSince ? { reuseFailedSince } : {}) },
+    {
+      spec: specInput,
+      runId,
+      startedAt,
+      ...(reuseFailedSince ? { reuseFailedSince } : {}),
+      ...(scheduleId ? { scheduleId } : {}),
+    },
   ]);
   const cells = cellInputs(spec, runId, indexQueries);
   const done = new Set(reused.map((r) => r.cellKey));
@@ -152,6 +164,23 @@ export async function benchmarkMatrix(specInput: RunSpecInput, options: MatrixOp
     });
   }
 
+  // Store the cells in the results database, then compare with the baseline (its own activities and
+  // the confirming re-run's child workflow). Histories recorded before these steps replay without them.
+  const storeDb = patched(RESULTS_DB);
+  let comparison: MatrixResult['comparison'];
+  if (storeDb && !cancelled) {
+    run.enter('store');
+    await storeInResultsDb(spec, runId);
+    if (spec.baseline) {
+      try {
+        comparison = await compareWithBaseline(run, spec, spec.baseline, { runId, startedAt, scheduleId });
+      } catch (err) {
+        if (!isCancellation(err)) throw err;
+        cancelled ??= err;
+      }
+    }
+  }
+
   // The report is written even when the run was cancelled: measured cells are kept.
   const status = cancelled ? 'cancelled' : 'completed';
   const result = await CancellationScope.nonCancellable(async () => {
@@ -172,8 +201,16 @@ export async function benchmarkMatrix(specInput: RunSpecInput, options: MatrixOp
       { resultsDir: spec.resultsDir, runId, status },
     ]);
     run.progress.reportPath = reportPath;
+    // Again after the report: the run's final status and end time (run.json) and its comparison.
+    if (storeDb) await storeInResultsDb(spec, runId);
     run.enter(cancelled ? 'cancelled' : 'done');
-    return { runId, reportPath, status, cells: run.outcomes } satisfies MatrixResult;
+    return {
+      runId,
+      reportPath,
+      status,
+      cells: run.outcomes,
+      ...(comparison ? { comparison } : {}),
+    } satisfies MatrixResult;
   });
   // A cancelled run ends as Canceled in Temporal, after its report was written.
   if (cancelled) throw new CancelledFailure(`run ${runId} cancelled; report written to ${result.reportPath}`);

@@ -115,6 +115,12 @@ export class CellRun {
     return p;
   }
 
+  /** The latest provisioned target. @throws Error before the cell was provisioned. */
+  target(): StepInput['target'] {
+    if (!this.input) throw new Error(`${this.cell.cellKey} has no target yet`);
+    return this.input.target;
+  }
+
   /** The `provision` phase: a fresh target for the cell. */
   async provision(): Promise<ProvisionResult> {
     this.enter('provision');

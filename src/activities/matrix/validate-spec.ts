@@ -153,6 +153,8 @@ export function createValidateSpec() {
       runId: string;
       startedAt: string;
       reuseFailedSince?: string;
+      /** The Temporal schedule that started the run (its `ChbenchSchedule` search attribute), recorded in run.json. */
+      scheduleId?: string;
     }): Promise<ValidatedRun> {
       const { spec, problems } = checkSpec(input.spec, { worker: true });
       if (!spec || problems.length)
@@ -193,6 +195,7 @@ export function createValidateSpec() {
         cells: cellKeys,
         // Each start of the matrix workflow after the first (resume or continue-as-new).
         resumes: prev ? [...(prev.resumes ?? []), input.startedAt] : [],
+        ...(input.scheduleId ? { scheduleId: input.scheduleId } : {}),
       };
       writeJsonAtomic(runFile, record);
       // The spec exactly as given: the input to resume this run with `temporal workflow start --input-file`.
