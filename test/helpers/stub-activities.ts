@@ -7,6 +7,7 @@ import { Context } from '@temporalio/activity';
 import { parseRunSpec } from '../../src/schema/run-spec';
 import { expandMatrix, cellKey } from '../../src/schema/matrix';
 import type { CellInput, CellOutcome, StepInput } from '../../src/schema/cell';
+import type { ConfirmOutcome, ConfirmPairPlan, FlaggedPair } from '../../src/schema/comparison';
 
 export interface StubCall {
   activity: string;
@@ -25,6 +26,10 @@ export interface Stubs {
   failWith?: (activity: string, key: string, n: number, args: unknown[]) => Error | undefined;
   /** Cell outcomes written per run id (what validateSpec reuses on a resumed or continued run). */
   written: Map<string, CellOutcome[]>;
+  /** Pairs the first pass of the comparison flags (default none). */
+  flagged: FlaggedPair[];
+  /** Whether the confirming re-run confirms what was flagged (default true). */
+  confirms: boolean;
 }
 
 function keyOf(activity: string, args: unknown[]): string {
@@ -40,6 +45,8 @@ export function stubActivities(): Stubs {
     activities: {},
     calls: [],
     written: new Map(),
+    flagged: [],
+    confirms: true,
     callsOf: (k) => stubs.calls.filter((c) => c.key === k),
   };
   const impl: Record<string, (...a: any[]) => unknown> = {
@@ -98,6 +105,59 @@ export function stubActivities(): Stubs {
     },
     writeReport: (input: { runId: string }) => ({ reportPath: `/stub/${input.runId}/report.md` }),
     awaitWorkflowClosed: () => ({ status: 'closed' }),
+    storeRun: () => ({ runs: 1, cells: 1, samples: 1, comparisons: 0, description: 'stub' }),
+    compareWithBaseline: (input: { runId: string }) => ({
+      comparisonId: `${input.runId}~baseline`,
+      baselineRunId: 'baseline-run',
+      verdict: stubs.flagged.length ? 'regression' : 'unchanged',
+      flagged: stubs.flagged,
+    }),
+    planConfirmation: (input: { runId: string; flagged: FlaggedPair[] }) =>
+      input.flagged.map((f, i): ConfirmPairPlan => {
+        const cell = (side: string): CellInput => ({
+          runId: `${input.runId}.confirm`,
+          cellKey: `p${i + 1}-${side}`,
+          version: '26.7',
+          codec: 'LZ4',
+          workload: 'logs',
+          scale: 1000,
+          skipIndex: f.queries.some((q) => q.phase === 'index'),
+          protocol: parseRunSpec({
+            name: 'x',
+            workload: 'logs',
+            scale: 1,
+            target: { kind: 'embedded' },
+            matrix: { version: ['26.7'], codec: ['LZ4'] },
+          }).protocol,
+          target: { kind: 'embedded' } as CellInput['target'],
+          teardown: 'always',
+          resultsDir: '/stub',
+        });
+        return {
+          pairKey: f.pairKey,
+          baseline: cell('baseline'),
+          candidate: cell('new'),
+          phases: {
+            baseline: f.queries.filter((q) => q.phase === 'baseline').map((q) => q.query_id),
+            index: f.queries.filter((q) => q.phase === 'index').map((q) => q.query_id),
+          },
+        };
+      }),
+    runInterleaved: (input: { phase: 'baseline' | 'index'; queries: string[]; rounds: number }) =>
+      input.queries.map((query_id) => ({
+        query_id,
+        phase: input.phase,
+        figure: 'server_elapsed_ms',
+        baseline_ms: Array.from({ length: input.rounds }, () => 10),
+        new_ms: Array.from({ length: input.rounds }, () => (stubs.confirms ? 20 : 10)),
+      })),
+    finishComparison: (input: { confirm: ConfirmOutcome[]; confirmError?: string }) => {
+      const flagged = stubs.flagged.flatMap((f) =>
+        f.queries.map((q) => `${q.query_id.toUpperCase()}${q.phase === 'index' ? '@index' : ''}`),
+      );
+      const confirmed = input.confirm.some((c) => c.samples.some((x) => x.new_ms[0] > x.baseline_ms[0])) ? flagged : [];
+      return { verdict: confirmed.length ? 'regression' : 'unchanged', flagged, confirmed };
+    },
     collectCloudMetrics: () => ({
       collected: [],
       skipped: [],
@@ -123,6 +183,7 @@ export function stubActivities(): Stubs {
         name === 'writeReport' ||
         name === 'awaitWorkflowClosed' ||
         name === 'collectCloudMetrics' ||
+        ['storeRun', 'compareWithBaseline', 'planConfirmation', 'runInterleaved', 'finishComparison'].includes(name) ||
         name.startsWith('teardown')
         ? r
         : { ...r, attempt };

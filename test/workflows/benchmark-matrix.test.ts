@@ -119,3 +119,117 @@ test('a failing cloud step does not lose the run: the report is still written an
     stubs.failWith = undefined;
   }
 });
+
+/** A one-cell spec compared with a baseline run. */
+function baselineSpec() {
+  return {
+    name: 'wf-compare',
+    workload: 'logs',
+    scale: 1000,
+    target: { kind: 'embedded' },
+    matrix: { version: ['26.7'], codec: ['LZ4'] },
+    resultsDir: '/stub',
+    baseline: { from: 'run', run: 'baseline-run', confirmRounds: 4 },
+  };
+}
+
+/** Activities of a run and its children (cells, the confirming re-run) in call order. */
+function activitiesOf(runId: string, names: string[]): string[] {
+  return stubs.calls
+    .filter((c) => c.key === runId || c.key.startsWith(`${runId}/`) || c.key.startsWith(`${runId}.confirm/`))
+    .map((c) => c.activity)
+    .filter((a) => names.includes(a));
+}
+
+test('a flagged query is re-run interleaved on two fresh cells; the confirmed verdict reaches the result and ChbenchVerdict', async () => {
+  for (const confirms of [true, false]) {
+    const runId = `wf-compare-${confirms}-${randomUUID().slice(0, 8)}`;
+    stubs.flagged = [
+      {
+        pairKey: 'v26.7-lz4→v26.7-lz4',
+        baselineCell: { runId: 'baseline-run', cellKey: 'v26.7-lz4' },
+        newCell: { runId, cellKey: 'v26.7-lz4' },
+        queries: [{ query_id: 'q5', phase: 'index' }],
+      },
+    ];
+    stubs.confirms = confirms;
+    try {
+      const handle = await env.client.workflow.start('benchmarkMatrix', {
+        taskQueue: env.taskQueue,
+        workflowId: runId,
+        args: [baselineSpec()],
+      });
+      const r = (await handle.result()) as MatrixResult;
+      assert.equal(r.status, 'completed');
+      assert.deepEqual(r.comparison, {
+        verdict: confirms ? 'regression' : 'unchanged',
+        baselineRunId: 'baseline-run',
+        flagged: ['Q5@index'],
+        confirmed: confirms ? ['Q5@index'] : [],
+      });
+      // Stored before the comparison and again after the report; the re-run between first pass and final verdict.
+      assert.deepEqual(
+        activitiesOf(runId, [
+          'storeRun',
+          'compareWithBaseline',
+          'planConfirmation',
+          'runInterleaved',
+          'finishComparison',
+          'writeReport',
+        ]),
+        [
+          'storeRun',
+          'compareWithBaseline',
+          'planConfirmation',
+          'runInterleaved',
+          'finishComparison',
+          'writeReport',
+          'storeRun',
+        ],
+      );
+      // Two fresh cells, each provisioned, loaded, indexed (Q5 runs after the index) and torn down.
+      for (const side of ['p1-baseline', 'p1-new']) {
+        const acts = stubs.callsOf(`${runId}.confirm/${side}`).map((c) => c.activity);
+        for (const a of ['provision', 'createSchema', 'loadData', 'materializeSkipIndex', 'teardown'])
+          assert.ok(acts.includes(a), `${side}: ${a} in ${acts.join(', ')}`);
+      }
+      const interleaved = stubs.callsOf(runId).find((c) => c.activity === 'runInterleaved');
+      assert.equal((interleaved?.args[0] as { rounds: number }).rounds, 4);
+      const desc = await handle.describe();
+      assert.deepEqual(desc.searchAttributes.ChbenchVerdict, [confirms ? 'regression' : 'unchanged']);
+    } finally {
+      stubs.flagged = [];
+      stubs.confirms = true;
+    }
+  }
+});
+
+test('nothing flagged: no re-run; a results database that cannot be written does not lose the run', async () => {
+  const runId = `wf-compare-none-${randomUUID().slice(0, 8)}`;
+  const r = (await env.client.workflow.execute('benchmarkMatrix', {
+    taskQueue: env.taskQueue,
+    workflowId: runId,
+    args: [baselineSpec()],
+  })) as MatrixResult;
+  assert.equal(r.comparison?.verdict, 'unchanged');
+  assert.deepEqual(activitiesOf(runId, ['planConfirmation', 'runInterleaved']), []);
+
+  const failing = `wf-store-fail-${randomUUID().slice(0, 8)}`;
+  stubs.failWith = (activity) =>
+    activity === 'storeRun' ? new Error('results database unreachable (stub)') : undefined;
+  try {
+    const f = (await env.client.workflow.execute('benchmarkMatrix', {
+      taskQueue: env.taskQueue,
+      workflowId: failing,
+      args: [{ ...baselineSpec(), baseline: undefined }],
+    })) as MatrixResult;
+    assert.equal(f.status, 'completed');
+    assert.deepEqual(
+      f.cells.map((c) => c.status),
+      ['succeeded'],
+    );
+    assert.equal(stubs.callsOf(failing).filter((c) => c.activity === 'writeReport').length, 1);
+  } finally {
+    stubs.failWith = undefined;
+  }
+});
