@@ -363,6 +363,21 @@ export function parseRunSpec(input: unknown): RunSpec {
       throw new SpecError([
         `cloud: CloudWatch metrics and cost are read for kubernetes cells (their node's EC2 instance and their PV's EBS volume); target.kind is "${r.data.target.kind}", so remove the cloud section`,
       ]);
+    const b = r.data.baseline;
+    if (b?.from === 'version') {
+      if (!r.data.matrix.version.includes(b.version))
+        throw new SpecError([
+          `baseline.version: "${b.version}" is not a version of this matrix (matrix.version: ${r.data.matrix.version.join(', ')})`,
+        ]);
+      if (r.data.matrix.version.length < 2)
+        throw new SpecError([
+          `baseline.version: the matrix has only version "${b.version}", so there is nothing to compare it with; add another version or use baseline.from "run" or "previous-scheduled"`,
+        ]);
+    }
+    if (b && r.data.protocol.warmRuns < b.minRuns)
+      throw new SpecError([
+        `protocol.warmRuns: ${r.data.protocol.warmRuns} warm runs per query cannot give the comparison the ${b.minRuns} valid warm runs per side it needs (baseline.minRuns); use at least ${b.minRuns}, better 15`,
+      ]);
     if (r.data.target.kind === 'embedded') {
       const bad = r.data.matrix.version.filter((v) => !versionMatchesLabel(EMBEDDED_VERSION, v));
       if (bad.length)

@@ -203,3 +203,40 @@ test('a kubernetes spec the schema accepts still gets its target checks (an imag
     /target\.namespace: a namespace name/,
   );
 });
+
+test('a baseline: defaults, a version that is not in the matrix, too few warm runs, a password in the results URL spec refused', () => {
+  const ok = parseRunSpec({ ...base(), protocol: { warmRuns: 15 }, baseline: { from: 'previous-scheduled' } });
+  assert.deepEqual(ok.baseline, {
+    from: 'previous-scheduled',
+    minChange: 0.1,
+    unstableAbove: 0.3,
+    minRuns: 7,
+    confirmRounds: 12,
+  });
+  assert.ok(
+    problems({ ...base(), protocol: { warmRuns: 15 }, baseline: { from: 'version', version: '24.8' } }).some((l) =>
+      /baseline\.version: "24\.8" is not a version of this matrix/.test(l),
+    ),
+  );
+  assert.ok(
+    problems({ ...base(), protocol: { warmRuns: 15 }, baseline: { from: 'version', version: '26.7' } }).some((l) =>
+      /only version "26\.7", so there is nothing to compare/.test(l),
+    ),
+  );
+  assert.ok(
+    problems({ ...base(), baseline: { from: 'run', run: 'r1' } }).some((l) =>
+      /protocol\.warmRuns: 3 warm runs per query cannot give the comparison the 7 valid warm runs/.test(l),
+    ),
+  );
+  assert.ok(problems({ ...base(), baseline: { from: 'yesterday' } }).some((l) => /baseline/.test(l)));
+  // The results database's password is named by an environment variable, never written in the spec.
+  assert.ok(
+    problems({ ...base(), results: { url: 'http://127.0.0.1:8123', password: 'secret' } }).some((l) =>
+      /results.*unknown key.*"password"/.test(l),
+    ),
+  );
+  assert.deepEqual(
+    parseRunSpec({ ...base(), results: { url: 'http://127.0.0.1:8123', passwordEnv: 'CH_RESULTS_PASSWORD' } }).results,
+    { url: 'http://127.0.0.1:8123', database: 'chbench', user: 'default', passwordEnv: 'CH_RESULTS_PASSWORD' },
+  );
+});

@@ -5,6 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { ApplicationFailure } from '@temporalio/common';
 import { startStubEnv, type StubEnv } from '../helpers/temporal-env';
 import { stubActivities } from '../helpers/stub-activities';
 import type { MatrixResult } from '../../src/schema/progress';
