@@ -323,9 +323,13 @@ export function seriesChart(points: SeriesPoint[]): Chart | null {
       run: p.run_id,
       started_at: p.started_at,
       panel: `${p.cell_key} · ${p.phase === 'index' ? 'after the skip index' : 'before the skip index'}`,
+      cell: p.cell_key,
+      order: p.phase === 'index' ? 1 : 0,
       query: p.query_id.toUpperCase(),
       ms: p.warm_median_ms,
-    }));
+    }))
+    .sort((a, b) => a.cell.localeCompare(b.cell) || a.order - b.order)
+    .map((r, i) => ({ ...r, rank: i }));
   if (!rows.length) return null;
   const log = groups(rows, (r) => r.panel).some((rs) => wide(rs.map((r) => r.ms)));
   const figures = [...new Set(points.map((p) => (p.figure === 'server_elapsed_ms' ? 'server-side elapsed' : 'client wall time')))];
@@ -336,7 +340,8 @@ export function seriesChart(points: SeriesPoint[]): Chart | null {
     ...base,
     title: { text: title, subtitle: `ms, ${figures.join(' / ')}; one panel per cell and phase` },
     data: { values: rows },
-    facet: { row: { field: 'panel', type: 'nominal', title: null, header: { labelAngle: 0, labelOrient: 'top', labelAnchor: 'start', labelFontWeight: 'bold', labelLimit: 700 } } },
+    // Panels cell by cell, before the index first (not alphabetically: "after" < "before").
+    facet: { row: { field: 'panel', type: 'nominal', sort: { field: 'rank', op: 'min' }, title: null, header: { labelAngle: 0, labelOrient: 'top', labelAnchor: 'start', labelFontWeight: 'bold', labelLimit: 700 } } },
     resolve: { scale: { y: 'independent' } },
     spec: {
       width: 620,
