@@ -139,8 +139,17 @@ function readCheckedSpec(file: string): unknown {
 }
 
 const iso = (d?: Date) => (d ? d.toISOString().replace('.000Z', 'Z') : '-');
-const dur = (ms: number) =>
-  ms % 86_400_000 === 0 ? `${ms / 86_400_000}d` : ms % 3_600_000 === 0 ? `${ms / 3_600_000}h` : `${ms / 1000}s`;
+/** A duration in the largest whole unit: `90d`, `12h`, `30m`, `45s`, `1500ms`. */
+const dur = (ms: number) => {
+  for (const [unit, n] of [
+    ['d', 86_400_000],
+    ['h', 3_600_000],
+    ['m', 60_000],
+    ['s', 1000],
+  ] as const)
+    if (ms >= n && ms % n === 0) return `${ms / n}${unit}`;
+  return `${ms}ms`;
+};
 
 /** Plain columns, left-aligned, two spaces apart. */
 function columns(rows: string[][]): string {

@@ -20,6 +20,8 @@ import {
   ScheduleNotFoundError,
   ScheduleOverlapPolicy,
   type CalendarSpec,
+  type CalendarSpecDescription,
+  type Range,
   type ScheduleDescription,
   type ScheduleHandle,
   type ScheduleSpec,
@@ -293,7 +295,11 @@ export interface ScheduleView {
   specProblem?: string;
   /** Workflow type, task queue and the action's workflow id prefix. */
   action: { workflowType: string; taskQueue: string; workflowId: string };
-  /** Calendars (comment or JSON), cron strings as Temporal reports them (compiled to calendars), intervals in ms, jitter ms, time zone. */
+  /**
+   * When it fires: calendars (their comment, else {@link calendarText}; the server compiles a cron
+   * string into a calendar, so `0 3 1 *\/3 *` reads `month 1-12/3; dayOfMonth 1; hour 3; minute 0`),
+   * intervals in ms, jitter ms, time zone.
+   */
   when: { calendars: string[]; intervals: number[]; jitterMs?: number; timezone?: string };
   policies: { overlap: OverlapName | undefined; catchupWindowMs: number; pauseOnFailure: boolean };
   paused: boolean;
@@ -309,6 +315,35 @@ export interface ScheduleView {
   /** The next times the schedule fires (Temporal computes up to 10). */
   next: Date[];
   createdAt: Date;
+}
+
+/** Ranges that mean "every value" (omitted from {@link calendarText}). */
+const EVERY: Record<string, string> = {
+  month: 'JANUARY-DECEMBER',
+  dayOfMonth: '1-31',
+  dayOfWeek: 'SUNDAY-SATURDAY',
+  second: '0',
+};
+
+/**
+ * A calendar as Temporal describes it, compactly: `month JANUARY,APRIL; dayOfMonth 1; hour 3;
+ * minute 0` (fields meaning "every value", and second 0, omitted; ranges `start-end/step`).
+ */
+export function calendarText(c: CalendarSpecDescription): string {
+  const fields = ['month', 'dayOfMonth', 'dayOfWeek', 'year', 'hour', 'minute', 'second'] as const;
+  const parts: string[] = [];
+  for (const f of fields) {
+    const ranges = (c[f] as Range<string | number>[] | undefined) ?? [];
+    const text = ranges
+      .map((r) =>
+        r.end === undefined || r.start === r.end
+          ? `${r.start}`
+          : `${r.start}-${r.end}${r.step > 1 ? `/${r.step}` : ''}`,
+      )
+      .join(',');
+    if (text && text !== EVERY[f]) parts.push(`${f} ${text}`);
+  }
+  return parts.join('; ') || 'every second';
 }
 
 function specSummary(raw: unknown): Pick<ScheduleView, 'spec' | 'specProblem'> {
@@ -344,7 +379,7 @@ function viewOf(d: ScheduleDescription): Omit<ScheduleView, 'recent'> {
     ...specSummary(a.args?.[0]),
     action: { workflowType: String(a.workflowType), taskQueue: a.taskQueue, workflowId: a.workflowId },
     when: {
-      calendars: (d.spec.calendars ?? []).map((c) => c.comment ?? JSON.stringify(c)),
+      calendars: (d.spec.calendars ?? []).map((c) => c.comment || calendarText(c)),
       intervals: (d.spec.intervals ?? []).map((i) => i.every),
       ...(d.spec.jitter ? { jitterMs: d.spec.jitter } : {}),
       ...(d.spec.timezone ? { timezone: d.spec.timezone } : {}),

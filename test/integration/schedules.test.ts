@@ -119,6 +119,11 @@ test('schedule lifecycle: create, describe, list, trigger twice under SKIP, runs
   assert.equal(d.policies.overlap, 'skip');
   assert.equal(d.policies.catchupWindowMs, 86_400_000);
   assert.equal(d.when.jitterMs, 60_000);
+  assert.deepEqual(
+    d.when.calendars,
+    ['month JANUARY; dayOfMonth 1; hour 3; minute 0'],
+    'the cron, as the server compiled it',
+  );
   assert.equal(d.paused, false);
   assert.equal(d.note, 'created by the schedules test');
   assert.equal(d.actionsTaken, 0);
@@ -224,6 +229,28 @@ test('schedule lifecycle: create, describe, list, trigger twice under SKIP, runs
   await deleteSchedule(env.client, id);
   await assert.rejects(describeSchedule(env.client, id), UnknownScheduleError);
   assert.equal((await env.client.workflow.getHandle(first).describe()).status.name, 'COMPLETED');
+});
+
+test('a JSON calendar and an interval, created paused: describe shows them as given', async () => {
+  const id = 'cal-json';
+  await createSchedule(env.client, {
+    scheduleId: id,
+    spec: spec(),
+    check: checkSpec,
+    when: { calendar: '{"month":["JANUARY","JULY"],"dayOfMonth":1,"hour":4}', every: '90d', timezone: 'Europe/Paris' },
+    taskQueue: env.taskQueue,
+    overlap: 'BUFFER_ONE',
+    paused: true,
+  });
+  const v = await describeSchedule(env.client, id);
+  assert.deepEqual(v.when, {
+    calendars: ['month JANUARY,JULY; dayOfMonth 1; hour 4; minute 0'],
+    intervals: [90 * 86_400_000],
+    timezone: 'Europe/Paris',
+  });
+  assert.equal(v.policies.overlap, 'buffer-one');
+  assert.equal(v.paused, true);
+  await deleteSchedule(env.client, id);
 });
 
 test('unknown schedule ids give UnknownScheduleError', async () => {
