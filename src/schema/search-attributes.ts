@@ -8,6 +8,17 @@ export const RUN_ID = defineSearchAttributeKey('ChbenchRunId', SearchAttributeTy
 export const VERSION = defineSearchAttributeKey('ChbenchVersion', SearchAttributeType.KEYWORD);
 export const CODEC = defineSearchAttributeKey('ChbenchCodec', SearchAttributeType.KEYWORD);
 export const PHASE = defineSearchAttributeKey('ChbenchPhase', SearchAttributeType.KEYWORD);
+/**
+ * The Temporal Schedule that started a run (its schedule id), set on every run a chbench schedule
+ * starts (the schedule action's `typedSearchAttributes`); absent on runs started by hand.
+ * Web UI / `temporal workflow list --query 'ChbenchSchedule="q-regress"'`.
+ */
+export const SCHEDULE = defineSearchAttributeKey('ChbenchSchedule', SearchAttributeType.KEYWORD);
+/**
+ * A compared run's verdict against its baseline (`regression`, `improvement`, `unchanged`,
+ * `unstable`), so the Web UI lists regressed runs: `ChbenchVerdict="regression"`.
+ */
+export const VERDICT = defineSearchAttributeKey('ChbenchVerdict', SearchAttributeType.KEYWORD);
 
 /** Name → type, for registration (`temporal server start-dev --search-attribute Name=Keyword`). */
 export const SEARCH_ATTRIBUTES: Record<string, 'Keyword'> = {
@@ -15,4 +26,6 @@ export const SEARCH_ATTRIBUTES: Record<string, 'Keyword'> = {
   ChbenchVersion: 'Keyword',
   ChbenchCodec: 'Keyword',
   ChbenchPhase: 'Keyword',
+  ChbenchSchedule: 'Keyword',
+  ChbenchVerdict: 'Keyword',
 };

@@ -54,7 +54,7 @@ async function checkOnce(conn: Connection, namespace: string, names: string[]): 
  * accepted in a visibility query (`listWorkflowExecutions` with `<name> = '…'` for each).
  * @param conn a client connection to the server
  * @param namespace the namespace the attributes were registered on
- * @param names attribute names (default: chbench's four)
+ * @param names attribute names (default: every name in SEARCH_ATTRIBUTES)
  * @throws Error after `timeoutMs`, naming the attributes that are still missing or refused, the
  *   namespace and the server's last answer
  */
