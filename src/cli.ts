@@ -27,6 +27,7 @@ import { newRunId, runAndFollow, WorkflowFailedError } from './temporal/run-clie
 import { renderReport } from './results/report';
 import { runDir, writeTextAtomic } from './results/store';
 import { collectGarbage, collectKubernetesGarbage, type KubeGcScope } from './targets/gc';
+import { registerResultsCommands } from './cli/results';
 
 /** Exit codes. */
 export const EXIT = { ok: 0, cellsFailed: 1, invalid: 2, unreachable: 3, workflowFailed: 4 } as const;
@@ -321,6 +322,8 @@ program
       throw e;
     }
   });
+
+registerResultsCommands(program);
 
 if (require.main === module) {
   program.parseAsync(process.argv).catch((e) => {

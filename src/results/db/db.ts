@@ -216,7 +216,9 @@ export class ClickHouseResultsDb implements ResultsDb {
   async queryText(sql: string, format: 'CSVWithNames' | 'JSONEachRow' | 'TabSeparatedWithNames'): Promise<string> {
     const problem = readOnlyProblem(sql);
     if (problem) throw new Error(`results database (${this.description}): refused: ${problem}`);
-    return this.wrap(sql, async () => (await this.client.query({ query: sql, format })).text());
+    // CSV: NULL as an empty field (ClickHouse's default `\N` is not what spreadsheet and dataframe readers expect).
+    const settings = format === 'CSVWithNames' ? { format_csv_null_representation: '' } : {};
+    return this.wrap(sql, async () => (await this.client.query({ query: sql, format, clickhouse_settings: settings })).text());
   }
 
   async close(): Promise<void> {
