@@ -24,6 +24,7 @@ import { COMPARISON_SCHEMA, type ComparisonRecord } from '../../src/schema/compa
 import type { CellResult, RunRecord } from '../../src/schema/results';
 import { REPO_ROOT } from '../../src/config';
 import { pollUntil } from '../../src/lib/poll';
+import { createStoreRun } from '../../src/activities/matrix/store-run';
 
 const run = promisify(execFile);
 const FIXTURE = path.join(REPO_ROOT, 'test', 'fixtures', 'results', 'embedded-26.7');
@@ -301,6 +302,16 @@ describe('results database (embedded engine process, real chdb)', { timeout: 300
     const cold = s.find((x) => x.phase === 'baseline' && x.query_id === q1.id && x.kind === 'cold')!;
     assert.equal(cold.server_elapsed_ms, q1.samples.find((x) => x.kind === 'cold')!.server_elapsed_ms);
     assert.equal(cold.statement_id, q1.samples.find((x) => x.kind === 'cold')!.query_id);
+  });
+
+  it('the storeRun activity stores a run folder in <resultsDir>/db and says where', async () => {
+    const r = await createStoreRun().storeRun({ resultsDir, runId: 'nightly-1' });
+    assert.deepEqual(
+      { ...r, description: undefined },
+      { runs: 1, cells: 2, samples: perRun, comparisons: 0, description: undefined },
+    );
+    assert.ok(r.description.startsWith(`embedded database ${dbDir} (pid ${pids[0]}, http://127.0.0.1:`), r.description);
+    assert.equal((await db.samples('nightly-1')).length, perRun);
   });
 
   it('finds the previous successful run of a schedule', async () => {
