@@ -507,10 +507,17 @@ describe('results database (embedded engine process, real chdb)', { timeout: 300
     );
   });
 
-  it('an engine process exits by itself after its idle period', async () => {
+  it('two openers share one engine process, which exits by itself after its idle period', async () => {
     const dir = path.join(tmp, 'idle', 'db');
     dbDirs.push(dir);
-    const d = await openResultsDb({ kind: 'embedded', dir, idleExitS: 1 });
+    // Two openers at once on a fresh directory: one engine process (start.lock), both work.
+    const [d, e] = await Promise.all([
+      openResultsDb({ kind: 'embedded', dir, idleExitS: 1 }),
+      openResultsDb({ kind: 'embedded', dir, idleExitS: 1 }),
+    ]);
+    assert.equal(d.description, e.description);
+    assert.deepEqual(await e.query('SELECT count() AS n FROM runs'), [{ n: 0 }]);
+    await e.close();
     const pid = embeddedResultsDbProcess(dir)!.pid;
     pids.push(pid);
     await d.close();
