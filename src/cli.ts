@@ -28,6 +28,7 @@ import { renderReport } from './results/report';
 import { runDir, writeTextAtomic } from './results/store';
 import { collectGarbage, collectKubernetesGarbage, type KubeGcScope } from './targets/gc';
 import { registerScheduleCommands } from './cli/schedule';
+import { registerResultsCommands } from './cli/results';
 
 /** Exit codes. */
 export const EXIT = { ok: 0, cellsFailed: 1, invalid: 2, unreachable: 3, workflowFailed: 4 } as const;
@@ -324,6 +325,7 @@ program
   });
 
 registerScheduleCommands(program);
+registerResultsCommands(program);
 
 if (require.main === module) {
   program.parseAsync(process.argv).catch((e) => {

@@ -11,6 +11,7 @@
  * | `TEMPORAL_CLI_PATH` | `.venv/bin/temporal`, else `temporal` on PATH | Temporal CLI used to start a dev server (demo, tests) |
  * | `CHBENCH_LOG_LEVEL` | `INFO` for `chbench worker`, `WARN` for the demo and tests | Temporal SDK log level: `TRACE`, `DEBUG`, `INFO`, `WARN`, `ERROR` (any case) |
  * | `CHBENCH_FAULT_STEP_DELAY_MS` | `0` (off) | chaos suite only: every activity waits this long (heartbeating) before it starts, so short steps can be hit by a kill |
+ * | `CHBENCH_RESULTS_URL` | unset (the embedded database in `<resultsDir>/db`) | `chbench results …`/`export`: a ClickHouse server holding the results database (`--url` wins) |
  * | `CHBENCH_WATCH_TICK_MS` | `2000` | how often (ms, 100–5000) an activity reads its running statements' progress and heartbeats; tests shorten it to see progress of statements that take ~1 s |
  *
  * Variables named by a spec (an external target's `passwordEnv`) are read where the password is
@@ -58,6 +59,7 @@ const Env = z.object({
     .optional(),
   CHBENCH_FAULT_STEP_DELAY_MS: z.coerce.number().int().min(0).max(600_000).optional(),
   CHBENCH_WATCH_TICK_MS: z.coerce.number().int().min(100).max(5_000).optional(),
+  CHBENCH_RESULTS_URL: z.url({ protocol: /^https?$/ }).optional(),
 });
 type Env = z.infer<typeof Env>;
 
@@ -122,4 +124,13 @@ export function faultStepDelayMs(env: NodeJS.ProcessEnv = process.env): number {
  */
 export function watchTickMs(env: NodeJS.ProcessEnv = process.env): number {
   return readEnv(env).CHBENCH_WATCH_TICK_MS ?? 2000;
+}
+
+/**
+ * URL of the ClickHouse server holding the results database for the CLI (`CHBENCH_RESULTS_URL`),
+ * or undefined for the embedded database.
+ * @throws Error when the variable is set to something other than an http(s) URL
+ */
+export function resultsUrl(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  return readEnv(env).CHBENCH_RESULTS_URL;
 }

@@ -19,6 +19,7 @@ import { createWriteCellResult } from './write-cell-result';
 import { createTeardown } from './teardown';
 import { createWriteReport } from './matrix/write-report';
 import { createCollectCloudMetrics } from './matrix/collect-cloud-metrics';
+import { createStoreRun } from './matrix/store-run';
 import { createAwaitWorkflowClosed, type TemporalDeps } from './matrix/await-workflow-closed';
 import { createConfirmComparison } from './matrix/confirm-comparison';
 
@@ -155,6 +156,7 @@ function buildActivities(deps: ActivityDeps) {
     ...createTeardown(deps),
     ...createCollectCloudMetrics(),
     ...createWriteReport(),
+    ...createStoreRun(),
     ...createAwaitWorkflowClosed(deps),
     ...createConfirmComparison(),
   };

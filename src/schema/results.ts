@@ -896,6 +896,8 @@ export const RunRecord = z.object({
   /** Set by `writeReport`: ISO time and the matrix's status. */
   finishedAt: z.string().optional(),
   status: z.string().optional(),
+  /** The Temporal schedule that started the run (`ChbenchSchedule`); absent for a run started by hand. */
+  scheduleId: z.string().optional(),
 });
 export type RunRecord = z.infer<typeof RunRecord>;
 

@@ -13,7 +13,12 @@ import type { ComparisonRecord } from '../../schema/comparison';
 
 /** Where the results database is. */
 export type ResultsDbLocation =
-  | { kind: 'embedded'; /** directory of the database files, default `<resultsDir>/db` */ dir: string }
+  | {
+      kind: 'embedded';
+      /** directory of the database files, default `<resultsDir>/db` */ dir: string;
+      /** Idle period after which an engine process started by this opener exits, seconds (default 600). */
+      idleExitS?: number;
+    }
   | { kind: 'server'; url: string; database: string; user?: string; /** name of the env var holding the password (never the password) */ passwordEnv?: string };
 
 /** One row of `runs`. Times are ISO strings (UTC). */
@@ -55,6 +60,17 @@ export interface StoredCell {
   error: string | null;
   /** Load, storage and index figures, host facts: JSON of the cell's headline facts. */
   facts_json: string;
+  /** `result.json.written_at` (ISO). */
+  written_at: string | null;
+  /** Flat copies of headline facts for dashboards: rows loaded (`load.json rows`), client wall time of the load (ms), rows/s. */
+  load_rows: number | null;
+  load_elapsed_ms: number | null;
+  load_rows_per_s: number | null;
+  /** `storage.json`: system.parts sums of active parts, bytes; ratio = uncompressed / compressed. */
+  bytes_on_disk: number | null;
+  compressed_bytes: number | null;
+  uncompressed_bytes: number | null;
+  compression_ratio: number | null;
 }
 
 /** One row of `samples`: one measured run of one query. Figures the server did not give are null. */
@@ -78,6 +94,8 @@ export interface StoredSample {
   valid: boolean;
   invalid_reason: string | null;
   started_at: string | null;
+  /** The statement's ClickHouse `query_id` (joins `system.query_log`). */
+  statement_id: string;
 }
 
 /** A point of a scheduled series: one query's warm median in one cell of one run. */
@@ -112,5 +130,7 @@ export interface ResultsDb {
   series(opts: { scheduleId: string | null; name: string; limit?: number }): Promise<SeriesPoint[]>;
   /** Run any read-only SQL; rows as objects. */
   query<T = Record<string, unknown>>(sql: string): Promise<T[]>;
+  /** Run read-only SQL and return the server's text in `format` (e.g. `CSVWithNames`, `JSONEachRow`). */
+  queryText(sql: string, format: 'CSVWithNames' | 'JSONEachRow' | 'TabSeparatedWithNames'): Promise<string>;
   close(): Promise<void>;
 }

@@ -14,6 +14,8 @@
  * - `--host <ip>`: the address to listen on (default `127.0.0.1`). Loopback only: any address
  *   outside 127.0.0.0/8 or other than `::1` is refused at start (exit 1), so a pod's own loopback IP
  *   (127.0.0.N) works and nothing is ever exposed off the machine.
+ * - `--idle-exit-s <n>` (used by the results database, `src/results/db/embedded.ts`): shut down as on
+ *   SIGTERM once no request has been open for n seconds (checked every min(5 s, n/4)). Off by default.
  * - `--auth-from-env`: every request except `/ping` (and `GET /` without a query, a static handler
  *   on a server too) must carry the user and password from the environment variables
  *   `CLICKHOUSE_USER` (default `default`) and `CLICKHOUSE_PASSWORD` (default empty), the way
@@ -1311,9 +1313,14 @@ async function main(): Promise<void> {
     res.end(payload);
   };
 
+  let lastActivityMs = Date.now();
   const server = http.createServer((req, res) => {
     inFlight++;
-    res.on('close', () => inFlight--);
+    lastActivityMs = Date.now();
+    res.on('close', () => {
+      inFlight--;
+      lastActivityMs = Date.now();
+    });
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const p = url.pathname;
     const json = (status: number, v: unknown) => {
@@ -1429,6 +1436,16 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
+  if (args.idleExitS !== undefined) {
+    const idleMs = args.idleExitS * 1000;
+    const timer = setInterval(
+      () => {
+        if (inFlight === 0 && Date.now() - lastActivityMs >= idleMs) void shutdown(`idle for ${args.idleExitS} s`);
+      },
+      Math.min(5000, Math.max(200, idleMs / 4)),
+    );
+    timer.unref();
+  }
 }
 
 /** Command-line options of the server (see the file header). */
@@ -1440,6 +1457,8 @@ interface ServerArgs {
   host: string;
   /** With `--auth-from-env`: the one user and password every request must carry. */
   auth?: { user: string; password: string };
+  /** `--idle-exit-s <n>`: exit (as on SIGTERM) after n seconds without a request. @default never */
+  idleExitS?: number;
 }
 
 function parseArgs(argv: string[]): ServerArgs {
@@ -1448,11 +1467,15 @@ function parseArgs(argv: string[]): ServerArgs {
     return k >= 0 ? argv[k + 1] : undefined;
   };
   const usage =
-    'usage: embedded-server --data-dir <dir> [--port <n|0>] [--port-file <file>] [--host <loopback ip>] [--auth-from-env]';
+    'usage: embedded-server --data-dir <dir> [--port <n|0>] [--port-file <file>] [--host <loopback ip>] [--auth-from-env] [--idle-exit-s <n>]';
   const dataDir = get('--data-dir');
   const port = Number(get('--port') ?? '0');
   const portFile = get('--port-file') ?? (dataDir ? path.join(dataDir, 'port') : undefined);
   const host = get('--host') ?? '127.0.0.1';
+  const idle = get('--idle-exit-s');
+  const idleExitS = idle === undefined ? undefined : Number(idle);
+  if (idleExitS !== undefined && !(Number.isFinite(idleExitS) && idleExitS > 0))
+    throw new Error(`--idle-exit-s ${idle}: expected a positive number of seconds; ${usage}`);
   if (!dataDir || !portFile || !Number.isInteger(port) || port < 0 || port > 65535) {
     throw new Error(usage);
   }
@@ -1461,7 +1484,14 @@ function parseArgs(argv: string[]): ServerArgs {
   const auth = argv.includes('--auth-from-env')
     ? { user: process.env.CLICKHOUSE_USER || 'default', password: process.env.CLICKHOUSE_PASSWORD ?? '' }
     : undefined;
-  return { dataDir, port, portFile: path.resolve(portFile), host, ...(auth ? { auth } : {}) };
+  return {
+    dataDir,
+    port,
+    portFile: path.resolve(portFile),
+    host,
+    ...(auth ? { auth } : {}),
+    ...(idleExitS !== undefined ? { idleExitS } : {}),
+  };
 }
 
 /**

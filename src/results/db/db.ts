@@ -1,0 +1,227 @@
+/**
+ * {@link ResultsDb} over HTTP with `@clickhouse/client`: one implementation for the embedded
+ * database's engine process and for a team's ClickHouse server (the same statements, plain SQL
+ * with literals quoted by `lib/sql`, since both kinds take them alike).
+ */
+import type { ClickHouseClient } from '@clickhouse/client';
+import { median } from 'simple-statistics';
+import { ComparisonRecord } from '../../schema/comparison';
+import { sqlString } from '../../lib/sql';
+import { comparisonRows, fromDbTime, readRunRows, toDbTime } from './rows';
+import type { ResultsDb, SeriesPoint, StoredCell, StoredRun, StoredSample } from './types';
+
+/** Default number of runs {@link ClickHouseResultsDb.series} looks back. */
+export const DEFAULT_SERIES_LIMIT = 20;
+
+/** Statement kinds `query`/`queryText` (and `chbench results sql`) accept: reads only. */
+const READ_KEYWORDS = ['SELECT', 'WITH', 'SHOW', 'DESCRIBE', 'DESC', 'EXPLAIN', 'EXISTS'];
+
+/**
+ * Why `sql` is not one read-only statement, or undefined when it is: its first keyword (after
+ * comments, whitespace and opening parentheses) must be one of SELECT, WITH, SHOW, DESCRIBE, DESC,
+ * EXPLAIN, EXISTS, and no second statement may follow a `;` outside quotes and comments.
+ */
+export function readOnlyProblem(sql: string): string | undefined {
+  // Blank out string literals, quoted identifiers and comments, keeping positions.
+  const bare = sql.replace(/'(?:\\.|''|[^'\\])*'|"(?:\\.|[^"\\])*"|`(?:\\.|[^`\\])*`|--[^\n]*|#[^\n]*|\/\*[\s\S]*?\*\//g, (m) => ' '.repeat(m.length));
+  const first = /^[\s(]*([A-Za-z]+)/.exec(bare)?.[1]?.toUpperCase();
+  if (!first) return 'no statement';
+  if (!READ_KEYWORDS.includes(first)) return `only read statements are allowed (${READ_KEYWORDS.join(', ')}); this one starts with ${first}`;
+  const semi = bare.indexOf(';');
+  if (semi >= 0 && bare.slice(semi + 1).trim()) return 'one statement only (text follows a `;`)';
+  return undefined;
+}
+
+/** A UInt64/Float64 value as the server sends it in JSON (64-bit integers quoted) → number; null stays null. */
+function num(v: unknown): number | null {
+  return v === null || v === undefined ? null : Number(v);
+}
+
+const RUN_COLUMNS = 'run_id, name, workload, scale, target_kind, spec_hash, spec_json, chbench_version, chbench_commit, schedule_id, started_at, finished_at, status, cells_total, cells_succeeded';
+
+function toRun(r: Record<string, unknown>): StoredRun {
+  return {
+    ...(r as unknown as StoredRun),
+    scale: Number(r.scale),
+    started_at: fromDbTime(r.started_at as string)!,
+    finished_at: fromDbTime(r.finished_at as string | null),
+    cells_total: Number(r.cells_total),
+    cells_succeeded: Number(r.cells_succeeded),
+  };
+}
+
+function toCell(r: Record<string, unknown>): StoredCell {
+  return {
+    ...(r as unknown as StoredCell),
+    scale: Number(r.scale),
+    written_at: fromDbTime(r.written_at as string | null),
+    load_rows: num(r.load_rows),
+    load_elapsed_ms: num(r.load_elapsed_ms),
+    load_rows_per_s: num(r.load_rows_per_s),
+    bytes_on_disk: num(r.bytes_on_disk),
+    compressed_bytes: num(r.compressed_bytes),
+    uncompressed_bytes: num(r.uncompressed_bytes),
+    compression_ratio: num(r.compression_ratio),
+  };
+}
+
+function toSample(r: Record<string, unknown>): StoredSample {
+  return {
+    ...(r as unknown as StoredSample),
+    n: Number(r.n),
+    server_elapsed_ms: num(r.server_elapsed_ms),
+    wall_ms: Number(r.wall_ms),
+    read_rows: num(r.read_rows),
+    read_bytes: num(r.read_bytes),
+    result_rows: Number(r.result_rows),
+    result_bytes: num(r.result_bytes),
+    valid: Number(r.valid) === 1,
+    started_at: fromDbTime(r.started_at as string | null),
+  };
+}
+
+/** The results database over one `@clickhouse/client` connection whose default database is the results database. */
+export class ClickHouseResultsDb implements ResultsDb {
+  constructor(
+    private readonly client: ClickHouseClient,
+    readonly description: string,
+  ) {}
+
+  /** Run `fn`; an error is rethrown naming the database and the statement's first line. */
+  private async wrap<T>(sql: string, fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (e) {
+      const head = sql.trim().split('\n')[0].slice(0, 160);
+      throw new Error(`results database (${this.description}): ${head}: ${(e as Error).message}`, { cause: e });
+    }
+  }
+
+  private async rows<T = Record<string, unknown>>(sql: string): Promise<T[]> {
+    return this.wrap(sql, async () => (await this.client.query({ query: sql, format: 'JSONEachRow' })).json<T>());
+  }
+
+  private async command(sql: string, settings: Record<string, string> = {}): Promise<void> {
+    await this.wrap(sql, () => this.client.command({ query: sql, clickhouse_settings: settings }));
+  }
+
+  private async insert(table: string, values: Record<string, unknown>[]): Promise<void> {
+    if (!values.length) return;
+    await this.wrap(`INSERT INTO ${table} FORMAT JSONEachRow (${values.length} rows)`, () => this.client.insert({ table, values, format: 'JSONEachRow' }));
+  }
+
+  /** Delete a run's rows of `table` synchronously (a mutation waited for with `mutations_sync = 2`), when it has any. */
+  private async deleteRun(table: string, runId: string): Promise<void> {
+    const where = `run_id = ${sqlString(runId)}`;
+    const [c] = await this.rows<{ n: string }>(`SELECT count() AS n FROM ${table} WHERE ${where}`);
+    if (Number(c?.n ?? 0) > 0) await this.command(`ALTER TABLE ${table} DELETE WHERE ${where}`, { mutations_sync: '2' });
+  }
+
+  async storeRun(runDir: string): Promise<{ runs: number; cells: number; samples: number; comparisons: number }> {
+    const { run, cells, samples, comparison } = readRunRows(runDir);
+    // The runs row goes first out and last in: a run row means its cells and samples are all there.
+    for (const t of ['runs', 'cells', 'samples']) await this.deleteRun(t, run.run_id);
+    await this.insert(
+      'samples',
+      samples.map((s) => ({ ...s, valid: s.valid ? 1 : 0, started_at: toDbTime(s.started_at) })),
+    );
+    await this.insert(
+      'cells',
+      cells.map((c) => ({ ...c, written_at: toDbTime(c.written_at) })),
+    );
+    await this.insert('runs', [{ ...run, started_at: toDbTime(run.started_at), finished_at: toDbTime(run.finished_at), stored_at: toDbTime(new Date().toISOString()) }]);
+    if (comparison) await this.storeComparison(comparison);
+    return { runs: 1, cells: cells.length, samples: samples.length, comparisons: comparison ? 1 : 0 };
+  }
+
+  async storeComparison(c: ComparisonRecord): Promise<void> {
+    const parsed = ComparisonRecord.parse(c);
+    const { comparison, queries } = comparisonRows(parsed);
+    for (const t of ['comparisons', 'comparison_queries']) await this.deleteRun(t, parsed.run_id);
+    await this.insert('comparison_queries', queries);
+    await this.insert('comparisons', [comparison]);
+  }
+
+  async run(runId: string): Promise<StoredRun | undefined> {
+    const [r] = await this.rows(`SELECT ${RUN_COLUMNS} FROM runs WHERE run_id = ${sqlString(runId)} LIMIT 1`);
+    return r && toRun(r);
+  }
+
+  async cells(runId: string): Promise<StoredCell[]> {
+    return (await this.rows(`SELECT * FROM cells WHERE run_id = ${sqlString(runId)} ORDER BY cell_key`)).map(toCell);
+  }
+
+  async samples(runId: string, cellKey?: string): Promise<StoredSample[]> {
+    const cell = cellKey === undefined ? '' : ` AND cell_key = ${sqlString(cellKey)}`;
+    return (
+      await this.rows(`SELECT * FROM samples WHERE run_id = ${sqlString(runId)}${cell} ORDER BY cell_key, phase, query_id, indexOf(['cold', 'warmup', 'warm'], kind), n`)
+    ).map(toSample);
+  }
+
+  async comparison(runId: string): Promise<ComparisonRecord | undefined> {
+    const [r] = await this.rows<{ record_json: string }>(`SELECT record_json FROM comparisons WHERE run_id = ${sqlString(runId)} ORDER BY created_at DESC LIMIT 1`);
+    return r && ComparisonRecord.parse(JSON.parse(r.record_json));
+  }
+
+  async previousSuccessfulRun(scheduleId: string, beforeStartedAt: string): Promise<StoredRun | undefined> {
+    const [r] = await this.rows(
+      `SELECT ${RUN_COLUMNS} FROM runs WHERE schedule_id = ${sqlString(scheduleId)} AND started_at < toDateTime64(${sqlString(toDbTime(beforeStartedAt)!)}, 3, 'UTC') AND status = 'completed' AND cells_succeeded > 0 ORDER BY started_at DESC LIMIT 1`,
+    );
+    return r && toRun(r);
+  }
+
+  /**
+   * The last `limit` runs (default {@link DEFAULT_SERIES_LIMIT}) of the schedule, or of runs named
+   * `name` when `scheduleId` is null, whatever their status; per run, cell, phase and query the median
+   * of the valid warm runs (server-side elapsed when every one of them has it, else client wall time).
+   * Oldest run first.
+   */
+  async series(opts: { scheduleId: string | null; name: string; limit?: number }): Promise<SeriesPoint[]> {
+    const limit = Math.max(1, Math.floor(opts.limit ?? DEFAULT_SERIES_LIMIT));
+    const which = opts.scheduleId === null ? `name = ${sqlString(opts.name)}` : `schedule_id = ${sqlString(opts.scheduleId)}`;
+    const rows = await this.rows<Record<string, unknown> & { srv: number[]; wall: number[]; srv_missing: string }>(
+      `SELECT s.run_id AS run_id, r.started_at AS started_at, s.cell_key AS cell_key, c.version_label AS version_label,
+        c.server_version AS server_version, c.codec AS codec, s.phase AS phase, s.query_id AS query_id,
+        groupArray(s.server_elapsed_ms) AS srv, groupArray(s.wall_ms) AS wall, countIf(isNull(s.server_elapsed_ms)) AS srv_missing
+      FROM samples AS s
+      INNER JOIN (SELECT run_id, started_at FROM runs WHERE ${which} ORDER BY started_at DESC LIMIT ${limit}) AS r ON r.run_id = s.run_id
+      INNER JOIN cells AS c ON c.run_id = s.run_id AND c.cell_key = s.cell_key
+      WHERE s.kind = 'warm' AND s.valid = 1
+      GROUP BY run_id, started_at, cell_key, version_label, server_version, codec, phase, query_id
+      ORDER BY started_at, cell_key, phase, query_id`,
+    );
+    return rows.map((r) => {
+      const server = Number(r.srv_missing) === 0;
+      return {
+        run_id: r.run_id as string,
+        started_at: fromDbTime(r.started_at as string)!,
+        cell_key: r.cell_key as string,
+        version_label: r.version_label as string,
+        server_version: (r.server_version as string | null) ?? null,
+        codec: r.codec as string,
+        phase: r.phase as SeriesPoint['phase'],
+        query_id: r.query_id as string,
+        warm_median_ms: median((server ? r.srv : r.wall).map(Number)),
+        figure: server ? 'server_elapsed_ms' : 'wall_ms',
+      };
+    });
+  }
+
+  async query<T = Record<string, unknown>>(sql: string): Promise<T[]> {
+    const problem = readOnlyProblem(sql);
+    if (problem) throw new Error(`results database (${this.description}): refused: ${problem}`);
+    return this.rows<T>(sql);
+  }
+
+  async queryText(sql: string, format: 'CSVWithNames' | 'JSONEachRow' | 'TabSeparatedWithNames'): Promise<string> {
+    const problem = readOnlyProblem(sql);
+    if (problem) throw new Error(`results database (${this.description}): refused: ${problem}`);
+    // CSV: NULL as an empty field (ClickHouse's default `\N` is not what spreadsheet and dataframe readers expect).
+    const settings = format === 'CSVWithNames' ? { format_csv_null_representation: '' } : {};
+    return this.wrap(sql, async () => (await this.client.query({ query: sql, format, clickhouse_settings: settings })).text());
+  }
+
+  async close(): Promise<void> {
+    await this.client.close();
+  }
+}

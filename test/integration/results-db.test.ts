@@ -1,0 +1,541 @@
+/**
+ * The results database end to end: a real embedded database (the chdb engine in its own process,
+ * started on demand, talked to over HTTP), filled from run folders built from the committed
+ * fixture `test/fixtures/results/embedded-26.7`, read back through the API, the CLI (`node
+ * dist/src/cli.js` child processes), the exports and every Grafana panel's SQL; then the same
+ * engine opened as a `server` database. Every engine process started here is stopped in `after`.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { promisify } from 'node:util';
+import {
+  embeddedResultsDbProcess,
+  openResultsDb,
+  SCHEMA_VERSION,
+  stopEmbeddedResultsDb,
+  type ResultsDb,
+} from '../../src/results/db';
+import { COMPARISON_SCHEMA, type ComparisonRecord } from '../../src/schema/comparison';
+import type { CellResult, RunRecord } from '../../src/schema/results';
+import { REPO_ROOT } from '../../src/config';
+import { pollUntil } from '../../src/lib/poll';
+import { createStoreRun } from '../../src/activities/matrix/store-run';
+
+const run = promisify(execFile);
+const FIXTURE = path.join(REPO_ROOT, 'test', 'fixtures', 'results', 'embedded-26.7');
+const CLI = path.join(REPO_ROOT, 'dist', 'src', 'cli.js');
+const FIXTURE_RUN = 'demo-20261130-064639';
+
+/** A run folder under `resultsDir` copied from the fixture with another run id, start, schedule and status. */
+function makeRun(
+  resultsDir: string,
+  id: string,
+  o: { startedAt: string; scheduleId?: string; status: string; edit?: (c: CellResult) => void },
+): string {
+  const dir = path.join(resultsDir, id);
+  fs.cpSync(FIXTURE, dir, { recursive: true });
+  const rf = path.join(dir, 'run.json');
+  const r = JSON.parse(fs.readFileSync(rf, 'utf8')) as RunRecord;
+  fs.writeFileSync(
+    rf,
+    JSON.stringify({
+      ...r,
+      runId: id,
+      startedAt: o.startedAt,
+      status: o.status,
+      ...(o.scheduleId ? { scheduleId: o.scheduleId } : {}),
+    }),
+  );
+  for (const k of r.cells) {
+    const cf = path.join(dir, 'cells', k, 'result.json');
+    const c = JSON.parse(fs.readFileSync(cf, 'utf8')) as CellResult;
+    c.runId = id;
+    o.edit?.(c);
+    fs.writeFileSync(cf, JSON.stringify(c));
+  }
+  return dir;
+}
+
+/** Every result.json of the fixture. */
+function fixtureCells(): CellResult[] {
+  const r = JSON.parse(fs.readFileSync(path.join(FIXTURE, 'run.json'), 'utf8')) as RunRecord;
+  return r.cells.map(
+    (k) => JSON.parse(fs.readFileSync(path.join(FIXTURE, 'cells', k, 'result.json'), 'utf8')) as CellResult,
+  );
+}
+
+/** Measured query runs of the fixture, counted from the files. */
+function fixtureSampleCount(): number {
+  return fixtureCells().reduce(
+    (n, c) =>
+      n +
+      [c.queries_baseline, c.queries_index].reduce(
+        (m, q) => m + (q?.queries ?? []).reduce((k, x) => k + x.samples.length, 0),
+        0,
+      ),
+    0,
+  );
+}
+
+function comparisonOf(runId: string, baseline: string): ComparisonRecord {
+  const q = (query_id: string, verdict: 'regression' | 'unchanged') => ({
+    query_id,
+    phase: 'baseline' as const,
+    figure: 'server_elapsed_ms' as const,
+    n_baseline: 3,
+    n_new: 3,
+    median_baseline_ms: 10,
+    median_new_ms: verdict === 'regression' ? 21 : 10.2,
+    ratio: verdict === 'regression' ? 2.1 : 1.02,
+    ci_low: verdict === 'regression' ? 1.8 : 0.95,
+    ci_high: verdict === 'regression' ? 2.4 : 1.1,
+    threshold: 0.1,
+    verdict,
+    reason: verdict === 'regression' ? 'CI 1.8–2.4 above 1 + threshold 0.1' : 'CI contains 1',
+    ...(verdict === 'regression'
+      ? {
+          confirm: {
+            rounds: 12,
+            n_baseline: 12,
+            n_new: 12,
+            ratio: 2.0,
+            ci_low: 1.9,
+            ci_high: 2.1,
+            threshold: 0.1,
+            verdict: 'regression' as const,
+            confirmed: true,
+            reason: 'confirmed',
+          },
+        }
+      : {}),
+    final: verdict,
+  });
+  return {
+    schema: COMPARISON_SCHEMA,
+    comparison_id: `cmp-${runId}`,
+    run_id: runId,
+    baseline_run_id: baseline,
+    baseline_chosen_by: 'previous successful run of schedule nightly',
+    method: 'ratio of medians, percentile bootstrap',
+    options: {
+      minChange: 0.1,
+      unstableAbove: 0.3,
+      confidence: 0.95,
+      resamples: 2000,
+      minRuns: 3,
+      confirmRounds: 12,
+      seed: 1,
+    },
+    pairs: [
+      {
+        pair_key: 'v26.7-lz4→v26.7-lz4',
+        baseline_run: baseline,
+        baseline_cell: 'v26.7-lz4',
+        new_run: runId,
+        new_cell: 'v26.7-lz4',
+        differences: [],
+        queries: [q('q1', 'regression'), q('q2', 'unchanged')],
+      },
+    ],
+    unpaired: [],
+    flagged: ['q1'],
+    confirmed: ['q1'],
+    verdict: 'regression',
+    created_at: '2026-02-01T01:00:00.000Z',
+  };
+}
+
+describe('results database (embedded engine process, real chdb)', { timeout: 300_000 }, () => {
+  let tmp: string;
+  let resultsDir: string;
+  let dbDir: string;
+  let db: ResultsDb;
+  const dbDirs: string[] = [];
+  const pids: number[] = [];
+  const perRun = fixtureSampleCount();
+
+  before(async () => {
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'chbench-results-db-'));
+    resultsDir = path.join(tmp, 'results');
+    dbDir = path.join(resultsDir, 'db');
+    dbDirs.push(dbDir);
+    fs.cpSync(FIXTURE, path.join(resultsDir, FIXTURE_RUN), { recursive: true });
+    makeRun(resultsDir, 'nightly-1', {
+      startedAt: '2026-01-01T00:00:00.000Z',
+      scheduleId: 'nightly',
+      status: 'completed',
+    });
+    const a2 = makeRun(resultsDir, 'nightly-2', {
+      startedAt: '2026-02-01T00:00:00.000Z',
+      scheduleId: 'nightly',
+      status: 'completed',
+    });
+    fs.writeFileSync(path.join(a2, 'comparison.json'), JSON.stringify(comparisonOf('nightly-2', 'nightly-1')));
+    // The third run failed, and one of its warm runs was not quiet.
+    makeRun(resultsDir, 'nightly-3', {
+      startedAt: '2026-03-01T00:00:00.000Z',
+      scheduleId: 'nightly',
+      status: 'failed',
+      edit: (c) => {
+        const s = c.queries_baseline!.queries[0].samples.find((x) => x.kind === 'warm' && x.n === 1)!;
+        s.validity.quiet = { valid: false, label: 'not quiet', reasons: ['a merge ran'] };
+      },
+    });
+    db = await openResultsDb({ kind: 'embedded', dir: dbDir });
+    const p = embeddedResultsDbProcess(dbDir);
+    assert.ok(p, 'server.json names a live process');
+    pids.push(p.pid);
+  });
+
+  after(async () => {
+    await db?.close();
+    for (const d of dbDirs) await stopEmbeddedResultsDb(d);
+    for (const pid of pids) assert.throws(() => process.kill(pid, 0), 'engine process stopped');
+    fs.rmSync(tmp, { recursive: true, force: true });
+  });
+
+  it('applies the migrations once and creates the tables', async () => {
+    const tables = (
+      await db.query<{ name: string }>(
+        'SELECT name FROM system.tables WHERE database = currentDatabase() ORDER BY name',
+      )
+    ).map((r) => r.name);
+    assert.deepEqual(tables, ['cells', 'comparison_queries', 'comparisons', 'runs', 'samples', 'schema_migrations']);
+    const again = await openResultsDb({ kind: 'embedded', dir: dbDir });
+    await again.close();
+    const m = await db.query<{ version: number; n: string }>(
+      'SELECT version, count() AS n FROM schema_migrations GROUP BY version ORDER BY version',
+    );
+    assert.deepEqual(
+      m.map((r) => [Number(r.version), Number(r.n)]),
+      Array.from({ length: SCHEMA_VERSION }, (_, i) => [i + 1, 1]),
+    );
+    assert.equal(embeddedResultsDbProcess(dbDir)?.pid, pids[0], 'the second opener used the same engine process');
+  });
+
+  it('stores run folders, and storing them again does not double a row', async () => {
+    for (const id of [FIXTURE_RUN, 'nightly-1', 'nightly-2', 'nightly-3']) {
+      const n = await db.storeRun(path.join(resultsDir, id));
+      assert.deepEqual(n, { runs: 1, cells: 2, samples: perRun, comparisons: id === 'nightly-2' ? 1 : 0 });
+    }
+    // UInt64 arrives as a number or a quoted string depending on the server's output_format_json_quote_64bit_integers.
+    const counts = async () =>
+      Object.fromEntries(
+        Object.entries(
+          (
+            await db.query<Record<string, string | number>>(
+              'SELECT (SELECT count() FROM runs) AS runs, (SELECT count() FROM cells) AS cells, (SELECT count() FROM samples) AS samples, (SELECT count() FROM comparisons) AS comparisons, (SELECT count() FROM comparison_queries) AS cq',
+            )
+          )[0],
+        ).map(([k, v]) => [k, Number(v)]),
+      );
+    const first = await counts();
+    assert.deepEqual(first, { runs: 4, cells: 8, samples: 4 * perRun, comparisons: 1, cq: 2 });
+    for (const id of [FIXTURE_RUN, 'nightly-2']) await db.storeRun(path.join(resultsDir, id));
+    assert.deepEqual(await counts(), first);
+  });
+
+  it('reads back the run, its cells and samples with validity', async () => {
+    const r = await db.run('nightly-2');
+    const spec = (JSON.parse(fs.readFileSync(path.join(FIXTURE, 'run.json'), 'utf8')) as RunRecord).spec;
+    const sorted = (v: unknown): unknown =>
+      Array.isArray(v)
+        ? v.map(sorted)
+        : v && typeof v === 'object'
+          ? Object.fromEntries(
+              Object.keys(v)
+                .sort()
+                .map((k) => [k, sorted((v as Record<string, unknown>)[k])]),
+            )
+          : v;
+    assert.ok(r);
+    assert.equal(
+      r.spec_hash,
+      createHash('sha256')
+        .update(JSON.stringify(sorted(spec)))
+        .digest('hex'),
+    );
+    assert.deepEqual(
+      {
+        schedule_id: r.schedule_id,
+        started_at: r.started_at,
+        status: r.status,
+        cells_total: r.cells_total,
+        cells_succeeded: r.cells_succeeded,
+        scale: r.scale,
+      },
+      {
+        schedule_id: 'nightly',
+        started_at: '2026-02-01T00:00:00.000Z',
+        status: 'completed',
+        cells_total: 2,
+        cells_succeeded: 2,
+        scale: 2_000_000,
+      },
+    );
+    assert.equal((await db.run(FIXTURE_RUN))?.schedule_id, null);
+    const cells = await db.cells('nightly-2');
+    const fx = fixtureCells();
+    assert.deepEqual(
+      cells.map((c) => [c.cell_key, c.codec, c.server_version, c.load_rows_per_s, c.bytes_on_disk]),
+      fx.map((c) => [
+        c.cellKey,
+        c.matrix.codec,
+        c.provision!.server.version,
+        c.load!.rows_per_s,
+        c.storage!.bytes_on_disk,
+      ]),
+    );
+    const s = await db.samples('nightly-3', 'v26.7-lz4');
+    const q1 = fx[0].queries_baseline!.queries[0];
+    const bad = s.filter((x) => !x.valid);
+    assert.equal(bad.length, 1);
+    assert.deepEqual(
+      [bad[0].query_id, bad[0].kind, bad[0].n, bad[0].invalid_reason],
+      [q1.id, 'warm', 1, 'not quiet: a merge ran'],
+    );
+    const cold = s.find((x) => x.phase === 'baseline' && x.query_id === q1.id && x.kind === 'cold')!;
+    assert.equal(cold.server_elapsed_ms, q1.samples.find((x) => x.kind === 'cold')!.server_elapsed_ms);
+    assert.equal(cold.statement_id, q1.samples.find((x) => x.kind === 'cold')!.query_id);
+  });
+
+  it('the storeRun activity stores a run folder in <resultsDir>/db and says where', async () => {
+    const r = await createStoreRun().storeRun({ resultsDir, runId: 'nightly-1' });
+    assert.deepEqual(
+      { ...r, description: undefined },
+      { runs: 1, cells: 2, samples: perRun, comparisons: 0, description: undefined },
+    );
+    assert.ok(r.description.startsWith(`embedded database ${dbDir} (pid ${pids[0]}, http://127.0.0.1:`), r.description);
+    assert.equal((await db.samples('nightly-1')).length, perRun);
+  });
+
+  it('finds the previous successful run of a schedule', async () => {
+    assert.equal((await db.previousSuccessfulRun('nightly', '2026-03-01T00:00:00.000Z'))?.run_id, 'nightly-2');
+    assert.equal((await db.previousSuccessfulRun('nightly', '2026-02-01T00:00:00.000Z'))?.run_id, 'nightly-1');
+    assert.equal(await db.previousSuccessfulRun('nightly', '2026-01-01T00:00:00.000Z'), undefined);
+    // nightly-3 failed: still nightly-2 after it.
+    assert.equal((await db.previousSuccessfulRun('nightly', '2026-04-01T00:00:00.000Z'))?.run_id, 'nightly-2');
+    assert.equal(await db.previousSuccessfulRun('weekly', '2026-04-01T00:00:00.000Z'), undefined);
+  });
+
+  it('gives a series of warm medians, oldest first, leaving out invalid runs', async () => {
+    const pts = await db.series({ scheduleId: 'nightly', name: 'demo' });
+    const queriesPerCell = fx().reduce(
+      (n, c) => n + (c.queries_baseline?.queries.length ?? 0) + (c.queries_index?.queries.length ?? 0),
+      0,
+    );
+    assert.equal(pts.length, 3 * queriesPerCell);
+    assert.deepEqual([...new Set(pts.map((p) => p.run_id))], ['nightly-1', 'nightly-2', 'nightly-3']);
+    const q1 = fx()[0].queries_baseline!.queries[0];
+    const warm = q1.samples.filter((x) => x.kind === 'warm').map((x) => x.server_elapsed_ms!);
+    const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+    const at = (runId: string) =>
+      pts.find(
+        (p) => p.run_id === runId && p.cell_key === 'v26.7-lz4' && p.phase === 'baseline' && p.query_id === q1.id,
+      )!;
+    assert.equal(warm.length, 3);
+    assert.equal(at('nightly-1').warm_median_ms, med(warm));
+    assert.equal(at('nightly-1').figure, 'server_elapsed_ms');
+    // nightly-3 lost its first warm run (not quiet): the median of the other two.
+    assert.equal(at('nightly-3').warm_median_ms, (warm[1] + warm[2]) / 2);
+    const last2 = await db.series({ scheduleId: 'nightly', name: 'demo', limit: 2 });
+    assert.deepEqual([...new Set(last2.map((p) => p.run_id))], ['nightly-2', 'nightly-3']);
+    const byName = await db.series({ scheduleId: null, name: 'demo', limit: 100 });
+    assert.equal(new Set(byName.map((p) => p.run_id)).size, 4);
+  });
+
+  it('keeps the comparison record and its per-query rows', async () => {
+    assert.deepEqual(await db.comparison('nightly-2'), comparisonOf('nightly-2', 'nightly-1'));
+    assert.equal(await db.comparison('nightly-1'), undefined);
+    const rows = await db.query<{ query_id: string; final: string; confirmed: number | null }>(
+      "SELECT query_id, final, confirmed FROM comparison_queries WHERE run_id = 'nightly-2' ORDER BY query_id",
+    );
+    assert.deepEqual(rows, [
+      { query_id: 'q1', final: 'regression', confirmed: 1 },
+      { query_id: 'q2', final: 'unchanged', confirmed: null },
+    ]);
+  });
+
+  it('refuses statements that write', async () => {
+    await assert.rejects(db.query('DROP TABLE runs'), /refused: only read statements/);
+    await assert.rejects(db.query('SELECT 1; DROP TABLE runs'), /one statement only/);
+    assert.deepEqual(await db.query("SELECT 'a;b' AS x -- ; trailing"), [{ x: 'a;b' }]);
+  });
+
+  it('CLI: results sql, import, stop and export', async () => {
+    const cli = (...args: string[]) => run(process.execPath, [CLI, ...args], { cwd: tmp, maxBuffer: 32 << 20 });
+    const j = await cli(
+      'results',
+      'sql',
+      'SELECT count() AS n FROM samples',
+      '--results-dir',
+      resultsDir,
+      '--format',
+      'json',
+    );
+    assert.deepEqual(
+      (JSON.parse(j.stdout) as { n: string | number }[]).map((r) => Number(r.n)),
+      [4 * perRun],
+    );
+    const t = await cli('results', 'sql', 'SELECT run_id FROM runs ORDER BY run_id', '--results-dir', resultsDir);
+    assert.match(t.stdout, /^run_id\n-+\ndemo-20261130-064639\nnightly-1\nnightly-2\nnightly-3\n\(4 rows\)\n$/);
+    await assert.rejects(
+      cli('results', 'sql', 'INSERT INTO runs SELECT * FROM runs', '--results-dir', resultsDir),
+      (e: { code: number; stderr: string }) => e.code === 2 && /refused/.test(e.stderr),
+    );
+
+    // Import the whole results folder into a second embedded database, then stop it.
+    const other = path.join(tmp, 'other');
+    dbDirs.push(path.join(other, 'db'));
+    const imp = await cli('results', 'import', resultsDir, '--results-dir', other);
+    assert.match(imp.stdout, /4 of 4 run\(s\) stored/);
+    const otherPid = embeddedResultsDbProcess(path.join(other, 'db'))?.pid;
+    assert.ok(otherPid, 'the import started an engine process that outlives the CLI');
+    pids.push(otherPid);
+    const c2 = await cli(
+      'results',
+      'sql',
+      'SELECT count() AS n FROM samples',
+      '--results-dir',
+      other,
+      '--format',
+      'csv',
+    );
+    assert.equal(c2.stdout, `"n"\n${4 * perRun}\n`);
+    const stop = await cli('results', 'stop', '--results-dir', other);
+    assert.match(stop.stdout, new RegExp(`stopped the results database engine \\(pid ${otherPid}\\)`));
+    assert.throws(() => process.kill(otherPid, 0));
+
+    // Exports.
+    const out = path.join(tmp, 'cb');
+    await cli('export', 'nightly-1', '--format', 'clickbench', '--out', out, '--results-dir', resultsDir);
+    const files = fs.readdirSync(out).sort();
+    assert.deepEqual(files, [
+      'v26.7-lz4.baseline.json',
+      'v26.7-lz4.index.json',
+      'v26.7-zstd3.baseline.json',
+      'v26.7-zstd3.index.json',
+    ]);
+    const cb = JSON.parse(fs.readFileSync(path.join(out, 'v26.7-lz4.baseline.json'), 'utf8')) as {
+      result: number[][];
+      load_time: number;
+      data_size: number;
+      cluster_size: number;
+      date: string;
+      comment: string;
+      system: string;
+      tags: string[];
+    };
+    const fx0 = fx()[0];
+    assert.equal(cb.result.length, fx0.queries_baseline!.queries.length);
+    for (const r of cb.result) assert.ok(r.length === 3 && r.every((x) => typeof x === 'number' && x > 0));
+    const q1 = fx0.queries_baseline!.queries[0].samples;
+    assert.deepEqual(
+      cb.result[0],
+      [
+        q1.find((s) => s.kind === 'cold')!,
+        q1.find((s) => s.kind === 'warm' && s.n === 1)!,
+        q1.find((s) => s.kind === 'warm' && s.n === 2)!,
+      ].map((s) => s.server_elapsed_ms! / 1000),
+    );
+    assert.equal(cb.load_time, fx0.load!.elapsed_ms / 1000);
+    assert.equal(cb.data_size, fx0.storage!.bytes_on_disk);
+    assert.equal(cb.date, '2026-01-01');
+    assert.match(cb.comment, /server-side elapsed/);
+    const jl = await cli('export', 'nightly-1', '--format', 'jsonl', '--results-dir', resultsDir);
+    const lines = jl.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { kind: string; codec: string });
+    assert.equal(lines.length, perRun);
+    assert.deepEqual([...new Set(lines.map((l) => l.kind))].sort(), ['cold', 'warm', 'warmup']);
+    const csvFile = path.join(tmp, 'x', 's.csv');
+    await cli('export', 'nightly-1', '--format', 'csv', '--out', csvFile, '--results-dir', resultsDir);
+    const csv = fs.readFileSync(csvFile, 'utf8').trim().split('\n');
+    assert.equal(csv.length, perRun + 1);
+    assert.match(csv[0], /^"run_id","cell_key","version_label",/);
+    await assert.rejects(
+      cli('export', 'no-such-run', '--format', 'csv', '--results-dir', resultsDir),
+      (e: { code: number }) => e.code === 2,
+    );
+  });
+
+  it("every Grafana panel's SQL returns rows", async () => {
+    const dash = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'manifests', 'grafana-dashboard.json'), 'utf8')) as {
+      panels: { title: string; datasource: { type: string }; targets: { rawSql: string }[] }[];
+    };
+    assert.ok(dash.panels.length >= 5);
+    for (const p of dash.panels) {
+      assert.equal(p.datasource.type, 'grafana-clickhouse-datasource', p.title);
+      for (const t of p.targets) {
+        // The plugin's macro, as it expands it (epoch seconds), over 2000..2100.
+        const sql = t.rawSql.replace(
+          /\$__timeFilter\(([^)]+)\)/g,
+          '($1 >= toDateTime(946684800) AND $1 <= toDateTime(4102444800))',
+        );
+        assert.doesNotMatch(sql, /\$/, `${p.title}: no other macro or variable`);
+        const rows = await db.query(sql);
+        assert.ok(rows.length > 0, `${p.title}: rows`);
+      }
+    }
+  });
+
+  it('opens the same engine as a server database; a missing password variable is named', async () => {
+    const proc = embeddedResultsDbProcess(dbDir)!;
+    const srv = await openResultsDb({ kind: 'server', url: proc.url, database: 'chbench' });
+    try {
+      assert.match(srv.description, /^http:\/\/127\.0\.0\.1:\d+ database chbench$/);
+      assert.equal((await srv.run('nightly-1'))?.schedule_id, 'nightly');
+      assert.equal((await srv.samples('nightly-1')).length, perRun);
+    } finally {
+      await srv.close();
+    }
+    delete process.env.CHBENCH_TEST_NO_SUCH_PASSWORD;
+    await assert.rejects(
+      openResultsDb({
+        kind: 'server',
+        url: proc.url,
+        database: 'chbench',
+        passwordEnv: 'CHBENCH_TEST_NO_SUCH_PASSWORD',
+      }),
+      /CHBENCH_TEST_NO_SUCH_PASSWORD is not set/,
+    );
+  });
+
+  it('two openers share one engine process, which exits by itself after its idle period', async () => {
+    const dir = path.join(tmp, 'idle', 'db');
+    dbDirs.push(dir);
+    // Two openers at once on a fresh directory: one engine process (start.lock), both work.
+    const [d, e] = await Promise.all([
+      openResultsDb({ kind: 'embedded', dir, idleExitS: 1 }),
+      openResultsDb({ kind: 'embedded', dir, idleExitS: 1 }),
+    ]);
+    assert.equal(d.description, e.description);
+    assert.deepEqual(await e.query('SELECT count() AS n FROM runs'), [{ n: 0 }]);
+    await e.close();
+    const pid = embeddedResultsDbProcess(dir)!.pid;
+    pids.push(pid);
+    await d.close();
+    await pollUntil(
+      () => {
+        try {
+          process.kill(pid, 0);
+          return false;
+        } catch {
+          return true;
+        }
+      },
+      { what: `idle engine pid ${pid} to exit`, timeoutMs: 20_000, intervalMs: 100 },
+    );
+    assert.match(fs.readFileSync(path.join(dir, 'server.log'), 'utf8'), /idle for 1 s: stopping/);
+  });
+});
+
+function fx(): CellResult[] {
+  return fixtureCells();
+}
