@@ -12,6 +12,7 @@
  * | `CHBENCH_LOG_LEVEL` | `INFO` for `chbench worker`, `WARN` for the demo and tests | Temporal SDK log level: `TRACE`, `DEBUG`, `INFO`, `WARN`, `ERROR` (any case) |
  * | `CHBENCH_FAULT_STEP_DELAY_MS` | `0` (off) | chaos suite only: every activity waits this long (heartbeating) before it starts, so short steps can be hit by a kill |
  * | `CHBENCH_RESULTS_URL` | unset (the embedded database in `<resultsDir>/db`) | `chbench results …`/`export`: a ClickHouse server holding the results database (`--url` wins) |
+ * | `CHBENCH_RESULTS_IDLE_EXIT_S` | `600` | the embedded results database's engine process exits after this many seconds without a request (tests shorten it) |
  * | `CHBENCH_WATCH_TICK_MS` | `2000` | how often (ms, 100–5000) an activity reads its running statements' progress and heartbeats; tests shorten it to see progress of statements that take ~1 s |
  *
  * Variables named by a spec (an external target's `passwordEnv`) are read where the password is
@@ -60,6 +61,7 @@ const Env = z.object({
   CHBENCH_FAULT_STEP_DELAY_MS: z.coerce.number().int().min(0).max(600_000).optional(),
   CHBENCH_WATCH_TICK_MS: z.coerce.number().int().min(100).max(5_000).optional(),
   CHBENCH_RESULTS_URL: z.url({ protocol: /^https?$/ }).optional(),
+  CHBENCH_RESULTS_IDLE_EXIT_S: z.coerce.number().int().min(1).max(86_400).optional(),
 });
 type Env = z.infer<typeof Env>;
 
@@ -133,4 +135,9 @@ export function watchTickMs(env: NodeJS.ProcessEnv = process.env): number {
  */
 export function resultsUrl(env: NodeJS.ProcessEnv = process.env): string | undefined {
   return readEnv(env).CHBENCH_RESULTS_URL;
+}
+
+/** Idle period (s) after which an embedded results database's engine process started by this process exits (`CHBENCH_RESULTS_IDLE_EXIT_S`, default 600). */
+export function resultsIdleExitS(env: NodeJS.ProcessEnv = process.env): number {
+  return readEnv(env).CHBENCH_RESULTS_IDLE_EXIT_S ?? 600;
 }

@@ -33,7 +33,7 @@ import {
   updateScheduleSpec,
 } from './temporal/schedules';
 import { pollUntil } from './lib/poll';
-import { openResultsDb, resultsDbLocation } from './results/db';
+import { openResultsDb, resultsDbLocation, stopResultsDbsStartedHere } from './results/db';
 import { runDir } from './results/store';
 import type { MatrixResult } from './schema/progress';
 import type { ComparisonRecord } from './schema/comparison';
@@ -205,6 +205,7 @@ async function main(): Promise<void> {
     await running;
     await wconn.close();
     await server?.stop();
+    await stopResultsDbsStartedHere();
   }
   if (failed) process.exitCode = 1;
 }

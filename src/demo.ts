@@ -13,6 +13,7 @@ import { loadConfig, logLevel, REPO_ROOT } from './config';
 import { readSpecFile } from './lib/spec-file';
 import { checkSpec } from './activities/matrix/validate-spec';
 import { newRunId, runAndFollow } from './temporal/run-client';
+import { stopResultsDbsStartedHere } from './results/db';
 
 async function main(): Promise<void> {
   const specFile = process.argv[2] ?? path.join(REPO_ROOT, 'examples', 'demo.yaml');
@@ -49,6 +50,8 @@ async function main(): Promise<void> {
     await running;
     await wconn.close();
     await server?.stop();
+    // The results database's engine process (started by the run's storeRun) exits after its idle period; the demo does not wait.
+    await stopResultsDbsStartedHere();
   }
 }
 

@@ -13,6 +13,7 @@ import { createWorker, installRuntime } from '../../src/worker';
 import type { Worker, NativeConnection } from '@temporalio/worker';
 import { listCellDirs, stopProcess } from '../../src/targets/process';
 import { logLevel } from '../../src/config';
+import { stopResultsDbsStartedHere } from '../../src/results/db';
 
 export interface TemporalEnv {
   server: DevServer;
@@ -49,6 +50,8 @@ async function startServerAndWorker(
       await wconn.close();
       await connection.close();
       await server.stop();
+      // Results databases the worker's storeRun opened (one engine process per results directory).
+      await stopResultsDbsStartedHere();
     },
   };
 }

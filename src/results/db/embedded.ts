@@ -21,9 +21,8 @@ import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as path from 'node:path';
 import { pollUntil } from '../../lib/poll';
+import { resultsIdleExitS } from '../../config';
 
-/** Default idle period after which the engine process exits by itself, seconds. */
-export const DEFAULT_IDLE_EXIT_S = 600;
 /** How long a start may take (engine start, port written), ms. */
 const START_TIMEOUT_MS = 60_000;
 /** SIGTERM → SIGKILL grace when stopping, ms. */
@@ -134,14 +133,14 @@ function tryLock(lock: string): boolean {
  * the previous one still holds chdb's lock while it shuts down after its idle period) is started
  * again until the start timeout.
  * @param dir absolute directory of the database (`<resultsDir>/db`)
- * @param opts.idleExitS idle period of a process started now, seconds (default {@link DEFAULT_IDLE_EXIT_S})
+ * @param opts.idleExitS idle period of a process started now, seconds (default `CHBENCH_RESULTS_IDLE_EXIT_S`, 600)
  * @throws Error after 60 s without an answering process, with the tail of `server.log`
  */
 export async function ensureEmbeddedResultsDb(dir: string, opts: { idleExitS?: number } = {}): Promise<EmbeddedDbProcess> {
   dir = path.resolve(dir);
   fs.mkdirSync(dir, { recursive: true });
   const lock = path.join(dir, 'start.lock');
-  const idleExitS = opts.idleExitS ?? DEFAULT_IDLE_EXIT_S;
+  const idleExitS = opts.idleExitS ?? resultsIdleExitS();
   let lastError = '';
   return pollUntil(
     async () => {
@@ -157,6 +156,7 @@ export async function ensureEmbeddedResultsDb(dir: string, opts: { idleExitS?: n
           return undefined;
         }
         fs.writeFileSync(path.join(dir, 'server.json'), JSON.stringify(started, null, 2) + '\n');
+        startedHere.add(dir);
         return started;
       } finally {
         fs.rmSync(lock, { force: true });
@@ -231,6 +231,21 @@ export async function stopEmbeddedResultsDb(dir: string): Promise<number | undef
   }
   fs.rmSync(path.join(dir, 'server.json'), { force: true });
   fs.rmSync(path.join(dir, 'port'), { force: true });
+  return stopped;
+}
+
+/** Directories whose engine process this process started (see {@link stopResultsDbsStartedHere}). */
+const startedHere = new Set<string>();
+
+/**
+ * Stop every engine process this process started (a test harness or the demo at its end: a worker in
+ * this process may have opened results databases in several directories).
+ * @returns the directories whose process was stopped.
+ */
+export async function stopResultsDbsStartedHere(): Promise<string[]> {
+  const stopped: string[] = [];
+  for (const dir of startedHere) if ((await stopEmbeddedResultsDb(dir)) !== undefined) stopped.push(dir);
+  startedHere.clear();
   return stopped;
 }
 

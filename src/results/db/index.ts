@@ -16,7 +16,7 @@ import type { ResultsDb, ResultsDbLocation } from './types';
 
 export type * from './types';
 export { readOnlyProblem, DEFAULT_SERIES_LIMIT } from './db';
-export { stopEmbeddedResultsDb, ensureEmbeddedResultsDb, embeddedResultsDbProcess, DEFAULT_IDLE_EXIT_S, type EmbeddedDbProcess } from './embedded';
+export { stopEmbeddedResultsDb, stopResultsDbsStartedHere, ensureEmbeddedResultsDb, embeddedResultsDbProcess, type EmbeddedDbProcess } from './embedded';
 export { MIGRATIONS, SCHEMA_VERSION } from './migrations';
 export { readRunRows, specHash, canonicalJson } from './rows';
 
