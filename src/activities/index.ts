@@ -19,6 +19,7 @@ import { createWriteCellResult } from './write-cell-result';
 import { createTeardown } from './teardown';
 import { createWriteReport } from './matrix/write-report';
 import { createCollectCloudMetrics } from './matrix/collect-cloud-metrics';
+import { createCompareBaseline } from './matrix/compare-baseline';
 import { createAwaitWorkflowClosed, type TemporalDeps } from './matrix/await-workflow-closed';
 
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
@@ -154,6 +155,7 @@ function buildActivities(deps: ActivityDeps) {
     ...createTeardown(deps),
     ...createCollectCloudMetrics(),
     ...createWriteReport(),
+    ...createCompareBaseline(),
     ...createAwaitWorkflowClosed(deps),
   };
 }
