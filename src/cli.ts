@@ -26,6 +26,7 @@ import { loadConfig } from './config';
 import { newRunId, runAndFollow, WorkflowFailedError } from './temporal/run-client';
 import { renderReport } from './results/report';
 import { runDir, writeTextAtomic } from './results/store';
+import { registerCompareCommand } from './cli/compare';
 import { collectGarbage, collectKubernetesGarbage, type KubeGcScope } from './targets/gc';
 
 /** Exit codes. */
@@ -321,6 +322,8 @@ program
       throw e;
     }
   });
+
+registerCompareCommand(program);
 
 if (require.main === module) {
   program.parseAsync(process.argv).catch((e) => {

@@ -17,8 +17,8 @@
  *   95th percentile of |ln(median(half 1) / median(half 2))|, as a relative change e^q − 1, and at
  *   least `minChange`. It is what the baseline's own runs disagree by, so a query that is noisy on
  *   this host needs a larger change to be flagged.
- * - Verdict: `unstable` when a side has fewer than `minRuns` samples or the threshold is above
- *   `unstableAbove`; `regression` when the interval's low end is above 1 + threshold; `improvement`
+ * - Verdict: `unstable` when a side has fewer than `minRuns` samples or the baseline's learned noise
+ *   (before the `minChange` floor) is above `unstableAbove`; `regression` when the interval's low end is above 1 + threshold; `improvement`
  *   when its high end is below 1 / (1 + threshold); else `unchanged`.
  *
  * ## Power: how many warm runs, and why 7
@@ -177,11 +177,12 @@ export function compareSamples(
     };
   if (ratio === null || ci_low === null || ci_high === null || threshold === null)
     return { ...base, verdict: 'unstable', reason: `a median is 0 ms (baseline ${mb} ms, new ${mn} ms): no ratio` };
-  if (threshold > opts.unstableAbove)
+  // The learned noise itself (not the threshold floored at minChange) decides: a large minChange never makes a query unstable.
+  if (noise! > opts.unstableAbove)
     return {
       ...base,
       verdict: 'unstable',
-      reason: `the baseline's own runs disagree by up to ${pct(threshold)} (threshold), above unstableAbove ${pct(opts.unstableAbove)}: ratio ${r3(ratio)} not judged`,
+      reason: `the baseline's own runs disagree by up to ${pct(noise!)} (95th pct of its half-splits), above unstableAbove ${pct(opts.unstableAbove)}: ratio ${r3(ratio)} not judged`,
     };
   if (ci_low > 1 + threshold)
     return {
@@ -370,7 +371,7 @@ export function methodText(o: {
   return (
     `ratio of medians new/baseline over the valid warm runs, percentile bootstrap ${o.resamples} resamples (each side resampled independently), ${pct(o.confidence)} CI; ` +
     `threshold: 95th pct of |log ratio of medians| over ${DEFAULT_SPLITS} random half-splits of the baseline's warm runs, at least ${pct(o.minChange)}; ` +
-    `regression when the CI is entirely above 1 + threshold, improvement when entirely below 1/(1 + threshold); unstable below ${o.minRuns} runs a side or a threshold above ${pct(o.unstableAbove)}`
+    `regression when the CI is entirely above 1 + threshold, improvement when entirely below 1/(1 + threshold); unstable below ${o.minRuns} runs a side or a baseline noise above ${pct(o.unstableAbove)}`
   );
 }
 
