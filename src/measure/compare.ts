@@ -390,7 +390,9 @@ export function methodText(o: {
 }
 
 /** Which figure to compare for one query: server elapsed when every kept run on both sides has it (resolving ≤ 10 % of the fastest), else wall. */
-export function chooseFigure(kept: readonly StoredSample[]): 'server_elapsed_ms' | 'wall_ms' {
+export function chooseFigure(
+  kept: readonly Pick<StoredSample, 'server_elapsed_ms' | 'server_elapsed_source'>[],
+): 'server_elapsed_ms' | 'wall_ms' {
   if (!kept.length || !kept.every((s) => s.server_elapsed_ms !== null)) return 'wall_ms';
   const smallest = Math.min(...kept.map((s) => s.server_elapsed_ms as number));
   const res = Math.max(
@@ -511,6 +513,42 @@ export interface ConfirmSamples {
     new_ms: number[];
     figure: 'server_elapsed_ms' | 'wall_ms';
   }[];
+}
+
+/** The fields of a measured run {@link confirmSamplesOf} reads (a `StoredSample`, or a cell's `RunSample` with its query and phase). */
+export type ConfirmRun = Pick<
+  StoredSample,
+  'query_id' | 'phase' | 'kind' | 'valid' | 'server_elapsed_ms' | 'server_elapsed_source' | 'wall_ms'
+>;
+
+/**
+ * The re-run samples of one pair for {@link applyConfirmation}, from the interleaved re-run's
+ * measured runs on each side: per flagged query, its valid warm runs (`kind` `warm`, `valid`), in
+ * ms of the same figure on both sides by the rule of {@link chooseFigure}. A query without runs gets
+ * empty lists (its re-run is then `unstable`).
+ */
+export function confirmSamplesOf(
+  pairKey: string,
+  queries: readonly { query_id: string; phase: 'baseline' | 'index' }[],
+  baseline: readonly ConfirmRun[],
+  candidate: readonly ConfirmRun[],
+): ConfirmSamples {
+  return {
+    pairKey,
+    samples: queries.map((q) => {
+      const pick = (xs: readonly ConfirmRun[]) =>
+        xs.filter((s) => s.query_id === q.query_id && s.phase === q.phase && s.kind === 'warm' && s.valid);
+      const [b, n] = [pick(baseline), pick(candidate)];
+      const figure = chooseFigure([...b, ...n]);
+      return {
+        query_id: q.query_id,
+        phase: q.phase,
+        baseline_ms: b.map((s) => s[figure] as number),
+        new_ms: n.map((s) => s[figure] as number),
+        figure,
+      };
+    }),
+  };
 }
 
 /** The flagged queries of a record, per pair (what the confirming re-run must measure). */

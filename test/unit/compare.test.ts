@@ -12,6 +12,7 @@ import {
   applyConfirmation,
   compareRuns,
   compareSamples,
+  confirmSamplesOf,
   flaggedQueries,
   lognormalSamples,
   pairCells,
@@ -409,4 +410,33 @@ test('run verdict precedence: regression > improvement > unstable > unchanged; n
   assert.equal(runVerdict(['unchanged', 'unstable'], 1), 'unstable');
   assert.equal(runVerdict(['unchanged'], 1), 'unchanged');
   assert.equal(runVerdict([], 0), 'unstable');
+});
+
+test('confirmSamplesOf: valid warm runs of the flagged queries, one figure for both sides', () => {
+  const cells = [{ version: '26.7', codec: 'LZ4' }];
+  const q = [
+    { id: 'Q1', medianMs: 50 },
+    { id: 'Q2', medianMs: 80 },
+  ];
+  const a = syntheticRun({ runId: 'a', cells, queries: q, warm: 12, sigma: 0.05, seed: 'a' });
+  const b = syntheticRun({ runId: 'b', cells, queries: q, warm: 12, sigma: 0.05, seed: 'b' });
+  b.samples.find((s) => s.kind === 'warm' && s.query_id === 'Q2')!.valid = false;
+  const c = confirmSamplesOf('k', [{ query_id: 'Q2', phase: 'baseline' }], a.samples, b.samples);
+  assert.equal(c.pairKey, 'k');
+  assert.equal(c.samples.length, 1);
+  assert.equal(c.samples[0].figure, 'server_elapsed_ms');
+  assert.equal(c.samples[0].baseline_ms.length, 12);
+  assert.equal(c.samples[0].new_ms.length, 11);
+  assert.deepEqual(
+    c.samples[0].baseline_ms,
+    a.samples.filter((s) => s.kind === 'warm' && s.query_id === 'Q2').map((s) => s.server_elapsed_ms),
+  );
+  a.samples.find((s) => s.kind === 'warm' && s.query_id === 'Q2')!.server_elapsed_ms = null;
+  const wall = confirmSamplesOf('k', [{ query_id: 'Q2', phase: 'baseline' }], a.samples, b.samples).samples[0];
+  assert.equal(wall.figure, 'wall_ms');
+  assert.ok(
+    wall.new_ms.every(
+      (x, i) => x === b.samples.filter((s) => s.kind === 'warm' && s.query_id === 'Q2' && s.valid)[i].wall_ms,
+    ),
+  );
 });
