@@ -4,7 +4,11 @@
  *
  *   chbench validate <spec>     check a run spec (exit 0 valid, 2 invalid)
  *   chbench run <spec>          start the benchmarkMatrix workflow, show progress, print the report path
- *   chbench report <runId>      (re)render results/<runId>/report.md from the stored cell results
+ *   chbench report <runId>      (re)render results/<runId>/report.md and report.html from the stored cell results
+ *   chbench schedule …          create|list|describe|runs|trigger|pause|unpause|update|delete Temporal Schedules of a run spec
+ *   chbench results sql|import|stop   the results database (embedded in <resultsDir>/db, or a ClickHouse server)
+ *   chbench export --format clickbench|jsonl|csv <runId>   a run's results for other tools
+ *   chbench compare <runA> <runB>     compare two stored runs (exit 0 no regression, 1 regression, 3 undecided)
  *   chbench resume <runId>      run the failed/missing cells of a run again (finished ones are reused)
  *   chbench gc                  remove servers and directories left by closed runs
  *   chbench gc --kubernetes     delete the pods and PVCs of closed runs (label app.kubernetes.io/managed-by=chbench)
@@ -25,7 +29,10 @@ import { expandMatrix, cellKey } from './schema/matrix';
 import { loadConfig } from './config';
 import { newRunId, runAndFollow, WorkflowFailedError } from './temporal/run-client';
 import { renderReport } from './results/report';
+import { renderHtmlReport } from './results/report-html';
+import { seriesOf } from './activities/matrix/write-report';
 import { runDir, writeTextAtomic } from './results/store';
+import { registerCompareCommand } from './cli/compare';
 import { collectGarbage, collectKubernetesGarbage, type KubeGcScope } from './targets/gc';
 import { registerScheduleCommands } from './cli/schedule';
 import { registerResultsCommands } from './cli/results';
@@ -116,6 +123,11 @@ async function follow(client: Client, raw: unknown, runId: string, cfg: ReturnTy
     const r = await runAndFollow(client, raw, runId, cfg.taskQueue);
     const failed = r.cells.filter((c) => c.status === 'failed');
     console.log(r.reportPath);
+    const c = r.comparison;
+    if (c)
+      console.error(
+        `chbench: compared with ${c.baselineRunId ?? 'no baseline'}: ${c.verdict}${c.flagged.length ? `; first pass flagged ${c.flagged.join(', ')}, re-run confirmed ${c.confirmed.join(', ') || 'none'}` : ''}${c.note ? ` (${c.note})` : ''}`,
+      );
     if (failed.length) {
       console.error(
         `chbench: ${failed.length} cell(s) failed: ${failed.map((c) => c.cellKey).join(', ')} (see the report)`,
@@ -285,10 +297,10 @@ program
 
 program
   .command('report <runId>')
-  .description('render results/<runId>/report.md again from the stored cell results')
+  .description('render results/<runId>/report.md and report.html again from the stored cell results')
   .option('--results-dir <dir>', 'results directory', 'results')
   .option('--print', 'also print the report to stdout')
-  .action((runId: string, o: { resultsDir: string; print?: boolean }) => {
+  .action(async (runId: string, o: { resultsDir: string; print?: boolean }) => {
     const dir = runDir(o.resultsDir, runId);
     if (!existsSync(path.join(dir, 'run.json')))
       fail(EXIT.invalid, `no run ${runId} under ${path.resolve(o.resultsDir)} (missing ${path.join(dir, 'run.json')})`);
@@ -301,8 +313,11 @@ program
     }
     const file = path.join(dir, 'report.md');
     writeTextAtomic(file, md);
+    // report.html beside it, with the series of past runs from the results database when it can be read.
+    const series = await seriesOf(o.resultsDir, dir);
+    writeTextAtomic(path.join(dir, 'report.html'), await renderHtmlReport(dir, series ? { series } : {}));
     if (o.print) console.log(md);
-    else console.log(file);
+    else console.log(`${file}\n${path.join(dir, 'report.html')}`);
   });
 
 program
@@ -326,6 +341,7 @@ program
 
 registerScheduleCommands(program);
 registerResultsCommands(program);
+registerCompareCommand(program);
 
 if (require.main === module) {
   program.parseAsync(process.argv).catch((e) => {

@@ -20,6 +20,7 @@ import { createTeardown } from './teardown';
 import { createWriteReport } from './matrix/write-report';
 import { createCollectCloudMetrics } from './matrix/collect-cloud-metrics';
 import { createStoreRun } from './matrix/store-run';
+import { createCompareBaseline } from './matrix/compare-baseline';
 import { createAwaitWorkflowClosed, type TemporalDeps } from './matrix/await-workflow-closed';
 import { createConfirmComparison } from './matrix/confirm-comparison';
 
@@ -157,6 +158,7 @@ function buildActivities(deps: ActivityDeps) {
     ...createCollectCloudMetrics(),
     ...createWriteReport(),
     ...createStoreRun(),
+    ...createCompareBaseline(),
     ...createAwaitWorkflowClosed(deps),
     ...createConfirmComparison(),
   };

@@ -7,6 +7,8 @@ import path from 'node:path';
 import { existsSync, readdirSync } from 'node:fs';
 import markdownTable from 'markdown-table';
 import { readRecord, readRecordIfExists } from './store';
+import { comparisonSection } from './report-comparison';
+import { ComparisonRecord } from '../schema/comparison';
 import {
   CellCostRecord,
   CellResult,
@@ -149,6 +151,17 @@ function headline(q: QueryRecord | undefined, stat: 'min' | 'median'): number | 
   return stat === 'min' ? q.stats.warm_min_ms : q.stats.warm_median_ms;
 }
 
+/** The run's `comparison.json` (schema `chbench.comparison/v1`) when there is one; a file that does not parse is reported, not thrown. */
+function readComparisonIfAny(dir: string): { record?: ComparisonRecord; error?: string } {
+  const file = path.join(dir, 'comparison.json');
+  if (!existsSync(file)) return {};
+  try {
+    return { record: readRecord(file, ComparisonRecord) };
+  } catch (e) {
+    return { error: (e as Error).message };
+  }
+}
+
 /** Render the report markdown for a run directory. */
 export function renderReport(dir: string): string {
   const { run, cells, missing } = loadRun(dir);
@@ -171,6 +184,16 @@ export function renderReport(dir: string): string {
   else if (v.invalid.length) out.push(`> **⚠ This run has invalid measurements** — ${v.invalid.join('; ')}. Flags appear next to the figures they qualify and in the Validity section.`, '');
   else if (v.unknown.length) out.push(`> **Validity could not be fully judged** — no verdict for ${v.unknown.join('; ')} (see the Validity section); nothing judged was invalid.`, '');
   else out.push('Validity: every cold run was cold, every run quiet, warm faster than cold, results consistent.', '');
+
+  // A compared run says its verdict at the top; the details are in the Comparison section below.
+  const comparison = readComparisonIfAny(dir);
+  if (comparison.record) {
+    const c = comparison.record;
+    out.push(
+      `Comparison with ${c.baseline_run_id || 'no baseline'} (${c.baseline_chosen_by}): **${c.verdict}**${c.confirmed.length ? ` — confirmed by the interleaved re-run: ${c.confirmed.join(', ')}` : ''}${c.flagged.length && !c.confirmed.length ? ` — first pass flagged ${c.flagged.join(', ')}, not confirmed by the re-run` : ''} (see [Comparison](#comparison-with-the-baseline)).`,
+      '',
+    );
+  } else if (comparison.error) out.push(`> **comparison.json could not be read**: ${comparison.error}`, '');
 
   out.push('## Cells', '');
   const rows = [['cell', 'status', 'server version', 'timezone', 'CPUs / memory', 'provisioned by', 'query_log', 'retries']];
@@ -357,6 +380,7 @@ export function renderReport(dir: string): string {
   }
   out.push(markdownTable(evRows), '');
   if (ok.some((c) => !c.metrics_delta)) out.push('"—" = no end-of-cell snapshot was taken (the cell stopped before its last step), so there is no difference to show.', '');
+  if (comparison.record) out.push(...comparisonSection(comparison.record));
   out.push(...cloudSections(dir, run, cells));
   const bad = cells.filter((c) => c.status !== 'succeeded');
   if (bad.length) {

@@ -133,7 +133,7 @@ export interface ConfirmPairPlan {
 }
 
 /** The interleaved re-run's kept samples of one query (valid warm runs, ms). */
-export interface ConfirmSamples {
+export interface ConfirmQuerySamples {
   query_id: string;
   phase: 'baseline' | 'index';
   figure: 'server_elapsed_ms' | 'wall_ms';
@@ -144,6 +144,7 @@ export interface ConfirmSamples {
 /** The confirming re-run's outcome for one pair: its samples, or why it could not be done. */
 export interface ConfirmOutcome {
   pairKey: string;
-  samples: ConfirmSamples[];
+  samples: ConfirmQuerySamples[];
+  /** Why this pair's re-run could not be done (its first-pass flags then stand, unconfirmed). */
   error?: string;
 }

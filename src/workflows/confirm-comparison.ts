@@ -86,7 +86,7 @@ async function confirmPair(plan: ConfirmPairPlan, rounds: number): Promise<Confi
   await CancellationScope.nonCancellable(() =>
     Promise.all([a.teardown(failed ? 'failed' : 'succeeded'), b.teardown(failed ? 'failed' : 'succeeded')]),
   );
-  if (failed && isCancellation(failed)) throw failed;
+  if (failed && isCancellation(failed)) throw failed as Error;
   return outcome;
 }
 

@@ -97,6 +97,7 @@ export async function compareWithBaseline(
       confirmError = describeFailure(err);
     }
   } else if (first.flagged.length) confirmError = 'no confirming re-run: the baseline sets confirmRounds 0';
+  const pairErrors = confirm.filter((c) => c.error).map((c) => `${c.pairKey}: ${c.error}`);
   const final = await finishComparison.executeWithOptions(
     { ...DB, summary: 'final verdict: keep what the re-run confirmed' },
     [{ ...db, confirm, ...(confirmError ? { confirmError } : {}) }],
@@ -107,6 +108,8 @@ export async function compareWithBaseline(
     baselineRunId: first.baselineRunId,
     flagged: final.flagged,
     confirmed: final.confirmed,
-    ...(confirmError ? { note: confirmError } : {}),
+    ...(confirmError || pairErrors.length
+      ? { note: confirmError ?? `re-run not done for ${pairErrors.join('; ')} (first-pass flags stand, unconfirmed)` }
+      : {}),
   };
 }

@@ -217,7 +217,7 @@ test('nothing flagged: no re-run; a results database that cannot be written does
 
   const failing = `wf-store-fail-${randomUUID().slice(0, 8)}`;
   stubs.failWith = (activity) =>
-    activity === 'storeRun' ? new Error('results database unreachable (stub)') : undefined;
+    activity === 'storeRun' ? ApplicationFailure.nonRetryable('results database unreachable (stub)') : undefined;
   try {
     const f = (await env.client.workflow.execute('benchmarkMatrix', {
       taskQueue: env.taskQueue,

@@ -21,7 +21,7 @@ import { cellInputs } from '../../schema/matrix';
 import { RunSpec, type ResultsDbSpec } from '../../schema/run-spec';
 import { queryIdPrefix, type CellInput, type StepInput } from '../../schema/cell';
 import type { CommandOutcome, RunSample } from '../../schema/results';
-import type { ConfirmPairPlan, ConfirmSamples, FlaggedPair } from '../../schema/comparison';
+import type { ConfirmPairPlan, ConfirmQuerySamples, FlaggedPair } from '../../schema/comparison';
 
 /** The results folder (run id) of a run's confirming re-run cells: `<runId>.confirm`. */
 export function confirmRunId(runId: string): string {
@@ -122,7 +122,7 @@ export function createConfirmComparison() {
      *   kept run of both sides has it, else client wall time (`figure` says which).
      * @throws what `measureQueries` throws (a lost server, a cancellation); a query that fails on the server fails the activity.
      */
-    async runInterleaved(input: RunInterleavedInput): Promise<ConfirmSamples[]> {
+    async runInterleaved(input: RunInterleavedInput): Promise<ConfirmQuerySamples[]> {
       const sides = [
         { name: 'baseline' as const, si: input.baseline, ql: input.queryLog.baseline },
         { name: 'candidate' as const, si: input.candidate, ql: input.queryLog.candidate },

@@ -2,7 +2,32 @@
 import path from 'node:path';
 import { renderReport } from '../../results/report';
 import { escapeHtml, renderHtmlReport } from '../../results/report-html';
-import { readJson, runDir, writeJsonAtomic, writeRunSamples, writeTextAtomic } from '../../results/store';
+import { readJson, readRecord, runDir, writeJsonAtomic, writeRunSamples, writeTextAtomic } from '../../results/store';
+import { openResultsDb, resultsDbLocation } from '../../results/db';
+import type { SeriesPoint } from '../../results/db/types';
+import { RunRecord } from '../../schema/results';
+
+/** How many past runs the series chart of `report.html` shows. */
+const SERIES_RUNS = 20;
+
+/**
+ * Each query's warm median across the past runs of the run's schedule (or, for an unscheduled run,
+ * of runs with the same spec name), from the results database, for `report.html`'s series chart.
+ * @returns the points, or undefined when the database cannot be read (the page then has no series chart).
+ */
+export async function seriesOf(resultsDir: string, dir: string): Promise<SeriesPoint[] | undefined> {
+  try {
+    const run = readRecord(path.join(dir, 'run.json'), RunRecord);
+    const db = await openResultsDb(resultsDbLocation(run.spec.results, resultsDir));
+    try {
+      return await db.series({ scheduleId: run.scheduleId ?? null, name: run.spec.name, limit: SERIES_RUNS });
+    } finally {
+      await db.close();
+    }
+  } catch {
+    return undefined;
+  }
+}
 
 /** Activity factory. */
 export function createWriteReport() {
@@ -29,7 +54,8 @@ export function createWriteReport() {
       const htmlPath = path.join(dir, 'report.html');
       // report.md is written: the HTML page must not fail the report. Its charts already turn their own
       // failures into notes; anything else becomes a page saying so (report.md stands).
-      const html = await renderHtmlReport(dir).catch(
+      const series = await seriesOf(input.resultsDir, dir);
+      const html = await renderHtmlReport(dir, series ? { series } : {}).catch(
         (e: unknown) =>
           `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>chbench report</title></head><body><p>report.html could not be rendered: ${escapeHtml(e instanceof Error ? e.message : String(e))}. See report.md beside this file.</p></body></html>\n`,
       );

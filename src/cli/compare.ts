@@ -1,0 +1,140 @@
+/**
+ * `chbench compare <runA> <runB>`: compare run B with baseline run A from the results database,
+ * with the statistics of `src/measure/compare.ts`, for a CI job. No confirming re-run (that needs
+ * the servers; the scheduled comparison does it): the first-pass verdicts are printed as such.
+ *
+ * Exit codes: 0 no regression; 1 at least one regression; 2 bad arguments, an unknown run, or the
+ * results database could not be read; 3 nothing could be decided (every query unstable, or no cell
+ * paired).
+ */
+import type { Command } from 'commander';
+import { openResultsDb, resultsDbLocation } from '../results/db';
+import type { ResultsDb } from '../results/db/types';
+import { compareRuns } from '../measure/compare';
+import { pairTable } from '../results/report-comparison';
+import type { ComparisonRecord } from '../schema/comparison';
+import { BaselineSpec } from '../schema/run-spec';
+
+/** Exit codes of `chbench compare`. */
+export const COMPARE_EXIT = { noRegression: 0, regression: 1, invalid: 2, undecided: 3 } as const;
+
+/** Options of `chbench compare`. */
+export interface CompareCliOptions {
+  resultsDir: string;
+  json?: boolean;
+  /** Smallest relative change flagged, as typed (e.g. `0.1`); default the spec's 0.1. */
+  minChange?: string;
+}
+
+/** What the command prints and its exit code. */
+export interface CompareOutcome {
+  code: number;
+  stdout: string[];
+  stderr: string[];
+  record?: ComparisonRecord;
+}
+
+/** Exit code of a record: 1 any regression, else 3 when no query got a decided verdict, else 0. */
+export function compareExitCode(record: ComparisonRecord): number {
+  const qs = record.pairs.flatMap((p) => p.queries);
+  if (qs.some((q) => q.final === 'regression')) return COMPARE_EXIT.regression;
+  if (!qs.some((q) => q.final !== 'unstable')) return COMPARE_EXIT.undecided;
+  return COMPARE_EXIT.noRegression;
+}
+
+/**
+ * The command's work, without printing or exiting (tests call it with a test database).
+ * @param openDb opens the results database of `resultsDir` (default: the embedded one, or the server
+ *   `resultsDbLocation` names).
+ */
+export async function runCompare(
+  runA: string,
+  runB: string,
+  o: CompareCliOptions,
+  openDb: (resultsDir: string) => Promise<ResultsDb> = async (dir) => openResultsDb(resultsDbLocation(undefined, dir)),
+): Promise<CompareOutcome> {
+  const bad = (msg: string): CompareOutcome => ({ code: COMPARE_EXIT.invalid, stdout: [], stderr: [msg] });
+  const minChange = o.minChange === undefined ? undefined : Number(o.minChange);
+  const spec = BaselineSpec.safeParse({ from: 'run', run: runA, ...(minChange === undefined ? {} : { minChange }) });
+  if (!spec.success || (minChange !== undefined && !Number.isFinite(minChange)))
+    return bad(
+      `--min-change must be a number from 0 to 10 (a relative change: 0.1 = 10 %), got ${JSON.stringify(o.minChange)}`,
+    );
+  let db: ResultsDb;
+  try {
+    db = await openDb(o.resultsDir);
+  } catch (e) {
+    return bad(`cannot open the results database of ${o.resultsDir}: ${(e as Error).message}`);
+  }
+  try {
+    const [a, b] = [await db.run(runA), await db.run(runB)];
+    const unknown = [!a && runA, !b && runB].filter(Boolean);
+    if (unknown.length)
+      return bad(
+        `no run ${unknown.join(', ')} in the results database (${db.description}); load a results folder with \`chbench results import <dir>\``,
+      );
+    const record = compareRuns({
+      comparisonId: `${runB}-vs-${runA}`,
+      runId: runB,
+      baselineRunId: runA,
+      baselineChosenBy: `run ${runA} (chbench compare)`,
+      mode: { kind: 'runs' },
+      baselineCells: await db.cells(runA),
+      newCells: await db.cells(runB),
+      baselineSamples: await db.samples(runA),
+      newSamples: await db.samples(runB),
+      options: spec.data,
+      createdAt: new Date().toISOString(),
+    });
+    const code = compareExitCode(record);
+    if (o.json) return { code, stdout: [JSON.stringify(record, null, 2)], stderr: [], record };
+    const out = [
+      `baseline run ${runA} → new run ${runB} (results database: ${db.description})`,
+      `method: ${record.method}`,
+      'figures: medians of the valid warm runs of each side, ms, server-side elapsed where every kept run of both sides has it, else client wall time (column "source")',
+      '',
+    ];
+    for (const pair of record.pairs) {
+      out.push(
+        `${pair.baseline_cell} → ${pair.new_cell}${pair.differences.length ? ` (differences: ${pair.differences.join('; ')})` : ''}`,
+        '',
+        pairTable(pair, record, { rerun: false }),
+        '',
+      );
+      for (const q of pair.queries.filter((x) => x.verdict !== 'unchanged'))
+        out.push(`  ${q.phase === 'index' ? `${q.query_id}@index` : q.query_id}: ${q.reason}`);
+      out.push('');
+    }
+    for (const u of record.unpaired) out.push(`unpaired: ${u.cell}: ${u.reason}`);
+    out.push(
+      `verdict: ${record.verdict}; flagged: ${record.flagged.join(', ') || 'none'}`,
+      'note: first pass only: `chbench compare` does no confirming re-run (that needs the servers; a run with a `baseline` in its spec does it, interleaved, on fresh cells)',
+      `exit ${code}: ${['no regression', 'regression', '', 'nothing could be decided (every query unstable or no cell paired)'][code]}`,
+    );
+    return { code, stdout: out, stderr: [], record };
+  } catch (e) {
+    return bad(`reading the results database (${db.description}): ${(e as Error).message}`);
+  } finally {
+    await db.close();
+  }
+}
+
+/** Add `compare <runA> <runB>` to the chbench program. */
+export function registerCompareCommand(program: Command): void {
+  program
+    .command('compare <runA> <runB>')
+    .description('compare run B with baseline run A from the results database (first pass, no confirming re-run)')
+    .option('--results-dir <dir>', 'results directory (its embedded database, or CHBENCH_RESULTS_URL)', 'results')
+    .option('--json', 'print the comparison record (chbench.comparison/v1) as JSON')
+    .option('--min-change <x>', 'smallest relative change flagged, e.g. 0.1 = 10 % (default 0.1)')
+    .addHelpText(
+      'after',
+      '\nExit codes:\n  0  no regression\n  1  at least one query regressed\n  2  bad arguments, an unknown run, or the results database could not be read\n  3  nothing could be decided (every query unstable, or no cell paired)\n',
+    )
+    .action(async (runA: string, runB: string, o: CompareCliOptions) => {
+      const r = await runCompare(runA, runB, o);
+      for (const l of r.stdout) console.log(l);
+      for (const l of r.stderr) console.error(`chbench: ${l}`);
+      process.exit(r.code);
+    });
+}
