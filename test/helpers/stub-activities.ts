@@ -35,7 +35,11 @@ export interface Stubs {
 function keyOf(activity: string, args: unknown[]): string {
   const a = args[0] as Partial<StepInput & CellInput & { runId: string }> | string | undefined;
   if (typeof a === 'string') return a;
-  const cell = a?.cell ?? (a?.cellKey ? (a as CellInput) : undefined);
+  // runInterleaved measures two cells: its key is the new side's cell.
+  const cell =
+    a?.cell ??
+    (a as { candidate?: StepInput } | undefined)?.candidate?.cell ??
+    (a?.cellKey ? (a as CellInput) : undefined);
   return cell ? `${cell.runId}/${cell.cellKey}` : (a?.runId ?? activity);
 }
 

@@ -130,6 +130,7 @@ function baselineSpec() {
     target: { kind: 'embedded' },
     matrix: { version: ['26.7'], codec: ['LZ4'] },
     resultsDir: '/stub',
+    protocol: { warmRuns: 7 },
     baseline: { from: 'run', run: 'baseline-run', confirmRounds: 4 },
   };
 }
@@ -194,7 +195,7 @@ test('a flagged query is re-run interleaved on two fresh cells; the confirmed ve
         for (const a of ['provision', 'createSchema', 'loadData', 'materializeSkipIndex', 'teardown'])
           assert.ok(acts.includes(a), `${side}: ${a} in ${acts.join(', ')}`);
       }
-      const interleaved = stubs.callsOf(runId).find((c) => c.activity === 'runInterleaved');
+      const interleaved = stubs.callsOf(`${runId}.confirm/p1-new`).find((c) => c.activity === 'runInterleaved');
       assert.equal((interleaved?.args[0] as { rounds: number }).rounds, 4);
       const desc = await handle.describe();
       assert.deepEqual(desc.searchAttributes.ChbenchVerdict, [confirms ? 'regression' : 'unchanged']);
