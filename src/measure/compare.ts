@@ -365,7 +365,8 @@ export interface CompareRunsInput {
 
 /** The id of a query in `flagged` / `confirmed`: `Q3`, or `Q5@index` for the skip-index phase. */
 export function flagId(q: { query_id: string; phase: 'baseline' | 'index' }): string {
-  return q.phase === 'index' ? `${q.query_id}@index` : q.query_id;
+  const id = q.query_id.toUpperCase();
+  return q.phase === 'index' ? `${id}@index` : id;
 }
 
 /** A 31-bit seed from a string (FNV-1a), for a record whose spec gives none. */
