@@ -19,7 +19,10 @@ export function packageVersion(): string {
 }
 
 /** `<workflow>_<version>.json`, e.g. `benchmark-matrix_0.2.0.json`. */
-export function historyFile(workflow: 'benchmark-matrix' | 'benchmark-cell', version = packageVersion()): string {
+export function historyFile(
+  workflow: 'benchmark-matrix' | 'benchmark-cell' | 'confirm-comparison',
+  version = packageVersion(),
+): string {
   return `${workflow}_${version}.json`;
 }
 
@@ -60,17 +63,20 @@ export function recordedHistories() {
  * @throws Error when a file exists already
  */
 export function recordRunHistories(address: string, runId: string, cellKey: string): void {
-  const show = (id: string) =>
-    execFileSync(temporalCliPath(), [
-      'workflow',
-      'show',
-      '--workflow-id',
-      id,
-      '--output',
-      'json',
-      '--address',
-      address,
-    ]);
-  saveHistory(historyFile('benchmark-matrix'), runId, show(runId));
-  saveHistory(historyFile('benchmark-cell'), `${runId}/${cellKey}`, show(`${runId}/${cellKey}`));
+  saveHistory(historyFile('benchmark-matrix'), runId, showHistory(address, runId));
+  saveHistory(historyFile('benchmark-cell'), `${runId}/${cellKey}`, showHistory(address, `${runId}/${cellKey}`));
+}
+
+/** A workflow's history as JSON (`temporal workflow show --output json` against `address`). */
+export function showHistory(address: string, workflowId: string): Buffer {
+  return execFileSync(temporalCliPath(), [
+    'workflow',
+    'show',
+    '--workflow-id',
+    workflowId,
+    '--output',
+    'json',
+    '--address',
+    address,
+  ]);
 }

@@ -23,7 +23,7 @@ test('every recorded history of every release replays against the current workfl
   for (const f of files)
     assert.match(
       f,
-      /^benchmark-(cell|matrix)_\d+\.\d+\.\d+\.json$/,
+      /^(benchmark-cell|benchmark-matrix|confirm-comparison)_\d+\.\d+\.\d+\.json$/,
       'history files are named <workflow>_<version>.json',
     );
   for (const w of ['benchmark-cell', 'benchmark-matrix'])
