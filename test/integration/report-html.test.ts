@@ -8,6 +8,7 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { stopResultsDbsStartedHere } from '../../src/results/db';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -223,6 +224,8 @@ describe('report.html in headless Chromium', { timeout: 180_000 }, () => {
   });
 
   after(async () => {
+    // writeReport reads the series of past runs from the results database: stop the engine it started.
+    await stopResultsDbsStartedHere();
     await browser?.close();
     rmSync(tmp, { recursive: true, force: true });
   });

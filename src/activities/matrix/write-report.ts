@@ -13,14 +13,16 @@ const SERIES_RUNS = 20;
 /**
  * Each query's warm median across the past runs of the run's schedule (or, for an unscheduled run,
  * of runs with the same spec name), from the results database, for `report.html`'s series chart.
- * @returns the points, or undefined when the database cannot be read (the page then has no series chart).
+ * @returns the points, or undefined when there are none or the database cannot be read (the page then has no series chart).
  */
 export async function seriesOf(resultsDir: string, dir: string): Promise<SeriesPoint[] | undefined> {
   try {
     const run = readRecord(path.join(dir, 'run.json'), RunRecord);
     const db = await openResultsDb(resultsDbLocation(run.spec.results, resultsDir));
     try {
-      return await db.series({ scheduleId: run.scheduleId ?? null, name: run.spec.name, limit: SERIES_RUNS });
+      const points = await db.series({ scheduleId: run.scheduleId ?? null, name: run.spec.name, limit: SERIES_RUNS });
+      // A series needs runs: none stored yet (e.g. a report rendered before the run was stored) means no chart.
+      return points.length ? points : undefined;
     } finally {
       await db.close();
     }
