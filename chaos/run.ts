@@ -23,6 +23,7 @@
  * Exit code 1 if any trial did not survive. `CHAOS_SEED=<n>` replays a run's random choices;
  * `CHAOS_TRIALS=a,b` runs only those (names as printed, plus `long-matrix`).
  */
+import { stopEmbeddedResultsDb } from '../src/results/db';
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, readFileSync, existsSync, readdirSync, openSync } from 'node:fs';
 import os from 'node:os';
@@ -868,6 +869,8 @@ async function main(): Promise<void> {
   await stopWorker(ctx, 'SIGTERM');
   await ctx.connection.close();
   await ctx.server.stop();
+  // The results database's engine process, started (detached) by a worker's storeRun: stopped here.
+  await stopEmbeddedResultsDb(path.join(ctx.resultsDir, 'db'));
   const all = merge(outcomes.map((o) => o.check));
   const survived = outcomes.filter((o) => o.survived).length;
   console.log(
