@@ -5,6 +5,7 @@
  * next attempt starts (pending activity `attempt` > 1 with a `lastStartedTime`, from
  * `DescribeWorkflowExecution`). Writes `bench/results/dead-worker.json`.
  */
+import { stopEmbeddedResultsDb } from '../src/results/db';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -88,6 +89,8 @@ async function main(): Promise<void> {
     w.kill('SIGTERM');
     await connection.close();
     await server.stop();
+    // The results database the child worker's storeRun started (detached).
+    await stopEmbeddedResultsDb(path.join(tmp, 'results', 'db'));
     rmSync(tmp, { recursive: true, force: true });
   }
   const out = {

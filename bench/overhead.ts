@@ -10,6 +10,7 @@
  *    schedule→start (ActivityTaskStarted − ActivityTaskScheduled) plus completion→next command (the
  *    next ActivityTaskScheduled − ActivityTaskCompleted). Target: median < 50 ms.
  */
+import { stopResultsDbsStartedHere } from '../src/results/db';
 import { mkdtempSync, rmSync, mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -176,6 +177,7 @@ async function activityOverhead(tmp: string) {
     await wconn.close();
     await connection.close();
     await server.stop();
+    await stopResultsDbsStartedHere();
   }
 }
 

@@ -14,6 +14,7 @@
  *
  * `EKS_DEMO_SCALE=<rows>` overrides the spec's scale (CI runs it small).
  */
+import { stopResultsDbsStartedHere } from '../../src/results/db';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
@@ -75,6 +76,7 @@ async function main(): Promise<void> {
     await wconn.close();
     await server.stop();
     await sim.stop();
+    await stopResultsDbsStartedHere();
   }
   console.log(line);
   if (!ok) process.exitCode = 1;
