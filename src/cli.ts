@@ -94,6 +94,10 @@ program
   .option('--no-wait', 'print the run id and return once started')
   .action(async (file: string, o: { runId?: string; wait: boolean }) => {
     const { raw, spec } = validateFile(file);
+    if (spec.baseline?.from === 'previous-scheduled')
+      console.error(
+        'chbench: baseline.from is previous-scheduled, but `chbench run` does not start a schedule: this run will have no baseline (verdict no-baseline). Start it from a schedule (`chbench schedule create … && chbench schedule trigger …`) or name a run (`baseline: { from: run, run: <runId> }`).',
+      );
     const runId = o.runId ?? newRunId(spec.name);
     if (existsSync(path.join(runDir(spec.resultsDir, runId), 'run.json')))
       fail(
@@ -126,7 +130,7 @@ async function follow(client: Client, raw: unknown, runId: string, cfg: ReturnTy
     const c = r.comparison;
     if (c)
       console.error(
-        `chbench: compared with ${c.baselineRunId ?? 'no baseline'}: ${c.verdict}${c.flagged.length ? `; first pass flagged ${c.flagged.join(', ')}, re-run confirmed ${c.confirmed.join(', ') || 'none'}` : ''}${c.note ? ` (${c.note})` : ''}`,
+        `chbench: ${c.baselineRunId ? `compared with ${c.baselineRunId}` : 'not compared'}: ${c.verdict}${c.flagged.length ? `; first pass flagged ${c.flagged.join(', ')}, re-run confirmed ${c.confirmed.join(', ') || 'none'}` : ''}${c.note ? ` (${c.note})` : ''}`,
       );
     if (failed.length) {
       console.error(

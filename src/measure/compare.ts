@@ -69,6 +69,11 @@ export interface CompareOptions {
   confidence?: number;
   /** Seed of the generator (any string or number); the same seed gives the same figures. @default 1 */
   seed?: number | string;
+  /**
+   * Seed of the noise threshold's half-splits (default: `seed`). Give one that depends on the baseline
+   * only (its run, cell, query), so a baseline's threshold is the same whatever it is compared with.
+   */
+  noiseSeed?: number | string;
 }
 
 /** The statistics of one query; times in ms, ratio = new / baseline. Null when a side has too few samples to compute it. */
@@ -165,7 +170,9 @@ export function compareSamples(
       ? bootstrapRatio(baseline, candidate, rng, resamples, confidence)
       : [null, null];
   const noise =
-    nb >= 4 && baseline.every((x) => x > 0) ? halfSplitNoise(baseline, rng, opts.splits ?? DEFAULT_SPLITS) : null;
+    nb >= 4 && baseline.every((x) => x > 0)
+      ? halfSplitNoise(baseline, seedrandom(`noise:${opts.noiseSeed ?? opts.seed ?? 1}`), opts.splits ?? DEFAULT_SPLITS)
+      : null;
   const threshold = noise === null ? null : Math.max(opts.minChange, noise);
   const base = {
     n_baseline: nb,
@@ -450,7 +457,14 @@ export function compareRuns(input: CompareRunsInput): ComparisonRecord {
       const c = compareSamples(
         kb.map((s) => s[figure] as number),
         kn.map((s) => s[figure] as number),
-        { ...o, resamples, confidence, seed: `${seed}:${pairKey}:${flagId(q)}` },
+        {
+          ...o,
+          resamples,
+          confidence,
+          seed: `${seed}:${pairKey}:${flagId(q)}`,
+          // The threshold is the baseline's own: the same for a baseline cell's query whatever it is compared with.
+          noiseSeed: `${p.baseline.run_id}:${p.baseline.cell_key}:${flagId(q)}`,
+        },
       );
       return { query_id: q.query_id, phase: q.phase, figure, ...c, final: c.verdict };
     });

@@ -255,7 +255,7 @@ function comparedQuery(q: { query_id: string; phase: Phase }): string {
 
 /**
  * Chart 4: a compared run's ratio of medians (new / baseline) per query with its confidence interval
- * as an error bar, the query's threshold band (1 ± threshold) in grey and the final verdict as colour;
+ * as an error bar, the query's threshold band (1/(1 + threshold) … 1 + threshold, the range the method calls unchanged) in grey and the final verdict as colour;
  * one panel per cell pair. Queries without a ratio are left out (the page lists them). Source: `comparison.json`.
  * `null` when no query has a ratio.
  */
@@ -269,7 +269,7 @@ export function comparisonChart(c: ComparisonRecord): Chart | null {
         ratio: q.ratio,
         lo: q.ci_low ?? q.ratio,
         hi: q.ci_high ?? q.ratio,
-        band_lo: q.threshold === null ? null : 1 - q.threshold,
+        band_lo: q.threshold === null ? null : 1 / (1 + q.threshold),
         band_hi: q.threshold === null ? null : 1 + q.threshold,
         verdict: q.final,
       })),
@@ -277,7 +277,7 @@ export function comparisonChart(c: ComparisonRecord): Chart | null {
   if (!rows.length) return null;
   const figures = [...new Set(c.pairs.flatMap((p) => p.queries.map((q) => (q.figure === 'server_elapsed_ms' ? 'server-side elapsed' : 'client wall time'))))];
   const title = `Comparison with baseline ${c.baseline_run_id}: ratio of medians per query`;
-  const source = `comparison.json (${c.comparison_id}): ratio = median(new) / median(baseline) of the valid warm runs (${figures.join(' / ')}), error bar = its ${Math.round(c.options.confidence * 100)} % interval, grey band = 1 ± the query's noise threshold, colour = final verdict (after the confirming re-run). Method: ${c.method}.`;
+  const source = `comparison.json (${c.comparison_id}): ratio = median(new) / median(baseline) of the valid warm runs (${figures.join(' / ')}), error bar = its ${Math.round(c.options.confidence * 100)} % interval, grey band = 1/(1 + threshold) … 1 + threshold, the query's noise band (a ratio inside it is unchanged), colour = final verdict (after the confirming re-run). Method: ${c.method}.`;
   const x = { type: 'quantitative', title: 'ratio new / baseline (1 = no change)', scale: { zero: false } };
   const y = { field: 'query', type: 'nominal', title: 'query' };
   const verdicts = Object.keys(VERDICT_COLORS);

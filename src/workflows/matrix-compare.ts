@@ -103,9 +103,10 @@ export async function compareWithBaseline(
     [{ ...db, confirm, ...(confirmError ? { confirmError } : {}) }],
   );
   upsertSearchAttributes([{ key: VERDICT, value: final.verdict }]);
+  if (first.note) confirmError ??= first.note;
   return {
     verdict: final.verdict,
-    baselineRunId: first.baselineRunId,
+    baselineRunId: first.baselineRunId || null,
     flagged: final.flagged,
     confirmed: final.confirmed,
     ...(confirmError || pairErrors.length

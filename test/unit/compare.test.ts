@@ -440,3 +440,15 @@ test('confirmSamplesOf: valid warm runs of the flagged queries, one figure for b
     ),
   );
 });
+
+test("a baseline's noise threshold is its own: the same whatever run it is compared with", () => {
+  const rng = seedrandom('threshold-is-the-baseline-s');
+  const base = lognormalSamples(rng, 15, 20, 0.1);
+  const opts = { minChange: 0.01, unstableAbove: 10, minRuns: 7, noiseSeed: 'run-a:v26.7-lz4:Q3' };
+  const t = [
+    compareSamples(base, lognormalSamples(rng, 15, 20, 0.1), { ...opts, seed: 'pair-1' }),
+    compareSamples(base, lognormalSamples(rng, 15, 30, 0.3), { ...opts, seed: 'pair-2' }),
+  ].map((c) => c.threshold);
+  assert.ok(t[0] !== null && t[0] > 0.01, `learned, above the floor: ${t[0]}`);
+  assert.equal(t[0], t[1]);
+});

@@ -66,6 +66,8 @@ export interface CompareSummary {
   /** Interleaved A, B rounds the re-run should do per flagged query (the spec's `confirmRounds`; 0 = no re-run). */
   confirmRounds: number;
   flagged: FlaggedPair[];
+  /** Why there is no baseline (verdict `no-baseline`), e.g. "this run was not started by a schedule". */
+  note?: string;
 }
 
 /** Input of `finishComparison`: the confirming re-run's samples per pair (ms), or why it could not run. */
@@ -225,6 +227,7 @@ export function createCompareBaseline(deps: { openDb?: OpenResultsDb } = {}) {
           baselineRunId: record.baseline_run_id,
           verdict: record.verdict,
           confirmRounds: input.baseline.confirmRounds,
+          ...(record.verdict === 'no-baseline' ? { note: record.baseline_chosen_by } : {}),
           flagged: flaggedQueries(record).map(({ pair, queries }) => ({
             pairKey: pair.pair_key,
             baselineCell: { runId: pair.baseline_run, cellKey: pair.baseline_cell },

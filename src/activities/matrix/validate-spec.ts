@@ -6,6 +6,7 @@
 import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
+import { openResultsDb, resultsDbLocation } from '../../results/db';
 import { ApplicationFailure } from '@temporalio/common';
 import { FAILURE } from '../../schema/failures';
 import { parseRunSpec, SpecError, type RunSpec } from '../../schema/run-spec';
@@ -163,6 +164,20 @@ export function createValidateSpec() {
           nonRetryable: true,
           message: `invalid run spec:\n  - ${problems.join('\n  - ')}`,
         });
+      // A named baseline run must exist before anything is measured against it.
+      if (spec.baseline?.from === 'run') {
+        const db = await openResultsDb(resultsDbLocation(spec.results, spec.resultsDir));
+        try {
+          if (!(await db.run(spec.baseline.run)))
+            throw ApplicationFailure.create({
+              type: FAILURE.InvalidSpec,
+              nonRetryable: true,
+              message: `invalid run spec:\n  - baseline.run: run "${spec.baseline.run}" is not in the results database (${db.description}); load its folder with \`chbench results import <dir>\`, or name a stored run (\`chbench results sql "SELECT run_id FROM runs"\`)`,
+            });
+        } finally {
+          await db.close();
+        }
+      }
       const dir = runDir(spec.resultsDir, input.runId);
       const cellKeys = expandMatrix(spec).map(cellKey);
       const runFile = path.join(dir, 'run.json');
