@@ -28,7 +28,8 @@ after(async () => {
 const spec = (extra: Record<string, unknown> = {}) => ({
   name: 'e2e-regression',
   workload: 'logs',
-  scale: 300_000,
+  // 1 M rows: Q5 without its index reads every granule (several times the indexed read), far above any noise here.
+  scale: 1_000_000,
   target: { kind: 'embedded' },
   matrix: { version: ['26.7'], codec: ['ZSTD(3)'] },
   queries: ['q1', 'q5'],
@@ -63,7 +64,8 @@ test('A/B with the skip index off: Q5 after the index is flagged and confirmed b
     args: [
       spec({
         settings: { query: { use_skip_indexes: 0 } },
-        baseline: { from: 'run', run: a, confirmRounds: 8 },
+        // A shared test machine's noise must not turn a 5× slowdown into "unstable": judge up to 100 % noise.
+        baseline: { from: 'run', run: a, confirmRounds: 10, unstableAbove: 1 },
       }),
     ],
   });
@@ -87,7 +89,10 @@ test('A/B with the skip index off: Q5 after the index is flagged and confirmed b
   const q5 = rec.pairs[0].queries.find((q) => q.query_id === 'q5' && q.phase === 'index');
   assert.ok(q5 && q5.ratio! > 1.5 && q5.ci_low! > 1, JSON.stringify(q5));
   assert.equal(q5.confirm?.confirmed, true);
-  assert.equal(q5.confirm?.n_baseline, 8);
+  assert.ok(
+    q5.confirm!.n_baseline >= 7 && q5.confirm!.n_baseline <= 10,
+    `re-run kept ${q5.confirm?.n_baseline} of 10 rounds`,
+  );
   assert.equal(q5.final, 'regression');
   for (const q of rec.pairs[0].queries.filter((x) => x !== q5))
     assert.notEqual(q.final, 'regression', JSON.stringify(q));
