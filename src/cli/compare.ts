@@ -76,7 +76,11 @@ export async function runCompare(
   try {
     db = await openDb(o.resultsDir);
   } catch (e) {
-    return { code: dbErrorCode(e), stdout: [], stderr: [`cannot open the results database of ${o.resultsDir}: ${(e as Error).message}`] };
+    return {
+      code: dbErrorCode(e),
+      stdout: [],
+      stderr: [`cannot open the results database of ${o.resultsDir}: ${(e as Error).message}`],
+    };
   }
   try {
     const [runA, runB] = [await db.resolveRunId(givenA), await db.resolveRunId(givenB)];
@@ -129,7 +133,11 @@ export async function runCompare(
     );
     return { code, stdout: out, stderr: [], record };
   } catch (e) {
-    return { code: dbErrorCode(e), stdout: [], stderr: [`reading the results database (${db.description}): ${(e as Error).message}`] };
+    return {
+      code: dbErrorCode(e),
+      stdout: [],
+      stderr: [`reading the results database (${db.description}): ${(e as Error).message}`],
+    };
   } finally {
     await db.close();
   }

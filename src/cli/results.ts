@@ -133,7 +133,9 @@ export function runFolders(dir: string): string[] {
 /** The run id a run folder stores (`run.json` `runId`), else the folder name. */
 function storedRunId(dir: string): string {
   try {
-    return (JSON.parse(readFileSync(path.join(dir, 'run.json'), 'utf8')) as { runId?: string }).runId ?? path.basename(dir);
+    return (
+      (JSON.parse(readFileSync(path.join(dir, 'run.json'), 'utf8')) as { runId?: string }).runId ?? path.basename(dir)
+    );
   } catch {
     return path.basename(dir);
   }

@@ -368,7 +368,9 @@ Exit codes:
             process.exitCode = EXIT_TRIGGER_SKIPPED;
           } else if (t.outcome === 'started') {
             console.log(t.workflowId ?? '');
-            console.error(`chbench: schedule ${id}: started ${t.workflowId ?? '(a run)'} (overlap ${overlapName(t.policy)})${paused}`);
+            console.error(
+              `chbench: schedule ${id}: started ${t.workflowId ?? '(a run)'} (overlap ${overlapName(t.policy)})${paused}`,
+            );
           } else
             console.error(
               `chbench: schedule ${id} triggered (overlap ${overlapName(t.policy)}), not yet applied after 2 s${paused}; see: chbench schedule describe ${id}`,

@@ -90,7 +90,15 @@ export function checkScheduleId(id: string): string {
 }
 
 /** Workflow statuses of the visibility store's `ExecutionStatus` (what `--status` of `chbench schedule runs` takes). */
-export const EXECUTION_STATUSES = ['Running', 'Completed', 'Failed', 'Canceled', 'Terminated', 'ContinuedAsNew', 'TimedOut'] as const;
+export const EXECUTION_STATUSES = [
+  'Running',
+  'Completed',
+  'Failed',
+  'Canceled',
+  'Terminated',
+  'ContinuedAsNew',
+  'TimedOut',
+] as const;
 
 /**
  * The `ExecutionStatus` name `s` stands for, case-insensitively (`completed` → `Completed`).
@@ -112,7 +120,10 @@ export function grpcErrorOf(e: unknown): { code?: number; details: string } {
     const code = (x as { code?: unknown })?.code;
     if (typeof code === 'number') {
       const details = (x as { details?: unknown }).details;
-      return { code, details: typeof details === 'string' && details ? details : String((x as Error).message ?? x).split('\n')[0] };
+      return {
+        code,
+        details: typeof details === 'string' && details ? details : String((x as Error).message ?? x).split('\n')[0],
+      };
     }
   }
   return { details: String((e as Error)?.message ?? e).split('\n')[0] };
@@ -241,7 +252,9 @@ export function scheduleSpecFrom(w: ScheduleWhen): ScheduleSpec {
     try {
       new Intl.DateTimeFormat('en-US', { timeZone: w.timezone });
     } catch {
-      throw new ScheduleOptionError(`--timezone "${w.timezone}" is not an IANA time zone (e.g. UTC, Europe/Berlin, America/New_York)`);
+      throw new ScheduleOptionError(
+        `--timezone "${w.timezone}" is not an IANA time zone (e.g. UTC, Europe/Berlin, America/New_York)`,
+      );
     }
   }
   return {

