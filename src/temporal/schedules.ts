@@ -303,14 +303,15 @@ function actionSummary(scheduleId: string, spec: RunSpec): string {
  * Create a schedule that starts `benchmarkMatrix` with `o.spec`. The spec is checked first; nothing
  * is created when it is refused.
  * @returns the new schedule's handle
- * @throws ScheduleSpecInvalidError (spec refused), ScheduleOptionError (bad id, calendar/interval/duration/time zone),
- *   the SDK's ScheduleAlreadyRunning (the id exists), a gRPC error (server unreachable, bad cron)
+ * @throws ScheduleSpecInvalidError (spec refused), ScheduleOptionError (bad id, calendar, interval, duration or time zone;
+ *   also for a cron/interval/time zone the server refuses as an invalid schedule spec), the SDK's
+ *   ScheduleAlreadyRunning (the id exists), a gRPC error (server unreachable)
  */
 export async function createSchedule(client: Client, o: CreateScheduleOptions): Promise<ScheduleHandle> {
   checkScheduleId(o.scheduleId);
   const spec = checked(o.spec, o.check);
   const when = scheduleSpecFrom(o.when);
-  return client.schedule.create({
+  const create = client.schedule.create({
     scheduleId: o.scheduleId,
     spec: when,
     action: {
@@ -328,6 +329,14 @@ export async function createSchedule(client: Client, o: CreateScheduleOptions): 
     },
     state: { paused: o.paused ?? false, ...(o.note ? { note: o.note } : {}) },
   });
+  try {
+    return await create;
+  } catch (e) {
+    // The SDK turns the server's INVALID_ARGUMENT "Invalid schedule spec: …" into a TypeError (bad cron field, interval, time zone).
+    if (e instanceof TypeError)
+      throw new ScheduleOptionError(`Temporal refused an option: ${e.message.split('\n')[0]}`, { cause: e });
+    throw e;
+  }
 }
 
 /** Run `fn` on the schedule's handle; an unknown id becomes {@link UnknownScheduleError}. */
