@@ -3,20 +3,28 @@
  * with the statistics of `src/measure/compare.ts`, for a CI job. No confirming re-run (that needs
  * the servers; the scheduled comparison does it): the first-pass verdicts are printed as such.
  *
- * Exit codes: 0 no regression; 1 at least one regression; 2 bad arguments, an unknown run, or the
- * results database could not be read; 3 nothing could be decided (every query unstable, or no cell
- * paired).
+ * Run ids: the stored one (`q1-2026-11-30T14:16:43Z`) or its folder name (`q1-2026-11-30T14_16_43Z`).
+ *
+ * Exit codes: 0 no regression; 1 at least one regression; 2 bad arguments (a run compared with
+ * itself), an unknown run, or the results database failed; 3 nothing could be decided (every query
+ * unstable, or no cell paired), or the results database is busy or unreachable (nothing was
+ * compared).
  */
 import type { Command } from 'commander';
-import { openResultsDb, resultsDbLocation } from '../results/db';
+import { openResultsDb, resultsDbLocation, ResultsDbUnavailableError } from '../results/db';
 import type { ResultsDb } from '../results/db/types';
 import { compareRuns } from '../measure/compare';
 import { pairTable } from '../results/report-comparison';
 import type { ComparisonRecord } from '../schema/comparison';
 import { BaselineSpec } from '../schema/run-spec';
 
-/** Exit codes of `chbench compare`. */
+/** Exit codes of `chbench compare`: `undecided` also when the results database is busy or unreachable. */
 export const COMPARE_EXIT = { noRegression: 0, regression: 1, invalid: 2, undecided: 3 } as const;
+
+/** The exit code of a results database error: busy or unreachable → 3 (nothing decided), else 2. */
+function dbErrorCode(e: unknown): number {
+  return e instanceof ResultsDbUnavailableError ? COMPARE_EXIT.undecided : COMPARE_EXIT.invalid;
+}
 
 /** Options of `chbench compare`. */
 export interface CompareCliOptions {
@@ -48,30 +56,42 @@ export function compareExitCode(record: ComparisonRecord): number {
  *   `resultsDbLocation` names).
  */
 export async function runCompare(
-  runA: string,
-  runB: string,
+  givenA: string,
+  givenB: string,
   o: CompareCliOptions,
   openDb: (resultsDir: string) => Promise<ResultsDb> = async (dir) => openResultsDb(resultsDbLocation(undefined, dir)),
 ): Promise<CompareOutcome> {
   const bad = (msg: string): CompareOutcome => ({ code: COMPARE_EXIT.invalid, stdout: [], stderr: [msg] });
   const minChange = o.minChange === undefined ? undefined : Number(o.minChange);
-  const spec = BaselineSpec.safeParse({ from: 'run', run: runA, ...(minChange === undefined ? {} : { minChange }) });
+  const spec = BaselineSpec.safeParse({ from: 'run', run: givenA, ...(minChange === undefined ? {} : { minChange }) });
   if (!spec.success || (minChange !== undefined && !Number.isFinite(minChange)))
     return bad(
       `--min-change must be a number from 0 to 10 (a relative change: 0.1 = 10 %), got ${JSON.stringify(o.minChange)}`,
+    );
+  if (givenA === givenB)
+    return bad(
+      `run ${givenA} compared with itself: name two different runs (a baseline run A and a new run B); an A/A check needs two runs of the same spec`,
     );
   let db: ResultsDb;
   try {
     db = await openDb(o.resultsDir);
   } catch (e) {
-    return bad(`cannot open the results database of ${o.resultsDir}: ${(e as Error).message}`);
+    return {
+      code: dbErrorCode(e),
+      stdout: [],
+      stderr: [`cannot open the results database of ${o.resultsDir}: ${(e as Error).message}`],
+    };
   }
   try {
-    const [a, b] = [await db.run(runA), await db.run(runB)];
-    const unknown = [!a && runA, !b && runB].filter(Boolean);
-    if (unknown.length)
+    const [runA, runB] = [await db.resolveRunId(givenA), await db.resolveRunId(givenB)];
+    const unknown = [!runA && givenA, !runB && givenB].filter(Boolean);
+    if (!runA || !runB)
       return bad(
         `no run ${unknown.join(', ')} in the results database (${db.description}); load a results folder with \`chbench results import <dir>\``,
+      );
+    if (runA === runB)
+      return bad(
+        `${givenA} and ${givenB} are the same run (${runA}): name two different runs (a baseline run A and a new run B)`,
       );
     const record = compareRuns({
       comparisonId: `${runB}-vs-${runA}`,
@@ -113,7 +133,11 @@ export async function runCompare(
     );
     return { code, stdout: out, stderr: [], record };
   } catch (e) {
-    return bad(`reading the results database (${db.description}): ${(e as Error).message}`);
+    return {
+      code: dbErrorCode(e),
+      stdout: [],
+      stderr: [`reading the results database (${db.description}): ${(e as Error).message}`],
+    };
   } finally {
     await db.close();
   }
@@ -129,7 +153,7 @@ export function registerCompareCommand(program: Command): void {
     .option('--min-change <x>', 'smallest relative change flagged, e.g. 0.1 = 10 % (default 0.1)')
     .addHelpText(
       'after',
-      '\nExit codes:\n  0  no regression\n  1  at least one query regressed\n  2  bad arguments, an unknown run, or the results database could not be read\n  3  nothing could be decided (every query unstable, or no cell paired)\n',
+      '\nRun ids: the stored id (q1-2026-11-30T14:16:43Z) or its folder name (q1-2026-11-30T14_16_43Z).\n\nExit codes:\n  0  no regression\n  1  at least one query regressed\n  2  bad arguments (e.g. a run compared with itself), an unknown run, or the results database failed\n  3  nothing could be decided: every query unstable, no cell paired, or the results database busy or unreachable\n',
     )
     .action(async (runA: string, runB: string, o: CompareCliOptions) => {
       const r = await runCompare(runA, runB, o);

@@ -1,7 +1,8 @@
 /**
  * `chbench results …` and `chbench export …`: the results database from the command line.
  *
- *   chbench results sql "<SELECT …>" [--format table|json|csv]   read-only SQL (other statements refused, exit 2)
+ *   chbench results sql "<SELECT …>" [--format table|json|csv] [--max-execution-time 60]
+ *                                                                read-only SQL inside the database (other statements refused, exit 2)
  *   chbench results import <dir…>                                load run folders (a folder of runs: each subfolder with run.json)
  *   chbench results stop                                         stop the embedded database's engine process
  *   chbench export --format clickbench|jsonl|csv <runId> [--out path]
@@ -11,18 +12,24 @@
  * (default `chbench`), `--user` (default `default`) and `--password-env <VAR>` (the name of the
  * variable holding the password, never the password).
  *
- * Exit codes: 0 ok; 1 some runs could not be imported, or the database failed; 2 invalid arguments
- * or a refused statement.
+ * Run ids: the stored one (`q1-2026-11-30T14:16:43Z`) or its folder name (`q1-2026-11-30T14_16_43Z`).
+ *
+ * Exit codes: 0 ok; 1 some runs could not be imported, or the statement failed on the server; 2 invalid
+ * arguments, an unknown run or a refused statement; 3 the results database is busy or unreachable.
  */
-import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { resultsUrl } from '../config';
+
 import {
   openResultsDb,
   readOnlyProblem,
+  REFUSED_TABLE_FUNCTIONS,
   resultsDbLocation,
+  ResultsDbUnavailableError,
   stopEmbeddedResultsDb,
+  type OpenResultsDbOptions,
   type ResultsDb,
   type ResultsDbLocation,
 } from '../results/db';
@@ -35,6 +42,17 @@ interface DbOptions {
   database: string;
   user: string;
   passwordEnv?: string;
+}
+
+/** Exit codes of `results` and `export`. */
+export const RESULTS_EXIT = { ok: 0, failed: 1, invalid: 2, unavailable: 3 } as const;
+
+/** Default `--max-execution-time` of `results sql`, seconds. */
+export const DEFAULT_MAX_EXECUTION_TIME_S = 60;
+
+/** The exit code of a database error: 3 busy or unreachable, else 1. */
+function dbErrorCode(e: unknown): number {
+  return e instanceof ResultsDbUnavailableError ? RESULTS_EXIT.unavailable : RESULTS_EXIT.failed;
 }
 
 function die(code: number, msg: string): never {
@@ -67,12 +85,12 @@ export function locationFromOptions(o: DbOptions): ResultsDbLocation {
   };
 }
 
-async function withDb<T>(o: DbOptions, fn: (db: ResultsDb) => Promise<T>): Promise<T> {
+async function withDb<T>(o: DbOptions, fn: (db: ResultsDb) => Promise<T>, open: OpenResultsDbOptions = {}): Promise<T> {
   let db: ResultsDb;
   try {
-    db = await openResultsDb(locationFromOptions(o));
+    db = await openResultsDb(locationFromOptions(o), open);
   } catch (e) {
-    die(1, (e as Error).message);
+    die(dbErrorCode(e), (e as Error).message);
   }
   try {
     return await fn(db);
@@ -112,6 +130,17 @@ export function runFolders(dir: string): string[] {
     .filter((d) => existsSync(path.join(d, 'run.json')));
 }
 
+/** The run id a run folder stores (`run.json` `runId`), else the folder name. */
+function storedRunId(dir: string): string {
+  try {
+    return (
+      (JSON.parse(readFileSync(path.join(dir, 'run.json'), 'utf8')) as { runId?: string }).runId ?? path.basename(dir)
+    );
+  } catch {
+    return path.basename(dir);
+  }
+}
+
 /** Add `results` and `export` to the program. */
 export function registerResultsCommands(program: Command): void {
   const results = program
@@ -121,21 +150,52 @@ export function registerResultsCommands(program: Command): void {
   withDbOptions(results.command('sql <statement>'))
     .description('run a read-only statement (SELECT, WITH, SHOW, DESCRIBE, EXPLAIN, EXISTS) and print its rows')
     .option('--format <format>', 'table | json | csv', 'table')
-    .action(async (sql: string, o: DbOptions & { format: string }) => {
+    .option(
+      '--max-execution-time <s>',
+      'the server stops the statement after this many seconds (max_execution_time)',
+      String(DEFAULT_MAX_EXECUTION_TIME_S),
+    )
+    .addHelpText(
+      'after',
+      `
+Refused before sending (exit 2): statements other than SELECT, WITH, SHOW, DESCRIBE, EXPLAIN, EXISTS; a
+second statement; INTO OUTFILE; any readonly setting; table functions that reach files, the network
+or processes (${REFUSED_TABLE_FUNCTIONS.join(', ')}; * = any name with that prefix).
+On a ClickHouse server each statement is also sent with readonly=2. This check is a guard, not a
+sandbox: a team server should give the CLI a read-only user (a profile with readonly = 2, so that
+max_execution_time can still be sent) with SELECT on the results database only.
+
+Exit codes:
+  0  ok
+  1  the statement failed on the server (its one-line message is printed)
+  2  refused statement or bad argument
+  3  results database busy or unreachable (e.g. another statement holds the embedded engine)
+`,
+    )
+    .action(async (sql: string, o: DbOptions & { format: string; maxExecutionTime: string }) => {
       if (!['table', 'json', 'csv'].includes(o.format)) die(2, `--format ${o.format}: expected table, json or csv`);
+      const maxS = Number(o.maxExecutionTime);
+      if (!/^\d+(\.\d+)?$/.test(o.maxExecutionTime) || !(maxS > 0))
+        die(2, `--max-execution-time ${o.maxExecutionTime}: expected a number of seconds above 0`);
       const problem = readOnlyProblem(sql);
       if (problem) die(2, `refused: ${problem}`);
-      await withDb(o, async (db) => {
-        try {
-          if (o.format === 'csv') process.stdout.write(await db.queryText(sql, 'CSVWithNames'));
-          else {
-            const rows = await db.query(sql);
-            console.log(o.format === 'json' ? JSON.stringify(rows, null, 2) : formatTable(rows));
+      const read = { maxExecutionTimeS: maxS };
+      await withDb(
+        o,
+        async (db) => {
+          try {
+            if (o.format === 'csv') process.stdout.write(await db.queryText(sql, 'CSVWithNames', read));
+            else {
+              const rows = await db.query(sql, read);
+              console.log(o.format === 'json' ? JSON.stringify(rows, null, 2) : formatTable(rows));
+            }
+          } catch (e) {
+            die(dbErrorCode(e), (e as Error).message);
           }
-        } catch (e) {
-          die(1, (e as Error).message);
-        }
-      });
+        },
+        // The client waits 30 s longer than the server may run the statement: the server's TIMEOUT_EXCEEDED comes first.
+        { requestTimeoutMs: Math.ceil(maxS * 1000) + 30_000 },
+      );
     });
 
   withDbOptions(results.command('import <dirs...>'))
@@ -150,9 +210,10 @@ export function registerResultsCommands(program: Command): void {
           try {
             const n = await db.storeRun(f);
             console.log(
-              `stored ${path.basename(f)}: ${n.cells} cell(s), ${n.samples} sample(s)${n.comparisons ? ', a comparison' : ''}`,
+              `stored ${storedRunId(f)} (folder ${path.basename(f)}): ${n.cells} cell(s), ${n.samples} sample(s)${n.comparisons ? ', a comparison' : ''}`,
             );
           } catch (e) {
+            if (e instanceof ResultsDbUnavailableError) die(RESULTS_EXIT.unavailable, e.message);
             failed++;
             console.error(`chbench: ${f}: ${(e as Error).message}`);
           }
@@ -182,13 +243,18 @@ export function registerResultsCommands(program: Command): void {
     )
     .requiredOption('--format <format>', 'clickbench | jsonl | csv')
     .option('--out <path>', 'file (jsonl, csv) or directory (clickbench: <cell>.<phase>.json each); default stdout')
-    .action(async (runId: string, o: DbOptions & { format: string; out?: string }) => {
+    .addHelpText(
+      'after',
+      '\n<runId>: the stored run id or its folder name (`:` as `_`).\n\nExit codes: 0 written; 1 the database failed; 2 bad arguments or an unknown run; 3 results database busy or unreachable\n',
+    )
+    .action(async (given: string, o: DbOptions & { format: string; out?: string }) => {
       if (!['clickbench', 'jsonl', 'csv'].includes(o.format))
         die(2, `--format ${o.format}: expected clickbench, jsonl or csv`);
       await withDb(o, async (db) => {
         try {
-          if (!(await db.run(runId)))
-            die(2, `no run ${runId} in the results database (${db.description}); load it with chbench results import`);
+          const runId = await db.resolveRunId(given);
+          if (!runId)
+            die(2, `no run ${given} in the results database (${db.description}); load it with chbench results import`);
           if (o.format === 'clickbench') {
             const docs = await clickBenchResults(db, runId);
             if (!o.out)
@@ -211,7 +277,7 @@ export function registerResultsCommands(program: Command): void {
           writeFileSync(o.out, text);
           console.log(path.resolve(o.out));
         } catch (e) {
-          die(1, (e as Error).message);
+          die(dbErrorCode(e), (e as Error).message);
         }
       });
     });

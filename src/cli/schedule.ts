@@ -5,13 +5,15 @@
  *                                [--overlap skip] [--catchup-window 1d] [--jitter 30m] [--timezone UTC] [--paused] [--note …]
  *   chbench schedule list | describe <id> | runs <id>     (--json for machine-readable output)
  *   chbench schedule pause|unpause <id> [--note …]
- *   chbench schedule trigger <id> [--overlap …]           (the schedule's own overlap policy unless --overlap)
+ *   chbench schedule trigger <id> [--overlap …]           (the schedule's own overlap policy unless --overlap;
+ *                                                          exit 5 when the overlap policy skipped it)
  *   chbench schedule update <id> --spec <file>            (replace the stored run spec, checked first)
  *   chbench schedule delete <id>
  *
  * Connection: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE and CHBENCH_TASK_QUEUE as every other command
  * (`src/config.ts`), or `--address` / `--namespace` on `schedule`. Exit codes as `chbench`'s EXIT:
- * 2 invalid spec, option or unknown schedule id; 3 Temporal unreachable.
+ * 2 invalid spec, option (also one Temporal refuses: INVALID_ARGUMENT), schedule id or unknown
+ * schedule id; 3 Temporal unreachable; 4 any other failure; 5 `trigger` skipped by the overlap policy.
  */
 import type { Command } from 'commander';
 import { Client, Connection, ScheduleAlreadyRunning } from '@temporalio/client';
@@ -31,7 +33,11 @@ import {
   pauseSchedule,
   ScheduleOptionError,
   ScheduleSpecInvalidError,
-  triggerSchedule,
+  checkScheduleId,
+  EXECUTION_STATUSES,
+  grpcErrorOf,
+  parseExecutionStatus,
+  triggerScheduleObserved,
   unpauseSchedule,
   UnknownScheduleError,
   updateScheduleSpec,
@@ -41,6 +47,8 @@ import {
 /** The codes of `EXIT` in src/cli.ts (not imported: cli.ts imports this module). */
 const EXIT_INVALID = 2;
 const EXIT_UNREACHABLE = 3;
+/** `chbench schedule trigger`: the schedule's overlap policy skipped the triggered run. */
+export const EXIT_TRIGGER_SKIPPED = 5;
 
 /** An error that ends the command with `code` and prints `message`. */
 class CliExit extends Error {
@@ -111,9 +119,9 @@ async function withClient<T = undefined>(
     } else if (isUnreachable(e)) {
       code = EXIT_UNREACHABLE;
       msg = `cannot reach Temporal at ${cfg.temporalAddress}: ${msg.split('\n')[0]}`;
-    } else if ((e as { code?: unknown }).code === 3 /* INVALID_ARGUMENT */) {
+    } else if (grpcErrorOf(e).code === 3 /* INVALID_ARGUMENT (the SDK's ServiceError keeps it as its cause) */) {
       code = EXIT_INVALID;
-      msg = `Temporal refused the schedule: ${msg.split('\n')[0]}`;
+      msg = `Temporal refused an option: ${grpcErrorOf(e).details} (check --cron, --calendar, --every, --timezone, --jitter, --catchup-window)`;
     }
     console.error(`chbench: ${msg}`);
     process.exitCode = code;
@@ -245,6 +253,7 @@ export function registerScheduleCommands(program: Command): void {
         },
         () => {
           // Every option is checked before connecting: a bad one never reaches Temporal.
+          checkScheduleId(id);
           scheduleSpecFrom(when);
           parseOverlap(o.overlap);
           if (o.catchupWindow) parseDuration('--catchup-window', o.catchupWindow);
@@ -293,14 +302,18 @@ export function registerScheduleCommands(program: Command): void {
   sched
     .command('runs <scheduleId>')
     .description('the runs the schedule started (visibility query ChbenchSchedule="<id>"), newest first')
-    .option('--status <s>', 'only runs with this ExecutionStatus, e.g. Completed, Running, Failed')
+    .option('--status <s>', `only runs with this ExecutionStatus: ${EXECUTION_STATUSES.join(', ')}`)
     .action(async function (this: Command, id: string) {
       const o = this.opts<{ status?: string }>();
-      await withClient(this, async ({ client }) => {
-        const runs = await listScheduledRuns(client, id, { status: o.status });
-        for (const r of runs) console.log(`${r.workflowId}  ${r.status}  started ${iso(r.startTime)}`);
-        if (!runs.length) console.error(`chbench: no runs with ChbenchSchedule="${id}"`);
-      });
+      await withClient(
+        this,
+        async ({ client }, status) => {
+          const runs = await listScheduledRuns(client, id, { status });
+          for (const r of runs) console.log(`${r.workflowId}  ${r.status}  started ${iso(r.startTime)}`);
+          if (!runs.length) console.error(`chbench: no runs with ChbenchSchedule="${id}"`);
+        },
+        () => (o.status === undefined ? undefined : parseExecutionStatus(o.status)),
+      );
     });
 
   for (const [verb, fn] of [
@@ -327,14 +340,44 @@ export function registerScheduleCommands(program: Command): void {
       "start a run now, under the schedule's overlap policy (a SKIP schedule skips it while a run is running)",
     )
     .option('--overlap <policy>', 'override the policy for this trigger')
+    .addHelpText(
+      'after',
+      `
+After the trigger, the schedule's counters (describe: actions taken, skipped by overlap) are watched
+for up to 2 s and the outcome printed: "started <workflow id>", or "skipped: a run of this schedule
+is still running (overlap skip)". A paused schedule is said to be paused (the trigger still starts a run).
+
+Exit codes:
+  0  a run started (or the server had not applied the trigger within 2 s: see describe)
+  2  bad option or unknown schedule id
+  3  Temporal unreachable
+  ${EXIT_TRIGGER_SKIPPED}  skipped by the overlap policy: a run of this schedule is still running
+`,
+    )
     .action(async function (this: Command, id: string) {
       const o = this.opts<{ overlap?: string }>();
-      await withClient(this, async ({ client }) => {
-        const used = await triggerSchedule(client, id, o.overlap ? parseOverlap(o.overlap) : undefined);
-        console.error(
-          `chbench: schedule ${id} triggered (overlap ${overlapName(used)}); see its runs with: chbench schedule describe ${id}`,
-        );
-      });
+      await withClient(
+        this,
+        async ({ client }, overlap) => {
+          const t = await triggerScheduleObserved(client, id, overlap);
+          const paused = t.paused ? '; paused; the trigger still starts a run' : '';
+          if (t.outcome === 'skipped') {
+            console.error(
+              `chbench: schedule ${id}: skipped: a run of this schedule is still running (overlap ${overlapName(t.policy)})${paused}`,
+            );
+            process.exitCode = EXIT_TRIGGER_SKIPPED;
+          } else if (t.outcome === 'started') {
+            console.log(t.workflowId ?? '');
+            console.error(
+              `chbench: schedule ${id}: started ${t.workflowId ?? '(a run)'} (overlap ${overlapName(t.policy)})${paused}`,
+            );
+          } else
+            console.error(
+              `chbench: schedule ${id} triggered (overlap ${overlapName(t.policy)}), not yet applied after 2 s${paused}; see: chbench schedule describe ${id}`,
+            );
+        },
+        () => (o.overlap ? parseOverlap(o.overlap) : undefined),
+      );
     });
 
   sched

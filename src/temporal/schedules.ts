@@ -73,6 +73,62 @@ export class ScheduleOptionError extends Error {
   override name = 'ScheduleOptionError';
 }
 
+/**
+ * Schedule ids chbench creates: a letter or digit, then up to 200 of letters, digits, `.`, `_`, `-`.
+ * No `/`: a scheduled run's cells are child workflows with id `<runId>/<cellKey>`, and the run id
+ * starts with the schedule id.
+ */
+export const SCHEDULE_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,200}$/;
+
+/** @throws ScheduleOptionError when `id` does not match {@link SCHEDULE_ID_PATTERN} */
+export function checkScheduleId(id: string): string {
+  if (!SCHEDULE_ID_PATTERN.test(id))
+    throw new ScheduleOptionError(
+      `schedule id ${JSON.stringify(id)}: use 1 to 201 letters, digits, '.', '_' or '-', starting with a letter or digit (no '/': a run's cells are child workflows <runId>/<cellKey>)`,
+    );
+  return id;
+}
+
+/** Workflow statuses of the visibility store's `ExecutionStatus` (what `--status` of `chbench schedule runs` takes). */
+export const EXECUTION_STATUSES = [
+  'Running',
+  'Completed',
+  'Failed',
+  'Canceled',
+  'Terminated',
+  'ContinuedAsNew',
+  'TimedOut',
+] as const;
+
+/**
+ * The `ExecutionStatus` name `s` stands for, case-insensitively (`completed` → `Completed`).
+ * @throws ScheduleOptionError listing {@link EXECUTION_STATUSES}
+ */
+export function parseExecutionStatus(s: string): (typeof EXECUTION_STATUSES)[number] {
+  const found = EXECUTION_STATUSES.find((x) => x.toLowerCase() === s.toLowerCase());
+  if (!found) throw new ScheduleOptionError(`--status ${JSON.stringify(s)}: one of ${EXECUTION_STATUSES.join(', ')}`);
+  return found;
+}
+
+/**
+ * The status and one-line text of a gRPC error from the SDK: `ServiceError` keeps the gRPC error as
+ * its `cause` (its `code`, and `details` = the server's message); a raw gRPC error has them itself.
+ */
+export function grpcErrorOf(e: unknown): { code?: number; details: string } {
+  const c = (e as { cause?: unknown })?.cause;
+  for (const x of [e, c]) {
+    const code = (x as { code?: unknown })?.code;
+    if (typeof code === 'number') {
+      const details = (x as { details?: unknown }).details;
+      return {
+        code,
+        details: typeof details === 'string' && details ? details : String((x as Error).message ?? x).split('\n')[0],
+      };
+    }
+  }
+  return { details: String((e as Error)?.message ?? e).split('\n')[0] };
+}
+
 /** The run spec given to a schedule was refused by the spec check; nothing was created or changed. */
 export class ScheduleSpecInvalidError extends Error {
   override name = 'ScheduleSpecInvalidError';
@@ -190,6 +246,17 @@ export interface ScheduleWhen {
 export function scheduleSpecFrom(w: ScheduleWhen): ScheduleSpec {
   if (!w.calendar && !w.cron && !w.every)
     throw new ScheduleOptionError('say when: --calendar <quarterly|JSON>, --cron "<expr>" or --every <duration>');
+  if (w.every && msToNumber(parseDuration('--every', w.every)) < 1000)
+    throw new ScheduleOptionError(`--every "${w.every}": the interval must be at least 1s (e.g. 90d, 1h)`);
+  if (w.timezone) {
+    try {
+      new Intl.DateTimeFormat('en-US', { timeZone: w.timezone });
+    } catch {
+      throw new ScheduleOptionError(
+        `--timezone "${w.timezone}" is not an IANA time zone (e.g. UTC, Europe/Berlin, America/New_York)`,
+      );
+    }
+  }
   return {
     ...(w.calendar ? { calendars: parseCalendar(w.calendar) } : {}),
     ...(w.cron ? { cronExpressions: [w.cron] } : {}),
@@ -236,13 +303,15 @@ function actionSummary(scheduleId: string, spec: RunSpec): string {
  * Create a schedule that starts `benchmarkMatrix` with `o.spec`. The spec is checked first; nothing
  * is created when it is refused.
  * @returns the new schedule's handle
- * @throws ScheduleSpecInvalidError (spec refused), ScheduleOptionError (bad calendar/interval/duration),
- *   the SDK's ScheduleAlreadyRunning (the id exists), a gRPC error (server unreachable, bad cron)
+ * @throws ScheduleSpecInvalidError (spec refused), ScheduleOptionError (bad id, calendar, interval, duration or time zone;
+ *   also for a cron/interval/time zone the server refuses as an invalid schedule spec), the SDK's
+ *   ScheduleAlreadyRunning (the id exists), a gRPC error (server unreachable)
  */
 export async function createSchedule(client: Client, o: CreateScheduleOptions): Promise<ScheduleHandle> {
+  checkScheduleId(o.scheduleId);
   const spec = checked(o.spec, o.check);
   const when = scheduleSpecFrom(o.when);
-  return client.schedule.create({
+  const create = client.schedule.create({
     scheduleId: o.scheduleId,
     spec: when,
     action: {
@@ -260,6 +329,14 @@ export async function createSchedule(client: Client, o: CreateScheduleOptions): 
     },
     state: { paused: o.paused ?? false, ...(o.note ? { note: o.note } : {}) },
   });
+  try {
+    return await create;
+  } catch (e) {
+    // The SDK turns the server's INVALID_ARGUMENT "Invalid schedule spec: …" into a TypeError (bad cron field, interval, time zone).
+    if (e instanceof TypeError)
+      throw new ScheduleOptionError(`Temporal refused an option: ${e.message.split('\n')[0]}`, { cause: e });
+    throw e;
+  }
 }
 
 /** Run `fn` on the schedule's handle; an unknown id becomes {@link UnknownScheduleError}. */
@@ -478,6 +555,58 @@ export async function triggerSchedule(
   });
 }
 
+/** What a trigger did, as the schedule's counters show it. */
+export interface TriggerOutcome {
+  /** The overlap policy the trigger was sent with. */
+  policy: OverlapPolicy;
+  /**
+   * `started`: `info.numActionsTaken` went up; `skipped`: `info.numActionsSkippedOverlap` went up (a run
+   * of the schedule was still running under SKIP); `unknown`: neither within the wait.
+   */
+  outcome: 'started' | 'skipped' | 'unknown';
+  /** The workflow id the trigger started (the newest of `info.recentActions`), when `started`. */
+  workflowId?: string;
+  /** The schedule is paused (a trigger still starts a run). */
+  paused: boolean;
+}
+
+/**
+ * {@link triggerSchedule}, then watch the schedule's `describe()` counters (`info.numActionsTaken`,
+ * `info.numActionsSkippedOverlap`) against their values before the trigger, every 100 ms up to
+ * `waitMs`, to tell a started run from a skipped one.
+ * @param waitMs how long to watch, ms @default 2000
+ * @throws UnknownScheduleError
+ */
+export async function triggerScheduleObserved(
+  client: Client,
+  scheduleId: string,
+  overlap?: OverlapPolicy,
+  waitMs = 2000,
+): Promise<TriggerOutcome> {
+  return onSchedule(client, scheduleId, async (h) => {
+    const before = await h.describe();
+    const policy = overlap ?? (before.policies.overlap as OverlapPolicy) ?? ScheduleOverlapPolicy.SKIP;
+    await h.trigger(policy);
+    const deadline = Date.now() + waitMs;
+    for (;;) {
+      const d = await h.describe();
+      if (d.info.numActionsSkippedOverlap > before.info.numActionsSkippedOverlap)
+        return { policy, outcome: 'skipped', paused: d.state.paused };
+      if (d.info.numActionsTaken > before.info.numActionsTaken) {
+        const newest = [...d.info.recentActions].sort((a, b) => b.takenAt.getTime() - a.takenAt.getTime())[0];
+        return {
+          policy,
+          outcome: 'started',
+          paused: d.state.paused,
+          ...(newest ? { workflowId: newest.action.workflow.workflowId } : {}),
+        };
+      }
+      if (Date.now() >= deadline) return { policy, outcome: 'unknown', paused: d.state.paused };
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  });
+}
+
 /**
  * Replace the run spec stored in the schedule (everything else is kept). The new spec is checked
  * first; the schedule is not touched when it is refused.
@@ -533,7 +662,8 @@ export interface ScheduledRun {
  * The runs a schedule started, newest first: the visibility query
  * `ChbenchSchedule="<id>" AND WorkflowType="benchmarkMatrix"` (plus `ExecutionStatus="<status>"`
  * when given). Visibility is eventually consistent: a run started a moment ago may be missing.
- * @param o.status e.g. `Completed` (Temporal's ExecutionStatus names)
+ * @param o.status e.g. `Completed` (one of {@link EXECUTION_STATUSES}, any case)
+ * @throws ScheduleOptionError on an unknown status
  * @param o.limit at most this many rows @default 100
  */
 export async function listScheduledRuns(
@@ -544,7 +674,7 @@ export async function listScheduledRuns(
   const q = [
     `${SCHEDULE.name} = ${JSON.stringify(scheduleId)}`,
     `WorkflowType = "${MATRIX_WORKFLOW_TYPE}"`,
-    ...(o.status ? [`ExecutionStatus = ${JSON.stringify(o.status)}`] : []),
+    ...(o.status ? [`ExecutionStatus = ${JSON.stringify(parseExecutionStatus(o.status))}`] : []),
   ].join(' AND ');
   const out: ScheduledRun[] = [];
   for await (const w of client.workflow.list({ query: q })) {

@@ -9,6 +9,7 @@ import type { ResultsDb, SeriesPoint, StoredCell, StoredRun, StoredSample } from
 import type { ComparisonRecord } from '../../src/schema/comparison';
 import { lognormalSamples } from '../../src/measure/compare';
 import { readRunRows } from '../../src/results/db/rows';
+import { sanitizePathSegment } from '../../src/lib/fs';
 
 /** In-memory rows; `storeRun` reads `run.json` and each cell's `result.json` of a results folder. */
 export class MemoryResultsDb implements ResultsDb {
@@ -42,6 +43,12 @@ export class MemoryResultsDb implements ResultsDb {
   }
   async run(runId: string) {
     return this.runs.find((r) => r.run_id === runId);
+  }
+  /** As the real store: the id itself, else the one run id whose folder name (`sanitizePathSegment`) it is. */
+  async resolveRunId(given: string) {
+    if (this.runs.some((r) => r.run_id === given)) return given;
+    const ids = this.runs.map((r) => r.run_id).filter((id) => sanitizePathSegment(id) === given);
+    return ids.length === 1 ? ids[0] : undefined;
   }
   async cells(runId: string) {
     return this.cellRows.filter((c) => c.run_id === runId);

@@ -16,6 +16,7 @@ import { promisify } from 'node:util';
 import {
   embeddedResultsDbProcess,
   openResultsDb,
+  ResultsDbUnavailableError,
   SCHEMA_VERSION,
   stopEmbeddedResultsDb,
   type ResultsDb,
@@ -25,6 +26,7 @@ import type { CellResult, RunRecord } from '../../src/schema/results';
 import { REPO_ROOT } from '../../src/config';
 import { pollUntil } from '../../src/lib/poll';
 import { createStoreRun } from '../../src/activities/matrix/store-run';
+import { COMPARE_EXIT, runCompare } from '../../src/cli/compare';
 
 const run = promisify(execFile);
 const FIXTURE = path.join(REPO_ROOT, 'test', 'fixtures', 'results', 'embedded-26.7');
@@ -492,6 +494,13 @@ describe('results database (embedded engine process, real chdb)', { timeout: 300
       assert.match(srv.description, /^http:\/\/127\.0\.0\.1:\d+ database chbench$/);
       assert.equal((await srv.run('nightly-1'))?.schedule_id, 'nightly');
       assert.equal((await srv.samples('nightly-1')).length, perRun);
+      // A server read carries readonly=2; the embedded kind does not send it, and it does not stick to the shared session.
+      assert.deepEqual(await srv.query("SELECT toString(getSetting('readonly')) AS r"), [{ r: '2' }]);
+      assert.deepEqual(await db.query("SELECT toString(getSetting('readonly')) AS r"), [{ r: '0' }]);
+      await assert.rejects(
+        srv.queryText("SELECT 1 INTO OUTFILE '/tmp/x.csv'", 'CSVWithNames'),
+        /refused: INTO OUTFILE/,
+      );
     } finally {
       await srv.close();
     }
@@ -533,6 +542,84 @@ describe('results database (embedded engine process, real chdb)', { timeout: 300
       { what: `idle engine pid ${pid} to exit`, timeoutMs: 20_000, intervalMs: 100 },
     );
     assert.match(fs.readFileSync(path.join(dir, 'server.log'), 'utf8'), /idle for 1 s: stopping/);
+  });
+
+  it('results sql stays inside the database, stops slow statements, prints one-line errors; busy → exit 3', async () => {
+    const cli = (...args: string[]) => run(process.execPath, [CLI, ...args], { cwd: tmp, maxBuffer: 32 << 20 });
+    const sql = (q: string, ...more: string[]) =>
+      cli('results', 'sql', q, '--results-dir', resultsDir, ...more).then(
+        (r) => ({ code: 0, ...r }),
+        (e: { code: number; stdout: string; stderr: string }) => e,
+      );
+    const outfile = path.join(tmp, 'outfile.csv');
+    for (const [q, why] of [
+      [`SELECT 1 INTO OUTFILE '${outfile}'`, /INTO OUTFILE/],
+      ['SELECT 1 SETTINGS readonly=0', /readonly/],
+      ["SELECT * FROM file('/etc/hostname', 'LineAsString')", /table function file /],
+      ["SELECT * FROM s3Cluster('c', 'http://127.0.0.1:1/x')", /table function s3Cluster /],
+    ] as const) {
+      const r = await sql(q);
+      assert.equal(r.code, 2, q);
+      assert.match(r.stderr, why, q);
+    }
+    assert.ok(!fs.existsSync(outfile), 'INTO OUTFILE wrote nothing');
+    const bad = await sql('SELECT nosuch FROM runs');
+    assert.equal(bad.code, 1);
+    assert.match(
+      bad.stderr,
+      /^chbench: results database .*Code 47 \(UNKNOWN_IDENTIFIER\): Unknown expression identifier/,
+    );
+    assert.equal(bad.stderr.trim().split('\n').length, 1, `one line: ${bad.stderr}`);
+    const slowSql = 'SELECT sum(sleepEachRow(0.5)) FROM numbers(8) SETTINGS max_block_size = 1';
+    const slow = await sql(slowSql, '--max-execution-time', '1');
+    assert.equal(slow.code, 1, slow.stderr);
+    assert.match(slow.stderr, /Code 159 \(TIMEOUT_EXCEEDED\)/);
+
+    // While an ~8 s statement holds the one embedded engine, a client that waits 1 s is told the database is busy.
+    const holding = db.query('SELECT sum(sleepEachRow(0.5)) FROM numbers(16) SETTINGS max_block_size = 1');
+    await new Promise((r) => setTimeout(r, 300));
+    const openShort = () => openResultsDb({ kind: 'embedded', dir: dbDir }, { requestTimeoutMs: 1000 });
+    const [opened, busy] = await Promise.all([
+      openShort().then(
+        () => undefined,
+        (e: Error) => e,
+      ),
+      runCompare('nightly-1', 'nightly-2', { resultsDir }, openShort),
+    ]);
+    assert.ok(opened instanceof ResultsDbUnavailableError, String(opened));
+    assert.match(opened.message, /^results database busy or unreachable: /);
+    assert.equal(busy.code, COMPARE_EXIT.undecided, busy.stderr.join('\n'));
+    assert.match(busy.stderr.join('\n'), /results database busy or unreachable/);
+    await holding;
+  });
+
+  it('run ids in folder form (":" as "_") work for import, export and compare; a run is not compared with itself', async () => {
+    const cli = (...args: string[]) => run(process.execPath, [CLI, ...args], { cwd: tmp, maxBuffer: 32 << 20 });
+    const real = 'q1-2026-11-30T14:16:43Z';
+    const folder = 'q1-2026-11-30T14_16_43Z';
+    const src = path.join(tmp, 'colon');
+    makeRun(src, real, { startedAt: '2026-11-30T14:16:43.000Z', scheduleId: 'q1', status: 'completed' });
+    fs.renameSync(path.join(src, real), path.join(src, folder));
+    const imp = await cli('results', 'import', path.join(src, folder), '--results-dir', resultsDir);
+    assert.match(imp.stdout, new RegExp(`stored ${real} \\(folder ${folder}\\)`));
+    assert.equal(await db.resolveRunId(folder), real);
+    assert.equal(await db.resolveRunId(real), real);
+    assert.equal(await db.resolveRunId('q1-2026-11-30T14_16_44Z'), undefined);
+    const jsonl = await cli('export', folder, '--format', 'jsonl', '--results-dir', resultsDir);
+    assert.equal(jsonl.stdout.trim().split('\n').length, perRun);
+    assert.ok(jsonl.stdout.includes(`"run_id":"${real}"`));
+    const open = () => openResultsDb({ kind: 'embedded', dir: dbDir });
+    const cmp = await runCompare('nightly-1', folder, { resultsDir, json: true }, open);
+    assert.notEqual(cmp.code, COMPARE_EXIT.invalid, cmp.stderr.join('\n'));
+    assert.equal(cmp.record?.run_id, real);
+    for (const [a, b] of [
+      ['nightly-1', 'nightly-1'],
+      [folder, real],
+    ]) {
+      const same = await runCompare(a, b, { resultsDir }, open);
+      assert.equal(same.code, COMPARE_EXIT.invalid);
+      assert.match(same.stderr.join('\n'), /itself|same run/);
+    }
   });
 });
 

@@ -38,6 +38,7 @@ import {
   pauseSchedule,
   ScheduleSpecInvalidError,
   triggerSchedule,
+  triggerScheduleObserved,
   unpauseSchedule,
   UnknownScheduleError,
   updateScheduleSpec,
@@ -159,6 +160,12 @@ test('schedule lifecycle: create, describe, list, trigger twice under SKIP, runs
   const first = afterTwo.recent[0].workflowId;
   assert.match(first, runIdOf(id));
   assert.deepEqual(afterTwo.running, [first]);
+  // A trigger while that run runs is seen as skipped (the schedule's skipped-by-overlap counter went up).
+  assert.deepEqual(await triggerScheduleObserved(env.client, id), {
+    policy: 'SKIP',
+    outcome: 'skipped',
+    paused: false,
+  });
 
   // The run executes on the worker; its run id is its workflow id, and it carries ChbenchSchedule.
   const r1 = (await env.client.workflow.getHandle(first).result()) as MatrixResult;
@@ -170,12 +177,17 @@ test('schedule lifecycle: create, describe, list, trigger twice under SKIP, runs
   );
   assert.equal((await env.client.workflow.getHandle(first).describe()).typedSearchAttributes.get(SCHEDULE), id);
 
-  // Once it is closed, a trigger starts a second run with its own workflow id (a later second).
+  // Once it is closed, a trigger (the CLI's, on the paused schedule) starts a second run with its own workflow id (a later second).
   await new Promise((r) => setTimeout(r, 1100));
-  await triggerSchedule(env.client, id);
+  await pauseSchedule(env.client, id, 'trigger while paused');
+  const trig = await cli('trigger', id);
+  assert.equal(trig.code, 0, trig.stderr);
+  assert.match(trig.stderr, /started .*\(overlap skip\); paused; the trigger still starts a run/);
+  await unpauseSchedule(env.client, id);
   const afterThird = await describeUntil(id, (v) => v.actionsTaken >= 2, 'the third trigger started a run');
-  assert.equal(afterThird.skippedOverlap, 1);
+  assert.equal(afterThird.skippedOverlap, 2);
   const second = afterThird.recent[1].workflowId;
+  assert.equal(trig.stdout.trim(), second, 'the CLI prints the workflow id it started');
   assert.match(second, runIdOf(id));
   assert.notEqual(second, first);
   assert.equal(((await env.client.workflow.getHandle(second).result()) as MatrixResult).runId, second);
@@ -335,6 +347,27 @@ test('CLI: create, list, describe, pause, delete; exit codes for a bad spec, an 
   const del = await cli('delete', 'cli-q');
   assert.equal(del.code, 0, del.stderr);
   assert.ok(!(await cli('list')).stdout.includes('cli-q'));
+
+  // Options Temporal refuses (INVALID_ARGUMENT) or chbench refuses first, bad ids and statuses: exit 2, one clear line.
+  for (const [args, msg] of [
+    [['--every', '0d'], /--every "0d": the interval must be at least 1s/],
+    [['--cron', '61 3 * * *'], /Temporal refused an option: /],
+    [['--cron', '0 3 * * *', '--timezone', 'Mars/Olympus'], /--timezone "Mars\/Olympus" is not an IANA time zone/],
+  ] as const) {
+    const r = await cli('create', 'cli-opt', '--spec', file, ...args);
+    assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
+    assert.match(r.stderr, msg);
+    assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+  }
+  const slash = await cli('create', 'q1/x', '--spec', file, '--every', '90d');
+  assert.equal(slash.code, 2);
+  assert.match(slash.stderr, /schedule id "q1\/x": .*no '\/'/);
+  const status = await cli('runs', 'q1', '--status', 'Done');
+  assert.equal(status.code, 2);
+  assert.match(
+    status.stderr,
+    /--status "Done": one of Running, Completed, Failed, Canceled, Terminated, ContinuedAsNew, TimedOut/,
+  );
 
   const down = await cli('--address', '127.0.0.1:1', 'list');
   assert.equal(down.code, 3);

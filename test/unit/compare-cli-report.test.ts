@@ -85,7 +85,16 @@ test('chbench compare: exit 2 for an unknown run, a bad --min-change, an unreada
   assert.match(broken.stderr[0], /cannot open the results database of r: connection refused/);
   // The real embedded-26.7 folder has 3 warm runs a query: every query unstable.
   await db.storeRun(path.join(__dirname, '../../../test/fixtures/results/embedded-26.7'));
-  const real = await runCompare('demo-20261130-064639', 'demo-20261130-064639', { resultsDir: 'r' }, open);
+  // The same rows again as a second run (a run is never compared with itself: exit 2).
+  const [fr] = db.runs.filter((r) => r.run_id === 'demo-20261130-064639');
+  const again = (x: { run_id: string }) => ({ ...x, run_id: 'demo-again' });
+  db.add(
+    again(fr) as typeof fr,
+    db.cellRows.filter((c) => c.run_id === fr.run_id).map((c) => again(c) as typeof c),
+    db.sampleRows.filter((x) => x.run_id === fr.run_id).map((x) => again(x) as typeof x),
+  );
+  assert.equal((await runCompare(fr.run_id, fr.run_id, { resultsDir: 'r' }, open)).code, COMPARE_EXIT.invalid);
+  const real = await runCompare('demo-20261130-064639', 'demo-again', { resultsDir: 'r' }, open);
   assert.equal(real.code, COMPARE_EXIT.undecided);
   assert.match(real.stdout.join('\n'), /too few valid warm runs to decide: 3 in the baseline, 3 in the new run/);
   // A run whose cells pair with nothing: also undecided.

@@ -35,6 +35,37 @@ test('read-only check: reads pass, writes and second statements are refused', ()
   assert.match(readOnlyProblem('   ')!, /no statement/);
 });
 
+test('read-only check: nothing outside the database (INTO OUTFILE, readonly, file/network/process table functions)', () => {
+  for (const ok of [
+    "SELECT cos(1), URLHash('x'), 'file(x)' AS s, toString(getSetting('readonly'))",
+    'SELECT * FROM samples AS file_rows',
+    "SELECT 1 -- INTO OUTFILE 'x'",
+  ])
+    assert.equal(readOnlyProblem(ok), undefined, ok);
+  assert.match(readOnlyProblem("SELECT 1 INTO OUTFILE '/tmp/x.csv'")!, /INTO OUTFILE/);
+  assert.match(readOnlyProblem("select 1 into\n outfile 'x' format CSV")!, /INTO OUTFILE/);
+  for (const q of [
+    'SELECT 1 SETTINGS readonly=0',
+    'SELECT 1 SETTINGS `readonly` = 0',
+    'WITH 1 AS x SELECT x SETTINGS READONLY = 2',
+  ])
+    assert.match(readOnlyProblem(q)!, /readonly setting/, q);
+  for (const [q, fn] of [
+    ["SELECT * FROM file('/etc/hostname', 'LineAsString')", 'file'],
+    ["SELECT * FROM url('http://127.0.0.1:1/', CSV)", 'url'],
+    ["SELECT * FROM s3Cluster('c', 'x')", 's3Cluster'],
+    ["SELECT * FROM remoteSecure('h', system.one)", 'remoteSecure'],
+    ["SELECT * FROM clusterAllReplicas('c', system.one)", 'clusterAllReplicas'],
+    ["SELECT * FROM executable('x.sh', TabSeparated, 'a String')", 'executable'],
+    ["SELECT * FROM icebergS3('x')", 'icebergS3'],
+    ["SELECT * FROM mysql ('h', 'd', 't', 'u', 'p')", 'mysql'],
+    ["SELECT * FROM `postgresql`('h', 'd', 't', 'u', 'p')", 'postgresql'],
+    ["SELECT * FROM input('a String')", 'input'],
+    ["SELECT (SELECT count() FROM deltaLake('x'))", 'deltaLake'],
+  ])
+    assert.match(readOnlyProblem(q)!, new RegExp(`table function ${fn} is not allowed`), q);
+});
+
 test('location: the spec server when given, else <resultsDir>/db', () => {
   assert.deepEqual(resultsDbLocation(undefined, 'results'), { kind: 'embedded', dir: path.resolve('results', 'db') });
   const spec = ResultsDbSpec.parse({ url: 'http://ch.internal:8123', passwordEnv: 'RESULTS_PW' });

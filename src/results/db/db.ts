@@ -3,10 +3,11 @@
  * database's engine process and for a team's ClickHouse server (the same statements, plain SQL
  * with literals quoted by `lib/sql`, since both kinds take them alike).
  */
-import type { ClickHouseClient } from '@clickhouse/client';
+import { ClickHouseError, type ClickHouseClient } from '@clickhouse/client';
 import { median } from 'simple-statistics';
 import { ComparisonRecord } from '../../schema/comparison';
 import { sqlString } from '../../lib/sql';
+import { sanitizePathSegment } from '../../lib/fs';
 import { comparisonRows, fromDbTime, readRunRows, toDbTime } from './rows';
 import type { ResultsDb, SeriesPoint, StoredCell, StoredRun, StoredSample } from './types';
 
@@ -17,19 +18,110 @@ export const DEFAULT_SERIES_LIMIT = 20;
 const READ_KEYWORDS = ['SELECT', 'WITH', 'SHOW', 'DESCRIBE', 'DESC', 'EXPLAIN', 'EXISTS'];
 
 /**
- * Why `sql` is not one read-only statement, or undefined when it is: its first keyword (after
- * comments, whitespace and opening parentheses) must be one of SELECT, WITH, SHOW, DESCRIBE, DESC,
- * EXPLAIN, EXISTS, and no second statement may follow a `;` outside quotes and comments.
+ * Table functions (and the scalar `file()`) that read or write outside the database: files, other
+ * servers, object stores, processes, the request body. A name ending in `*` covers every name with
+ * that prefix (`s3*`: s3, s3Cluster; `iceberg*`: icebergS3, icebergAzure, …; `file*`: file, fileCluster). Compared
+ * case-insensitively, when followed by `(`.
+ */
+export const REFUSED_TABLE_FUNCTIONS = [
+  'file*',
+  'url',
+  'urlCluster',
+  's3*',
+  'gcs',
+  'oss',
+  'cosn',
+  'azureBlobStorage*',
+  'hdfs*',
+  'remote',
+  'remoteSecure',
+  'cluster',
+  'clusterAllReplicas',
+  'mysql',
+  'postgresql',
+  'mongodb',
+  'redis',
+  'sqlite',
+  'jdbc',
+  'odbc',
+  'executable*',
+  'input',
+  'iceberg*',
+  'deltaLake*',
+  'hudi*',
+  'paimon*',
+  'arrowFlight*',
+  'ytsaurus',
+  'prometheusQuery*',
+]
+
+const REFUSED_FUNCTION_RE = new RegExp(
+  `(?<![\\w.$])(${REFUSED_TABLE_FUNCTIONS.map((n) => (n.endsWith('*') ? `${n.slice(0, -1)}\\w*` : n)).join('|')})\\s*\\(`,
+  'gi',
+);
+
+/**
+ * Why `sql` is not one read-only statement that stays inside the database, or undefined when it is:
+ * - its first keyword (after comments, whitespace and opening parentheses) must be one of SELECT,
+ *   WITH, SHOW, DESCRIBE, DESC, EXPLAIN, EXISTS;
+ * - no second statement may follow a `;` outside quotes and comments;
+ * - no `INTO OUTFILE` (the client would write a file);
+ * - no `readonly` setting (it would lift the server's read-only mode for the statement);
+ * - no table function of {@link REFUSED_TABLE_FUNCTIONS} (files, network, processes).
+ * Quoted identifiers count as names (`` `readonly` = 0`` is refused); string literals and comments do not.
  */
 export function readOnlyProblem(sql: string): string | undefined {
-  // Blank out string literals, quoted identifiers and comments, keeping positions.
-  const bare = sql.replace(/'(?:\\.|''|[^'\\])*'|"(?:\\.|[^"\\])*"|`(?:\\.|[^`\\])*`|--[^\n]*|#[^\n]*|\/\*[\s\S]*?\*\//g, (m) => ' '.repeat(m.length));
+  // Blank out string literals and comments, keeping positions; quoted identifiers lose their quotes.
+  const named = sql.replace(/'(?:\\.|''|[^'\\])*'|--[^\n]*|#[^\n]*|\/\*[\s\S]*?\*\//g, (m) => ' '.repeat(m.length));
+  // …and the quoted identifiers blanked too, for the statement's shape.
+  const bare = named.replace(/"(?:\\.|[^"\\])*"|`(?:\\.|[^`\\])*`/g, (m) => ' '.repeat(m.length));
+  const names = named.replace(/["`]/g, ' ');
   const first = /^[\s(]*([A-Za-z]+)/.exec(bare)?.[1]?.toUpperCase();
   if (!first) return 'no statement';
   if (!READ_KEYWORDS.includes(first)) return `only read statements are allowed (${READ_KEYWORDS.join(', ')}); this one starts with ${first}`;
   const semi = bare.indexOf(';');
   if (semi >= 0 && bare.slice(semi + 1).trim()) return 'one statement only (text follows a `;`)';
+  if (/\bINTO\s+OUTFILE\b/i.test(bare)) return 'INTO OUTFILE is not allowed (it writes a file)';
+  if (/(?<![\w.$])readonly(?![\w$])/i.test(names)) return 'the readonly setting may not be set or changed';
+  const fns = [...new Set([...names.matchAll(REFUSED_FUNCTION_RE)].map((m) => m[1]))];
+  if (fns.length) return `table function ${fns.join(', ')} is not allowed (it reads or writes outside the results database: files, network or processes)`;
   return undefined;
+}
+
+/**
+ * The results database did not answer in time or could not be reached (the client's request timed
+ * out, the connection was refused or reset): for the embedded database, usually another statement
+ * holding its one engine. Message: `results database busy or unreachable: (<where>) …`.
+ */
+export class ResultsDbUnavailableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(`results database busy or unreachable: ${message}`, options);
+    this.name = 'ResultsDbUnavailableError';
+  }
+}
+
+/** True when `e` is a timeout or a connection failure of `@clickhouse/client` (not an answer of the server). */
+export function isUnavailableError(e: unknown): boolean {
+  if (e instanceof ClickHouseError) return false;
+  const code = (e as { code?: unknown })?.code;
+  if (typeof code === 'string' && /^(ECONNREFUSED|ECONNRESET|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|ETIMEDOUT|EPIPE|EAI_AGAIN)$/.test(code)) return true;
+  return /Timeout error|ECONNREFUSED|ECONNRESET|socket hang up|EHOSTUNREACH|ETIMEDOUT/i.test(String((e as Error)?.message ?? e));
+}
+
+/**
+ * One line for an error of `@clickhouse/client`: a server error as `Code <n> (<TYPE>): <first line>`
+ * (the server's code and name from `ClickHouseError`), anything else as its message's first line.
+ */
+export function oneLineError(e: unknown): string {
+  const first = String((e as Error)?.message ?? e).trim().split('\n')[0].trim();
+  if (e instanceof ClickHouseError) return `Code ${e.code}${e.type ? ` (${e.type})` : ''}: ${first}`;
+  return first;
+}
+
+/** Options of a read through {@link ResultsDb.query}/{@link ResultsDb.queryText}. */
+export interface ReadOptions {
+  /** `max_execution_time` sent with the statement, seconds: the server stops it after this (code 159, TIMEOUT_EXCEEDED). */
+  maxExecutionTimeS?: number;
 }
 
 /** A UInt64/Float64 value as the server sends it in JSON (64-bit integers quoted) → number; null stays null. */
@@ -82,23 +174,43 @@ function toSample(r: Record<string, unknown>): StoredSample {
 
 /** The results database over one `@clickhouse/client` connection whose default database is the results database. */
 export class ClickHouseResultsDb implements ResultsDb {
+  /**
+   * @param kind `server`: reads through `query`/`queryText` also carry `readonly=2` (the server then
+   *   refuses writes whatever the statement); `embedded`: not sent, since the engine process runs
+   *   every statement on one shared chdb session and `SET readonly = DEFAULT` is refused once readonly
+   *   is on (the server would then replace its session after every read).
+   */
   constructor(
     private readonly client: ClickHouseClient,
     readonly description: string,
+    private readonly kind: 'embedded' | 'server' = 'server',
   ) {}
 
-  /** Run `fn`; an error is rethrown naming the database and the statement's first line. */
+  /**
+   * Run `fn`; an error is rethrown naming the database and the statement's first line, with the
+   * server's one-line message (`Code <n> (<TYPE>): …`); a timeout or connection failure as
+   * {@link ResultsDbUnavailableError}.
+   */
   private async wrap<T>(sql: string, fn: () => Promise<T>): Promise<T> {
     try {
       return await fn();
     } catch (e) {
       const head = sql.trim().split('\n')[0].slice(0, 160);
-      throw new Error(`results database (${this.description}): ${head}: ${(e as Error).message}`, { cause: e });
+      if (isUnavailableError(e)) throw new ResultsDbUnavailableError(`(${this.description}): ${head}: ${oneLineError(e)}`, { cause: e });
+      throw new Error(`results database (${this.description}): ${head}: ${oneLineError(e)}`, { cause: e });
     }
   }
 
-  private async rows<T = Record<string, unknown>>(sql: string): Promise<T[]> {
-    return this.wrap(sql, async () => (await this.client.query({ query: sql, format: 'JSONEachRow' })).json<T>());
+  /** Settings of a read: `readonly=2` on a server, `max_execution_time` when given. */
+  private readSettings(o: ReadOptions): Record<string, string> {
+    return {
+      ...(this.kind === 'server' ? { readonly: '2' } : {}),
+      ...(o.maxExecutionTimeS !== undefined ? { max_execution_time: String(o.maxExecutionTimeS) } : {}),
+    };
+  }
+
+  private async rows<T = Record<string, unknown>>(sql: string, settings: Record<string, string> = {}): Promise<T[]> {
+    return this.wrap(sql, async () => (await this.client.query({ query: sql, format: 'JSONEachRow', clickhouse_settings: settings })).json<T>());
   }
 
   private async command(sql: string, settings: Record<string, string> = {}): Promise<void> {
@@ -207,18 +319,28 @@ export class ClickHouseResultsDb implements ResultsDb {
     });
   }
 
-  async query<T = Record<string, unknown>>(sql: string): Promise<T[]> {
+  async query<T = Record<string, unknown>>(sql: string, o: ReadOptions = {}): Promise<T[]> {
     const problem = readOnlyProblem(sql);
     if (problem) throw new Error(`results database (${this.description}): refused: ${problem}`);
-    return this.rows<T>(sql);
+    return this.rows<T>(sql, this.readSettings(o));
   }
 
-  async queryText(sql: string, format: 'CSVWithNames' | 'JSONEachRow' | 'TabSeparatedWithNames'): Promise<string> {
+  async queryText(sql: string, format: 'CSVWithNames' | 'JSONEachRow' | 'TabSeparatedWithNames', o: ReadOptions = {}): Promise<string> {
     const problem = readOnlyProblem(sql);
     if (problem) throw new Error(`results database (${this.description}): refused: ${problem}`);
     // CSV: NULL as an empty field (ClickHouse's default `\N` is not what spreadsheet and dataframe readers expect).
-    const settings = format === 'CSVWithNames' ? { format_csv_null_representation: '' } : {};
+    const settings = { ...this.readSettings(o), ...(format === 'CSVWithNames' ? { format_csv_null_representation: '' } : {}) };
     return this.wrap(sql, async () => (await this.client.query({ query: sql, format, clickhouse_settings: settings })).text());
+  }
+
+  async resolveRunId(given: string): Promise<string | undefined> {
+    if (await this.run(given)) return given;
+    // The folder form: `:` (and anything else a path segment may not hold) replaced by `_`.
+    const candidates = await this.rows<{ run_id: string }>(
+      `SELECT run_id FROM runs WHERE length(run_id) = ${given.length} AND replaceRegexpAll(run_id, '[^A-Za-z0-9._-]', '_') = ${sqlString(given)} ORDER BY run_id`,
+    );
+    const ids = candidates.map((r) => r.run_id).filter((id) => sanitizePathSegment(id) === given);
+    return ids.length === 1 ? ids[0] : undefined;
   }
 
   async close(): Promise<void> {

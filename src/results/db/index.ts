@@ -5,17 +5,17 @@
  */
 import path from 'node:path';
 import { existsSync, readFileSync } from 'node:fs';
-import { createClient, type ClickHouseClient } from '@clickhouse/client';
+import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client';
 import type { ResultsDbSpec } from '../../schema/run-spec';
 import { REPO_ROOT } from '../../config';
 import { sqlIdent } from '../../lib/sql';
-import { ClickHouseResultsDb } from './db';
+import { ClickHouseResultsDb, isUnavailableError, oneLineError, ResultsDbUnavailableError } from './db';
 import { ensureEmbeddedResultsDb } from './embedded';
 import { migrate } from './migrations';
 import type { ResultsDb, ResultsDbLocation } from './types';
 
 export type * from './types';
-export { readOnlyProblem, DEFAULT_SERIES_LIMIT } from './db';
+export { readOnlyProblem, DEFAULT_SERIES_LIMIT, REFUSED_TABLE_FUNCTIONS, ResultsDbUnavailableError, isUnavailableError, oneLineError } from './db';
 export { stopEmbeddedResultsDb, stopResultsDbsStartedHere, ensureEmbeddedResultsDb, embeddedResultsDbProcess, type EmbeddedDbProcess } from './embedded';
 export { MIGRATIONS, SCHEMA_VERSION } from './migrations';
 export { readRunRows, specHash, canonicalJson } from './rows';
@@ -46,13 +46,29 @@ function safeUrl(url: string): string {
   return u.toString().replace(/\/$/, '');
 }
 
+/** Default `request_timeout` of the results database's HTTP client, ms (`@clickhouse/client`'s own default). */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+
+/** Options of {@link openResultsDb}. */
+export interface OpenResultsDbOptions {
+  /**
+   * How long the HTTP client waits for an answer, ms (`@clickhouse/client` `request_timeout`); keep it
+   * above any `max_execution_time` sent, so the server's TIMEOUT_EXCEEDED arrives first.
+   * @default DEFAULT_REQUEST_TIMEOUT_MS
+   */
+  requestTimeoutMs?: number;
+}
+
 /**
  * Open the results database: for `embedded`, find or start its engine process
- * (`ensureEmbeddedResultsDb`); create the database if missing; apply pending migrations.
- * @throws Error when the password variable named by `passwordEnv` is unset, the server cannot be
- *   reached, the database cannot be created, or a migration fails (each names the location)
+ * (`ensureEmbeddedResultsDb`); create the database if missing; apply pending migrations. The
+ * client's own logging is off: errors reach the caller once, as one line.
+ * @throws ResultsDbUnavailableError when the database does not answer in time or cannot be reached
+ *   (e.g. the embedded engine is busy with another statement); Error when the password variable
+ *   named by `passwordEnv` is unset, the database cannot be created, or a migration fails (each
+ *   names the location)
  */
-export async function openResultsDb(loc: ResultsDbLocation): Promise<ResultsDb> {
+export async function openResultsDb(loc: ResultsDbLocation, opts: OpenResultsDbOptions = {}): Promise<ResultsDb> {
   let url: string;
   let database: string;
   let username = 'default';
@@ -74,7 +90,16 @@ export async function openResultsDb(loc: ResultsDbLocation): Promise<ResultsDb> 
     }
     description = `${safeUrl(url)} database ${database}`;
   }
-  const make = (db: string): ClickHouseClient => createClient({ url, database: db, username, password, application: 'chbench-results' });
+  const make = (db: string): ClickHouseClient =>
+    createClient({
+      url,
+      database: db,
+      username,
+      password,
+      application: 'chbench-results',
+      request_timeout: opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+      log: { level: ClickHouseLogLevel.OFF },
+    });
   const admin = make('default');
   try {
     await admin.command({ query: `CREATE DATABASE IF NOT EXISTS ${sqlIdent(database)}` });
@@ -87,7 +112,8 @@ export async function openResultsDb(loc: ResultsDbLocation): Promise<ResultsDb> 
       .catch(() => false);
     if (!exists) {
       await admin.close();
-      throw new Error(`results database (${description}): cannot create database ${database}: ${(e as Error).message}`, { cause: e });
+      if (isUnavailableError(e)) throw new ResultsDbUnavailableError(`(${description}): ${oneLineError(e)}`, { cause: e });
+      throw new Error(`results database (${description}): cannot create database ${database}: ${oneLineError(e)}`, { cause: e });
     }
   }
   await admin.close();
@@ -96,7 +122,8 @@ export async function openResultsDb(loc: ResultsDbLocation): Promise<ResultsDb> 
     await migrate(client, packageVersion());
   } catch (e) {
     await client.close();
-    throw new Error(`results database (${description}): ${(e as Error).message}`, { cause: e });
+    if (isUnavailableError(e)) throw new ResultsDbUnavailableError(`(${description}): ${oneLineError(e)}`, { cause: e });
+    throw new Error(`results database (${description}): ${oneLineError(e)}`, { cause: e });
   }
-  return new ClickHouseResultsDb(client, description);
+  return new ClickHouseResultsDb(client, description, loc.kind);
 }

@@ -128,9 +128,19 @@ export interface ResultsDb {
   previousSuccessfulRun(scheduleId: string, beforeStartedAt: string): Promise<StoredRun | undefined>;
   /** Warm medians of the last `limit` runs of a schedule (or of runs with the same spec name when `scheduleId` is null), oldest first. */
   series(opts: { scheduleId: string | null; name: string; limit?: number }): Promise<SeriesPoint[]>;
-  /** Run any read-only SQL; rows as objects. */
-  query<T = Record<string, unknown>>(sql: string): Promise<T[]>;
-  /** Run read-only SQL and return the server's text in `format` (e.g. `CSVWithNames`, `JSONEachRow`). */
-  queryText(sql: string, format: 'CSVWithNames' | 'JSONEachRow' | 'TabSeparatedWithNames'): Promise<string>;
+  /**
+   * Run any read-only SQL (`readOnlyProblem` refuses the rest before sending); rows as objects.
+   * `o.maxExecutionTimeS` is sent as `max_execution_time` (seconds).
+   */
+  query<T = Record<string, unknown>>(sql: string, o?: { maxExecutionTimeS?: number }): Promise<T[]>;
+  /** Run read-only SQL and return the server's text in `format` (e.g. `CSVWithNames`, `JSONEachRow`). Options as {@link ResultsDb.query}. */
+  queryText(sql: string, format: 'CSVWithNames' | 'JSONEachRow' | 'TabSeparatedWithNames', o?: { maxExecutionTimeS?: number }): Promise<string>;
+  /**
+   * The stored run id a user gave: itself when `runs` has it, else the one run id whose folder name
+   * (`sanitizePathSegment` of `lib/fs`: `:` and other characters a path segment may not hold
+   * replaced by `_`, e.g. `q1-2026-11-30T14_16_43Z`) equals `given`; undefined when none (or
+   * several) match.
+   */
+  resolveRunId(given: string): Promise<string | undefined>;
   close(): Promise<void>;
 }
