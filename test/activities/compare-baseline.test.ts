@@ -154,6 +154,7 @@ test('no baseline is a record with verdict no-baseline and the reason, not an er
       verdict: 'no-baseline',
       confirmRounds: 12,
       flagged: [],
+      note: 'no baseline: previous successful run of schedule quarterly: none started before 2026-01-01T00:00:00.000Z (this is its first completed run)',
     });
     const rec = ComparisonRecord.parse(JSON.parse(readFileSync(comparisonFile(dir, 'q-1'), 'utf8')));
     assert.match(rec.baseline_chosen_by, /none started before 2026-01-01T00:00:00.000Z/);
