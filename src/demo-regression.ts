@@ -21,10 +21,9 @@
  */
 import path from 'node:path';
 import { readFileSync } from 'node:fs';
-import { Client, Connection } from '@temporalio/client';
-import { startDevServer, type DevServer } from './temporal/dev-server';
-import { createWorker, installRuntime } from './worker';
-import { loadConfig, logLevel, REPO_ROOT } from './config';
+import type { Client } from '@temporalio/client';
+import { REPO_ROOT } from './config';
+import { startDemoEnv } from './demo-env';
 import { readSpecFile } from './lib/spec-file';
 import { checkSpec } from './activities/matrix/validate-spec';
 import {
@@ -35,7 +34,7 @@ import {
   updateScheduleSpec,
 } from './temporal/schedules';
 import { pollUntil } from './lib/poll';
-import { openResultsDb, resultsDbLocation, stopResultsDbsStartedHere } from './results/db';
+import { openResultsDb, resultsDbLocation } from './results/db';
 import { runDir } from './results/store';
 import type { MatrixResult } from './schema/progress';
 import type { ComparisonRecord } from './schema/comparison';
@@ -125,20 +124,10 @@ async function main(): Promise<void> {
     const { problems } = checkSpec(s);
     if (problems.length) throw new Error(`invalid spec ${name}:\n  - ${problems.join('\n  - ')}`);
   }
-  installRuntime(logLevel('WARN'));
-  let server: DevServer | undefined;
-  const cfg = loadConfig();
-  if (!process.env.TEMPORAL_ADDRESS) {
-    server = await startDevServer({ ui: true });
-    cfg.temporalAddress = server.address;
-    console.error(`regression demo: Temporal dev server on ${server.address}, Web UI ${server.uiUrl}`);
-  }
-  const { worker, connection: wconn } = await createWorker(cfg);
-  const running = worker.run();
-  const connection = await Connection.connect({ address: cfg.temporalAddress });
+  const env = await startDemoEnv('regression demo');
+  const { client, cfg, server } = env;
   let failed = false;
   try {
-    const client = new Client({ connection, namespace: cfg.namespace });
     const scheduleId = `regression-demo-${new Date().toISOString().replace(/[-:]/g, '').slice(0, 15).toLowerCase()}`;
     await createSchedule(client, {
       scheduleId,
@@ -209,12 +198,7 @@ async function main(): Promise<void> {
       await new Promise<void>((resolve) => process.once('SIGINT', () => resolve()));
     }
   } finally {
-    await connection.close();
-    worker.shutdown();
-    await running;
-    await wconn.close();
-    await server?.stop();
-    await stopResultsDbsStartedHere();
+    await env.stop();
   }
   if (failed) process.exitCode = 1;
 }

@@ -6,33 +6,20 @@
  * Set TEMPORAL_ADDRESS to use a server you already run instead of starting one.
  */
 import path from 'node:path';
-import { Client, Connection } from '@temporalio/client';
-import { startDevServer, type DevServer } from './temporal/dev-server';
-import { createWorker, installRuntime } from './worker';
-import { loadConfig, logLevel, REPO_ROOT } from './config';
+import { REPO_ROOT } from './config';
+import { startDemoEnv } from './demo-env';
 import { readSpecFile } from './lib/spec-file';
 import { checkSpec } from './activities/matrix/validate-spec';
 import { newRunId, runAndFollow } from './temporal/run-client';
-import { stopResultsDbsStartedHere } from './results/db';
 
 async function main(): Promise<void> {
   const specFile = process.argv[2] ?? path.join(REPO_ROOT, 'examples', 'demo.yaml');
   const raw = readSpecFile(specFile);
   const { spec, problems } = checkSpec(raw);
   if (!spec || problems.length) throw new Error(`invalid spec ${specFile}:\n  - ${problems.join('\n  - ')}`);
-  installRuntime(logLevel('WARN'));
-  let server: DevServer | undefined;
-  const cfg = loadConfig();
-  if (!process.env.TEMPORAL_ADDRESS) {
-    server = await startDevServer({ ui: true });
-    cfg.temporalAddress = server.address;
-    console.error(`demo: Temporal dev server on ${server.address}, Web UI ${server.uiUrl}`);
-  }
-  const { worker, connection: wconn } = await createWorker(cfg);
-  const running = worker.run();
-  const connection = await Connection.connect({ address: cfg.temporalAddress });
+  const env = await startDemoEnv('demo');
+  const { client, cfg } = env;
   try {
-    const client = new Client({ connection, namespace: cfg.namespace });
     const runId = newRunId(spec.name);
     console.error(
       `demo: run ${runId}: ${spec.workload}, ${spec.scale} rows, ${spec.target.kind} target, codecs ${spec.matrix.codec.join(' / ')}`,
@@ -45,13 +32,7 @@ async function main(): Promise<void> {
     console.log(r.reportPath);
     if (r.cells.some((c) => c.status === 'failed')) process.exitCode = 1;
   } finally {
-    await connection.close();
-    worker.shutdown();
-    await running;
-    await wconn.close();
-    await server?.stop();
-    // The results database's engine process (started by the run's storeRun) exits after its idle period; the demo does not wait.
-    await stopResultsDbsStartedHere();
+    await env.stop();
   }
 }
 

@@ -18,7 +18,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { openResultsDb, resultsDbLocation } from '../../results/db';
 import type { ResultsDb, StoredCell, StoredRun } from '../../results/db/types';
 import { runDir, writeJsonAtomic } from '../../results/store';
-import { COMPARISON_SCHEMA, ComparisonRecord, type RunVerdict } from '../../schema/comparison';
+import { COMPARISON_SCHEMA, ComparisonRecord, type FlaggedPair, type RunVerdict } from '../../schema/comparison';
 import type { BaselineSpec, ResultsDbSpec } from '../../schema/run-spec';
 import {
   applyConfirmation,
@@ -48,13 +48,8 @@ export interface CompareWithBaselineInput {
   startedAt: string;
 }
 
-/** A flagged pair: what the confirming re-run measures again, interleaved. */
-export interface FlaggedPair {
-  pairKey: string;
-  baselineCell: { runId: string; cellKey: string };
-  newCell: { runId: string; cellKey: string };
-  queries: { query_id: string; phase: 'baseline' | 'index' }[];
-}
+/** A flagged pair: what the confirming re-run measures again, interleaved (defined in `schema/comparison.ts`). */
+export type { FlaggedPair };
 
 /** What `compareWithBaseline` returns (small: it goes into workflow history). */
 export interface CompareSummary {
