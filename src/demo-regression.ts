@@ -34,7 +34,8 @@ import {
   updateScheduleSpec,
 } from './temporal/schedules';
 import { pollUntil } from './lib/poll';
-import { openResultsDb, resultsDbLocation } from './results/db';
+import { withResultsDb } from './results/db';
+import { sqlString } from './lib/sql';
 import { runDir } from './results/store';
 import type { MatrixResult } from './schema/progress';
 import type { ComparisonRecord } from './schema/comparison';
@@ -176,11 +177,10 @@ async function main(): Promise<void> {
     }
 
     // The results database holds every measured run of the three runs (and of earlier runs in this results directory).
-    const db = await openResultsDb(resultsDbLocation(undefined, resultsDir));
-    try {
+    await withResultsDb(undefined, resultsDir, async (db) => {
       const runs = [first, aa, ab];
       const inDb = await db.query<{ n: string }>(
-        `SELECT count() AS n FROM samples WHERE run_id IN (${runs.map((r) => `'${r.runId.replace(/'/g, "\\'")}'`).join(', ')})`,
+        `SELECT count() AS n FROM samples WHERE run_id IN (${runs.map((r) => sqlString(r.runId)).join(', ')})`,
       );
       const inFiles = runs.reduce((n, r) => n + measuredRuns(r), 0);
       console.error(
@@ -190,9 +190,7 @@ async function main(): Promise<void> {
         failed = true;
         console.error('regression demo: FAILED: the results database does not hold every measured run');
       }
-    } finally {
-      await db.close();
-    }
+    });
     if (keep && server) {
       console.error(`regression demo: Web UI ${server.uiUrl} (schedule ${scheduleId}); Ctrl-C to stop`);
       await new Promise<void>((resolve) => process.once('SIGINT', () => resolve()));

@@ -186,3 +186,17 @@ export function cannotRunReason(m: WorkloadManifest, f: ServerFeatures, codec: C
     return `ClickHouse ${f.version} has no column CODEC clause (a trial CREATE TEMPORARY TABLE … CODEC(ZSTD(1)) was refused${f.column_codecs_trial?.error ? `: ${f.column_codecs_trial.error.slice(0, 120)}` : ''}); only the LZ4 cell can run`;
   return undefined;
 }
+
+/**
+ * Ids of the selected queries that use the workload's skip index (`usesIndex`), in workload order;
+ * empty when the workload has no index (then a cell has no index step).
+ * @throws Error for an unknown workload or query id (as {@link loadWorkload} and {@link workloadQueries})
+ */
+export function indexQueryIds(workload: string, queries?: string[]): string[] {
+  const m = loadWorkload(workload);
+  return m.index
+    ? workloadQueries(m, { table: m.table, rows: 1, codec: 'LZ4' }, queries)
+        .filter((q) => q.usesIndex)
+        .map((q) => q.id)
+    : [];
+}

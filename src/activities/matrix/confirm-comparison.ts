@@ -11,9 +11,9 @@ import path from 'node:path';
 import type { ClickHouseClient } from '@clickhouse/client';
 import { connect, tryCommand } from '../../clickhouse/client';
 import { measureQueries } from '../../measure/protocol';
-import { loadWorkload, workloadQueries } from '../../lib/workload';
+import { indexQueryIds, loadWorkload, workloadQueries } from '../../lib/workload';
 import { runDir, writeJsonAtomic } from '../../results/store';
-import { openResultsDb, resultsDbLocation } from '../../results/db';
+import { withResultsDb } from '../../results/db';
 import { heartbeat } from '../../temporal/activity-context';
 import { settlePreviousAttempts } from '../support/attempts';
 import { cellMeasureOptions } from '../support/measure-options';
@@ -31,13 +31,7 @@ export function confirmRunId(runId: string): string {
 /** Rebuild a run's cell input from its spec (as stored in the results database). @throws Error when the cell is not in that spec. */
 function cellOf(specJson: string, runId: string, cellKey: string): CellInput {
   const spec = RunSpec.parse(JSON.parse(specJson));
-  const m = loadWorkload(spec.workload);
-  const indexQueries = m.index
-    ? workloadQueries(m, { table: m.table, rows: spec.scale, codec: 'LZ4' }, spec.queries)
-        .filter((q) => q.usesIndex)
-        .map((q) => q.id)
-    : [];
-  const cell = cellInputs(spec, runId, indexQueries).find((c) => c.cellKey === cellKey);
+  const cell = cellInputs(spec, runId, indexQueryIds(spec.workload, spec.queries)).find((c) => c.cellKey === cellKey);
   if (!cell) throw new Error(`run ${runId} has no cell ${cellKey} in its spec`);
   return cell;
 }
@@ -75,8 +69,7 @@ export function createConfirmComparison() {
      * @throws Error when a run or cell is missing from the results database.
      */
     async planConfirmation(input: PlanConfirmationInput): Promise<ConfirmPairPlan[]> {
-      const db = await openResultsDb(resultsDbLocation(input.results, input.resultsDir));
-      try {
+      return withResultsDb(input.results, input.resultsDir, async (db) => {
         const plans: ConfirmPairPlan[] = [];
         for (const [i, f] of input.flagged.entries()) {
           const specOf = async (runId: string) => {
@@ -108,9 +101,7 @@ export function createConfirmComparison() {
           });
         }
         return plans;
-      } finally {
-        await db.close();
-      }
+      });
     },
 
     /**

@@ -5,7 +5,10 @@
  * worker until idle). Idempotent: storing the run again replaces its rows.
  */
 import { heartbeat } from '../../temporal/activity-context';
-import { openResultsDb, resultsDbLocation } from '../../results/db';
+import { withResultsDb } from '../../results/db';
+
+/** How long one statement of a store may take, ms: deleting a run's old rows is a mutation over the whole table. */
+const STORE_REQUEST_TIMEOUT_MS = 10 * 60_000;
 import { runDir } from '../../results/store';
 import type { ResultsDbSpec } from '../../schema/run-spec';
 
@@ -29,14 +32,23 @@ export function createStoreRun() {
      */
     async storeRun(input: { resultsDir: string; runId: string; results?: ResultsDbSpec }): Promise<StoreRunResult> {
       heartbeat({ step: 'storeRun' });
-      const db = await openResultsDb(resultsDbLocation(input.results, input.resultsDir));
-      try {
-        heartbeat({ step: 'storeRun', database: db.description });
-        const counts = await db.storeRun(runDir(input.resultsDir, input.runId));
-        return { ...counts, description: db.description };
-      } finally {
-        await db.close();
-      }
+      return withResultsDb(
+        input.results,
+        input.resultsDir,
+        async (db) => {
+          // Replacing a run's rows waits for a mutation (mutations_sync = 2) whose time grows with the
+          // table, not with the run: keep the activity heartbeating while it waits, bounded by the
+          // request timeout below (a mutation slower than that fails the attempt, which is retried).
+          const beat = setInterval(() => heartbeat({ step: 'storeRun', database: db.description }), 5_000);
+          try {
+            const counts = await db.storeRun(runDir(input.resultsDir, input.runId));
+            return { ...counts, description: db.description };
+          } finally {
+            clearInterval(beat);
+          }
+        },
+        { requestTimeoutMs: STORE_REQUEST_TIMEOUT_MS },
+      );
     },
   };
 }

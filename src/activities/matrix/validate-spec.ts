@@ -6,12 +6,12 @@
 import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { openResultsDb, resultsDbLocation } from '../../results/db';
+import { withResultsDb } from '../../results/db';
 import { ApplicationFailure } from '@temporalio/common';
 import { FAILURE } from '../../schema/failures';
 import { parseRunSpec, SpecError, type RunSpec } from '../../schema/run-spec';
 import { expandMatrix, cellKey } from '../../schema/matrix';
-import { loadWorkload, workloadQueries } from '../../lib/workload';
+import { indexQueryIds, loadWorkload, workloadQueries } from '../../lib/workload';
 import { runDir, cellDir, writeJsonAtomic, readJsonIfExists, readRecordIfExists } from '../../results/store';
 import type { z } from 'zod';
 import { CellResult, RUN_RECORD_SCHEMA, RunRecord } from '../../schema/results';
@@ -166,17 +166,15 @@ export function createValidateSpec() {
         });
       // A named baseline run must exist before anything is measured against it.
       if (spec.baseline?.from === 'run') {
-        const db = await openResultsDb(resultsDbLocation(spec.results, spec.resultsDir));
-        try {
-          if (!(await db.run(spec.baseline.run)))
+        const baselineRun = spec.baseline.run;
+        await withResultsDb(spec.results, spec.resultsDir, async (db) => {
+          if (!(await db.run(baselineRun)))
             throw ApplicationFailure.create({
               type: FAILURE.InvalidSpec,
               nonRetryable: true,
-              message: `invalid run spec:\n  - baseline.run: run "${spec.baseline.run}" is not in the results database (${db.description}); load its folder with \`chbench results import <dir>\`, or name a stored run (\`chbench results sql "SELECT run_id FROM runs"\`)`,
+              message: `invalid run spec:\n  - baseline.run: run "${baselineRun}" is not in the results database (${db.description}); load its folder with \`chbench results import <dir>\`, or name a stored run (\`chbench results sql "SELECT run_id FROM runs"\`)`,
             });
-        } finally {
-          await db.close();
-        }
+        });
       }
       const dir = runDir(spec.resultsDir, input.runId);
       const cellKeys = expandMatrix(spec).map(cellKey);
@@ -215,12 +213,7 @@ export function createValidateSpec() {
       writeJsonAtomic(runFile, record);
       // The spec exactly as given: the input to resume this run with `temporal workflow start --input-file`.
       writeJsonAtomic(path.join(dir, 'run-spec.json'), input.spec);
-      const m = loadWorkload(spec.workload);
-      const indexQueries = m.index
-        ? workloadQueries(m, { table: m.table, rows: spec.scale, codec: 'LZ4' }, spec.queries)
-            .filter((q) => q.usesIndex)
-            .map((q) => q.id)
-        : [];
+      const indexQueries = indexQueryIds(spec.workload, spec.queries);
       return { spec, cellKeys, runDir: dir, reused, indexQueries };
     },
   };

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { renderReport } from '../../results/report';
 import { escapeHtml, renderHtmlReport } from '../../results/report-html';
 import { readJson, readRecord, runDir, writeJsonAtomic, writeRunSamples, writeTextAtomic } from '../../results/store';
-import { openResultsDb, resultsDbLocation } from '../../results/db';
+import { withResultsDb } from '../../results/db';
 import type { SeriesPoint } from '../../results/db/types';
 import { RunRecord } from '../../schema/results';
 
@@ -18,14 +18,11 @@ const SERIES_RUNS = 20;
 export async function seriesOf(resultsDir: string, dir: string): Promise<SeriesPoint[] | undefined> {
   try {
     const run = readRecord(path.join(dir, 'run.json'), RunRecord);
-    const db = await openResultsDb(resultsDbLocation(run.spec.results, resultsDir));
-    try {
-      const points = await db.series({ scheduleId: run.scheduleId ?? null, name: run.spec.name, limit: SERIES_RUNS });
-      // A series needs runs: none stored yet (e.g. a report rendered before the run was stored) means no chart.
-      return points.length ? points : undefined;
-    } finally {
-      await db.close();
-    }
+    const points = await withResultsDb(run.spec.results, resultsDir, (db) =>
+      db.series({ scheduleId: run.scheduleId ?? null, name: run.spec.name, limit: SERIES_RUNS }),
+    );
+    // A series needs runs: none stored yet (e.g. a report rendered before the run was stored) means no chart.
+    return points.length ? points : undefined;
   } catch {
     return undefined;
   }

@@ -127,3 +127,23 @@ export async function openResultsDb(loc: ResultsDbLocation, opts: OpenResultsDbO
   }
   return new ClickHouseResultsDb(client, description, loc.kind);
 }
+
+/**
+ * Open the results database of `results`/`resultsDir` (see {@link resultsDbLocation}), run `fn`
+ * with it and close it, whatever `fn` does.
+ * @returns what `fn` returns
+ * @throws what {@link openResultsDb} or `fn` throws
+ */
+export async function withResultsDb<T>(
+  results: ResultsDbSpec | undefined,
+  resultsDir: string,
+  fn: (db: ResultsDb) => Promise<T>,
+  opts: OpenResultsDbOptions = {},
+): Promise<T> {
+  const db = await openResultsDb(resultsDbLocation(results, resultsDir), opts);
+  try {
+    return await fn(db);
+  } finally {
+    await db.close();
+  }
+}
