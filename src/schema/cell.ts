@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import type { Codec, ProtocolSpec, TargetSpec } from './run-spec';
 import type { TargetHandle } from './target';
+import type { GridsSpec } from './grids';
 
 /** Everything a cell needs, derived from the run spec by the matrix workflow. */
 export interface CellInput {
@@ -27,6 +28,10 @@ export interface CellInput {
   resultsDir: string;
   /** The spec's extra settings (checked against the probe at provisioning). Absent in old histories. */
   settings?: { query: Record<string, string | number>; mergeTree: Record<string, string | number>; optional: string[] };
+  /** Name of the matrix settings profile whose settings were merged into `settings` (absent: no profile axis). */
+  profile?: string;
+  /** Load grids run after the query steps (absent: none). */
+  grids?: GridsSpec;
 }
 
 /** What every step after provisioning receives. */

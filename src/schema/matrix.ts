@@ -13,6 +13,8 @@ export interface CellCoordinates {
   codec: Codec;
   /** 1-based repetition when the matrix repeats each cell (`matrix.repeat` > 1). */
   repetition?: number;
+  /** Settings profile name when the matrix has a settings axis (`matrix.settings`). */
+  profile?: string;
 }
 
 /**
@@ -21,16 +23,24 @@ export interface CellCoordinates {
  */
 export function cellKey(c: CellCoordinates): string {
   const codec = c.codec.toLowerCase().replace(/[()]/g, '');
-  return `v${c.version}-${codec}${c.repetition ? `-r${c.repetition}` : ''}`;
+  return `v${c.version}-${codec}${c.profile ? `-${c.profile}` : ''}${c.repetition ? `-r${c.repetition}` : ''}`;
 }
 
-/** Expand the matrix into cells: versions outer, codecs inner, repetitions innermost, in spec order. */
-export function expandMatrix(spec: { matrix: { version: string[]; codec: Codec[]; repeat?: number } }): CellCoordinates[] {
+/**
+ * Expand the matrix into cells: versions outer, then codecs, settings profiles, repetitions
+ * innermost, in spec order.
+ */
+export function expandMatrix(spec: {
+  matrix: { version: string[]; codec: Codec[]; repeat?: number; settings?: { name: string }[] };
+}): CellCoordinates[] {
   const out: CellCoordinates[] = [];
   const n = spec.matrix.repeat ?? 1;
+  const profiles = spec.matrix.settings?.map((p) => p.name) ?? [undefined];
   for (const version of spec.matrix.version)
     for (const codec of spec.matrix.codec)
-      for (let r = 1; r <= n; r++) out.push(n > 1 ? { version, codec, repetition: r } : { version, codec });
+      for (const profile of profiles)
+        for (let r = 1; r <= n; r++)
+          out.push({ version, codec, ...(profile ? { profile } : {}), ...(n > 1 ? { repetition: r } : {}) });
   return out;
 }
 
@@ -40,7 +50,9 @@ export function expandMatrix(spec: { matrix: { version: string[]; codec: Codec[]
  *   the spec asks for the index and at least one selected query uses it.
  */
 export function cellInputs(spec: RunSpec, runId: string, indexQueries: readonly string[]): CellInput[] {
-  return expandMatrix(spec).map((c) => ({
+  return expandMatrix(spec).map((c) => {
+    const profile = spec.matrix.settings?.find((p) => p.name === c.profile);
+    return {
     runId,
     cellKey: cellKey(c),
     version: c.version,
@@ -53,6 +65,15 @@ export function cellInputs(spec: RunSpec, runId: string, indexQueries: readonly 
     target: spec.target,
     teardown: spec.teardown,
     resultsDir: spec.resultsDir,
-    settings: spec.settings,
-  }));
+    settings: profile
+      ? {
+          query: { ...spec.settings.query, ...profile.query },
+          mergeTree: { ...spec.settings.mergeTree, ...profile.mergeTree },
+          optional: spec.settings.optional,
+        }
+      : spec.settings,
+    ...(profile ? { profile: profile.name } : {}),
+    ...(spec.grids ? { grids: spec.grids } : {}),
+  };
+  });
 }

@@ -7,6 +7,7 @@
  */
 import { z } from 'zod';
 import { versionMatchesLabel } from './version';
+import { GridsSpec, SettingsProfile } from './grids';
 
 /** Column codecs chbench knows how to apply. `LZ4` means the server default (no CODEC clause). */
 export const CODECS = ['LZ4', 'LZ4HC', 'ZSTD(1)', 'ZSTD(3)', 'ZSTD(6)', 'ZSTD(9)', 'NONE'] as const;
@@ -293,6 +294,16 @@ export const RunSpec = z.strictObject({
     codec: z.array(z.enum(CODECS)).min(1, 'at least one codec').refine(uniq, 'codecs must be unique'),
     /** Run every (version, codec) cell this many times, as separate cells `…-r1`, `…-r2`, … (run-to-run variance). */
     repeat: z.int().min(1).max(100).default(1),
+    /**
+     * Named settings profiles: one more axis of the matrix (cells `…-<profile>`). A profile's query
+     * settings go with the load and every measured run, its MergeTree settings into the table, over
+     * the spec's `settings`; both are checked against each target's probe at their level.
+     */
+    settings: z
+      .array(SettingsProfile)
+      .min(1)
+      .refine((ps) => new Set(ps.map((p) => p.name)).size === ps.length, 'profile names must be unique')
+      .optional(),
   }),
   /** Query ids to run (default: all queries of the workload). */
   queries: z.array(z.string().regex(/^[A-Za-z0-9_-]+$/)).min(1).optional(),
@@ -323,6 +334,8 @@ export const RunSpec = z.strictObject({
   results: ResultsDbSpec.optional(),
   /** Compare this run with a baseline after its cells (absent: no comparison). */
   baseline: BaselineSpec.optional(),
+  /** Load grids run in every cell after its query steps: insert throughput and concurrency stepping (src/schema/grids.ts). */
+  grids: GridsSpec.optional(),
 });
 export type RunSpec = z.infer<typeof RunSpec>;
 /** What a user writes (defaults not yet applied). */
@@ -378,6 +391,22 @@ export function parseRunSpec(input: unknown): RunSpec {
       throw new SpecError([
         `protocol.warmRuns: ${r.data.protocol.warmRuns} warm runs per query cannot give the comparison the ${b.minRuns} valid warm runs per side it needs (baseline.minRuns); use at least ${b.minRuns}, better 15`,
       ]);
+    const ins = r.data.grids?.insert;
+    if (ins?.maxConnections !== undefined) {
+      const over = ins.concurrency.filter((c) => c > ins.maxConnections!);
+      if (over.length)
+        throw new SpecError([
+          `grids.insert.maxConnections: ${ins.maxConnections} connections cannot serve ${over.join(', ')} concurrent clients: clients would wait for a connection and the point would measure the pool, not the server; raise maxConnections to at least ${Math.max(...over)} or remove it (default: one connection per client)`,
+        ]);
+    }
+    const mix = r.data.grids?.concurrency?.mix;
+    if (mix && r.data.queries) {
+      const missing = mix.filter((e) => !r.data.queries!.includes(e.id)).map((e) => e.id);
+      if (missing.length)
+        throw new SpecError([
+          `grids.concurrency.mix: query id(s) ${missing.join(', ')} are not among the run's queries (queries: ${r.data.queries.join(', ')})`,
+        ]);
+    }
     if (r.data.target.kind === 'embedded') {
       const bad = r.data.matrix.version.filter((v) => !versionMatchesLabel(EMBEDDED_VERSION, v));
       if (bad.length)
