@@ -148,7 +148,8 @@ export class CellRun {
       try {
         const r = await run({ ...opts, summary }, this.input as StepInput);
         this.attempts[phase] = (this.attempts[phase] ?? 0) + r.attempt;
-        this.progress.done.push(phase);
+        // A phase of several activities (the grids' points and steps) is listed once.
+        if (!this.progress.done.includes(phase)) this.progress.done.push(phase);
         return r;
       } catch (err) {
         // A step that failed after exhausting its retries ran exactly maximumAttempts times: say so
