@@ -22,7 +22,10 @@ import {
   type StorageRecord,
   type QueriesRecord,
   type IndexRecord,
+  type InsertPointRecord,
+  type ConcurrencyStepRecord,
 } from '../schema/results';
+import { insertPoints } from '../schema/grids';
 
 import { CELL_COUNTERS as KEY_EVENTS } from '../measure/validity';
 
@@ -54,6 +57,25 @@ function metricsDelta(a?: MetricsSnapshot, b?: MetricsSnapshot): MetricsDelta | 
   };
 }
 
+/**
+ * The grid records of a cell, in the order the grids run them (concurrency steps by client count,
+ * insert points in spec order); undefined when the cell has no grids.
+ */
+function readGrids(dir: string, cell: CellInput): CellResult['grids'] {
+  if (!cell.grids) return undefined;
+  const read = <T>(f: string) => readJsonIfExists<T>(path.join(dir, 'grids', f));
+  return {
+    insert: (cell.grids.insert ? insertPoints(cell.grids.insert) : []).flatMap((p) => {
+      const r = read<InsertPointRecord>(`insert-${p.key}.json`);
+      return r ? [r] : [];
+    }),
+    concurrency: (cell.grids.concurrency?.steps ?? []).flatMap((c) => {
+      const r = read<ConcurrencyStepRecord>(`concurrency-c${c}.json`);
+      return r ? [r] : [];
+    }),
+  };
+}
+
 /** Activity factory. */
 export function createWriteCellResult() {
   return {
@@ -79,6 +101,7 @@ export function createWriteCellResult() {
       if (existsSync(dir))
         for (const f of readdirSync(dir))
           if (/^quiesce-.*\.json$/.test(f)) quiesce[f.slice(8, -5)] = read<QuiesceRecord>(f)!;
+      const grids = readGrids(dir, cell);
       const start = read<MetricsSnapshot>('metrics-start.json');
       const end = read<MetricsSnapshot>('metrics-end.json');
       const result: CellResult = {
@@ -112,6 +135,7 @@ export function createWriteCellResult() {
                 'the server was restarted during the cell; its counters started again from zero',
             }
           : {}),
+        ...(grids ? { grids } : {}),
       };
       const file = path.join(dir, 'result.json');
       writeJsonAtomic(file, result);

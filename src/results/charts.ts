@@ -395,3 +395,98 @@ export async function renderChart(chart: Chart): Promise<RenderedChart> {
     return { ...chart, error: e instanceof Error ? e.message : String(e) };
   }
 }
+
+/**
+ * Chart 6: the insert grid, per cell: rows/s (log scale when wide) against concurrent clients, one
+ * line per batch size, one panel per settings profile × format. Source: each point's
+ * `grids/insert-<point>.json` `summary.rowsPerS` = rows acknowledged by the server (verified against
+ * `count()`) / client wall time of the point's timed loop. `null` without an insert grid.
+ */
+export function insertGridChart(cells: CellResult[]): Chart | null {
+  const rows = cells.flatMap((c) =>
+    (c.grids?.insert ?? []).map((r) => ({
+      cell: cellLabel(c),
+      panel: `${cellLabel(c)} · ${r.point.profile.name} · ${r.point.format}`,
+      batch: `${r.point.batchSize.toLocaleString('en-US')} rows`,
+      batchSize: r.point.batchSize,
+      clients: r.point.concurrency,
+      rows_per_s: r.summary.rowsPerS,
+      verified: r.summary.verified ? 'verified' : 'NOT verified',
+    })),
+  );
+  if (!rows.length) return null;
+  const title = 'Insert grid: rows/s by batch size and concurrent clients';
+  const source =
+    "Each point's grids/insert-<point>.json: summary.rowsPerS = rows the server acknowledged (checked against SELECT count() of the point's own table) / client wall time of the timed loop (for async inserts, until the rows were visible). Rows were generated on the server before the loop.";
+  const log = wide(rows.map((r) => r.rows_per_s)) && rows.every((r) => r.rows_per_s > 0);
+  const spec = {
+    ...base,
+    title: { text: title, subtitle: 'closed-loop clients, one connection each; a hollow point was not verified' },
+    data: { values: rows },
+    facet: { field: 'panel', type: 'nominal', title: null },
+    columns: 2,
+    spec: {
+      width: 300,
+      height: 200,
+      layer: [
+        {
+          mark: { type: 'line', point: false },
+          encoding: {
+            x: { field: 'clients', type: 'quantitative', title: 'concurrent clients', scale: { type: 'log', base: 2 } },
+            y: { field: 'rows_per_s', type: 'quantitative', title: `rows/s${log ? ' (log scale)' : ''}`, scale: log ? { type: 'log' } : {} },
+            color: { field: 'batch', type: 'nominal', title: 'batch', sort: { field: 'batchSize' } },
+          },
+        },
+        {
+          mark: { type: 'point', size: 50 },
+          encoding: {
+            x: { field: 'clients', type: 'quantitative', scale: { type: 'log', base: 2 } },
+            y: { field: 'rows_per_s', type: 'quantitative', scale: log ? { type: 'log' } : {} },
+            color: { field: 'batch', type: 'nominal', sort: { field: 'batchSize' } },
+            fill: { condition: { test: "datum.verified === 'verified'", field: 'batch', type: 'nominal' }, value: 'white' },
+          },
+        },
+      ],
+    },
+  } as TopLevelSpec;
+  return { id: 'insert-grid', title, source, spec };
+}
+
+/**
+ * Chart 7: concurrency stepping, per cell: QPS and P99 latency against clients. Source: each step's
+ * `grids/concurrency-c<clients>.json` `summary.qps` (successful queries completed in the measured
+ * window / window seconds) and `summary.latencyMs.p99` (its `latencySource`: query_log
+ * `query_duration_ms`, or client wall). `null` without a stepping.
+ */
+export function concurrencyChart(cells: CellResult[]): Chart | null {
+  const rows = cells.flatMap((c) =>
+    (c.grids?.concurrency ?? []).flatMap((r) => [
+      { cell: cellLabel(c), clients: r.summary.clients, measure: 'QPS', value: r.summary.qps },
+      ...(r.summary.latencyMs.p99 !== null
+        ? [{ cell: cellLabel(c), clients: r.summary.clients, measure: `P99 latency, ms (${r.summary.latencySource})`, value: r.summary.latencyMs.p99 }]
+        : []),
+    ]),
+  );
+  if (!rows.length) return null;
+  const title = 'Concurrency stepping: throughput and P99 latency by clients';
+  const source =
+    "Each step's grids/concurrency-c<clients>.json: QPS = successful queries completed in the measured window / window seconds; P99 of the successful queries' latency (server-side query_duration_ms from system.query_log where the server keeps it, else client wall time — the label says which).";
+  const spec = {
+    ...base,
+    title: { text: title, subtitle: 'closed-loop clients over the query mix; warm-up excluded' },
+    data: { values: rows },
+    facet: { row: { field: 'measure', type: 'nominal', title: null } },
+    resolve: { scale: { y: 'independent' } },
+    spec: {
+      width: 420,
+      height: 170,
+      mark: { type: 'line', point: true },
+      encoding: {
+        x: { field: 'clients', type: 'quantitative', title: 'concurrent clients', scale: { type: 'log', base: 2 } },
+        y: { field: 'value', type: 'quantitative', title: null },
+        color: { field: 'cell', type: 'nominal', title: 'cell' },
+      },
+    },
+  } as TopLevelSpec;
+  return { id: 'concurrency', title, source, spec };
+}

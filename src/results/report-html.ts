@@ -17,6 +17,8 @@ import {
   cellLabel,
   comparisonChart,
   compressionChart,
+  concurrencyChart,
+  insertGridChart,
   queryTimesChart,
   renderChart,
   seriesChart,
@@ -25,6 +27,9 @@ import {
 } from './charts';
 import { ComparisonRecord } from '../schema/comparison';
 import type { CellResult, RunRecord } from '../schema/results';
+import type { RunSpec } from '../schema/run-spec';
+import { ConcurrencyGridSpec } from '../schema/grids';
+import { concurrencyTable, insertGridTable, steppingOutcome } from './report-grids';
 import type { SeriesPoint } from './db/types';
 
 /** What the caller may add to the run folder's own records. */
@@ -73,6 +78,49 @@ function table(head: string[], rows: (string | Raw)[][]): Raw {
 
 function note(text: string): Raw {
   return h`<p class="note">${text}</p>`;
+}
+
+/** Table cells written for report.md, without its `**bold**` marks. */
+function plain(rows: string[][]): string[][] {
+  return rows.map((r) => r.map((x) => x.replace(/\*\*/g, '')));
+}
+
+/**
+ * The load grids: per cell the stepping's table with its knee, the insert grid's table, and their
+ * charts (empty when the spec has no grids). Tables and wording as in report.md (`report-grids.ts`).
+ */
+async function gridsHtml(
+  spec: RunSpec,
+  cells: CellResult[],
+  figures: (charts: (Chart | null)[], none: string) => Promise<Raw>,
+): Promise<Raw> {
+  if (!spec.grids) return h``;
+  const out: Raw[] = [];
+  if (spec.grids.concurrency) {
+    const g = ConcurrencyGridSpec.parse(spec.grids.concurrency);
+    const parts: Raw[] = [];
+    for (const c of cells.filter((x) => x.grids?.concurrency.length)) {
+      const t = concurrencyTable(c.grids!.concurrency);
+      const o = steppingOutcome(c.grids!.concurrency, g);
+      parts.push(
+        h`<h3>${cellLabel(c)}</h3>${table(t.head, plain(t.rows))}<p>Knee: <strong>${o.knee.clients === null ? 'none within the steps run' : `${o.knee.clients} clients`}</strong> — ${o.knee.reason}. Stepping ended: ${o.stopReason}.</p>`,
+      );
+    }
+    out.push(
+      h`<section id="concurrency"><h2>Concurrency stepping</h2>${await figures([concurrencyChart(cells)], 'No cell measured a concurrency step.')}${parts}</section>`,
+    );
+  }
+  if (spec.grids.insert) {
+    const parts: Raw[] = [];
+    for (const c of cells.filter((x) => x.grids?.insert.length)) {
+      const t = insertGridTable(c.grids!.insert);
+      parts.push(h`<h3>${cellLabel(c)}</h3>${table(t.head, plain(t.rows))}`);
+    }
+    out.push(
+      h`<section id="insert-grid"><h2>Insert grid</h2>${await figures([insertGridChart(cells)], 'No cell measured an insert point.')}${parts}</section>`,
+    );
+  }
+  return h`${out}`;
 }
 
 /** The validity headline, worded as in report.md. */
@@ -192,6 +240,7 @@ ${validityBlock(ok)}</header>
 <section id="queries"><h2>Query times</h2>${await figures([queryTimesChart(ok, 'baseline'), queryTimesChart(ok, 'index')], 'No query run was measured.')}</section>
 <section id="compression"><h2>Compression</h2>${await figures([compressionChart(ok)], 'No cell recorded per-column sizes.')}</section>
 <section id="skip-index"><h2>Skip index</h2>${await figures([skipIndexChart(ok, spec.protocol.statistic)], 'No cell materialized a skip index.')}</section>
+${await gridsHtml(spec, cells, figures)}
 ${await comparisonSection(dir)}
 ${series ? h`<section id="series"><h2>Series of past runs</h2>${await figures([seriesChart(series)], 'The series has no point to draw.')}</section>` : ''}
 <footer><p class="note">Every table and every sample: report.md and cells/&lt;cell&gt;/*.json beside this page.</p></footer>`;

@@ -6,6 +6,7 @@
 import path from 'node:path';
 import { existsSync, readdirSync } from 'node:fs';
 import markdownTable from 'markdown-table';
+import { gridsSections } from './report-grids';
 import { readRecord, readRecordIfExists } from './store';
 import { comparisonSection } from './report-comparison';
 import { ComparisonRecord } from '../schema/comparison';
@@ -19,35 +20,8 @@ import {
   type QueryRecord,
 } from '../schema/results';
 
-/** Format bytes as GiB/MiB/KiB with 2 decimals. */
-export function fmtBytes(b: number | null | undefined): string {
-  if (b === null || b === undefined || !Number.isFinite(b)) return 'n/a';
-  const u = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
-  let i = 0;
-  let v = b;
-  while (v >= 1024 && i < u.length - 1) [v, i] = [v / 1024, i + 1];
-  return `${i === 0 ? v : v.toFixed(2)} ${u[i]}`;
-}
-
-/**
- * Format ms: 2 decimals under 10 ms, 1 under 1 s, seconds above; never finer than `resolutionMs`
- * (the source's step): whole ms for a 1 ms source, and `< 1 ms` for a value below it.
- */
-export function fmtMs(ms: number | null | undefined, resolutionMs: number | null = null): string {
-  if (ms === null || ms === undefined || !Number.isFinite(ms)) return 'n/a';
-  // Never finer than the source: below its resolution the figure is "< resolution".
-  if (resolutionMs !== null && resolutionMs > 0 && ms < resolutionMs) return `< ${resolutionMs} ms`;
-  // A source that counts whole milliseconds (query_log.query_duration_ms) is printed without decimals.
-  if (resolutionMs === 1 && ms < 1000) return `${Math.round(ms)} ms`;
-  if (ms < 10) return `${ms.toFixed(2)} ms`;
-  if (ms < 1000) return `${ms.toFixed(1)} ms`;
-  return `${(ms / 1000).toFixed(2)} s`;
-}
-
-/** An integer with thousands separators (en-US); `n/a` for null or non-finite. */
-export function fmtInt(n: number | null | undefined): string {
-  return n === null || n === undefined || !Number.isFinite(n) ? 'n/a' : Math.round(n).toLocaleString('en-US');
-}
+export { fmtBytes, fmtMs, fmtInt } from './format';
+import { fmtBytes, fmtMs, fmtInt } from './format';
 
 /**
  * Load every cell result of a run, in `run.json` order.
@@ -380,6 +354,7 @@ export function renderReport(dir: string): string {
   }
   out.push(markdownTable(evRows), '');
   if (ok.some((c) => !c.metrics_delta)) out.push('"—" = no end-of-cell snapshot was taken (the cell stopped before its last step), so there is no difference to show.', '');
+  out.push(...gridsSections(spec, cells, label));
   if (comparison.record) out.push(...comparisonSection(comparison.record));
   out.push(...cloudSections(dir, run, cells));
   const bad = cells.filter((c) => c.status !== 'succeeded');

@@ -831,6 +831,90 @@ export const ProtocolRecord = z.looseObject({
 export type ProtocolRecord = z.infer<typeof ProtocolRecord>;
 
 /** `result.json`: the cell's step files assembled into one versioned record (written before teardown). */
+// ---------------------------------------------------------------------------------------------
+// Load grids: grids/insert-<point>.json and grids/concurrency-c<clients>.json (src/schema/grids.ts)
+
+const LatencyRecord = z.object({
+  count: z.number(),
+  p50: z.number().nullable(),
+  p95: z.number().nullable(),
+  p99: z.number().nullable(),
+  max: z.number().nullable(),
+});
+
+/**
+ * What the report reads of an insert point's record (`grids/insert-<key>.json`, written by
+ * `insertPoint`, src/activities/insert-grid.ts); the record holds more (per-INSERT latencies, the
+ * sampler's series), kept as written.
+ */
+export const InsertPointRecord = z
+  .object({
+    summary: z
+      .object({
+        key: z.string(),
+        rowsPerS: z.number(),
+        mbPerS: z.number(),
+        latencyMs: LatencyRecord,
+        inserts: z.number(),
+        errors: z.number(),
+        verified: z.boolean(),
+        clientBound: z.boolean(),
+      })
+      .loose(),
+    point: z
+      .object({
+        batchSize: z.number(),
+        concurrency: z.number(),
+        profile: z.object({ name: z.string() }).loose(),
+        format: z.string(),
+      })
+      .loose(),
+    /** Parts created per successful INSERT: Δ `MergeTreeDataWriterBlocks` (system.events) / INSERTs; null when unknown. */
+    parts_per_insert: z.number().nullable(),
+    /** Highest count of active parts of the point's table the sampler saw (`system.parts`). */
+    peak_active_parts: z.number().nullable(),
+    /** Highest count of merges of the point's table running at a sample (`system.merges`). */
+    peak_merges: z.number().nullable(),
+    /** Highest server memory at a sample, bytes (`system.metrics` MemoryTracking). */
+    peak_memory_bytes: z.number().nullable(),
+    /** Δ `system.events` over the point: DelayedInserts, RejectedInserts, DuplicatedInsertedBlocks, … (null: the server has no such event). */
+    events: z.record(z.string(), z.number().nullable()),
+    /** INSERTs that failed, by ClickHouse error code (252 = TOO_MANY_PARTS). */
+    errors_by_code: z.record(z.string(), z.number()),
+    verification: z.object({ expected: z.number(), actual: z.number().nullable(), ok: z.boolean(), detail: z.string() }).loose(),
+    /** What happened to `async_insert=1`, in words (null: not requested). */
+    async_note: z.string().nullable(),
+    /** Why the point is or is not client-bound (`ClientCpu.reason`). */
+    client_cpu: z.string(),
+    stopped_by: z.string(),
+    attempt: z.number(),
+  })
+  .loose();
+export type InsertPointRecord = z.infer<typeof InsertPointRecord>;
+
+/** What the report reads of a concurrency step's record (`grids/concurrency-c<clients>.json`, `concurrencyStep`). */
+export const ConcurrencyStepRecord = z
+  .object({
+    summary: z
+      .object({
+        clients: z.number(),
+        qps: z.number(),
+        requests: z.number(),
+        errors: z.number(),
+        errorsByCode: z.record(z.string(), z.number()),
+        latencyMs: LatencyRecord,
+        latencySource: z.enum(['query_log', 'client wall']),
+        wallLatencyMs: LatencyRecord,
+        clientBound: z.boolean(),
+      })
+      .loose(),
+    /** Why the step is or is not client-bound (`ClientCpu.reason`). */
+    client_cpu: z.string(),
+    attempt: z.number(),
+  })
+  .loose();
+export type ConcurrencyStepRecord = z.infer<typeof ConcurrencyStepRecord>;
+
 export const CellResult = z.object({
   /** {@link CELL_RESULT_SCHEMA}. */
   schema: z.literal(CELL_RESULT_SCHEMA),
@@ -864,6 +948,10 @@ export const CellResult = z.object({
   /** Counters end − start; null when a snapshot is missing or the server restarted (`metrics_delta_unavailable` says so). */
   metrics_delta: MetricsDelta.nullable(),
   metrics_delta_unavailable: z.string().optional(),
+  /** Load grids (only with `grids` in the spec): the records in `grids/`, points and steps in the order they ran. */
+  grids: z
+    .object({ insert: z.array(InsertPointRecord), concurrency: z.array(ConcurrencyStepRecord) })
+    .optional(),
 });
 export type CellResult = z.infer<typeof CellResult>;
 
