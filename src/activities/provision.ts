@@ -86,12 +86,20 @@ function resolveCellSettings(cell: CellInput, m: WorkloadManifest, probe: Capabi
     { query: 'loadSettings', mergeTree: 'tableSettings' },
   );
   const sp = checkSettings({ query: spec.query, mergeTree: spec.mergeTree, optional: spec.optional }, probe, 'spec');
+  // The insert grid's profiles are checked here too, so a setting this version lacks stops the cell before loading.
+  const grid = (cell.grids?.insert?.settings ?? []).flatMap(
+    (p, i) =>
+      checkSettings({ query: p.query, mergeTree: p.mergeTree, optional: spec.optional }, probe, `profile "${p.name}"`, {
+        query: `grids.insert.settings[${i}].query`,
+        mergeTree: `grids.insert.settings[${i}].mergeTree`,
+      }).problems,
+  );
   return {
     load: { ...wl.applied.query, ...sp.applied.query },
     runs: sp.applied.query,
     table: { ...wl.applied.mergeTree, ...sp.applied.mergeTree },
     not_applied: { ...wl.not_applied, ...sp.not_applied },
-    problems: [...wl.problems, ...sp.problems],
+    problems: [...wl.problems, ...sp.problems, ...grid],
   };
 }
 

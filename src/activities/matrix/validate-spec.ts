@@ -11,7 +11,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { FAILURE } from '../../schema/failures';
 import { parseRunSpec, SpecError, type RunSpec } from '../../schema/run-spec';
 import { expandMatrix, cellKey } from '../../schema/matrix';
-import { indexQueryIds, loadWorkload, workloadQueries } from '../../lib/workload';
+import { GENERATOR_SOURCE, indexQueryIds, loadWorkload, renderTemplate, workloadQueries, type WorkloadManifest } from '../../lib/workload';
 import { runDir, cellDir, writeJsonAtomic, readJsonIfExists, readRecordIfExists } from '../../results/store';
 import type { z } from 'zod';
 import { CellResult, RUN_RECORD_SCHEMA, RunRecord } from '../../schema/results';
@@ -94,7 +94,8 @@ export function checkSpec(input: unknown, opts: CheckOptions = {}): { spec?: Run
         Array.isArray(raw.queries) && raw.queries.every((q: unknown) => typeof q === 'string')
           ? (raw.queries as string[])
           : undefined;
-      workloadQueries(m, { table: m.table, rows: 1, codec: 'LZ4' }, ids);
+      const selected = workloadQueries(m, { table: m.table, rows: 1, codec: 'LZ4' }, ids).map((q) => q.id);
+      problems.push(...gridProblems(spec, m, selected));
     } catch (e) {
       problems.push(
         `${/unknown query/.test(String(e)) ? 'queries' : 'workload'}: ${(e as Error).message.replace(/^(workload|queries): /, '')}`,
@@ -122,6 +123,28 @@ export function checkSpec(input: unknown, opts: CheckOptions = {}): { spec?: Run
   // The schema and a target's own checks may name the same problem: each once.
   const unique = [...new Set(problems)];
   return unique.length ? { ...(spec ? { spec } : {}), problems: unique } : { spec, problems: unique };
+}
+
+/**
+ * What the load grids need from the workload: the concurrency mix names selected queries, and the
+ * insert grid can slice the workload's generator (its load.sql reads `numbers(N)` or `numbers_mt(N)`).
+ */
+function gridProblems(spec: RunSpec | undefined, m: WorkloadManifest, selected: string[]): string[] {
+  const out: string[] = [];
+  const mix = spec?.grids?.concurrency?.mix;
+  const missing = (mix ?? []).filter((e) => !selected.includes(e.id)).map((e) => e.id);
+  if (missing.length)
+    out.push(
+      `grids.concurrency.mix: query id(s) ${missing.join(', ')} are not selected queries of workload ${m.name} (selected: ${selected.join(', ')})`,
+    );
+  if (spec?.grids?.insert) {
+    const load = renderTemplate(m.name, m.load, { table: m.table, rows: 1, codec: 'LZ4' });
+    if (!GENERATOR_SOURCE.test(load))
+      out.push(
+        `grids.insert: workload ${m.name}'s ${m.load} does not read numbers(N) or numbers_mt(N), so the insert grid cannot generate its rows batch by batch`,
+      );
+  }
+  return out;
 }
 
 /**
