@@ -779,7 +779,10 @@ async function longMatrix(ctx: Ctx): Promise<{ ok: boolean; line: string }> {
     const r = (await ctx.client.workflow.execute('benchmarkMatrix', {
       taskQueue: ctx.taskQueue,
       workflowId: runId,
-      args: LONG_REPEAT < 18 ? [spec, { eventBudget: Math.max(100, Math.round((EVENT_BUDGET * LONG_REPEAT) / 18)) }] : [spec],
+      args:
+        LONG_REPEAT < 18
+          ? [spec, { eventBudget: Math.max(100, Math.round((EVENT_BUDGET * LONG_REPEAT) / 18)) }]
+          : [spec],
     })) as { cells: { status: string }[] };
     const ok = r.cells.filter((c) => c.status === 'succeeded').length;
     let maxCell = 0;

@@ -48,7 +48,9 @@ async function main(): Promise<void> {
   let failed = false;
   try {
     const runId = newRunId(spec.name);
-    console.error(`grids demo: run ${runId}: ${spec.workload}, ${spec.scale.toLocaleString('en-US')} rows, ${spec.target.kind} target`);
+    console.error(
+      `grids demo: run ${runId}: ${spec.workload}, ${spec.scale.toLocaleString('en-US')} rows, ${spec.target.kind} target`,
+    );
     const t0 = Date.now();
     const r = await runAndFollow(client, raw, runId, cfg.taskQueue, { progress: true });
     console.error(

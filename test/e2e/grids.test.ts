@@ -98,7 +98,11 @@ test('a grid resumes after a worker kill without running finished points again',
   const cellKey = 'v26.7-lz4';
   const gridDir = path.join(cellDir(resultsDir, runId, cellKey), 'grids');
   const recordsNow = () =>
-    existsSync(gridDir) ? readdirSync(gridDir).filter((f) => /^insert-.*\.json$/.test(f)).sort() : [];
+    existsSync(gridDir)
+      ? readdirSync(gridDir)
+          .filter((f) => /^insert-.*\.json$/.test(f))
+          .sort()
+      : [];
 
   startWorker();
   const handle = await client.workflow.start('benchmarkMatrix', { taskQueue, workflowId: runId, args: [spec] });
@@ -110,7 +114,10 @@ test('a grid resumes after a worker kill without running finished points again',
   });
   await killWorker();
   const before = new Map(recordsNow().map((f) => [f, readFileSync(path.join(gridDir, f), 'utf8')]));
-  assert.ok(before.size < points.length, `the kill came before the last point (${before.size} of ${points.length} done)`);
+  assert.ok(
+    before.size < points.length,
+    `the kill came before the last point (${before.size} of ${points.length} done)`,
+  );
   startWorker();
   const r = (await handle.result()) as MatrixResult;
   assert.equal(r.status, 'completed');
@@ -136,7 +143,9 @@ test('a grid resumes after a worker kill without running finished points again',
   assert.equal(steps.length, 2, 'each concurrency step is one scheduled activity');
 
   // Every point verified by count(); the report shows both grids.
-  const result = JSON.parse(readFileSync(path.join(cellDir(resultsDir, runId, cellKey), 'result.json'), 'utf8')) as CellResult;
+  const result = JSON.parse(
+    readFileSync(path.join(cellDir(resultsDir, runId, cellKey), 'result.json'), 'utf8'),
+  ) as CellResult;
   assert.deepEqual(
     result.grids!.insert.map((p) => p.summary.key),
     points.map((p) => p.key),

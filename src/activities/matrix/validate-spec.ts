@@ -11,7 +11,14 @@ import { ApplicationFailure } from '@temporalio/common';
 import { FAILURE } from '../../schema/failures';
 import { parseRunSpec, SpecError, type RunSpec } from '../../schema/run-spec';
 import { expandMatrix, cellKey } from '../../schema/matrix';
-import { GENERATOR_SOURCE, indexQueryIds, loadWorkload, renderTemplate, workloadQueries, type WorkloadManifest } from '../../lib/workload';
+import {
+  GENERATOR_SOURCE,
+  indexQueryIds,
+  loadWorkload,
+  renderTemplate,
+  workloadQueries,
+  type WorkloadManifest,
+} from '../../lib/workload';
 import { runDir, cellDir, writeJsonAtomic, readJsonIfExists, readRecordIfExists } from '../../results/store';
 import type { z } from 'zod';
 import { CellResult, RUN_RECORD_SCHEMA, RunRecord } from '../../schema/results';
