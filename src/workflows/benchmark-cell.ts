@@ -9,7 +9,7 @@ import { CancellationScope, isCancellation, CancelledFailure } from '@temporalio
 import type { CellInput, CellOutcome } from '../schema/cell';
 import { describeFailure } from '../schema/failures';
 import { CellRun, LONG, SHORT, acts, type CellEnd } from './cell-step';
-import { insertPoints, nextStepDecision, type ConcurrencyGridSpec, type ConcurrencyStepSummary } from '../schema/grids';
+import { insertPoints, nextStepDecision, type ConcurrencyStepSummary } from '../schema/grids';
 
 export { cellProgressQuery, type CellProgress } from './cell-step';
 
@@ -59,7 +59,28 @@ export async function benchmarkCell(cell: CellInput): Promise<CellOutcome> {
           acts.runQueries.executeWithOptions(o, [si, 'index', ql]),
         );
       }
-      if (cell.grids?.concurrency) await runConcurrencySteps(run, cell.grids.concurrency);
+      // Concurrency stepping: one activity per client count, until the steps run out or a step's
+      // errors or P99 say stop (nextStepDecision; the report derives the knee from the same records).
+      const stepping = cell.grids?.concurrency;
+      const steps: ConcurrencyStepSummary[] = [];
+      for (const [i, clients] of (stepping?.steps ?? []).entries()) {
+        const input = {
+          clients,
+          n: i + 1,
+          mix: stepping!.mix ?? [],
+          durationS: stepping!.durationS,
+          warmupS: stepping!.warmupS,
+        };
+        steps.push(
+          await run.step(
+            'concurrency',
+            LONG,
+            `concurrency step ${i + 1}: ${clients} clients for ${stepping!.durationS} s`,
+            (o, si) => acts.concurrencyStep.executeWithOptions(o, [si, input]),
+          ),
+        );
+        if (!nextStepDecision(steps, stepping!).go) break;
+      }
       if (cell.grids?.insert)
         for (const point of insertPoints(cell.grids.insert))
           await run.step('insert-grid', LONG, `insert grid point ${point.key}`, (o, si) =>
@@ -85,25 +106,4 @@ export async function benchmarkCell(cell: CellInput): Promise<CellOutcome> {
   if (end.status === 'cancelled')
     throw new CancelledFailure(`cell ${cell.cellKey} cancelled; result kept at ${result.resultFile}`);
   return result;
-}
-
-/**
- * Concurrency stepping: one `concurrencyStep` activity per client count, in order, until the steps
- * run out or a step's errors or P99 say stop ({@link nextStepDecision}). The knee and the stop reason
- * are derived again from the step records by the report, with the same functions.
- */
-async function runConcurrencySteps(run: CellRun, g: ConcurrencyGridSpec): Promise<void> {
-  const done: ConcurrencyStepSummary[] = [];
-  for (const [i, clients] of g.steps.entries()) {
-    const step = { clients, n: i + 1, mix: g.mix ?? [], durationS: g.durationS, warmupS: g.warmupS };
-    done.push(
-      await run.step(
-        'concurrency',
-        LONG,
-        `concurrency step ${i + 1}/${g.steps.length}: ${clients} clients, ${g.durationS} s`,
-        (o, si) => acts.concurrencyStep.executeWithOptions(o, [si, step]),
-      ),
-    );
-    if (!nextStepDecision(done, g).go) break;
-  }
 }
