@@ -28,7 +28,10 @@
  * ## Endpoints
  * - `GET|HEAD /ping` and `GET /` without a query → `Ok.\n`.
  * - `GET /?query=…` and `POST /?…` (SQL = `query` parameter, then `\n`, then the body; or the body
- *   alone). Inserts: `POST /?query=INSERT INTO t FORMAT JSONEachRow` with the rows as body.
+ *   alone). Inserts: `POST /?query=INSERT INTO t FORMAT JSONEachRow` with the rows as body; a
+ *   binary format (`RowBinary`, `Native`, …) in the same shape is written to a file under the data
+ *   directory and inserted with `INSERT … FROM INFILE` (the engine's query text cannot carry binary
+ *   bytes; the file write is part of the statement's time).
  * - `GET /chbench/running` → JSON `[{query_id, state, received_at_ms, started_at_ms, sql_head}]` for
  *   the statement executing (`state: 'running'`) and those waiting for it (`state: 'queued'`,
  *   `started_at_ms: null`). Times are epoch milliseconds; `sql_head` is the first 200 characters.
@@ -739,6 +742,12 @@ interface Job {
   shape: SqlShape;
   /** Raw body of an `INSERT … FORMAT <text format>` request handled by chdb's raw insert. */
   rawInsert?: { table: string; columns?: string[]; format: (typeof RAW_INSERT_FORMATS)[string]; body: Buffer };
+  /**
+   * Body of an `INSERT … FORMAT <binary format>` request (RowBinary, Native, …): written to a file
+   * under the data directory and inserted with `INSERT … FROM INFILE`, since chdb's query text cannot
+   * carry binary bytes. The file is removed when the statement ends.
+   */
+  fileInsert?: { table: string; columns?: string[]; format: string; body: Buffer };
   database: string;
   format: string;
   settings: [string, string][];
@@ -897,6 +906,26 @@ class Engine {
     } else if (job.sink) {
       const streamed = await this.stream(s, job, job.sink);
       if (streamed) return streamed;
+    }
+    if (job.fileInsert) {
+      const fi = job.fileInsert;
+      const dir = path.join(this.dataPath, '..', 'insert-bodies');
+      fs.mkdirSync(dir, { recursive: true });
+      const file = path.join(dir, `${randomUUID()}.bin`);
+      fs.writeFileSync(file, fi.body);
+      try {
+        const cols = fi.columns ? ` (${fi.columns.map(sqlIdent).join(', ')})` : '';
+        const r = await s.queryAsync(
+          `INSERT INTO ${fi.table}${cols} FROM INFILE ${sqlString(file)} FORMAT ${fi.format}`,
+          {
+            format: job.format,
+          },
+        );
+        summary.elapsed_ns = String(Math.round(r.elapsed * 1e9));
+      } finally {
+        fs.rmSync(file, { force: true });
+      }
+      return { body, format: job.format, summary, unmeasured: SUMMARY_FIELDS.filter((f) => !(f in summary)) };
     }
     if (!job.rawInsert) {
       const r = await s.queryAsync(job.sql, { format: job.format });
@@ -1178,6 +1207,7 @@ async function main(): Promise<void> {
     }
 
     let rawInsert: Job['rawInsert'];
+    let fileInsert: Job['fileInsert'];
     let sql: string;
     if (shape.first === 'INSERT' && qParam !== '') {
       const m = INSERT_RE.exec(qParam);
@@ -1189,15 +1219,22 @@ async function main(): Promise<void> {
           format: raw,
           body,
         };
+      } else if (m && BINARY_FORMAT_RE.test(m[3].toUpperCase())) {
+        fileInsert = {
+          table: m[1],
+          columns: m[2] ? m[2].split(',').map((c) => c.trim()) : undefined,
+          format: m[3],
+          body,
+        };
       } else if (shape.insertFormat && BINARY_FORMAT_RE.test(shape.insertFormat.toUpperCase())) {
         throw new ServerError(
           48,
           'NOT_IMPLEMENTED',
-          `INSERT in binary format ${shape.insertFormat} is not supported by the chbench embedded server (the body would pass through a text API); use a text format such as JSONEachRow`,
+          `INSERT in binary format ${shape.insertFormat} is supported by the chbench embedded server only as \`INSERT INTO <table> [(<columns>)] FORMAT <format>\` in the query parameter with the rows as the body`,
         );
       }
     }
-    if (rawInsert) sql = qParam;
+    if (rawInsert || fileInsert) sql = qParam;
     else if (qParam !== '' && body.length > 0) sql = `${qParam}\n${body.toString('utf8')}`;
     else sql = qParam !== '' ? qParam : body.toString('utf8');
 
@@ -1208,13 +1245,14 @@ async function main(): Promise<void> {
         `Query with id = ${queryId} is already running`,
       );
     }
-    const job: Job = { queryId, sql, shape, rawInsert, database, format, settings, params: qparams };
+    const job: Job = { queryId, sql, shape, rawInsert, fileInsert, database, format, settings, params: qparams };
     const enc = responseEncoding(req, params);
     const tag = exceptionTag();
     exceptionTags.set(res, tag);
     const F = format.toUpperCase();
     const streamable =
       !rawInsert &&
+      !fileInsert &&
       (shape.first === 'SELECT' || shape.first === 'WITH') &&
       params.get('wait_end_of_query') !== '1' &&
       !enc &&
