@@ -54,7 +54,11 @@ export interface InsertSample {
   active_parts: number;
   /** Merges running on the point's table (`system.merges`). */
   merges: number;
-  /** Server memory, bytes (`system.metrics` `MemoryTracking`); null when the server has no such metric. */
+  /**
+   * Server memory, bytes (`system.metrics` `MemoryTracking`): the server's total tracked memory on newer
+   * versions; on 18.16 only the memory of the queries executing (its own description says so); null when
+   * the server has no such metric.
+   */
   memory_bytes: number | null;
 }
 
@@ -321,10 +325,11 @@ export function createInsertGrid(deps: InsertGridDeps) {
             partsCreated = Number(
               await queryScalar(
                 client,
-                `SELECT count() FROM system.part_log WHERE event_date >= yesterday() AND database = currentDatabase() AND table = ${sqlString(table)} AND toString(event_type) = 'NewPart'`,
+                `SELECT count() FROM system.part_log WHERE event_date >= yesterday() AND database = currentDatabase() AND table = ${sqlString(table)} AND toString(event_type) IN ('NewPart', 'NEW_PART')`,
               ),
             );
-            partsSource = "system.part_log rows of the point's table with event_type NewPart";
+            // The Enum value is `NewPart` on newer servers, `NEW_PART` on 18.16 (checked).
+            partsSource = "system.part_log rows of the point's table with event_type NewPart (NEW_PART on 18.16)";
           } catch {
             /* keep the events figure */
           }
