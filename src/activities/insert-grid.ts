@@ -358,6 +358,10 @@ export function createInsertGrid(deps: InsertGridDeps) {
           reasons.push(
             `count() ${count} != expected ${expected} (rows acknowledged ${loop.rowsAcked} − known duplicate rows ${dupRowsKnown})`,
           );
+        if (loop.inserts === 0)
+          reasons.push(
+            `no INSERT succeeded (errors by code: ${JSON.stringify(loop.errorsByCode)}): an empty table verifies nothing`,
+          );
         if (grid.data === 'distinct' && events.DuplicatedInsertedBlocks > 0)
           reasons.push(
             `data was distinct but the server counted DuplicatedInsertedBlocks +${events.DuplicatedInsertedBlocks}: blocks were dropped as duplicates`,
