@@ -17,6 +17,7 @@ import { createMaterializeSkipIndex } from './materialize-skip-index';
 import { createCollectMetrics } from './collect-metrics';
 import { createWriteCellResult } from './write-cell-result';
 import { createTeardown } from './teardown';
+import { createInsertGrid } from './insert-grid';
 import { createWriteReport } from './matrix/write-report';
 import { createCollectCloudMetrics } from './matrix/collect-cloud-metrics';
 import { createStoreRun } from './matrix/store-run';
@@ -153,6 +154,7 @@ function buildActivities(deps: ActivityDeps) {
     runQueries: cellStep('runQueries', runQueries),
     materializeSkipIndex: cellStep('materializeSkipIndex', materializeSkipIndex),
     collectMetrics: cellStep('collectMetrics', collectMetrics),
+    insertPoint: cellStep('insertPoint', createInsertGrid(deps).insertPoint),
     ...createWriteCellResult(),
     ...createTeardown(deps),
     ...createCollectCloudMetrics(),
