@@ -4,6 +4,7 @@
  *
  * One file per step, named after the step: provision → create-schema → load-data → quiesce-merges →
  * storage-stats → run-queries → materialize-skip-index → collect-metrics → write-cell-result → teardown;
+ * concurrency-steps runs the load grid's concurrency stepping (one activity per step);
  * validate-spec, collect-cloud-metrics, store-run, compare-baseline, confirm-comparison and write-report belong to the matrix.
  */
 import { createValidateSpec } from './matrix/validate-spec';
@@ -17,6 +18,7 @@ import { createMaterializeSkipIndex } from './materialize-skip-index';
 import { createCollectMetrics } from './collect-metrics';
 import { createWriteCellResult } from './write-cell-result';
 import { createTeardown } from './teardown';
+import { createConcurrencySteps } from './concurrency-steps';
 import { createWriteReport } from './matrix/write-report';
 import { createCollectCloudMetrics } from './matrix/collect-cloud-metrics';
 import { createStoreRun } from './matrix/store-run';
@@ -143,6 +145,7 @@ function buildActivities(deps: ActivityDeps) {
   const { runQueries } = createRunQueries(deps);
   const { materializeSkipIndex } = createMaterializeSkipIndex();
   const { collectMetrics } = createCollectMetrics();
+  const { concurrencyStep } = createConcurrencySteps(deps);
   return {
     ...createValidateSpec(),
     provision: async (...a: Parameters<typeof provision>) => ({ ...(await provision(...a)), attempt: attempt() }),
@@ -153,6 +156,7 @@ function buildActivities(deps: ActivityDeps) {
     runQueries: cellStep('runQueries', runQueries),
     materializeSkipIndex: cellStep('materializeSkipIndex', materializeSkipIndex),
     collectMetrics: cellStep('collectMetrics', collectMetrics),
+    concurrencyStep: cellStep('concurrencyStep', concurrencyStep),
     ...createWriteCellResult(),
     ...createTeardown(deps),
     ...createCollectCloudMetrics(),
