@@ -138,8 +138,9 @@ export const CLOSED_LOOP_DEFINITIONS: ClosedLoopResult['definitions'] = {
 };
 
 /**
- * Percentiles of latencies (ms) with simple-statistics' `quantileSorted` (its rank rule: the value
- * at rank ⌈p·n⌉ (1-based); when p·n is whole, the mean of ranks p·n and p·n + 1 for an even n). All `null` for no value. Pure.
+ * Percentiles of latencies (ms) with simple-statistics' `quantileSorted`. Its rank rule (1-based
+ * ranks): the value at rank ⌈p·n⌉; when p·n is whole, the mean of ranks p·n and p·n + 1 for an even
+ * n, rank p·n + 1 for an odd n. All `null` for no value. Pure.
  */
 export function latencySummary(values: readonly number[]): LatencySummary {
   if (!values.length) return { count: 0, p50: null, p95: null, p99: null, max: null };
