@@ -4,6 +4,7 @@
  *
  * One file per step, named after the step: provision → create-schema → load-data → quiesce-merges →
  * storage-stats → run-queries → materialize-skip-index → collect-metrics → write-cell-result → teardown;
+ * concurrency-steps and insert-grid run the load grids (one activity per stepping step and per insert point);
  * validate-spec, collect-cloud-metrics, store-run, compare-baseline, confirm-comparison and write-report belong to the matrix.
  */
 import { createValidateSpec } from './matrix/validate-spec';
@@ -18,6 +19,7 @@ import { createCollectMetrics } from './collect-metrics';
 import { createWriteCellResult } from './write-cell-result';
 import { createTeardown } from './teardown';
 import { createInsertGrid } from './insert-grid';
+import { createConcurrencySteps } from './concurrency-steps';
 import { createWriteReport } from './matrix/write-report';
 import { createCollectCloudMetrics } from './matrix/collect-cloud-metrics';
 import { createStoreRun } from './matrix/store-run';
@@ -144,6 +146,7 @@ function buildActivities(deps: ActivityDeps) {
   const { runQueries } = createRunQueries(deps);
   const { materializeSkipIndex } = createMaterializeSkipIndex();
   const { collectMetrics } = createCollectMetrics();
+  const { concurrencyStep } = createConcurrencySteps(deps);
   return {
     ...createValidateSpec(),
     provision: async (...a: Parameters<typeof provision>) => ({ ...(await provision(...a)), attempt: attempt() }),
@@ -155,6 +158,7 @@ function buildActivities(deps: ActivityDeps) {
     materializeSkipIndex: cellStep('materializeSkipIndex', materializeSkipIndex),
     collectMetrics: cellStep('collectMetrics', collectMetrics),
     insertPoint: cellStep('insertPoint', createInsertGrid(deps).insertPoint),
+    concurrencyStep: cellStep('concurrencyStep', concurrencyStep),
     ...createWriteCellResult(),
     ...createTeardown(deps),
     ...createCollectCloudMetrics(),
