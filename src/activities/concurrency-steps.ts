@@ -135,12 +135,19 @@ export function createConcurrencySteps(deps: { workDir: string }) {
       const label = `concurrency-c${step.clients}`;
       heartbeat({ step: label, progress: `step ${step.n}: ${step.clients} clients` });
       const m = loadWorkload(cell.workload);
+      // An empty mix (the spec named none): every selected query of the cell, weight 1.
+      const entries = step.mix.length
+        ? step.mix
+        : workloadQueries(m, { table: m.table, rows: cell.scale, codec: cell.codec }, cell.queries).map((q) => ({
+            id: q.id,
+            weight: 1,
+          }));
       const rendered = workloadQueries(
         m,
         { table: m.table, rows: cell.scale, codec: cell.codec },
-        step.mix.map((e) => e.id),
+        entries.map((e) => e.id),
       );
-      const mix = step.mix.map((e) => ({ id: e.id, weight: e.weight, sql: rendered.find((q) => q.id === e.id)!.sql }));
+      const mix = entries.map((e) => ({ id: e.id, weight: e.weight, sql: rendered.find((q) => q.id === e.id)!.sql }));
       const dir = cellDir(cell.resultsDir, cell.runId, cell.cellKey);
       const rel = `grids/concurrency-c${step.clients}.json`;
       const prefix = queryIdPrefix(cell.runId, cell.cellKey, `conc-c${step.clients}`);
@@ -214,7 +221,7 @@ export function createConcurrencySteps(deps: { workDir: string }) {
             errorsDetail[code].count++;
           }
         const queries: Record<string, ConcurrencyQueryFigures> = {};
-        for (const { id } of step.mix) {
+        for (const { id } of entries) {
           const xs = samples.filter((s) => s.query === id);
           queries[id] = {
             requests: xs.length,

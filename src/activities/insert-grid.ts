@@ -379,7 +379,20 @@ export function createInsertGrid(deps: InsertGridDeps) {
         const peakMerges = samples.reduce((a, s) => Math.max(a, s.merges), 0);
         const mems = samples.map((s) => s.memory_bytes).filter((x): x is number => x !== null);
         const file = path.join('grids', `insert-${point.key}.json`);
+        const summary: InsertPointSummary = {
+          key: point.key,
+          rowsPerS,
+          mbPerS,
+          latencyMs: latency,
+          inserts: loop.inserts,
+          errors: loop.errors,
+          verified,
+          clientBound: loop.cpu.clientBound,
+          file,
+          attempt: attemptNo,
+        };
         writeJsonAtomic(path.join(dir, file), {
+          summary,
           point,
           attempt: attemptNo,
           table,
@@ -459,18 +472,7 @@ export function createInsertGrid(deps: InsertGridDeps) {
         });
         if (!grid.keepTables) await client.command({ query: `DROP TABLE IF EXISTS ${sqlIdent(table)}` });
         heartbeat({ step, progress: `insert point ${point.key}: done, ${Math.round(rowsPerS)} rows/s` });
-        return {
-          key: point.key,
-          rowsPerS,
-          mbPerS,
-          latencyMs: latency,
-          inserts: loop.inserts,
-          errors: loop.errors,
-          verified,
-          clientBound: loop.cpu.clientBound,
-          file,
-          attempt: attemptNo,
-        };
+        return summary;
       } finally {
         sampling = false;
         await samplerDone;

@@ -52,7 +52,8 @@ export function insertGridTable(points: InsertPointRecord[]): TextTable {
     ],
     rows: points.map((r) => {
       const s = r.summary;
-      const ev = (k: string) => (r.events[k] === undefined || r.events[k] === null ? 'n/a' : fmtInt(r.events[k]));
+      const d = r.events.deltas;
+      const ev = (k: string) => (d[k] === undefined || d[k] === null ? 'n/a' : fmtInt(d[k]));
       return [
         fmtInt(r.point.batchSize),
         String(r.point.concurrency),
@@ -62,13 +63,13 @@ export function insertGridTable(points: InsertPointRecord[]): TextTable {
         s.mbPerS.toFixed(1),
         lat(s.latencyMs),
         fmtInt(s.inserts),
-        s.errors ? `${fmtInt(s.errors)} (${codes(r.errors_by_code)})` : '0',
-        r.parts_per_insert === null ? 'n/a' : r.parts_per_insert.toFixed(2),
-        r.peak_active_parts === null ? 'n/a' : fmtInt(r.peak_active_parts),
-        r.peak_merges === null ? 'n/a' : fmtInt(r.peak_merges),
+        s.errors ? `${fmtInt(s.errors)} (${codes(r.loop.errors_by_code)})` : '0',
+        r.parts.per_insert === null ? 'n/a' : r.parts.per_insert.toFixed(2),
+        r.parts.peak_active === null ? 'n/a' : fmtInt(r.parts.peak_active),
+        r.parts.peak_merges === null ? 'n/a' : fmtInt(r.parts.peak_merges),
         `${ev('DelayedInserts')} / ${ev('RejectedInserts')}`,
-        r.peak_memory_bytes === null ? 'n/a' : fmtBytes(r.peak_memory_bytes),
-        s.verified ? `yes (${fmtInt(r.verification.actual)} rows)` : `**NO** — ${r.verification.detail}`,
+        r.parts.peak_memory_bytes === null ? 'n/a' : fmtBytes(r.parts.peak_memory_bytes),
+        s.verified ? `yes (${fmtInt(r.verification.count)} rows)` : `**NO** — ${r.verification.reasons.join('; ')}`,
         s.clientBound ? '**yes**' : 'no',
       ];
     }),
@@ -149,7 +150,7 @@ export function gridsSections(spec: RunSpec, cells: CellResult[], label: (c: Cel
       if (c.target_kind === 'embedded')
         out.push('The embedded engine runs one statement at a time (its HTTP front end serialises statements on one chdb session), so more clients queue rather than run in parallel: expect QPS to stay flat and client wall latency to grow with clients. A real server runs them concurrently.', '');
       const bound = c.grids!.concurrency.filter((r) => r.summary.clientBound);
-      for (const r of bound) out.push(`- ⚠ ${r.summary.clients} clients: client-bound — ${r.client_cpu}`);
+      for (const r of bound) out.push(`- ⚠ ${r.summary.clients} clients: client-bound — ${r.cpu?.reason ?? 'no CPU figures'}`);
       if (bound.length) out.push('');
     }
   }
@@ -158,7 +159,7 @@ export function gridsSections(spec: RunSpec, cells: CellResult[], label: (c: Cel
     out.push(
       '## Insert grid',
       '',
-      "Each point inserts into its own fresh table (the workload's schema, the cell's codec and table settings plus the profile's). Rows are generated on the server in the point's format before the timed loop (distinct rows per batch unless the spec says `data: repeat`), then closed-loop clients, one connection each, POST the batches. rows/s = rows the server acknowledged / client wall time of the loop (for async inserts, until the rows were visible); MB/s = body bytes sent / the same time (10^6 bytes). INSERT latency: client wall per request. parts / INSERT = Δ `MergeTreeDataWriterBlocks` (`system.events`) / successful INSERTs; peak active parts and merges from `system.parts` / `system.merges` sampled during the loop; delayed / rejected = Δ `DelayedInserts` / `RejectedInserts` (`system.events`); peak memory = `MemoryTracking` (`system.metrics`) at a sample. Verified: `count()` of the table equals the rows acknowledged minus the rows sent as duplicates to a deduplicating table.",
+      "Each point inserts into its own fresh table (the workload's schema, the cell's codec and table settings plus the profile's). Rows are generated on the server in the point's format before the timed loop (distinct rows per batch unless the spec says `data: repeat`), then closed-loop clients, one connection each, POST the batches. rows/s = rows the server acknowledged / client wall time of the loop (for async inserts, until the rows were visible); MB/s = body bytes sent / the same time (10^6 bytes). INSERT latency: client wall per request. parts / INSERT = parts the INSERTs created (`system.part_log` NewPart rows where the server keeps it, else Δ `MergeTreeDataWriterBlocks` in `system.events`, server-wide) / successful INSERTs; peak active parts and merges from `system.parts` / `system.merges` sampled during the loop; delayed / rejected = Δ `DelayedInserts` / `RejectedInserts` (`system.events`); peak memory = `MemoryTracking` (`system.metrics`) at a sample. Verified: `count()` of the table equals the rows acknowledged minus the rows sent as duplicates to a deduplicating table.",
       '',
     );
     if (!withPoints.length) out.push('No cell measured an insert point (see the cells above for why).', '');
@@ -166,14 +167,14 @@ export function gridsSections(spec: RunSpec, cells: CellResult[], label: (c: Cel
       const t = insertGridTable(c.grids!.insert);
       out.push(`### ${label(c)}`, '', markdownTable([t.head, ...t.rows]), '');
       const notes = [
-        ...new Set(c.grids!.insert.flatMap((r) => (r.async_note ? [`${r.point.profile.name}: ${r.async_note}`] : []))),
+        ...new Set(c.grids!.insert.flatMap((r) => (r.async_insert.note ? [`${r.point.profile.name}: ${r.async_insert.note}`] : []))),
       ];
       for (const n of notes) out.push(`- ${n}`);
       for (const r of c.grids!.insert.filter((x) => x.summary.clientBound))
-        out.push(`- ⚠ ${r.summary.key}: client-bound — ${r.client_cpu}`);
-      for (const r of c.grids!.insert.filter((x) => x.stopped_by === 'duration'))
+        out.push(`- ⚠ ${r.summary.key}: client-bound — ${r.cpu.reason}`);
+      for (const r of c.grids!.insert.filter((x) => x.loop.stopped_by === 'duration'))
         out.push(`- ${r.summary.key}: stopped by the point's duration limit before every row was sent`);
-      if (notes.length || c.grids!.insert.some((x) => x.summary.clientBound || x.stopped_by === 'duration')) out.push('');
+      if (notes.length || c.grids!.insert.some((x) => x.summary.clientBound || x.loop.stopped_by === 'duration')) out.push('');
     }
   }
   return out;

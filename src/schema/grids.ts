@@ -198,7 +198,7 @@ export interface ConcurrencyStepInput {
   clients: number;
   /** 1-based step index. */
   n: number;
-  /** The mix with the rendered query ids resolved (weights as in the spec). */
+  /** The spec's mix (weights as in the spec); empty: every selected query of the cell, weight 1. */
   mix: { id: string; weight: number }[];
   durationS: number;
   warmupS: number;

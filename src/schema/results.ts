@@ -844,11 +844,12 @@ const LatencyRecord = z.object({
 
 /**
  * What the report reads of an insert point's record (`grids/insert-<key>.json`, written by
- * `insertPoint`, src/activities/insert-grid.ts); the record holds more (per-INSERT latencies, the
- * sampler's series), kept as written.
+ * `insertPoint`, src/activities/insert-grid.ts, where every field is documented); the record holds
+ * more (per-INSERT latencies, the sampler's series, settings sent), kept as written.
  */
 export const InsertPointRecord = z
   .object({
+    /** What `insertPoint` returned to the workflow. */
     summary: z
       .object({
         key: z.string(),
@@ -869,32 +870,36 @@ export const InsertPointRecord = z
         format: z.string(),
       })
       .loose(),
-    /** Parts created per successful INSERT: Δ `MergeTreeDataWriterBlocks` (system.events) / INSERTs; null when unknown. */
-    parts_per_insert: z.number().nullable(),
-    /** Highest count of active parts of the point's table the sampler saw (`system.parts`). */
-    peak_active_parts: z.number().nullable(),
-    /** Highest count of merges of the point's table running at a sample (`system.merges`). */
-    peak_merges: z.number().nullable(),
-    /** Highest server memory at a sample, bytes (`system.metrics` MemoryTracking). */
-    peak_memory_bytes: z.number().nullable(),
-    /** Δ `system.events` over the point: DelayedInserts, RejectedInserts, DuplicatedInsertedBlocks, … (null: the server has no such event). */
-    events: z.record(z.string(), z.number().nullable()),
-    /** INSERTs that failed, by ClickHouse error code (252 = TOO_MANY_PARTS). */
-    errors_by_code: z.record(z.string(), z.number()),
-    verification: z.object({ expected: z.number(), actual: z.number().nullable(), ok: z.boolean(), detail: z.string() }).loose(),
-    /** What happened to `async_insert=1`, in words (null: not requested). */
-    async_note: z.string().nullable(),
-    /** Why the point is or is not client-bound (`ClientCpu.reason`). */
-    client_cpu: z.string(),
-    stopped_by: z.string(),
     attempt: z.number(),
+    loop: z.object({ stopped_by: z.string(), errors_by_code: z.record(z.string(), z.number()) }).loose(),
+    /** Parts created per successful INSERT (`system.part_log` where the server keeps it, else Δ `MergeTreeDataWriterBlocks`); peaks from the sampler (`system.parts`, `system.merges`, `system.metrics` MemoryTracking). */
+    parts: z
+      .object({
+        per_insert: z.number().nullable(),
+        created_source: z.string(),
+        peak_active: z.number().nullable(),
+        peak_merges: z.number().nullable(),
+        peak_memory_bytes: z.number().nullable(),
+      })
+      .loose(),
+    /** Δ `system.events` over the point (DelayedInserts, RejectedInserts, DuplicatedInsertedBlocks, …). */
+    events: z.object({ deltas: z.record(z.string(), z.number().nullable()) }).loose(),
+    /** `async_insert=1`: what the server did with it, in words (`note`). */
+    async_insert: z.object({ requested: z.boolean(), note: z.string().optional() }).loose(),
+    /** `count()` of the point's table against the rows acknowledged minus known duplicates. */
+    verification: z
+      .object({ verified: z.boolean(), count: z.number().nullable(), expected: z.number(), reasons: z.array(z.string()) })
+      .loose(),
+    /** The worker's CPU over the timed loop (`ClientCpu`, src/measure/client-load.ts). */
+    cpu: z.object({ clientBound: z.boolean(), reason: z.string() }).loose(),
   })
   .loose();
 export type InsertPointRecord = z.infer<typeof InsertPointRecord>;
 
-/** What the report reads of a concurrency step's record (`grids/concurrency-c<clients>.json`, `concurrencyStep`). */
+/** What the report reads of a concurrency step's record (`grids/concurrency-c<clients>.json`, `concurrencyStep` in src/activities/concurrency-steps.ts). */
 export const ConcurrencyStepRecord = z
   .object({
+    attempt: z.number(),
     summary: z
       .object({
         clients: z.number(),
@@ -908,9 +913,8 @@ export const ConcurrencyStepRecord = z
         clientBound: z.boolean(),
       })
       .loose(),
-    /** Why the step is or is not client-bound (`ClientCpu.reason`). */
-    client_cpu: z.string(),
-    attempt: z.number(),
+    /** The worker's CPU over the measured window (null when the step measured nothing). */
+    cpu: z.object({ clientBound: z.boolean(), reason: z.string() }).loose().nullable(),
   })
   .loose();
 export type ConcurrencyStepRecord = z.infer<typeof ConcurrencyStepRecord>;
