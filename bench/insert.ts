@@ -553,7 +553,7 @@ async function main(): Promise<void> {
     platform: `${os.platform()} ${os.release()}`,
     node: process.version,
     clickhouse_client: versionOf('clickhouse-client', ['--version']),
-    clickhouse_server_binary: `${bin}: ${versionOf(bin, ['--version'])}`,
+    clickhouse_server_binary: `${bin} (Debian package ${versionOf('dpkg-query', ['-W', '-f', '${Version}', 'clickhouse-server'])}; each server's version() is in servers[].version)`,
     curl: versionOf('curl', ['--version']),
     python: versionOf(PYTHON, ['--version']),
     clickhouse_connect: versionOf(PYTHON, ['-c', 'import clickhouse_connect; print(clickhouse_connect.__version__)']),
