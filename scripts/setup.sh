@@ -10,7 +10,8 @@ cd "$(dirname "$0")/.."
 # which this registry does not serve, and `npm ci` refuses a lock without them.
 npm install --no-audit --no-fund
 
-# Python tools (the Temporal CLI; moto for the AWS tests): pip skips what is already satisfied.
+# Python tools (the Temporal CLI; moto for the AWS tests; clickhouse-connect for bench:insert), listed
+# in requirements.txt: pip skips what is already satisfied.
 [ -x .venv/bin/pip ] || python3 -m venv .venv
 .venv/bin/pip install --quiet --disable-pip-version-check -r requirements.txt
 
