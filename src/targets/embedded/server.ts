@@ -1028,6 +1028,10 @@ const KILL_RE =
 const INSERT_RE =
   /^\s*INSERT\s+INTO\s+(?:TABLE\s+)?([A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)?)\s*(?:\(\s*([A-Za-z0-9_]+(?:\s*,\s*[A-Za-z0-9_]+)*)\s*\))?\s*FORMAT\s+([A-Za-z]+)\s*$/i;
 
+/** An INSERT at the start of a request body, its format name, and the whitespace before its data. */
+const BODY_INSERT_RE =
+  /^(\s*INSERT\s+INTO\s+(?:TABLE\s+)?[A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)?\s*(?:\(\s*[A-Za-z0-9_]+(?:\s*,\s*[A-Za-z0-9_]+)*\s*\))?\s*FORMAT\s+([A-Za-z]+))(?:[ \t]*\r?\n|[ \t]+)/i;
+
 /** The exception tag of each query response (sent in `X-ClickHouse-Exception-Tag`). */
 const exceptionTags = new WeakMap<http.ServerResponse, string>();
 
@@ -1209,8 +1213,20 @@ async function main(): Promise<void> {
     let rawInsert: Job['rawInsert'];
     let fileInsert: Job['fileInsert'];
     let sql: string;
-    if (shape.first === 'INSERT' && qParam !== '') {
-      const m = INSERT_RE.exec(qParam);
+    // An INSERT sent in the body (`INSERT INTO t FORMAT RowBinary\n<rows>`, as clickhouse-connect does):
+    // a binary format's rows must not be read as SQL text, so the statement and its data are split
+    // (latin1 keeps one character per byte, so the match's length is the data's byte offset).
+    let insertSql = qParam;
+    let insertData = body;
+    if (shape.first === 'INSERT' && qParam === '') {
+      const bm = BODY_INSERT_RE.exec(body.toString('latin1', 0, Math.min(body.length, 64 * 1024)));
+      if (bm && BINARY_FORMAT_RE.test(bm[2].toUpperCase())) {
+        insertSql = bm[1];
+        insertData = body.subarray(bm[0].length);
+      }
+    }
+    if (shape.first === 'INSERT' && insertSql !== '') {
+      const m = INSERT_RE.exec(insertSql);
       const raw = m ? RAW_INSERT_FORMATS[m[3].toUpperCase()] : undefined;
       if (m && raw) {
         rawInsert = {
@@ -1224,7 +1240,7 @@ async function main(): Promise<void> {
           table: m[1],
           columns: m[2] ? m[2].split(',').map((c) => c.trim()) : undefined,
           format: m[3],
-          body,
+          body: insertData,
         };
       } else if (shape.insertFormat && BINARY_FORMAT_RE.test(shape.insertFormat.toUpperCase())) {
         throw new ServerError(
@@ -1234,7 +1250,7 @@ async function main(): Promise<void> {
         );
       }
     }
-    if (rawInsert || fileInsert) sql = qParam;
+    if (rawInsert || fileInsert) sql = insertSql;
     else if (qParam !== '' && body.length > 0) sql = `${qParam}\n${body.toString('utf8')}`;
     else sql = qParam !== '' ? qParam : body.toString('utf8');
 
