@@ -123,7 +123,7 @@ describe('embedded target (chdb in a separate process)', { timeout: 180_000 }, (
       const r = await fetch(url, { method: 'POST', body });
       return { status: r.status, text: await r.text() };
     };
-    assert.deepEqual(await post('INSERT INTO bin (id, name) FORMAT RowBinary', rowBinary([1, 2, 3])), {
+    assert.deepEqual(await post('INSERT INTO `bin` (`id`, name) FORMAT RowBinary', rowBinary([1, 2, 3])), {
       status: 200,
       text: '',
     });

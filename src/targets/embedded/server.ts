@@ -1025,12 +1025,22 @@ function renderKillRows(
 
 const KILL_RE =
   /^\s*KILL\s+QUERY\s+WHERE\s+query_id\s*=\s*'((?:[^'\\]|\\.)*)'\s*(SYNC|ASYNC|TEST)?\s*(?:FORMAT\s+([A-Za-z_][A-Za-z0-9_]*))?\s*;?\s*$/i;
-const INSERT_RE =
-  /^\s*INSERT\s+INTO\s+(?:TABLE\s+)?([A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)?)\s*(?:\(\s*([A-Za-z0-9_]+(?:\s*,\s*[A-Za-z0-9_]+)*)\s*\))?\s*FORMAT\s+([A-Za-z]+)\s*$/i;
+/** An identifier as an INSERT may name a table or column: bare, or in backquotes with `\\` escapes. */
+const IDENT = '(?:[A-Za-z0-9_]+|`(?:[^`\\\\]|\\\\.)+`)';
+const INSERT_RE = new RegExp(
+  `^\\s*INSERT\\s+INTO\\s+(?:TABLE\\s+)?(${IDENT}(?:\\.${IDENT})?)\\s*(?:\\(\\s*(${IDENT}(?:\\s*,\\s*${IDENT})*)\\s*\\))?\\s*FORMAT\\s+([A-Za-z]+)\\s*$`,
+  'i',
+);
+/** Column names of an INSERT's column list, backquotes removed. */
+function insertColumns(list: string | undefined): string[] | undefined {
+  return list?.split(',').map((c) => c.trim().replace(/^`(.*)`$/, '$1').replace(/\\(.)/g, '$1'));
+}
 
 /** An INSERT at the start of a request body, its format name, and the whitespace before its data. */
-const BODY_INSERT_RE =
-  /^(\s*INSERT\s+INTO\s+(?:TABLE\s+)?[A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)?\s*(?:\(\s*[A-Za-z0-9_]+(?:\s*,\s*[A-Za-z0-9_]+)*\s*\))?\s*FORMAT\s+([A-Za-z]+))(?:[ \t]*\r?\n|[ \t]+)/i;
+const BODY_INSERT_RE = new RegExp(
+  `^(\\s*INSERT\\s+INTO\\s+(?:TABLE\\s+)?${IDENT}(?:\\.${IDENT})?\\s*(?:\\(\\s*${IDENT}(?:\\s*,\\s*${IDENT})*\\s*\\))?\\s*FORMAT\\s+([A-Za-z]+))(?:[ \\t]*\\r?\\n|[ \\t]+)`,
+  'i',
+);
 
 /** The exception tag of each query response (sent in `X-ClickHouse-Exception-Tag`). */
 const exceptionTags = new WeakMap<http.ServerResponse, string>();
@@ -1231,14 +1241,14 @@ async function main(): Promise<void> {
       if (m && raw) {
         rawInsert = {
           table: m[1],
-          columns: m[2] ? m[2].split(',').map((c) => c.trim()) : undefined,
+          columns: insertColumns(m[2]),
           format: raw,
           body,
         };
       } else if (m && BINARY_FORMAT_RE.test(m[3].toUpperCase())) {
         fileInsert = {
           table: m[1],
-          columns: m[2] ? m[2].split(',').map((c) => c.trim()) : undefined,
+          columns: insertColumns(m[2]),
           format: m[3],
           body: insertData,
         };
