@@ -146,7 +146,7 @@ export function gridsSections(spec: RunSpec, cells: CellResult[], label: (c: Cel
       const t = concurrencyTable(c.grids!.concurrency);
       const o = steppingOutcome(c.grids!.concurrency, g);
       out.push(`### ${label(c)}`, '', markdownTable([t.head, ...t.rows]), '');
-      out.push(`Knee: ${o.knee.clients === null ? 'none within the steps run' : `**${o.knee.clients} clients**`} — ${o.knee.reason}. Stepping ended: ${o.stopReason}.`, '');
+      out.push(`Knee: ${o.knee.clients === null ? 'none within the steps run' : `**${o.knee.clients} client${o.knee.clients === 1 ? '' : 's'}**`} — ${o.knee.reason}. Stepping ended: ${o.stopReason}.`, '');
       if (c.target_kind === 'embedded')
         out.push('The embedded engine runs one statement at a time (its HTTP front end serialises statements on one chdb session), so more clients queue rather than run in parallel: expect QPS to stay flat and client wall latency to grow with clients. A real server runs them concurrently.', '');
       const bound = c.grids!.concurrency.filter((r) => r.summary.clientBound);

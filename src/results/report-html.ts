@@ -103,7 +103,7 @@ async function gridsHtml(
       const t = concurrencyTable(c.grids!.concurrency);
       const o = steppingOutcome(c.grids!.concurrency, g);
       parts.push(
-        h`<h3>${cellLabel(c)}</h3>${table(t.head, plain(t.rows))}<p>Knee: <strong>${o.knee.clients === null ? 'none within the steps run' : `${o.knee.clients} clients`}</strong> — ${o.knee.reason}. Stepping ended: ${o.stopReason}.</p>`,
+        h`<h3>${cellLabel(c)}</h3>${table(t.head, plain(t.rows))}<p>Knee: <strong>${o.knee.clients === null ? 'none within the steps run' : `${o.knee.clients} client${o.knee.clients === 1 ? '' : 's'}`}</strong> — ${o.knee.reason}. Stepping ended: ${o.stopReason}.</p>`,
       );
     }
     out.push(

@@ -276,7 +276,7 @@ export function findKnee(done: readonly ConcurrencyStepSummary[], g: Concurrency
     if (gain < g.kneeMinGain)
       return {
         clients: prev.clients,
-        reason: `QPS rose ${(gain * 100).toFixed(1)} % from ${prev.clients} to ${cur.clients} clients (${prev.qps.toFixed(1)} → ${cur.qps.toFixed(1)}), below ${(g.kneeMinGain * 100).toFixed(0)} %`,
+        reason: `QPS ${gain >= 0 ? 'rose' : 'fell'} ${(Math.abs(gain) * 100).toFixed(1)} % from ${prev.clients} to ${cur.clients} clients (${prev.qps.toFixed(1)} → ${cur.qps.toFixed(1)}), ${gain >= 0 ? `a gain below ${(g.kneeMinGain * 100).toFixed(0)} %` : 'no gain'}`,
       };
     if (prev.latencyMs.p99 !== null && cur.latencyMs.p99 !== null && cur.latencyMs.p99 > g.kneeP99Factor * prev.latencyMs.p99)
       return {

@@ -399,6 +399,15 @@ export function parseRunSpec(input: unknown): RunSpec {
           `grids.insert.maxConnections: ${ins.maxConnections} connections cannot serve ${over.join(', ')} concurrent clients: clients would wait for a connection and the point would measure the pool, not the server; raise maxConnections to at least ${Math.max(...over)} or remove it (default: one connection per client)`,
         ]);
     }
+    if (ins) {
+      const idle = ins.batchSizes.flatMap((b) =>
+        ins.concurrency.filter((c) => Math.ceil(ins.rows / b) < c).map((c) => ({ b, c })),
+      );
+      if (idle.length)
+        throw new SpecError([
+          `grids.insert.rows: ${ins.rows} rows make fewer batches than clients at ${idle.map((x) => `batch ${x.b} × ${x.c} clients`).join(', ')}: some clients would never send anything and the point would not measure its concurrency; raise rows to at least ${Math.max(...idle.map((x) => x.b * x.c))} or drop those points`,
+        ]);
+    }
     const mix = r.data.grids?.concurrency?.mix;
     if (mix && r.data.queries) {
       const missing = mix.filter((e) => !r.data.queries!.includes(e.id)).map((e) => e.id);

@@ -106,3 +106,15 @@ test('grid inputs refused by validation: unordered axes, a mix of unknown querie
   assert.match(problems({ insert: { settings: [{ name: 'a' }, { name: 'a' }] } }), /profile names must be unique/);
   assert.equal(problems({ insert: {}, concurrency: { mix: [{ id: 'q1', weight: 3 }, { id: 'q4' }] } }), '');
 });
+
+test('a point with fewer batches than clients is refused (idle clients would not measure the concurrency)', () => {
+  assert.throws(
+    () =>
+      parseRunSpec({ ...base, grids: { insert: { batchSizes: [1000, 50000], concurrency: [1, 4], rows: 100000 } } }),
+    (e: unknown) =>
+      e instanceof SpecError &&
+      /grids\.insert\.rows: 100000 rows make fewer batches than clients at batch 50000 × 4 clients: .* raise rows to at least 200000/.test(
+        e.message,
+      ),
+  );
+});

@@ -38,13 +38,13 @@ describe('findKnee', () => {
     // 1 → 2: +90 %; 2 → 4: 200 / 190 − 1 = +5.3 % < 10 %: the knee is the step before, 2 clients.
     const k = findKnee([step(1, 100, 10), step(2, 190, 12), step(4, 200, 15), step(8, 100, 90)], g);
     assert.equal(k.clients, 2);
-    assert.match(k.reason, /^QPS rose 5\.3 % from 2 to 4 clients \(190\.0 → 200\.0\), below 10 %$/);
+    assert.match(k.reason, /^QPS rose 5\.3 % from 2 to 4 clients \(190\.0 → 200\.0\), a gain below 10 %$/);
   });
 
   it('a QPS drop is a knee too', () => {
     const k = findKnee([step(1, 100, 10), step(2, 80, 12)], g);
     assert.equal(k.clients, 1);
-    assert.match(k.reason, /QPS rose -20\.0 % from 1 to 2 clients/);
+    assert.match(k.reason, /QPS fell 20\.0 % from 1 to 2 clients .*, no gain$/);
   });
 
   it('finds a knee where P99 blows up although QPS still rises', () => {
