@@ -26,6 +26,9 @@ const RUN_ID = 'demo-20261130-064639';
 const CELLS = ['v26.7-lz4', 'v26.7-zstd3'];
 const BASELINE = 'demo-20260830-060000';
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+/** A run of the grids demo (`npm run demo:grids`, small points): run.json and its cell's result.json. */
+const GRIDS_FIXTURE = path.join(REPO_ROOT, 'test', 'fixtures', 'results', 'grids-26.7');
+const GRIDS_RUN_ID = 'grids-20261130-173431';
 
 function query(
   id: string,
@@ -272,6 +275,29 @@ describe('report.html in headless Chromium', { timeout: 180_000 }, () => {
     assert.match(r.text, /No ratio: Q5 @index in v26\.7-lz4→v26\.7-lz4: too few valid warm runs/);
     const kb = Buffer.byteLength(html) / 1024;
     assert.ok(kb < 1024, `page stays small (${kb.toFixed(0)} KB)`);
+  });
+
+  it('renders the load grids of a run (test/fixtures/results/grids-26.7, the grids demo): both charts drawn, both tables and the knee', async () => {
+    const dir = path.join(tmp, 'grids', GRIDS_RUN_ID);
+    cpSync(GRIDS_FIXTURE, dir, { recursive: true });
+    const file = path.join(dir, 'report.html');
+    writeFileSync(file, await renderHtmlReport(dir));
+    const r = await load(browser, file);
+    assert.deepEqual([...r.consoleErrors, ...r.pageErrors], []);
+    assert.deepEqual(r.requests, [pathToFileURL(file).href]);
+    const grid = r.charts.filter((c) => c.id === 'concurrency' || c.id === 'insert-grid');
+    assert.deepEqual(
+      grid.map((c) => c.id),
+      ['concurrency', 'insert-grid'],
+    );
+    for (const c of grid) {
+      assert.equal(c.failed, false, `${c.id} rendered`);
+      assert.ok(c.content > 2000, `${c.id} screenshot has content (${c.content} of ${c.total} pixels)`);
+    }
+    for (const s of ['Concurrency stepping', 'Insert grid', 'Knee: 1 client', 'b1000', 'RowBinary'])
+      assert.ok(r.text.includes(s) || (s === 'b1000' && r.text.includes('1,000')), `page text has "${s}"`);
+    // One table row per insert point (18) and per step (5).
+    assert.equal((r.text.match(/\tyes \(100,000 rows\)\t/g) ?? []).length, 18, 'every point verified in the table');
   });
 
   it('writeReport writes report.md and report.html for the fixture run; the page loads with its four run charts', async () => {
