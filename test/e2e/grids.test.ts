@@ -151,7 +151,7 @@ test('a grid resumes after a worker kill without running finished points again',
     points.map((p) => p.key),
   );
   for (const p of result.grids!.insert) {
-    assert.ok(p.summary.verified, `${p.summary.key}: ${p.verification.reasons.join("; ")}`);
+    assert.ok(p.summary.verified, `${p.summary.key}: ${p.verification.reasons.join('; ')}`);
     assert.equal(p.verification.count, 200_000, `${p.summary.key}: every row landed once`);
     assert.ok(p.summary.rowsPerS > 0);
   }

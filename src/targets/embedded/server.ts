@@ -1033,7 +1033,12 @@ const INSERT_RE = new RegExp(
 );
 /** Column names of an INSERT's column list, backquotes removed. */
 function insertColumns(list: string | undefined): string[] | undefined {
-  return list?.split(',').map((c) => c.trim().replace(/^`(.*)`$/, '$1').replace(/\\(.)/g, '$1'));
+  return list?.split(',').map((c) =>
+    c
+      .trim()
+      .replace(/^`(.*)`$/, '$1')
+      .replace(/\\(.)/g, '$1'),
+  );
 }
 
 /** An INSERT at the start of a request body, its format name, and the whitespace before its data. */
