@@ -8,6 +8,12 @@ import { parseRunSpec } from '../../src/schema/run-spec';
 import { expandMatrix, cellKey } from '../../src/schema/matrix';
 import type { CellInput, CellOutcome, StepInput } from '../../src/schema/cell';
 import type { ConfirmOutcome, ConfirmPairPlan, FlaggedPair } from '../../src/schema/comparison';
+import type {
+  ConcurrencyStepInput,
+  ConcurrencyStepSummary,
+  InsertPoint,
+  InsertPointSummary,
+} from '../../src/schema/grids';
 
 export interface StubCall {
   activity: string;
@@ -30,7 +36,11 @@ export interface Stubs {
   flagged: FlaggedPair[];
   /** Whether the confirming re-run confirms what was flagged (default true). */
   confirms: boolean;
+  /** Failed requests a concurrency step at `clients` reports out of its 100 (default 0). */
+  stepErrors?: (clients: number) => number;
 }
+
+const STUB_LATENCY = { count: 100, p50: 5, p95: 8, p99: 10, max: 12 };
 
 function keyOf(activity: string, args: unknown[]): string {
   const a = args[0] as Partial<StepInput & CellInput & { runId: string }> | string | undefined;
@@ -81,6 +91,32 @@ export function stubActivities(): Stubs {
     storageStats: () => ({}),
     runQueries: (_si: StepInput, phase: string) => ({ phase, file: `queries-${phase}.json`, queries: [] }),
     materializeSkipIndex: () => ({ index: 'idx', materialize_ms: 1, index_bytes: 1, adopted_mutation: false }),
+    concurrencyStep: (_si: StepInput, step: ConcurrencyStepInput): ConcurrencyStepSummary => {
+      const errors = stubs.stepErrors?.(step.clients) ?? 0;
+      return {
+        clients: step.clients,
+        qps: 10 * step.clients,
+        requests: 100,
+        errors,
+        errorsByCode: errors ? { '241': errors } : {},
+        latencyMs: STUB_LATENCY,
+        latencySource: 'query_log',
+        wallLatencyMs: STUB_LATENCY,
+        clientBound: false,
+        file: `grids/concurrency-c${step.clients}.json`,
+      };
+    },
+    insertPoint: (_si: StepInput, point: InsertPoint): InsertPointSummary => ({
+      key: point.key,
+      rowsPerS: 1e5,
+      mbPerS: 10,
+      latencyMs: STUB_LATENCY,
+      inserts: 10,
+      errors: 0,
+      verified: true,
+      clientBound: false,
+      file: `grids/insert-${point.key}.json`,
+    }),
     writeCellResult: (cell: CellInput, outcome: { status: CellOutcome['status']; error?: string }) => {
       const r: CellOutcome = {
         cellKey: cell.cellKey,

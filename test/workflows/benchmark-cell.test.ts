@@ -61,15 +61,69 @@ const written = (c: CellInput) =>
     targetRestarts: { step: string; error: string }[];
   };
 
-test('an undisturbed cell runs the activities of CELL_STEPS in table order', async () => {
+test('an undisturbed cell runs the activities of CELL_STEPS in table order (the grid steps only with grids)', async () => {
   const c = cell();
   const r = await runCell(c);
   assert.equal(r.status, 'succeeded');
   assert.deepEqual(
     stubs.callsOf(id(c)).map((x) => x.activity),
-    CELL_STEPS.map((s) => s.activity),
+    CELL_STEPS.filter((s) => s.phase !== 'concurrency' && s.phase !== 'insert-grid').map((s) => s.activity),
   );
   assert.deepEqual(written(c).targetRestarts, []);
+});
+
+test('grids: one activity per concurrency step until errors stop the stepping, then one per insert point in grid order', async () => {
+  const spec = parseRunSpec({
+    name: 'wf',
+    workload: 'logs',
+    scale: 1000,
+    target: { kind: 'embedded' },
+    matrix: { version: ['26.7'], codec: ['LZ4'] },
+    resultsDir: '/stub',
+    grids: {
+      concurrency: { steps: [1, 2, 4, 8, 16], stopErrorRate: 0.01 },
+      insert: {
+        batchSizes: [1000, 10000],
+        concurrency: [1, 2],
+        settings: [{ name: 'sync' }, { name: 'async', query: { async_insert: 1 } }],
+      },
+    },
+  });
+  const c = { ...cellInputs(spec, `wf-cell-${randomUUID().slice(0, 8)}`, ['q5'])[0] };
+  // 4 clients: 5 of 100 requests fail (5 % > 1 %): stepping ends after that step.
+  stubs.stepErrors = (clients) => (clients === 4 ? 5 : 0);
+  try {
+    const r = await runCell(c);
+    assert.equal(r.status, 'succeeded');
+  } finally {
+    stubs.stepErrors = undefined;
+  }
+  const calls = stubs.callsOf(id(c));
+  assert.deepEqual(
+    calls.filter((x) => x.activity === 'concurrencyStep').map((x) => (x.args[1] as { clients: number }).clients),
+    [1, 2, 4],
+  );
+  assert.deepEqual(
+    calls.filter((x) => x.activity === 'insertPoint').map((x) => (x.args[1] as { key: string }).key),
+    [
+      'b1000-c1-sync-rowbinary',
+      'b1000-c1-async-rowbinary',
+      'b1000-c2-sync-rowbinary',
+      'b1000-c2-async-rowbinary',
+      'b10000-c1-sync-rowbinary',
+      'b10000-c1-async-rowbinary',
+      'b10000-c2-sync-rowbinary',
+      'b10000-c2-async-rowbinary',
+    ],
+  );
+  const order = calls.map((x) => x.activity);
+  assert.ok(
+    order.lastIndexOf('runQueries') < order.indexOf('concurrencyStep') &&
+      order.lastIndexOf('concurrencyStep') < order.indexOf('insertPoint') &&
+      order.lastIndexOf('insertPoint') < order.lastIndexOf('collectMetrics'),
+    `grids run after the query steps and before the end metrics: ${order.join(', ')}`,
+  );
+  assert.equal(written(c).attempts['insert-grid'], 8, 'attempts summed over the points (one each)');
 });
 
 test('a step that finds its server gone re-provisions on the same data and re-runs from that step; the restart is recorded', async () => {
