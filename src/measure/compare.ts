@@ -281,11 +281,16 @@ export function cellDifferences(a: StoredCell, b: StoredCell): string[] {
 
 /**
  * Pair the new run's cells with the baseline's. A pair has the same workload, scale and codec; when
- * several baseline cells match that, also the same version label, then the same repetition
- * (`-rN`). Only succeeded cells are paired. In `version` mode (both lists are the same run) the
+ * several baseline cells match that, also the same version label, then the same cell key apart from
+ * the version (settings profile and repetition), then the same repetition (`-rN`). Only succeeded cells are paired. In `version` mode (both lists are the same run) the
  * baseline cells are those of that version label, each other version's cell paired with the
  * baseline version's cell of the same codec (and repetition).
  */
+/** A cell key without its version (`v26.7-lz4-fast-r2` → `lz4-fast-r2`): codec, settings profile, repetition. */
+function keyTail(cellKey: string): string {
+  return cellKey.replace(/^v[^-]+-/, '');
+}
+
 export function pairCells(
   baselineCells: readonly StoredCell[],
   newCells: readonly StoredCell[],
@@ -325,6 +330,11 @@ export function pairCells(
     if (m.length > 1 && mode.kind === 'runs') {
       const sameVersion = m.filter((b) => b.version_label === c.version_label);
       if (sameVersion.length) m = sameVersion;
+    }
+    if (m.length > 1) {
+      // The same cell apart from its version: codec, settings profile and repetition (`v26.7-lz4-two-threads-r2`).
+      const sameTail = m.filter((b) => keyTail(b.cell_key) === keyTail(c.cell_key));
+      if (sameTail.length) m = sameTail;
     }
     if (m.length > 1) {
       const sameRep = m.filter((b) => repetitionOf(b.cell_key) === repetitionOf(c.cell_key));

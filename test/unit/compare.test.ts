@@ -212,6 +212,29 @@ test('the real embedded-26.7 fixture compared with itself: 3 warm runs a query i
   assert.deepEqual(rec.flagged, []);
 });
 
+test('pairCells: cells of a settings-profile axis pair with the same profile (across versions too)', () => {
+  const cells = (runId: string, keys: string[]) =>
+    syntheticRun({
+      runId,
+      cells: keys.map((k) => ({ version: k.slice(1, k.indexOf('-')), codec: 'LZ4' })),
+      queries: [],
+      warm: 0,
+      sigma: 0,
+      seed: runId,
+    }).cells.map((c, i) => ({ ...c, cell_key: keys[i] }));
+  const a = cells('a', ['v26.7-lz4-default', 'v26.7-lz4-two-threads']);
+  const b = cells('b', ['v26.7-lz4-two-threads', 'v26.7-lz4-default']);
+  assert.deepEqual(
+    pairCells(a, b, { kind: 'runs' }).pairs.map((x) => `${x.baseline.cell_key}→${x.new.cell_key}`),
+    ['v26.7-lz4-two-threads→v26.7-lz4-two-threads', 'v26.7-lz4-default→v26.7-lz4-default'],
+  );
+  const m = cells('m', ['v24.8-lz4-default', 'v24.8-lz4-two-threads', 'v26.7-lz4-two-threads', 'v26.7-lz4-default']);
+  assert.deepEqual(
+    pairCells(m, m, { kind: 'version', version: '24.8' }).pairs.map((x) => `${x.baseline.cell_key}→${x.new.cell_key}`),
+    ['v24.8-lz4-two-threads→v26.7-lz4-two-threads', 'v24.8-lz4-default→v26.7-lz4-default'],
+  );
+});
+
 test('pairCells: by codec, then version label, then repetition; failed cells and missing partners unpaired with reasons', () => {
   const a = syntheticRun({
     runId: 'a',
