@@ -22,7 +22,7 @@ import { fetchQueryLog } from '../clickhouse/query-log';
 import { loadWorkload, renderTemplate } from '../lib/workload';
 import { abortableDelay } from '../lib/poll';
 import { sqlIdent, sqlString } from '../lib/sql';
-import { prepareBatches, runInsertLoop, type InsertLoopResult } from '../measure/insert-load';
+import { PreparedTooBig, prepareBatches, runInsertLoop, type InsertLoopResult } from '../measure/insert-load';
 import { cellDir, readJsonIfExists, writeJsonAtomic } from '../results/store';
 import { FAILURE } from '../schema/failures';
 import { InsertGridSpec, type InsertPoint, type InsertPointSummary, type LatencySummary } from '../schema/grids';
@@ -200,6 +200,18 @@ export function createInsertGrid(deps: InsertGridDeps) {
           format: point.format,
           data: grid.data,
           codec: cell.codec,
+          maxBytes: grid.maxBufferMiB * 2 ** 20,
+          onBatch: (k, count) =>
+            heartbeat({ step, progress: `insert point ${point.key}: generated batch ${k}/${count} (${point.format})` }),
+        }).catch((e: unknown) => {
+          // Rows that cannot fit in memory will not fit on a retry either.
+          if (e instanceof PreparedTooBig)
+            throw ApplicationFailure.create({
+              type: FAILURE.InvalidSpec,
+              nonRetryable: true,
+              message: `insert point ${point.key}: ${e.message}`,
+            });
+          throw e;
         });
         if (signal?.aborted) throw new CancelledFailure(`insert point ${point.key} cancelled`);
 

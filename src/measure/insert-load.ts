@@ -155,6 +155,14 @@ export async function prepareBatches(
     data: 'distinct' | 'repeat';
     codec?: Codec;
     settings?: Record<string, string | number>;
+    /**
+     * Most bytes the batches may take in the worker's memory. Checked once the first batch is in: its
+     * size × the number of distinct batches must fit, else {@link PreparedTooBig} is thrown before the
+     * rest is generated. @default no limit
+     */
+    maxBytes?: number;
+    /** Called after each generated batch (1-based `k` of `count`), e.g. to heartbeat. */
+    onBatch?: (k: number, count: number, bytes: number) => void;
   },
 ): Promise<PreparedBatches> {
   const m = loadWorkload(o.workload);
@@ -198,6 +206,9 @@ export async function prepareBatches(
     const rs = await client.exec({ query: wrapped(k * o.batchSize, n), clickhouse_settings: o.settings });
     batches.push(await readAll(rs.stream as AsyncIterable<Buffer>));
     batchRows.push(n);
+    if (k === 0 && o.maxBytes !== undefined && o.data === 'distinct' && batches[0].length * count > o.maxBytes)
+      throw new PreparedTooBig(batches[0].length, count, o.maxBytes, o.format);
+    o.onBatch?.(k + 1, count, batches[k].length);
   }
   return {
     format: o.format,
@@ -208,6 +219,21 @@ export async function prepareBatches(
     bytes: batches.reduce((a, b) => a + b.length, 0),
     generateMs: performance.now() - t0,
   };
+}
+
+/** The rows of a point would not fit the memory allowed for them (see `prepareBatches`' `maxBytes`). */
+export class PreparedTooBig extends Error {
+  constructor(
+    readonly firstBatchBytes: number,
+    readonly batches: number,
+    readonly maxBytes: number,
+    format: string,
+  ) {
+    super(
+      `the point's ${batches} batches would take about ${Math.round((firstBatchBytes * batches) / 2 ** 20)} MiB of the worker's memory as ${format} (first batch ${Math.round(firstBatchBytes / 2 ** 10)} KiB × ${batches}), more than grids.insert.maxBufferMiB = ${Math.round(maxBytes / 2 ** 20)} MiB; lower grids.insert.rows, or raise maxBufferMiB if the worker has the memory`,
+    );
+    this.name = 'PreparedTooBig';
+  }
 }
 
 /** Outcome of {@link runInsertLoop}. */

@@ -68,6 +68,12 @@ export const InsertGridSpec = z.strictObject({
     .default(['RowBinary']),
   /** Rows each point inserts (all generated before its timed loop; the bytes stay in the worker's memory). */
   rows: z.int().min(1).max(100_000_000).default(1_000_000),
+  /**
+   * Most memory the generated rows of one point may take in the worker, MiB. A point whose rows would
+   * not fit fails before its timed loop, saying so (the rows are held in memory so that generating them
+   * is not part of what is measured).
+   */
+  maxBufferMiB: z.int().min(1).max(1_048_576).default(2048),
   /** Stop a point after this long (s) even if rows are left; the point then records the rows it sent. */
   durationS: z.number().min(1).max(86_400).optional(),
   /**

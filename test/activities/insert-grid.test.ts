@@ -62,7 +62,8 @@ describe('insert grid points (embedded engine and clickhouse-server 18.16)', { t
       target: target.kind === 'local' ? { kind: 'local', binaries: { [version]: LOCAL_BIN } } : { kind: 'embedded' },
       matrix: { version: [version], codec: ['LZ4'] },
       resultsDir: path.join(tmp, 'results'),
-      grids: { insert: grid },
+      // The points are passed one by one; the spec's own axes only have to pass validation.
+      grids: { insert: { batchSizes: [1], concurrency: [1], ...grid } },
     });
     const cell: CellInput = {
       runId,
@@ -116,6 +117,23 @@ describe('insert grid points (embedded engine and clickhouse-server 18.16)', { t
     assert.equal(r.verification.expected, 1000);
     assert.equal(r.loop.rows_acked, 5000);
     assert.ok(r.events.deltas.DuplicatedInsertedBlocks > 0, JSON.stringify(r.events.deltas));
+  });
+
+  test('rows that would not fit the memory allowed fail the point before the rest is generated, non-retryably, naming maxBufferMiB', async () => {
+    // logs rows in RowBinary are ~180 bytes: 200 batches of 10,000 rows ≈ 340 MiB > 1 MiB.
+    const p = point(10_000, 1, { name: 'big' }, 'RowBinary');
+    const si = input(embedded!, '26.7', 'logs', { rows: 2_000_000, maxBufferMiB: 1 });
+    const run = startActivity(acts.insertPoint, si, p);
+    const out = await run.settled;
+    assert.equal(out.ok, false);
+    const err = (out as { error: unknown }).error as { type?: string; nonRetryable?: boolean; message: string };
+    assert.equal(err.type, 'InvalidSpec');
+    assert.equal(err.nonRetryable, true);
+    assert.match(err.message, /200 batches would take about \d+ MiB .* more than grids\.insert\.maxBufferMiB = 1 MiB/);
+    assert.ok(
+      !run.beats.some((b) => /generated batch 2\//.test(String(b.d.progress))),
+      'stopped after the first batch',
+    );
   });
 
   test('too many parts: code 252 counted per INSERT, RejectedInserts > 0, count() == rows acknowledged', async () => {

@@ -1031,6 +1031,13 @@ const INSERT_RE = new RegExp(
   `^\\s*INSERT\\s+INTO\\s+(?:TABLE\\s+)?(${IDENT}(?:\\.${IDENT})?)\\s*(?:\\(\\s*(${IDENT}(?:\\s*,\\s*${IDENT})*)\\s*\\))?\\s*FORMAT\\s+([A-Za-z]+)\\s*$`,
   'i',
 );
+/** A table name as `db.table` of plain segments (backquotes removed), or undefined when a segment needs its quotes. */
+function plainTable(name: string): string | undefined {
+  const segs = name.match(/`(?:[^`\\]|\\.)+`|[A-Za-z0-9_]+/g) ?? [];
+  const plain = segs.map((x) => x.replace(/^`(.*)`$/, '$1'));
+  return plain.length && plain.every((x) => /^[A-Za-z0-9_]+$/.test(x)) ? plain.join('.') : undefined;
+}
+
 /** Column names of an INSERT's column list, backquotes removed. */
 function insertColumns(list: string | undefined): string[] | undefined {
   return list?.split(',').map((c) =>
@@ -1243,9 +1250,12 @@ async function main(): Promise<void> {
     if (shape.first === 'INSERT' && insertSql !== '') {
       const m = INSERT_RE.exec(insertSql);
       const raw = m ? RAW_INSERT_FORMATS[m[3].toUpperCase()] : undefined;
-      if (m && raw) {
+      // chdb's raw insert takes a plain `db.table` name only: a backquoted one is unquoted, and one that
+      // needs its quotes goes the text way (SQL and rows as one statement).
+      const rawTable = m ? plainTable(m[1]) : undefined;
+      if (m && raw && rawTable) {
         rawInsert = {
-          table: m[1],
+          table: rawTable,
           columns: insertColumns(m[2]),
           format: raw,
           body,
