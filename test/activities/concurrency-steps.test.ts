@@ -233,6 +233,23 @@ describe('concurrency stepping at the activity level', { timeout: 120_000 }, () 
     }
   });
 
+  test('a query slower than the heartbeat timeout (15 s of sleepEachRow on 18.16): the step heartbeats throughout and counts it', async () => {
+    const si = await prepareCell(local.target, 'edge', '18.16', true, {});
+    const step: ConcurrencyStepInput = { clients: 1, n: 1, mix: [{ id: 'slow', weight: 1 }], durationS: 1, warmupS: 0 };
+    const a = startActivity(acts.concurrencyStep, si, step);
+    const sum = await a.result;
+    assert.equal(sum.requests, 1, 'the one request that started in the window is counted');
+    assert.equal(sum.errors, 0, JSON.stringify(sum.errorsByCode));
+    assert.equal(sum.latencySource, 'query_log');
+    assert.ok(sum.latencyMs.p50! >= 14_000, `server-side ${sum.latencyMs.p50} ms`);
+    assert.ok(sum.wallLatencyMs.p50! >= sum.latencyMs.p50!, 'wall ≥ server');
+    // It finished after the window: QPS counts requests that started and finished in it.
+    assert.equal(sum.qps, 0);
+    const mine = a.beats.filter((b) => b.d.step === 'concurrency-c1');
+    const gaps = mine.slice(1).map((b, j) => b.at - mine[j].at);
+    assert.ok(mine.length >= 7 && Math.max(...gaps) <= 2_000, `${mine.length} heartbeats, gaps ${gaps.join(', ')} ms`);
+  });
+
   test('a retry re-measures the step and overwrites its record; cancel ends it without a record', async () => {
     const step: ConcurrencyStepInput = { clients: 2, n: 9, mix: MIX, durationS: 30, warmupS: 0 };
     const dir = cellDir(embedded.si.cell.resultsDir, runId, embedded.si.cell.cellKey);
