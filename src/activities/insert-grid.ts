@@ -14,7 +14,6 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { ClickHouseClient } from '@clickhouse/client';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
-import { quantileSorted } from 'simple-statistics';
 import { connect, queryRows, queryScalar, tryCommand } from '../clickhouse/client';
 import { checkSettings } from '../clickhouse/settings';
 import { probeServer } from '../clickhouse/probe';
@@ -23,6 +22,7 @@ import { loadWorkload, renderTemplate } from '../lib/workload';
 import { abortableDelay } from '../lib/poll';
 import { sqlIdent, sqlString } from '../lib/sql';
 import { PreparedTooBig, prepareBatches, runInsertLoop, type InsertLoopResult } from '../measure/insert-load';
+import { latencySummary } from '../measure/stats';
 import { cellDir, readJsonIfExists, writeJsonAtomic } from '../results/store';
 import { FAILURE } from '../schema/failures';
 import { InsertGridSpec, type InsertPoint, type InsertPointSummary, type LatencySummary } from '../schema/grids';
@@ -60,19 +60,6 @@ export interface InsertSample {
    * the server has no such metric.
    */
   memory_bytes: number | null;
-}
-
-/** Latency distribution of a list of ms values (simple-statistics `quantileSorted`). Pure. */
-export function latencySummary(ms: readonly number[]): LatencySummary {
-  if (!ms.length) return { count: 0, p50: null, p95: null, p99: null, max: null };
-  const s = [...ms].sort((a, b) => a - b);
-  return {
-    count: s.length,
-    p50: quantileSorted(s, 0.5),
-    p95: quantileSorted(s, 0.95),
-    p99: quantileSorted(s, 0.99),
-    max: s[s.length - 1],
-  };
 }
 
 /** The point's own table: `<workload table>_ins_<key>` with every character outside `[a-z0-9_]` as `_`. Pure. */

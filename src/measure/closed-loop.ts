@@ -20,8 +20,6 @@ import http from 'node:http';
 import https from 'node:https';
 import { performance } from 'node:perf_hooks';
 import seedrandom from 'seedrandom';
-import { quantileSorted } from 'simple-statistics';
-import type { LatencySummary } from '../schema/grids';
 import type { TargetHandle } from '../schema/target';
 import { authHeaders, targetUrl } from '../clickhouse/client';
 
@@ -136,23 +134,6 @@ export const CLOSED_LOOP_DEFINITIONS: ClosedLoopResult['definitions'] = {
   latency:
     'client wall time per request: from just before the HTTP request is written until the last byte of the response body was read (performance.now()); the query runs with FORMAT Null',
 };
-
-/**
- * Percentiles of latencies (ms) with simple-statistics' `quantileSorted`. Its rank rule (1-based
- * ranks): the value at rank ⌈p·n⌉; when p·n is whole, the mean of ranks p·n and p·n + 1 for an even
- * n, rank p·n + 1 for an odd n. All `null` for no value. Pure.
- */
-export function latencySummary(values: readonly number[]): LatencySummary {
-  if (!values.length) return { count: 0, p50: null, p95: null, p99: null, max: null };
-  const s = [...values].sort((a, b) => a - b);
-  return {
-    count: s.length,
-    p50: quantileSorted(s, 0.5),
-    p95: quantileSorted(s, 0.95),
-    p99: quantileSorted(s, 0.99),
-    max: s[s.length - 1],
-  };
-}
 
 /** A weighted picker over the mix driven by one seeded generator. */
 function picker(mix: MixQuery[], seed: string): () => MixQuery {

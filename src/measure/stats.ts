@@ -2,8 +2,9 @@
  * Per-query statistics over a query's runs, and the rule that chooses the clock of the headline.
  * Pure: everything comes from the samples.
  */
-import { min as ssMin, median as ssMedian, max as ssMax } from 'simple-statistics';
+import { min as ssMin, median as ssMedian, max as ssMax, quantileSorted } from 'simple-statistics';
 import type { QueryStats, RunSample, ServerTimeSource } from '../schema/results';
+import type { LatencySummary } from '../schema/grids';
 import { judgeWarm } from './validity';
 
 /**
@@ -74,5 +75,22 @@ export function stats(samples: RunSample[]): QueryStats {
     // Every run, warm-up included, must return the same rows.
     result_sha256: [...new Set(samples.map((s) => s.result_sha256))],
     warm_validity: judgeWarm(cold.length ? ssMin(cold.map(t)) : null, warm.length ? ssMin(warm.map(t)) : null),
+  };
+}
+
+/**
+ * Percentiles of latencies (ms) with simple-statistics' `quantileSorted`. Its rank rule (1-based
+ * ranks): the value at rank ⌈p·n⌉; when p·n is whole, the mean of ranks p·n and p·n + 1 for an even
+ * n, rank p·n + 1 for an odd n. All `null` for no value. Pure.
+ */
+export function latencySummary(values: readonly number[]): LatencySummary {
+  if (!values.length) return { count: 0, p50: null, p95: null, p99: null, max: null };
+  const s = [...values].sort((a, b) => a - b);
+  return {
+    count: s.length,
+    p50: quantileSorted(s, 0.5),
+    p95: quantileSorted(s, 0.95),
+    p99: quantileSorted(s, 0.99),
+    max: s[s.length - 1],
   };
 }

@@ -32,18 +32,19 @@ beforeEach(() => {
   stubs.failWith = undefined;
 });
 
-/** One cell (v26.7, LZ4, with the skip-index steps) of a fresh run id. */
-function cell(over: Partial<CellInput> = {}): CellInput {
+/** One cell (v26.7, LZ4, with the skip-index steps) of a fresh run id; `spec` adds to the run spec. */
+function cell(over: Partial<CellInput> = {}, spec: Record<string, unknown> = {}): CellInput {
   const runId = `wf-cell-${randomUUID().slice(0, 8)}`;
-  const spec = parseRunSpec({
+  const parsed = parseRunSpec({
     name: 'wf',
     workload: 'logs',
     scale: 1000,
     target: { kind: 'embedded' },
     matrix: { version: ['26.7'], codec: ['LZ4'] },
     resultsDir: '/stub',
+    ...spec,
   });
-  return { ...cellInputs(spec, runId, ['q5'])[0], ...over };
+  return { ...cellInputs(parsed, runId, ['q5'])[0], ...over };
 }
 
 const id = (c: CellInput) => `${c.runId}/${c.cellKey}`;
@@ -73,23 +74,19 @@ test('an undisturbed cell runs the activities of CELL_STEPS in table order (the 
 });
 
 test('grids: one activity per concurrency step until errors stop the stepping, then one per insert point in grid order', async () => {
-  const spec = parseRunSpec({
-    name: 'wf',
-    workload: 'logs',
-    scale: 1000,
-    target: { kind: 'embedded' },
-    matrix: { version: ['26.7'], codec: ['LZ4'] },
-    resultsDir: '/stub',
-    grids: {
-      concurrency: { steps: [1, 2, 4, 8, 16], stopErrorRate: 0.01 },
-      insert: {
-        batchSizes: [1000, 10000],
-        concurrency: [1, 2],
-        settings: [{ name: 'sync' }, { name: 'async', query: { async_insert: 1 } }],
+  const c = cell(
+    {},
+    {
+      grids: {
+        concurrency: { steps: [1, 2, 4, 8, 16], stopErrorRate: 0.01 },
+        insert: {
+          batchSizes: [1000, 10000],
+          concurrency: [1, 2],
+          settings: [{ name: 'sync' }, { name: 'async', query: { async_insert: 1 } }],
+        },
       },
     },
-  });
-  const c = { ...cellInputs(spec, `wf-cell-${randomUUID().slice(0, 8)}`, ['q5'])[0] };
+  );
   // 4 clients: 5 of 100 requests fail (5 % > 1 %): stepping ends after that step.
   stubs.stepErrors = (clients) => (clients === 4 ? 5 : 0);
   try {
