@@ -33,6 +33,8 @@ import { provisionLocal, teardownLocal } from '../../src/targets/local';
 import { startActivity } from '../helpers/activity-env';
 
 const ROWS = 200_000;
+/** Largest gap allowed between two heartbeats of a step: half the cell steps' 10 s heartbeat timeout. */
+const HEARTBEAT_GAP_MS = 5_000;
 const MIX = [
   { id: 'q1', weight: 2 },
   { id: 'q2', weight: 1 },
@@ -137,7 +139,8 @@ async function runSteps(s: Server, label: string): Promise<void> {
     const mine = a.beats.filter((b) => b.d.step === `concurrency-c${clients}`);
     assert.ok(mine.length >= 2, `${mine.length} heartbeats of the step`);
     const gaps = mine.slice(1).map((b, j) => b.at - mine[j].at);
-    assert.ok(Math.max(...gaps) <= 2_000, `heartbeat gaps ${gaps.join(', ')} ms`);
+    // The engine reports every second; half the 10 s heartbeat timeout leaves room for a loaded machine.
+    assert.ok(Math.max(...gaps) <= HEARTBEAT_GAP_MS, `heartbeat gaps ${gaps.join(', ')} ms`);
 
     const rec = readJson<ConcurrencyStepRecord>(
       path.join(cellDir(s.si.cell.resultsDir, runId, s.si.cell.cellKey), sum.file),
@@ -247,7 +250,10 @@ describe('concurrency stepping at the activity level', { timeout: 120_000 }, () 
     assert.equal(sum.qps, 0);
     const mine = a.beats.filter((b) => b.d.step === 'concurrency-c1');
     const gaps = mine.slice(1).map((b, j) => b.at - mine[j].at);
-    assert.ok(mine.length >= 7 && Math.max(...gaps) <= 2_000, `${mine.length} heartbeats, gaps ${gaps.join(', ')} ms`);
+    assert.ok(
+      mine.length >= 3 && Math.max(...gaps) <= HEARTBEAT_GAP_MS,
+      `${mine.length} heartbeats, gaps ${gaps.join(', ')} ms`,
+    );
   });
 
   test('a retry re-measures the step and overwrites its record; cancel ends it without a record', async () => {
