@@ -29,7 +29,7 @@ import { InsertGridSpec, type InsertPoint, type InsertPointSummary, type Latency
 import { queryIdPrefix, type StepInput } from '../schema/cell';
 import type { CapabilityProbe, ProvisionRecord } from '../schema/results';
 import { capabilitiesOf } from '../targets';
-import { attempt, cancellationSignal, heartbeat } from '../temporal/activity-context';
+import { activityIdentity, attempt, cancellationSignal, heartbeat } from '../temporal/activity-context';
 import { readCellSettings } from './provision';
 
 /** `system.events` counters read before and after a point (an event missing from the table counts 0). */
@@ -142,6 +142,28 @@ export function createInsertGrid(deps: InsertGridDeps) {
       const cellSettings = readCellSettings(cell);
       const provision = readJsonIfExists<ProvisionRecord>(path.join(dir, 'provision.json'));
       const signal = cancellationSignal();
+      const file = path.join('grids', `insert-${point.key}.json`);
+      const identity = activityIdentity();
+      // An earlier attempt of this very activity finished the point (its record is written) but its
+      // completion never reached Temporal (the worker died in between): the point is not run again.
+      const earlier = readJsonIfExists<{ summary?: InsertPointSummary; activity?: typeof identity; table?: string }>(
+        path.join(dir, file),
+      );
+      if (earlier?.summary && identity && JSON.stringify(earlier.activity) === JSON.stringify(identity)) {
+        if (!grid.keepTables && earlier.table) {
+          const c = connect(target);
+          try {
+            await c.command({ query: `DROP TABLE IF EXISTS ${sqlIdent(earlier.table)}` });
+          } finally {
+            await c.close();
+          }
+        }
+        heartbeat({
+          step,
+          progress: `insert point ${point.key}: finished by attempt ${earlier.summary.attempt}, kept`,
+        });
+        return earlier.summary;
+      }
       const client = connect(target);
       const sampler = connect(target);
       let sampling = false;
@@ -377,7 +399,6 @@ export function createInsertGrid(deps: InsertGridDeps) {
         const peakParts = samples.reduce((a, s) => Math.max(a, s.active_parts), 0);
         const peakMerges = samples.reduce((a, s) => Math.max(a, s.merges), 0);
         const mems = samples.map((s) => s.memory_bytes).filter((x): x is number => x !== null);
-        const file = path.join('grids', `insert-${point.key}.json`);
         const summary: InsertPointSummary = {
           key: point.key,
           rowsPerS,
@@ -392,6 +413,8 @@ export function createInsertGrid(deps: InsertGridDeps) {
         };
         writeJsonAtomic(path.join(dir, file), {
           summary,
+          // The scheduled activity that measured the point: a later attempt of the same one keeps this record.
+          activity: identity ?? null,
           point,
           attempt: attemptNo,
           table,

@@ -28,6 +28,16 @@ export function attempt(): number {
   return currentActivity()?.info.attempt ?? 1;
 }
 
+/**
+ * Which scheduled activity is running: its workflow id, workflow run id and activity id, the same for
+ * every attempt of that activity (a retry after a lost worker included); `undefined` outside an activity.
+ */
+export function activityIdentity(): { workflowId: string; runId: string; activityId: string } | undefined {
+  const info = currentActivity()?.info;
+  const wf = info?.workflowExecution;
+  return info && wf ? { workflowId: wf.workflowId, runId: wf.runId, activityId: info.activityId } : undefined;
+}
+
 /** Cancellation signal of the current activity, if any. */
 export function cancellationSignal(): AbortSignal | undefined {
   return currentActivity()?.cancellationSignal;

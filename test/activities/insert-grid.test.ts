@@ -17,12 +17,22 @@ import { createActivities } from '../../src/activities';
 import { runInsertLoop } from '../../src/measure/insert-load';
 import { cellDir } from '../../src/results/store';
 import { parseRunSpec } from '../../src/schema/run-spec';
-import { insertPointKey, type InsertFormat, type InsertPoint, type SettingsProfile } from '../../src/schema/grids';
+import {
+  insertPointKey,
+  type InsertFormat,
+  type InsertPoint,
+  type InsertPointSummary,
+  type SettingsProfile,
+} from '../../src/schema/grids';
 import type { CellInput, StepInput } from '../../src/schema/cell';
 import type { TargetHandle } from '../../src/schema/target';
 import { provisionEmbedded, teardownEmbedded } from '../../src/targets/embedded';
 import { provisionLocal, teardownLocal } from '../../src/targets/local';
 import { startActivity } from '../helpers/activity-env';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import type * as activity from '@temporalio/activity';
+import { connect, queryScalar } from '../../src/clickhouse/client';
+import { pointTable } from '../../src/activities/insert-grid';
 
 const LOCAL_BIN = ['/usr/bin/clickhouse-server', '/usr/sbin/clickhouse-server'].find((p) => fs.existsSync(p));
 
@@ -242,6 +252,39 @@ describe('insert grid points (embedded engine and clickhouse-server 18.16)', { t
         }),
       /grids\.insert\.maxConnections: 2 connections cannot serve 4 concurrent clients/,
     );
+  });
+
+  test('a later attempt of the same activity keeps a point its earlier attempt finished; another activity measures it again', async () => {
+    const p = point(2000, 1, { name: 'again' }, 'RowBinary');
+    const si = input(embedded!, '26.7', 'trivial', { rows: 10_000 });
+    const run = (info: Partial<activity.Info>): Promise<InsertPointSummary> =>
+      new MockActivityEnvironment({
+        workflowExecution: { workflowId: 'wf-a', runId: 'run-a' },
+        activityId: 'ins-1',
+        ...info,
+      }).run(acts.insertPoint, si, p) as Promise<InsertPointSummary>;
+    const first = await run({ attempt: 1 });
+    const file = path.join(cellDir(si.cell.resultsDir, runId, si.cell.cellKey), first.file);
+    const text = fs.readFileSync(file, 'utf8');
+    // The worker died after the record was written, before the completion reached Temporal (and
+    // before the point's table was dropped): attempt 2.
+    const c0 = connect(embedded!);
+    await c0.command({ query: `CREATE TABLE ${pointTable('t', p.key)} (n UInt64) ENGINE = MergeTree ORDER BY n` });
+    await c0.close();
+    const retried = await run({ attempt: 2 });
+    assert.deepEqual({ ...retried, attempt: 1 }, { ...first, attempt: 1 });
+    assert.equal(fs.readFileSync(file, 'utf8'), text, 'the record is kept as the first attempt wrote it');
+    // The table the first attempt left is dropped by the second.
+    const c = connect(embedded!);
+    try {
+      assert.equal(Number(await queryScalar(c, `EXISTS TABLE ${pointTable('t', p.key)}`)), 0);
+    } finally {
+      await c.close();
+    }
+    // A different scheduled activity (another run of the cell) measures the point afresh.
+    const other = await run({ activityId: 'ins-2', attempt: 1 });
+    assert.notEqual(fs.readFileSync(file, 'utf8'), text);
+    assert.equal(other.verified, true);
   });
 
   test('a normal point on 18.16 (logs-legacy, RowBinary, 3 batches, concurrency 2): verified, rows/s > 0, ≥ 1 part per INSERT', async () => {
