@@ -28,6 +28,7 @@ import type { ConcurrencyStepInput, ConcurrencyStepSummary, LatencySummary } fro
 import type { ProvisionRecord } from '../schema/results';
 import { sqlString } from '../lib/sql';
 import { readCellSettings } from './provision';
+import { resultCacheSettings } from '../measure/cold-cycle';
 import { settlePreviousAttempts, type PreviousAttempts } from './support/attempts';
 
 /** Server-side duration of one request, as `system.query_log` has it. */
@@ -153,12 +154,18 @@ export function createConcurrencySteps(deps: { workDir: string }) {
       const rel = `grids/concurrency-c${step.clients}.json`;
       const prefix = queryIdPrefix(cell.runId, cell.cellKey, `conc-c${step.clients}`);
       const suffix = `-a${attempt()}`;
-      const settings = readCellSettings(cell).runs;
       const provision = readJsonIfExists<ProvisionRecord>(path.join(dir, 'provision.json'));
       const queryLogAvailable = provision?.server.query_log === 'available';
       const caps = capabilitiesOf(target);
       const client = connect(target, { maxExecutionTimeS: cell.protocol.maxExecutionTimeS });
       try {
+        // As the measured runs: the cell's run settings, the time limit, and the result caches off
+        // (a query repeated by many clients must be executed, not answered from a cache).
+        const settings = {
+          ...readCellSettings(cell).runs,
+          max_execution_time: cell.protocol.maxExecutionTimeS,
+          ...(await resultCacheSettings(client)),
+        };
         const othersAtStart = otherChbenchServers(deps.workDir, target);
         // `<prefix>-`: never the statements of a step with more clients (`conc-c4` vs `conc-c40`).
         const previous = await settlePreviousAttempts(target, client, `${prefix}-`);

@@ -174,7 +174,8 @@ export function createInsertGrid(deps: InsertGridDeps) {
           readJsonIfExists<CapabilityProbe>(path.join(dir, 'probe.json')) ??
           (await probeServer(client, await queryScalar<string>(client, 'SELECT version()')));
         const checked = checkSettings(
-          { query: point.profile.query, mergeTree: point.profile.mergeTree, optional: [] },
+          // Names the spec marks optional (settings.optional) are recorded as not applied on a version that lacks them, as at provisioning.
+          { query: point.profile.query, mergeTree: point.profile.mergeTree, optional: cell.settings?.optional ?? [] },
           probe,
           `insert point ${point.key}: settings profile "${point.profile.name}"`,
           { query: 'query', mergeTree: 'mergeTree' },
@@ -210,6 +211,7 @@ export function createInsertGrid(deps: InsertGridDeps) {
           data: grid.data,
           codec: cell.codec,
           maxBytes: grid.maxBufferMiB * 2 ** 20,
+          signal,
           onBatch: (k, count) =>
             heartbeat({ step, progress: `insert point ${point.key}: generated batch ${k}/${count} (${point.format})` }),
         }).catch((e: unknown) => {
@@ -286,11 +288,19 @@ export function createInsertGrid(deps: InsertGridDeps) {
           grid.data === 'repeat' && dedup && loop.inserts > 0 ? loop.rowsAcked - prepared.batchRows[0] : 0;
         const expected = loop.rowsAcked - dupRowsKnown;
 
+        // One sample right after the loop, so the peaks include the parts the last INSERTs made.
+        try {
+          samples.push(await sampleServer(sampler, table, t0));
+        } catch {
+          /* a failed sample is a gap in the series */
+        }
         // Async inserts: rows may land after the responses. Wait until visible (or stable).
         const eventsMid = asyncRequested ? await readEvents(client) : undefined;
         const asyncRecord: Record<string, unknown> = { requested: asyncRequested };
         let visibleMs = loop.wallMs;
         let count = Number(await queryScalar(client, `SELECT count() FROM ${sqlIdent(table)}`));
+        // Every row already visible when the loop ended: the loop's time stands (no flush wait to add).
+        const visibleAtEnd = count >= expected;
         if (asyncRequested) {
           const flush = await tryCommand(client, 'SYSTEM FLUSH ASYNC INSERT QUEUE');
           asyncRecord.flush = flush;
@@ -307,7 +317,8 @@ export function createInsertGrid(deps: InsertGridDeps) {
             if (count !== prev) [prev, lastChange] = [count, performance.now()];
             else if (performance.now() - lastChange > 5000) break;
           }
-          visibleMs = Math.max(loop.wallMs, (count >= expected ? performance.now() : lastChange) - t0);
+          if (!visibleAtEnd)
+            visibleMs = Math.max(loop.wallMs, (count >= expected ? performance.now() : lastChange) - t0);
           asyncRecord.waited_ms = performance.now() - waitStart;
           asyncRecord.visible_after_ms = visibleMs;
           const asyncQueries = (eventsMid?.AsyncInsertQuery ?? 0) - eventsBefore.AsyncInsertQuery;
@@ -340,7 +351,9 @@ export function createInsertGrid(deps: InsertGridDeps) {
         // else the MergeTreeDataWriterBlocks delta (server-wide: system log flushes count too).
         let partsCreated = events.MergeTreeDataWriterBlocks;
         let partsSource = 'system.events MergeTreeDataWriterBlocks delta (server-wide: includes system log tables)';
-        if (probe.part_log.enabled) {
+        // Tried whatever the probe said: a server creates system.part_log at its first flush, which on a
+        // fresh server comes after the probe (18.16 then lists it only once a part was written).
+        {
           try {
             await client.command({ query: 'SYSTEM FLUSH LOGS' });
             partsCreated = Number(

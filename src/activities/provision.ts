@@ -85,7 +85,12 @@ function resolveCellSettings(cell: CellInput, m: WorkloadManifest, probe: Capabi
     `workload ${m.name}`,
     { query: 'loadSettings', mergeTree: 'tableSettings' },
   );
-  const sp = checkSettings({ query: spec.query, mergeTree: spec.mergeTree, optional: spec.optional }, probe, 'spec');
+  const sp = checkSettings(
+    { query: spec.query, mergeTree: spec.mergeTree, optional: spec.optional },
+    probe,
+    // A profile's settings are merged into the cell's: say where a refused one may come from.
+    cell.profile ? `spec (settings, or matrix.settings profile "${cell.profile}")` : 'spec',
+  );
   // The insert grid's profiles are checked here too, so a setting this version lacks stops the cell before loading.
   const grid = (cell.grids?.insert?.settings ?? []).flatMap(
     (p, i) =>

@@ -200,9 +200,3 @@ export function indexQueryIds(workload: string, queries?: string[]): string[] {
         .map((q) => q.id)
     : [];
 }
-
-/**
- * The row source of a rendered generator (load.sql): `numbers(N)` or `numbers_mt(N)`. The insert grid
- * replaces it with `numbers(<offset>, <batch>)` to generate one batch of the same rows.
- */
-export const GENERATOR_SOURCE = /\bnumbers(?:_mt)?\(\s*\d+\s*\)/;

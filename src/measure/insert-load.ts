@@ -163,6 +163,8 @@ export async function prepareBatches(
     maxBytes?: number;
     /** Called after each generated batch (1-based `k` of `count`), e.g. to heartbeat. */
     onBatch?: (k: number, count: number, bytes: number) => void;
+    /** Stop between batches when aborted (throws the signal's reason). */
+    signal?: AbortSignal;
   },
 ): Promise<PreparedBatches> {
   const m = loadWorkload(o.workload);
@@ -202,6 +204,7 @@ export async function prepareBatches(
       batchRows.push(batchRows[0]);
       continue;
     }
+    o.signal?.throwIfAborted();
     const n = Math.min(o.batchSize, o.rows - k * o.batchSize);
     const rs = await client.exec({ query: wrapped(k * o.batchSize, n), clickhouse_settings: o.settings });
     batches.push(await readAll(rs.stream as AsyncIterable<Buffer>));

@@ -419,6 +419,8 @@ export function insertGridChart(cells: CellResult[]): Chart | null {
   const source =
     "Each point's grids/insert-<point>.json: summary.rowsPerS = rows the server acknowledged (checked against SELECT count() of the point's own table) / client wall time of the timed loop (for async inserts, until the rows were visible). Rows were generated on the server before the loop.";
   const log = wide(rows.map((r) => r.rows_per_s)) && rows.every((r) => r.rows_per_s > 0);
+  // Client counts are whole numbers: ticks only at the counts measured.
+  const clientTicks = [...new Set(rows.map((r) => r.clients))].sort((a, b) => a - b);
   const spec = {
     ...base,
     title: { text: title, subtitle: 'closed-loop clients, one connection each; a hollow point was not verified' },
@@ -432,7 +434,13 @@ export function insertGridChart(cells: CellResult[]): Chart | null {
         {
           mark: { type: 'line', point: false },
           encoding: {
-            x: { field: 'clients', type: 'quantitative', title: 'concurrent clients', scale: { type: 'log', base: 2 } },
+            x: {
+              field: 'clients',
+              type: 'quantitative',
+              title: 'concurrent clients',
+              scale: { type: 'log', base: 2 },
+              axis: { values: clientTicks, format: 'd' },
+            },
             y: { field: 'rows_per_s', type: 'quantitative', title: `rows/s${log ? ' (log scale)' : ''}`, scale: log ? { type: 'log' } : {} },
             color: { field: 'batch', type: 'nominal', title: 'batch', sort: { field: 'batchSize' } },
           },
@@ -471,6 +479,7 @@ export function concurrencyChart(cells: CellResult[]): Chart | null {
   const title = 'Concurrency stepping: throughput and P99 latency by clients';
   const source =
     "Each step's grids/concurrency-c<clients>.json: QPS = successful queries completed in the measured window / window seconds; P99 of the successful queries' latency (server-side query_duration_ms from system.query_log where the server keeps it, else client wall time — the label says which).";
+  const clientTicks = [...new Set(rows.map((r) => r.clients))].sort((a, b) => a - b);
   const spec = {
     ...base,
     title: { text: title, subtitle: 'closed-loop clients over the query mix; warm-up excluded' },
@@ -482,7 +491,13 @@ export function concurrencyChart(cells: CellResult[]): Chart | null {
       height: 170,
       mark: { type: 'line', point: true },
       encoding: {
-        x: { field: 'clients', type: 'quantitative', title: 'concurrent clients', scale: { type: 'log', base: 2 } },
+        x: {
+          field: 'clients',
+          type: 'quantitative',
+          title: 'concurrent clients',
+          scale: { type: 'log', base: 2 },
+          axis: { values: clientTicks, format: 'd' },
+        },
         y: { field: 'value', type: 'quantitative', title: null },
         color: { field: 'cell', type: 'nominal', title: 'cell' },
       },

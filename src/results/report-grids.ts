@@ -15,13 +15,30 @@ export interface TextTable {
   rows: string[][];
 }
 
-function ms(x: number | null): string {
+/**
+ * Fewest samples a P95/P99 is shown from: below it the tail percentiles are interpolated between a
+ * handful of values and say nothing about a tail, so the table shows `—` (P50 and max stay).
+ */
+export const MIN_TAIL_SAMPLES = 20;
+
+/** ms with 2 decimals under 10, 1 under 100, whole above; whole always when the source counts whole ms. */
+function ms(x: number | null, wholeMs = false): string {
   if (x === null) return 'n/a';
+  if (wholeMs) return x.toFixed(0);
   return x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2);
 }
 
-function lat(l: { p50: number | null; p95: number | null; p99: number | null; max: number | null }): string {
-  return `${ms(l.p50)} / ${ms(l.p95)} / ${ms(l.p99)} / ${ms(l.max)}`;
+function lat(
+  l: { count: number; p50: number | null; p95: number | null; p99: number | null; max: number | null },
+  wholeMs = false,
+): string {
+  const tail = l.count >= MIN_TAIL_SAMPLES;
+  return `${ms(l.p50, wholeMs)} / ${tail ? ms(l.p95, wholeMs) : '—'} / ${tail ? ms(l.p99, wholeMs) : '—'} / ${ms(l.max, wholeMs)}`;
+}
+
+/** The step's server latency counts whole milliseconds (`query_duration_ms`, e.g. on 18.16). */
+function wholeMsSource(r: ConcurrencyStepRecord): boolean {
+  return r.summary.latencySource === 'query_log' && /query_duration_ms/.test(r.query_log?.source ?? '');
 }
 
 function codes(by: Record<string, number>): string {
@@ -85,15 +102,72 @@ export function concurrencyTable(steps: ConcurrencyStepRecord[]): TextTable {
       return [
         String(s.clients),
         s.qps.toFixed(1),
-        lat(s.latencyMs),
-        s.latencySource === 'query_log' ? 'server (query_log query_duration_ms)' : 'client wall',
-        ms(s.wallLatencyMs.p99),
+        lat(s.latencyMs, wholeMsSource(r)),
+        s.latencySource === 'query_log'
+          ? `server (query_log ${wholeMsSource(r) ? 'query_duration_ms, whole ms' : 'µs timestamps'})`
+          : 'client wall',
+        s.wallLatencyMs.count >= MIN_TAIL_SAMPLES ? ms(s.wallLatencyMs.p99) : '—',
         fmtInt(s.requests),
         s.errors ? `${fmtInt(s.errors)} (${codes(s.errorsByCode)})` : '0',
         s.clientBound ? '**yes**' : 'no',
       ];
     }),
   };
+}
+
+/** One line per settings profile of the matrix (`matrix.settings`): its name and what it sets. */
+export function profileLines(spec: RunSpec): string[] {
+  const kv = (o: Record<string, string | number>) =>
+    Object.entries(o)
+      .map(([k, v]) => `${k} = ${v}`)
+      .join(', ');
+  return (spec.matrix.settings ?? []).map((p) => {
+    const parts = [
+      ...(Object.keys(p.query).length ? [`query ${kv(p.query)}`] : []),
+      ...(Object.keys(p.mergeTree).length ? [`MergeTree ${kv(p.mergeTree)}`] : []),
+    ];
+    return `\`${p.name}\`: ${parts.join('; ') || 'nothing beyond the spec\'s settings'}`;
+  });
+}
+
+/** What a reader must know about a cell's insert points beyond the table: async inserts, settings not applied, repeated data, client-bound points, early stops. */
+export function insertGridNotes(c: CellResult, spec: RunSpec): string[] {
+  const pts = c.grids?.insert ?? [];
+  const notes = [
+    ...new Set(pts.flatMap((r) => (r.async_insert.note ? [`${r.point.profile.name}: ${r.async_insert.note}`] : []))),
+    ...new Set(
+      pts.flatMap((r) =>
+        Object.entries(r.settings_not_applied ?? {}).map(
+          ([k, why]) => `${r.point.profile.name}: setting ${k} not applied — ${why}`,
+        ),
+      ),
+    ),
+  ];
+  if (spec.grids?.insert?.data === 'repeat')
+    notes.push(
+      'data: repeat — every batch repeats the first, so a deduplicating table drops all but one; "verified" then counts those rows once',
+    );
+  for (const r of pts.filter((x) => x.summary.clientBound)) notes.push(`⚠ ${r.summary.key}: client-bound — ${r.cpu.reason}`);
+  for (const r of pts.filter((x) => x.loop.stopped_by === 'duration'))
+    notes.push(`${r.summary.key}: stopped by the point's duration limit before every row was sent`);
+  if (pts.some((r) => r.summary.latencyMs.count < MIN_TAIL_SAMPLES))
+    notes.push(`P95 / P99 are shown only from ${MIN_TAIL_SAMPLES} INSERTs or more ("—" otherwise: too few for a tail)`);
+  return notes;
+}
+
+/** What a reader must know about a cell's stepping beyond the table. */
+export function concurrencyNotes(c: CellResult): string[] {
+  const steps = c.grids?.concurrency ?? [];
+  const notes: string[] = [];
+  if (c.target_kind === 'embedded')
+    notes.push(
+      'The embedded engine runs one statement at a time (its HTTP front end serialises statements on one chdb session), so more clients queue rather than run in parallel: expect QPS to stay flat and client wall latency to grow with clients. A real server runs them concurrently.',
+    );
+  for (const r of steps.filter((x) => x.summary.clientBound))
+    notes.push(`⚠ ${r.summary.clients} clients: client-bound — ${r.cpu?.reason ?? 'no CPU figures'}`);
+  if (steps.some((r) => r.summary.latencyMs.count < MIN_TAIL_SAMPLES))
+    notes.push(`P95 / P99 are shown only from ${MIN_TAIL_SAMPLES} requests or more ("—" otherwise)`);
+  return notes;
 }
 
 /** The knee of a cell's stepping and why stepping stopped, from its records and the spec. */
@@ -138,7 +212,7 @@ export function gridsSections(spec: RunSpec, cells: CellResult[], label: (c: Cel
     out.push(
       '## Concurrency stepping',
       '',
-      `Closed-loop clients (each sends its next query when the last one returned, one connection each) over the mix ${(g.mix ?? []).map((e) => `${e.id.toUpperCase()}×${e.weight}`).join(', ') || 'of every selected query, weight 1'}; each step warms up ${g.warmupS} s (not counted), then is measured for ${g.durationS} s. QPS = successful queries completed in the measured window / its seconds. Latency: server-side \`query_duration_ms\` from \`system.query_log\` where the server keeps it, else client wall time (send → last byte), as the "latency source" column says; client wall P99 is shown beside it (the difference is time spent waiting outside the server). Knee: the step after which QPS rose by less than ${(g.kneeMinGain * 100).toFixed(0)} % or P99 grew by more than ${g.kneeP99Factor}×.`,
+      `Closed-loop clients (each sends its next query when the last one returned, one connection each) over the mix ${(g.mix ?? []).map((e) => `${e.id.toUpperCase()}×${e.weight}`).join(', ') || 'of every selected query, weight 1'}; each step warms up ${g.warmupS} s (not counted), then is measured for ${g.durationS} s. QPS = successful queries that started and finished in the measured window / its seconds (a query still running at its end counts in the latency, not in QPS). Latency: server-side \`query_duration_ms\` from \`system.query_log\` where the server keeps it, else client wall time (send → last byte), as the "latency source" column says; client wall P99 is shown beside it (the difference is time spent waiting outside the server). Knee: the step after which QPS rose by less than ${(g.kneeMinGain * 100).toFixed(0)} % or P99 grew by more than ${g.kneeP99Factor}×.`,
       '',
     );
     if (!withSteps.length) out.push('No cell measured a step (see the cells above for why).', '');
@@ -147,11 +221,8 @@ export function gridsSections(spec: RunSpec, cells: CellResult[], label: (c: Cel
       const o = steppingOutcome(c.grids!.concurrency, g);
       out.push(`### ${label(c)}`, '', markdownTable([t.head, ...t.rows]), '');
       out.push(`Knee: ${o.knee.clients === null ? 'none within the steps run' : `**${o.knee.clients} client${o.knee.clients === 1 ? '' : 's'}**`} — ${o.knee.reason}. Stepping ended: ${o.stopReason}.`, '');
-      if (c.target_kind === 'embedded')
-        out.push('The embedded engine runs one statement at a time (its HTTP front end serialises statements on one chdb session), so more clients queue rather than run in parallel: expect QPS to stay flat and client wall latency to grow with clients. A real server runs them concurrently.', '');
-      const bound = c.grids!.concurrency.filter((r) => r.summary.clientBound);
-      for (const r of bound) out.push(`- ⚠ ${r.summary.clients} clients: client-bound — ${r.cpu?.reason ?? 'no CPU figures'}`);
-      if (bound.length) out.push('');
+      const notes = concurrencyNotes(c);
+      if (notes.length) out.push(...notes.map((n) => `- ${n}`), '');
     }
   }
   const withPoints = cells.filter((c) => c.grids?.insert.length);
@@ -166,15 +237,8 @@ export function gridsSections(spec: RunSpec, cells: CellResult[], label: (c: Cel
     for (const c of withPoints) {
       const t = insertGridTable(c.grids!.insert);
       out.push(`### ${label(c)}`, '', markdownTable([t.head, ...t.rows]), '');
-      const notes = [
-        ...new Set(c.grids!.insert.flatMap((r) => (r.async_insert.note ? [`${r.point.profile.name}: ${r.async_insert.note}`] : []))),
-      ];
-      for (const n of notes) out.push(`- ${n}`);
-      for (const r of c.grids!.insert.filter((x) => x.summary.clientBound))
-        out.push(`- ⚠ ${r.summary.key}: client-bound — ${r.cpu.reason}`);
-      for (const r of c.grids!.insert.filter((x) => x.loop.stopped_by === 'duration'))
-        out.push(`- ${r.summary.key}: stopped by the point's duration limit before every row was sent`);
-      if (notes.length || c.grids!.insert.some((x) => x.summary.clientBound || x.loop.stopped_by === 'duration')) out.push('');
+      const notes = insertGridNotes(c, spec);
+      if (notes.length) out.push(...notes.map((n) => `- ${n}`), '');
     }
   }
   return out;

@@ -29,7 +29,14 @@ import { ComparisonRecord } from '../schema/comparison';
 import type { CellResult, RunRecord } from '../schema/results';
 import type { RunSpec } from '../schema/run-spec';
 import { ConcurrencyGridSpec } from '../schema/grids';
-import { concurrencyTable, insertGridTable, steppingOutcome } from './report-grids';
+import {
+  concurrencyNotes,
+  concurrencyTable,
+  insertGridNotes,
+  insertGridTable,
+  profileLines,
+  steppingOutcome,
+} from './report-grids';
 import type { SeriesPoint } from './db/types';
 
 /** What the caller may add to the run folder's own records. */
@@ -80,6 +87,11 @@ function note(text: string): Raw {
   return h`<p class="note">${text}</p>`;
 }
 
+/** Notes under a table, as report.md has them (nothing when there is none). */
+function notesList(notes: string[]): Raw {
+  return notes.length ? h`<ul class="notes">${notes.map((n) => h`<li>${n}</li>`)}</ul>` : h``;
+}
+
 /** Table cells written for report.md, without its `**bold**` marks. */
 function plain(rows: string[][]): string[][] {
   return rows.map((r) => r.map((x) => x.replace(/\*\*/g, '')));
@@ -103,7 +115,7 @@ async function gridsHtml(
       const t = concurrencyTable(c.grids!.concurrency);
       const o = steppingOutcome(c.grids!.concurrency, g);
       parts.push(
-        h`<h3>${cellLabel(c)}</h3>${table(t.head, plain(t.rows))}<p>Knee: <strong>${o.knee.clients === null ? 'none within the steps run' : `${o.knee.clients} client${o.knee.clients === 1 ? '' : 's'}`}</strong> — ${o.knee.reason}. Stepping ended: ${o.stopReason}.</p>`,
+        h`<h3>${cellLabel(c)}</h3>${table(t.head, plain(t.rows))}${notesList(concurrencyNotes(c))}<p>Knee: <strong>${o.knee.clients === null ? 'none within the steps run' : `${o.knee.clients} client${o.knee.clients === 1 ? '' : 's'}`}</strong> — ${o.knee.reason}. Stepping ended: ${o.stopReason}.</p>`,
       );
     }
     out.push(
@@ -114,7 +126,7 @@ async function gridsHtml(
     const parts: Raw[] = [];
     for (const c of cells.filter((x) => x.grids?.insert.length)) {
       const t = insertGridTable(c.grids!.insert);
-      parts.push(h`<h3>${cellLabel(c)}</h3>${table(t.head, plain(t.rows))}`);
+      parts.push(h`<h3>${cellLabel(c)}</h3>${table(t.head, plain(t.rows))}${notesList(insertGridNotes(c, spec))}`);
     }
     out.push(
       h`<section id="insert-grid"><h2>Insert grid</h2>${await figures([insertGridChart(cells)], 'No cell measured an insert point.')}${parts}</section>`,
@@ -235,7 +247,7 @@ export async function renderHtmlReport(dir: string, extras: HtmlReportExtras = {
 <p>Workload <strong>${spec.workload}</strong>, ${fmtInt(spec.scale)} rows, target <strong>${spec.target.kind}</strong>; ${spec.protocol.coldRuns} cold + ${spec.protocol.warmRuns} warm run(s) per query, headline warm statistic <strong>${spec.protocol.statistic}</strong>.</p>
 <p>Started ${run.startedAt}${run.resumes.length ? `, resumed ${run.resumes.join(', ')}` : ''}${run.finishedAt ? `, finished ${run.finishedAt}` : ''}; run status <strong>${run.status ?? 'not recorded (not finished)'}</strong>; ${cells.filter((c) => c.status === 'succeeded').length} of ${cells.length + missing.length} cell(s) succeeded.</p>
 ${validityBlock(ok)}</header>
-<section id="cells"><h2>Cells</h2>${cellsTable(cells, missing)}</section>
+<section id="cells"><h2>Cells</h2>${cellsTable(cells, missing)}${profileLines(spec).length ? h`<p>Settings profiles (matrix.settings, over the spec's settings):</p>${notesList(profileLines(spec).map((l) => l.replace(/`/g, '')))}` : ''}</section>
 <section id="sources"><h2>Sources of the figures</h2>${sources(run, ok)}</section>
 <section id="queries"><h2>Query times</h2>${await figures([queryTimesChart(ok, 'baseline'), queryTimesChart(ok, 'index')], 'No query run was measured.')}</section>
 <section id="compression"><h2>Compression</h2>${await figures([compressionChart(ok)], 'No cell recorded per-column sizes.')}</section>

@@ -6,7 +6,7 @@
 import path from 'node:path';
 import { existsSync, readdirSync } from 'node:fs';
 import markdownTable from 'markdown-table';
-import { gridsSections } from './report-grids';
+import { gridsSections, profileLines } from './report-grids';
 import { readRecord, readRecordIfExists } from './store';
 import { comparisonSection } from './report-comparison';
 import { ComparisonRecord } from '../schema/comparison';
@@ -186,6 +186,9 @@ export function renderReport(dir: string): string {
   }
   for (const k of missing) rows.push([k, 'no result (not run yet, or the run was interrupted)', '', '', '', '', '', '']);
   out.push(markdownTable(rows), '');
+  const profiles = profileLines(spec);
+  if (profiles.length)
+    out.push("Settings profiles (`matrix.settings`; each cell key ends with its profile; applied over the spec's `settings`, as each cell's `settings.json` records):", '', ...profiles.map((l) => `- ${l}`), '');
   if (cells.some((c) => c.provision?.server.cpu_source.startsWith('worker host')))
     out.push('CPUs/memory come from `system.asynchronous_metrics` where the server has them, else from the worker host (same host for embedded/local targets).', '');
 

@@ -287,7 +287,7 @@ export function findKnee(done: readonly ConcurrencyStepSummary[], g: Concurrency
     if (prev.latencyMs.p99 !== null && cur.latencyMs.p99 !== null && cur.latencyMs.p99 > g.kneeP99Factor * prev.latencyMs.p99)
       return {
         clients: prev.clients,
-        reason: `P99 grew ${(cur.latencyMs.p99 / prev.latencyMs.p99).toFixed(1)}× from ${prev.clients} to ${cur.clients} clients (${prev.latencyMs.p99.toFixed(1)} → ${cur.latencyMs.p99.toFixed(1)} ms), above ${g.kneeP99Factor}×`,
+        reason: `P99 grew ${(cur.latencyMs.p99 / prev.latencyMs.p99).toFixed(2)}× from ${prev.clients} to ${cur.clients} clients (${prev.latencyMs.p99.toFixed(1)} → ${cur.latencyMs.p99.toFixed(1)} ms), above ${g.kneeP99Factor}×`,
       };
   }
   return { clients: null, reason: `QPS still rose and P99 stayed within ${g.kneeP99Factor}× up to ${done[done.length - 1]?.clients ?? 0} clients` };

@@ -892,6 +892,8 @@ export const InsertPointRecord = z
       .loose(),
     /** The worker's CPU over the timed loop (`ClientCpu`, src/measure/client-load.ts). */
     cpu: z.object({ clientBound: z.boolean(), reason: z.string() }).loose(),
+    /** Profile settings this version lacks that the spec marks optional: name → why (`settings.optional`). */
+    settings_not_applied: z.record(z.string(), z.string()),
   })
   .loose();
 export type InsertPointRecord = z.infer<typeof InsertPointRecord>;
@@ -915,6 +917,8 @@ export const ConcurrencyStepRecord = z
       .loose(),
     /** The worker's CPU over the measured window (null when the step measured nothing). */
     cpu: z.object({ clientBound: z.boolean(), reason: z.string() }).loose().nullable(),
+    /** Whether `system.query_log` gave the server latency, and which column (`query_duration_ms` counts whole ms). */
+    query_log: z.object({ used: z.boolean(), source: z.string().nullable() }).loose(),
   })
   .loose();
 export type ConcurrencyStepRecord = z.infer<typeof ConcurrencyStepRecord>;

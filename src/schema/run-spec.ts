@@ -400,6 +400,11 @@ export function parseRunSpec(input: unknown): RunSpec {
         ]);
     }
     if (ins) {
+      const tooBig = ins.batchSizes.filter((b) => b > ins.rows);
+      if (tooBig.length)
+        throw new SpecError([
+          `grids.insert.batchSizes: ${tooBig.join(', ')} ${tooBig.length > 1 ? 'are' : 'is'} more than the ${ins.rows} rows a point inserts (grids.insert.rows): such a batch is never sent at its size; raise rows or drop the batch size`,
+        ]);
       const idle = ins.batchSizes.flatMap((b) =>
         ins.concurrency.filter((c) => Math.ceil(ins.rows / b) < c).map((c) => ({ b, c })),
       );

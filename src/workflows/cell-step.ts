@@ -147,9 +147,13 @@ export class CellRun {
     for (;;) {
       try {
         const r = await run({ ...opts, summary }, this.input as StepInput);
-        this.attempts[phase] = (this.attempts[phase] ?? 0) + r.attempt;
-        // A phase of several activities (the grids' points and steps) is listed once.
-        if (!this.progress.done.includes(phase)) this.progress.done.push(phase);
+        // A phase of several activities (the grids' points and steps) is listed once, and its
+        // attempts are its most-retried activity's: 1 when none of them was retried.
+        if (this.progress.done.includes(phase)) this.attempts[phase] = Math.max(this.attempts[phase] ?? 0, r.attempt);
+        else {
+          this.attempts[phase] = (this.attempts[phase] ?? 0) + r.attempt;
+          this.progress.done.push(phase);
+        }
         return r;
       } catch (err) {
         // A step that failed after exhausting its retries ran exactly maximumAttempts times: say so

@@ -51,7 +51,7 @@ describe('findKnee', () => {
     // 2 → 4: QPS +95 % (no knee by QPS), P99 11 → 25 ms = 2.3× > 2×.
     const k = findKnee([step(1, 100, 10), step(2, 200, 11), step(4, 390, 25)], g);
     assert.equal(k.clients, 2);
-    assert.match(k.reason, /^P99 grew 2\.3× from 2 to 4 clients \(11\.0 → 25\.0 ms\), above 2×$/);
+    assert.match(k.reason, /^P99 grew 2\.27× from 2 to 4 clients \(11\.0 → 25\.0 ms\), above 2×$/);
   });
 
   it('a P99 growth of exactly the factor is not a knee', () => {
@@ -71,7 +71,7 @@ describe('findKnee', () => {
     // P99 10 → 12 ms (1.2×) is above 1.1×.
     const k = findKnee([step(1, 100, 10), step(2, 200, 12)], strict);
     assert.equal(k.clients, 1);
-    assert.match(k.reason, /P99 grew 1\.2×/);
+    assert.match(k.reason, /P99 grew 1\.2\d×/);
   });
 });
 

@@ -12,7 +12,6 @@ import { FAILURE } from '../../schema/failures';
 import { parseRunSpec, SpecError, type RunSpec } from '../../schema/run-spec';
 import { expandMatrix, cellKey } from '../../schema/matrix';
 import {
-  GENERATOR_SOURCE,
   indexQueryIds,
   loadWorkload,
   renderTemplate,
@@ -24,6 +23,7 @@ import type { z } from 'zod';
 import { CellResult, RUN_RECORD_SCHEMA, RunRecord } from '../../schema/results';
 import type { CellOutcome } from '../../schema/cell';
 import { REPO_ROOT } from '../../config';
+import { schemaColumns, splitLoadSql } from '../../measure/insert-load';
 import { targets } from '../../targets';
 
 /** Output of {@link validateSpec}. */
@@ -145,11 +145,14 @@ function gridProblems(spec: RunSpec | undefined, m: WorkloadManifest, selected: 
       `grids.concurrency.mix: query id(s) ${missing.join(', ')} are not selected queries of workload ${m.name} (selected: ${selected.join(', ')})`,
     );
   if (spec?.grids?.insert) {
-    const load = renderTemplate(m.name, m.load, { table: m.table, rows: 1, codec: 'LZ4' });
-    if (!GENERATOR_SOURCE.test(load))
-      out.push(
-        `grids.insert: workload ${m.name}'s ${m.load} does not read numbers(N) or numbers_mt(N), so the insert grid cannot generate its rows batch by batch`,
-      );
+    // The same rules the insert grid generates its batches by (src/measure/insert-load.ts).
+    const v = { table: m.table, rows: 1, codec: 'LZ4' as const };
+    try {
+      splitLoadSql(renderTemplate(m.name, m.load, v), m.name);
+      schemaColumns(renderTemplate(m.name, m.schema, v), m.name);
+    } catch (e) {
+      out.push(`grids.insert: ${(e as Error).message}`);
+    }
   }
   return out;
 }
