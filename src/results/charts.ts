@@ -396,6 +396,17 @@ export async function renderChart(chart: Chart): Promise<RenderedChart> {
   }
 }
 
+/** The x axis of the grid charts: concurrent clients on a log-2 scale, ticks only at the counts measured (whole numbers). */
+function clientsAxis(ticks: number[]) {
+  return {
+    field: 'clients',
+    type: 'quantitative',
+    title: 'concurrent clients',
+    scale: { type: 'log', base: 2 },
+    axis: { values: ticks, format: 'd' },
+  } as const;
+}
+
 /**
  * Chart 6: the insert grid, per cell: rows/s (log scale when wide) against concurrent clients, one
  * line per batch size, one panel per settings profile × format. Source: each point's
@@ -419,7 +430,6 @@ export function insertGridChart(cells: CellResult[]): Chart | null {
   const source =
     "Each point's grids/insert-<point>.json: summary.rowsPerS = rows the server acknowledged (checked against SELECT count() of the point's own table) / client wall time of the timed loop (for async inserts, until the rows were visible). Rows were generated on the server before the loop.";
   const log = wide(rows.map((r) => r.rows_per_s)) && rows.every((r) => r.rows_per_s > 0);
-  // Client counts are whole numbers: ticks only at the counts measured.
   const clientTicks = [...new Set(rows.map((r) => r.clients))].sort((a, b) => a - b);
   const spec = {
     ...base,
@@ -434,13 +444,7 @@ export function insertGridChart(cells: CellResult[]): Chart | null {
         {
           mark: { type: 'line', point: false },
           encoding: {
-            x: {
-              field: 'clients',
-              type: 'quantitative',
-              title: 'concurrent clients',
-              scale: { type: 'log', base: 2 },
-              axis: { values: clientTicks, format: 'd' },
-            },
+            x: clientsAxis(clientTicks),
             y: { field: 'rows_per_s', type: 'quantitative', title: `rows/s${log ? ' (log scale)' : ''}`, scale: log ? { type: 'log' } : {} },
             color: { field: 'batch', type: 'nominal', title: 'batch', sort: { field: 'batchSize' } },
           },
@@ -491,13 +495,7 @@ export function concurrencyChart(cells: CellResult[]): Chart | null {
       height: 170,
       mark: { type: 'line', point: true },
       encoding: {
-        x: {
-          field: 'clients',
-          type: 'quantitative',
-          title: 'concurrent clients',
-          scale: { type: 'log', base: 2 },
-          axis: { values: clientTicks, format: 'd' },
-        },
+        x: clientsAxis(clientTicks),
         y: { field: 'value', type: 'quantitative', title: null },
         color: { field: 'cell', type: 'nominal', title: 'cell' },
       },
