@@ -150,7 +150,8 @@ async function runSteps(s: Server, label: string): Promise<void> {
     // The cell's run settings, the time limit and (where the version has them) the result caches off, as the measured runs.
     assert.equal(rec.settings.max_threads, 1);
     assert.equal(rec.settings.max_execution_time, 3600);
-    if (label === 'embedded') assert.deepEqual([rec.settings.use_query_cache, rec.settings.use_query_condition_cache], [0, 0]);
+    if (label === 'embedded')
+      assert.deepEqual([rec.settings.use_query_cache, rec.settings.use_query_condition_cache], [0, 0]);
     else assert.equal(rec.settings.use_query_cache, undefined, '18.16 has no query cache');
     assert.equal(
       Object.values(rec.queries).reduce((a, q) => a + q.requests, 0),
