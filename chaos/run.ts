@@ -739,7 +739,7 @@ const LONG_REPEAT = Number(process.env.CHAOS_LONG_REPEAT ?? 18);
  * Not a fault: a 504-cell matrix (trivial workload, 4 version labels × 7 codecs × 18 repetitions;
  * `CHAOS_LONG_REPEAT` sets the repetitions) on one embedded server used as an `external` target,
  * checking that every workflow history — each run of the matrix (it continues as new) and every cell —
- * stays under 10,000 events. With fewer repetitions the matrix's event budget shrinks in proportion,
+ * stays under 10,000 events. With fewer repetitions the matrix's event budget shrinks to half the proportional one,
  * so it still continues as new at least once.
  */
 async function longMatrix(ctx: Ctx): Promise<{ ok: boolean; line: string }> {
@@ -781,7 +781,7 @@ async function longMatrix(ctx: Ctx): Promise<{ ok: boolean; line: string }> {
       workflowId: runId,
       args:
         LONG_REPEAT < 18
-          ? [spec, { eventBudget: Math.max(100, Math.round((EVENT_BUDGET * LONG_REPEAT) / 18)) }]
+          ? [spec, { eventBudget: Math.max(100, Math.round((EVENT_BUDGET * LONG_REPEAT) / 36)) }]
           : [spec],
     })) as { cells: { status: string }[] };
     const ok = r.cells.filter((c) => c.status === 'succeeded').length;
