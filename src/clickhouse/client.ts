@@ -849,5 +849,24 @@ export function errorCode(e: unknown): string | undefined {
   return parsed ? String(parsed.code) : undefined;
 }
 
+/**
+ * The ClickHouse error code of a raw HTTP answer (for load generators that speak HTTP themselves):
+ * the `X-ClickHouse-Exception-Code` header, else the `Code: N` of its body as any version writes it
+ * ({@link parseServerError}); undefined when neither has one.
+ */
+export function httpErrorCode(
+  headers: Record<string, string | string[] | undefined>,
+  body: string,
+): string | undefined {
+  const h = headers['x-clickhouse-exception-code'];
+  return (Array.isArray(h) ? h[0] : h) ?? bodyErrorCode(body);
+}
+
+/** The `Code: N` of an exception text in a response body (a mid-stream exception after a 200), or undefined. */
+export function bodyErrorCode(body: string): string | undefined {
+  const parsed = parseServerError(body);
+  return parsed ? String(parsed.code) : undefined;
+}
+
 /** Exported for tests and benchmarks of the streaming parser. */
 export const _internal = { JsonCompactStream, findStreamedException };

@@ -21,7 +21,7 @@ import https from 'node:https';
 import { performance } from 'node:perf_hooks';
 import seedrandom from 'seedrandom';
 import type { TargetHandle } from '../schema/target';
-import { authHeaders, targetUrl } from '../clickhouse/client';
+import { authHeaders, bodyErrorCode, httpErrorCode, targetUrl } from '../clickhouse/client';
 
 /** One entry of the query mix: a rendered query and its weight. */
 export interface MixQuery {
@@ -216,13 +216,11 @@ function send(
         });
         res.on('end', () => {
           const text = Buffer.concat(kept).toString('utf8');
-          const hdr = res.headers['x-clickhouse-exception-code'];
-          const hdrCode = Array.isArray(hdr) ? hdr[0] : hdr;
-          const bodyCode = /Code: (\d+)[.,] /.exec(text)?.[1];
+          const bodyCode = bodyErrorCode(text);
           if (res.statusCode !== 200)
             done({
               ok: false,
-              code: hdrCode ?? bodyCode ?? `http:${res.statusCode}`,
+              code: httpErrorCode(res.headers, text) ?? `http:${res.statusCode}`,
               message: firstLine(text) || `HTTP ${res.statusCode}`,
             });
           // FORMAT Null: a successful body is empty; an exception written after the 200 holds `Code: N`.

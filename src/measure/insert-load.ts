@@ -12,7 +12,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { performance } from 'node:perf_hooks';
 import type { ClickHouseClient } from '@clickhouse/client';
-import { authHeaders, targetUrl } from '../clickhouse/client';
+import { authHeaders, httpErrorCode, targetUrl } from '../clickhouse/client';
 import { loadWorkload, renderTemplate } from '../lib/workload';
 import { sqlIdent, sqlString } from '../lib/sql';
 import type { InsertFormat } from '../schema/grids';
@@ -379,8 +379,7 @@ export async function runInsertLoop(
           r.on('data', (c: Buffer) => chunks.push(c))
             .on('end', () => {
               const text = Buffer.concat(chunks).toString('utf8');
-              const h = r.headers['x-clickhouse-exception-code'];
-              const code = (Array.isArray(h) ? h[0] : h) ?? /Code: (\d+)/.exec(text)?.[1];
+              const code = httpErrorCode(r.headers, text);
               resolve({ status, code, text });
             })
             .on('error', reject);
