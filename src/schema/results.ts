@@ -27,6 +27,7 @@
 import { z } from 'zod';
 import { KubernetesFacts } from './target';
 import { RunSpec } from './run-spec';
+import { HostActivity, HostFacts, HostLoss } from './host';
 
 // ---------------------------------------------------------------------------------------------
 // Shared pieces
@@ -202,6 +203,8 @@ export const ProvisionRecord = z.object({
   skipReason: z.string().optional(),
   /** ISO time the record was written. */
   provisioned_at: z.string(),
+  /** The host whose worker provisioned a target on its own host (embedded, local); absent for targets not bound to a host. */
+  host: HostFacts.optional(),
 });
 export type ProvisionRecord = z.infer<typeof ProvisionRecord>;
 
@@ -231,6 +234,8 @@ export const MetricsSnapshot = z.object({
   /** Host CPU jiffies from the `cpu` line of /proc/stat. */
   host_cpu: z.object({ user: z.number(), system: z.number(), idle: z.number(), iowait: z.number() }).nullable(),
   host_source: z.string(),
+  /** What else the worker's host was running (targets on the worker's host only). */
+  host_activity: HostActivity.optional(),
 });
 export type MetricsSnapshot = z.infer<typeof MetricsSnapshot>;
 
@@ -944,6 +949,17 @@ export const CellResult = z.object({
   target_restarts: z.array(z.object({ step: z.string(), error: z.string() })),
   /** ISO time the record was written. */
   written_at: z.string(),
+  /** ISO time the cell's workflow started (its first step), when known. */
+  started_at: z.string().optional(),
+  /**
+   * The host that ran the cell's steps (the last provisioning's; a target bound to the worker's host
+   * only). Absent for targets not bound to a host and in results written before hosts were recorded.
+   */
+  host: HostFacts.optional(),
+  /** Hosts lost during the cell (their worker stopped taking its steps); the cell was provisioned again on another. */
+  host_losses: z.array(HostLoss).optional(),
+  /** What else the host ran at the cell's start and end snapshots (`collect-metrics`). */
+  host_activity: z.object({ start: HostActivity.optional(), end: HostActivity.optional() }).optional(),
   provision: ProvisionRecord.nullable(),
   schema_ddl: SchemaRecord.nullable(),
   load: LoadRecord.nullable(),
