@@ -7,6 +7,8 @@
  * | `TEMPORAL_ADDRESS` | `127.0.0.1:7233` | Temporal frontend (gRPC) |
  * | `TEMPORAL_NAMESPACE` | `default` | Temporal namespace |
  * | `CHBENCH_TASK_QUEUE` | `chbench` | task queue of the worker and the workflows |
+ * | `CHBENCH_HOST_ID` | `os.hostname()` | this worker's host id: its own task queue is `<CHBENCH_TASK_QUEUE>@<id>`; give each host a distinct one (workers on one host share it) |
+ * | `CHBENCH_HOST_ADDRESS` | `127.0.0.1` | loopback address (127.0.0.0/8) the embedded servers of this host listen on; lets several simulated hosts share one machine without sharing addresses |
  * | `CHBENCH_WORK_DIR` | `.chbench/targets` | where embedded/local servers keep their per-cell data directories |
  * | `TEMPORAL_CLI_PATH` | `.venv/bin/temporal`, else `temporal` on PATH | Temporal CLI used to start a dev server (demo, tests) |
  * | `CHBENCH_LOG_LEVEL` | `INFO` for `chbench worker`, `WARN` for the demo and tests | Temporal SDK log level: `TRACE`, `DEBUG`, `INFO`, `WARN`, `ERROR` (any case) |
@@ -18,6 +20,7 @@
  * Variables named by a spec (an external target's `passwordEnv`) are read where the password is
  * needed; bench and chaos scripts read their own `BENCH_*` / `CHAOS_*` knobs.
  */
+import os from 'node:os';
 import path from 'node:path';
 import { existsSync } from 'node:fs';
 import { z } from 'zod';
@@ -43,6 +46,8 @@ export interface Config {
   taskQueue: string;
   /** Absolute directory of per-cell server data directories (`CHBENCH_WORK_DIR`). */
   workDir: string;
+  /** This worker's host id (`CHBENCH_HOST_ID`, else `os.hostname()`). Absent: `os.hostname()`. */
+  hostId?: string;
 }
 
 const nonEmpty = z.string().trim().min(1);
@@ -54,7 +59,17 @@ const Env = z.object({
   TEMPORAL_NAMESPACE: nonEmpty.optional(),
   CHBENCH_TASK_QUEUE: nonEmpty.optional(),
   CHBENCH_WORK_DIR: nonEmpty.optional(),
+  CHBENCH_HOST_ID: z
+    .string()
+    .trim()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, 'letters, digits, ".", "_" or "-" (at most 63), starting with a letter or digit')
+    .optional(),
   TEMPORAL_CLI_PATH: nonEmpty.optional(),
+  CHBENCH_HOST_ADDRESS: z
+    .string()
+    .trim()
+    .regex(/^127\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/, 'a loopback IPv4 address, 127.x.y.z')
+    .optional(),
   CHBENCH_LOG_LEVEL: z
     .preprocess((v) => (typeof v === 'string' ? v.trim().toUpperCase() : v), z.enum(LOG_LEVELS))
     .optional(),
@@ -90,7 +105,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     namespace: e.TEMPORAL_NAMESPACE ?? 'default',
     taskQueue: e.CHBENCH_TASK_QUEUE ?? 'chbench',
     workDir: path.resolve(e.CHBENCH_WORK_DIR ?? path.join(REPO_ROOT, '.chbench', 'targets')),
+    hostId: e.CHBENCH_HOST_ID ?? os.hostname(),
   };
+}
+
+/**
+ * Loopback address the embedded servers started on this host listen on (`CHBENCH_HOST_ADDRESS`,
+ * default `127.0.0.1`).
+ * @throws Error when the variable is set to something other than a 127.x.y.z address
+ */
+export function hostAddress(env: NodeJS.ProcessEnv = process.env): string {
+  return readEnv(env).CHBENCH_HOST_ADDRESS ?? '127.0.0.1';
 }
 
 /** Path of the Temporal CLI binary (`TEMPORAL_CLI_PATH`, else `.venv/bin/temporal`, else `temporal` on PATH). */

@@ -9,6 +9,8 @@ import { loadConfig, logLevel, type Config } from './config';
 import { ensureSearchAttributes } from './temporal/search-attribute-registry';
 import { targetAccessInterceptors } from './temporal/target-access';
 import { targets } from './targets';
+import os from 'node:os';
+import { hostTaskQueue, workerIdentity } from './schema/host';
 
 export { ensureSearchAttributes } from './temporal/search-attribute-registry';
 
@@ -29,22 +31,39 @@ export function installRuntime(level: LogLevel = logLevel('INFO')): void {
   }
 }
 
+/**
+ * A chbench worker: two Temporal workers in one process sharing a connection — one polls the shared
+ * task queue (workflows and every activity), one its host's own task queue `<taskQueue>@<hostId>`
+ * (activities only: the steps of cells whose server runs on this host). Both report the identity
+ * `chbench@<hostId>/<pid>`, which the matrix reads back to find the hosts.
+ */
+export interface ChbenchWorker {
+  /** Run both until shutdown (or until either fails; then the other is shut down too). */
+  run(): Promise<void>;
+  /** Ask both to shut down gracefully. */
+  shutdown(): void;
+  /** This host's own task queue. */
+  readonly hostTaskQueue: string;
+}
+
 /** Create (not run) a worker. */
 export async function createWorker(
   cfg: Config = loadConfig(),
-): Promise<{ worker: Worker; connection: NativeConnection }> {
+): Promise<{ worker: ChbenchWorker; connection: NativeConnection }> {
   await ensureSearchAttributes(cfg.temporalAddress, cfg.namespace);
   const connection = await NativeConnection.connect({ address: cfg.temporalAddress });
-  const worker = await Worker.create({
+  const hostId = cfg.hostId ?? os.hostname();
+  const activities = createActivities({
+    workDir: cfg.workDir,
+    temporalAddress: cfg.temporalAddress,
+    namespace: cfg.namespace,
+    host: { hostId, taskQueue: cfg.taskQueue },
+  });
+  const common = {
     connection,
     namespace: cfg.namespace,
-    taskQueue: cfg.taskQueue,
-    workflowsPath: require.resolve('./workflows'),
-    activities: createActivities({
-      workDir: cfg.workDir,
-      temporalAddress: cfg.temporalAddress,
-      namespace: cfg.namespace,
-    }),
+    identity: workerIdentity(hostId, process.pid),
+    activities,
     // Every target handle an activity receives is made reachable first (Secret, port-forward).
     interceptors: {
       activity: [
@@ -54,16 +73,47 @@ export async function createWorker(
         }),
       ],
     },
+  };
+  const shared = await Worker.create({
+    ...common,
+    taskQueue: cfg.taskQueue,
+    workflowsPath: require.resolve('./workflows'),
     // Cells on one host disturb each other; the matrix decides concurrency, this only caps it.
     maxConcurrentActivityTaskExecutions: 8,
   });
+  const hostQueue = hostTaskQueue(cfg.taskQueue, hostId);
+  const own = await Worker.create({
+    ...common,
+    taskQueue: hostQueue,
+    // A step waiting here for a free slot would count against its schedule-to-start timeout (host
+    // lost): never cap below the cells a host runs (the spec's concurrency, at most 64).
+    maxConcurrentActivityTaskExecutions: 128,
+  });
+  const worker: ChbenchWorker = {
+    hostTaskQueue: hostQueue,
+    async run() {
+      const runs = [shared.run(), own.run()];
+      try {
+        await Promise.race(runs);
+      } finally {
+        for (const w of [shared, own]) if (w.getState() === 'RUNNING') w.shutdown();
+        await Promise.allSettled(runs);
+      }
+      await Promise.all(runs);
+    },
+    shutdown() {
+      for (const w of [shared, own]) if (w.getState() === 'RUNNING') w.shutdown();
+    },
+  };
   return { worker, connection };
 }
 
 /** Run a worker until SIGINT/SIGTERM (graceful shutdown: running activities are not torn down). */
 export async function runWorker(cfg: Config = loadConfig()): Promise<void> {
   const { worker, connection } = await createWorker(cfg);
-  console.error(`chbench worker: task queue ${cfg.taskQueue} on ${cfg.temporalAddress} (namespace ${cfg.namespace})`);
+  console.error(
+    `chbench worker: task queues ${cfg.taskQueue} and ${worker.hostTaskQueue} (this host's) on ${cfg.temporalAddress} (namespace ${cfg.namespace})`,
+  );
   try {
     await worker.run();
   } finally {

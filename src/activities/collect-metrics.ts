@@ -8,7 +8,8 @@ import path from 'node:path';
 import { readFileSync, existsSync } from 'node:fs';
 import { connect, queryRows } from '../clickhouse/client';
 import { sqlString } from '../lib/sql';
-import { capabilitiesOf } from '../targets';
+import os from 'node:os';
+import { capabilitiesOf, otherChbenchServers } from '../targets';
 import { cellDir, writeJsonAtomic } from '../results/store';
 import type { StepInput } from '../schema/cell';
 import type { MetricsSnapshot } from '../schema/results';
@@ -26,7 +27,7 @@ function readHost(): Pick<MetricsSnapshot, 'host_disks' | 'host_cpu'> {
 }
 
 /** Activity factory. */
-export function createCollectMetrics() {
+export function createCollectMetrics(deps: { workDir?: string } = {}) {
   return {
     /** Take a snapshot; writes `metrics-<label>.json`. @returns the file name. */
     async collectMetrics({ cell, target }: StepInput, label: 'start' | 'end'): Promise<{ file: string }> {
@@ -74,6 +75,19 @@ export function createCollectMetrics() {
         server_events_source: eventsSource,
         ...host,
         host_source: hostSource,
+        // What else this host runs now: the load average and the other chbench servers alive here.
+        ...(onHost
+          ? {
+              host_activity: {
+                at: new Date().toISOString(),
+                loadavg1: os.loadavg()[0],
+                otherServers: (deps.workDir ? otherChbenchServers(deps.workDir, target) : []).map((k) => {
+                  const i = k.indexOf('/');
+                  return { runId: k.slice(0, i), cellKey: k.slice(i + 1) };
+                }),
+              },
+            }
+          : {}),
       };
       const file = `metrics-${label}.json`;
       writeJsonAtomic(path.join(cellDir(cell.resultsDir, cell.runId, cell.cellKey), file), snap);

@@ -5,7 +5,7 @@
  * One file per step, named after the step: provision → create-schema → load-data → quiesce-merges →
  * storage-stats → run-queries → materialize-skip-index → collect-metrics → write-cell-result → teardown;
  * concurrency-steps and insert-grid run the load grids (one activity per stepping step and per insert point);
- * validate-spec, collect-cloud-metrics, store-run, compare-baseline, confirm-comparison and write-report belong to the matrix.
+ * validate-spec, discover-hosts, collect-cloud-metrics, store-run, compare-baseline, confirm-comparison and write-report belong to the matrix.
  */
 import { createValidateSpec } from './matrix/validate-spec';
 import { createProvision, type ProvisionDeps } from './provision';
@@ -26,6 +26,7 @@ import { createStoreRun } from './matrix/store-run';
 import { createCompareBaseline } from './matrix/compare-baseline';
 import { createAwaitWorkflowClosed, type TemporalDeps } from './matrix/await-workflow-closed';
 import { createConfirmComparison } from './matrix/confirm-comparison';
+import { createDiscoverHosts } from './matrix/discover-hosts';
 
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { ClickHouseError } from '@clickhouse/client';
@@ -145,7 +146,7 @@ function buildActivities(deps: ActivityDeps) {
   const { storageStats } = createStorageStats();
   const { runQueries } = createRunQueries(deps);
   const { materializeSkipIndex } = createMaterializeSkipIndex();
-  const { collectMetrics } = createCollectMetrics();
+  const { collectMetrics } = createCollectMetrics(deps);
   const { concurrencyStep } = createConcurrencySteps(deps);
   return {
     ...createValidateSpec(),
@@ -167,6 +168,7 @@ function buildActivities(deps: ActivityDeps) {
     ...createCompareBaseline(),
     ...createAwaitWorkflowClosed(deps),
     ...createConfirmComparison(),
+    ...createDiscoverHosts(deps),
   };
 }
 

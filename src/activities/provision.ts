@@ -5,10 +5,10 @@
  */
 import os from 'node:os';
 import path from 'node:path';
-import { rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { capabilitiesOf, provisionTarget } from '../targets';
 import { connect, queryRows, queryScalar } from '../clickhouse/client';
-import { cellDir, writeJsonAtomic, readJsonIfExists } from '../results/store';
+import { cellDir, runDir, writeJsonAtomic, readJsonIfExists } from '../results/store';
 import { ApplicationFailure } from '@temporalio/common';
 import { FAILURE } from '../schema/failures';
 import { probeServer } from '../clickhouse/probe';
@@ -21,11 +21,14 @@ import type { CellInput, ProvisionResult, ServerInfo } from '../schema/cell';
 import type { TargetHandle } from '../schema/target';
 import type { CapabilityProbe, CellSettings, ProvisionRecord } from '../schema/results';
 import { currentOwner, type OwnerDeps } from '../temporal/owner';
+import { hostFacts, type HostDeps } from '../temporal/host';
 
 /** Dependencies of the provision step. */
 export interface ProvisionDeps extends OwnerDeps {
   /** Directory under which per-cell server directories are created. */
   workDir: string;
+  /** This worker's host (absent in tests that build activities without a worker: no host is recorded). */
+  host?: HostDeps;
 }
 
 /**
@@ -132,6 +135,14 @@ export function createProvision(deps: ProvisionDeps) {
      */
     async provision(cell: CellInput, fresh = false): Promise<ProvisionResult> {
       heartbeat({ step: 'provision' });
+      // A cell the matrix placed on a host writes into the run's results store: a host that does not
+      // see the run's folder there (not mounted, another path) would keep its records to itself.
+      if (cell.placement && !existsSync(path.join(runDir(cell.resultsDir, cell.runId), 'run.json')))
+        throw ApplicationFailure.create({
+          type: FAILURE.InvalidSpec,
+          nonRetryable: true,
+          message: `host ${deps.host?.hostId ?? '?'} does not see the run's results store: ${path.join(runDir(cell.resultsDir, cell.runId), 'run.json')} is missing there; mount the results directory at the same path on every host running chbench workers`,
+        });
       // A new execution of the cell starts from an empty result folder: step files of an earlier
       // execution (a failed cell being run again) must never mix into this one's result.
       if (fresh) rmSync(cellDir(cell.resultsDir, cell.runId, cell.cellKey), { recursive: true, force: true });
@@ -175,6 +186,8 @@ export function createProvision(deps: ProvisionDeps) {
         server,
         restartable: capabilitiesOf(target).restartable,
         ...(skipReason ? { skipReason } : {}),
+        // A server on this host: the cell's later steps must run here (the host's own task queue).
+        ...(deps.host && capabilitiesOf(target).onWorkerHost ? { host: hostFacts(deps.host) } : {}),
       };
       const record: ProvisionRecord = { ...result, provisioned_at: new Date().toISOString() };
       writeJsonAtomic(path.join(cellDir(cell.resultsDir, cell.runId, cell.cellKey), 'provision.json'), record);

@@ -5,6 +5,7 @@
  * measured run. Written before teardown, so measured results survive whatever teardown does.
  */
 import path from 'node:path';
+import type { HostLoss } from '../schema/host';
 import { readdirSync, existsSync } from 'node:fs';
 import { cellDir, readJsonIfExists, runDir, writeJsonAtomic, writeTextAtomic } from '../results/store';
 import { flatSamples, toJsonLines } from '../results/samples';
@@ -93,6 +94,10 @@ export function createWriteCellResult() {
         skipReason?: string;
         attempts?: Record<string, number>;
         targetRestarts?: { step: string; error: string }[];
+        /** Hosts lost during the cell (the cell was provisioned again, fresh, on another). */
+        hostLosses?: HostLoss[];
+        /** ISO time the cell's workflow started. */
+        startedAt?: string;
       },
     ): Promise<CellOutcome> {
       const dir = cellDir(cell.resultsDir, cell.runId, cell.cellKey);
@@ -104,6 +109,7 @@ export function createWriteCellResult() {
       const grids = readGrids(dir, cell);
       const start = read<MetricsSnapshot>('metrics-start.json');
       const end = read<MetricsSnapshot>('metrics-end.json');
+      const provision = read<ProvisionRecord>('provision.json');
       const result: CellResult = {
         schema: CELL_RESULT_SCHEMA,
         runId: cell.runId,
@@ -119,7 +125,18 @@ export function createWriteCellResult() {
         attempts: outcome.attempts ?? {},
         target_restarts: outcome.targetRestarts ?? [],
         written_at: new Date().toISOString(),
-        provision: read<ProvisionRecord>('provision.json') ?? null,
+        ...(outcome.startedAt ? { started_at: outcome.startedAt } : {}),
+        ...(provision?.host ? { host: provision.host } : {}),
+        ...(outcome.hostLosses?.length ? { host_losses: outcome.hostLosses } : {}),
+        ...(start?.host_activity || end?.host_activity
+          ? {
+              host_activity: {
+                ...(start?.host_activity ? { start: start.host_activity } : {}),
+                ...(end?.host_activity ? { end: end.host_activity } : {}),
+              },
+            }
+          : {}),
+        provision: provision ?? null,
         schema_ddl: read<SchemaRecord>('schema.json') ?? null,
         load: read<LoadRecord>('load.json') ?? null,
         quiesce,
@@ -149,6 +166,7 @@ export function createWriteCellResult() {
         status: outcome.status,
         resultFile: file,
         ...(outcome.error ? { error: outcome.error } : {}),
+        ...(outcome.hostLosses?.length ? { lostHosts: [...new Set(outcome.hostLosses.map((l) => l.hostId))] } : {}),
       };
     },
   };

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import type { Codec, ProtocolSpec, TargetSpec } from './run-spec';
 import type { TargetHandle } from './target';
 import type { GridsSpec } from './grids';
+import type { HostFacts, HostPlacement } from './host';
 
 /** Everything a cell needs, derived from the run spec by the matrix workflow. */
 export interface CellInput {
@@ -32,6 +33,16 @@ export interface CellInput {
   profile?: string;
   /** Load grids run after the query steps (absent: none). */
   grids?: GridsSpec;
+  /**
+   * The host the matrix placed the cell on (a target on the worker's host only): its worker provisions
+   * the cell on the host's own task queue. Absent: provisioning goes to the shared task queue.
+   */
+  placement?: HostPlacement;
+  /**
+   * Seconds a host-bound step may wait on its host's task queue before the host counts as lost
+   * (the activities' schedule-to-start timeout). Absent in old histories.
+   */
+  hostLossTimeoutS?: number;
 }
 
 /** What every step after provisioning receives. */
@@ -68,6 +79,11 @@ export interface ProvisionResult {
   restartable?: boolean;
   /** Set when this version cannot run the cell (the cell is reported as skipped, not failed). */
   skipReason?: string;
+  /**
+   * The host whose worker provisioned the target, for a target on the worker's host (embedded,
+   * local): every later step of the cell runs on `host.taskQueue`. Absent for other targets.
+   */
+  host?: HostFacts;
 }
 
 /** Summary of the load step (details in `load.json`). */
@@ -124,6 +140,8 @@ export const CellOutcome = z.object({
   resultFile: z.string(),
   /** Why it failed or was skipped (first lines of the failure). */
   error: z.string().optional(),
+  /** Ids of hosts lost while the cell ran on them (the matrix stops placing cells there). */
+  lostHosts: z.array(z.string()).optional(),
 });
 export type CellOutcome = z.infer<typeof CellOutcome>;
 

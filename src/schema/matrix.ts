@@ -74,6 +74,7 @@ export function cellInputs(spec: RunSpec, runId: string, indexQueries: readonly 
       : spec.settings,
     ...(profile ? { profile: profile.name } : {}),
     ...(spec.grids ? { grids: spec.grids } : {}),
+    hostLossTimeoutS: spec.hostLossTimeoutS,
   };
   });
 }

@@ -322,11 +322,25 @@ export const RunSpec = z.strictObject({
       optional: z.array(z.string()).default([]),
     })
     .prefault({}),
-  /** Cells that run at the same time. Default 1: cells on one host disturb each other's timings. */
+  /**
+   * Cells that run at the same time. Default 1: cells on one host disturb each other's timings. For a
+   * target on the worker's host (embedded, local) it counts cells per host, and each host with a
+   * chbench worker runs that many; for other targets it counts cells of the whole run.
+   */
   concurrency: z.int().min(1).max(64).default(1),
+  /**
+   * Seconds a step of a host-bound cell (embedded, local) may wait on its host's task queue before
+   * that host counts as lost (no worker of it polls): the cell is then provisioned again, fresh, on
+   * another host. Keep it above the time a busy host's worker needs to pick up a step.
+   */
+  hostLossTimeoutS: z.int().min(5).max(86_400).default(60),
   /** When to tear targets down. */
   teardown: z.enum(['always', 'on-success', 'never']).default('always'),
-  /** Where results go; relative paths are resolved against the worker's working directory. */
+  /**
+   * The results store: where every step's record, the cell results and the report go. Relative paths
+   * are resolved once, against the working directory of the worker that validates the spec; with
+   * workers on several hosts give a directory every host mounts at the same path (NFS, EFS).
+   */
   resultsDir: z.string().min(1).default('results'),
   /** Cloud metrics and cost per cell (Kubernetes on AWS); absent = not collected. */
   cloud: CloudSpec.optional(),

@@ -6,7 +6,7 @@
  * Attempts, restarts after a lost server and progress are kept by `CellRun` (./cell-step.ts).
  */
 import { CancellationScope, isCancellation, CancelledFailure } from '@temporalio/workflow';
-import type { CellInput, CellOutcome } from '../schema/cell';
+import type { CellInput, CellOutcome, ProvisionResult } from '../schema/cell';
 import { describeFailure } from '../schema/failures';
 import { CellRun, LONG, SHORT, acts, type CellEnd } from './cell-step';
 import { insertPoints, nextStepDecision, type ConcurrencyStepSummary } from '../schema/grids';
@@ -22,73 +22,18 @@ export async function benchmarkCell(cell: CellInput): Promise<CellOutcome> {
   const run = new CellRun(cell);
   let end: CellEnd = { status: 'succeeded' };
   try {
-    const prov = await run.provision();
-    if (prov.skipReason) {
-      end = { status: 'skipped', skipReason: prov.skipReason };
-    } else {
-      const ql = prov.server.query_log === 'available';
-      await run.step('collect-metrics', SHORT, 'metrics snapshot (start)', (o, si) =>
-        acts.collectMetrics.executeWithOptions(o, [si, 'start']),
-      );
-      await run.step('create-schema', SHORT, `create table, codec ${cell.codec}`, (o, si) =>
-        acts.createSchema.executeWithOptions(o, [si]),
-      );
-      await run.step('load', LONG, `load ${cell.scale.toLocaleString('en-US')} rows`, (o, si) =>
-        acts.loadData.executeWithOptions(o, [si]),
-      );
-      await run.step('quiesce', LONG, 'wait for merges to settle', (o, si) =>
-        acts.quiesceMerges.executeWithOptions(o, [si, 'after-load']),
-      );
-      await run.step('storage', SHORT, 'per-column sizes from system.parts_columns', (o, si) =>
-        acts.storageStats.executeWithOptions(o, [si]),
-      );
-      await run.step(
-        'queries-baseline',
-        LONG,
-        `queries: ${cell.protocol.coldRuns} cold + ${cell.protocol.warmRuns} warm each`,
-        (o, si) => acts.runQueries.executeWithOptions(o, [si, 'baseline', ql]),
-      );
-      if (cell.skipIndex) {
-        await run.step('materialize-index', LONG, 'ADD + MATERIALIZE INDEX, poll system.mutations', (o, si) =>
-          acts.materializeSkipIndex.executeWithOptions(o, [si]),
-        );
-        await run.step('quiesce-index', LONG, 'wait for merges to settle after the mutation', (o, si) =>
-          acts.quiesceMerges.executeWithOptions(o, [si, 'after-index']),
-        );
-        await run.step('queries-index', LONG, 're-run index queries', (o, si) =>
-          acts.runQueries.executeWithOptions(o, [si, 'index', ql]),
-        );
+    let prov = await run.provision();
+    // A lost host takes the cell's server and data with it: provision again elsewhere and start over.
+    for (;;) {
+      try {
+        if (prov.skipReason) end = { status: 'skipped', skipReason: prov.skipReason };
+        else await measure(run, cell, prov);
+        break;
+      } catch (err) {
+        const again = await run.afterHostLoss(err);
+        if (!again) throw err;
+        prov = again;
       }
-      // Concurrency stepping: one activity per client count, until the steps run out or a step's
-      // errors or P99 say stop (nextStepDecision; the report derives the knee from the same records).
-      const stepping = cell.grids?.concurrency;
-      const steps: ConcurrencyStepSummary[] = [];
-      for (const [i, clients] of (stepping?.steps ?? []).entries()) {
-        const input = {
-          clients,
-          n: i + 1,
-          mix: stepping!.mix ?? [],
-          durationS: stepping!.durationS,
-          warmupS: stepping!.warmupS,
-        };
-        steps.push(
-          await run.step(
-            'concurrency',
-            LONG,
-            `concurrency step ${i + 1}: ${clients} clients for ${stepping!.durationS} s`,
-            (o, si) => acts.concurrencyStep.executeWithOptions(o, [si, input]),
-          ),
-        );
-        if (!nextStepDecision(steps, stepping!).go) break;
-      }
-      if (cell.grids?.insert)
-        for (const point of insertPoints(cell.grids.insert))
-          await run.step('insert-grid', LONG, `insert grid point ${point.key}`, (o, si) =>
-            acts.insertPoint.executeWithOptions(o, [si, point]),
-          );
-      await run.step('collect-metrics-end', SHORT, 'metrics snapshot (end)', (o, si) =>
-        acts.collectMetrics.executeWithOptions(o, [si, 'end']),
-      );
     }
   } catch (err) {
     end = isCancellation(err)
@@ -106,4 +51,71 @@ export async function benchmarkCell(cell: CellInput): Promise<CellOutcome> {
   if (end.status === 'cancelled')
     throw new CancelledFailure(`cell ${cell.cellKey} cancelled; result kept at ${result.resultFile}`);
   return result;
+}
+
+/** The cell's steps after provisioning, in the order of `CELL_STEPS`, on the provisioned target. */
+async function measure(run: CellRun, cell: CellInput, prov: ProvisionResult): Promise<void> {
+  const ql = prov.server.query_log === 'available';
+  await run.step('collect-metrics', SHORT, 'metrics snapshot (start)', (o, si) =>
+    acts.collectMetrics.executeWithOptions(o, [si, 'start']),
+  );
+  await run.step('create-schema', SHORT, `create table, codec ${cell.codec}`, (o, si) =>
+    acts.createSchema.executeWithOptions(o, [si]),
+  );
+  await run.step('load', LONG, `load ${cell.scale.toLocaleString('en-US')} rows`, (o, si) =>
+    acts.loadData.executeWithOptions(o, [si]),
+  );
+  await run.step('quiesce', LONG, 'wait for merges to settle', (o, si) =>
+    acts.quiesceMerges.executeWithOptions(o, [si, 'after-load']),
+  );
+  await run.step('storage', SHORT, 'per-column sizes from system.parts_columns', (o, si) =>
+    acts.storageStats.executeWithOptions(o, [si]),
+  );
+  await run.step(
+    'queries-baseline',
+    LONG,
+    `queries: ${cell.protocol.coldRuns} cold + ${cell.protocol.warmRuns} warm each`,
+    (o, si) => acts.runQueries.executeWithOptions(o, [si, 'baseline', ql]),
+  );
+  if (cell.skipIndex) {
+    await run.step('materialize-index', LONG, 'ADD + MATERIALIZE INDEX, poll system.mutations', (o, si) =>
+      acts.materializeSkipIndex.executeWithOptions(o, [si]),
+    );
+    await run.step('quiesce-index', LONG, 'wait for merges to settle after the mutation', (o, si) =>
+      acts.quiesceMerges.executeWithOptions(o, [si, 'after-index']),
+    );
+    await run.step('queries-index', LONG, 're-run index queries', (o, si) =>
+      acts.runQueries.executeWithOptions(o, [si, 'index', ql]),
+    );
+  }
+  // Concurrency stepping: one activity per client count, until the steps run out or a step's
+  // errors or P99 say stop (nextStepDecision; the report derives the knee from the same records).
+  const stepping = cell.grids?.concurrency;
+  const steps: ConcurrencyStepSummary[] = [];
+  for (const [i, clients] of (stepping?.steps ?? []).entries()) {
+    const input = {
+      clients,
+      n: i + 1,
+      mix: stepping!.mix ?? [],
+      durationS: stepping!.durationS,
+      warmupS: stepping!.warmupS,
+    };
+    steps.push(
+      await run.step(
+        'concurrency',
+        LONG,
+        `concurrency step ${i + 1}: ${clients} clients for ${stepping!.durationS} s`,
+        (o, si) => acts.concurrencyStep.executeWithOptions(o, [si, input]),
+      ),
+    );
+    if (!nextStepDecision(steps, stepping!).go) break;
+  }
+  if (cell.grids?.insert)
+    for (const point of insertPoints(cell.grids.insert))
+      await run.step('insert-grid', LONG, `insert grid point ${point.key}`, (o, si) =>
+        acts.insertPoint.executeWithOptions(o, [si, point]),
+      );
+  await run.step('collect-metrics-end', SHORT, 'metrics snapshot (end)', (o, si) =>
+    acts.collectMetrics.executeWithOptions(o, [si, 'end']),
+  );
 }

@@ -28,6 +28,7 @@ import { FAILURE } from '../schema/failures';
 import { benchmarkCell } from './benchmark-cell';
 import { CODEC, PHASE, RUN_ID, SCHEDULE, VERSION } from '../schema/search-attributes';
 import { MatrixRun } from './matrix-run';
+import type { HostPlacement } from '../schema/host';
 import { compareWithBaseline, storeInResultsDb } from './matrix-compare';
 
 export type { MatrixProgress, MatrixResult } from '../schema/progress';
@@ -44,7 +45,7 @@ const AWAIT_CLOSED: ActivityOptions = {
   heartbeatTimeout: '30 seconds',
   retry: { maximumAttempts: 5 },
 };
-const { validateSpec, writeReport } = proxyActivities<Activities>(VALIDATE);
+const { validateSpec, writeReport, discoverHosts } = proxyActivities<Activities>(VALIDATE);
 const { awaitWorkflowClosed } = proxyActivities<Activities>(AWAIT_CLOSED);
 
 /**
@@ -65,6 +66,12 @@ function cloudMetricsOptions(settleMs: number): ActivityOptions {
  */
 export const EVENT_BUDGET = 2000;
 
+/**
+ * Patch id: cells of a target on the worker's host are placed on hosts (`concurrency` per host, one
+ * lane per slot). Histories recorded before it ran `concurrency` lanes without placement.
+ */
+export const HOST_PLACEMENT = 'host-placement';
+
 /** Patch id: the run is stored in the results database (and compared with its baseline) before and after its report. */
 export const RESULTS_DB = 'results-db';
 
@@ -78,6 +85,7 @@ export function cellSummary(spec: RunSpec, cell: CellInput): string {
  * previous start may still be cleaning up: wait for it to close, then start again.
  */
 async function runChildCell(spec: RunSpec, runId: string, cell: CellInput): Promise<CellOutcome> {
+  // The workflow id is the cell's; the placement (which host provisions it) is not part of its identity.
   const childId = `${runId}/${cell.cellKey}`;
   const start = () =>
     executeChild(benchmarkCell, {
@@ -129,10 +137,14 @@ export async function benchmarkMatrix(specInput: RunSpecInput, options: MatrixOp
   let cancelled: unknown;
   let continueAsNewNow = false;
   const queue = cells.filter((c) => !done.has(c.cellKey));
-  const runOne = async (cell: CellInput): Promise<void> => {
+  // Hosts lost while one of their cells ran: no more cells are placed there.
+  const lostHosts = new Set<string>();
+  const runOne = async (cell: CellInput, host?: HostPlacement): Promise<void> => {
     run.started(cell.cellKey);
     try {
-      run.recordOutcome(await runChildCell(spec, runId, cell));
+      const outcome = await runChildCell(spec, runId, host ? { ...cell, placement: host } : cell);
+      for (const h of outcome.lostHosts ?? []) lostHosts.add(h);
+      run.recordOutcome(outcome);
     } catch (err) {
       // The run was cancelled, or only this cell was (then the other cells go on).
       if (CancellationScope.current().consideredCancelled) cancelled ??= err;
@@ -145,11 +157,32 @@ export async function benchmarkMatrix(specInput: RunSpecInput, options: MatrixOp
     if (info.continueAsNewSuggested || info.historyLength > eventBudget) continueAsNewNow = true;
   };
   // Check before taking a cell off the queue: a cell taken and not run would be lost when it was the last.
-  const lane = async (): Promise<void> => {
-    for (let c: CellInput | undefined; !cancelled && !continueAsNewNow && (c = queue.shift());) await runOne(c);
+  // A lane placed on a host stops when that host is lost.
+  const lane = async (host?: HostPlacement): Promise<void> => {
+    for (
+      let c: CellInput | undefined;
+      !cancelled && !continueAsNewNow && !(host && lostHosts.has(host.id)) && (c = queue.shift());
+
+    )
+      await runOne(c, host);
   };
+  // A target on the worker's host: `concurrency` lanes per host with a chbench worker, each placing
+  // its cells on its host; when hosts are lost, look again (none left: lanes without placement).
+  const placeOnHosts = patched(HOST_PLACEMENT);
   try {
-    await Promise.all(Array.from({ length: Math.min(spec.concurrency, cells.length) }, lane));
+    do {
+      const hosts = placeOnHosts
+        ? (
+            await discoverHosts.executeWithOptions({ summary: 'find the hosts with a chbench worker' }, [
+              { taskQueue: workflowInfo().taskQueue, targetKind: spec.target.kind },
+            ])
+          ).filter((h) => !lostHosts.has(h.id))
+        : [];
+      const slots: (HostPlacement | undefined)[] = hosts.length
+        ? hosts.flatMap((h) => Array.from({ length: spec.concurrency }, () => h))
+        : Array.from({ length: spec.concurrency }, () => undefined);
+      await Promise.all(slots.slice(0, queue.length).map((h) => lane(h)));
+    } while (placeOnHosts && !cancelled && !continueAsNewNow && queue.length > 0);
   } catch (err) {
     if (!isCancellation(err)) throw err;
     cancelled ??= err;

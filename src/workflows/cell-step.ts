@@ -12,12 +12,14 @@ import {
   patched,
   setHandler,
   upsertSearchAttributes,
+  workflowInfo,
   ActivityFailure,
   ApplicationFailure,
   ActivityCancellationType,
   type ActivityOptions,
 } from '@temporalio/workflow';
-import { RetryState, type RetryPolicy } from '@temporalio/common';
+import { RetryState, TimeoutFailure, TimeoutType, type RetryPolicy } from '@temporalio/common';
+import type { HostFacts, HostLoss, HostPlacement } from '../schema/host';
 import type { Activities } from '../activities';
 import type { CellInput, CellOutcome, CellPhase, ProvisionResult, StepInput } from '../schema/cell';
 import type { CellProgress } from '../schema/progress';
@@ -75,6 +77,32 @@ const MAX_TARGET_RESTARTS = 3;
  */
 export const NOT_RESTARTABLE_FAILS_CELL = 'not-restartable-target-fails-cell';
 
+/** How many hosts a cell may lose (each time it is provisioned again, fresh, on another host). */
+const MAX_HOST_LOSSES = 3;
+
+/**
+ * A host-bound step was not taken by any worker of its host within the schedule-to-start timeout:
+ * the host (or every worker on it) is gone, and with it the cell's server and data.
+ */
+export class HostLost extends Error {
+  constructor(
+    readonly loss: HostLoss,
+    override readonly cause: ActivityFailure,
+  ) {
+    super(`host ${loss.hostId} lost during ${loss.step}: ${loss.error}`);
+    this.name = 'HostLost';
+  }
+}
+
+/** The activity failed because no worker took it from its task queue in time (`scheduleToStartTimeout`). */
+function notTakenInTime(err: unknown): err is ActivityFailure {
+  return (
+    err instanceof ActivityFailure &&
+    err.cause instanceof TimeoutFailure &&
+    err.cause.timeoutType === TimeoutType.SCHEDULE_TO_START
+  );
+}
+
 /** How a cell ended, before its result is written. */
 export interface CellEnd {
   status: CellOutcome['status'];
@@ -92,6 +120,12 @@ export class CellRun {
   readonly attempts: Record<string, number> = {};
   /** Each time a step found its server gone and the cell provisioned again. */
   readonly restarts: { step: string; error: string }[] = [];
+  /** Each host lost while the cell ran on it. */
+  readonly hostLosses: HostLoss[] = [];
+  /** The host of the latest provisioning, for a target on the worker's host: later steps run on its task queue. */
+  private host: HostFacts | undefined;
+  /** When the cell's workflow started (deterministic: from the workflow's info). */
+  private readonly startedAt = workflowInfo().startTime.toISOString();
   private input: StepInput | undefined;
   /** The latest provision's `restartable` (absent in old histories: restartable). */
   private restartable = true;
@@ -107,11 +141,38 @@ export class CellRun {
     upsertSearchAttributes([{ key: PHASE, value: phase }]);
   }
 
-  private async provisionTarget(summary: string, fresh: boolean): Promise<ProvisionResult & { attempt: number }> {
-    const p = await acts.provision.executeWithOptions({ ...LONG, summary }, [this.cell, fresh]);
+  /**
+   * Options that send an activity to `host`'s own task queue, where it must be taken within the
+   * cell's `hostLossTimeoutS` or the host counts as lost. None without a host (the shared queue).
+   */
+  private onHost(host: Pick<HostPlacement, 'taskQueue'> | undefined): ActivityOptions {
+    return host ? { taskQueue: host.taskQueue, scheduleToStartTimeout: `${this.cell.hostLossTimeoutS ?? 60} seconds` } : {};
+  }
+
+  /**
+   * Provision on `placement`'s task queue, or on the shared one without a placement. A placed host
+   * that takes no provisioning in time is recorded as lost and the cell provisions on the shared queue.
+   */
+  private async provisionTarget(
+    summary: string,
+    fresh: boolean,
+    placement?: HostPlacement,
+  ): Promise<ProvisionResult & { attempt: number }> {
+    let p: ProvisionResult & { attempt: number };
+    try {
+      p = await acts.provision.executeWithOptions({ ...LONG, summary, ...this.onHost(placement) }, [this.cell, fresh]);
+    } catch (err) {
+      if (!placement || !notTakenInTime(err)) throw err;
+      this.hostLosses.push({ hostId: placement.id, step: 'provision', error: err.cause!.message });
+      p = await acts.provision.executeWithOptions({ ...LONG, summary: `${summary} (host ${placement.id} lost)` }, [
+        this.cell,
+        fresh,
+      ]);
+    }
     this.attempts.provision = Math.max(this.attempts.provision ?? 0, p.attempt);
     this.input = { cell: this.cell, target: p.target };
     this.restartable = p.restartable !== false;
+    this.host = p.host;
     return p;
   }
 
@@ -124,7 +185,29 @@ export class CellRun {
   /** The `provision` phase: a fresh target for the cell. */
   async provision(): Promise<ProvisionResult> {
     this.enter('provision');
-    const p = await this.provisionTarget(`provision ${this.cell.target.kind} ClickHouse ${this.cell.version}`, true);
+    const p = await this.provisionTarget(
+      `provision ${this.cell.target.kind} ClickHouse ${this.cell.version}${this.cell.placement ? ` on host ${this.cell.placement.id}` : ''}`,
+      true,
+      this.cell.placement,
+    );
+    this.progress.done.push('provision');
+    return p;
+  }
+
+  /**
+   * After `err`: when it is {@link HostLost} and the cell has lost fewer than MAX_HOST_LOSSES hosts,
+   * provision the cell again, fresh, through the shared task queue (the lost host's server and data
+   * are unreachable; `chbench gc` there removes them later) and return it, so the cell starts over.
+   * @returns undefined when `err` is anything else or the cell has lost too many hosts (then rethrow it).
+   */
+  async afterHostLoss(err: unknown): Promise<ProvisionResult | undefined> {
+    if (!(err instanceof HostLost) || this.hostLosses.length > MAX_HOST_LOSSES) return undefined;
+    this.enter('provision');
+    this.progress.done = [];
+    const p = await this.provisionTarget(
+      `provision again on another host: host ${err.loss.hostId} lost during ${err.loss.step}`,
+      true,
+    );
     this.progress.done.push('provision');
     return p;
   }
@@ -146,7 +229,7 @@ export class CellRun {
     this.enter(phase);
     for (;;) {
       try {
-        const r = await run({ ...opts, summary }, this.input as StepInput);
+        const r = await run({ ...opts, summary, ...this.onHost(this.host) }, this.input as StepInput);
         // A phase of several activities (the grids' points and steps) is listed once, and its
         // attempts are its most-retried activity's: 1 when none of them was retried.
         if (this.progress.done.includes(phase)) this.attempts[phase] = Math.max(this.attempts[phase] ?? 0, r.attempt);
@@ -156,6 +239,11 @@ export class CellRun {
         }
         return r;
       } catch (err) {
+        if (this.host && notTakenInTime(err)) {
+          const loss = { hostId: this.host.id, step: phase, error: err.cause!.message };
+          this.hostLosses.push(loss);
+          throw new HostLost(loss, err);
+        }
         // A step that failed after exhausting its retries ran exactly maximumAttempts times: say so
         // (the report's "retries" column), rather than showing no retry at all.
         if (
@@ -182,7 +270,11 @@ export class CellRun {
           });
         this.attempts[phase] = (this.attempts[phase] ?? 0) + 1;
         this.restarts.push({ step: phase, error: err.cause.message });
-        await this.provisionTarget(`provision again after the server was lost during ${phase}`, false);
+        await this.provisionTarget(
+          `provision again after the server was lost during ${phase}`,
+          false,
+          this.host ? { id: this.host.id, taskQueue: this.host.taskQueue } : undefined,
+        );
       }
     }
   }
@@ -192,7 +284,13 @@ export class CellRun {
     this.progress.step = 'write-results';
     return acts.writeCellResult.executeWithOptions({ ...SHORT, summary: `write result.json (${end.status})` }, [
       this.cell,
-      { ...end, attempts: this.attempts, targetRestarts: this.restarts },
+      {
+        ...end,
+        attempts: this.attempts,
+        targetRestarts: this.restarts,
+        ...(this.hostLosses.length ? { hostLosses: this.hostLosses } : {}),
+        ...(this.cell.placement || this.host ? { startedAt: this.startedAt } : {}),
+      },
     ]);
   }
 
@@ -205,15 +303,22 @@ export class CellRun {
     const { cell } = this;
     if (!(cell.teardown === 'always' || (cell.teardown === 'on-success' && status !== 'failed'))) return;
     this.enter('teardown');
-    if (this.input)
-      await acts.teardown.executeWithOptions({ ...CLEANUP, summary: `tear down ${cell.target.kind} target` }, [
-        this.input,
-      ]);
-    else
-      await acts.teardownUnprovisioned.executeWithOptions(
-        { ...CLEANUP, summary: `tear down what provisioning left (${cell.target.kind})` },
-        [cell],
-      );
+    // A server on a host is torn down by that host's worker; a lost host's is left to `chbench gc` there.
+    const placed = cell.placement && !this.hostLosses.some((l) => l.hostId === cell.placement!.id) ? cell.placement : undefined;
+    try {
+      if (this.input)
+        await acts.teardown.executeWithOptions(
+          { ...CLEANUP, summary: `tear down ${cell.target.kind} target`, ...this.onHost(this.host) },
+          [this.input],
+        );
+      else
+        await acts.teardownUnprovisioned.executeWithOptions(
+          { ...CLEANUP, summary: `tear down what provisioning left (${cell.target.kind})`, ...this.onHost(placed) },
+          [cell],
+        );
+    } catch (err) {
+      if (!notTakenInTime(err)) throw err;
+    }
   }
 
   /** The cell is over: the progress query and the `ChbenchPhase` search attribute show its status. */

@@ -145,6 +145,8 @@ export function stubActivities(): Stubs {
     },
     writeReport: (input: { runId: string }) => ({ reportPath: `/stub/${input.runId}/report.md` }),
     awaitWorkflowClosed: () => ({ status: 'closed' }),
+    // No chbench worker identities here: cells are not placed on hosts.
+    discoverHosts: () => [],
     storeRun: () => ({ runs: 1, cells: 1, samples: 1, comparisons: 0, description: 'stub' }),
     compareWithBaseline: (input: { runId: string }) => ({
       comparisonId: `${input.runId}~baseline`,
@@ -222,6 +224,7 @@ export function stubActivities(): Stubs {
         name === 'validateSpec' ||
         name === 'writeReport' ||
         name === 'awaitWorkflowClosed' ||
+        name === 'discoverHosts' ||
         name === 'collectCloudMetrics' ||
         ['storeRun', 'compareWithBaseline', 'planConfirmation', 'runInterleaved', 'finishComparison'].includes(name) ||
         name.startsWith('teardown')

@@ -23,14 +23,14 @@ export interface TemporalEnv {
   tmp: string;
   workDir: string;
   resultsDir: string;
-  worker: Worker;
+  worker: Pick<Worker, 'run' | 'shutdown'>;
   stop(): Promise<void>;
 }
 
 /** A dev server, a worker made by `makeWorker` on a fresh task queue, and a client; `stop()` closes all three. */
 async function startServerAndWorker(
   taskQueuePrefix: string,
-  makeWorker: (address: string, taskQueue: string) => Promise<{ worker: Worker; connection: NativeConnection }>,
+  makeWorker: (address: string, taskQueue: string) => Promise<{ worker: Pick<Worker, 'run' | 'shutdown'>; connection: NativeConnection }>,
 ) {
   installRuntime(logLevel('WARN'));
   const server = await startDevServer();

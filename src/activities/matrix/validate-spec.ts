@@ -247,7 +247,9 @@ export function createValidateSpec() {
       // The spec exactly as given: the input to resume this run with `temporal workflow start --input-file`.
       writeJsonAtomic(path.join(dir, 'run-spec.json'), input.spec);
       const indexQueries = indexQueryIds(spec.workload, spec.queries);
-      return { spec, cellKeys, runDir: dir, reused, indexQueries };
+      // Every later step (on any worker, on any host) writes to the same results store: the folder
+      // resolved here, once, not against each worker's own working directory.
+      return { spec: { ...spec, resultsDir: path.resolve(spec.resultsDir) }, cellKeys, runDir: dir, reused, indexQueries };
     },
   };
 }

@@ -12,6 +12,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { ProvisionRequest, TargetHandle } from '../../schema/target';
 import { pollUntil } from '../../lib/poll';
+import { hostAddress } from '../../config';
 import {
   describeLogTail,
   httpGet,
@@ -98,17 +99,19 @@ const EMBEDDED_SERVER: ProcessServer<ServerFacts & { engine: string }> = {
   failedStartGraceMs: 5000,
   async spawn(dataDir) {
     const script = embeddedServerScript();
+    // This host's loopback address (CHBENCH_HOST_ADDRESS): simulated hosts on one machine keep apart.
+    const host = hostAddress();
     const portFile = path.join(dataDir, 'port');
     fs.rmSync(portFile, { force: true });
     fs.rmSync(path.join(dataDir, LABEL_FILE), { force: true });
     const { pid, logPath } = await spawnDetached({
       command: process.execPath,
-      args: [script, '--data-dir', dataDir, '--port', '0', '--port-file', portFile],
+      args: [script, '--data-dir', dataDir, '--host', host, '--port', '0', '--port-file', portFile],
       dataDir,
     });
     try {
       const port = await waitForPortFile(portFile, pid, START_TIMEOUT_MS, logPath);
-      return { pid, url: `http://127.0.0.1:${port}`, ports: { http: port }, logFiles: [logPath] };
+      return { pid, url: `http://${host}:${port}`, ports: { http: port }, logFiles: [logPath] };
     } catch (e) {
       await stopProcess(pid, dataDir, 5000, { keepDir: true }).catch(() => undefined);
       throw e;
