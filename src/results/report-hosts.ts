@@ -113,6 +113,11 @@ function peakOverlap(
   return { peak, keys: over.map((o) => o.key) };
 }
 
+/** Keys in order, the first `max` of them, then how many more. */
+function listKeys(keys: string[], max: number): string {
+  return keys.slice(0, max).join(', ') + (keys.length > max ? `, … (+${keys.length - max} more)` : '');
+}
+
 function plural(n: number, one: string, many: string): string {
   return `${n} ${n === 1 ? one : many}`;
 }
@@ -123,7 +128,8 @@ function plural(n: number, one: string, many: string): string {
  * `[started_at, written_at]`:
  * - (`overlap`) more other cells of this run ran at one instant on the same host than
  *   `concurrency − 1` (windows and hosts from the cells' results; cells without `started_at` neither
- *   get nor cause this flag; touching windows do not overlap);
+ *   get nor cause this flag; touching windows do not overlap; a cell that lost a host counts on its
+ *   last host, `host`, for its whole window);
  * - (`other-run`) its start or end `host_activity` lists a server of another run;
  * - (`this-run`) its start or end `host_activity` lists more servers of this run's other cells than
  *   `concurrency − 1`;
@@ -151,7 +157,7 @@ export function busyFlags(cells: HostCell[], concurrency: number): BusyFlag[] {
           cellKey: c.cellKey,
           hostId,
           kind: 'overlap',
-          message: `${hostId} ran ${plural(peak, 'other cell', 'other cells')} of this run at once while it ran (${keys.join(', ')} overlapped it; per-host concurrency ${concurrency}; from the cells' started_at–written_at)`,
+          message: `${hostId} ran ${plural(peak, 'other cell', 'other cells')} of this run at once while it ran (${listKeys(keys, MAX_LISTED_CELLS)} overlapped it; per-host concurrency ${concurrency}; from the cells' started_at–written_at)`,
         });
     }
     for (const snapshot of ['start', 'end'] as const) {
@@ -216,7 +222,7 @@ export function hostLossNotes(cells: HostCell[]): string[] {
   );
 }
 
-/** Cell keys shown per host before the rest is counted. */
+/** Cell keys listed (per host, per overlap flag) before the rest is counted. */
 export const MAX_LISTED_CELLS = 20;
 
 /**
@@ -228,8 +234,6 @@ export function hostsTable(hosts: HostSummary[]): TextTable {
     head: ['host', 'hostname', 'CPU model', 'cores', 'memory', 'kernel', 'cells', 'host losses'],
     rows: hosts.map((h) => {
       const f = h.facts;
-      const keys = h.cellKeys.slice(0, MAX_LISTED_CELLS).join(', ');
-      const more = h.cellKeys.length > MAX_LISTED_CELLS ? `, … (+${h.cellKeys.length - MAX_LISTED_CELLS} more)` : '';
       return [
         h.id,
         f?.hostname ?? 'n/a',
@@ -237,7 +241,7 @@ export function hostsTable(hosts: HostSummary[]): TextTable {
         f ? String(f.cores) : 'n/a',
         fmtBytes(f?.memoryBytes),
         f?.kernel ?? 'n/a',
-        h.cellKeys.length ? `${h.cellKeys.length}: ${keys}${more}` : '0',
+        h.cellKeys.length ? `${h.cellKeys.length}: ${listKeys(h.cellKeys, MAX_LISTED_CELLS)}` : '0',
         h.losses.length ? h.losses.map((l) => `lost during ${l.cellKey} ${l.loss.step}`).join('; ') : 'none',
       ];
     }),
