@@ -38,6 +38,7 @@ import {
   steppingOutcome,
 } from './report-grids';
 import type { SeriesPoint } from './db/types';
+import { busyFlags, busyHeadline, busyNotes, hasHosts, hostColumn, hostLossNotes, hostsOf, hostsTable } from './report-hosts';
 
 /** What the caller may add to the run folder's own records. */
 export interface HtmlReportExtras {
@@ -173,6 +174,7 @@ function sources(run: RunRecord, cells: CellResult[]): Raw {
 }
 
 function cellsTable(cells: CellResult[], missing: string[]): Raw {
+  const withHosts = hasHosts(cells);
   const rows: (string | Raw)[][] = cells.map((c) => {
     const pv = c.provision;
     const why = c.status === 'failed' && c.error ? `: ${c.error.split('\n')[0].slice(0, 160)}` : c.status === 'skipped' && c.skip_reason ? `: ${c.skip_reason}` : '';
@@ -182,13 +184,30 @@ function cellsTable(cells: CellResult[], missing: string[]): Raw {
       c.matrix.codec,
       pv?.server.version ?? 'n/a',
       pv ? `${pv.server.cpus ?? 'n/a'} / ${fmtBytes(pv.server.memory_bytes)}` : 'n/a',
+      ...(withHosts ? [hostColumn(c)] : []),
       c.load ? `${fmtInt(c.load.rows_in_table)} rows in ${fmtMs(c.load.elapsed_ms)}` : 'n/a',
       c.storage ? `${fmtBytes(c.storage.compressed_bytes)} (${c.storage.ratio.toFixed(2)}×)` : 'n/a',
       retries(c),
     ];
   });
-  for (const k of missing) rows.push([k, 'no result (not run yet, or the run was interrupted)', '', '', '', '', '', '']);
-  return table(['cell', 'status', 'codec', 'server version', 'CPUs / memory', 'load', 'compressed (ratio)', 'retries'], rows);
+  for (const k of missing) rows.push([k, 'no result (not run yet, or the run was interrupted)', '', '', '', ...(withHosts ? [''] : []), '', '', '']);
+  return table(['cell', 'status', 'codec', 'server version', 'CPUs / memory', ...(withHosts ? ['host'] : []), 'load', 'compressed (ratio)', 'retries'], rows);
+}
+
+/** The hosts section (as report.md's, `report-hosts.ts`); nothing when no cell records its host. */
+function hostsHtml(cells: CellResult[]): Raw {
+  if (!hasHosts(cells)) return h``;
+  const t = hostsTable(hostsOf(cells));
+  const losses = hostLossNotes(cells);
+  return h`<section id="hosts"><h2>Hosts</h2><p>The host whose worker ran each cell's steps, with its facts as the provision step recorded them on the host (os.hostname(), os.cpus(), os.totalmem(), os.type() and os.release()).</p>${table(t.head, t.rows)}${losses.length ? h`<p>Hosts lost during a cell:</p>${notesList(losses)}` : ''}</section>`;
+}
+
+/** Cells whose host ran something else at the time (`busyFlags`): a note on their figures, with each reason. */
+function hostBusyBlock(cells: CellResult[], concurrency: number): Raw {
+  const flags = busyFlags(cells, concurrency);
+  const line = busyHeadline(flags);
+  if (!line) return h``;
+  return h`<div class="unknown"><p><strong>⚠ Host busy</strong> — ${line}</p>${notesList(busyNotes(flags))}</div>`;
 }
 
 /** The comparison section: its facts, the queries without a ratio, and the chart. */
@@ -246,8 +265,9 @@ export async function renderHtmlReport(dir: string, extras: HtmlReportExtras = {
   const body = h`<header><h1>chbench report — ${run.runId}</h1>
 <p>Workload <strong>${spec.workload}</strong>, ${fmtInt(spec.scale)} rows, target <strong>${spec.target.kind}</strong>; ${spec.protocol.coldRuns} cold + ${spec.protocol.warmRuns} warm run(s) per query, headline warm statistic <strong>${spec.protocol.statistic}</strong>.</p>
 <p>Started ${run.startedAt}${run.resumes.length ? `, resumed ${run.resumes.join(', ')}` : ''}${run.finishedAt ? `, finished ${run.finishedAt}` : ''}; run status <strong>${run.status ?? 'not recorded (not finished)'}</strong>; ${cells.filter((c) => c.status === 'succeeded').length} of ${cells.length + missing.length} cell(s) succeeded.</p>
-${validityBlock(ok)}</header>
+${validityBlock(ok)}${hostBusyBlock(cells, spec.concurrency)}</header>
 <section id="cells"><h2>Cells</h2>${cellsTable(cells, missing)}${profileLines(spec).length ? h`<p>Settings profiles (matrix.settings, over the spec's settings):</p>${notesList(profileLines(spec).map((l) => l.replace(/`/g, '')))}` : ''}</section>
+${hostsHtml(cells)}
 <section id="sources"><h2>Sources of the figures</h2>${sources(run, ok)}</section>
 <section id="queries"><h2>Query times</h2>${await figures([queryTimesChart(ok, 'baseline'), queryTimesChart(ok, 'index')], 'No query run was measured.')}</section>
 <section id="compression"><h2>Compression</h2>${await figures([compressionChart(ok)], 'No cell recorded per-column sizes.')}</section>

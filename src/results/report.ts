@@ -7,6 +7,7 @@ import path from 'node:path';
 import { existsSync, readdirSync } from 'node:fs';
 import markdownTable from 'markdown-table';
 import { gridsSections, profileLines } from './report-grids';
+import { busyFlags, busyHeadline, busySection, hasHosts, hostColumn, hostsSection } from './report-hosts';
 import { readRecord, readRecordIfExists } from './store';
 import { comparisonSection } from './report-comparison';
 import { ComparisonRecord } from '../schema/comparison';
@@ -158,6 +159,10 @@ export function renderReport(dir: string): string {
   else if (v.invalid.length) out.push(`> **⚠ This run has invalid measurements** — ${v.invalid.join('; ')}. Flags appear next to the figures they qualify and in the Validity section.`, '');
   else if (v.unknown.length) out.push(`> **Validity could not be fully judged** — no verdict for ${v.unknown.join('; ')} (see the Validity section); nothing judged was invalid.`, '');
   else out.push('Validity: every cold run was cold, every run quiet, warm faster than cold, results consistent.', '');
+  // Cells whose host ran something else: a note on their figures (report-hosts.ts), not a failure.
+  const hostBusy = busyFlags(cells, spec.concurrency);
+  const busyLine = busyHeadline(hostBusy);
+  if (busyLine) out.push(`> **⚠ Host busy** — ${busyLine} Each reason is listed in the Validity section.`, '');
 
   // A compared run says its verdict at the top; the details are in the Comparison section below.
   const comparison = readComparisonIfAny(dir);
@@ -170,7 +175,8 @@ export function renderReport(dir: string): string {
   } else if (comparison.error) out.push(`> **comparison.json could not be read**: ${comparison.error}`, '');
 
   out.push('## Cells', '');
-  const rows = [['cell', 'status', 'server version', 'timezone', 'CPUs / memory', 'provisioned by', 'query_log', 'retries']];
+  const withHosts = hasHosts(cells);
+  const rows = [['cell', 'status', 'server version', 'timezone', 'CPUs / memory', 'provisioned by', ...(withHosts ? ['host'] : []), 'query_log', 'retries']];
   for (const c of cells) {
     const p = c.provision;
     rows.push([
@@ -180,17 +186,19 @@ export function renderReport(dir: string): string {
       p?.server.timezone ?? 'n/a',
       p ? `${p.server.cpus ?? 'n/a'} / ${fmtBytes(p.server.memory_bytes)}` : 'n/a',
       p?.target.provisionedBy ?? 'n/a',
+      ...(withHosts ? [hostColumn(c)] : []),
       p?.server.query_log ?? 'n/a',
       retries(c),
     ]);
   }
-  for (const k of missing) rows.push([k, 'no result (not run yet, or the run was interrupted)', '', '', '', '', '', '']);
+  for (const k of missing) rows.push([k, 'no result (not run yet, or the run was interrupted)', '', '', '', '', ...(withHosts ? [''] : []), '', '']);
   out.push(markdownTable(rows), '');
   const profiles = profileLines(spec);
   if (profiles.length)
     out.push("Settings profiles (`matrix.settings`; each cell key ends with its profile; applied over the spec's `settings`, as each cell's `settings.json` records):", '', ...profiles.map((l) => `- ${l}`), '');
   if (cells.some((c) => c.provision?.server.cpu_source.startsWith('worker host')))
     out.push('CPUs/memory come from `system.asynchronous_metrics` where the server has them, else from the worker host (same host for embedded/local targets).', '');
+  out.push(...hostsSection(cells));
 
   out.push('## Ingest', '', 'Server-side generation by the workload\'s `INSERT … SELECT` (see its `load.sql`): no network or parsing cost. Elapsed = client wall time of the INSERT statement (rows/s uses it); server elapsed from ' + ([...new Set(ok.map((c) => c.load?.server_elapsed_source).filter(Boolean))].map((x) => `\`${x}\``).join(' / ') || 'n/a') + '. Rows = `SELECT count()` after loading.', '');
   const ing = [['cell', 'rows (count())', 'elapsed (client wall)', 'server elapsed', 'rows/s', 'partitions', 'active parts', 'verified', 'note']];
@@ -295,6 +303,7 @@ export function renderReport(dir: string): string {
         vRows.push([q.id.toUpperCase() + phase, label(c), coldLabel, q.stats.warm_validity?.label ?? 'n/a', quiet, [...new Set(q.samples.map((x) => x.counters_source ?? 'not available'))].join(' / '), reasons.join('; ') || '—']);
       }
   out.push(markdownTable(vRows), '');
+  out.push(...busySection(hostBusy, spec.concurrency));
 
   out.push('## Skip index (bloom filter) before / after', '');
   const idxCells = ok.filter((c) => c.index && c.queries_index);
