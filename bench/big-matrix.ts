@@ -20,7 +20,8 @@
  * - `max_worker_rss_mb`: the largest `VmRSS` of `/proc/<pid>/status` of any worker process (the node
  *   process only, not the servers it starts), sampled every 1,000 ms from the workers' start to the
  *   matrix's end, in MiB (kB / 1024). Per worker in `worker_rss_mb`: `max`, `max_at_s` (seconds after
- *   that worker's start: the first ~tens of seconds are its workflow-bundle build) and `at_end`.
+ *   that worker's start: the first ~tens of seconds are its workflow-bundle build), `at_matrix_start`
+ *   (the last sample before the matrix started, all workers polling) and `at_end`.
  * - `orchestration_ms_per_cell` (mean) and `orchestration_ms_per_cell_p95`: per cell workflow, from its
  *   history's event times (server clock, ms): (last event − first event, i.e. close − start) − the
  *   length of the union of the intervals during which at least one of its activities executed
@@ -79,8 +80,9 @@ interface HostWorker {
   /** Largest VmRSS seen, MiB, and when (ms after its start). */
   maxRssMb: number;
   maxRssAtMs: number;
-  /** Last VmRSS seen, MiB. */
+  /** Last VmRSS seen, MiB, and the last one before the matrix started. */
   lastRssMb: number;
+  readyRssMb: number;
   samples: number;
   /** Exit code or signal when it exited before the end. */
   exited?: string;
@@ -111,6 +113,7 @@ function startWorker(address: string, dir: string, host: string, taskQueue: stri
     maxRssMb: 0,
     maxRssAtMs: 0,
     lastRssMb: 0,
+    readyRssMb: 0,
     samples: 0,
   };
   proc.on('exit', (code, signal) => {
@@ -255,6 +258,7 @@ async function main(): Promise<void> {
       resultsDir,
     };
     const t0 = Date.now();
+    for (const w of workers) w.readyRssMb = w.lastRssMb;
     const workersReadyS = Math.round((t0 - Math.min(...workers.map((w) => w.startedAt))) / 1000);
     const handle = await client.workflow.start('benchmarkMatrix', { taskQueue, workflowId: runId, args: [spec] });
     progress = setInterval(() => {
@@ -328,6 +332,7 @@ async function main(): Promise<void> {
           {
             max: Math.round(w.maxRssMb * 10) / 10,
             max_at_s: Math.round(w.maxRssAtMs / 1000),
+            at_matrix_start: Math.round(w.readyRssMb * 10) / 10,
             at_end: Math.round(w.lastRssMb * 10) / 10,
           },
         ]),
