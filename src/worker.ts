@@ -10,9 +10,33 @@ import { ensureSearchAttributes } from './temporal/search-attribute-registry';
 import { targetAccessInterceptors } from './temporal/target-access';
 import { targets } from './targets';
 import os from 'node:os';
+import path from 'node:path';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { hostTaskQueue, workerIdentity } from './schema/host';
 
 export { ensureSearchAttributes } from './temporal/search-attribute-registry';
+
+/** The prebuilt workflow bundle (`npm run build` writes it: scripts/bundle-workflows.ts). */
+export const WORKFLOW_BUNDLE = path.join(__dirname, 'workflow-bundle.js');
+
+/** Newest modification time (ms) of the compiled `.js` files under `dir`. */
+function newestJs(dir: string): number {
+  let newest = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true, recursive: true }))
+    if (e.isFile() && e.name.endsWith('.js') && e.name !== path.basename(WORKFLOW_BUNDLE))
+      newest = Math.max(newest, statSync(path.join(e.parentPath, e.name)).mtimeMs);
+  return newest;
+}
+
+/**
+ * Where the worker gets its workflow code: the prebuilt bundle when it is newer than every compiled
+ * file (a `tsc` after the build makes it stale), else the workflows module, bundled at start.
+ */
+function workflowCode(): { workflowBundle: { codePath: string } } | { workflowsPath: string } {
+  if (existsSync(WORKFLOW_BUNDLE) && statSync(WORKFLOW_BUNDLE).mtimeMs >= newestJs(__dirname))
+    return { workflowBundle: { codePath: WORKFLOW_BUNDLE } };
+  return { workflowsPath: require.resolve('./workflows') };
+}
 
 let runtimeInstalled = false;
 
@@ -77,7 +101,7 @@ export async function createWorker(
   const shared = await Worker.create({
     ...common,
     taskQueue: cfg.taskQueue,
-    workflowsPath: require.resolve('./workflows'),
+    ...workflowCode(),
     // Cells on one host disturb each other; the matrix decides concurrency, this only caps it.
     maxConcurrentActivityTaskExecutions: 8,
   });
