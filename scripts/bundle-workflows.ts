@@ -14,7 +14,9 @@ async function main(): Promise<void> {
     logger: { trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error, log() {} },
   });
   writeFileSync(WORKFLOW_BUNDLE, code);
-  console.log(`workflow bundle: ${path.relative(process.cwd(), WORKFLOW_BUNDLE)} (${(code.length / 1024).toFixed(0)} KiB)`);
+  console.log(
+    `workflow bundle: ${path.relative(process.cwd(), WORKFLOW_BUNDLE)} (${(code.length / 1024).toFixed(0)} KiB)`,
+  );
 }
 
 main().catch((e) => {

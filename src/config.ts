@@ -62,7 +62,10 @@ const Env = z.object({
   CHBENCH_HOST_ID: z
     .string()
     .trim()
-    .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, 'letters, digits, ".", "_" or "-" (at most 63), starting with a letter or digit')
+    .regex(
+      /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/,
+      'letters, digits, ".", "_" or "-" (at most 63), starting with a letter or digit',
+    )
     .optional(),
   TEMPORAL_CLI_PATH: nonEmpty.optional(),
   CHBENCH_HOST_ADDRESS: z

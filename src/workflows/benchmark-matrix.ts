@@ -162,7 +162,6 @@ export async function benchmarkMatrix(specInput: RunSpecInput, options: MatrixOp
     for (
       let c: CellInput | undefined;
       !cancelled && !continueAsNewNow && !(host && lostHosts.has(host.id)) && (c = queue.shift());
-
     )
       await runOne(c, host);
   };

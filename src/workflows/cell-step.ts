@@ -146,7 +146,9 @@ export class CellRun {
    * cell's `hostLossTimeoutS` or the host counts as lost. None without a host (the shared queue).
    */
   private onHost(host: Pick<HostPlacement, 'taskQueue'> | undefined): ActivityOptions {
-    return host ? { taskQueue: host.taskQueue, scheduleToStartTimeout: `${this.cell.hostLossTimeoutS ?? 60} seconds` } : {};
+    return host
+      ? { taskQueue: host.taskQueue, scheduleToStartTimeout: `${this.cell.hostLossTimeoutS ?? 60} seconds` }
+      : {};
   }
 
   /**
@@ -304,7 +306,8 @@ export class CellRun {
     if (!(cell.teardown === 'always' || (cell.teardown === 'on-success' && status !== 'failed'))) return;
     this.enter('teardown');
     // A server on a host is torn down by that host's worker; a lost host's is left to `chbench gc` there.
-    const placed = cell.placement && !this.hostLosses.some((l) => l.hostId === cell.placement!.id) ? cell.placement : undefined;
+    const placed =
+      cell.placement && !this.hostLosses.some((l) => l.hostId === cell.placement!.id) ? cell.placement : undefined;
     try {
       if (this.input)
         await acts.teardown.executeWithOptions(

@@ -170,7 +170,9 @@ async function main(): Promise<void> {
       { timeoutMs: 300_000, intervalMs: 200, what: `a cell on ${b.id} past provisioning` },
     );
     b.worker!.kill('SIGKILL');
-    console.log(`multihost: SIGKILL ${b.id}'s worker (pid ${b.worker!.pid}) during cell ${victim}, ${((Date.now() - t0) / 1000).toFixed(0)} s in`);
+    console.log(
+      `multihost: SIGKILL ${b.id}'s worker (pid ${b.worker!.pid}) during cell ${victim}, ${((Date.now() - t0) / 1000).toFixed(0)} s in`,
+    );
 
     const result = (await handle.result()) as MatrixResult;
     const succeeded = result.cells.filter((c) => c.status === 'succeeded').length;
@@ -182,7 +184,9 @@ async function main(): Promise<void> {
     let reprovisions = 0;
     let cellCount = 0;
     const ranOn = new Set<string>();
-    for await (const w of client.workflow.list({ query: `ChbenchRunId = '${runId}' AND WorkflowType = 'benchmarkCell'` })) {
+    for await (const w of client.workflow.list({
+      query: `ChbenchRunId = '${runId}' AND WorkflowType = 'benchmarkCell'`,
+    })) {
       cellCount++;
       const h = await client.workflow.getHandle(w.workflowId, w.runId).fetchHistory();
       const c = checkHistory(h.events ?? []);
@@ -193,7 +197,8 @@ async function main(): Promise<void> {
     }
     if (cellCount !== 8) problems.push(`${cellCount} cell workflows, expected 8`);
     if (reprovisions < 1) problems.push('no cell was provisioned again after the worker loss');
-    if (!ranOn.has('host-a') || !ranOn.has('host-b')) problems.push(`cells ran on ${[...ranOn].join(', ')}, expected both hosts`);
+    if (!ranOn.has('host-a') || !ranOn.has('host-b'))
+      problems.push(`cells ran on ${[...ranOn].join(', ')}, expected both hosts`);
 
     // The report is in the store, written by whichever worker was left; no host kept results locally.
     const report = path.join(store, runId, 'report.md');
@@ -203,14 +208,22 @@ async function main(): Promise<void> {
       result.cells.every((c) => text.includes(c.cellKey)) &&
       hosts.every((h) => text.includes(h.id)) &&
       hosts.every((h) => !existsSync(path.join(h.dir, 'results')));
-    if (!reportOk) problems.push(`report ${report}: missing, or without every cell and host, or a host kept a local results folder`);
+    if (!reportOk)
+      problems.push(`report ${report}: missing, or without every cell and host, or a host kept a local results folder`);
 
     // Host B's servers outlived its worker; `chbench gc` there removes them (their run is closed).
     const before = listLabels(b.workDir, runId).filter((l) => isAlive(l.pid)).length;
-    const gc = spawnSync(process.execPath, [CLI, 'gc'], { cwd: b.dir, env: env(b, server.address, taskQueue), encoding: 'utf8' });
+    const gc = spawnSync(process.execPath, [CLI, 'gc'], {
+      cwd: b.dir,
+      env: env(b, server.address, taskQueue),
+      encoding: 'utf8',
+    });
     const after = listLabels(b.workDir, runId).filter((l) => isAlive(l.pid)).length;
-    console.log(`multihost: ${b.id} had ${before} server(s) of the run alive after its loss; chbench gc there: exit ${gc.status}, ${after} left`);
-    if (gc.status !== 0 || after !== 0) problems.push(`chbench gc on ${b.id}: exit ${gc.status}, ${after} server(s) left\n${gc.stderr}`);
+    console.log(
+      `multihost: ${b.id} had ${before} server(s) of the run alive after its loss; chbench gc there: exit ${gc.status}, ${after} left`,
+    );
+    if (gc.status !== 0 || after !== 0)
+      problems.push(`chbench gc on ${b.id}: exit ${gc.status}, ${after} server(s) left\n${gc.stderr}`);
     for (const h of hosts.slice(0, 1)) {
       const left = listLabels(h.workDir, runId).filter((l) => isAlive(l.pid));
       if (left.length) problems.push(`${h.id}: ${left.length} server(s) of the run still alive after teardown`);
