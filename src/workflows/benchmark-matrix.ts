@@ -173,7 +173,7 @@ export async function benchmarkMatrix(specInput: RunSpecInput, options: MatrixOp
       const hosts = placeOnHosts
         ? (
             await discoverHosts.executeWithOptions({ summary: 'find the hosts with a chbench worker' }, [
-              { taskQueue: workflowInfo().taskQueue, targetKind: spec.target.kind },
+              { runId, taskQueue: workflowInfo().taskQueue, targetKind: spec.target.kind },
             ])
           ).filter((h) => !lostHosts.has(h.id))
         : [];

@@ -206,6 +206,20 @@ export class CellRun {
     if (!(err instanceof HostLost) || this.hostLosses.length > MAX_HOST_LOSSES) return undefined;
     this.enter('provision');
     this.progress.done = [];
+    // A host that was only slow (not gone) still has the server: tear it down there first, so it is
+    // neither left running nor adopted by a new provisioning on that host. A lost host takes no task
+    // within the timeout; its server is left to `chbench gc` there (so is any with `teardown: never`).
+    if (this.input && this.cell.teardown !== 'never')
+      await acts.teardown
+        .executeWithOptions(
+          {
+            ...CLEANUP,
+            summary: `tear down the server on host ${err.loss.hostId} if that host still answers`,
+            ...this.onHost(this.host),
+          },
+          [this.input],
+        )
+        .catch(() => undefined);
     const p = await this.provisionTarget(
       `provision again on another host: host ${err.loss.hostId} lost during ${err.loss.step}`,
       true,

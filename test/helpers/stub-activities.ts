@@ -7,6 +7,7 @@ import { Context } from '@temporalio/activity';
 import { parseRunSpec } from '../../src/schema/run-spec';
 import { expandMatrix, cellKey } from '../../src/schema/matrix';
 import type { CellInput, CellOutcome, StepInput } from '../../src/schema/cell';
+import type { HostFacts, HostLoss, HostPlacement } from '../../src/schema/host';
 import type { ConfirmOutcome, ConfirmPairPlan, FlaggedPair } from '../../src/schema/comparison';
 import type {
   ConcurrencyStepInput,
@@ -38,6 +39,10 @@ export interface Stubs {
   confirms: boolean;
   /** Failed requests a concurrency step at `clients` reports out of its 100 (default 0). */
   stepErrors?: (clients: number) => number;
+  /** What `discoverHosts` returns (default none: cells are not placed). */
+  hosts: HostPlacement[];
+  /** The host the `n`-th provision of a cell reports (its later steps go to that host's queue); default none. */
+  provisionHost?: (cellKey: string, n: number) => HostFacts | undefined;
 }
 
 const STUB_LATENCY = { count: 100, p50: 5, p95: 8, p99: 10, max: 12 };
@@ -61,10 +66,17 @@ export function stubActivities(): Stubs {
     written: new Map(),
     flagged: [],
     confirms: true,
+    hosts: [],
     callsOf: (k) => stubs.calls.filter((c) => c.key === k),
   };
   const impl: Record<string, (...a: any[]) => unknown> = {
     provision: (cell: CellInput) => ({
+      ...((h) => (h ? { host: h } : {}))(
+        stubs.provisionHost?.(
+          cell.cellKey,
+          stubs.calls.filter((c) => c.activity === 'provision' && c.key === `${cell.runId}/${cell.cellKey}`).length,
+        ),
+      ),
       target: {
         kind: cell.target.kind,
         url: 'http://127.0.0.1:1',
@@ -117,12 +129,16 @@ export function stubActivities(): Stubs {
       clientBound: false,
       file: `grids/insert-${point.key}.json`,
     }),
-    writeCellResult: (cell: CellInput, outcome: { status: CellOutcome['status']; error?: string }) => {
+    writeCellResult: (
+      cell: CellInput,
+      outcome: { status: CellOutcome['status']; error?: string; hostLosses?: HostLoss[] },
+    ) => {
       const r: CellOutcome = {
         cellKey: cell.cellKey,
         status: outcome.status,
         resultFile: `/stub/${cell.runId}/${cell.cellKey}/result.json`,
         ...(outcome.error ? { error: outcome.error } : {}),
+        ...(outcome.hostLosses?.length ? { lostHosts: outcome.hostLosses.map((l) => l.hostId) } : {}),
       };
       stubs.written.set(cell.runId, [
         ...(stubs.written.get(cell.runId) ?? []).filter((o) => o.cellKey !== cell.cellKey),
@@ -145,8 +161,7 @@ export function stubActivities(): Stubs {
     },
     writeReport: (input: { runId: string }) => ({ reportPath: `/stub/${input.runId}/report.md` }),
     awaitWorkflowClosed: () => ({ status: 'closed' }),
-    // No chbench worker identities here: cells are not placed on hosts.
-    discoverHosts: () => [],
+    discoverHosts: () => stubs.hosts,
     storeRun: () => ({ runs: 1, cells: 1, samples: 1, comparisons: 0, description: 'stub' }),
     compareWithBaseline: (input: { runId: string }) => ({
       comparisonId: `${input.runId}~baseline`,

@@ -235,3 +235,64 @@ test('nothing flagged: no re-run; a results database that cannot be written does
     stubs.failWith = undefined;
   }
 });
+
+test('host placement: a placed host with no worker and a host lost mid-cell are recorded; each cell starts over on the shared queue and the lost hosts get no more cells', async () => {
+  const runId = `wf-hosts-${randomUUID().slice(0, 8)}`;
+  const ghost = (id: string) => ({ id, taskQueue: `${env.taskQueue}@${id}` });
+  stubs.hosts = [ghost('ghost')];
+  // zstd1's first provisioning reports host ghost2 (no worker polls its queue): its next step is never taken.
+  stubs.provisionHost = (cellKey, n) =>
+    cellKey === 'v26.7-zstd1' && n === 1
+      ? { ...ghost('ghost2'), hostname: 'g2', cpuModel: 'x', cores: 1, memoryBytes: 1, kernel: 'Linux' }
+      : undefined;
+  try {
+    const handle = await env.client.workflow.start('benchmarkMatrix', {
+      taskQueue: env.taskQueue,
+      workflowId: runId,
+      args: [
+        {
+          name: 'wf',
+          workload: 'logs',
+          scale: 1000,
+          target: { kind: 'embedded' },
+          matrix: { version: ['26.7'], codec: ['LZ4', 'ZSTD(1)'] },
+          skipIndex: false,
+          hostLossTimeoutS: 5,
+          resultsDir: '/stub',
+        },
+      ],
+    });
+    const r = (await handle.result()) as MatrixResult;
+    assert.deepEqual(
+      r.cells.map((c) => [c.cellKey, c.status, c.lostHosts]),
+      [
+        ['v26.7-lz4', 'succeeded', ['ghost']],
+        ['v26.7-zstd1', 'succeeded', ['ghost2']],
+      ],
+    );
+    const losses = (k: string) =>
+      stubs
+        .callsOf(`${runId}/${k}`)
+        .filter((c) => c.activity === 'writeCellResult')
+        .map((c) =>
+          (c.args[1] as { hostLosses?: { hostId: string; step: string }[] }).hostLosses?.map((l) => [l.hostId, l.step]),
+        );
+    assert.deepEqual(losses('v26.7-lz4'), [[['ghost', 'provision']]]);
+    assert.deepEqual(losses('v26.7-zstd1'), [[['ghost2', 'collect-metrics']]]);
+    // Only the shared queue's worker started anything: lz4 provisioned once (the placed attempt was
+    // never taken), zstd1 twice (again after the loss), and the teardown on ghost2 never started.
+    const started = (k: string, a: string) => stubs.callsOf(`${runId}/${k}`).filter((c) => c.activity === a).length;
+    assert.equal(started('v26.7-lz4', 'provision'), 1);
+    assert.equal(started('v26.7-zstd1', 'provision'), 2);
+    assert.equal(started('v26.7-zstd1', 'teardown'), 1, 'only the final teardown, on the shared queue');
+    // The matrix looked for hosts again once its only host was lost, and placed zstd1 nowhere.
+    assert.equal(stubs.callsOf(runId).filter((c) => c.activity === 'discoverHosts').length, 2);
+    const zstd1 = stubs.callsOf(`${runId}/v26.7-zstd1`).find((c) => c.activity === 'provision')!.args[0] as {
+      placement?: unknown;
+    };
+    assert.equal(zstd1.placement, undefined);
+  } finally {
+    stubs.hosts = [];
+    stubs.provisionHost = undefined;
+  }
+});

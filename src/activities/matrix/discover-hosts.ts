@@ -16,9 +16,10 @@ export function createDiscoverHosts(deps: TemporalDeps) {
      * The hosts whose chbench workers poll `taskQueue` (the matrix's, shared) now, sorted by id; none
      * when `targetKind` is not bound to the worker's host. Source: Temporal `DescribeTaskQueue` pollers
      * (see `pollingHosts`).
+     * @param input.runId the run asking (for the activity's summary and logs)
      * @throws the gRPC error when Temporal cannot be reached (retried by the activity's policy)
      */
-    async discoverHosts(input: { taskQueue: string; targetKind: TargetKind }): Promise<HostPlacement[]> {
+    async discoverHosts(input: { runId: string; taskQueue: string; targetKind: TargetKind }): Promise<HostPlacement[]> {
       if (!capabilitiesOf({ kind: input.targetKind }).onWorkerHost) return [];
       return pollingHosts(deps, input.taskQueue);
     },
