@@ -17,7 +17,8 @@
  *   host's own working directory holds a results folder.
  * Then `chbench gc` on host B removes its servers. Ends with
  *   multihost: hosts 2, cells 8, succeeded 8, steps off their host 0, re-provisioned after worker loss N, report from store yes
- * and exit code 1 when anything is off (N must be ≥ 1).
+ * and exit code 1 when anything is off (N must be ≥ 1). `MULTIHOST_KEEP=1` keeps the temp directory
+ * (store, hosts' directories and logs) even when everything passed; `MULTIHOST_SCALE` sets the rows per cell.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, readdirSync, rmSync } from 'node:fs';
@@ -244,7 +245,7 @@ async function main(): Promise<void> {
     await connection.close();
     await server.stop();
     await stopEmbeddedResultsDb(path.join(store, 'db')).catch(() => undefined);
-    if (!process.exitCode) rmSync(tmp, { recursive: true, force: true });
+    if (!process.exitCode && !process.env.MULTIHOST_KEEP) rmSync(tmp, { recursive: true, force: true });
     else console.log(`multihost: kept ${tmp} for inspection`);
   }
 }
