@@ -54,6 +54,8 @@ import { provisionEmbedded, teardownEmbedded } from '../src/targets/embedded';
 import { startDevServer, type DevServer } from '../src/temporal/dev-server';
 import { REPO_ROOT } from '../src/config';
 import { writeJsonAtomic } from '../src/lib/fs';
+import { orchestrationSpec } from '../test/helpers/orchestration-spec';
+import { pollingHosts } from '../src/temporal/host';
 import { pollUntil } from '../src/lib/poll';
 import { chbenchVersion } from '../src/activities/matrix/validate-spec';
 import type { MatrixProgress, MatrixResult } from '../src/workflows/benchmark-matrix';
@@ -225,38 +227,27 @@ async function main(): Promise<void> {
     sampler = setInterval(sample, RSS_SAMPLE_MS);
     // Start the clock once every worker polls (their start-up, the workflow bundle, is not the matrix's).
     await pollUntil(
-      async () => {
-        const r = await client.workflowService.describeTaskQueue({
-          namespace: 'default',
-          taskQueue: { name: taskQueue },
-          taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY,
-        });
-        return (r.pollers?.length ?? 0) >= WORKERS;
+      async () =>
+        (await pollingHosts({ temporalAddress: dev!.address, namespace: 'default' }, taskQueue)).length >= WORKERS,
+      {
+        timeoutMs: 300_000,
+        intervalMs: 500,
+        what: `${WORKERS} workers polling ${taskQueue}`,
       },
-      { timeoutMs: 300_000, intervalMs: 500, what: `${WORKERS} workers polling ${taskQueue}` },
     );
 
     console.log(
       `big matrix: ${cells} cells (repeat ${REPEAT}), ${WORKERS} workers, concurrency ${CONCURRENCY}, run ${runId}`,
     );
-    const spec = {
+    const spec = orchestrationSpec({
       name: 'big-matrix',
-      workload: 'trivial',
-      scale: 1000,
-      target: { kind: 'external', url: server.url },
-      matrix: { version: VERSIONS, codec: CODECS, repeat: REPEAT },
-      skipIndex: false,
+      url: server.url,
+      version: VERSIONS,
+      codec: CODECS,
+      repeat: REPEAT,
       concurrency: CONCURRENCY,
-      protocol: {
-        coldRuns: 1,
-        warmupRuns: 0,
-        warmRuns: 1,
-        dropOsPageCache: false,
-        stopMergesDuringQueries: false,
-        quiesce: { stableForMs: 0, pollMs: 100 },
-      },
       resultsDir,
-    };
+    });
     const t0 = Date.now();
     for (const w of workers) w.readyRssMb = w.lastRssMb;
     const workersReadyS = Math.round((t0 - Math.min(...workers.map((w) => w.startedAt))) / 1000);

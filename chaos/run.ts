@@ -41,6 +41,7 @@ import { StatementLine } from '../src/schema/target';
 import { EVENT_BUDGET, type MatrixProgress } from '../src/workflows/benchmark-matrix';
 import type { CellProgress } from '../src/workflows/benchmark-cell';
 import { CELL_STEPS } from '../src/schema/cell';
+import { orchestrationSpec } from '../test/helpers/orchestration-spec';
 
 const LOCAL_BINARY = process.env.CHBENCH_CLICKHOUSE_SERVER ?? '/usr/sbin/clickhouse-server';
 const MIN_KILLS = Number(process.env.CHAOS_MIN_KILLS ?? 20);
@@ -753,28 +754,15 @@ async function longMatrix(ctx: Ctx): Promise<{ ok: boolean; line: string }> {
   const runId = `chaos-long-${seed}`;
   const t0 = Date.now();
   try {
-    const spec = {
+    const spec = orchestrationSpec({
       name: 'long',
-      workload: 'trivial',
-      scale: 1000,
-      target: { kind: 'external', url: server.url },
-      matrix: {
-        version: ['26', '26.7', '26.7.2', '26.7.2.1'],
-        codec: ['LZ4', 'LZ4HC', 'ZSTD(1)', 'ZSTD(3)', 'ZSTD(6)', 'ZSTD(9)', 'NONE'],
-        repeat: LONG_REPEAT,
-      },
-      skipIndex: false,
+      url: server.url,
+      version: ['26', '26.7', '26.7.2', '26.7.2.1'],
+      codec: ['LZ4', 'LZ4HC', 'ZSTD(1)', 'ZSTD(3)', 'ZSTD(6)', 'ZSTD(9)', 'NONE'],
+      repeat: LONG_REPEAT,
       concurrency: 8,
-      protocol: {
-        coldRuns: 1,
-        warmupRuns: 0,
-        warmRuns: 1,
-        dropOsPageCache: false,
-        stopMergesDuringQueries: false,
-        quiesce: { stableForMs: 0, pollMs: 100 },
-      },
       resultsDir: ctx.resultsDir,
-    };
+    });
     const total = 28 * LONG_REPEAT;
     const r = (await ctx.client.workflow.execute('benchmarkMatrix', {
       taskQueue: ctx.taskQueue,

@@ -30,6 +30,7 @@ import { startDevServer } from '../../src/temporal/dev-server';
 import { REPO_ROOT } from '../../src/config';
 import { pollUntil } from '../../src/lib/poll';
 import { hostOfIdentity } from '../../src/schema/host';
+import { pollingHosts } from '../../src/temporal/host';
 import { isAlive, listLabels } from '../../src/targets/process';
 import { stopEmbeddedResultsDb } from '../../src/results/db';
 import type { MatrixResult } from '../../src/workflows/benchmark-matrix';
@@ -128,13 +129,10 @@ async function main(): Promise<void> {
     // Both hosts poll before the run starts (the matrix places cells on the hosts it finds).
     await pollUntil(
       async () => {
-        const r = await client.workflowService.describeTaskQueue({
-          namespace: 'default',
-          taskQueue: { name: taskQueue },
-          taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY,
-        });
-        const seen = new Set((r.pollers ?? []).map((p) => hostOfIdentity(p.identity ?? '')));
-        return hosts.every((h) => seen.has(h.id));
+        const seen = (await pollingHosts({ temporalAddress: server.address, namespace: 'default' }, taskQueue)).map(
+          (h) => h.id,
+        );
+        return hosts.every((h) => seen.includes(h.id));
       },
       { timeoutMs: 60_000, intervalMs: 500, what: 'both hosts polling' },
     );
