@@ -31,6 +31,7 @@ import { REPO_ROOT } from '../../src/config';
 import { pollUntil } from '../../src/lib/poll';
 import { hostOfIdentity } from '../../src/schema/host';
 import { pollingHosts } from '../../src/temporal/host';
+import { recordRunHistories } from '../helpers/histories';
 import { isAlive, listLabels } from '../../src/targets/process';
 import { stopEmbeddedResultsDb } from '../../src/results/db';
 import type { MatrixResult } from '../../src/workflows/benchmark-matrix';
@@ -228,6 +229,9 @@ async function main(): Promise<void> {
       if (left.length) problems.push(`${h.id}: ${left.length} server(s) of the run still alive after teardown`);
     }
 
+    // `CHBENCH_RECORD_HISTORIES=1` records this release's histories: the matrix placed on two hosts,
+    // and the cell that lost its host and was provisioned again on the other.
+    if (process.env.CHBENCH_RECORD_HISTORIES && !problems.length) recordRunHistories(server.address, runId, victim);
     for (const p of problems) console.log(`multihost: PROBLEM ${p}`);
     console.log(`multihost: ${((Date.now() - t0) / 1000).toFixed(0)} s; report ${report}`);
     console.log(
