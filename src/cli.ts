@@ -26,7 +26,7 @@ import { FAILURE, hasFailureType } from './schema/failures';
 import { checkSpec, chbenchVersion } from './activities/matrix/validate-spec';
 import { readSpecFile } from './lib/spec-file';
 import { expandMatrix, cellKey } from './schema/matrix';
-import { loadConfig } from './config';
+import { hostAddress, loadConfig } from './config';
 import { newRunId, runAndFollow, WorkflowFailedError } from './temporal/run-client';
 import { renderReport } from './results/report';
 import { renderHtmlReport } from './results/report-html';
@@ -326,10 +326,18 @@ program
 
 program
   .command('worker')
-  .description('run a worker (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, CHBENCH_TASK_QUEUE, CHBENCH_WORK_DIR)')
+  .description(
+    'run a worker (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, CHBENCH_TASK_QUEUE, CHBENCH_WORK_DIR, CHBENCH_HOST_ID, CHBENCH_HOST_ADDRESS)',
+  )
   .action(async () => {
     const { runWorker } = await import('./worker');
-    const cfg = loadConfig();
+    let cfg: ReturnType<typeof loadConfig>;
+    try {
+      cfg = loadConfig();
+      hostAddress();
+    } catch (e) {
+      return fail(EXIT.invalid, (e as Error).message);
+    }
     try {
       await runWorker(cfg);
     } catch (e) {

@@ -71,7 +71,10 @@ const Env = z.object({
   CHBENCH_HOST_ADDRESS: z
     .string()
     .trim()
-    .regex(/^127\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/, 'a loopback IPv4 address, 127.x.y.z')
+    .regex(
+      /^127\.(25[0-5]|2[0-4]\d|1?\d?\d)\.(25[0-5]|2[0-4]\d|1?\d?\d)\.(25[0-5]|2[0-4]\d|1?\d?\d)$/,
+      'a loopback IPv4 address, 127.x.y.z with x, y, z in 0..255',
+    )
     .optional(),
   CHBENCH_LOG_LEVEL: z
     .preprocess((v) => (typeof v === 'string' ? v.trim().toUpperCase() : v), z.enum(LOG_LEVELS))

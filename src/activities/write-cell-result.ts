@@ -98,6 +98,8 @@ export function createWriteCellResult() {
         hostLosses?: HostLoss[];
         /** ISO time the cell's workflow started. */
         startedAt?: string;
+        /** The cell ended because its host was lost (the matrix runs it again elsewhere). */
+        hostLost?: boolean;
       },
     ): Promise<CellOutcome> {
       const dir = cellDir(cell.resultsDir, cell.runId, cell.cellKey);
@@ -166,7 +168,8 @@ export function createWriteCellResult() {
         status: outcome.status,
         resultFile: file,
         ...(outcome.error ? { error: outcome.error } : {}),
-        ...(outcome.hostLosses?.length ? { lostHosts: [...new Set(outcome.hostLosses.map((l) => l.hostId))] } : {}),
+        ...(outcome.hostLosses?.length ? { hostLosses: outcome.hostLosses } : {}),
+        ...(outcome.hostLost ? { hostLost: true } : {}),
       };
     },
   };

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import type { Codec, ProtocolSpec, TargetSpec } from './run-spec';
 import type { TargetHandle } from './target';
 import type { GridsSpec } from './grids';
-import type { HostFacts, HostPlacement } from './host';
+import { HostLoss, type HostFacts, type HostPlacement } from './host';
 
 /** Everything a cell needs, derived from the run spec by the matrix workflow. */
 export interface CellInput {
@@ -43,6 +43,8 @@ export interface CellInput {
    * (the activities' schedule-to-start timeout). Absent in old histories.
    */
   hostLossTimeoutS?: number;
+  /** Hosts lost by earlier executions of this cell (the matrix placed it again after each). */
+  priorHostLosses?: HostLoss[];
 }
 
 /** What every step after provisioning receives. */
@@ -140,8 +142,13 @@ export const CellOutcome = z.object({
   resultFile: z.string(),
   /** Why it failed or was skipped (first lines of the failure). */
   error: z.string().optional(),
-  /** Ids of hosts lost while the cell ran on them (the matrix stops placing cells there). */
-  lostHosts: z.array(z.string()).optional(),
+  /** Hosts lost while the cell ran on them (the matrix places no more cells there). */
+  hostLosses: z.array(HostLoss).optional(),
+  /**
+   * The cell ended because the host the matrix placed it on was lost before it finished: nothing of
+   * it was measured to the end, and the matrix runs it again on another host.
+   */
+  hostLost: z.boolean().optional(),
 });
 export type CellOutcome = z.infer<typeof CellOutcome>;
 

@@ -8,7 +8,7 @@
 import { CancellationScope, isCancellation, CancelledFailure } from '@temporalio/workflow';
 import type { CellInput, CellOutcome, ProvisionResult } from '../schema/cell';
 import { describeFailure } from '../schema/failures';
-import { CellRun, LONG, SHORT, acts, type CellEnd } from './cell-step';
+import { CellRun, HostLost, LONG, SHORT, acts, type CellEnd } from './cell-step';
 import { insertPoints, nextStepDecision, type ConcurrencyStepSummary } from '../schema/grids';
 
 export { cellProgressQuery, type CellProgress } from './cell-step';
@@ -38,13 +38,15 @@ export async function benchmarkCell(cell: CellInput): Promise<CellOutcome> {
   } catch (err) {
     end = isCancellation(err)
       ? { status: 'cancelled', error: 'cancelled by request' }
-      : { status: 'failed', error: describeFailure(err) };
+      : err instanceof HostLost
+        ? { status: 'failed', error: `${err.message}; the matrix runs the cell again on another host`, hostLost: true }
+        : { status: 'failed', error: describeFailure(err) };
   }
 
   // Results first, then teardown — both must happen even when the cell was cancelled.
   const result = await CancellationScope.nonCancellable(async () => {
     const r = await run.writeResult(end);
-    await run.teardown(end.status);
+    await run.teardown(end.status, end.hostLost);
     return r;
   });
   run.finish(end.status);

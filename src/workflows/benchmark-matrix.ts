@@ -72,6 +72,9 @@ export const EVENT_BUDGET = 2000;
  */
 export const HOST_PLACEMENT = 'host-placement';
 
+/** How many hosts one cell may lose before it is recorded as failed rather than placed again. */
+const MAX_CELL_HOST_LOSSES = 3;
+
 /** Patch id: the run is stored in the results database (and compared with its baseline) before and after its report. */
 export const RESULTS_DB = 'results-db';
 
@@ -143,16 +146,21 @@ export async function benchmarkMatrix(specInput: RunSpecInput, options: MatrixOp
     run.started(cell.cellKey);
     try {
       const outcome = await runChildCell(spec, runId, host ? { ...cell, placement: host } : cell);
-      for (const h of outcome.lostHosts ?? []) lostHosts.add(h);
+      for (const l of outcome.hostLosses ?? []) lostHosts.add(l.hostId);
+      // Its host was lost before it finished: place it again (first in line), on a host with a free slot.
+      if (outcome.hostLost && (outcome.hostLosses?.length ?? 0) <= MAX_CELL_HOST_LOSSES) {
+        queue.unshift({ ...cell, priorHostLosses: outcome.hostLosses ?? [] });
+        run.requeued(cell.cellKey);
+        return;
+      }
       run.recordOutcome(outcome);
     } catch (err) {
       // The run was cancelled, or only this cell was (then the other cells go on).
       if (CancellationScope.current().consideredCancelled) cancelled ??= err;
       const status = isCancellation(err) ? 'cancelled' : 'failed';
       run.recordOutcome({ cellKey: cell.cellKey, status, resultFile: '', error: String((err as Error).message) });
-    } finally {
-      run.finished(cell.cellKey);
     }
+    run.finished(cell.cellKey);
     const info = workflowInfo();
     if (info.continueAsNewSuggested || info.historyLength > eventBudget) continueAsNewNow = true;
   };
@@ -177,8 +185,9 @@ export async function benchmarkMatrix(specInput: RunSpecInput, options: MatrixOp
             ])
           ).filter((h) => !lostHosts.has(h.id))
         : [];
+      // Slots taken in turn across hosts (h1, h2, h1, h2, …): a short queue still spreads over the hosts.
       const slots: (HostPlacement | undefined)[] = hosts.length
-        ? hosts.flatMap((h) => Array.from({ length: spec.concurrency }, () => h))
+        ? Array.from({ length: spec.concurrency }, () => hosts).flat()
         : Array.from({ length: spec.concurrency }, () => undefined);
       await Promise.all(slots.slice(0, queue.length).map((h) => lane(h)));
     } while (placeOnHosts && !cancelled && !continueAsNewNow && queue.length > 0);

@@ -108,6 +108,8 @@ export interface CellEnd {
   status: CellOutcome['status'];
   error?: string;
   skipReason?: string;
+  /** The cell ended because the host the matrix placed it on was lost: the matrix runs it again elsewhere. */
+  hostLost?: boolean;
 }
 
 /**
@@ -131,6 +133,7 @@ export class CellRun {
   private restartable = true;
 
   constructor(readonly cell: CellInput) {
+    this.hostLosses.push(...(cell.priorHostLosses ?? []));
     this.progress = { cellKey: cell.cellKey, step: 'provision', status: 'running', done: [] };
     setHandler(cellProgressQuery, () => this.progress);
   }
@@ -152,8 +155,8 @@ export class CellRun {
   }
 
   /**
-   * Provision on `placement`'s task queue, or on the shared one without a placement. A placed host
-   * that takes no provisioning in time is recorded as lost and the cell provisions on the shared queue.
+   * Provision on `placement`'s task queue, or on the shared one without a placement.
+   * @throws HostLost when the placed host takes no provisioning within the cell's `hostLossTimeoutS`.
    */
   private async provisionTarget(
     summary: string,
@@ -165,11 +168,9 @@ export class CellRun {
       p = await acts.provision.executeWithOptions({ ...LONG, summary, ...this.onHost(placement) }, [this.cell, fresh]);
     } catch (err) {
       if (!placement || !notTakenInTime(err)) throw err;
-      this.hostLosses.push({ hostId: placement.id, step: 'provision', error: err.cause!.message });
-      p = await acts.provision.executeWithOptions({ ...LONG, summary: `${summary} (host ${placement.id} lost)` }, [
-        this.cell,
-        fresh,
-      ]);
+      const loss = { hostId: placement.id, step: 'provision', error: err.cause!.message };
+      this.hostLosses.push(loss);
+      throw new HostLost(loss, err);
     }
     this.attempts.provision = Math.max(this.attempts.provision ?? 0, p.attempt);
     this.input = { cell: this.cell, target: p.target };
@@ -197,35 +198,46 @@ export class CellRun {
   }
 
   /**
-   * After `err`: when it is {@link HostLost} and the cell has lost fewer than MAX_HOST_LOSSES hosts,
-   * provision the cell again, fresh, through the shared task queue (the lost host's server and data
-   * are unreachable; `chbench gc` there removes them later) and return it, so the cell starts over.
-   * @returns undefined when `err` is anything else or the cell has lost too many hosts (then rethrow it).
+   * After `err`, for a cell the matrix did not place on a host: when it is {@link HostLost} and the
+   * cell has lost at most MAX_HOST_LOSSES hosts, provision the cell again, fresh, through the shared
+   * task queue (the lost host's server and data are unreachable; `chbench gc` there removes them
+   * later) and return it, so the cell starts over. A placed cell ends instead, and the matrix places
+   * it again on a host with a free slot (so no host runs more cells than the spec allows).
+   * @returns undefined when `err` is anything else, the cell was placed, or it has lost too many hosts (then rethrow it).
    */
   async afterHostLoss(err: unknown): Promise<ProvisionResult | undefined> {
-    if (!(err instanceof HostLost) || this.hostLosses.length > MAX_HOST_LOSSES) return undefined;
+    if (!(err instanceof HostLost) || this.cell.placement || this.hostLosses.length > MAX_HOST_LOSSES) return undefined;
     this.enter('provision');
     this.progress.done = [];
-    // A host that was only slow (not gone) still has the server: tear it down there first, so it is
-    // neither left running nor adopted by a new provisioning on that host. A lost host takes no task
-    // within the timeout; its server is left to `chbench gc` there (so is any with `teardown: never`).
-    if (this.input && this.cell.teardown !== 'never')
-      await acts.teardown
-        .executeWithOptions(
-          {
-            ...CLEANUP,
-            summary: `tear down the server on host ${err.loss.hostId} if that host still answers`,
-            ...this.onHost(this.host),
-          },
-          [this.input],
-        )
-        .catch(() => undefined);
+    // The steps start over on a new server: their attempts so far are not retries of what is measured.
+    for (const k of Object.keys(this.attempts)) delete this.attempts[k];
+    await this.tearDownOnLostHost(err.loss.hostId);
     const p = await this.provisionTarget(
       `provision again on another host: host ${err.loss.hostId} lost during ${err.loss.step}`,
       true,
     );
     this.progress.done.push('provision');
     return p;
+  }
+
+  /**
+   * A host that was only slow (not gone) still has the cell's server: tear it down there, so it is
+   * neither left running nor adopted by a later provisioning of the cell on that host. A lost host
+   * takes no task within the timeout; its server is left to `chbench gc` there (so is any with
+   * `teardown: never`).
+   */
+  private async tearDownOnLostHost(hostId: string): Promise<void> {
+    if (!this.input || !this.host || this.cell.teardown === 'never') return;
+    await acts.teardown
+      .executeWithOptions(
+        {
+          ...CLEANUP,
+          summary: `tear down the server on host ${hostId} if that host still answers`,
+          ...this.onHost(this.host),
+        },
+        [this.input],
+      )
+      .catch(() => undefined);
   }
 
   /**
@@ -315,8 +327,14 @@ export class CellRun {
    * provisioned target, or — provisioning failed or was cancelled before returning a handle —
    * whatever provisioning created.
    */
-  async teardown(status: CellOutcome['status']): Promise<void> {
+  async teardown(status: CellOutcome['status'], hostLost = false): Promise<void> {
     const { cell } = this;
+    // The cell ends because its host was lost: whatever the policy, its server there goes (if that
+    // host still answers), as the cell runs again elsewhere.
+    if (hostLost) {
+      this.enter('teardown');
+      return this.tearDownOnLostHost(this.hostLosses.at(-1)?.hostId ?? '?');
+    }
     if (!(cell.teardown === 'always' || (cell.teardown === 'on-success' && status !== 'failed'))) return;
     this.enter('teardown');
     // A server on a host is torn down by that host's worker; a lost host's is left to `chbench gc` there.

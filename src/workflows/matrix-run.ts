@@ -63,6 +63,11 @@ export class MatrixRun {
     this.progress[outcome.status].push(outcome.cellKey);
   }
 
+  /** A cell's workflow ended without an outcome of its own (its host was lost): it waits to be placed again. */
+  requeued(cellKey: string): void {
+    this.progress.running = this.progress.running.filter((k) => k !== cellKey);
+  }
+
   /** A cell's workflow is over (whatever its outcome). */
   finished(cellKey: string): void {
     this.progress.running = this.progress.running.filter((k) => k !== cellKey);

@@ -131,14 +131,15 @@ export function stubActivities(): Stubs {
     }),
     writeCellResult: (
       cell: CellInput,
-      outcome: { status: CellOutcome['status']; error?: string; hostLosses?: HostLoss[] },
+      outcome: { status: CellOutcome['status']; error?: string; hostLosses?: HostLoss[]; hostLost?: boolean },
     ) => {
       const r: CellOutcome = {
         cellKey: cell.cellKey,
         status: outcome.status,
         resultFile: `/stub/${cell.runId}/${cell.cellKey}/result.json`,
         ...(outcome.error ? { error: outcome.error } : {}),
-        ...(outcome.hostLosses?.length ? { lostHosts: outcome.hostLosses.map((l) => l.hostId) } : {}),
+        ...(outcome.hostLosses?.length ? { hostLosses: outcome.hostLosses } : {}),
+        ...(outcome.hostLost ? { hostLost: true } : {}),
       };
       stubs.written.set(cell.runId, [
         ...(stubs.written.get(cell.runId) ?? []).filter((o) => o.cellKey !== cell.cellKey),

@@ -236,9 +236,10 @@ test('nothing flagged: no re-run; a results database that cannot be written does
   }
 });
 
-test('host placement: a placed host with no worker and a host lost mid-cell are recorded; each cell starts over on the shared queue and the lost hosts get no more cells', async () => {
+test('host placement: a cell whose placed host takes nothing is placed again elsewhere; an unplaced cell that loses its host starts over on the shared queue; lost hosts get no more cells', async () => {
   const runId = `wf-hosts-${randomUUID().slice(0, 8)}`;
   const ghost = (id: string) => ({ id, taskQueue: `${env.taskQueue}@${id}` });
+  // The only host found has no worker: lz4, placed there, is never provisioned by it.
   stubs.hosts = [ghost('ghost')];
   // zstd1's first provisioning reports host ghost2 (no worker polls its queue): its next step is never taken.
   stubs.provisionHost = (cellKey, n) =>
@@ -264,33 +265,43 @@ test('host placement: a placed host with no worker and a host lost mid-cell are 
     });
     const r = (await handle.result()) as MatrixResult;
     assert.deepEqual(
-      r.cells.map((c) => [c.cellKey, c.status, c.lostHosts]),
+      r.cells.map((c) => [c.cellKey, c.status, c.hostLosses?.map((l) => `${l.hostId}@${l.step}`)]),
       [
-        ['v26.7-lz4', 'succeeded', ['ghost']],
-        ['v26.7-zstd1', 'succeeded', ['ghost2']],
+        ['v26.7-lz4', 'succeeded', ['ghost@provision']],
+        ['v26.7-zstd1', 'succeeded', ['ghost2@collect-metrics']],
       ],
     );
-    const losses = (k: string) =>
+    // The requeued execution is not an outcome of its own: done counts each cell once.
+    const progress = (await handle.query('progress')) as { done: number; total: number; running: string[] };
+    assert.deepEqual([progress.done, progress.total, progress.running], [2, 2, []]);
+    const results = (k: string) =>
       stubs
         .callsOf(`${runId}/${k}`)
         .filter((c) => c.activity === 'writeCellResult')
-        .map((c) =>
-          (c.args[1] as { hostLosses?: { hostId: string; step: string }[] }).hostLosses?.map((l) => [l.hostId, l.step]),
-        );
-    assert.deepEqual(losses('v26.7-lz4'), [[['ghost', 'provision']]]);
-    assert.deepEqual(losses('v26.7-zstd1'), [[['ghost2', 'collect-metrics']]]);
+        .map((c) => c.args[1] as { status: string; hostLost?: boolean; hostLosses?: { hostId: string }[] });
+    // lz4 ran twice: once ended by the lost host (result failed, hostLost), once elsewhere, keeping the loss.
+    assert.deepEqual(
+      results('v26.7-lz4').map((o) => [o.status, o.hostLost ?? false, o.hostLosses?.map((l) => l.hostId)]),
+      [
+        ['failed', true, ['ghost']],
+        ['succeeded', false, ['ghost']],
+      ],
+    );
+    assert.deepEqual(
+      results('v26.7-zstd1').map((o) => [o.status, o.hostLosses?.map((l) => l.hostId)]),
+      [['succeeded', ['ghost2']]],
+    );
     // Only the shared queue's worker started anything: lz4 provisioned once (the placed attempt was
     // never taken), zstd1 twice (again after the loss), and the teardown on ghost2 never started.
-    const started = (k: string, a: string) => stubs.callsOf(`${runId}/${k}`).filter((c) => c.activity === a).length;
-    assert.equal(started('v26.7-lz4', 'provision'), 1);
-    assert.equal(started('v26.7-zstd1', 'provision'), 2);
-    assert.equal(started('v26.7-zstd1', 'teardown'), 1, 'only the final teardown, on the shared queue');
-    // The matrix looked for hosts again once its only host was lost, and placed zstd1 nowhere.
+    const started = (k: string, a: string) => stubs.callsOf(`${runId}/${k}`).filter((c) => c.activity === a);
+    assert.equal(started('v26.7-lz4', 'provision').length, 1);
+    assert.equal(started('v26.7-zstd1', 'provision').length, 2);
+    assert.equal(started('v26.7-zstd1', 'teardown').length, 1, 'only the final teardown, on the shared queue');
+    // The matrix looked for hosts again once its only host was lost, and placed nothing more there.
     assert.equal(stubs.callsOf(runId).filter((c) => c.activity === 'discoverHosts').length, 2);
-    const zstd1 = stubs.callsOf(`${runId}/v26.7-zstd1`).find((c) => c.activity === 'provision')!.args[0] as {
-      placement?: unknown;
-    };
-    assert.equal(zstd1.placement, undefined);
+    for (const k of ['v26.7-lz4', 'v26.7-zstd1'])
+      for (const c of started(k, 'provision'))
+        assert.equal((c.args[0] as { placement?: unknown }).placement, undefined);
   } finally {
     stubs.hosts = [];
     stubs.provisionHost = undefined;
