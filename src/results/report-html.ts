@@ -120,7 +120,7 @@ async function gridsHtml(
       );
     }
     out.push(
-      h`<section id="concurrency"><h2>Concurrency stepping</h2>${await figures([concurrencyChart(cells)], 'No cell measured a concurrency step.')}${parts}</section>`,
+      h`<section id="concurrency"><h2>Concurrency stepping</h2>${await figures([concurrencyChart(cells.slice(0, MAX_CHART_CELLS))], 'No cell measured a concurrency step.')}${parts}</section>`,
     );
   }
   if (spec.grids.insert) {
@@ -130,7 +130,7 @@ async function gridsHtml(
       parts.push(h`<h3>${cellLabel(c)}</h3>${table(t.head, plain(t.rows))}${notesList(insertGridNotes(c, spec))}`);
     }
     out.push(
-      h`<section id="insert-grid"><h2>Insert grid</h2>${await figures([insertGridChart(cells)], 'No cell measured an insert point.')}${parts}</section>`,
+      h`<section id="insert-grid"><h2>Insert grid</h2>${await figures([insertGridChart(cells.slice(0, MAX_CHART_CELLS))], 'No cell measured an insert point.')}${parts}</section>`,
     );
   }
   return h`${out}`;
@@ -249,11 +249,21 @@ figcaption{font-size:.85rem;color:#555;margin-top:.3rem}.status-succeeded{color:
  * @throws Error naming the file and field when `run.json` or a `result.json` does not parse (as `renderReport`);
  *   a chart that fails to render, or a `comparison.json` that does not parse, becomes a note in the page instead.
  */
+/** The most cells a chart of report.html draws (the first ones, in matrix order). */
+export const MAX_CHART_CELLS = 40;
+
 export async function renderHtmlReport(dir: string, extras: HtmlReportExtras = {}): Promise<string> {
   const { run, cells, missing } = loadRun(dir);
   const spec = run.spec;
   // As in report.md: every cell that measured something is shown, whatever its final status.
-  const ok = cells.filter((c) => c.load || c.storage || c.queries_baseline);
+  const measured = cells.filter((c) => c.load || c.storage || c.queries_baseline);
+  // A chart of hundreds of cells is unreadable and costs hundreds of MB to render: the charts draw the
+  // first MAX_CHART_CELLS in matrix order, the tables (here and in report.md) list every cell.
+  const ok = measured.slice(0, MAX_CHART_CELLS);
+  const chartNote =
+    measured.length > ok.length
+      ? note(`The charts show the first ${ok.length} of ${measured.length} measured cells (matrix order); every cell is in the tables and in report.md.`)
+      : h``;
   const figures = async (charts: (Chart | null)[], none: string): Promise<Raw> => {
     const present = charts.filter((c): c is Chart => c !== null);
     if (!present.length) return note(none);
@@ -269,7 +279,7 @@ ${validityBlock(ok)}${hostBusyBlock(cells, spec.concurrency)}</header>
 <section id="cells"><h2>Cells</h2>${cellsTable(cells, missing)}${profileLines(spec).length ? h`<p>Settings profiles (matrix.settings, over the spec's settings):</p>${notesList(profileLines(spec).map((l) => l.replace(/`/g, '')))}` : ''}</section>
 ${hostsHtml(cells)}
 <section id="sources"><h2>Sources of the figures</h2>${sources(run, ok)}</section>
-<section id="queries"><h2>Query times</h2>${await figures([queryTimesChart(ok, 'baseline'), queryTimesChart(ok, 'index')], 'No query run was measured.')}</section>
+<section id="queries"><h2>Query times</h2>${chartNote}${await figures([queryTimesChart(ok, 'baseline'), queryTimesChart(ok, 'index')], 'No query run was measured.')}</section>
 <section id="compression"><h2>Compression</h2>${await figures([compressionChart(ok)], 'No cell recorded per-column sizes.')}</section>
 <section id="skip-index"><h2>Skip index</h2>${await figures([skipIndexChart(ok, spec.protocol.statistic)], 'No cell materialized a skip index.')}</section>
 ${await gridsHtml(spec, cells, figures)}
