@@ -9,7 +9,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import os from 'node:os';
 import path from 'node:path';
 import { REPO_ROOT } from '../../src/config';
-import { chartFigure, escapeHtml, renderHtmlReport } from '../../src/results/report-html';
+import { chartFigure, escapeHtml, MAX_CHART_CELLS, renderHtmlReport } from '../../src/results/report-html';
 import {
   comparisonChart,
   compressionChart,
@@ -181,5 +181,36 @@ describe('chart data from the captured run', () => {
       }),
       null,
     );
+  });
+});
+
+describe('a run of many cells', () => {
+  it(`charts draw the first ${MAX_CHART_CELLS} measured cells and say so; the cells table lists every cell`, async () => {
+    const dir = path.join(tmp, 'many', 'run');
+    cpSync(FIXTURE, dir, { recursive: true });
+    const runFile = path.join(dir, 'run.json');
+    const run = JSON.parse(readFileSync(runFile, 'utf8'));
+    const keys = Array.from({ length: MAX_CHART_CELLS + 5 }, (_, i) => `v26.7-zstd3-r${i + 1}`);
+    for (const k of keys) {
+      const cdir = path.join(dir, 'cells', k);
+      cpSync(path.join(FIXTURE, 'cells', 'v26.7-zstd3'), cdir, { recursive: true });
+      const cell = JSON.parse(readFileSync(path.join(cdir, 'result.json'), 'utf8'));
+      writeFileSync(path.join(cdir, 'result.json'), JSON.stringify({ ...cell, cellKey: k }));
+    }
+    run.cells = keys;
+    writeFileSync(runFile, JSON.stringify(run));
+    const html = await renderHtmlReport(dir);
+    assert.ok(
+      html.includes(`The charts show the first ${MAX_CHART_CELLS} of ${keys.length} measured cells (matrix order)`),
+      'the page says the charts are cut',
+    );
+    // Every cell in the cells table; only the first MAX_CHART_CELLS in the compression chart's SVG.
+    for (const k of keys) assert.ok(html.includes(`<td>${k}</td>`) || html.includes(`>${k}<`), `${k} in the page`);
+    const compression = html.slice(
+      html.indexOf('id="chart-compression"'),
+      html.indexOf('</figure>', html.indexOf('id="chart-compression"')),
+    );
+    assert.ok(compression.includes(`v26.7-zstd3-r${MAX_CHART_CELLS}`), 'the last charted cell is drawn');
+    assert.ok(!compression.includes(`v26.7-zstd3-r${MAX_CHART_CELLS + 1}<`), 'the next one is not');
   });
 });
