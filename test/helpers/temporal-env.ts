@@ -30,7 +30,10 @@ export interface TemporalEnv {
 /** A dev server, a worker made by `makeWorker` on a fresh task queue, and a client; `stop()` closes all three. */
 async function startServerAndWorker(
   taskQueuePrefix: string,
-  makeWorker: (address: string, taskQueue: string) => Promise<{ worker: Pick<Worker, 'run' | 'shutdown'>; connection: NativeConnection }>,
+  makeWorker: (
+    address: string,
+    taskQueue: string,
+  ) => Promise<{ worker: Pick<Worker, 'run' | 'shutdown'>; connection: NativeConnection }>,
 ) {
   installRuntime(logLevel('WARN'));
   const server = await startDevServer();

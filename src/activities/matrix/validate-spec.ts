@@ -249,7 +249,13 @@ export function createValidateSpec() {
       const indexQueries = indexQueryIds(spec.workload, spec.queries);
       // Every later step (on any worker, on any host) writes to the same results store: the folder
       // resolved here, once, not against each worker's own working directory.
-      return { spec: { ...spec, resultsDir: path.resolve(spec.resultsDir) }, cellKeys, runDir: dir, reused, indexQueries };
+      return {
+        spec: { ...spec, resultsDir: path.resolve(spec.resultsDir) },
+        cellKeys,
+        runDir: dir,
+        reused,
+        indexQueries,
+      };
     },
   };
 }
