@@ -22,6 +22,8 @@
  *   matrix's end, in MiB (kB / 1024). Per worker in `worker_rss_mb`: `max`, `max_at_s` (seconds after
  *   that worker's start: the first ~tens of seconds are its workflow-bundle build), `at_matrix_start`
  *   (the last sample before the matrix started, all workers polling) and `at_end`.
+ * - `max_child_rss_mb`: the same for the workers' child processes (the report renderer `writeReport`
+ *   starts for a few seconds at the end), reported beside the workers' own figure.
  * - `orchestration_ms_per_cell` (mean) and `orchestration_ms_per_cell_p95`: per cell workflow, from its
  *   history's event times (server clock, ms): (last event − first event, i.e. close − start) − the
  *   length of the union of the intervals during which at least one of its activities executed
@@ -86,6 +88,8 @@ interface HostWorker {
   lastRssMb: number;
   readyRssMb: number;
   samples: number;
+  /** Largest VmRSS of a child process of the worker (the report renderer), MiB. */
+  maxChildRssMb: number;
   /** Exit code or signal when it exited before the end. */
   exited?: string;
   /** Set when the bench stops it. */
@@ -113,6 +117,7 @@ function startWorker(address: string, dir: string, host: string, taskQueue: stri
     logFile,
     startedAt: Date.now(),
     maxRssMb: 0,
+    maxChildRssMb: 0,
     maxRssAtMs: 0,
     lastRssMb: 0,
     readyRssMb: 0,
@@ -133,6 +138,15 @@ function rssMb(pid: number): number | undefined {
     return m ? Number(m[1]) / 1024 : undefined;
   } catch {
     return undefined;
+  }
+}
+
+/** Pids of the direct children of `pid` (`/proc/<pid>/task/<pid>/children`), none when unreadable. */
+function childPids(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
   }
 }
 
@@ -221,6 +235,7 @@ async function main(): Promise<void> {
           w.maxRssMb = r;
           w.maxRssAtMs = Date.now() - w.startedAt;
         }
+        for (const c of childPids(w.proc.pid!)) w.maxChildRssMb = Math.max(w.maxChildRssMb, rssMb(c) ?? 0);
       }
     };
     sample();
@@ -328,6 +343,7 @@ async function main(): Promise<void> {
           },
         ]),
       ),
+      max_child_rss_mb: Math.round(Math.max(...workers.map((w) => w.maxChildRssMb)) * 10) / 10,
       rss_samples: workers.reduce((n, w) => n + w.samples, 0),
       worker_exits: Object.fromEntries(workers.filter((w) => w.exited).map((w) => [w.host, w.exited])),
       orchestration_ms_per_cell: orchestration.length ? Math.round(mean(orchestration)) : null,
@@ -338,6 +354,7 @@ async function main(): Promise<void> {
         max_history_events:
           'historyLength of ListWorkflowExecutions for every matrix run and cell workflow (and the fetched cell histories)',
         max_worker_rss_mb: `VmRSS of /proc/<pid>/status of each worker process, every ${RSS_SAMPLE_MS} ms, MiB`,
+        max_child_rss_mb: `VmRSS of the worker processes' children (/proc/<pid>/task/<pid>/children: the report renderer that writeReport starts), every ${RSS_SAMPLE_MS} ms, MiB`,
         orchestration_ms_per_cell:
           'cell history: (close − start) − union of ActivityTaskStarted→Completed/Failed/TimedOut/Canceled intervals (server clock)',
         wall_ms_per_cell: 'matrix wall time (bench clock) × concurrency / cells',

@@ -320,4 +320,16 @@ describe('report.html in headless Chromium', { timeout: 180_000 }, () => {
     );
     for (const c of r.charts) assert.ok(c.content > 500, `${c.id} screenshot has content (${c.content} pixels)`);
   });
+
+  it('writeReport renders in a child process: its failure reaches the caller with the reason', async () => {
+    const { writeReport } = createWriteReport();
+    await assert.rejects(
+      writeReport({ resultsDir: path.join(tmp, 'missing'), runId: 'no-such-run', status: 'completed' }),
+      (e: Error) => {
+        assert.match(e.message, /rendering the report failed \(exit 1\)/);
+        assert.match(e.message, /run\.json/, "the child's own error names the file it could not read");
+        return true;
+      },
+    );
+  });
 });

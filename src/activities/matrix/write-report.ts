@@ -1,5 +1,8 @@
 /** writeReport: render `results/<runId>/report.md` and `report.html` from the cells' result files. */
 import path from 'node:path';
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { cancellationSignal, heartbeat } from '../../temporal/activity-context';
 import { renderReport } from '../../results/report';
 import { escapeHtml, renderHtmlReport } from '../../results/report-html';
 import { readJson, readRecord, runDir, writeJsonAtomic, writeRunSamples, writeTextAtomic } from '../../results/store';
@@ -28,40 +31,88 @@ export async function seriesOf(resultsDir: string, dir: string): Promise<SeriesP
   }
 }
 
+/** What {@link renderRunReports} renders: the run's folder in the results store, and its final status. */
+export interface ReportInput {
+  resultsDir: string;
+  runId: string;
+  status: string;
+}
+
+/**
+ * Render `report.md`, `report.html` and the run's `samples.jsonl`, and record the run's end and status
+ * in `run.json`. Runs in a child process of the worker (see `writeReport`).
+ * @returns the absolute paths of `report.md` and `report.html`.
+ * @throws Error when `run.json` or a cell's record cannot be read (report.md is not written then).
+ */
+export async function renderRunReports(input: ReportInput): Promise<{ reportPath: string; htmlPath?: string }> {
+  const dir = runDir(input.resultsDir, input.runId);
+  const runFile = path.join(dir, 'run.json');
+  writeJsonAtomic(runFile, {
+    ...readJson<object>(runFile),
+    finishedAt: new Date().toISOString(),
+    status: input.status,
+  });
+  const reportPath = path.join(dir, 'report.md');
+  writeTextAtomic(reportPath, renderReport(dir));
+  const htmlPath = path.join(dir, 'report.html');
+  // report.md is written: the HTML page must not fail the report. Its charts already turn their own
+  // failures into notes; anything else becomes a page saying so (report.md stands).
+  const series = await seriesOf(input.resultsDir, dir);
+  const html = await renderHtmlReport(dir, series ? { series } : {}).catch(
+    (e: unknown) =>
+      `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>chbench report</title></head><body><p>report.html could not be rendered: ${escapeHtml(e instanceof Error ? e.message : String(e))}. See report.md beside this file.</p></body></html>\n`,
+  );
+  writeTextAtomic(htmlPath, html);
+  // Every cell's flat samples in one file, for loading the run into a database (README "What a cell measures", flat samples).
+  writeRunSamples(dir, readJson<{ cells: string[] }>(runFile).cells);
+  return { reportPath, htmlPath };
+}
+
+/** The child process entry that renders a report (compiled next to this file). */
+const RENDER_CHILD = path.join(__dirname, 'render-reports-child.js');
+
 /** Activity factory. */
 export function createWriteReport() {
   return {
     /**
      * Render the report (`report.md`, and `report.html` with its charts: a chart that fails to render is a
      * note in the page, not a failed report); also records the run's end and status in `run.json`.
+     * The rendering runs in a child process: a 1,000-cell run's report needs a few hundred MB for a few
+     * seconds, which the long-lived worker would otherwise keep as its own resident memory.
      * @returns the absolute paths of `report.md` and `report.html`.
+     * @throws Error with the child's error message (or its last stderr lines) when it fails.
      */
-    async writeReport(input: {
-      resultsDir: string;
-      runId: string;
-      status: string;
-    }): Promise<{ reportPath: string; htmlPath?: string }> {
-      const dir = runDir(input.resultsDir, input.runId);
-      const runFile = path.join(dir, 'run.json');
-      writeJsonAtomic(runFile, {
-        ...readJson<object>(runFile),
-        finishedAt: new Date().toISOString(),
-        status: input.status,
+    async writeReport(input: ReportInput): Promise<{ reportPath: string; htmlPath?: string }> {
+      if (!existsSync(RENDER_CHILD)) return renderRunReports(input);
+      const child = spawn(process.execPath, [RENDER_CHILD, JSON.stringify(input)], {
+        stdio: ['ignore', 'pipe', 'pipe'],
       });
-      const reportPath = path.join(dir, 'report.md');
-      writeTextAtomic(reportPath, renderReport(dir));
-      const htmlPath = path.join(dir, 'report.html');
-      // report.md is written: the HTML page must not fail the report. Its charts already turn their own
-      // failures into notes; anything else becomes a page saying so (report.md stands).
-      const series = await seriesOf(input.resultsDir, dir);
-      const html = await renderHtmlReport(dir, series ? { series } : {}).catch(
-        (e: unknown) =>
-          `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>chbench report</title></head><body><p>report.html could not be rendered: ${escapeHtml(e instanceof Error ? e.message : String(e))}. See report.md beside this file.</p></body></html>\n`,
-      );
-      writeTextAtomic(htmlPath, html);
-      // Every cell's flat samples in one file, for loading the run into a database (README "What a cell measures", flat samples).
-      writeRunSamples(dir, readJson<{ cells: string[] }>(runFile).cells);
-      return { reportPath, htmlPath };
+      let out = '';
+      let err = '';
+      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+      const tick = setInterval(() => heartbeat({ step: 'writeReport', rendering: input.runId }), 2000);
+      // A cancelled activity (or a worker shutting down) must not leave a renderer behind.
+      const signal = cancellationSignal();
+      const kill = () => child.kill('SIGKILL');
+      signal?.addEventListener('abort', kill);
+      try {
+        const code = await new Promise<number | null>((resolve, reject) => {
+          child.on('error', reject);
+          child.on('close', resolve);
+        });
+        if (code === 0) return JSON.parse(out) as { reportPath: string; htmlPath?: string };
+        let reason = err.trim().split('\n').slice(-5).join(' | ');
+        try {
+          reason = (JSON.parse(out) as { error: string }).error;
+        } catch {
+          // killed or crashed before it could say why: its last stderr lines say what there is
+        }
+        throw new Error(`rendering the report failed (exit ${code}): ${reason}`);
+      } finally {
+        clearInterval(tick);
+        signal?.removeEventListener('abort', kill);
+      }
     },
   };
 }
