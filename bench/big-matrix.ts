@@ -41,6 +41,9 @@
  * - Inputs: `workers`, `concurrency`, `repeat`, `commit` (`git rev-parse HEAD`), `cpus`
  *   (`os.availableParallelism()`), `measured_at`.
  *
+ * - `workflow_code`: `prebuilt bundle` — the workers load `dist/src/workflow-bundle.js` (`npm run build`);
+ *   the bench rebuilds it first when it is not current, so a worker never bundles at start here.
+ *
  * Passes (exit 0) when every history < 10,000 events, every worker's RSS < 500 MB and every cell
  * succeeded; otherwise prints why and exits 1 (the JSON is written either way).
  */
@@ -58,6 +61,8 @@ import { REPO_ROOT } from '../src/config';
 import { writeJsonAtomic } from '../src/lib/fs';
 import { orchestrationSpec } from '../test/helpers/orchestration-spec';
 import { pollingHosts } from '../src/temporal/host';
+import { prebuiltBundleIsCurrent } from '../src/worker';
+import { execFileSync } from 'node:child_process';
 import { pollUntil } from '../src/lib/poll';
 import { chbenchVersion } from '../src/activities/matrix/validate-spec';
 import type { MatrixProgress, MatrixResult } from '../src/workflows/benchmark-matrix';
@@ -214,6 +219,11 @@ async function main(): Promise<void> {
   let sampler: NodeJS.Timeout | undefined;
   let progress: NodeJS.Timeout | undefined;
   try {
+    // Measure the workers as `npm run build` leaves them: with the prebuilt workflow bundle.
+    if (!prebuiltBundleIsCurrent())
+      execFileSync(process.execPath, [path.join(REPO_ROOT, 'dist', 'scripts', 'bundle-workflows.js')], {
+        stdio: 'inherit',
+      });
     dev = await startDevServer();
     server = await provisionEmbedded({
       runId: `${runId}-server`,
@@ -343,6 +353,7 @@ async function main(): Promise<void> {
           },
         ]),
       ),
+      workflow_code: 'prebuilt bundle',
       max_child_rss_mb: Math.round(Math.max(...workers.map((w) => w.maxChildRssMb)) * 10) / 10,
       rss_samples: workers.reduce((n, w) => n + w.samples, 0),
       worker_exits: Object.fromEntries(workers.filter((w) => w.exited).map((w) => [w.host, w.exited])),
@@ -354,6 +365,7 @@ async function main(): Promise<void> {
         max_history_events:
           'historyLength of ListWorkflowExecutions for every matrix run and cell workflow (and the fetched cell histories)',
         max_worker_rss_mb: `VmRSS of /proc/<pid>/status of each worker process, every ${RSS_SAMPLE_MS} ms, MiB`,
+        workflow_code: 'prebuilt bundle',
         max_child_rss_mb: `VmRSS of the worker processes' children (/proc/<pid>/task/<pid>/children: the report renderer that writeReport starts), every ${RSS_SAMPLE_MS} ms, MiB`,
         orchestration_ms_per_cell:
           'cell history: (close − start) − union of ActivityTaskStarted→Completed/Failed/TimedOut/Canceled intervals (server clock)',
