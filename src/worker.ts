@@ -36,7 +36,9 @@ export function workflowSourcesHash(dir = __dirname): string {
     .map((e) => path.join(e.parentPath, e.name))
     .sort();
   for (const f of files) h.update(path.relative(dir, f)).update('\0').update(readFileSync(f)).update('\0');
-  h.update(`@temporalio/workflow@${(require('@temporalio/workflow/package.json') as { version: string }).version}`);
+  h.update(
+    `@temporalio/workflow@${(JSON.parse(readFileSync(require.resolve('@temporalio/workflow/package.json'), 'utf8')) as { version: string }).version}`,
+  );
   return h.digest('hex');
 }
 
