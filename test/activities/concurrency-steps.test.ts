@@ -174,7 +174,7 @@ describe('concurrency stepping at the activity level', { timeout: 120_000 }, () 
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'chbench-conc-'));
     const workDir = path.join(tmp, 'targets');
     acts = createActivities({ workDir, temporalAddress: '127.0.0.1:1', namespace: 'default' });
-    assert.ok(SERVER_BINARY, 'Debian clickhouse-server binary (apt-get install -y clickhouse-server)');
+    assert.ok(SERVER_BINARY, 'Debian clickhouse-server binary: run ./scripts/setup.sh --with-debian-clickhouse');
     const [e, l] = await Promise.all([
       provisionEmbedded({ runId, cellKey: 'v26.7-lz4', version: '26.7', workDir }),
       provisionLocal({ runId, cellKey: 'v18.16-lz4', version: '18.16', workDir }, SERVER_BINARY),

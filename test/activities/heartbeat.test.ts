@@ -39,7 +39,7 @@ function serverBinary(): string {
     ['/usr/bin/clickhouse-server', '/usr/sbin/clickhouse-server'].find((x) => fs.existsSync(x));
   assert.ok(
     p && fs.existsSync(p),
-    'Debian clickhouse-server needed (apt-get install -y clickhouse-server; CI does this) or CHBENCH_CLICKHOUSE_SERVER',
+    'Debian clickhouse-server needed: run ./scripts/setup.sh --with-debian-clickhouse (CI does), or set CHBENCH_CLICKHOUSE_SERVER',
   );
   return p;
 }

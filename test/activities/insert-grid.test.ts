@@ -100,7 +100,10 @@ describe('insert grid points (embedded engine and clickhouse-server 18.16)', { t
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'chbench-insert-grid-'));
     workDir = path.join(tmp, 'targets');
     acts = createActivities({ workDir, temporalAddress: '127.0.0.1:1', namespace: 'default' });
-    assert.ok(LOCAL_BIN, 'clickhouse-server (Debian 18.16) is installed: apt-get install -y clickhouse-server');
+    assert.ok(
+      LOCAL_BIN,
+      'clickhouse-server (Debian 18.16) is installed: run ./scripts/setup.sh --with-debian-clickhouse',
+    );
     [embedded, local] = await Promise.all([
       provisionEmbedded({ runId, cellKey: 'emb', version: '26.7', workDir }),
       provisionLocal({ runId, cellKey: 'loc', version: '18.16', workDir }, LOCAL_BIN),

@@ -25,16 +25,15 @@ function serverBinary(): string {
   if (fromEnv) {
     assert.ok(
       fs.existsSync(fromEnv),
-      `CHBENCH_CLICKHOUSE_SERVER=${fromEnv} does not exist. Run the setup first (apt-get install -y clickhouse-server; CI does this) or point it at a server binary.`,
+      `CHBENCH_CLICKHOUSE_SERVER=${fromEnv} does not exist. Run ./scripts/setup.sh --with-debian-clickhouse (CI does) or point it at a server binary.`,
     );
     return fromEnv;
   }
   const found = CANDIDATES.find((p) => fs.existsSync(p));
   if (!found) {
     assert.fail(
-      `No ClickHouse server binary at ${CANDIDATES.join(' or ')}. Run the setup first ` +
-        `(apt-get update && apt-get install -y clickhouse-server clickhouse-client; CI does this), ` +
-        `or set CHBENCH_CLICKHOUSE_SERVER to a server binary.`,
+      `No ClickHouse server binary at ${CANDIDATES.join(' or ')}: run ./scripts/setup.sh --with-debian-clickhouse ` +
+        `(CI does), or set CHBENCH_CLICKHOUSE_SERVER to a server binary.`,
     );
   }
   return found;

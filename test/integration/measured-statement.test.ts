@@ -33,7 +33,7 @@ function serverBinary(): string {
     ['/usr/bin/clickhouse-server', '/usr/sbin/clickhouse-server'].find((c) => fs.existsSync(c));
   assert.ok(
     p && fs.existsSync(p),
-    'no clickhouse-server binary (apt-get install -y clickhouse-server, or set CHBENCH_CLICKHOUSE_SERVER)',
+    'no clickhouse-server binary: run ./scripts/setup.sh --with-debian-clickhouse, or set CHBENCH_CLICKHOUSE_SERVER',
   );
   return p;
 }

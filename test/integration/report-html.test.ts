@@ -219,6 +219,10 @@ describe('report.html in headless Chromium', { timeout: 180_000 }, () => {
 
   before(async () => {
     tmp = mkdtempSync(path.join(os.tmpdir(), 'chbench-report-html-'));
+    assert.ok(
+      existsSync(CHROMIUM),
+      `${CHROMIUM} is missing: run ./scripts/setup.sh --with-debian-clickhouse (it installs Debian's chromium), or set CHROMIUM_PATH`,
+    );
     browser = await puppeteer.launch({
       executablePath: CHROMIUM,
       headless: true,
