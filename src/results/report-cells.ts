@@ -97,7 +97,8 @@ const samplesOf = (c: CellResult): RunSample[] =>
 
 /** What a cell that measured nothing or did not finish did, for the banner: `v1 failed in provision: <error>`. */
 function stopNote(c: CellResult): string {
-  const why = (c.skip_reason ?? c.error ?? '').split('\n')[0].slice(0, 160);
+  // The whole message on one line (a first line such as "settings refused before loading:" says little alone).
+  const why = (c.skip_reason ?? c.error ?? '').replace(/\s*\n\s*/g, ' ').slice(0, 240);
   return `${c.cellKey} ${howStopped(c)}${why ? `: ${why}` : ''}`;
 }
 
@@ -294,14 +295,15 @@ export function hostWideFlags(cells: CellResult[]): HostWideFlag[] {
 }
 
 /**
- * The "Comparing cells" section of report.md: per cell its size, ingest and duration against the
+ * The "Comparing cells" section of report.md (at least two measured cells): per cell its size, ingest and duration against the
  * first measured cell, and its timing source; per query its warm headline against the first cell,
  * the spread of its warm runs, read_bytes and MB/s. (Host-wide figures that differ a lot are flagged
  * under the counters table, {@link hostWideFlags}.)
  */
 export function comparingSection(cells: CellResult[], statistic: 'min' | 'median', table: (rows: string[][]) => string): string[] {
   const ok = cells.filter(measuredSomething);
-  if (!ok.length) return [];
+  // One measured cell has nothing to be compared with.
+  if (ok.length < 2) return [];
   const first = ok[0];
   const out: string[] = ['## Comparing cells', ''];
   out.push(
@@ -365,7 +367,7 @@ export function environmentRows(run: RunRecord, cells: CellResult[]): string[][]
   const dur = msColumn(cells.map((c) => cellDuration(c).ms));
   for (const c of cells) {
     const d = c.data_disk;
-    const hostOnly = 'n/a (not on the worker host, or not recorded)';
+    const hostOnly = 'not recorded';
     rows.push([
       c.cellKey,
       c.workflow_id ?? 'not recorded',

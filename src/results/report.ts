@@ -223,6 +223,9 @@ export function renderReport(dir: string): string {
     out.push('CPUs/memory come from `system.asynchronous_metrics` where the server has them, else from the worker host (same host for embedded/local targets).', '');
   out.push(...hostsSection(cells));
 
+  // A run where no cell measured anything has no figures: its measurement sections would only be empty tables.
+  if (!ok.length) out.push('The measurement sections (ingest, compression, queries, validity, skip index, counters) are left out: no cell measured anything.', '');
+  else {
   const gen = loadSources(ok);
   out.push('## Ingest', '', `Server-side generation by the load \`INSERT … SELECT\` as sent (\`load.json\` \`sql\`)${gen.length ? `, reading ${gen.map((x) => `\`${x}\``).join(' / ')}` : ''}: no network or parsing cost. Elapsed = client wall time of the INSERT statement (rows/s uses it); server elapsed from ` + ([...new Set(ok.map((c) => c.load?.server_elapsed_source).filter(Boolean))].map((x) => `\`${x}\``).join(' / ') || 'n/a') + '. Rows = `SELECT count()` after loading.', '');
   const ing = [['cell', 'rows (count())', 'elapsed (client wall)', 'server elapsed', 'rows/s', 'partitions', 'active parts', 'verified', 'note']];
@@ -410,6 +413,7 @@ export function renderReport(dir: string): string {
     out.push('"not collected" = no start→end difference was taken: the cell stopped (failed or cancelled) before its end-of-cell snapshot, or the server restarted' + ok.filter((c) => !c.metrics_delta && c.metrics_delta_unavailable).map((c) => `; ${c.cellKey}: ${c.metrics_delta_unavailable}`).join('') + '.', '');
   const hostFlags = hostWideFlags(ok);
   if (hostFlags.length) out.push(...hostFlags.map((f) => `- **⚠ ${f.text}.**`), '');
+  }
   out.push(...comparingSection(ok, spec.protocol.statistic, markdownTable));
   out.push(...environmentSection(run, cells, markdownTable));
   out.push(...gridsSections(spec, cells, label));
