@@ -29,6 +29,26 @@ import {
 import { insertPoints } from '../schema/grids';
 
 import { CELL_COUNTERS as KEY_EVENTS } from '../measure/validity';
+import { activityIdentity } from '../temporal/activity-context';
+
+/**
+ * Why a cell has no start→end counter difference, recorded at collection time so the report never
+ * guesses: a restart, a cell that stopped before its end snapshot (`not collected (cancelled)`), or a
+ * snapshot that is missing. Undefined when both snapshots exist and the server was not restarted.
+ */
+export function deltaUnavailable(
+  status: CellResult['status'],
+  stoppedIn: string | undefined,
+  restarted: boolean,
+  start: boolean,
+  end: boolean,
+): string | undefined {
+  if (restarted) return 'the server was restarted during the cell; its counters started again from zero';
+  if (start && end) return undefined;
+  if (status !== 'succeeded')
+    return `not collected (${status}${stoppedIn ? ` during ${stoppedIn}` : ''}, before the end-of-cell snapshot)`;
+  return `not collected: no ${start ? 'end' : 'start'}-of-cell snapshot was written`;
+}
 
 /** Difference of two snapshots: key server events and host disk bytes; `null` where unknown. */
 function metricsDelta(a?: MetricsSnapshot, b?: MetricsSnapshot): MetricsDelta | null {
@@ -100,6 +120,8 @@ export function createWriteCellResult() {
         startedAt?: string;
         /** The cell ended because its host was lost (the matrix runs it again elsewhere). */
         hostLost?: boolean;
+        /** The step the cell was in when it failed or was cancelled (its `CellPhase`). */
+        stoppedIn?: string;
       },
     ): Promise<CellOutcome> {
       const dir = cellDir(cell.resultsDir, cell.runId, cell.cellKey);
@@ -112,6 +134,9 @@ export function createWriteCellResult() {
       const start = read<MetricsSnapshot>('metrics-start.json');
       const end = read<MetricsSnapshot>('metrics-end.json');
       const provision = read<ProvisionRecord>('provision.json');
+      const restarted = (outcome.targetRestarts ?? []).length > 0;
+      const unavailable = deltaUnavailable(outcome.status, outcome.stoppedIn, restarted, !!start, !!end);
+      const workflowId = activityIdentity()?.workflowId;
       const result: CellResult = {
         schema: CELL_RESULT_SCHEMA,
         runId: cell.runId,
@@ -147,13 +172,12 @@ export function createWriteCellResult() {
         index: read<IndexRecord>('index.json') ?? null,
         queries_index: read<QueriesRecord>('queries-index.json') ?? null,
         // Server counters restart with the server: after a restart the start→end difference means nothing.
-        metrics_delta: (outcome.targetRestarts ?? []).length ? null : metricsDelta(start, end),
-        ...((outcome.targetRestarts ?? []).length
-          ? {
-              metrics_delta_unavailable:
-                'the server was restarted during the cell; its counters started again from zero',
-            }
-          : {}),
+        metrics_delta: restarted ? null : metricsDelta(start, end),
+        ...(unavailable ? { metrics_delta_unavailable: unavailable } : {}),
+        ...(outcome.status !== 'succeeded' && outcome.stoppedIn ? { stopped_in: outcome.stoppedIn } : {}),
+        skip_index_planned: cell.skipIndex,
+        ...(workflowId ? { workflow_id: workflowId } : {}),
+        ...(start?.data_disk ? { data_disk: start.data_disk } : {}),
         ...(grids ? { grids } : {}),
       };
       const file = path.join(dir, 'result.json');

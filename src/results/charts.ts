@@ -104,7 +104,7 @@ export function queryTimesChart(cells: CellResult[], phase: Phase): Chart | null
   const rows: Row[] = [];
   for (const c of cells)
     for (const q of phaseRecord(c, phase)?.queries ?? []) {
-      const query = `${q.id.toUpperCase()} ${q.title}`;
+      const query = `${q.id} ${q.title}`;
       for (const s of q.samples) {
         const ms = sampleMs(q, s);
         if (s.kind === 'warmup' || ms === null || !(ms > 0)) continue;
@@ -210,7 +210,7 @@ export function skipIndexChart(cells: CellResult[], statistic: 'min' | 'median')
     if (!c.index || !c.queries_index) continue;
     for (const qa of c.queries_index.queries) {
       const qb = c.queries_baseline?.queries.find((q) => q.id === qa.id);
-      const item = `${qa.id.toUpperCase()} · ${cellLabel(c)}`;
+      const item = `${qa.id} · ${cellLabel(c)}`;
       const stat = (q: QueryRecord | undefined) => (q ? (statistic === 'min' ? q.stats.warm_min_ms : q.stats.warm_median_ms) : null);
       rows.push({ item, when: 'before index', ms: stat(qb), read_rows: qb?.stats.read_rows ?? null });
       rows.push({ item, when: 'after index', ms: stat(qa), read_rows: qa.stats.read_rows });
@@ -250,7 +250,7 @@ export function skipIndexChart(cells: CellResult[], statistic: 'min' | 'median')
 
 /** The query label a comparison uses: `Q5` before the index, `Q5 @index` after. */
 function comparedQuery(q: { query_id: string; phase: Phase }): string {
-  return `${q.query_id.toUpperCase()}${q.phase === 'index' ? ' @index' : ''}`;
+  return `${q.query_id}${q.phase === 'index' ? ' @index' : ''}`;
 }
 
 /**
@@ -325,7 +325,7 @@ export function seriesChart(points: SeriesPoint[]): Chart | null {
       panel: `${p.cell_key} · ${p.phase === 'index' ? 'after the skip index' : 'before the skip index'}`,
       cell: p.cell_key,
       order: p.phase === 'index' ? 1 : 0,
-      query: p.query_id.toUpperCase(),
+      query: p.query_id,
       ms: p.warm_median_ms,
     }))
     .sort((a, b) => a.cell.localeCompare(b.cell) || a.order - b.order)

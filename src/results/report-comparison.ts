@@ -20,7 +20,7 @@ const bold = (v: string) => (v === 'regression' || v === 'improvement' ? `**${v}
 
 /** `Q3` or `Q5 (after index)`. */
 function queryLabel(q: QueryComparison): string {
-  return q.phase === 'index' ? `${q.query_id.toUpperCase()} (after index)` : q.query_id.toUpperCase();
+  return q.phase === 'index' ? `${q.query_id} (after index)` : q.query_id;
 }
 
 /** Where a query's figures come from, in words. */

@@ -12,7 +12,8 @@
 import path from 'node:path';
 import { existsSync } from 'node:fs';
 import { readRecord } from './store';
-import { fmtBytes, fmtInt, fmtMs, indexVerdict, loadRun, retries, validitySummary } from './report';
+import { comparedQueries, fmtBytes, fmtInt, fmtMs, indexVerdict, loadRun, retries, validitySummary } from './report';
+import { environmentRows, hostWideFlags, measuredSomething, noIndexReason, runStatusText, validityBanner } from './report-cells';
 import {
   cellLabel,
   comparisonChart,
@@ -136,18 +137,16 @@ async function gridsHtml(
   return h`${out}`;
 }
 
-/** The validity headline, worded as in report.md. */
-function validityBlock(cells: CellResult[]): Raw {
-  const v = validitySummary(cells);
-  const measured = cells.flatMap((c) => [c.queries_baseline, c.queries_index]).reduce((a, p) => a + (p?.queries.reduce((b, q) => b + q.samples.length, 0) ?? 0), 0);
+/** The validity headline, worded as in report.md (`validityBanner`: only of what was measured). `cells`: every cell with a result; `missing`: cells without one. */
+function validityBlock(cells: CellResult[], missing: string[]): Raw {
+  const ok = cells.filter(measuredSomething);
+  const v = validitySummary(ok);
+  const b = validityBanner(cells, missing, v, comparedQueries(ok).length);
   const incomplete = cells.flatMap((c) => [c.queries_baseline, c.queries_index].filter((p) => p?.incomplete).map((p) => `${c.cellKey} ${p!.phase}: ${p!.incomplete}`));
   const out: Raw[] = [];
   if (incomplete.length) out.push(h`<p class="warn"><strong>Query steps stopped before every query was measured</strong> — ${incomplete.join('; ')}. The figures shown are the queries that finished.</p>`);
-  if (!measured) out.push(h`<p class="warn"><strong>No query run was measured</strong> in this run; there is nothing to judge.</p>`);
-  else if (v.invalid.length) out.push(h`<p class="warn"><strong>⚠ This run has invalid measurements</strong> — ${v.invalid.join('; ')}. See report.md's Validity section for each query.</p>`);
-  else if (v.unknown.length) out.push(h`<p class="unknown"><strong>Validity could not be fully judged</strong> — no verdict for ${v.unknown.join('; ')}; nothing judged was invalid.</p>`);
-  else out.push(h`<p class="ok">Validity: every cold run was cold, every run quiet, warm faster than cold, results consistent.</p>`);
-  for (const c of cells.filter((x) => x.index && x.queries_index)) {
+  out.push(b.head ? h`<p class="${b.level}"><strong>${b.head}</strong> — ${b.text}</p>` : h`<p class="${b.level}">${b.text}</p>`);
+  for (const c of ok.filter((x) => x.index && x.queries_index)) {
     const iv = indexVerdict(c);
     if (iv.verified !== true) out.push(h`<p class="${iv.verified === false ? 'warn' : 'unknown'}">Skip index in ${cellLabel(c)}: ${iv.verified === false ? 'not verified or not effective' : 'not verifiable'} — ${iv.reasons.join('; ') || 'no proof recorded'}.</p>`);
   }
@@ -210,6 +209,18 @@ function hostBusyBlock(cells: CellResult[], concurrency: number): Raw {
   return h`<div class="unknown"><p><strong>⚠ Host busy</strong> — ${line}</p>${notesList(busyNotes(flags))}</div>`;
 }
 
+/** Host-wide figures that differ a lot between cells (`hostWideFlags`), as report.md flags them. */
+function hostWideBlock(cells: CellResult[]): Raw {
+  const flags = hostWideFlags(cells);
+  return flags.length ? h`<div class="unknown">${notesList(flags.map((f) => `⚠ ${f.text}.`))}</div>` : h``;
+}
+
+/** The environment table (`environmentRows`, as report.md's). */
+function envTable(run: RunRecord, cells: CellResult[]): Raw {
+  const [head, ...rows] = environmentRows(run, cells);
+  return table(head, rows);
+}
+
 /** The comparison section: its facts, the queries without a ratio, and the chart. */
 async function comparisonSection(dir: string): Promise<Raw> {
   const file = path.join(dir, 'comparison.json');
@@ -220,7 +231,7 @@ async function comparisonSection(dir: string): Promise<Raw> {
   } catch (e) {
     return h`<section id="comparison"><h2>Comparison with a baseline</h2>${note(`⚠ comparison.json could not be read: ${(e as Error).message}`)}</section>`;
   }
-  const noRatio = c.pairs.flatMap((p) => p.queries.filter((q) => q.ratio === null).map((q) => `${q.query_id.toUpperCase()}${q.phase === 'index' ? ' @index' : ''} in ${p.pair_key}: ${q.reason}`));
+  const noRatio = c.pairs.flatMap((p) => p.queries.filter((q) => q.ratio === null).map((q) => `${q.query_id}${q.phase === 'index' ? ' @index' : ''} in ${p.pair_key}: ${q.reason}`));
   const chart = comparisonChart(c);
   return h`<section id="comparison"><h2>Comparison with a baseline</h2>
 <p>Baseline run <strong>${c.baseline_run_id}</strong> (${c.baseline_chosen_by}); verdict <strong class="verdict-${c.verdict}">${c.verdict}</strong>. Flagged by the first pass: ${c.flagged.join(', ') || 'none'}; confirmed by the re-run: ${c.confirmed.join(', ') || 'none'}.${c.confirm_error ? ` The confirming re-run could not be done: ${c.confirm_error}.` : ''}</p>
@@ -274,17 +285,18 @@ export async function renderHtmlReport(dir: string, extras: HtmlReportExtras = {
   const series = extras.series;
   const body = h`<header><h1>chbench report — ${run.runId}</h1>
 <p>Workload <strong>${spec.workload}</strong>, ${fmtInt(spec.scale)} rows, target <strong>${spec.target.kind}</strong>; ${spec.protocol.coldRuns} cold + ${spec.protocol.warmRuns} warm run(s) per query, headline warm statistic <strong>${spec.protocol.statistic}</strong>.</p>
-<p>Started ${run.startedAt}${run.resumes.length ? `, resumed ${run.resumes.join(', ')}` : ''}${run.finishedAt ? `, finished ${run.finishedAt}` : ''}; run status <strong>${run.status ?? 'not recorded (not finished)'}</strong>; ${cells.filter((c) => c.status === 'succeeded').length} of ${cells.length + missing.length} cell(s) succeeded.</p>
-${validityBlock(ok)}${hostBusyBlock(cells, spec.concurrency)}</header>
+<p>Started ${run.startedAt}${run.resumes.length ? `, resumed ${run.resumes.join(', ')}` : ''}${run.finishedAt ? `, finished ${run.finishedAt}` : ''}; run status <strong>${runStatusText(run, cells, missing) ?? 'not recorded (not finished)'}</strong>; ${cells.filter((c) => c.status === 'succeeded').length} of ${cells.length + missing.length} cell(s) succeeded.</p>
+${validityBlock(cells, missing)}${hostBusyBlock(cells, spec.concurrency)}${hostWideBlock(measured)}</header>
 <section id="cells"><h2>Cells</h2>${cellsTable(cells, missing)}${profileLines(spec).length ? h`<p>Settings profiles (matrix.settings, over the spec's settings):</p>${notesList(profileLines(spec).map((l) => l.replace(/`/g, '')))}` : ''}</section>
 ${hostsHtml(cells)}
 <section id="sources"><h2>Sources of the figures</h2>${sources(run, ok)}</section>
 <section id="queries"><h2>Query times</h2>${chartNote}${await figures([queryTimesChart(ok, 'baseline'), queryTimesChart(ok, 'index')], 'No query run was measured.')}</section>
 <section id="compression"><h2>Compression</h2>${await figures([compressionChart(ok)], 'No cell recorded per-column sizes.')}</section>
-<section id="skip-index"><h2>Skip index</h2>${await figures([skipIndexChart(ok, spec.protocol.statistic)], 'No cell materialized a skip index.')}</section>
+<section id="skip-index"><h2>Skip index</h2>${await figures([skipIndexChart(ok, spec.protocol.statistic)], noIndexReason(cells, spec.skipIndex))}</section>
 ${await gridsHtml(spec, cells, figures)}
 ${await comparisonSection(dir)}
 ${series ? h`<section id="series"><h2>Series of past runs</h2>${await figures([seriesChart(series)], 'The series has no point to draw.')}</section>` : ''}
+<section id="environment"><h2>Environment</h2><p>chbench ${run.chbench.version}, commit ${run.chbench.commit ?? 'unknown (not run from a git checkout)'}; matrix workflow id ${run.runId}${run.scheduleId ? `, started by schedule ${run.scheduleId}` : ''}. Sources as in report.md's Environment section.</p>${envTable(run, cells)}</section>
 <footer><p class="note">Every table and every sample: report.md and cells/&lt;cell&gt;/*.json beside this page.</p></footer>`;
   return `<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">

@@ -10,6 +10,21 @@ import { gridsSections, profileLines } from './report-grids';
 import { busyFlags, busyHeadline, busySection, hasHosts, hostColumn, hostsSection } from './report-hosts';
 import { readRecord, readRecordIfExists } from './store';
 import { comparisonSection } from './report-comparison';
+import {
+  bannerMd,
+  bytesColumn,
+  comparingSection,
+  countersMissing,
+  environmentSection,
+  loadSources,
+  measuredSomething,
+  msColumn,
+  hostWideFlags,
+  howStopped,
+  noIndexReason,
+  runStatusText,
+  validityBanner,
+} from './report-cells';
 import { ComparisonRecord } from '../schema/comparison';
 import {
   CellCostRecord,
@@ -53,7 +68,7 @@ export function indexVerdict(c: CellResult): { verified: boolean | null; reasons
   const proofs = (c.queries_index?.queries ?? []).filter((q) => q.index_proof).map((q) => ({ id: q.id, p: q.index_proof! }));
   // A query with a proof from the measured runs is described by that proof, not twice.
   const reasons = (vv?.reasons ?? []).filter((r) => !proofs.some((x) => r.toLowerCase().startsWith(`${x.id.toLowerCase()}:`)));
-  for (const { id, p } of proofs) if (p.effective !== true) reasons.push(`${id.toUpperCase()}: ${p.reason}`);
+  for (const { id, p } of proofs) if (p.effective !== true) reasons.push(`${id}: ${p.reason}`);
   const verdicts = [vv?.verified ?? null, ...proofs.map((x) => x.p.effective)];
   if (!proofs.length) verdicts.push(null); // no proof from the measured runs (e.g. a result written before proofs existed)
   const verified = verdicts.some((x) => x === false) ? false : verdicts.some((x) => x === null) ? null : true;
@@ -91,6 +106,16 @@ export function validitySummary(cells: CellResult[]): { invalid: string[]; unkno
     idxUnknown && `${idxUnknown} index build(s)`,
   ].filter(Boolean) as string[];
   return { invalid, unknown };
+}
+
+/**
+ * Query ids whose results were compared (sha256 of every run, in every cell and phase): measured at
+ * least once, and not marked non-deterministic by the workload.
+ */
+export function comparedQueries(cells: CellResult[]): string[] {
+  const ids = [...new Set(cells.flatMap((c) => c.queries_baseline?.queries.map((q) => q.id) ?? []))];
+  const recs = (id: string) => cells.flatMap((c) => [c.queries_baseline, c.queries_index].map((p) => p?.queries.find((q) => q.id === id)).filter((q): q is QueryRecord => !!q));
+  return ids.filter((id) => recs(id).some((q) => q.samples.length) && !recs(id).some((q) => q.deterministic === false));
 }
 
 /** Queries whose results differ (between runs, cells, or before/after the index), with the differing values. */
@@ -142,23 +167,21 @@ export function renderReport(dir: string): string {
   const { run, cells, missing } = loadRun(dir);
   const spec = run.spec;
   // Every cell that measured something is shown, whatever its final status (labelled if not succeeded).
-  const ok = cells.filter((c) => c.load || c.storage || c.queries_baseline);
+  const ok = cells.filter(measuredSomething);
   const label = (c: CellResult) => (c.status === 'succeeded' ? c.cellKey : `${c.cellKey} (${c.status})`);
   const out: string[] = [];
   out.push(`# chbench report — ${run.runId}`, '');
   out.push(`Workload **${spec.workload}**, ${fmtInt(spec.scale)} rows, target **${spec.target.kind}**; protocol: ${spec.protocol.coldRuns} cold + ${spec.protocol.warmRuns} warm run(s) per query, headline warm statistic **${spec.protocol.statistic}** (every sample is in the cell's \`queries-*.json\`).`);
   const resumes = run.resumes;
-  out.push(`Started ${run.startedAt}${resumes.length ? `, resumed ${resumes.join(', ')}` : ''}${run.finishedAt ? `, finished ${run.finishedAt}` : ''}${run.status ? `, run status **${run.status}**` : ''}.`, '');
+  const status = runStatusText(run, cells, missing);
+  out.push(`Started ${run.startedAt}${resumes.length ? `, resumed ${resumes.join(', ')}` : ''}${run.finishedAt ? `, finished ${run.finishedAt}` : ''}${status ? `, run status **${status}**` : ''}.`, '');
 
   // Validity summary first: a run with invalid measurements says so at the top.
   const v = validitySummary(ok);
-  const measuredRuns = ok.flatMap((c) => [c.queries_baseline, c.queries_index]).flatMap((p) => p?.queries ?? []).reduce((a, q) => a + q.samples.length, 0);
   const incomplete = cells.flatMap((c) => [c.queries_baseline, c.queries_index].filter((p) => p?.incomplete).map((p) => `${c.cellKey} ${p!.phase}: ${p!.incomplete}`));
   if (incomplete.length) out.push(`> **Query steps stopped before every query was measured** — ${incomplete.join('; ')}. The figures shown are the queries that finished.`, '');
-  if (!measuredRuns) out.push('> **No query run was measured** in this run (see the cells below for why); there is nothing to judge.', '');
-  else if (v.invalid.length) out.push(`> **⚠ This run has invalid measurements** — ${v.invalid.join('; ')}. Flags appear next to the figures they qualify and in the Validity section.`, '');
-  else if (v.unknown.length) out.push(`> **Validity could not be fully judged** — no verdict for ${v.unknown.join('; ')} (see the Validity section); nothing judged was invalid.`, '');
-  else out.push('Validity: every cold run was cold, every run quiet, warm faster than cold, results consistent.', '');
+  // The banner speaks only of what was measured (report-cells.ts): nothing, no query run, or each claim with its runs.
+  out.push(bannerMd(validityBanner(cells, missing, v, comparedQueries(ok).length)), '');
   // Cells whose host ran something else: a note on their figures (report-hosts.ts), not a failure.
   const hostBusy = busyFlags(cells, spec.concurrency);
   const busyLine = busyHeadline(hostBusy);
@@ -200,22 +223,29 @@ export function renderReport(dir: string): string {
     out.push('CPUs/memory come from `system.asynchronous_metrics` where the server has them, else from the worker host (same host for embedded/local targets).', '');
   out.push(...hostsSection(cells));
 
-  out.push('## Ingest', '', 'Server-side generation by the workload\'s `INSERT … SELECT` (see its `load.sql`): no network or parsing cost. Elapsed = client wall time of the INSERT statement (rows/s uses it); server elapsed from ' + ([...new Set(ok.map((c) => c.load?.server_elapsed_source).filter(Boolean))].map((x) => `\`${x}\``).join(' / ') || 'n/a') + '. Rows = `SELECT count()` after loading.', '');
+  // A run where no cell measured anything has no figures: its measurement sections would only be empty tables.
+  if (!ok.length) out.push('The measurement sections (ingest, compression, queries, validity, skip index, counters) are left out: no cell measured anything.', '');
+  else {
+  const gen = loadSources(ok);
+  out.push('## Ingest', '', `Server-side generation by the load \`INSERT … SELECT\` as sent (\`load.json\` \`sql\`)${gen.length ? `, reading ${gen.map((x) => `\`${x}\``).join(' / ')}` : ''}: no network or parsing cost. Elapsed = client wall time of the INSERT statement (rows/s uses it); server elapsed from ` + ([...new Set(ok.map((c) => c.load?.server_elapsed_source).filter(Boolean))].map((x) => `\`${x}\``).join(' / ') || 'n/a') + '. Rows = `SELECT count()` after loading.', '');
   const ing = [['cell', 'rows (count())', 'elapsed (client wall)', 'server elapsed', 'rows/s', 'partitions', 'active parts', 'verified', 'note']];
+  const ingMs = msColumn(ok.map((c) => c.load?.elapsed_ms));
+  const ingServerMs = msColumn(ok.map((c) => c.load?.server_elapsed_ms));
   for (const c of ok) {
     const l = c.load;
     if (!l) continue;
     const vf = l.verification;
     const verified = vf ? `${vf.rows_equal_scale ? '= scale' : '⚠ ≠ scale'}; ${vf.written_rows_check.startsWith('MISMATCH') ? `⚠ ${vf.written_rows_check}` : vf.written_rows_check.startsWith('not') ? 'written_rows n/a' : 'written_rows ='}; dedup blocks ${vf.duplicated_inserted_blocks ?? 'n/a'}` : 'n/a';
-    ing.push([label(c), fmtInt(l.rows_in_table), fmtMs(l.elapsed_ms), fmtMs(l.server_elapsed_ms, /query_duration_ms/.test(l.server_elapsed_source ?? '') ? 1 : null), fmtInt(l.rows_per_s), fmtInt(l.partitions), fmtInt(l.active_parts), verified, l.truncated_before_load ? `reloaded after finding ${fmtInt(l.truncated_before_load.rows_found)} rows` : '']);
+    ing.push([label(c), fmtInt(l.rows_in_table), ingMs(l.elapsed_ms), ingServerMs(l.server_elapsed_ms, /query_duration_ms/.test(l.server_elapsed_source ?? '') ? 1 : null), fmtInt(l.rows_per_s), fmtInt(l.partitions), fmtInt(l.active_parts), verified, l.truncated_before_load ? `reloaded after finding ${fmtInt(l.truncated_before_load.rows_found)} rows` : '']);
   }
   out.push(markdownTable(ing), '');
 
   out.push('## Compression (table totals)', '', 'Source: `system.parts` (active parts): `data_uncompressed_bytes`, `data_compressed_bytes`, `bytes_on_disk`.', '');
   const comp = [['cell', 'codec', 'uncompressed', 'compressed', 'ratio', 'on disk', 'part formats']];
+  const [unc, cmp, disk] = (['uncompressed_bytes', 'compressed_bytes', 'bytes_on_disk'] as const).map((k) => bytesColumn(ok.map((c) => c.storage?.[k])));
   for (const c of ok)
     if (c.storage)
-      comp.push([label(c), c.matrix.codec, fmtBytes(c.storage.uncompressed_bytes), fmtBytes(c.storage.compressed_bytes), `${c.storage.ratio.toFixed(2)}×`, fmtBytes(c.storage.bytes_on_disk), Object.entries(c.storage.part_types).map(([k, n]) => `${n} ${k}`).join(', ')]);
+      comp.push([label(c), c.matrix.codec, unc(c.storage.uncompressed_bytes), cmp(c.storage.compressed_bytes), `${c.storage.ratio.toFixed(2)}×`, disk(c.storage.bytes_on_disk), Object.entries(c.storage.part_types).map(([k, n]) => `${n} ${k}`).join(', ')]);
   out.push(markdownTable(comp), '');
 
   out.push('## Per-column compression', '', 'Source: `system.parts_columns` (active parts): `column_data_compressed_bytes`, `column_data_uncompressed_bytes`. Share = column compressed / table compressed.', '');
@@ -255,40 +285,46 @@ export function renderReport(dir: string): string {
   const qids = [...new Set(ok.flatMap((c) => c.queries_baseline?.queries.map((q) => q.id) ?? []))];
   const coldHead = coldN > 1 ? `cold (min of ${coldN})` : 'cold';
   const qRows = [['query', ...ok.flatMap((c) => [`${label(c)} ${coldHead}`, `warm ${stat}`, `warm ${other}`, 'read_rows'])]];
+  // One unit per column: each cell's cold, warm statistic and other warm statistic column has its own.
+  const qOf = (c: CellResult) => (c.queries_baseline?.queries ?? []).filter((q) => qids.includes(q.id));
+  const otherOf = (q: QueryRecord) => (other === 'median' ? q.stats.warm_median_ms : q.stats.warm_min_ms);
+  const cols = new Map(ok.map((c) => [c, { cold: msColumn(qOf(c).map((q) => q.stats.cold_ms)), head: msColumn(qOf(c).map((q) => headline(q, stat))), other: msColumn(qOf(c).map(otherOf)) }]));
   for (const id of qids) {
     const title = ok.map((c) => c.queries_baseline?.queries.find((q) => q.id === id)?.title).find(Boolean) ?? '';
     qRows.push([
-      `${id.toUpperCase()} ${title}`,
+      `${id} ${title}`,
       ...ok.flatMap((c) => {
         const q = c.queries_baseline?.queries.find((x) => x.id === id);
         if (!q) return ['n/a', 'n/a', 'n/a', 'n/a'];
         const res = q.stats.resolution_ms ?? null;
         const flag = q.samples.some((x) => x.kind !== 'warmup' && x.validity?.quiet.valid === false) ? ' ⚠ not quiet' : '';
-        const o = other === 'median' ? q.stats.warm_median_ms : q.stats.warm_min_ms;
+        const o = otherOf(q);
+        const f = cols.get(c)!;
         const coldFlag = q.stats.cold_runs_rejected ? ` ⚠ ${q.stats.cold_runs_rejected} not cold` : q.samples.some((x) => x.kind === 'cold' && x.validity?.cold?.valid === null) ? ' (cold?)' : '';
         const warmFlag = q.stats.warm_validity?.valid === false ? ' ⚠ not warmer' : '';
-        return [fmtMs(q.stats.cold_ms, res) + coldFlag, fmtMs(headline(q, stat), res) + flag + warmFlag, fmtMs(o, res), fmtInt(q.stats.read_rows)];
+        return [f.cold(q.stats.cold_ms, res) + coldFlag, f.head(headline(q, stat), res) + flag + warmFlag, f.other(o, res), fmtInt(q.stats.read_rows)];
       }),
     ]);
   }
   out.push(markdownTable(qRows), '');
-  const notes = ok.flatMap((c) => (c.queries_baseline?.queries ?? []).filter((q) => q.stats.timing_note).map((q) => `- ${q.id.toUpperCase()} in ${label(c)}: ${q.stats.timing_note}.`));
+  const notes = ok.flatMap((c) => (c.queries_baseline?.queries ?? []).filter((q) => q.stats.timing_note).map((q) => `- ${q.id} in ${label(c)}: ${q.stats.timing_note}.`));
   if (notes.length) out.push('Timing source per query where it differs:', '', ...notes, '');
   for (const c of ok)
     for (const rec of [c.queries_baseline, c.queries_index])
       for (const fq of rec?.queries.filter((x) => x.error) ?? [])
-        out.push(`**⚠ ${fq.id.toUpperCase()} failed in ${label(c)}${rec === c.queries_index ? ' (after index)' : ''}** on run ${fq.error!.run} (query_id \`${fq.error!.query_id}\`): server error Code ${fq.error!.code}${fq.error!.type ? ` (${fq.error!.type})` : ''}: ${fq.error!.message.split('\n')[0].slice(0, 300)}`, '');
+        out.push(`**⚠ ${fq.id} failed in ${label(c)}${rec === c.queries_index ? ' (after index)' : ''}** on run ${fq.error!.run} (query_id \`${fq.error!.query_id}\`): server error Code ${fq.error!.code}${fq.error!.type ? ` (${fq.error!.type})` : ''}: ${fq.error!.message.split('\n')[0].slice(0, 300)}`, '');
   const find = (c: CellResult, id: string) => c.queries_baseline?.queries.find((q) => q.id === id);
   const approx = qids.filter((id) => ok.some((c) => find(c, id)?.deterministic === false));
   // Only queries that returned rows in at least one run can be said to agree.
   const measuredIds = qids.filter((id) => ok.some((c) => [c.queries_baseline, c.queries_index].some((p) => p?.queries.find((q) => q.id === id && q.samples.length))));
   const compared = measuredIds.filter((id) => !approx.includes(id));
-  const anyIndex = ok.some((c) => c.queries_index);
+  // "before and after the index" only when a compared query was measured after the index.
+  const anyIndex = ok.some((c) => c.queries_index?.queries.some((q) => compared.includes(q.id) && q.samples.length));
   const mismatches = resultMismatches(ok);
-  for (const mm of mismatches) out.push(`**⚠ Correctness failure: ${mm.id.toUpperCase()} returned different rows** — ${mm.values.join(' ≠ ')}`, '');
+  for (const mm of mismatches) out.push(`**⚠ Correctness failure: ${mm.id} returned different rows** — ${mm.values.join(' ≠ ')}`, '');
   if (mismatches.length) out.push('');
-  else if (compared.length) out.push(`Results agree: every run of ${compared.map((q) => q.toUpperCase()).join(', ')} in every cell${anyIndex ? ' (before and after the index)' : ''} returned the same rows (sha256).`, '');
-  if (approx.length) out.push(`Not compared: ${approx.map((q) => q.toUpperCase()).join(', ')} (the workload marks the result as approximate).`, '');
+  else if (compared.length) out.push(`Results agree: every run of ${compared.join(', ')} in every cell${anyIndex ? ' (before and after the index)' : ''} returned the same rows (sha256).`, '');
+  if (approx.length) out.push(`Not compared: ${approx.join(', ')} (the workload marks the result as approximate).`, '');
 
   out.push('## Validity', '', 'Per query and cell: was each cold run cold (from the run\'s counters: mark/uncompressed cache hits, direct-I/O buffers, bytes read from the block device), were all runs quiet (active parts unchanged, no merge or mutation), were warm runs faster than cold. "?" = the counters needed are not available on this target.', '');
   const vRows = [['query', 'cell', 'cold', 'warm', 'quiet', 'counters from', 'reasons']];
@@ -300,14 +336,20 @@ export function renderReport(dir: string): string {
         const quiet = q.samples.some((x) => x.validity?.quiet.valid === false) ? 'not quiet' : q.samples.every((x) => x.validity?.quiet.valid === true) ? 'quiet' : 'quiet?';
         const crossChecks = q.samples.filter((x) => x.cross_check?.startsWith('disagrees')).map((x) => `⚠ run ${x.kind} ${x.n}: ${x.cross_check} (headline from query_log)`);
         const reasons = [...new Set(q.samples.flatMap((x) => [...(x.validity?.cold?.reasons ?? []), ...(x.validity?.quiet.reasons ?? [])]).concat(q.stats.warm_validity?.reasons ?? []).concat(crossChecks))];
-        vRows.push([q.id.toUpperCase() + phase, label(c), coldLabel, q.stats.warm_validity?.label ?? 'n/a', quiet, [...new Set(q.samples.map((x) => x.counters_source ?? 'not available'))].join(' / '), reasons.join('; ') || '—']);
+        vRows.push([q.id + phase, label(c), coldLabel, q.stats.warm_validity?.label ?? 'n/a', quiet, [...new Set(q.samples.map((x) => x.counters_source ?? 'not available'))].join(' / '), reasons.join('; ') || '—']);
       }
   out.push(markdownTable(vRows), '');
   out.push(...busySection(hostBusy, spec.concurrency));
 
-  out.push('## Skip index (bloom filter) before / after', '');
-  const idxCells = ok.filter((c) => c.index && c.queries_index);
-  if (!idxCells.length) out.push('No cell materialized a skip index (disabled in the spec, or the workload defines none).', '');
+  // The heading names the index that was built (its name and TYPE from the ADD INDEX sent), or none.
+  const idxCells = ok.filter((c) => c.index && c.queries_index?.queries.some((q) => q.samples.length));
+  const builtIn = ok.filter((c) => c.index);
+  const indexType = (sql: string) => /\bTYPE\s+([A-Za-z_]\w*)/i.exec(sql)?.[1];
+  const built = [...new Set(builtIn.map((c) => `\`${c.index!.index}\`${indexType(c.index!.add_sql) ? ` (${indexType(c.index!.add_sql)})` : ''}`))];
+  out.push(idxCells.length ? `## Skip index ${built.join(', ')}: before / after` : built.length ? `## Skip index ${built.join(', ')}` : '## Skip index', '');
+  if (!idxCells.length && builtIn.length)
+    out.push(`The index was built (${builtIn.map((c) => `${c.cellKey}: ${fmtMs(c.index!.materialize_ms)}, ${fmtBytes(c.index!.index_bytes)}`).join('; ')}), but no query was measured after it: ${builtIn.map((c) => `${c.cellKey} ${howStopped(c)}`).join('; ')}.`, '');
+  else if (!idxCells.length) out.push(noIndexReason(cells, spec.skipIndex), '');
   else {
     out.push(`Warm ${spec.protocol.statistic}, before = baseline run, after = re-run once \`system.mutations\` reported the MATERIALIZE INDEX done. Index size from ${idxCells[0].index!.index_bytes_source}; % of table = index size / the table's compressed bytes; materialization = client wall time until \`is_done = 1\`.`, '');
     const ir = [['cell', 'query', 'warm before', 'warm after', 'speed-up', 'read_rows before', 'read_rows after', 'read_bytes before', 'read_bytes after', 'index size', '% of table', 'materialize']];
@@ -318,7 +360,7 @@ export function renderReport(dir: string): string {
         const after = headline(qa, spec.protocol.statistic);
         ir.push([
           label(c),
-          qa.id.toUpperCase(),
+          qa.id,
           fmtMs(before) + (qb && (qb.samples.some((x) => x.validity?.quiet.valid === false) || qb.stats.warm_validity?.valid === false) ? ' ⚠' : ''),
           fmtMs(after) + (qa.samples.some((x) => x.validity?.quiet.valid === false) || qa.stats.warm_validity?.valid === false ? ' ⚠' : ''),
           (before && after ? `${(before / after).toFixed(1)}×` : 'n/a') + (qa.index_proof?.effective === false ? ' ⚠ index not effective' : ''),
@@ -334,7 +376,7 @@ export function renderReport(dir: string): string {
     out.push(markdownTable(ir), '');
     for (const c of idxCells) {
       const vd = indexVerdict(c);
-      const proofs = c.queries_index!.queries.filter((q) => q.index_proof).map((q) => `${q.id.toUpperCase()} ${q.index_proof!.reason}`);
+      const proofs = c.queries_index!.queries.filter((q) => q.index_proof).map((q) => `${q.id} ${q.index_proof!.reason}`);
       const notEffective = c.queries_index!.queries.some((q) => q.index_proof?.effective === false && q.index_proof.explain_skips === true);
       out.push(
         vd.verified === true
@@ -354,18 +396,26 @@ export function renderReport(dir: string): string {
   );
   const ev = ['OSReadBytes', 'ReadBufferFromFileDescriptorReadBytes', 'CreatedReadBufferDirectIO', 'CreatedReadBufferOrdinary', 'MarkCacheMisses', 'InsertedRows', 'MergedRows'];
   const evRows = [['cell', ...ev, 'host disk read', 'host disk written']];
+  const diskSum = (c: CellResult, k: 'read_bytes' | 'write_bytes') => (c.metrics_delta?.host_disks ? Object.values(c.metrics_delta.host_disks).reduce((a, x) => a + x[k], 0) : null);
+  const diskRead = bytesColumn(ok.map((c) => diskSum(c, 'read_bytes')));
+  const diskWritten = bytesColumn(ok.map((c) => diskSum(c, 'write_bytes')));
   for (const c of ok) {
     const d = c.metrics_delta;
     if (!d) {
-      // Not "the server lacks the counter": the end snapshot was never taken.
-      evRows.push([label(c), ...ev.map(() => '—'), '—', '—']);
+      // Not "the server lacks the counter": the end snapshot was never taken (why: countersMissing).
+      evRows.push([label(c), ...ev.map(() => countersMissing(c)), countersMissing(c), countersMissing(c)]);
       continue;
     }
-    const disks = d?.host_disks ? Object.values(d.host_disks) : null;
-    evRows.push([label(c), ...ev.map((k) => fmtInt(d?.server_events[k] ?? null)), disks ? fmtBytes(disks.reduce((a, x) => a + x.read_bytes, 0)) : 'n/a', disks ? fmtBytes(disks.reduce((a, x) => a + x.write_bytes, 0)) : 'n/a']);
+    evRows.push([label(c), ...ev.map((k) => fmtInt(d.server_events[k] ?? null)), diskRead(diskSum(c, 'read_bytes')), diskWritten(diskSum(c, 'write_bytes'))]);
   }
   out.push(markdownTable(evRows), '');
-  if (ok.some((c) => !c.metrics_delta)) out.push('"—" = no end-of-cell snapshot was taken (the cell stopped before its last step), so there is no difference to show.', '');
+  if (ok.some((c) => !c.metrics_delta))
+    out.push('"not collected" = no start→end difference was taken: the cell stopped (failed or cancelled) before its end-of-cell snapshot, or the server restarted' + ok.filter((c) => !c.metrics_delta && c.metrics_delta_unavailable).map((c) => `; ${c.cellKey}: ${c.metrics_delta_unavailable}`).join('') + '.', '');
+  const hostFlags = hostWideFlags(ok);
+  if (hostFlags.length) out.push(...hostFlags.map((f) => `- **⚠ ${f.text}.**`), '');
+  }
+  out.push(...comparingSection(ok, spec.protocol.statistic, markdownTable));
+  out.push(...environmentSection(run, cells, markdownTable));
   out.push(...gridsSections(spec, cells, label));
   if (comparison.record) out.push(...comparisonSection(comparison.record));
   out.push(...cloudSections(dir, run, cells));

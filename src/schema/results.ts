@@ -220,6 +220,32 @@ export type SchemaRecord = z.infer<typeof SchemaRecord>;
 // ---------------------------------------------------------------------------------------------
 // Counters: metrics-<label>.json
 
+/**
+ * The disk and filesystem holding a server's data directory, as the worker's host sees it. Sources:
+ * `/proc/self/mountinfo` (the mount with the longest mount point containing the directory: its
+ * filesystem type and source device), `/sys/class/block/<device>` (the whole disk of a partition,
+ * `device/model`, `queue/rotational`). `null` per fact where the host does not say.
+ */
+export const DataDisk = z.object({
+  /** The data directory (the target handle's `dataDir`). */
+  path: z.string(),
+  /** Mount point holding it (`/proc/self/mountinfo` field 5). */
+  mount_point: z.string().nullable(),
+  /** Filesystem type, e.g. `ext4`, `xfs`, `overlay`, `tmpfs`. */
+  filesystem: z.string().nullable(),
+  /** Mount source, e.g. `/dev/nvme0n1p1` (a non-device source such as `overlay` as written). */
+  device: z.string().nullable(),
+  /** The whole disk of that device, e.g. `nvme0n1` (`/sys/class/block`). */
+  disk: z.string().nullable(),
+  /** `/sys/class/block/<disk>/device/model`, trimmed. */
+  disk_model: z.string().nullable(),
+  /** `/sys/class/block/<disk>/queue/rotational` = 1 (spinning disk). */
+  rotational: z.boolean().nullable(),
+  /** Where the facts come from, or why they are missing. */
+  source: z.string(),
+});
+export type DataDisk = z.infer<typeof DataDisk>;
+
 /** `metrics-<label>.json`: a snapshot of cumulative counters. Missing sources are `null` with a reason, never zeros. */
 export const MetricsSnapshot = z.object({
   /** `start` or `end` of the cell. */
@@ -236,6 +262,8 @@ export const MetricsSnapshot = z.object({
   host_source: z.string(),
   /** What else the worker's host was running (targets on the worker's host only). */
   host_activity: HostActivity.optional(),
+  /** The disk and filesystem of the server's data directory (start snapshot; targets on the worker's host with a data directory). */
+  data_disk: DataDisk.optional(),
 });
 export type MetricsSnapshot = z.infer<typeof MetricsSnapshot>;
 
@@ -972,6 +1000,21 @@ export const CellResult = z.object({
   /** Counters end − start; null when a snapshot is missing or the server restarted (`metrics_delta_unavailable` says so). */
   metrics_delta: MetricsDelta.nullable(),
   metrics_delta_unavailable: z.string().optional(),
+  /**
+   * The step the cell was in when it failed or was cancelled (a `CellPhase` of `CELL_STEPS`, e.g.
+   * `materialize-index`), from the cell workflow's progress. Absent for a cell that finished, and in
+   * results written before it was recorded.
+   */
+  stopped_in: z.string().optional(),
+  /**
+   * Whether the cell was to build the workload's skip index (`CellInput.skipIndex`: the spec's
+   * `skipIndex` and a selected query that uses the index). Absent in older results.
+   */
+  skip_index_planned: z.boolean().optional(),
+  /** The cell workflow's id (Temporal), from the activity context of `writeCellResult`. Absent in older results. */
+  workflow_id: z.string().optional(),
+  /** Disk and filesystem of the server's data directory (`metrics-start.json` `data_disk`); absent where not known. */
+  data_disk: DataDisk.optional(),
   /** Load grids (only with `grids` in the spec): the records in `grids/`, points and steps in the order they ran. */
   grids: z
     .object({ insert: z.array(InsertPointRecord), concurrency: z.array(ConcurrencyStepRecord) })

@@ -309,6 +309,8 @@ export class CellRun {
 
   /** The `write-results` phase: `result.json` with the outcome, attempts and restarts. */
   async writeResult(end: CellEnd): Promise<CellOutcome> {
+    // The step the cell stopped in (failed or cancelled), before the progress moves on.
+    const stoppedIn = end.status === 'failed' || end.status === 'cancelled' ? this.progress.step : undefined;
     this.progress.step = 'write-results';
     return acts.writeCellResult.executeWithOptions({ ...SHORT, summary: `write result.json (${end.status})` }, [
       this.cell,
@@ -317,7 +319,9 @@ export class CellRun {
         attempts: this.attempts,
         targetRestarts: this.restarts,
         ...(this.hostLosses.length ? { hostLosses: this.hostLosses } : {}),
-        ...(this.cell.placement || this.host ? { startedAt: this.startedAt } : {}),
+        // Every cell's start (its duration in the report); an activity argument, not a new command.
+        startedAt: this.startedAt,
+        ...(stoppedIn ? { stoppedIn } : {}),
       },
     ]);
   }

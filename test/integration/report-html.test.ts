@@ -276,7 +276,7 @@ describe('report.html in headless Chromium', { timeout: 180_000 }, () => {
       'confirmed by the re-run: Q2',
     ])
       assert.ok(r.text.includes(s), `page text has "${s}"`);
-    assert.match(r.text, /No ratio: Q5 @index in v26\.7-lz4→v26\.7-lz4: too few valid warm runs/);
+    assert.match(r.text, /No ratio: q5 @index in v26\.7-lz4→v26\.7-lz4: too few valid warm runs/);
     const kb = Buffer.byteLength(html) / 1024;
     assert.ok(kb < 1024, `page stays small (${kb.toFixed(0)} KB)`);
   });

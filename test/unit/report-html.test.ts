@@ -59,7 +59,7 @@ describe('escaping', () => {
       'run id escaped in the page',
     );
     // vega draws the query title into the SVG (as a facet header) and escapes it itself.
-    assert.ok(html.includes('Q1 count &lt;script&gt;alert(1)&lt;/script&gt;'), 'query title escaped in the chart SVG');
+    assert.ok(html.includes('q1 count &lt;script&gt;alert(1)&lt;/script&gt;'), 'query title escaped in the chart SVG');
   });
 });
 
@@ -120,7 +120,7 @@ describe('chart data from the captured run', () => {
     const warm = q1.samples.filter((s) => s.kind === 'warm').map((s) => s.server_elapsed_ms);
     assert.deepEqual(
       rows
-        .filter((r) => r.cell === 'v26.7-lz4' && String(r.query).startsWith('Q1 ') && r.what === 'warm run')
+        .filter((r) => r.cell === 'v26.7-lz4' && String(r.query).startsWith('q1 ') && r.what === 'warm run')
         .map((r) => r.ms),
       warm,
     );
@@ -140,14 +140,14 @@ describe('chart data from the captured run', () => {
   it('skip index: before and after per cell, the spec statistic, read_rows', () => {
     const rows = values(skipIndexChart(cells, 'min'));
     assert.deepEqual(
-      rows.filter((r) => r.item === 'Q5 · v26.7-lz4').map((r) => [r.when, r.read_rows]),
+      rows.filter((r) => r.item === 'q5 · v26.7-lz4').map((r) => [r.when, r.read_rows]),
       [
         ['before index', 2000000],
         ['after index', 98304],
       ],
     );
     assert.equal(
-      rows.find((r) => r.item === 'Q5 · v26.7-lz4' && r.when === 'after index')!.ms,
+      rows.find((r) => r.item === 'q5 · v26.7-lz4' && r.when === 'after index')!.ms,
       cells[0].queries_index!.queries[0].stats.warm_min_ms,
     );
   });

@@ -82,7 +82,7 @@ test('the report rendered from the fixture is the one the run wrote, with the fi
   const lz4 = readRecord(path.join(CELL, 'result.json'), R.CellResult);
   const q1 = lz4.queries_baseline!.queries.find((q) => q.id === 'q1')!;
   // Queries table, LZ4 columns: cold, warm min (the spec's statistic), warm median, read_rows.
-  const row = md.split('\n').find((l) => l.startsWith('| Q1 '))!;
+  const row = md.split('\n').find((l) => l.startsWith('| q1 '))!;
   const cols = row.split('|').map((c) => c.trim());
   assert.equal(cols[2], fmtMs(q1.stats.cold_ms, q1.stats.resolution_ms));
   assert.equal(cols[3], fmtMs(q1.stats.warm_min_ms, q1.stats.resolution_ms));

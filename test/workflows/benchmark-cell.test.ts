@@ -60,6 +60,8 @@ const written = (c: CellInput) =>
     error?: string;
     attempts: Record<string, number>;
     targetRestarts: { step: string; error: string }[];
+    stoppedIn?: string;
+    startedAt?: string;
   };
 
 test('an undisturbed cell runs the activities of CELL_STEPS in table order (the grid steps only with grids)', async () => {
@@ -71,6 +73,9 @@ test('an undisturbed cell runs the activities of CELL_STEPS in table order (the 
     CELL_STEPS.filter((s) => s.phase !== 'concurrency' && s.phase !== 'insert-grid').map((s) => s.activity),
   );
   assert.deepEqual(written(c).targetRestarts, []);
+  // Every cell's start goes to its result (the report's durations); a finished cell has no stop step.
+  assert.ok(Number.isFinite(Date.parse(written(c).startedAt ?? '')), `startedAt ${written(c).startedAt}`);
+  assert.equal(written(c).stoppedIn, undefined);
 });
 
 test('grids: one activity per concurrency step until errors stop the stepping, then one per insert point in grid order', async () => {
@@ -175,6 +180,7 @@ test('provisioning that fails leaves nothing but its result and teardownUnprovis
     ['provision', 'writeCellResult', 'teardownUnprovisioned'],
   );
   assert.match(written(c).error ?? '', /activity provision failed: .*settings refused before loading/);
+  assert.equal(written(c).stoppedIn, 'provision', 'the result names the step the cell stopped in');
 });
 
 test('a ClickHouse.SYNTAX_ERROR is not retried (by its name in the retry policy); a MEMORY_LIMIT_EXCEEDED is', async () => {
@@ -198,6 +204,7 @@ test('a ClickHouse.SYNTAX_ERROR is not retried (by its name in the retry policy)
     'one attempt',
   );
   assert.match(written(c).error ?? '', /Syntax error/);
+  assert.equal(written(c).stoppedIn, 'create-schema');
 
   const d = cell();
   stubs.failWith = (activity, key, n) =>

@@ -1,0 +1,1 @@
+INSERT INTO {{table}} SELECT number FROM numbers({{rows}})

@@ -1,0 +1,1 @@
+SELECT count() FROM {{table}} WHERE n < 1000
