@@ -291,7 +291,10 @@ program
         .describe()
         .catch(() => undefined);
       if (!d)
-        fail(EXIT.invalid, `no run ${runId} in namespace ${cfg.namespace} on ${cfg.temporalAddress} (TEMPORAL_ADDRESS)`);
+        fail(
+          EXIT.invalid,
+          `no run ${runId} in namespace ${cfg.namespace} on ${cfg.temporalAddress} (TEMPORAL_ADDRESS)`,
+        );
       if (d.status.name === 'RUNNING') say(`following run ${runId} (Ctrl-C detaches; the run goes on)`);
       await follow(client, runId, { ...cfg, taskQueue: d.taskQueue });
     } finally {
@@ -310,7 +313,10 @@ program
       const handle = client.workflow.getHandle(runId);
       const d = await handle.describe().catch(() => undefined);
       if (!d)
-        fail(EXIT.invalid, `no run ${runId} in namespace ${cfg.namespace} on ${cfg.temporalAddress} (TEMPORAL_ADDRESS)`);
+        fail(
+          EXIT.invalid,
+          `no run ${runId} in namespace ${cfg.namespace} on ${cfg.temporalAddress} (TEMPORAL_ADDRESS)`,
+        );
       if (d.status.name !== 'RUNNING')
         fail(
           EXIT.invalid,

@@ -110,7 +110,13 @@ export interface CellCounts {
 /** Counts from the cell outcomes of a matrix result (`MatrixResult.cells[].status`). */
 export function countOutcomes(cells: readonly { status: string }[]): CellCounts {
   const n = (s: string) => cells.filter((c) => c.status === s).length;
-  return { total: cells.length, succeeded: n('succeeded'), failed: n('failed'), skipped: n('skipped'), cancelled: n('cancelled') };
+  return {
+    total: cells.length,
+    succeeded: n('succeeded'),
+    failed: n('failed'),
+    skipped: n('skipped'),
+    cancelled: n('cancelled'),
+  };
 }
 
 /** Counts from the matrix's `progress` answer (a closed run's, e.g. after a cancel). */
@@ -157,7 +163,11 @@ export async function runDurationMs(client: Client, runId: string): Promise<numb
  * The matrix's `progress` answer of a run (closed or not), or undefined when it cannot be queried
  * within `timeoutMs` (a closed workflow's query needs a worker to replay it).
  */
-export async function progressOf(client: Client, runId: string, timeoutMs = 10_000): Promise<MatrixProgress | undefined> {
+export async function progressOf(
+  client: Client,
+  runId: string,
+  timeoutMs = 10_000,
+): Promise<MatrixProgress | undefined> {
   let t: NodeJS.Timeout | undefined;
   try {
     return await Promise.race([

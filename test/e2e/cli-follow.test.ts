@@ -106,7 +106,9 @@ test('Ctrl-C on a terminal shows the cursor again and detaches; watch re-attache
     );
     assert.match(
       shown,
-      new RegExp(`detached — run ${runId} continues; follow with \`chbench watch ${runId}\`, cancel with \`chbench cancel ${runId}\``),
+      new RegExp(
+        `detached — run ${runId} continues; follow with \`chbench watch ${runId}\`, cancel with \`chbench cancel ${runId}\``,
+      ),
     );
     assert.equal(await status(runId), 'RUNNING', 'the run goes on');
   } finally {
