@@ -4,7 +4,7 @@
  * - library dirs (schema, lib, clickhouse, measure, results, temporal, cloud) are reusable code: they never
  *   import the things built on them (activities, workflows, targets, the worker/CLI/demo entry points);
  * - cloud/ (AWS facts, CloudWatch windows and metrics, cost) uses only schema/, lib/, the AWS SDK and zod;
- * - schema/ is the pure results and spec schema: only itself, zod and @temporalio/common;
+ * - schema/ is the pure results and spec schema: only itself, zod, @temporalio/common and fastest-levenshtein;
  * - workflow code runs in Temporal's deterministic sandbox: at run time it may only use schema/,
  *   workflows/ and the workflow SDK (`import type` from anywhere is fine, it is erased);
  * - no cycles; src/ never needs a devDependency at run time, nor a package missing from package.json.
@@ -35,10 +35,10 @@ module.exports = {
     {
       name: 'schema-not-pure',
       comment:
-        'src/schema is pure types and zod schemas that workflows, activities, the report and the CLI share: it imports only src/schema, zod and @temporalio/common.',
+        'src/schema is pure types and zod schemas that workflows, activities, the report and the CLI share: it imports only src/schema, zod, @temporalio/common and fastest-levenshtein (pure edit distance, for "did you mean" in spec errors).',
       severity: 'error',
       from: { path: '^src/schema/' },
-      to: { pathNot: '^(src/schema/|node_modules/(zod|@temporalio/common)/)' },
+      to: { pathNot: '^(src/schema/|node_modules/(zod|@temporalio/common|fastest-levenshtein)/)' },
     },
     {
       name: 'workflow-imports-non-deterministic-value',

@@ -4,6 +4,8 @@
  *
  *   chbench validate <spec>     check a run spec (exit 0 valid, 2 invalid)
  *   chbench run <spec>          start the benchmarkMatrix workflow, show progress, print the report path
+ *   chbench watch <runId>       attach to a run: the same progress as `run`, until it closes
+ *   chbench cancel <runId>      cancel a run, wait until it closed, print its report and how to resume
  *   chbench report <runId>      (re)render results/<runId>/report.md and report.html from the stored cell results
  *   chbench schedule …          create|list|describe|runs|trigger|pause|unpause|update|delete Temporal Schedules of a run spec
  *   chbench results sql|import|stop   the results database (embedded in <resultsDir>/db, or a ClickHouse server)
@@ -15,7 +17,8 @@
  *   chbench worker              run a worker on the chbench task queue
  *
  * Exit codes: 0 ok; 1 the run finished but some cells failed; 2 invalid spec or arguments;
- * 3 Temporal unreachable; 4 the workflow failed or was cancelled.
+ * 3 Temporal unreachable; 4 the workflow failed or was cancelled; 130 Ctrl-C while following a run
+ * (`run`, `watch`, `resume`, `cancel`): the CLI detached, the run goes on.
  */
 import { Command } from 'commander';
 import { existsSync } from 'node:fs';
@@ -27,7 +30,24 @@ import { checkSpec, chbenchVersion } from './activities/matrix/validate-spec';
 import { readSpecFile } from './lib/spec-file';
 import { expandMatrix, cellKey } from './schema/matrix';
 import { hostAddress, loadConfig } from './config';
-import { newRunId, runAndFollow, WorkflowFailedError } from './temporal/run-client';
+import { newRunId, followRun, liveWorkflowPollers, startRun, WorkflowFailedError } from './temporal/run-client';
+import { ProgressView } from './temporal/progress';
+import {
+  countOutcomes,
+  countProgress,
+  detachedLine,
+  detachOnInterrupt,
+  EXIT_DETACHED,
+  keptServerLines,
+  keptServers,
+  noWorkerLine,
+  nothingToResume,
+  progressOf,
+  runDurationMs,
+  say,
+  summaryLine,
+  watchForWorker,
+} from './cli/follow';
 import { renderReport } from './results/report';
 import { renderHtmlReport } from './results/report-html';
 import { seriesOf } from './activities/matrix/write-report';
@@ -38,7 +58,20 @@ import { registerScheduleCommands } from './cli/schedule';
 import { registerResultsCommands } from './cli/results';
 
 /** Exit codes. */
-export const EXIT = { ok: 0, cellsFailed: 1, invalid: 2, unreachable: 3, workflowFailed: 4 } as const;
+export const EXIT = {
+  ok: 0,
+  cellsFailed: 1,
+  invalid: 2,
+  unreachable: 3,
+  workflowFailed: 4,
+  detached: EXIT_DETACHED,
+} as const;
+
+const EXIT_HELP = `
+Exit codes: 0 ok; 1 the run finished but some cells failed; 2 invalid spec or arguments; 3 Temporal
+unreachable; 4 the run failed or was cancelled; 130 Ctrl-C while following a run (run, watch, resume,
+cancel): the CLI detached and the run goes on (\`chbench watch <runId>\` follows it again,
+\`chbench cancel <runId>\` stops it).`;
 
 function fail(code: number, msg: string): never {
   console.error(`chbench: ${msg}`);
@@ -71,7 +104,8 @@ const program = new Command('chbench')
   .version(chbenchVersion().version)
   .showHelpAfterError()
   // Usage errors exit 2 (1 means "cells failed").
-  .exitOverride((e) => process.exit(e.exitCode === 0 ? 0 : EXIT.invalid));
+  .exitOverride((e) => process.exit(e.exitCode === 0 ? 0 : EXIT.invalid))
+  .addHelpText('after', EXIT_HELP);
 
 program
   .command('validate <spec>')
@@ -89,7 +123,9 @@ program
 
 program
   .command('run <spec>')
-  .description('start a run (benchmarkMatrix workflow) and follow it; needs a running worker (`chbench worker`)')
+  .description(
+    'start a run (benchmarkMatrix workflow) and follow it; needs a running worker (`chbench worker`). Ctrl-C detaches (exit 130): the run goes on',
+  )
   .option('--run-id <id>', 'workflow id / run id (default <name>-<UTC timestamp>)')
   .option('--no-wait', 'print the run id and return once started')
   .action(async (file: string, o: { runId?: string; wait: boolean }) => {
@@ -106,25 +142,45 @@ program
       );
     const { client, connection, cfg } = await temporalClient();
     try {
+      await startRun(client, raw, runId, cfg.taskQueue);
       if (!o.wait) {
-        await client.workflow.start('benchmarkMatrix', { taskQueue: cfg.taskQueue, workflowId: runId, args: [raw] });
         console.log(runId);
+        const pollers = await liveWorkflowPollers(client, cfg.namespace, cfg.taskQueue).catch(() => 1);
+        if (!pollers) say(noWorkerLine(cfg));
         return;
       }
-      console.error(
-        `chbench: run ${runId} started on task queue ${cfg.taskQueue}; watch it in the Temporal Web UI, or: temporal workflow query --workflow-id ${runId} --type progress --address ${cfg.temporalAddress}`,
+      say(
+        `run ${runId} started on task queue ${cfg.taskQueue}; watch it in the Temporal Web UI, or: temporal workflow query --workflow-id ${runId} --type progress --address ${cfg.temporalAddress}`,
       );
-      await follow(client, raw, runId, cfg);
+      await follow(client, runId, cfg);
     } finally {
       await connection.close();
     }
   });
 
-/** Follow a started or starting run to its end and set the exit code. */
-async function follow(client: Client, raw: unknown, runId: string, cfg: ReturnType<typeof loadConfig>): Promise<void> {
-  const hint = setTimeout(() => void warnIfNoWorker(client, cfg), 10_000);
+/**
+ * Follow a started run to its end (progress on stderr, Ctrl-C detaches with exit 130), then say how
+ * it ended — report path (stdout), comparison, one-line summary, failed cells, kept servers, and
+ * after a cancel how to resume — and set the exit code. `how: 'cancel'` (the user cancelled it):
+ * a cancelled end exits 0.
+ */
+async function follow(
+  client: Client,
+  runId: string,
+  cfg: ReturnType<typeof loadConfig>,
+  how: 'run' | 'cancel' = 'run',
+): Promise<void> {
+  const view = new ProgressView({ stream: process.stderr });
+  const undoInt = detachOnInterrupt(
+    how === 'cancel'
+      ? `stopped waiting — the cancellation of run ${runId} goes on; follow it with \`chbench watch ${runId}\``
+      : detachedLine(runId),
+    view,
+  );
+  const stopWorkerCheck = watchForWorker(client, cfg);
   try {
-    const r = await runAndFollow(client, raw, runId, cfg.taskQueue);
+    const r = await followRun(client, runId, { view });
+    stopWorkerCheck();
     const failed = r.cells.filter((c) => c.status === 'failed');
     console.log(r.reportPath);
     const c = r.comparison;
@@ -132,39 +188,45 @@ async function follow(client: Client, raw: unknown, runId: string, cfg: ReturnTy
       console.error(
         `chbench: ${c.baselineRunId ? `compared with ${c.baselineRunId}` : 'not compared'}: ${c.verdict}${c.flagged.length ? `; first pass flagged ${c.flagged.join(', ')}, re-run confirmed ${c.confirmed.join(', ') || 'none'}` : ''}${c.note ? ` (${c.note})` : ''}`,
       );
+    say(`run ${runId}: ${summaryLine(countOutcomes(r.cells), await runDurationMs(client, runId))}`);
+    for (const l of keptServerLines(keptServers(path.dirname(r.reportPath)))) say(l);
     if (failed.length) {
       console.error(
-        `chbench: ${failed.length} cell(s) failed: ${failed.map((c) => c.cellKey).join(', ')} (see the report)`,
+        `chbench: ${failed.length} cell(s) failed: ${failed.map((c) => c.cellKey).join(', ')} (see the report); run them again with \`chbench resume ${runId}\``,
       );
       process.exitCode = EXIT.cellsFailed;
     }
   } catch (e) {
+    stopWorkerCheck();
     if (!(e instanceof WorkflowFailedError)) throw e;
     const { message, invalidSpec } = failureSummary(e);
     if (invalidSpec) fail(EXIT.invalid, `run ${runId} refused by the worker: ${message}`);
-    if ((e.cause as Error)?.name === 'CancelledFailure')
-      fail(EXIT.workflowFailed, `run ${runId} was cancelled: ${message}`);
+    if ((e.cause as Error)?.name === 'CancelledFailure') {
+      await sayCancelled(client, runId, message);
+      if (how === 'cancel') return;
+      process.exit(EXIT.workflowFailed);
+    }
     fail(EXIT.workflowFailed, `run ${runId} failed: ${message}`);
   } finally {
-    clearTimeout(hint);
+    undoInt();
   }
 }
 
-/** Tell the user when no worker polls the task queue (the run would wait forever). */
-async function warnIfNoWorker(client: Client, cfg: ReturnType<typeof loadConfig>): Promise<void> {
-  try {
-    const r = await client.workflowService.describeTaskQueue({
-      namespace: cfg.namespace,
-      taskQueue: { name: cfg.taskQueue },
-      taskQueueType: 1,
-    });
-    if (!r.pollers?.length)
-      console.error(
-        `chbench: no worker polls task queue "${cfg.taskQueue}" on ${cfg.temporalAddress}; start one with: chbench worker (same TEMPORAL_ADDRESS and CHBENCH_TASK_QUEUE)`,
-      );
-  } catch {
-    /* best effort */
+/**
+ * A cancelled run: its summary, its report (stdout too) and how to resume it, and the servers it kept.
+ * The report path comes from the matrix's `progress` answer, else from the cancellation message.
+ */
+async function sayCancelled(client: Client, runId: string, message: string): Promise<void> {
+  const p = await progressOf(client, runId);
+  const reportPath = p?.reportPath ?? /report written to (\S+)/.exec(message)?.[1];
+  const counts = p ? `: ${summaryLine(countProgress(p), await runDurationMs(client, runId))}` : '';
+  say(`run ${runId} was cancelled${counts}`);
+  if (reportPath) {
+    console.log(reportPath);
+    say(`report: ${reportPath}`);
   }
+  say(`resume it with \`chbench resume ${runId}\` (cells already measured are reused, the others run again)`);
+  if (reportPath) for (const l of keptServerLines(keptServers(path.dirname(reportPath)))) say(l);
 }
 
 /** Connect to Temporal or exit with EXIT.unreachable. */
@@ -193,6 +255,8 @@ program
     const specFile = path.join(runDir(o.resultsDir, runId), 'run-spec.json');
     if (!existsSync(specFile))
       fail(EXIT.invalid, `no run ${runId} under ${path.resolve(o.resultsDir)} (missing ${specFile})`);
+    const done = nothingToResume(runDir(o.resultsDir, runId));
+    if (done) return say(done);
     const raw = readSpecFile(specFile);
     const { client, connection, cfg } = await temporalClient();
     try {
@@ -204,10 +268,65 @@ program
       if (st === 'RUNNING')
         fail(
           EXIT.invalid,
-          `run ${runId} is still running; nothing to resume (cancel it first: temporal workflow cancel -w ${runId})`,
+          `run ${runId} is still running; nothing to resume (follow it with \`chbench watch ${runId}\`, or cancel it first with \`chbench cancel ${runId}\`)`,
         );
       console.error(`chbench: resuming ${runId} (spec ${specFile}); cells already measured are reused`);
-      await follow(client, raw, runId, cfg);
+      await startRun(client, raw, runId, cfg.taskQueue);
+      await follow(client, runId, cfg);
+    } finally {
+      await connection.close();
+    }
+  });
+
+program
+  .command('watch <runId>')
+  .description(
+    'attach to a run and show its progress as `chbench run` does, until it closes; Ctrl-C detaches (exit 130), the run goes on',
+  )
+  .action(async (runId: string) => {
+    const { client, connection, cfg } = await temporalClient();
+    try {
+      const d = await client.workflow
+        .getHandle(runId)
+        .describe()
+        .catch(() => undefined);
+      if (!d)
+        fail(
+          EXIT.invalid,
+          `no run ${runId} in namespace ${cfg.namespace} on ${cfg.temporalAddress} (TEMPORAL_ADDRESS)`,
+        );
+      if (d.status.name === 'RUNNING') say(`following run ${runId} (Ctrl-C detaches; the run goes on)`);
+      await follow(client, runId, { ...cfg, taskQueue: d.taskQueue });
+    } finally {
+      await connection.close();
+    }
+  });
+
+program
+  .command('cancel <runId>')
+  .description(
+    'cancel a run (its matrix workflow): running cells stop, results so far and the report are written; waits until it closed, then prints the report path and how to resume (exit 0). Ctrl-C stops waiting (exit 130), the cancellation goes on',
+  )
+  .action(async (runId: string) => {
+    const { client, connection, cfg } = await temporalClient();
+    try {
+      const handle = client.workflow.getHandle(runId);
+      const d = await handle.describe().catch(() => undefined);
+      if (!d)
+        fail(
+          EXIT.invalid,
+          `no run ${runId} in namespace ${cfg.namespace} on ${cfg.temporalAddress} (TEMPORAL_ADDRESS)`,
+        );
+      if (d.status.name !== 'RUNNING')
+        fail(
+          EXIT.invalid,
+          `run ${runId} is not running (${d.status.name.toLowerCase()}); nothing to cancel (its report: \`chbench report ${runId}\`; run what did not finish: \`chbench resume ${runId}\`)`,
+        );
+      await handle.cancel();
+      say(
+        `cancellation of run ${runId} requested; waiting for it to close (running steps stop, the results so far and the report are written)`,
+      );
+      await follow(client, runId, { ...cfg, taskQueue: d.taskQueue }, 'cancel');
     } finally {
       await connection.close();
     }

@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import { versionMatchesLabel } from './version';
 import { GridsSpec, SettingsProfile } from './grids';
+import { formatSpecIssue } from './spec-issues';
 
 /** Column codecs chbench knows how to apply. `LZ4` means the server default (no CODEC clause). */
 export const CODECS = ['LZ4', 'LZ4HC', 'ZSTD(1)', 'ZSTD(3)', 'ZSTD(6)', 'ZSTD(9)', 'NONE'] as const;
@@ -447,22 +448,11 @@ export function parseRunSpec(input: unknown): RunSpec {
     }
     return r.data;
   }
-  throw new SpecError(r.error.issues.map(formatIssue));
+  throw new SpecError(r.error.issues.map((i) => formatSpecIssue(i, RunSpec, input)));
 }
 
 /** ClickHouse version of the engine shipped in the pinned `chdb` npm package. */
 export const EMBEDDED_VERSION = '26.7.2.1';
-
-function formatIssue(i: z.core.$ZodIssue): string {
-  const path = i.path.length ? i.path.join('.') : '(root)';
-  if (i.code === 'unrecognized_keys') return `${path}: unknown key(s) ${i.keys.map((k) => `"${k}"`).join(', ')}`;
-  if (i.code === 'invalid_value') return `${path}: invalid value; allowed: ${i.values.map((v) => JSON.stringify(v)).join(', ')}`;
-  if (i.code === 'invalid_format' && i.format === 'url') return `${path}: ${i.message}; expected an http:// or https:// URL of the ClickHouse HTTP interface`;
-  if (i.code === 'invalid_union' && path.endsWith('target'))
-    return `${path}: ${i.message}; target.kind must be one of "embedded", "local", "external", "kubernetes"`;
-  return `${path}: ${i.message}`;
-}
-
 
 /** The run spec as a JSON Schema (draft 2020-12), describing what a user writes (input side, defaults shown). */
 export function runSpecJsonSchema(): Record<string, unknown> {

@@ -13,7 +13,7 @@
  * otherwise builds a line from whatever known fields exist, never failing on an unknown shape.
  */
 import cliProgress from 'cli-progress';
-import type { Client } from '@temporalio/client';
+import type { Client, WorkflowExecutionDescription } from '@temporalio/client';
 import type { Payload } from '@temporalio/common';
 import { optionalTsToMs } from '@temporalio/common/lib/time';
 import type { MatrixProgress } from '../schema/progress';
@@ -38,9 +38,12 @@ export interface CellSnapshot {
   activityType?: string;
   /** `scheduled` (waiting for a worker), `started`, `cancel-requested`, … */
   activityState?: string;
+  /** Attempt of the pending activity (1 = first try); during a retry's backoff, the attempt about to start. */
   attempt?: number;
-  /** Failure of the previous attempt, when retrying. */
+  /** Failure of the previous attempt, when retrying (`pendingActivities[].lastFailure.message`). */
   lastFailure?: string;
+  /** Epoch ms the next attempt is scheduled for, while waiting out a retry's backoff (`nextAttemptScheduleTime`). */
+  nextAttemptAt?: number;
   /** Decoded heartbeat details of the pending activity (undefined: none yet). */
   heartbeat?: unknown;
   /** Epoch ms of the last heartbeat (undefined: none yet). */
@@ -58,6 +61,11 @@ export interface RunSnapshot {
   takenAt: number;
   progress: MatrixProgress;
   cells: CellSnapshot[];
+  /**
+   * The matrix workflow's own pending step (validate, store, compare, report) when it is retrying
+   * (attempt > 1); its `cellKey` is `run`. Absent otherwise.
+   */
+  matrixStep?: CellSnapshot;
 }
 
 /** A heartbeat older than this is shown with its age, so a stuck step is visible. */
@@ -185,10 +193,11 @@ function textBar(f: number, width = 12): string {
 }
 
 /**
- * The line of one running cell: key, step (and activity type when it says more), attempt when
- * retrying, a bar when the heartbeat gives a fraction, the heartbeat line, and the heartbeat's age
- * when it is stale.
- * @example `v26.7-lz4  load (loadData) [###---------] 25 %: 2,500,000 / 10,000,000 rows written (25 %)`
+ * The line of one running cell: key, step (and activity type when it says more), a bar when the
+ * heartbeat gives a fraction, the heartbeat line, the heartbeat's age when it is stale, and while a
+ * step retries `attempt n: <the previous attempt's error>` (with the wait before the next try).
+ * @example `v26.7-lz4  load (loadData) [###---------]: 2,500,000 / 10,000,000 rows written (25 %)`
+ * @example `v26.7-lz4  provision — attempt 3: connect ECONNREFUSED 127.0.0.1:9000 — next try in 4 s`
  */
 export function cellLine(c: CellSnapshot, now: number): string {
   if (c.error) return `${c.cellKey}  ${c.step ?? '?'}: (cannot describe ${c.workflowId}: ${oneLine(c.error, 80)})`;
@@ -196,9 +205,9 @@ export function cellLine(c: CellSnapshot, now: number): string {
   const step = c.step ?? (typeof hbStep === 'string' ? hbStep : undefined) ?? c.activityType ?? 'between steps';
   let s = `${c.cellKey}  ${step}`;
   if (c.activityType && c.activityType !== step) s += ` (${c.activityType})`;
-  if (c.attempt && c.attempt > 1)
-    s += ` attempt ${c.attempt}${c.lastFailure ? ` after: ${oneLine(c.lastFailure, 60)}` : ''}`;
-  if (c.activityState === 'scheduled') s += ' — waiting for a worker';
+  const retrying = (c.attempt ?? 1) > 1;
+  const backoff = retrying && c.activityState === 'scheduled' && c.nextAttemptAt !== undefined && c.nextAttemptAt > now;
+  if (c.activityState === 'scheduled' && !retrying) s += ' — waiting for a worker';
   else if (c.activityState === 'cancel-requested') s += ' — cancelling';
   const f = heartbeatFraction(c.heartbeat);
   if (f !== undefined) s += ` ${textBar(f)}`;
@@ -206,6 +215,11 @@ export function cellLine(c: CellSnapshot, now: number): string {
   if (hb) s += `: ${hb}`;
   const age = heartbeatAge(c, now);
   if (age) s += ` — ${age}`;
+  if (retrying) {
+    s += ` — attempt ${c.attempt}${c.lastFailure ? `: ${oneLine(c.lastFailure, 100)}` : ''}`;
+    if (backoff) s += ` — next try in ${Math.ceil((c.nextAttemptAt! - now) / 1000)} s`;
+    else if (c.activityState === 'scheduled') s += ' — waiting for a worker';
+  }
   return s;
 }
 
@@ -223,7 +237,11 @@ export function overallLine(p: MatrixProgress): string {
 
 /** Every line of a snapshot: the overall line, then one per running cell (in the matrix's order). */
 export function renderSnapshot(s: RunSnapshot, now = s.takenAt): string[] {
-  return [overallLine(s.progress), ...s.cells.map((c) => `  ${cellLine(c, now)}`)];
+  return [
+    overallLine(s.progress),
+    ...s.cells.map((c) => `  ${cellLine(c, now)}`),
+    ...(s.matrixStep ? [`  ${cellLine(s.matrixStep, now)}`] : []),
+  ];
 }
 
 const ACTIVITY_STATES: Record<number, string> = {
@@ -243,9 +261,30 @@ async function decodeDetails(client: Client, payloads: Payload[] | null | undefi
   return dc.payloadConverter.fromPayload(p);
 }
 
+/** Fill `c` from a pending activity of a describe (`pendingActivities[]`): type, state, attempt, last failure, times, heartbeat. */
+async function fromPendingActivity(
+  client: Client,
+  c: CellSnapshot,
+  pa: NonNullable<WorkflowExecutionDescription['raw']['pendingActivities']>[number],
+): Promise<void> {
+  c.activityType = pa.activityType?.name ?? undefined;
+  c.activityState = ACTIVITY_STATES[Number(pa.state ?? 0)] ?? undefined;
+  c.attempt = pa.attempt ?? undefined;
+  if (pa.lastFailure?.message && (pa.attempt ?? 1) > 1) c.lastFailure = pa.lastFailure.message;
+  c.nextAttemptAt = optionalTsToMs(pa.nextAttemptScheduleTime);
+  c.lastHeartbeatAt = optionalTsToMs(pa.lastHeartbeatTime);
+  c.startedAt = optionalTsToMs(pa.lastStartedTime);
+  try {
+    c.heartbeat = await decodeDetails(client, pa.heartbeatDetails?.payloads as Payload[] | undefined);
+  } catch (e) {
+    c.heartbeat = `(heartbeat details not decodable: ${(e as Error).message})`;
+  }
+  for (const k of Object.keys(c) as (keyof CellSnapshot)[]) if (c[k] === undefined) delete c[k];
+}
+
 /**
  * Describe one running cell (its child workflow): step, pending activity, attempt, last failure,
- * heartbeat time and decoded details.
+ * next attempt time, heartbeat time and decoded details (Temporal `DescribeWorkflowExecution`).
  * @returns a snapshot with `error` set when the describe fails (never throws)
  */
 export async function describeCell(client: Client, runId: string, cellKey: string): Promise<CellSnapshot> {
@@ -255,19 +294,7 @@ export async function describeCell(client: Client, runId: string, cellKey: strin
     const step = d.typedSearchAttributes.get(PHASE);
     const pa = d.raw.pendingActivities?.[0];
     const c: CellSnapshot = { cellKey, workflowId, ...(step ? { step } : {}) };
-    if (!pa) return c;
-    c.activityType = pa.activityType?.name ?? undefined;
-    c.activityState = ACTIVITY_STATES[Number(pa.state ?? 0)] ?? undefined;
-    c.attempt = pa.attempt ?? undefined;
-    if (pa.lastFailure?.message && (pa.attempt ?? 1) > 1) c.lastFailure = pa.lastFailure.message;
-    c.lastHeartbeatAt = optionalTsToMs(pa.lastHeartbeatTime);
-    c.startedAt = optionalTsToMs(pa.lastStartedTime);
-    try {
-      c.heartbeat = await decodeDetails(client, pa.heartbeatDetails?.payloads as Payload[] | undefined);
-    } catch (e) {
-      c.heartbeat = `(heartbeat details not decodable: ${(e as Error).message})`;
-    }
-    for (const k of Object.keys(c) as (keyof CellSnapshot)[]) if (c[k] === undefined) delete c[k];
+    if (pa) await fromPendingActivity(client, c, pa);
     return c;
   } catch (e) {
     return { cellKey, workflowId, error: (e as Error).message ?? String(e) };
@@ -275,7 +302,25 @@ export async function describeCell(client: Client, runId: string, cellKey: strin
 }
 
 /**
- * A snapshot of a run: the matrix's `progress` query, then {@link describeCell} for each running cell.
+ * The matrix workflow's own pending step when it is retrying (attempt > 1), as a line keyed `run`;
+ * undefined when it has none, is on its first attempt, or cannot be described.
+ */
+export async function describeMatrixRetry(client: Client, runId: string): Promise<CellSnapshot | undefined> {
+  try {
+    const d = await client.workflow.getHandle(runId).describe();
+    const pa = d.raw.pendingActivities?.find((a) => (a.attempt ?? 1) > 1);
+    if (!pa) return undefined;
+    const c: CellSnapshot = { cellKey: 'run', workflowId: runId };
+    await fromPendingActivity(client, c, pa);
+    return c;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A snapshot of a run: the matrix's `progress` query, then {@link describeCell} for each running
+ * cell and {@link describeMatrixRetry} for the matrix's own retrying step.
  * @returns undefined when the matrix cannot be queried (not started yet, or closed)
  */
 export async function takeSnapshot(client: Client, runId: string): Promise<RunSnapshot | undefined> {
@@ -285,8 +330,11 @@ export async function takeSnapshot(client: Client, runId: string): Promise<RunSn
   } catch {
     return undefined;
   }
-  const cells = await Promise.all(progress.running.map((k) => describeCell(client, runId, k)));
-  return { runId, takenAt: Date.now(), progress, cells };
+  const [cells, matrixStep] = await Promise.all([
+    Promise.all(progress.running.map((k) => describeCell(client, runId, k))),
+    describeMatrixRetry(client, runId),
+  ]);
+  return { runId, takenAt: Date.now(), progress, cells, ...(matrixStep ? { matrixStep } : {}) };
 }
 
 /** Options of {@link ProgressView}. */
@@ -350,13 +398,14 @@ export class ProgressView {
     const rest = overallLine(p).split(' | ').slice(2).join(' | ');
     this.overall!.setTotal(Math.max(1, p.total));
     this.overall!.update(p.done, { phase: p.phase, rest });
-    const live = new Set(s.cells.map((c) => c.cellKey));
+    const lines = s.matrixStep ? [...s.cells, s.matrixStep] : s.cells;
+    const live = new Set(lines.map((c) => c.cellKey));
     for (const [k, bar] of this.cellBars)
       if (!live.has(k)) {
         this.multi.remove(bar);
         this.cellBars.delete(k);
       }
-    for (const c of s.cells) {
+    for (const c of lines) {
       const line = `  ${cellLine(c, now)}`;
       const bar = this.cellBars.get(c.cellKey);
       if (bar) bar.update(0, { line });
@@ -368,7 +417,9 @@ export class ProgressView {
     if (now - this.lastPrint < this.minIntervalMs && this.lastPrint !== 0) return;
     const lines = new Map<string, string>([
       ['', overallLine(s.progress)],
-      ...s.cells.map((c) => [c.cellKey, `  ${cellLine(c, now)}`] as [string, string]),
+      ...[...s.cells, ...(s.matrixStep ? [s.matrixStep] : [])].map(
+        (c) => [c.cellKey, `  ${cellLine(c, now)}`] as [string, string],
+      ),
     ]);
     const changed = [...lines].filter(([k, l]) => this.printed.get(k) !== l);
     if (!changed.length) return;

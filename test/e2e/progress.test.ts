@@ -121,7 +121,40 @@ test('cellLine: step, activity, attempt, bar, heartbeat, and the age only when s
       }),
       NOW,
     ),
-    'v26.7-lz4  queries-baseline (runQueries) attempt 3 after: socket hang up: query q2, run warm 2',
+    'v26.7-lz4  queries-baseline (runQueries): query q2, run warm 2 — attempt 3: socket hang up',
+  );
+  assert.equal(
+    cellLine(
+      cell({
+        step: 'provision',
+        activityType: 'provision',
+        activityState: 'scheduled',
+        attempt: 2,
+        lastFailure: 'connect ECONNREFUSED 127.0.0.1:9000',
+        nextAttemptAt: NOW + 1500,
+      }),
+      NOW,
+    ),
+    'v26.7-lz4  provision — attempt 2: connect ECONNREFUSED 127.0.0.1:9000 — next try in 2 s',
+    'waiting out a retry backoff is not "waiting for a worker"',
+  );
+  assert.equal(
+    renderSnapshot({
+      runId: 'r',
+      takenAt: NOW,
+      progress: matrix({ phase: 'report', running: [] }),
+      cells: [],
+      matrixStep: cell({
+        cellKey: 'run',
+        workflowId: 'r',
+        activityType: 'writeReport',
+        activityState: 'started',
+        attempt: 2,
+        lastFailure: 'EACCES: permission denied',
+      }),
+    }).join('\n'),
+    'cells 0/2 | report | 0 running, 0 failed, 0 skipped\n  run  writeReport — attempt 2: EACCES: permission denied',
+    "the matrix's own retrying step has its line",
   );
   assert.equal(
     cellLine(cell({ heartbeat: { step: 'quiesce' } }), NOW),

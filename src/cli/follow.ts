@@ -1,0 +1,279 @@
+/**
+ * What the CLI says while it follows a run (`chbench run`, `watch`, `resume`, `cancel`): that no
+ * worker polls the task queue, how to re-attach or cancel after Ctrl-C (exit 130, the run goes on),
+ * a one-line summary when the run closes, the report path and how to resume after a cancel, and the
+ * servers a run kept (`teardown: never`, or `on-success` with failed cells) with where they are.
+ */
+import { existsSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import type { Client } from '@temporalio/client';
+import { liveWorkflowPollers } from '../temporal/run-client';
+import type { ProgressView } from '../temporal/progress';
+import type { MatrixProgress } from '../schema/progress';
+import { readJsonIfExists } from '../results/store';
+
+/** Exit code after Ctrl-C: the CLI detached, the run goes on (128 + SIGINT, as a shell reports it). */
+export const EXIT_DETACHED = 130;
+
+/** Where a run's workflows live and are polled. */
+export interface RunPlace {
+  /** Temporal frontend `host:port` (`TEMPORAL_ADDRESS`). */
+  temporalAddress: string;
+  namespace: string;
+  /** Task queue of the run's workflows (`CHBENCH_TASK_QUEUE`). */
+  taskQueue: string;
+}
+
+/** Write one `chbench: …` line on stderr. */
+export function say(line: string): void {
+  process.stderr.write(`chbench: ${line}\n`);
+}
+
+/** The line printed when no worker polls the run's task queue. */
+export function noWorkerLine(place: RunPlace): string {
+  return `no worker is polling task queue \`${place.taskQueue}\` on ${place.temporalAddress}; start one with \`chbench worker\` (same TEMPORAL_ADDRESS and CHBENCH_TASK_QUEUE). The run waits for it; Ctrl-C detaches and leaves it queued.`;
+}
+
+/**
+ * Check at once, then every `everyMs`, whether a worker polls the run's workflow task queue
+ * ({@link liveWorkflowPollers}); say {@link noWorkerLine} once when none does, and
+ * `a worker is polling … now` when one comes. Stops checking once a worker was seen.
+ * Errors of the check are ignored (the run's own wait reports an unreachable server).
+ * @returns a function that stops the checks
+ */
+export function watchForWorker(client: Client, place: RunPlace, everyMs = 3000): () => void {
+  let stopped = false;
+  let warned = false;
+  let timer: NodeJS.Timeout | undefined;
+  const check = async (): Promise<void> => {
+    try {
+      const n = await liveWorkflowPollers(client, place.namespace, place.taskQueue);
+      if (stopped) return;
+      if (n > 0) {
+        if (warned) say(`a worker is polling task queue \`${place.taskQueue}\` now; the run goes on`);
+        stopped = true;
+        return;
+      }
+      if (!warned) say(noWorkerLine(place));
+      warned = true;
+    } catch {
+      /* best effort */
+    }
+    if (!stopped) timer = setTimeout(() => void check(), everyMs);
+  };
+  void check();
+  return () => {
+    stopped = true;
+    clearTimeout(timer);
+  };
+}
+
+/** The line printed on Ctrl-C while following run `runId`. */
+export function detachedLine(runId: string): string {
+  return `detached — run ${runId} continues; follow with \`chbench watch ${runId}\`, cancel with \`chbench cancel ${runId}\``;
+}
+
+/**
+ * On Ctrl-C (SIGINT): stop the progress view (cli-progress shows the cursor again), make sure the
+ * cursor is visible on a terminal, say `line`, and exit {@link EXIT_DETACHED}. The run is not touched.
+ * @returns a function that removes the handler
+ */
+export function detachOnInterrupt(line: string, view?: ProgressView): () => void {
+  const onInt = (): void => {
+    view?.stop();
+    if (process.stderr.isTTY) process.stderr.write('\x1B[?25h');
+    say(line);
+    process.exit(EXIT_DETACHED);
+  };
+  process.once('SIGINT', onInt);
+  return () => process.removeListener('SIGINT', onInt);
+}
+
+/** A duration for people: `850 ms`, `21 s`, `3 min 4 s`, `2 h 5 min`. */
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  const s = Math.round(ms / 1000);
+  if (s < 60) return `${s} s`;
+  if (s < 3600) return `${Math.floor(s / 60)} min ${s % 60} s`;
+  return `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`;
+}
+
+/** Counts of a closed run's cells by status, plus the cells never run (a cancelled run). */
+export interface CellCounts {
+  total: number;
+  succeeded: number;
+  failed: number;
+  skipped: number;
+  cancelled: number;
+}
+
+/** Counts from the cell outcomes of a matrix result (`MatrixResult.cells[].status`). */
+export function countOutcomes(cells: readonly { status: string }[]): CellCounts {
+  const n = (s: string) => cells.filter((c) => c.status === s).length;
+  return {
+    total: cells.length,
+    succeeded: n('succeeded'),
+    failed: n('failed'),
+    skipped: n('skipped'),
+    cancelled: n('cancelled'),
+  };
+}
+
+/** Counts from the matrix's `progress` answer (a closed run's, e.g. after a cancel). */
+export function countProgress(p: MatrixProgress): CellCounts {
+  return {
+    total: p.total,
+    succeeded: p.succeeded.length,
+    failed: p.failed.length,
+    skipped: p.skipped.length,
+    cancelled: p.cancelled.length,
+  };
+}
+
+/**
+ * The run's one-line summary: `2/2 succeeded in 21 s`, `1/2 succeeded, 1 failed in 3 min 4 s`,
+ * `0/2 succeeded, 1 cancelled, 1 not run in 12 s` (`in …` left out when the duration is unknown).
+ */
+export function summaryLine(c: CellCounts, durationMs?: number): string {
+  const notRun = c.total - c.succeeded - c.failed - c.skipped - c.cancelled;
+  const parts = [
+    `${c.succeeded}/${c.total} succeeded`,
+    ...(c.failed ? [`${c.failed} failed`] : []),
+    ...(c.skipped ? [`${c.skipped} skipped`] : []),
+    ...(c.cancelled ? [`${c.cancelled} cancelled`] : []),
+    ...(notRun > 0 ? [`${notRun} not run`] : []),
+  ];
+  return `${parts.join(', ')}${durationMs !== undefined ? ` in ${formatDuration(durationMs)}` : ''}`;
+}
+
+/**
+ * Wall time of the run's (last) execution, ms: Temporal's `startTime` to `closeTime` of
+ * `DescribeWorkflowExecution`; undefined while it runs or when it cannot be described.
+ */
+export async function runDurationMs(client: Client, runId: string): Promise<number | undefined> {
+  try {
+    const d = await client.workflow.getHandle(runId).describe();
+    return d.closeTime ? d.closeTime.getTime() - d.startTime.getTime() : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The matrix's `progress` answer of a run (closed or not), or undefined when it cannot be queried
+ * within `timeoutMs` (a closed workflow's query needs a worker to replay it).
+ */
+export async function progressOf(
+  client: Client,
+  runId: string,
+  timeoutMs = 10_000,
+): Promise<MatrixProgress | undefined> {
+  let t: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      client.workflow.getHandle(runId).query<MatrixProgress>('progress'),
+      new Promise<undefined>((r) => (t = setTimeout(() => r(undefined), timeoutMs))),
+    ]);
+  } catch {
+    return undefined;
+  } finally {
+    clearTimeout(t);
+  }
+}
+
+/** A server a run left running, from its cell's `provision.json` (no `teardown.json` beside it). */
+export interface KeptServer {
+  cellKey: string;
+  /** Target kind (`embedded`, `local`, `external`, `kubernetes`). */
+  kind: string;
+  /** Base URL of its HTTP interface, as provisioned. */
+  url: string;
+  /** PID of the server process (embedded, local). */
+  pid?: number;
+  /** Its data directory (embedded, local). */
+  dataDir?: string;
+  /** `namespace/pod` (kubernetes). */
+  pod?: string;
+  /** The provision record it was read from. */
+  record: string;
+}
+
+/**
+ * The servers of run directory `dir` that were provisioned and not torn down: each cell of
+ * `run.json` (else each folder under `cells/`) with a `provision.json` and no `teardown.json`.
+ * Reads the files as plain JSON (fields `target.kind/url/pid/dataDir/kubernetes`), so records of
+ * other chbench versions still list; unreadable records are left out.
+ */
+export function keptServers(dir: string): KeptServer[] {
+  const cellsDir = path.join(dir, 'cells');
+  const run = readJsonIfExists<{ cells?: string[] }>(path.join(dir, 'run.json'));
+  const keys = run?.cells ?? (existsSync(cellsDir) ? readdirSync(cellsDir) : []);
+  const out: KeptServer[] = [];
+  for (const k of keys) {
+    const cd = path.join(cellsDir, k);
+    const record = path.join(cd, 'provision.json');
+    if (!existsSync(record) || existsSync(path.join(cd, 'teardown.json'))) continue;
+    try {
+      const p = readJsonIfExists<{
+        target?: {
+          kind?: string;
+          url?: string;
+          pid?: number;
+          dataDir?: string;
+          kubernetes?: { namespace?: string; pod?: string; pvc?: string };
+        };
+      }>(record);
+      const t = p?.target;
+      if (!t?.kind) continue;
+      const kube = t.kubernetes;
+      const podName = kube?.pod;
+      out.push({
+        cellKey: k,
+        kind: t.kind,
+        url: t.url ?? '?',
+        ...(t.pid !== undefined ? { pid: t.pid } : {}),
+        ...(t.dataDir ? { dataDir: t.dataDir } : {}),
+        ...(podName ? { pod: `${kube?.namespace ?? '?'}/${podName}${kube?.pvc ? ` (PVC ${kube.pvc})` : ''}` } : {}),
+        record,
+      });
+    } catch {
+      /* unreadable record: not listed */
+    }
+  }
+  return out;
+}
+
+/** Lines listing {@link keptServers} (none when the list is empty). */
+export function keptServerLines(servers: readonly KeptServer[]): string[] {
+  if (!servers.length) return [];
+  return [
+    `${servers.length} server(s) kept running (not torn down); remove them with \`chbench gc\`${servers.some((s) => s.kind === 'kubernetes') ? ' (pods: `chbench gc --kubernetes`)' : ''} once the run is closed:`,
+    ...servers.map(
+      (s) =>
+        `  ${s.cellKey}: ${s.kind} at ${s.url}${[
+          s.pid !== undefined ? `pid ${s.pid}` : '',
+          s.dataDir ? `data dir ${s.dataDir}` : '',
+          s.pod ? `pod ${s.pod}` : '',
+        ]
+          .filter(Boolean)
+          .map((x, i) => (i ? `, ${x}` : ` (${x}`))
+          .join('')}${s.pid !== undefined || s.dataDir || s.pod ? ')' : ''}; recorded in ${s.record}`,
+    ),
+  ];
+}
+
+/**
+ * Why run directory `dir` has nothing to resume, or undefined when it has: its `run.json` says the
+ * run completed (`status`, set by the report step) and every cell's `result.json` says succeeded or
+ * skipped (the cells resume would reuse).
+ */
+export function nothingToResume(dir: string): string | undefined {
+  const run = readJsonIfExists<{ runId?: string; status?: string; cells?: string[] }>(path.join(dir, 'run.json'));
+  if (!run?.cells?.length || run.status !== 'completed') return undefined;
+  const statuses = run.cells.map(
+    (k) => readJsonIfExists<{ status?: string }>(path.join(dir, 'cells', k, 'result.json'))?.status,
+  );
+  if (!statuses.every((s) => s === 'succeeded' || s === 'skipped')) return undefined;
+  const skipped = statuses.filter((s) => s === 'skipped').length;
+  return `nothing to resume: run ${run.runId ?? path.basename(dir)} completed and all ${statuses.length} cell(s) finished (${statuses.length - skipped} succeeded${skipped ? `, ${skipped} skipped` : ''}); report: ${path.join(dir, 'report.md')}`;
+}

@@ -1,0 +1,88 @@
+/**
+ * The pure parts of what the CLI says when a run ends: the one-line summary and its durations, the
+ * servers a run kept (read from its cells' provision records), and when a resume has nothing to do.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import {
+  countOutcomes,
+  formatDuration,
+  keptServerLines,
+  keptServers,
+  nothingToResume,
+  summaryLine,
+} from '../../src/cli/follow';
+
+test('summaryLine: succeeded of total, then what else happened, then the duration', () => {
+  assert.equal(
+    summaryLine(countOutcomes([{ status: 'succeeded' }, { status: 'succeeded' }]), 21_400),
+    '2/2 succeeded in 21 s',
+  );
+  assert.equal(
+    summaryLine(countOutcomes([{ status: 'succeeded' }, { status: 'failed' }, { status: 'skipped' }]), 184_000),
+    '1/3 succeeded, 1 failed, 1 skipped in 3 min 4 s',
+  );
+  assert.equal(
+    summaryLine({ total: 3, succeeded: 0, failed: 0, skipped: 0, cancelled: 1 }, 7_260_000),
+    '0/3 succeeded, 1 cancelled, 2 not run in 2 h 1 min',
+  );
+  assert.equal(summaryLine(countOutcomes([{ status: 'succeeded' }])), '1/1 succeeded');
+  assert.equal(formatDuration(850), '850 ms');
+});
+
+test('keptServers: cells provisioned and not torn down, with where they are; nothing to resume only when all finished', () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'chbench-follow-'));
+  try {
+    const cell = (k: string, files: Record<string, unknown>) => {
+      mkdirSync(path.join(dir, 'cells', k), { recursive: true });
+      for (const [f, v] of Object.entries(files)) writeFileSync(path.join(dir, 'cells', k, f), JSON.stringify(v));
+    };
+    const target = { kind: 'embedded', url: 'http://127.0.0.1:41000', pid: 4242, dataDir: '/tmp/d1' };
+    cell('a', { 'provision.json': { target }, 'result.json': { status: 'succeeded' } });
+    cell('b', {
+      'provision.json': { target: { ...target, pid: 1 } },
+      'teardown.json': {},
+      'result.json': { status: 'succeeded' },
+    });
+    cell('c', {
+      'provision.json': {
+        target: {
+          kind: 'kubernetes',
+          url: 'http://10.0.0.7:8123',
+          kubernetes: { namespace: 'bench-database', pod: 'chb-c', pvc: 'chb-c-data' },
+        },
+      },
+      'result.json': { status: 'failed' },
+    });
+    writeFileSync(
+      path.join(dir, 'run.json'),
+      JSON.stringify({ runId: 'r1', status: 'completed', cells: ['a', 'b', 'c'] }),
+    );
+    const kept = keptServers(dir);
+    assert.deepEqual(
+      kept.map((k) => k.cellKey),
+      ['a', 'c'],
+    );
+    assert.deepEqual(keptServerLines(kept), [
+      '2 server(s) kept running (not torn down); remove them with `chbench gc` (pods: `chbench gc --kubernetes`) once the run is closed:',
+      `  a: embedded at http://127.0.0.1:41000 (pid 4242, data dir /tmp/d1); recorded in ${path.join(dir, 'cells', 'a', 'provision.json')}`,
+      `  c: kubernetes at http://10.0.0.7:8123 (pod bench-database/chb-c (PVC chb-c-data)); recorded in ${path.join(dir, 'cells', 'c', 'provision.json')}`,
+    ]);
+    assert.equal(nothingToResume(dir), undefined, 'cell c failed: resume runs it again');
+    cell('c', { 'result.json': { status: 'skipped' } });
+    assert.equal(
+      nothingToResume(dir),
+      `nothing to resume: run r1 completed and all 3 cell(s) finished (2 succeeded, 1 skipped); report: ${path.join(dir, 'report.md')}`,
+    );
+    writeFileSync(
+      path.join(dir, 'run.json'),
+      JSON.stringify({ runId: 'r1', status: 'cancelled', cells: ['a', 'b', 'c'] }),
+    );
+    assert.equal(nothingToResume(dir), undefined, 'a cancelled run is resumed (its report and comparison are redone)');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
