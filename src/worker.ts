@@ -3,7 +3,7 @@
  * registers the workflows (bundled from `./workflows`) and the activities built from real
  * dependencies, and polls the `chbench` task queue.
  */
-import { NativeConnection, Worker, Runtime, DefaultLogger, type LogLevel } from '@temporalio/worker';
+import { NativeConnection, Worker, Runtime, DefaultLogger, type LogEntry, type LogLevel } from '@temporalio/worker';
 import { createActivities } from './activities';
 import { loadConfig, logLevel, type Config } from './config';
 import { ensureSearchAttributes } from './temporal/search-attribute-registry';
@@ -13,6 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { createHash } from 'node:crypto';
+import { inspect } from 'node:util';
 import { hostTaskQueue, workerIdentity } from './schema/host';
 
 export { ensureSearchAttributes } from './temporal/search-attribute-registry';
@@ -67,6 +68,23 @@ function workflowCode(): { workflowBundle: { codePath: string } } | { workflowsP
 let runtimeInstalled = false;
 
 /**
+ * SDK lines a chbench worker leaves out: its start-up and shutdown chatter (state changes, "no Nexus
+ * services", and the host queue's expected "no workflows registered") — `chbench worker` prints its own
+ * line saying which queues it polls. Everything else goes out as the SDK's default logger writes it.
+ */
+const ROUTINE_SDK_LINES = [/^Worker state changed$/, /^No Nexus services registered/, /^No workflows registered/];
+
+/** Log sink of the worker's runtime: the SDK's default format, without {@link ROUTINE_SDK_LINES}. */
+function quietStartLog(entry: LogEntry): void {
+  if (entry.meta?.sdkComponent === 'worker' && ROUTINE_SDK_LINES.some((r) => r.test(entry.message))) return;
+  const { level, timestampNanos, message, meta } = entry;
+  const at = new Date(Number(timestampNanos / 1_000_000n)).toISOString();
+  process.stderr.write(
+    `${at} [${level}] ${message}${meta === undefined ? '' : ` ${inspect(meta, { breakLength: Infinity })}`}\n`,
+  );
+}
+
+/**
  * Install the SDK runtime with a log level (`CHBENCH_LOG_LEVEL`, default INFO for `chbench worker`,
  * WARN for the demo and tests: see `config.ts`). Must run before the first connection; later calls are ignored.
  * @throws Error when `CHBENCH_LOG_LEVEL` is set to something other than a level name (default only)
@@ -75,7 +93,7 @@ export function installRuntime(level: LogLevel = logLevel('INFO')): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
   try {
-    Runtime.install({ logger: new DefaultLogger(level) });
+    Runtime.install({ logger: new DefaultLogger(level, quietStartLog) });
   } catch {
     /* already installed by the embedding program */
   }
@@ -160,6 +178,7 @@ export async function createWorker(
 
 /** Run a worker until SIGINT/SIGTERM (graceful shutdown: running activities are not torn down). */
 export async function runWorker(cfg: Config = loadConfig()): Promise<void> {
+  installRuntime();
   const { worker, connection } = await createWorker(cfg);
   console.error(
     `chbench worker: task queues ${cfg.taskQueue} and ${worker.hostTaskQueue} (this host's) on ${cfg.temporalAddress} (namespace ${cfg.namespace})`,
