@@ -27,6 +27,8 @@ import {
   type ConcurrencyStepRecord,
 } from '../schema/results';
 import { insertPoints } from '../schema/grids';
+import { attemptsByPhase, readAttemptLog } from './support/attempt-log';
+import { activityIdentity } from '../temporal/activity-context';
 
 import { CELL_COUNTERS as KEY_EVENTS } from '../measure/validity';
 
@@ -112,6 +114,12 @@ export function createWriteCellResult() {
       const start = read<MetricsSnapshot>('metrics-start.json');
       const end = read<MetricsSnapshot>('metrics-end.json');
       const provision = read<ProvisionRecord>('provision.json');
+      // Every attempt of this execution of the cell, as its activities logged them.
+      const attemptLog = attemptsByPhase(readAttemptLog(dir, activityIdentity()?.runId));
+      // A step that failed is counted by the workflow as at least one attempt; the log knows how many ran.
+      const attempts: Record<string, number> = { ...(outcome.attempts ?? {}) };
+      for (const [phase, recs] of Object.entries(attemptLog))
+        attempts[phase] = Math.max(attempts[phase] ?? 0, ...recs.map((r) => r.attempt));
       const result: CellResult = {
         schema: CELL_RESULT_SCHEMA,
         runId: cell.runId,
@@ -124,7 +132,8 @@ export function createWriteCellResult() {
         status: outcome.status,
         ...(outcome.error ? { error: outcome.error } : {}),
         ...(outcome.skipReason ? { skip_reason: outcome.skipReason } : {}),
-        attempts: outcome.attempts ?? {},
+        attempts,
+        ...(Object.keys(attemptLog).length ? { attempt_log: attemptLog } : {}),
         target_restarts: outcome.targetRestarts ?? [],
         written_at: new Date().toISOString(),
         ...(outcome.startedAt ? { started_at: outcome.startedAt } : {}),

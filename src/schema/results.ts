@@ -928,6 +928,39 @@ export const ConcurrencyStepRecord = z
   .loose();
 export type ConcurrencyStepRecord = z.infer<typeof ConcurrencyStepRecord>;
 
+/**
+ * One attempt of a cell step's activity, as the activity itself saw it (`attempts.jsonl` in the cell
+ * folder, written by `src/activities/support/attempt-log.ts`; collected into `result.json` by
+ * writeCellResult). Times are the worker's clock.
+ */
+export const AttemptRecord = z.object({
+  /** The cell phase (`provision`, `create-schema`, `load`, `queries-baseline`, … as in `CELL_STEPS`). */
+  phase: z.string(),
+  /** The activity (`provision`, `createSchema`, `runQueries`, …). */
+  activity: z.string(),
+  /** Temporal's attempt number of the activity (`Context.info.attempt`, 1 = first). */
+  attempt: z.number(),
+  /** ISO time the attempt started and ended on the worker. */
+  started_at: z.string(),
+  ended_at: z.string(),
+  /** `ended_at − started_at`, ms (worker wall clock). */
+  duration_ms: z.number(),
+  outcome: z.enum(['succeeded', 'failed', 'cancelled']),
+  /** The failure's type (`VersionMismatch`, `ClickHouse.SYNTAX_ERROR`, `Error`, …) when it failed. */
+  failure_type: z.string().optional(),
+  /** The failure's message (first 2,000 characters) when it failed. */
+  error: z.string().optional(),
+  /**
+   * Whether Temporal may retry after this failure: false when the failure is non-retryable or its
+   * type is in the cell steps' `nonRetryableErrorTypes` (`NON_RETRYABLE`); a retryable failure
+   * of the last allowed attempt is not retried either (`attempts` says how many ran).
+   */
+  retryable: z.boolean().optional(),
+  /** The Temporal workflow run (execution) the attempt belongs to; a cell run again starts a new log. */
+  workflow_run_id: z.string().optional(),
+});
+export type AttemptRecord = z.infer<typeof AttemptRecord>;
+
 export const CellResult = z.object({
   /** {@link CELL_RESULT_SCHEMA}. */
   schema: z.literal(CELL_RESULT_SCHEMA),
@@ -945,6 +978,11 @@ export const CellResult = z.object({
   skip_reason: z.string().optional(),
   /** Attempts each step took (1 = first try); > 1 means the figures of that step come from a retry. */
   attempts: z.record(z.string(), z.number()),
+  /**
+   * Every attempt of every step by phase, in the order they ran, with each failed attempt's error and
+   * its times (absent in results written before attempts were logged).
+   */
+  attempt_log: z.record(z.string(), z.array(AttemptRecord)).optional(),
   /** Times the server was lost and provisioned again, with the step it happened in. */
   target_restarts: z.array(z.object({ step: z.string(), error: z.string() })),
   /** ISO time the record was written. */
