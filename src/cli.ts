@@ -5,6 +5,7 @@
  *   chbench validate <spec>     check a run spec (exit 0 valid, 2 invalid)
  *   chbench run <spec>          start the benchmarkMatrix workflow, show progress, print the report path
  *   chbench report <runId>      (re)render results/<runId>/report.md and report.html from the stored cell results
+ *                               (<runId>: the run id, its folder name, or a scheduled run's workflow id)
  *   chbench schedule …          create|list|describe|runs|trigger|pause|unpause|update|delete Temporal Schedules of a run spec
  *   chbench results sql|import|stop   the results database (embedded in <resultsDir>/db, or a ClickHouse server)
  *   chbench export --format clickbench|jsonl|csv <runId>   a run's results for other tools
@@ -36,6 +37,8 @@ import { registerCompareCommand } from './cli/compare';
 import { collectGarbage, collectKubernetesGarbage, type KubeGcScope } from './targets/gc';
 import { registerScheduleCommands } from './cli/schedule';
 import { registerResultsCommands } from './cli/results';
+import { findStoredRun, type StoredRun } from './cli/run-folder';
+import { runIdProblem } from './schema/run-id';
 
 /** Exit codes. */
 export const EXIT = { ok: 0, cellsFailed: 1, invalid: 2, unreachable: 3, workflowFailed: 4 } as const;
@@ -99,6 +102,9 @@ program
         'chbench: baseline.from is previous-scheduled, but `chbench run` does not start a schedule: this run will have no baseline (verdict no-baseline). Start it from a schedule (`chbench schedule create … && chbench schedule trigger …`) or name a run (`baseline: { from: run, run: <runId> }`).',
       );
     const runId = o.runId ?? newRunId(spec.name);
+    // The run id names the run's folder and its cells' workflows: one id everywhere, refused here if it cannot.
+    const bad = runIdProblem(runId);
+    if (bad) fail(EXIT.invalid, `--run-id ${JSON.stringify(runId)}: ${bad}`);
     if (existsSync(path.join(runDir(spec.resultsDir, runId), 'run.json')))
       fail(
         EXIT.invalid,
@@ -187,27 +193,33 @@ async function temporalClient(): Promise<{
 
 program
   .command('resume <runId>')
-  .description('run again the failed or missing cells of a run; finished cells are reused from the results store')
+  .description(
+    'run again the failed or missing cells of a run (its run id, folder name, or a scheduled run\'s workflow id); finished cells are reused from the results store',
+  )
   .option('--results-dir <dir>', 'results directory', 'results')
-  .action(async (runId: string, o: { resultsDir: string }) => {
-    const specFile = path.join(runDir(o.resultsDir, runId), 'run-spec.json');
-    if (!existsSync(specFile))
-      fail(EXIT.invalid, `no run ${runId} under ${path.resolve(o.resultsDir)} (missing ${specFile})`);
+  .action(async (given: string, o: { resultsDir: string }) => {
+    const run = storedRunOrFail(o.resultsDir, given);
+    // The run's own workflow id (a scheduled run's has ':' where its folder has '_'), never what was typed.
+    const { runId, workflowId } = run;
+    const specFile = path.join(run.dir, 'run-spec.json');
+    if (!existsSync(specFile)) fail(EXIT.invalid, `run ${runId} cannot be resumed: ${specFile} is missing`);
     const raw = readSpecFile(specFile);
     const { client, connection, cfg } = await temporalClient();
     try {
       const st = await client.workflow
-        .getHandle(runId)
+        .getHandle(workflowId)
         .describe()
         .then((d) => d.status.name)
         .catch(() => 'NOT_FOUND');
       if (st === 'RUNNING')
         fail(
           EXIT.invalid,
-          `run ${runId} is still running; nothing to resume (cancel it first: temporal workflow cancel -w ${runId})`,
+          `run ${runId} is still running; nothing to resume (cancel it first: temporal workflow cancel -w ${workflowId})`,
         );
-      console.error(`chbench: resuming ${runId} (spec ${specFile}); cells already measured are reused`);
-      await follow(client, raw, runId, cfg);
+      console.error(
+        `chbench: resuming ${runId}${workflowId !== runId ? ` (workflow ${workflowId})` : ''} (spec ${specFile}); cells already measured are reused`,
+      );
+      await follow(client, raw, workflowId, cfg);
     } finally {
       await connection.close();
     }
@@ -304,10 +316,8 @@ program
   .description('render results/<runId>/report.md and report.html again from the stored cell results')
   .option('--results-dir <dir>', 'results directory', 'results')
   .option('--print', 'also print the report to stdout')
-  .action(async (runId: string, o: { resultsDir: string; print?: boolean }) => {
-    const dir = runDir(o.resultsDir, runId);
-    if (!existsSync(path.join(dir, 'run.json')))
-      fail(EXIT.invalid, `no run ${runId} under ${path.resolve(o.resultsDir)} (missing ${path.join(dir, 'run.json')})`);
+  .action(async (given: string, o: { resultsDir: string; print?: boolean }) => {
+    const { dir } = storedRunOrFail(o.resultsDir, given);
     let md = '';
     try {
       md = renderReport(dir);
@@ -323,6 +333,22 @@ program
     if (o.print) console.log(md);
     else console.log(`${file}\n${path.join(dir, 'report.html')}`);
   });
+
+/** The stored run `given` names (run id, folder name or workflow id), or exit with EXIT.invalid. */
+function storedRunOrFail(resultsDir: string, given: string): StoredRun {
+  let run: StoredRun | undefined;
+  try {
+    run = findStoredRun(resultsDir, given);
+  } catch (e) {
+    fail(EXIT.invalid, `cannot read run ${given}: ${(e as Error).message}`);
+  }
+  if (!run)
+    fail(
+      EXIT.invalid,
+      `no run ${given} under ${path.resolve(resultsDir)} (missing ${path.join(runDir(resultsDir, given), 'run.json')})`,
+    );
+  return run;
+}
 
 program
   .command('worker')

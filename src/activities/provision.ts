@@ -152,7 +152,7 @@ export function createProvision(deps: ProvisionDeps) {
       const target = await keepAliveDuring(
         'provision',
         // The label records where this workflow lives, so gc asks that server (see src/targets/gc.ts).
-        currentOwner(deps, cell.runId).then((owner) =>
+        currentOwner(deps, cell.matrixWorkflowId ?? cell.runId).then((owner) =>
           provisionTarget(cell.target, {
             runId: cell.runId,
             cellKey: cell.cellKey,

@@ -1024,6 +1024,17 @@ export type CellResult = z.infer<typeof CellResult>;
 export const ChbenchVersion = z.object({ version: z.string(), commit: z.string().nullable() });
 export type ChbenchVersion = z.infer<typeof ChbenchVersion>;
 
+/** A workload's files as a run read them (`src/lib/workload-hash.ts`). */
+export const WorkloadFingerprint = z.object({
+  /** The workload's name (`sql/workloads/<name>/`). */
+  name: z.string(),
+  /** SHA-256 (hex) over the lines `<file> <sha256>` of `files`, sorted by file. */
+  sha256: z.string(),
+  /** SHA-256 (hex) of each file's bytes by path in the workload folder: manifest, schema, load, queries, index. */
+  files: z.record(z.string(), z.string()),
+});
+export type WorkloadFingerprint = z.infer<typeof WorkloadFingerprint>;
+
 /** Schema id of `run.json`. */
 export const RUN_RECORD_SCHEMA = 'chbench.run/v1';
 
@@ -1032,9 +1043,23 @@ export const RUN_RECORD_SCHEMA = 'chbench.run/v1';
  */
 export const RunRecord = z.object({
   schema: z.literal(RUN_RECORD_SCHEMA),
+  /** The run id: the folder's name, the cells' child workflow id prefix (`src/schema/run-id.ts`). */
   runId: z.string(),
+  /**
+   * The Temporal workflow id of the run's matrix: the run id, or for a scheduled run the id Temporal
+   * gave it (`<scheduleId>-<RFC 3339 time>`, with `:`). `chbench resume` starts this id again.
+   * Absent in records written before it was recorded (then it is `runId`).
+   */
+  workflowId: z.string().optional(),
   /** Which chbench produced these results (validity rules change between versions). */
   chbench: ChbenchVersion,
+  /**
+   * The workload's files when the run first started; a resume with other files is refused. Absent in
+   * records written before it was recorded.
+   */
+  workload_files: WorkloadFingerprint.optional(),
+  /** The chbench of each start (the first, then each resume), with its ISO time; absent in older records. */
+  starts: z.array(z.object({ at: z.string(), chbench: ChbenchVersion })).optional(),
   /** ISO time of the first start. */
   startedAt: z.string(),
   /** The run spec as parsed when the run started (defaults filled in). */

@@ -276,6 +276,7 @@ export async function describeCell(client: Client, runId: string, cellKey: strin
 
 /**
  * A snapshot of a run: the matrix's `progress` query, then {@link describeCell} for each running cell.
+ * @param runId the matrix's workflow id
  * @returns undefined when the matrix cannot be queried (not started yet, or closed)
  */
 export async function takeSnapshot(client: Client, runId: string): Promise<RunSnapshot | undefined> {
@@ -285,7 +286,8 @@ export async function takeSnapshot(client: Client, runId: string): Promise<RunSn
   } catch {
     return undefined;
   }
-  const cells = await Promise.all(progress.running.map((k) => describeCell(client, runId, k)));
+  // The cells' workflows are `<run id>/<cellKey>`: the run id the matrix reports (a scheduled run's is its workflow id made folder-safe).
+  const cells = await Promise.all(progress.running.map((k) => describeCell(client, progress.runId ?? runId, k)));
   return { runId, takenAt: Date.now(), progress, cells };
 }
 

@@ -142,7 +142,7 @@ describe('local target (ClickHouse server binary per cell)', { timeout: 240_000 
   it('a missing binary, or a version without one, is MissingBinary (non-retryable)', async () => {
     for (const attempt of [
       () => provisionLocal({ ...req, cellKey: 'cell:missing' }, path.join(workDir, 'no', 'clickhouse-server')),
-      () =>
+      async () =>
         localTarget.provision({ kind: 'local', binaries: { '18.16': serverBinary() } } as never, {
           ...req,
           cellKey: 'cell:nolabel',
