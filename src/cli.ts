@@ -194,7 +194,7 @@ async function temporalClient(): Promise<{
 program
   .command('resume <runId>')
   .description(
-    'run again the failed or missing cells of a run (its run id, folder name, or a scheduled run\'s workflow id); finished cells are reused from the results store',
+    "run again the failed or missing cells of a run (its run id, folder name, or a scheduled run's workflow id); finished cells are reused from the results store",
   )
   .option('--results-dir <dir>', 'results directory', 'results')
   .action(async (given: string, o: { resultsDir: string }) => {

@@ -34,7 +34,7 @@ export function findStoredRun(resultsDir: string, given: string): StoredRun | un
   try {
     rec = JSON.parse(readFileSync(file, 'utf8')) as typeof rec;
   } catch (e) {
-    throw new Error(`${file} is not JSON: ${(e as Error).message}`);
+    throw new Error(`${file} is not JSON: ${(e as Error).message}`, { cause: e });
   }
   if (typeof rec.runId !== 'string' || !rec.runId) throw new Error(`${file} has no runId`);
   return {

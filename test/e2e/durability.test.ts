@@ -184,7 +184,12 @@ test("chbench resume refuses a run whose workload's SQL changed since it started
     );
     const run = JSON.parse(readFileSync(path.join(env.resultsDir, runId, 'run.json'), 'utf8'));
     assert.equal(run.workload_files.name, name);
-    assert.deepEqual(Object.keys(run.workload_files.files).sort(), ['load.sql', 'manifest.yaml', 'q1.sql', 'schema.sql']);
+    assert.deepEqual(Object.keys(run.workload_files.files).sort(), [
+      'load.sql',
+      'manifest.yaml',
+      'q1.sql',
+      'schema.sql',
+    ]);
     // As if the run had stopped after its first cell: the second cell is still to measure.
     rmSync(path.join(env.resultsDir, runId, 'cells', 'v26.7-zstd3'), { recursive: true, force: true });
 

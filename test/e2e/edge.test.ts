@@ -152,7 +152,12 @@ for (const t of [
     assert.ok(recs[0].duration_ms >= 0 && Date.parse(recs[0].ended_at) >= Date.parse(recs[0].started_at));
     // Every step before it succeeded on its first attempt, and says so.
     for (const [p, r] of Object.entries(log))
-      if (p !== phase) assert.deepEqual(r.map((a) => [a.attempt, a.outcome]), [[1, 'succeeded']], p);
+      if (p !== phase)
+        assert.deepEqual(
+          r.map((a) => [a.attempt, a.outcome]),
+          [[1, 'succeeded']],
+          p,
+        );
     assert.match(report, new RegExp(`${phase} ×1 failed: [\\w.]+ \\(not retryable\\)`));
   });
 }

@@ -193,7 +193,10 @@ test('schedule lifecycle: create, describe, list, trigger twice under SKIP, runs
   assert.equal(trig.stdout.trim(), second, 'the CLI prints the workflow id it started');
   assert.match(second, runIdOf(id));
   assert.notEqual(second, first);
-  assert.equal(((await env.client.workflow.getHandle(second).result()) as MatrixResult).runId, runIdOfWorkflowId(second));
+  assert.equal(
+    ((await env.client.workflow.getHandle(second).result()) as MatrixResult).runId,
+    runIdOfWorkflowId(second),
+  );
   const done = await describeUntil(id, (v) => v.recent.every((a) => a.status === 'COMPLETED'), 'both runs completed');
   assert.deepEqual(
     done.recent.map((a) => a.workflowId),

@@ -52,9 +52,15 @@ test('each attempt of a step is logged: a retryable failure, then success; a non
     },
     writeReport: async () => ({ ok: true }),
   });
-  await assert.rejects(runAs(() => acts.loadData({ cell, target: {} }), 1), /socket closed/);
+  await assert.rejects(
+    runAs(() => acts.loadData({ cell, target: {} }), 1),
+    /socket closed/,
+  );
   assert.deepEqual(await runAs(() => acts.loadData({ cell, target: {} }), 2), { rows: 1 });
-  await assert.rejects(runAs(() => acts.provision(cell, true), 1), /asks for version 24\.8/);
+  await assert.rejects(
+    runAs(() => acts.provision(cell, true), 1),
+    /asks for version 24\.8/,
+  );
   await runAs(() => acts.writeReport(), 1);
 
   const log = readAttemptLog(dir, 'wf-run-a');

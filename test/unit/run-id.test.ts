@@ -67,7 +67,13 @@ test('a workload fingerprint hashes each file a run reads; an edited query is na
 test('chbench run refuses a --run-id that cannot name a folder, before reaching Temporal', () => {
   const r = spawnSync(
     process.execPath,
-    [path.join(REPO_ROOT, 'dist', 'src', 'cli.js'), 'run', path.join(REPO_ROOT, 'examples', 'demo.json'), '--run-id', 'q-2026-11-30T03:10:57Z'],
+    [
+      path.join(REPO_ROOT, 'dist', 'src', 'cli.js'),
+      'run',
+      path.join(REPO_ROOT, 'examples', 'demo.json'),
+      '--run-id',
+      'q-2026-11-30T03:10:57Z',
+    ],
     // An address nothing listens on: reaching Temporal would exit 3, not 2.
     { encoding: 'utf8', env: { ...process.env, TEMPORAL_ADDRESS: '127.0.0.1:1' }, timeout: 30_000 },
   );

@@ -184,7 +184,8 @@ test('a step that fails without a retry counts its one attempt (result attempts,
       ? ApplicationFailure.create({
           type: FAILURE.VersionMismatch,
           nonRetryable: true,
-          message: 'local target: /usr/sbin/clickhouse-server is ClickHouse 18.16.1, but the cell asks for version 24.8',
+          message:
+            'local target: /usr/sbin/clickhouse-server is ClickHouse 18.16.1, but the cell asks for version 24.8',
         })
       : undefined;
   assert.equal((await runCell(c)).status, 'failed');
