@@ -7,6 +7,7 @@
  *   chbench watch <runId>       attach to a run: the same progress as `run`, until it closes
  *   chbench cancel <runId>      cancel a run, wait until it closed, print its report and how to resume
  *   chbench report <runId>      (re)render results/<runId>/report.md and report.html from the stored cell results
+ *                               (<runId>: the run id, its folder name, or a scheduled run's workflow id)
  *   chbench schedule …          create|list|describe|runs|trigger|pause|unpause|update|delete Temporal Schedules of a run spec
  *   chbench results sql|import|stop   the results database (embedded in <resultsDir>/db, or a ClickHouse server)
  *   chbench export --format clickbench|jsonl|csv <runId>   a run's results for other tools
@@ -56,6 +57,8 @@ import { registerCompareCommand } from './cli/compare';
 import { collectGarbage, collectKubernetesGarbage, type KubeGcScope } from './targets/gc';
 import { registerScheduleCommands } from './cli/schedule';
 import { registerResultsCommands } from './cli/results';
+import { findStoredRun, type StoredRun } from './cli/run-folder';
+import { runIdProblem } from './schema/run-id';
 
 /** Exit codes. */
 export const EXIT = {
@@ -135,6 +138,9 @@ program
         'chbench: baseline.from is previous-scheduled, but `chbench run` does not start a schedule: this run will have no baseline (verdict no-baseline). Start it from a schedule (`chbench schedule create … && chbench schedule trigger …`) or name a run (`baseline: { from: run, run: <runId> }`).',
       );
     const runId = o.runId ?? newRunId(spec.name);
+    // The run id names the run's folder and its cells' workflows: one id everywhere, refused here if it cannot.
+    const bad = runIdProblem(runId);
+    if (bad) fail(EXIT.invalid, `--run-id ${JSON.stringify(runId)}: ${bad}`);
     if (existsSync(path.join(runDir(spec.resultsDir, runId), 'run.json')))
       fail(
         EXIT.invalid,
@@ -249,30 +255,36 @@ async function temporalClient(): Promise<{
 
 program
   .command('resume <runId>')
-  .description('run again the failed or missing cells of a run; finished cells are reused from the results store')
+  .description(
+    "run again the failed or missing cells of a run (its run id, folder name, or a scheduled run's workflow id); finished cells are reused from the results store",
+  )
   .option('--results-dir <dir>', 'results directory', 'results')
-  .action(async (runId: string, o: { resultsDir: string }) => {
-    const specFile = path.join(runDir(o.resultsDir, runId), 'run-spec.json');
-    if (!existsSync(specFile))
-      fail(EXIT.invalid, `no run ${runId} under ${path.resolve(o.resultsDir)} (missing ${specFile})`);
-    const done = nothingToResume(runDir(o.resultsDir, runId));
+  .action(async (given: string, o: { resultsDir: string }) => {
+    const run = storedRunOrFail(o.resultsDir, given);
+    // The run's own workflow id (a scheduled run's has ':' where its folder has '_'), never what was typed.
+    const { runId, workflowId } = run;
+    const specFile = path.join(run.dir, 'run-spec.json');
+    if (!existsSync(specFile)) fail(EXIT.invalid, `run ${runId} cannot be resumed: ${specFile} is missing`);
+    const done = nothingToResume(run.dir);
     if (done) return say(done);
     const raw = readSpecFile(specFile);
     const { client, connection, cfg } = await temporalClient();
     try {
       const st = await client.workflow
-        .getHandle(runId)
+        .getHandle(workflowId)
         .describe()
         .then((d) => d.status.name)
         .catch(() => 'NOT_FOUND');
       if (st === 'RUNNING')
         fail(
           EXIT.invalid,
-          `run ${runId} is still running; nothing to resume (follow it with \`chbench watch ${runId}\`, or cancel it first with \`chbench cancel ${runId}\`)`,
+          `run ${runId} is still running; nothing to resume (follow it with \`chbench watch ${workflowId}\`, or cancel it first with \`chbench cancel ${workflowId}\`)`,
         );
-      console.error(`chbench: resuming ${runId} (spec ${specFile}); cells already measured are reused`);
-      await startRun(client, raw, runId, cfg.taskQueue);
-      await follow(client, runId, cfg);
+      console.error(
+        `chbench: resuming ${runId}${workflowId !== runId ? ` (workflow ${workflowId})` : ''} (spec ${specFile}); cells already measured are reused`,
+      );
+      await startRun(client, raw, workflowId, cfg.taskQueue);
+      await follow(client, workflowId, cfg);
     } finally {
       await connection.close();
     }
@@ -283,7 +295,9 @@ program
   .description(
     'attach to a run and show its progress as `chbench run` does, until it closes; Ctrl-C detaches (exit 130), the run goes on',
   )
-  .action(async (runId: string) => {
+  .option('--results-dir <dir>', 'results directory (to find a run by its folder name)', 'results')
+  .action(async (given: string, o: { resultsDir: string }) => {
+    const runId = workflowIdOf(o.resultsDir, given);
     const { client, connection, cfg } = await temporalClient();
     try {
       const d = await client.workflow
@@ -307,7 +321,9 @@ program
   .description(
     'cancel a run (its matrix workflow): running cells stop, results so far and the report are written; waits until it closed, then prints the report path and how to resume (exit 0). Ctrl-C stops waiting (exit 130), the cancellation goes on',
   )
-  .action(async (runId: string) => {
+  .option('--results-dir <dir>', 'results directory (to find a run by its folder name)', 'results')
+  .action(async (given: string, o: { resultsDir: string }) => {
+    const runId = workflowIdOf(o.resultsDir, given);
     const { client, connection, cfg } = await temporalClient();
     try {
       const handle = client.workflow.getHandle(runId);
@@ -423,10 +439,8 @@ program
   .description('render results/<runId>/report.md and report.html again from the stored cell results')
   .option('--results-dir <dir>', 'results directory', 'results')
   .option('--print', 'also print the report to stdout')
-  .action(async (runId: string, o: { resultsDir: string; print?: boolean }) => {
-    const dir = runDir(o.resultsDir, runId);
-    if (!existsSync(path.join(dir, 'run.json')))
-      fail(EXIT.invalid, `no run ${runId} under ${path.resolve(o.resultsDir)} (missing ${path.join(dir, 'run.json')})`);
+  .action(async (given: string, o: { resultsDir: string; print?: boolean }) => {
+    const { dir } = storedRunOrFail(o.resultsDir, given);
     let md = '';
     try {
       md = renderReport(dir);
@@ -442,6 +456,35 @@ program
     if (o.print) console.log(md);
     else console.log(`${file}\n${path.join(dir, 'report.html')}`);
   });
+
+/** The stored run `given` names (run id, folder name or workflow id), or exit with EXIT.invalid. */
+/**
+ * The matrix workflow id a user means by `given` (a run id, its folder name or a scheduled run's
+ * workflow id): the one recorded in `<resultsDir>/<folder>/run.json` when this host has the run's
+ * folder, else `given` as typed.
+ */
+function workflowIdOf(resultsDir: string, given: string): string {
+  try {
+    return findStoredRun(resultsDir, given)?.workflowId ?? given;
+  } catch {
+    return given;
+  }
+}
+
+function storedRunOrFail(resultsDir: string, given: string): StoredRun {
+  let run: StoredRun | undefined;
+  try {
+    run = findStoredRun(resultsDir, given);
+  } catch (e) {
+    fail(EXIT.invalid, `cannot read run ${given}: ${(e as Error).message}`);
+  }
+  if (!run)
+    fail(
+      EXIT.invalid,
+      `no run ${given} under ${path.resolve(resultsDir)} (missing ${path.join(runDir(resultsDir, given), 'run.json')})`,
+    );
+  return run;
+}
 
 program
   .command('worker')

@@ -33,6 +33,7 @@ import { ClickHouseError } from '@clickhouse/client';
 import { FAILURE, clickHouseFailure, parseServerError } from '../schema/failures';
 import { attempt, cancellationSignal, sleep } from '../temporal/activity-context';
 import { isTargetGone } from './support/attempts';
+import { withAttemptLog } from './support/attempt-log';
 import { runWatched } from '../clickhouse/statement-watch';
 
 /**
@@ -133,9 +134,12 @@ function withStatementWatch<T extends Record<string, (...a: any[]) => Promise<un
   return out as T;
 }
 
-/** Build every activity. */
+/**
+ * Build every activity. Each attempt of a cell step is logged with its outcome (and the failure as
+ * Temporal receives it) in the cell's `attempts.jsonl` (`./support/attempt-log.ts`).
+ */
 export function createActivities(deps: ActivityDeps) {
-  return withFaultDelay(withClickHouseFailures(withStatementWatch(buildActivities(deps))));
+  return withFaultDelay(withAttemptLog(withClickHouseFailures(withStatementWatch(buildActivities(deps)))));
 }
 
 function buildActivities(deps: ActivityDeps) {

@@ -5,7 +5,8 @@
  */
 import os from 'node:os';
 import path from 'node:path';
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { clearCellDirKeepingAttempts } from './support/attempt-log';
 import { capabilitiesOf, provisionTarget } from '../targets';
 import { connect, queryRows, queryScalar } from '../clickhouse/client';
 import { cellDir, runDir, writeJsonAtomic, readJsonIfExists } from '../results/store';
@@ -144,13 +145,14 @@ export function createProvision(deps: ProvisionDeps) {
           message: `host ${deps.host?.hostId ?? '?'} does not see the run's results store: ${path.join(runDir(cell.resultsDir, cell.runId), 'run.json')} is missing there; mount the results directory at the same path on every host running chbench workers`,
         });
       // A new execution of the cell starts from an empty result folder: step files of an earlier
-      // execution (a failed cell being run again) must never mix into this one's result.
-      if (fresh) rmSync(cellDir(cell.resultsDir, cell.runId, cell.cellKey), { recursive: true, force: true });
+      // execution (a failed cell being run again) must never mix into this one's result. The
+      // attempts of this execution's provisioning so far are kept (they are part of its record).
+      if (fresh) clearCellDirKeepingAttempts(cellDir(cell.resultsDir, cell.runId, cell.cellKey));
       // Starting a server is not a statement: heartbeat while it starts (bounded by its own ping deadline).
       const target = await keepAliveDuring(
         'provision',
         // The label records where this workflow lives, so gc asks that server (see src/targets/gc.ts).
-        currentOwner(deps, cell.runId).then((owner) =>
+        currentOwner(deps, cell.matrixWorkflowId ?? cell.runId).then((owner) =>
           provisionTarget(cell.target, {
             runId: cell.runId,
             cellKey: cell.cellKey,

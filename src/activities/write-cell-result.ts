@@ -27,6 +27,7 @@ import {
   type ConcurrencyStepRecord,
 } from '../schema/results';
 import { insertPoints } from '../schema/grids';
+import { attemptsByPhase, readAttemptLog } from './support/attempt-log';
 
 import { CELL_COUNTERS as KEY_EVENTS } from '../measure/validity';
 import { activityIdentity } from '../temporal/activity-context';
@@ -137,6 +138,12 @@ export function createWriteCellResult() {
       const restarted = (outcome.targetRestarts ?? []).length > 0;
       const unavailable = deltaUnavailable(outcome.status, outcome.stoppedIn, restarted, !!start, !!end);
       const workflowId = activityIdentity()?.workflowId;
+      // Every attempt of this execution of the cell, as its activities logged them.
+      const attemptLog = attemptsByPhase(readAttemptLog(dir, activityIdentity()?.runId));
+      // A step that failed is counted by the workflow as at least one attempt; the log knows how many ran.
+      const attempts: Record<string, number> = { ...(outcome.attempts ?? {}) };
+      for (const [phase, recs] of Object.entries(attemptLog))
+        attempts[phase] = Math.max(attempts[phase] ?? 0, ...recs.map((r) => r.attempt));
       const result: CellResult = {
         schema: CELL_RESULT_SCHEMA,
         runId: cell.runId,
@@ -149,7 +156,8 @@ export function createWriteCellResult() {
         status: outcome.status,
         ...(outcome.error ? { error: outcome.error } : {}),
         ...(outcome.skipReason ? { skip_reason: outcome.skipReason } : {}),
-        attempts: outcome.attempts ?? {},
+        attempts,
+        ...(Object.keys(attemptLog).length ? { attempt_log: attemptLog } : {}),
         target_restarts: outcome.targetRestarts ?? [],
         written_at: new Date().toISOString(),
         ...(outcome.startedAt ? { started_at: outcome.startedAt } : {}),

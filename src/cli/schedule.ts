@@ -15,6 +15,7 @@
  * 2 invalid spec, option (also one Temporal refuses: INVALID_ARGUMENT), schedule id or unknown
  * schedule id; 3 Temporal unreachable; 4 any other failure; 5 `trigger` skipped by the overlap policy.
  */
+import { runIdOfWorkflowId } from '../schema/run-id';
 import type { Command } from 'commander';
 import { Client, Connection, ScheduleAlreadyRunning } from '@temporalio/client';
 import { checkSpec } from '../activities/matrix/validate-spec';
@@ -180,7 +181,7 @@ export function describeText(v: ScheduleView): string {
     s
       ? `  spec: ${s.name}, workload ${s.workload}, ${s.scale.toLocaleString('en-US')} rows, target ${s.target}, ${s.cells} cell(s)`
       : `  spec: does not parse (${v.specProblem})`,
-    `  action: start ${v.action.workflowType} on task queue ${v.action.taskQueue}, workflow id ${v.action.workflowId}-<time>`,
+    `  action: start ${v.action.workflowType} on task queue ${v.action.taskQueue}, workflow id ${v.action.workflowId}-<time> (run id and folder: the same with ':' as '_')`,
     `  when: ${[...v.when.calendars, ...v.when.intervals.map((i) => `every ${dur(i)}`)].join('; ') || '-'}${v.when.timezone ? ` (${v.when.timezone})` : ''}${v.when.jitterMs ? `, jitter ${dur(v.when.jitterMs)}` : ''}`,
     `  policies: overlap ${v.policies.overlap ?? '?'}, catch-up window ${dur(v.policies.catchupWindowMs)}, pause on failure ${v.policies.pauseOnFailure}`,
     `  actions: ${v.actionsTaken} taken, ${v.skippedOverlap} skipped (overlap), ${v.missedCatchupWindow} missed (catch-up window); running: ${v.running.join(', ') || 'none'}`,
@@ -309,7 +310,11 @@ export function registerScheduleCommands(program: Command): void {
         this,
         async ({ client }, status) => {
           const runs = await listScheduledRuns(client, id, { status });
-          for (const r of runs) console.log(`${r.workflowId}  ${r.status}  started ${iso(r.startTime)}`);
+          // A scheduled run's id (its folder, `chbench report`/`resume`) is its workflow id made folder-safe.
+          for (const r of runs)
+            console.log(
+              `${r.workflowId}  ${r.status}  started ${iso(r.startTime)}${runIdOfWorkflowId(r.workflowId) !== r.workflowId ? `  run ${runIdOfWorkflowId(r.workflowId)}` : ''}`,
+            );
           if (!runs.length) console.error(`chbench: no runs with ChbenchSchedule="${id}"`);
         },
         () => (o.status === undefined ? undefined : parseExecutionStatus(o.status)),
@@ -369,7 +374,7 @@ Exit codes:
           } else if (t.outcome === 'started') {
             console.log(t.workflowId ?? '');
             console.error(
-              `chbench: schedule ${id}: started ${t.workflowId ?? '(a run)'} (overlap ${overlapName(t.policy)})${paused}`,
+              `chbench: schedule ${id}: started ${t.workflowId ?? '(a run)'}${t.workflowId && runIdOfWorkflowId(t.workflowId) !== t.workflowId ? ` (run ${runIdOfWorkflowId(t.workflowId)})` : ''} (overlap ${overlapName(t.policy)})${paused}`,
             );
           } else
             console.error(

@@ -139,9 +139,25 @@ export function resultMismatches(cells: CellResult[]): { id: string; values: str
   return out;
 }
 
-/** Steps that needed more than one attempt, and server restarts: figures from those steps come from a retry. */
+/**
+ * The "retries" cell: steps that needed more than one attempt (figures from those steps come from a
+ * retry) with the failure types of their failed attempts, a step that failed (its attempts, its last
+ * failure type and whether it was retryable), and server restarts. Sources: `result.json` `attempts`,
+ * `attempt_log` (absent in older results: counts only) and `target_restarts`.
+ * @returns e.g. `provision ×1 failed: VersionMismatch (not retryable)`, `load ×3 (2 failed: Error)`, or `none`.
+ */
 export function retries(c: CellResult): string {
-  const r = Object.entries(c.attempts ?? {}).filter(([, n]) => n > 1).map(([k, n]) => `${k} ×${n}`);
+  const log = c.attempt_log ?? {};
+  const r = Object.entries(c.attempts ?? {}).flatMap(([k, n]) => {
+    const recs = log[k] ?? [];
+    const failed = recs.filter((a) => a.outcome === 'failed');
+    const last = recs.at(-1);
+    if (last?.outcome === 'failed')
+      return [`${k} ×${n} failed: ${last.failure_type ?? 'error'}${last.retryable === false ? ' (not retryable)' : ''}`];
+    if (n <= 1) return [];
+    const types = [...new Set(failed.map((a) => a.failure_type ?? 'error'))];
+    return [`${k} ×${n}${failed.length ? ` (${failed.length} failed: ${types.join(', ')})` : ''}`];
+  });
   const t = (c.target_restarts ?? []).map((x) => `server lost in ${x.step}, provisioned again`);
   return [...r, ...t].join('; ') || 'none';
 }

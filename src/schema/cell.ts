@@ -12,6 +12,12 @@ import { HostLoss, type HostFacts, type HostPlacement } from './host';
 /** Everything a cell needs, derived from the run spec by the matrix workflow. */
 export interface CellInput {
   runId: string;
+  /**
+   * The matrix's Temporal workflow id when it is not `runId` (a scheduled run's, with `:`; see
+   * `src/schema/run-id.ts`): recorded as the owner of what the cell provisions, so `chbench gc` asks
+   * about the right workflow. Absent: the matrix's workflow id is `runId`.
+   */
+  matrixWorkflowId?: string;
   cellKey: string;
   /** Matrix version label, e.g. `26.7`. */
   version: string;

@@ -41,6 +41,14 @@ export const FAILURE = {
   VolumePending: 'VolumePending',
   /** A cell's pod or PVC name is taken by an object of another run or cell (kubernetes target). */
   ResourceConflict: 'ResourceConflict',
+  /**
+   * The server runs another ClickHouse version than the cell's label asks for (a local binary labelled
+   * `24.8` that is 18.16, the chdb package of another version): the same binary answers the same on
+   * every attempt (process targets' provisioning).
+   */
+  VersionMismatch: 'VersionMismatch',
+  /** The server binary of a version is not configured, missing or not executable on the worker (local target). */
+  MissingBinary: 'MissingBinary',
 } as const;
 
 /** Prefix of the failure type of a ClickHouse server error: `ClickHouse.<NAME>`. */
@@ -57,6 +65,8 @@ export const CLICKHOUSE_QUERY_ERRORS: Readonly<Record<string, number>> = {
   CANNOT_PARSE_DATE: 38,
   CANNOT_PARSE_DATETIME: 41,
   CANNOT_PARSE_NUMBER: 72,
+  THERE_IS_NO_COLUMN: 8,
+  DUPLICATE_COLUMN: 15,
   NO_SUCH_COLUMN_IN_TABLE: 16,
   BAD_ARGUMENTS: 36,
   NUMBER_OF_ARGUMENTS_DOESNT_MATCH: 42,
@@ -110,6 +120,18 @@ const CLICKHOUSE_OTHER_ERRORS: Readonly<Record<string, number>> = {
 
 const NAME_OF_CODE: ReadonlyMap<number, string> = new Map(Object.entries({ ...CLICKHOUSE_QUERY_ERRORS, ...CLICKHOUSE_OTHER_ERRORS }).map(([name, code]) => [code, name]));
 
+/** Codes of {@link CLICKHOUSE_QUERY_ERRORS}. */
+const QUERY_ERROR_CODES: ReadonlySet<number> = new Set(Object.values(CLICKHOUSE_QUERY_ERRORS));
+
+/**
+ * Whether a ClickHouse server error is an error of the query or the schema (retrying cannot fix it),
+ * judged by its code (stable across versions, the only identity 18.16 writes) and, failing that, its
+ * name (a server that renamed an error keeps the code).
+ */
+export function isQueryError(code: number | string, name?: string): boolean {
+  return QUERY_ERROR_CODES.has(Number(code)) || (!!name && Object.hasOwn(CLICKHOUSE_QUERY_ERRORS, name));
+}
+
 /** The failure type of a ClickHouse error name, e.g. `ClickHouse.SYNTAX_ERROR`. */
 function clickHouseFailureType(name: string): string {
   return `${CLICKHOUSE_FAILURE_PREFIX}${name}`;
@@ -142,6 +164,8 @@ export const NON_RETRYABLE: readonly string[] = [
   FAILURE.Unschedulable,
   FAILURE.VolumePending,
   FAILURE.ResourceConflict,
+  FAILURE.VersionMismatch,
+  FAILURE.MissingBinary,
   ...Object.keys(CLICKHOUSE_QUERY_ERRORS).map(clickHouseFailureType),
 ];
 
@@ -162,7 +186,8 @@ export interface ClickHouseFailureDetails {
 
 /**
  * A ClickHouse server error as a Temporal failure: type `ClickHouse.<NAME>`, details
- * `[{ code, name }]`, non-retryable when the name is in {@link CLICKHOUSE_QUERY_ERRORS}.
+ * `[{ code, name }]`, non-retryable when it is a query/schema error ({@link isQueryError}: its code or
+ * name is in {@link CLICKHOUSE_QUERY_ERRORS}).
  * @param e the error's code, name (when the server wrote one; `UNKNOWN` counts as none) and message,
  *   e.g. a {@link ServerError}, or `{ code: err.code, name: err.type, message: err.message }` of a
  *   `ClickHouseError` from `@clickhouse/client`.
@@ -173,7 +198,7 @@ export function clickHouseFailure(e: { code: number | string; name?: string; mes
   return ApplicationFailure.create({
     type: clickHouseFailureType(name),
     message: e.message,
-    nonRetryable: Object.hasOwn(CLICKHOUSE_QUERY_ERRORS, name),
+    nonRetryable: isQueryError(e.code, name),
     details: [details],
   });
 }

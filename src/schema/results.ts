@@ -956,6 +956,39 @@ export const ConcurrencyStepRecord = z
   .loose();
 export type ConcurrencyStepRecord = z.infer<typeof ConcurrencyStepRecord>;
 
+/**
+ * One attempt of a cell step's activity, as the activity itself saw it (`attempts.jsonl` in the cell
+ * folder, written by `src/activities/support/attempt-log.ts`; collected into `result.json` by
+ * writeCellResult). Times are the worker's clock.
+ */
+export const AttemptRecord = z.object({
+  /** The cell phase (`provision`, `create-schema`, `load`, `queries-baseline`, … as in `CELL_STEPS`). */
+  phase: z.string(),
+  /** The activity (`provision`, `createSchema`, `runQueries`, …). */
+  activity: z.string(),
+  /** Temporal's attempt number of the activity (`Context.info.attempt`, 1 = first). */
+  attempt: z.number(),
+  /** ISO time the attempt started and ended on the worker. */
+  started_at: z.string(),
+  ended_at: z.string(),
+  /** `ended_at − started_at`, ms (worker wall clock). */
+  duration_ms: z.number(),
+  outcome: z.enum(['succeeded', 'failed', 'cancelled']),
+  /** The failure's type (`VersionMismatch`, `ClickHouse.SYNTAX_ERROR`, `Error`, …) when it failed. */
+  failure_type: z.string().optional(),
+  /** The failure's message (first 2,000 characters) when it failed. */
+  error: z.string().optional(),
+  /**
+   * Whether Temporal may retry after this failure: false when the failure is non-retryable or its
+   * type is in the cell steps' `nonRetryableErrorTypes` (`NON_RETRYABLE`); a retryable failure
+   * of the last allowed attempt is not retried either (`attempts` says how many ran).
+   */
+  retryable: z.boolean().optional(),
+  /** The Temporal workflow run (execution) the attempt belongs to; a cell run again starts a new log. */
+  workflow_run_id: z.string().optional(),
+});
+export type AttemptRecord = z.infer<typeof AttemptRecord>;
+
 export const CellResult = z.object({
   /** {@link CELL_RESULT_SCHEMA}. */
   schema: z.literal(CELL_RESULT_SCHEMA),
@@ -973,6 +1006,11 @@ export const CellResult = z.object({
   skip_reason: z.string().optional(),
   /** Attempts each step took (1 = first try); > 1 means the figures of that step come from a retry. */
   attempts: z.record(z.string(), z.number()),
+  /**
+   * Every attempt of every step by phase, in the order they ran, with each failed attempt's error and
+   * its times (absent in results written before attempts were logged).
+   */
+  attempt_log: z.record(z.string(), z.array(AttemptRecord)).optional(),
   /** Times the server was lost and provisioned again, with the step it happened in. */
   target_restarts: z.array(z.object({ step: z.string(), error: z.string() })),
   /** ISO time the record was written. */
@@ -1029,6 +1067,17 @@ export type CellResult = z.infer<typeof CellResult>;
 export const ChbenchVersion = z.object({ version: z.string(), commit: z.string().nullable() });
 export type ChbenchVersion = z.infer<typeof ChbenchVersion>;
 
+/** A workload's files as a run read them (`src/lib/workload-hash.ts`). */
+export const WorkloadFingerprint = z.object({
+  /** The workload's name (`sql/workloads/<name>/`). */
+  name: z.string(),
+  /** SHA-256 (hex) over the lines `<file> <sha256>` of `files`, sorted by file. */
+  sha256: z.string(),
+  /** SHA-256 (hex) of each file's bytes by path in the workload folder: manifest, schema, load, queries, index. */
+  files: z.record(z.string(), z.string()),
+});
+export type WorkloadFingerprint = z.infer<typeof WorkloadFingerprint>;
+
 /** Schema id of `run.json`. */
 export const RUN_RECORD_SCHEMA = 'chbench.run/v1';
 
@@ -1037,9 +1086,23 @@ export const RUN_RECORD_SCHEMA = 'chbench.run/v1';
  */
 export const RunRecord = z.object({
   schema: z.literal(RUN_RECORD_SCHEMA),
+  /** The run id: the folder's name, the cells' child workflow id prefix (`src/schema/run-id.ts`). */
   runId: z.string(),
+  /**
+   * The Temporal workflow id of the run's matrix: the run id, or for a scheduled run the id Temporal
+   * gave it (`<scheduleId>-<RFC 3339 time>`, with `:`). `chbench resume` starts this id again.
+   * Absent in records written before it was recorded (then it is `runId`).
+   */
+  workflowId: z.string().optional(),
   /** Which chbench produced these results (validity rules change between versions). */
   chbench: ChbenchVersion,
+  /**
+   * The workload's files when the run first started; a resume with other files is refused. Absent in
+   * records written before it was recorded.
+   */
+  workload_files: WorkloadFingerprint.optional(),
+  /** The chbench of each start (the first, then each resume), with its ISO time; absent in older records. */
+  starts: z.array(z.object({ at: z.string(), chbench: ChbenchVersion })).optional(),
   /** ISO time of the first start. */
   startedAt: z.string(),
   /** The run spec as parsed when the run started (defaults filled in). */

@@ -321,6 +321,7 @@ export async function describeMatrixRetry(client: Client, runId: string): Promis
 /**
  * A snapshot of a run: the matrix's `progress` query, then {@link describeCell} for each running
  * cell and {@link describeMatrixRetry} for the matrix's own retrying step.
+ * @param runId the matrix's workflow id
  * @returns undefined when the matrix cannot be queried (not started yet, or closed)
  */
 export async function takeSnapshot(client: Client, runId: string): Promise<RunSnapshot | undefined> {
@@ -330,8 +331,9 @@ export async function takeSnapshot(client: Client, runId: string): Promise<RunSn
   } catch {
     return undefined;
   }
+  // The cells' workflows are `<run id>/<cellKey>`: the run id the matrix reports (a scheduled run's is its workflow id made folder-safe).
   const [cells, matrixStep] = await Promise.all([
-    Promise.all(progress.running.map((k) => describeCell(client, runId, k))),
+    Promise.all(progress.running.map((k) => describeCell(client, progress.runId ?? runId, k))),
     describeMatrixRetry(client, runId),
   ]);
   return { runId, takenAt: Date.now(), progress, cells, ...(matrixStep ? { matrixStep } : {}) };

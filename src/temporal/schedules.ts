@@ -7,8 +7,9 @@
  * worker on any host runs it), the action workflow id = the schedule id, and the search attribute
  * `ChbenchSchedule=<scheduleId>`. Temporal appends the scheduled time to the action's workflow id
  * (`<scheduleId>-<RFC 3339 time, seconds>`, e.g. `q-regress-2026-04-01T03:00:00Z`), so each run has
- * its own workflow id, and chbench's run id is the workflow id (results under
- * `results/<runId with ':' as '_'>/`).
+ * its own workflow id; chbench's run id is that workflow id made folder-safe (`:` as `_`, e.g.
+ * `q-regress-2026-04-01T03_00_00Z`: `src/schema/run-id.ts`), the one id of its folder, `run.json`,
+ * cells and results, and `run.json` records the workflow id beside it.
  *
  * The spec is checked before anything is created or replaced, with the check the caller passes (the
  * CLI passes `checkSpec`, the one `chbench validate` uses; this library layer does not import
@@ -355,7 +356,7 @@ export interface ScheduleAction {
   scheduledAt: Date;
   /** When the schedule actually started it. */
   takenAt: Date;
-  /** The run's workflow id = chbench run id. */
+  /** The run's workflow id (its chbench run id is this id made folder-safe: `runIdOfWorkflowId`). */
   workflowId: string;
   /** Workflow status of the latest execution with that id (`RUNNING`, `COMPLETED`, `FAILED`…), from `describe()`; `UNKNOWN` when it cannot be described. */
   status: string;
@@ -650,7 +651,7 @@ export async function deleteSchedule(client: Client, scheduleId: string): Promis
 
 /** A run a schedule started, from the visibility store. */
 export interface ScheduledRun {
-  /** Workflow id = chbench run id. */
+  /** Workflow id (its chbench run id is this id made folder-safe: `runIdOfWorkflowId`). */
   workflowId: string;
   /** `RUNNING`, `COMPLETED`, `FAILED`, … */
   status: string;

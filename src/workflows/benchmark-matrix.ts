@@ -25,6 +25,7 @@ import type { MatrixOptions, MatrixResult } from '../schema/progress';
 import { cellInputs } from '../schema/matrix';
 import type { RunSpec, RunSpecInput } from '../schema/run-spec';
 import { FAILURE } from '../schema/failures';
+import { runIdOfWorkflowId } from '../schema/run-id';
 import { benchmarkCell } from './benchmark-cell';
 import { CODEC, PHASE, RUN_ID, SCHEDULE, VERSION } from '../schema/search-attributes';
 import { MatrixRun } from './matrix-run';
@@ -78,6 +79,21 @@ const MAX_CELL_HOST_LOSSES = 3;
 /** Patch id: the run is stored in the results database (and compared with its baseline) before and after its report. */
 export const RESULTS_DB = 'results-db';
 
+/**
+ * Patch id: a matrix whose workflow id cannot name a folder (a scheduled run's `<scheduleId>-<RFC 3339
+ * time>`) runs under the folder-safe run id (`runIdOfWorkflowId`): its folder, run.json, cells'
+ * child workflow ids and search attributes all use that one id. Only such runs reach the patch;
+ * histories recorded before it used the workflow id as is.
+ */
+export const FOLDER_SAFE_RUN_ID = 'folder-safe-run-id';
+
+/** The run id of this matrix workflow: its workflow id, made folder-safe (see {@link FOLDER_SAFE_RUN_ID}). */
+function matrixRunId(): string {
+  const workflowId = workflowInfo().workflowId;
+  const safe = runIdOfWorkflowId(workflowId);
+  return safe !== workflowId && patched(FOLDER_SAFE_RUN_ID) ? safe : workflowId;
+}
+
 /** The child workflow's summary in the Temporal UI. */
 export function cellSummary(spec: RunSpec, cell: CellInput): string {
   return `${spec.workload} ${spec.scale.toLocaleString('en-US')} rows on ClickHouse ${cell.version}, codec ${cell.codec} (${spec.target.kind})`;
@@ -112,11 +128,13 @@ async function runChildCell(spec: RunSpec, runId: string, cell: CellInput): Prom
 
 /**
  * Run a benchmark matrix. Cells whose result is already in the results store (an earlier start of
- * the same run id) are reused, not run again: starting the workflow again with the same workflow id
- * and spec resumes a run. @throws ApplicationFailure `InvalidSpec` before anything is provisioned.
+ * the same run id) are reused, not run again: starting the workflow again with the same workflow id,
+ * spec and workload files resumes a run. The run id is the workflow id, made folder-safe for a
+ * scheduled run ({@link FOLDER_SAFE_RUN_ID}). @throws ApplicationFailure `InvalidSpec` before anything is provisioned.
  */
 export async function benchmarkMatrix(specInput: RunSpecInput, options: MatrixOptions = {}): Promise<MatrixResult> {
-  const runId = workflowInfo().workflowId;
+  const workflowId = workflowInfo().workflowId;
+  const runId = matrixRunId();
   const startedAt = new Date().toISOString();
   // Set by the schedule that started this run (`chbench schedule create`), absent otherwise.
   const scheduleId = workflowInfo().typedSearchAttributes?.get(SCHEDULE);
@@ -127,12 +145,15 @@ export async function benchmarkMatrix(specInput: RunSpecInput, options: MatrixOp
     {
       spec: specInput,
       runId,
+      workflowId,
       startedAt,
       ...(reuseFailedSince ? { reuseFailedSince } : {}),
       ...(scheduleId ? { scheduleId } : {}),
     },
   ]);
-  const cells = cellInputs(spec, runId, indexQueries);
+  const cells = cellInputs(spec, runId, indexQueries).map((c) =>
+    workflowId === runId ? c : { ...c, matrixWorkflowId: workflowId },
+  );
   const done = new Set(reused.map((r) => r.cellKey));
   run.plan(cells.length, reused);
   run.enter('cells');

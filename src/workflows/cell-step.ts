@@ -167,7 +167,10 @@ export class CellRun {
     try {
       p = await acts.provision.executeWithOptions({ ...LONG, summary, ...this.onHost(placement) }, [this.cell, fresh]);
     } catch (err) {
-      if (!placement || !notTakenInTime(err)) throw err;
+      if (!placement || !notTakenInTime(err)) {
+        this.countFailedAttempts('provision', err, LONG);
+        throw err;
+      }
       const loss = { hostId: placement.id, step: 'provision', error: err.cause!.message };
       this.hostLosses.push(loss);
       throw new HostLost(loss, err);
@@ -272,14 +275,6 @@ export class CellRun {
           this.hostLosses.push(loss);
           throw new HostLost(loss, err);
         }
-        // A step that failed after exhausting its retries ran exactly maximumAttempts times: say so
-        // (the report's "retries" column), rather than showing no retry at all.
-        if (
-          err instanceof ActivityFailure &&
-          err.retryState === RetryState.MAXIMUM_ATTEMPTS_REACHED &&
-          opts.retry?.maximumAttempts
-        )
-          this.attempts[phase] = (this.attempts[phase] ?? 0) + opts.retry.maximumAttempts;
         if (
           !(
             err instanceof ActivityFailure &&
@@ -287,15 +282,19 @@ export class CellRun {
             err.cause.type === FAILURE.TargetUnavailable
           ) ||
           this.restarts.length >= MAX_TARGET_RESTARTS
-        )
+        ) {
+          this.countFailedAttempts(phase, err, opts);
           throw err;
-        if (!this.restartable && patched(NOT_RESTARTABLE_FAILS_CELL))
+        }
+        if (!this.restartable && patched(NOT_RESTARTABLE_FAILS_CELL)) {
+          this.countFailedAttempts(phase, err, opts);
           throw ApplicationFailure.create({
             type: FAILURE.TargetUnavailable,
             nonRetryable: true,
             message: `the ${this.cell.target.kind} target was lost during ${phase} and is not restartable (chbench does not own its server), so the cell fails instead of provisioning it again`,
             cause: err,
           });
+        }
         this.attempts[phase] = (this.attempts[phase] ?? 0) + 1;
         this.restarts.push({ step: phase, error: err.cause.message });
         await this.provisionTarget(
@@ -305,6 +304,23 @@ export class CellRun {
         );
       }
     }
+  }
+
+  /**
+   * A failed phase's attempts (the report's "retries" column; writeCellResult raises them to what the
+   * activities logged): `maximumAttempts` more when its retries ran out, else at least one — a
+   * failure that was not retried ran once, and must not read as "no attempt".
+   */
+  private countFailedAttempts(phase: CellPhase, err: unknown, opts: ActivityOptions): void {
+    if (!(err instanceof ActivityFailure)) return;
+    const n =
+      err.retryState === RetryState.MAXIMUM_ATTEMPTS_REACHED && opts.retry?.maximumAttempts
+        ? opts.retry.maximumAttempts
+        : 1;
+    // A phase of several activities (grid steps) counts its most-retried activity, as on success.
+    this.attempts[phase] = this.progress.done.includes(phase)
+      ? Math.max(this.attempts[phase] ?? 0, n)
+      : (this.attempts[phase] ?? 0) + n;
   }
 
   /** The `write-results` phase: `result.json` with the outcome, attempts and restarts. */

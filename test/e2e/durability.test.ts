@@ -5,8 +5,10 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, existsSync, readdirSync, statSync } from 'node:fs';
+import { readFileSync, existsSync, readdirSync, statSync, cpSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { WorkflowFailedError } from '@temporalio/client';
 import { CancelledFailure } from '@temporalio/common';
 import { startTemporalEnv, type TemporalEnv } from '../helpers/temporal-env';
@@ -16,6 +18,8 @@ import { collectGarbage } from '../../src/targets/gc';
 import { provisionEmbedded } from '../../src/targets/embedded';
 import { isAlive } from '../../src/targets/process';
 import { pollUntil } from '../../src/lib/poll';
+import { SQL_ROOT } from '../../src/lib/workload';
+import { REPO_ROOT } from '../../src/config';
 
 let env: TemporalEnv;
 before(async () => {
@@ -130,6 +134,95 @@ test('a spec that differs from the stored one is refused on resume', async () =>
     'InvalidSpec',
     /different spec/,
   );
+});
+
+/** `chbench <args>` as a child process against this file's Temporal server and task queue. */
+async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await promisify(execFile)(
+      process.execPath,
+      [path.join(REPO_ROOT, 'dist', 'src', 'cli.js'), ...args],
+      {
+        env: {
+          ...process.env,
+          TEMPORAL_ADDRESS: env.server.address,
+          TEMPORAL_NAMESPACE: 'default',
+          CHBENCH_TASK_QUEUE: env.taskQueue,
+        },
+      },
+    );
+    return { code: 0, stdout, stderr };
+  } catch (e) {
+    const x = e as { code?: number; stdout?: string; stderr?: string };
+    return { code: x.code ?? -1, stdout: x.stdout ?? '', stderr: x.stderr ?? '' };
+  }
+}
+
+test("chbench resume refuses a run whose workload's SQL changed since it started, naming the file; restored, it resumes", async () => {
+  // A workload of its own (a copy of `trivial`), so editing its query touches nothing else.
+  const name = `tmp-resume-${process.pid}`;
+  const dir = path.join(SQL_ROOT, 'workloads', name);
+  cpSync(path.join(SQL_ROOT, 'workloads', 'trivial'), dir, { recursive: true });
+  try {
+    const manifest = path.join(dir, 'manifest.yaml');
+    writeFileSync(manifest, readFileSync(manifest, 'utf8').replace(/^name: .*$/m, `name: ${name}`));
+    const runId = `resume-wl-${Date.now()}`;
+    const wl = {
+      name: 'resume-wl',
+      workload: name,
+      scale: 10_000,
+      target: { kind: 'embedded' },
+      matrix: { version: ['26.7'], codec: ['LZ4', 'ZSTD(3)'] },
+      skipIndex: false,
+      protocol: { coldRuns: 1, warmRuns: 1, quiesce: { stableForMs: 300 } },
+      resultsDir: env.resultsDir,
+    };
+    const r = (await env.client.workflow.execute('benchmarkMatrix', {
+      taskQueue: env.taskQueue,
+      workflowId: runId,
+      args: [wl],
+    })) as MatrixResult;
+    assert.deepEqual(
+      r.cells.map((c) => c.status),
+      ['succeeded', 'succeeded'],
+    );
+    const run = JSON.parse(readFileSync(path.join(env.resultsDir, runId, 'run.json'), 'utf8'));
+    assert.equal(run.workload_files.name, name);
+    assert.deepEqual(Object.keys(run.workload_files.files).sort(), [
+      'load.sql',
+      'manifest.yaml',
+      'q1.sql',
+      'schema.sql',
+    ]);
+    // As if the run had stopped after its first cell: the second cell is still to measure.
+    rmSync(path.join(env.resultsDir, runId, 'cells', 'v26.7-zstd3'), { recursive: true, force: true });
+
+    const q1 = path.join(dir, 'q1.sql');
+    const original = readFileSync(q1, 'utf8');
+    writeFileSync(q1, original.replace(/count\(\)/i, 'count() + 1'));
+    assert.notEqual(readFileSync(q1, 'utf8'), original, 'the query was edited');
+    const refused = await cli('resume', runId, '--results-dir', env.resultsDir);
+    assert.equal(refused.code, 2, refused.stderr);
+    assert.match(refused.stderr, new RegExp(`workload ${name} changed since the run started .*: q1\\.sql\\)`));
+    assert.equal(
+      existsSync(path.join(env.resultsDir, runId, 'cells', 'v26.7-zstd3', 'result.json')),
+      false,
+      'nothing was measured with the changed query',
+    );
+
+    writeFileSync(q1, original);
+    const resumed = await cli('resume', runId, '--results-dir', env.resultsDir);
+    assert.equal(resumed.code, 0, resumed.stderr);
+    const after = JSON.parse(readFileSync(path.join(env.resultsDir, runId, 'run.json'), 'utf8'));
+    assert.equal(after.resumes.length, 1);
+    assert.equal(after.workload_files.sha256, run.workload_files.sha256);
+    assert.equal(
+      JSON.parse(readFileSync(path.join(env.resultsDir, runId, 'cells', 'v26.7-zstd3', 'result.json'), 'utf8')).status,
+      'succeeded',
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test("gc keeps a server whose label records no Temporal owner; --force judges it by the CLI's server", async () => {

@@ -101,3 +101,43 @@ test('the seed workload on 18.16 is reported as skipped with the reason, not as 
     /cannot run workload logs: it has no data type DateTime64.*table function numbers_mt\(\)/,
   );
 });
+
+test('a binary labelled 24.8 that is really 18.16 fails the cell in seconds, not retried, with its attempt recorded', async () => {
+  const runId = `local-mislabelled-${Date.now()}`;
+  const spec = {
+    name: 'local-mislabelled',
+    workload: 'logs-legacy',
+    scale: 1000,
+    target: { kind: 'local', binaries: { '24.8': BINARY } },
+    matrix: { version: ['24.8'], codec: ['LZ4'] },
+    skipIndex: false,
+    resultsDir: env.resultsDir,
+  };
+  const t0 = Date.now();
+  const r = (await env.client.workflow.execute('benchmarkMatrix', {
+    taskQueue: env.taskQueue,
+    workflowId: runId,
+    args: [spec],
+  })) as MatrixResult;
+  const took = Date.now() - t0;
+  const [cell] = r.cells;
+  assert.equal(cell.status, 'failed');
+  assert.match(cell.error!, /is ClickHouse 18\.16\.[\d.]+, but the cell asks for version 24\.8/);
+  // One start of the server (a few seconds), not 12 attempts with back-off (3 min 44 s before).
+  assert.ok(took < 45_000, `the run took ${took} ms`);
+
+  const doc = JSON.parse(readFileSync(cell.resultFile, 'utf8')) as CellResultDoc;
+  assert.deepEqual(doc.attempts, { provision: 1 });
+  const log = doc.attempt_log?.provision ?? [];
+  assert.equal(log.length, 1, JSON.stringify(doc.attempt_log));
+  assert.equal(log[0].attempt, 1);
+  assert.equal(log[0].outcome, 'failed');
+  assert.equal(log[0].failure_type, 'VersionMismatch');
+  assert.equal(log[0].retryable, false);
+  assert.match(log[0].error!, /is ClickHouse 18\.16/);
+  assert.ok(log[0].duration_ms > 0 && log[0].duration_ms < 45_000, `${log[0].duration_ms} ms`);
+
+  const md = readFileSync(r.reportPath, 'utf8');
+  assert.match(md, /provision ×1 failed: VersionMismatch \(not retryable\)/);
+  assert.doesNotMatch(md, /\| none \|$/m, 'the Cells table does not say "retries: none"');
+});

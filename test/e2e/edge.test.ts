@@ -127,6 +127,46 @@ for (const t of [
   { name: 'embedded', target: { kind: 'embedded' }, version: '26.7' },
   { name: '18.16', target: { kind: 'local', binaries: { '18.16': BINARY } }, version: '18.16' },
 ]) {
+  test(`${t.name}: a query with a syntax error fails its step in one attempt, recorded with the server's error and times`, async () => {
+    if (t.name === '18.16')
+      assert.ok(existsSync(BINARY), `${BINARY} is missing: run ./scripts/setup.sh --with-debian-clickhouse`);
+    const t0 = Date.now();
+    const { cell, doc, report } = await runEdge(
+      `edge-syntax-${t.name.replace('.', '')}`,
+      ['count', 'syntax_error'],
+      t.target,
+      t.version,
+    );
+    assert.equal(cell.status, 'failed');
+    assert.match(cell.error!, /Code:? 62|SYNTAX_ERROR/);
+    assert.ok(Date.now() - t0 < 60_000, `failed in ${Date.now() - t0} ms, not after retries`);
+    // The step that met the error (the query step, or a check of the queries before it) ran once.
+    const log = doc.attempt_log ?? {};
+    const failedPhases = Object.entries(log).filter(([, recs]) => recs.at(-1)?.outcome === 'failed');
+    assert.equal(failedPhases.length, 1, JSON.stringify(log));
+    const [phase, recs] = failedPhases[0];
+    assert.equal(recs.length, 1, `${phase}: one attempt`);
+    assert.equal(doc.attempts[phase], 1);
+    assert.equal(recs[0].attempt, 1);
+    assert.equal(recs[0].retryable, false);
+    assert.match(recs[0].error!, /SELEC|Syntax error/i);
+    assert.ok(recs[0].duration_ms >= 0 && Date.parse(recs[0].ended_at) >= Date.parse(recs[0].started_at));
+    // Every step before it succeeded on its first attempt, and says so.
+    for (const [p, r] of Object.entries(log))
+      if (p !== phase)
+        assert.deepEqual(
+          r.map((a) => [a.attempt, a.outcome]),
+          [[1, 'succeeded']],
+          p,
+        );
+    assert.match(report, new RegExp(`${phase} ×1 failed: [\\w.]+ \\(not retryable\\)`));
+  });
+}
+
+for (const t of [
+  { name: 'embedded', target: { kind: 'embedded' }, version: '26.7' },
+  { name: '18.16', target: { kind: 'local', binaries: { '18.16': BINARY } }, version: '18.16' },
+]) {
   test(`${t.name}: a run cancelled in the middle of the query step ends Canceled and keeps the queries already measured`, async () => {
     const runId = `edge-cancel-${t.name.replace('.', '')}-${Date.now()}`;
     const spec = {

@@ -11,7 +11,9 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client';
-import { localServerCommand, provisionLocal, teardownLocal } from '../../src/targets/local';
+import { ApplicationFailure } from '@temporalio/common';
+import { localServerCommand, localTarget, provisionLocal, teardownLocal } from '../../src/targets/local';
+import { FAILURE } from '../../src/schema/failures';
 import { isAlive, processMentions, readLabel } from '../../src/targets/process';
 import type { ProvisionRequest, TargetHandle } from '../../src/schema/target';
 
@@ -120,6 +122,40 @@ describe('local target (ClickHouse server binary per cell)', { timeout: 240_000 
     assert.ok(handle);
     const again = await provisionLocal(req, serverBinary());
     assert.deepEqual(again, handle);
+  });
+
+  it('a binary labelled with another version is refused as VersionMismatch (non-retryable), and its server stopped', async () => {
+    const wrong = { ...req, cellKey: 'cell:24.8', version: '24.8' };
+    const err = await provisionLocal(wrong, serverBinary()).then(
+      () => assert.fail('provisioned a 18.16 binary as 24.8'),
+      (e: unknown) => e,
+    );
+    assert.ok(err instanceof ApplicationFailure, String(err));
+    assert.equal(err.type, FAILURE.VersionMismatch);
+    assert.equal(err.nonRetryable, true);
+    assert.match(err.message, /is ClickHouse 18\.16\.[\d.]+, but the cell asks for version 24\.8/);
+    // The wrong server was stopped and its directory removed: nothing of it is left to adopt.
+    assert.equal(fs.existsSync(path.join(workDir, req.runId.replace(/[^A-Za-z0-9._-]/g, '_'), 'cell_24.8')), false);
+  });
+
+  it('a missing binary, or a version without one, is MissingBinary (non-retryable)', async () => {
+    for (const attempt of [
+      () => provisionLocal({ ...req, cellKey: 'cell:missing' }, path.join(workDir, 'no', 'clickhouse-server')),
+      async () =>
+        localTarget.provision({ kind: 'local', binaries: { '18.16': serverBinary() } } as never, {
+          ...req,
+          cellKey: 'cell:nolabel',
+          version: '24.8',
+        }),
+    ]) {
+      const err = await attempt().then(
+        () => assert.fail('provisioned without a binary'),
+        (e: unknown) => e,
+      );
+      assert.ok(err instanceof ApplicationFailure, String(err));
+      assert.equal(err.type, FAILURE.MissingBinary);
+      assert.equal(err.nonRetryable, true);
+    }
   });
 
   it('teardown stops the server and removes the directory; twice is fine', async () => {

@@ -22,6 +22,9 @@ import { REPO_ROOT } from '../../src/config';
 import { pollUntil } from '../../src/lib/poll';
 import type { MatrixResult } from '../../src/schema/progress';
 import { TypedSearchAttributes } from '@temporalio/common';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { runIdOfWorkflowId } from '../../src/schema/run-id';
+import { assertFailureType } from '../helpers/assert-failure';
 
 /** The ChbenchSchedule value the schedule's action sets (describe returns a TypedSearchAttributes). */
 async function actionScheduleAttribute(id: string): Promise<string | undefined> {
@@ -167,9 +170,9 @@ test('schedule lifecycle: create, describe, list, trigger twice under SKIP, runs
     paused: false,
   });
 
-  // The run executes on the worker; its run id is its workflow id, and it carries ChbenchSchedule.
+  // The run executes on the worker; its run id is its workflow id made folder-safe (':' as '_'), and it carries ChbenchSchedule.
   const r1 = (await env.client.workflow.getHandle(first).result()) as MatrixResult;
-  assert.equal(r1.runId, first);
+  assert.equal(r1.runId, first.replace(/:/g, '_'));
   assert.equal(r1.status, 'completed');
   assert.deepEqual(
     r1.cells.map((c) => c.status),
@@ -190,7 +193,10 @@ test('schedule lifecycle: create, describe, list, trigger twice under SKIP, runs
   assert.equal(trig.stdout.trim(), second, 'the CLI prints the workflow id it started');
   assert.match(second, runIdOf(id));
   assert.notEqual(second, first);
-  assert.equal(((await env.client.workflow.getHandle(second).result()) as MatrixResult).runId, second);
+  assert.equal(
+    ((await env.client.workflow.getHandle(second).result()) as MatrixResult).runId,
+    runIdOfWorkflowId(second),
+  );
   const done = await describeUntil(id, (v) => v.recent.every((a) => a.status === 'COMPLETED'), 'both runs completed');
   assert.deepEqual(
     done.recent.map((a) => a.workflowId),
@@ -243,6 +249,81 @@ test('schedule lifecycle: create, describe, list, trigger twice under SKIP, runs
   assert.equal((await env.client.workflow.getHandle(first).describe()).status.name, 'COMPLETED');
 });
 
+test("a scheduled run has one id (folder, run.json, cells); resume and report given its folder name act on the run's real workflow", async () => {
+  const id = 'q-ids';
+  await createSchedule(env.client, {
+    scheduleId: id,
+    spec: spec('sched-ids'),
+    check: checkSpec,
+    when: { cron: CRON_NEVER_NOW },
+    taskQueue: env.taskQueue,
+  });
+  try {
+    await triggerSchedule(env.client, id);
+    const v = await describeUntil(id, (x) => x.recent.length === 1, 'the trigger started a run');
+    const workflowId = v.recent[0].workflowId;
+    assert.match(workflowId, runIdOf(id));
+    const r = (await env.client.workflow.getHandle(workflowId).result()) as MatrixResult;
+    // One id: the folder's name, run.json's runId, the cells' workflow ids; run.json keeps the workflow id.
+    const folder = workflowId.replace(/:/g, '_');
+    assert.equal(r.runId, folder);
+    const dir = path.join(env.resultsDir, folder);
+    const run = JSON.parse(readFileSync(path.join(dir, 'run.json'), 'utf8'));
+    assert.equal(run.runId, folder);
+    assert.equal(run.workflowId, workflowId);
+    assert.equal(r.cells[0].resultFile, path.join(dir, 'cells', 'v26.7-lz4', 'result.json'));
+    assert.equal(JSON.parse(readFileSync(r.cells[0].resultFile, 'utf8')).runId, folder);
+    assert.equal(
+      (await env.client.workflow.getHandle(`${folder}/v26.7-lz4`).describe()).status.name,
+      'COMPLETED',
+      "the cell's child workflow is <run id>/<cellKey>",
+    );
+
+    // A cell to measure again, then `chbench resume <folder name>`: the schedule's workflow runs again.
+    rmSync(path.join(dir, 'cells', 'v26.7-lz4'), { recursive: true, force: true });
+    const resumed = await cliRun('resume', folder, '--results-dir', env.resultsDir);
+    assert.equal(resumed.code, 0, resumed.stderr);
+    assert.match(resumed.stderr, new RegExp(`resuming ${folder} \\(workflow ${workflowId}\\)`));
+    assert.equal(
+      await env.client.workflow
+        .getHandle(folder)
+        .describe()
+        .then((d) => d.status.name)
+        .catch(() => 'NOT_FOUND'),
+      'NOT_FOUND',
+      'no new workflow was started under the folder name',
+    );
+    const executions: string[] = [];
+    for await (const w of env.client.workflow.list({ query: `WorkflowId = '${workflowId}'` }))
+      executions.push(w.status.name);
+    assert.deepEqual(executions, ['COMPLETED', 'COMPLETED'], 'the run workflow itself ran a second time');
+    const after = JSON.parse(readFileSync(path.join(dir, 'run.json'), 'utf8'));
+    assert.deepEqual([after.runId, after.workflowId, after.resumes.length], [folder, workflowId, 1]);
+    assert.equal(JSON.parse(readFileSync(r.cells[0].resultFile, 'utf8')).status, 'succeeded');
+
+    // A workflow started by hand under the folder's name is refused: the folder holds the scheduled run.
+    await assertFailureType(
+      env.client.workflow.execute('benchmarkMatrix', {
+        taskQueue: env.taskQueue,
+        workflowId: folder,
+        args: [spec('sched-ids')],
+      }),
+      'InvalidSpec',
+      new RegExp(`holds run ${folder} of workflow ${workflowId}, not of workflow ${folder}`),
+    );
+
+    // report: the folder name and the workflow id both render the run's report in its folder.
+    for (const given of [folder, workflowId]) {
+      const rep = await cliRun('report', given, '--results-dir', env.resultsDir);
+      assert.equal(rep.code, 0, rep.stderr);
+      assert.equal(rep.stdout.split('\n')[0], path.join(dir, 'report.md'));
+    }
+    assert.ok(existsSync(path.join(dir, 'report.html')));
+  } finally {
+    await deleteSchedule(env.client, id).catch(() => undefined);
+  }
+});
+
 test('a JSON calendar and an interval, created paused: describe shows them as given', async () => {
   const id = 'cal-json';
   await createSchedule(env.client, {
@@ -281,10 +362,15 @@ test('unknown schedule ids give UnknownScheduleError', async () => {
 
 /** `chbench schedule …` as a user runs it; resolves with the exit code and both streams. */
 async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return cliRun('schedule', ...args);
+}
+
+/** `chbench <args>` as a child process against this file's Temporal server and task queue. */
+async function cliRun(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
     const { stdout, stderr } = await promisify(execFile)(
       process.execPath,
-      [path.join(REPO_ROOT, 'dist', 'src', 'cli.js'), 'schedule', ...args],
+      [path.join(REPO_ROOT, 'dist', 'src', 'cli.js'), ...args],
       {
         env: {
           ...process.env,

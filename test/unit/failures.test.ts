@@ -107,6 +107,22 @@ test('a ClickHouse error becomes ClickHouse.<NAME> with code and name; query err
   );
 });
 
+test('a query error is non-retryable by its code: a server that names it otherwise, or not at all, is still not retried', () => {
+  const renamed = clickHouseFailure({ code: 47, name: 'UNKNOWN_IDENTIFIER_RENAMED', message: 'Missing columns' });
+  assert.equal(renamed.type, 'ClickHouse.UNKNOWN_IDENTIFIER_RENAMED');
+  assert.equal(renamed.nonRetryable, true);
+  // Captured 18.16 bodies (no name in the text) of errors a retry cannot fix: no column, syntax.
+  for (const [sql, [code, name]] of Object.entries(EXPECTED)) {
+    const parsed = parseServerError(captured['18.16'][sql].body)!;
+    const f = clickHouseFailure({ ...parsed, message: parsed.message });
+    assert.equal(f.type, `ClickHouse.${name}`, sql);
+    assert.equal(f.nonRetryable, true, `${sql}: code ${code}`);
+  }
+  const noColumn = clickHouseFailure({ code: 8, message: 'There is no column x in table' });
+  assert.equal(noColumn.type, 'ClickHouse.THERE_IS_NO_COLUMN');
+  assert.equal(noColumn.nonRetryable, true);
+});
+
 test('the activity boundary converts a ClickHouseError (26.x) and an 18.16 text error; other errors pass', () => {
   const fromClient = clickHouseFailureOf(
     new ClickHouseError({ message: 'Unknown codec', code: '432', type: 'UNKNOWN_CODEC' }),

@@ -183,6 +183,31 @@ test('provisioning that fails leaves nothing but its result and teardownUnprovis
   assert.equal(written(c).stoppedIn, 'provision', 'the result names the step the cell stopped in');
 });
 
+test('a step that fails without a retry counts its one attempt (result attempts, not "none")', async () => {
+  const c = cell();
+  stubs.failWith = (activity) =>
+    activity === 'provision'
+      ? ApplicationFailure.create({
+          type: FAILURE.VersionMismatch,
+          nonRetryable: true,
+          message:
+            'local target: /usr/sbin/clickhouse-server is ClickHouse 18.16.1, but the cell asks for version 24.8',
+        })
+      : undefined;
+  assert.equal((await runCell(c)).status, 'failed');
+  assert.deepEqual((written(c) as unknown as { attempts: Record<string, number> }).attempts, { provision: 1 });
+
+  const d = cell();
+  stubs.failWith = (activity) =>
+    activity === 'loadData'
+      ? ApplicationFailure.create({ type: 'ClickHouse.UNKNOWN_IDENTIFIER', message: 'Missing columns: x' })
+      : undefined;
+  assert.equal((await runCell(d)).status, 'failed');
+  const w = (written(d) as unknown as { attempts: Record<string, number> }).attempts;
+  assert.equal(w.load, 1, JSON.stringify(w));
+  assert.equal(w['create-schema'], 1);
+});
+
 test('a ClickHouse.SYNTAX_ERROR is not retried (by its name in the retry policy); a MEMORY_LIMIT_EXCEEDED is', async () => {
   const c = cell();
   // nonRetryable: false on purpose: only the policy's nonRetryableErrorTypes can stop the retry.

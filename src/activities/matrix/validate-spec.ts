@@ -25,6 +25,7 @@ import type { CellOutcome } from '../../schema/cell';
 import { REPO_ROOT } from '../../config';
 import { schemaColumns, splitLoadSql } from '../../measure/insert-load';
 import { targets } from '../../targets';
+import { changedWorkloadFiles, workloadFingerprint } from '../../lib/workload-hash';
 
 /** Output of {@link validateSpec}. */
 export interface ValidatedRun {
@@ -178,13 +179,17 @@ export function createValidateSpec() {
   return {
     /**
      * Validate the run spec and record the run.
-     * @throws ApplicationFailure type `InvalidSpec` (non-retryable) listing every problem;
-     *   `UnreadableResult` (non-retryable) when the run's `run.json` or a cell's `result.json` exists but
+     * @throws ApplicationFailure type `InvalidSpec` (non-retryable) listing every problem; also when the
+     *   run's folder holds a run of another workflow id, or (a resume) the spec or the workload's files
+     *   differ from the ones the run started with (naming the changed files); `UnreadableResult` (non-retryable) when the run's `run.json` or a cell's `result.json` exists but
      *   does not parse with the results schema (another chbench version wrote it), naming the file and field.
      */
     async validateSpec(input: {
       spec: unknown;
+      /** The run id (folder-safe; `src/schema/run-id.ts`). */
       runId: string;
+      /** The matrix's Temporal workflow id (`runId` when absent). */
+      workflowId?: string;
       startedAt: string;
       reuseFailedSince?: string;
       /** The Temporal schedule that started the run (its `ChbenchSchedule` search attribute), recorded in run.json. */
@@ -213,11 +218,31 @@ export function createValidateSpec() {
       const cellKeys = expandMatrix(spec).map(cellKey);
       const runFile = path.join(dir, 'run.json');
       const prev = readUnlessForeign(runFile, RunRecord);
+      const workflowId = input.workflowId ?? input.runId;
+      // One folder, one run: a workflow of another id must not write into a run's folder (e.g. one
+      // started with the folder's name for a scheduled run whose workflow id has ':').
+      const prevWorkflowId = prev && (prev.workflowId ?? prev.runId);
+      if (prev && prevWorkflowId !== workflowId)
+        throw ApplicationFailure.create({
+          type: FAILURE.InvalidSpec,
+          nonRetryable: true,
+          message: `${dir} holds run ${prev.runId} of workflow ${prevWorkflowId}, not of workflow ${workflowId}; resume that run with: chbench resume ${prev.runId} (it starts workflow ${prevWorkflowId} again), or start a new run id`,
+        });
       if (prev && JSON.stringify(prev.spec) !== JSON.stringify(spec))
         throw ApplicationFailure.create({
           type: FAILURE.InvalidSpec,
           nonRetryable: true,
           message: `run ${input.runId} already exists in ${dir} with a different spec; resume it with the spec stored in ${path.join(dir, 'run-spec.json')}, or start a new run id`,
+        });
+      // The cells measured so far ran this workload's files: the rest must run the same ones.
+      const workloadFiles = workloadFingerprint(spec.workload);
+      const changed = prev?.workload_files ? changedWorkloadFiles(prev.workload_files, workloadFiles) : [];
+      if (changed.length)
+        throw ApplicationFailure.create({
+          type: FAILURE.InvalidSpec,
+          nonRetryable: true,
+          message: `run ${input.runId}: workload ${spec.workload} changed since the run started (sql/workloads/${spec.workload}/: ${changed.join(', ')}); its cells so far were measured with the files as they were: restore them to resume, or start a new run id to measure the changed workload`,
+          details: [{ changed }],
         });
       const reused: CellOutcome[] = [];
       for (const k of cellKeys) {
@@ -231,11 +256,16 @@ export function createValidateSpec() {
         if (keep)
           reused.push({ cellKey: k, status: r.status, resultFile: file, ...(r.error ? { error: r.error } : {}) });
       }
+      const chbench = chbenchVersion();
       const record: RunRecord = {
         schema: RUN_RECORD_SCHEMA,
         runId: input.runId,
+        workflowId,
         // Which chbench produced these results (validity rules change between versions).
-        chbench: chbenchVersion(),
+        chbench,
+        // The files the first start read (a record from before they were recorded: this start's).
+        workload_files: prev?.workload_files ?? workloadFiles,
+        starts: [...(prev?.starts ?? []), { at: input.startedAt, chbench }],
         startedAt: prev?.startedAt ?? input.startedAt,
         spec,
         cells: cellKeys,

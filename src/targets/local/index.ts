@@ -7,6 +7,8 @@
  * `system.processes`; restartable; statements archived from `system.query_log`.
  */
 import { accessSync, constants } from 'node:fs';
+import { ApplicationFailure } from '@temporalio/common';
+import { FAILURE } from '../../schema/failures';
 import { describeProcessTeardown, teardownProcessCell } from '../process';
 import { registerTarget } from '../registry';
 import {
@@ -42,7 +44,12 @@ export const localTarget: Target<TargetSpecOf<'local'>> = {
   },
   provision(spec, req) {
     const bin = spec.binaries[req.version];
-    if (!bin) throw new Error(`local target: no binary for version ${req.version}`);
+    if (!bin)
+      throw ApplicationFailure.create({
+        type: FAILURE.MissingBinary,
+        nonRetryable: true,
+        message: `local target: no binary for version ${req.version} in target.binaries (has: ${Object.keys(spec.binaries).join(', ') || 'none'})`,
+      });
     return provisionLocal(req, bin);
   },
   teardown: teardownLocal,

@@ -12,6 +12,8 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { ApplicationFailure } from '@temporalio/common';
+import { FAILURE } from '../../schema/failures';
 import { freePorts } from '../../lib/net';
 import type { ProvisionRequest, TargetHandle } from '../../schema/target';
 import {
@@ -113,18 +115,22 @@ function localServer(bin: string): ProcessServer {
  * @returns handle `{kind: 'local', url: 'http://127.0.0.1:<http port>', database: 'default',
  *   username: 'default', pid, dataDir, runId, cellKey, provisionedBy}` where provisionedBy reads e.g.
  *   `/usr/sbin/clickhouse-server 18.16.1 in pid 1234 (generated config /work/r/c/config.xml)`
- * @throws Error when the binary is missing or not executable; when the server does not answer
- *   `/ping` within 60 s or exits (message has the tails of its logs); when the version does not
- *   match the label (the server is then stopped)
+ * @throws ApplicationFailure `MissingBinary` (non-retryable) when the binary is missing or not
+ *   executable; `VersionMismatch` (non-retryable) when the version does not match the label (the
+ *   server is then stopped); Error when the server does not answer `/ping` within 60 s or exits
+ *   (message has the tails of its logs)
  */
 export async function provisionLocal(req: ProvisionRequest, binaryPath: string): Promise<TargetHandle> {
   cellDataDir(req.workDir, req.runId, req.cellKey); // an invalid work dir is reported before a missing binary
   const bin = resolveExecutable(binaryPath);
   if (!bin) {
-    throw new Error(
-      `local target: ClickHouse server binary ${binaryPath} not found or not executable ` +
+    throw ApplicationFailure.create({
+      type: FAILURE.MissingBinary,
+      nonRetryable: true,
+      message:
+        `local target: ClickHouse server binary ${binaryPath} not found or not executable ` +
         `(Debian: apt-get install -y clickhouse-server installs /usr/sbin/clickhouse-server)`,
-    );
+    });
   }
   return provisionProcess(localServer(bin), req);
 }

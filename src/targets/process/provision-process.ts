@@ -11,6 +11,8 @@
  * (`src/schema/version.ts`), the same one the provision activity applies to every target.
  */
 import * as path from 'node:path';
+import { ApplicationFailure } from '@temporalio/common';
+import { FAILURE } from '../../schema/failures';
 import type { ProvisionRequest, TargetHandle } from '../../schema/target';
 import { versionMatchesLabel } from '../../schema/version';
 import { cellDataDir, recordOwner, writeLabel, type ProcessTargetKind, type TargetLabel } from './cell-dir';
@@ -76,9 +78,10 @@ export interface ProcessServer<F extends ServerFacts = ServerFacts> {
  * Concurrent attempts for the same cell are serialised by `<dataDir>/provision.lock`.
  *
  * @returns the handle `{kind, url, database: 'default', username: 'default', pid, dataDir, runId, cellKey, provisionedBy}`
- * @throws Error `<who> is ClickHouse <actual>, but the cell asks for version <label>` when the server
- *   runs another version (a fresh server is then stopped and its directory removed: a retry cannot
- *   help); the start failure (log tails included) otherwise, the directory kept for inspection
+ * @throws ApplicationFailure `VersionMismatch` (non-retryable) `<who> is ClickHouse <actual>, but the
+ *   cell asks for version <label>` when the server runs another version (a fresh server is then
+ *   stopped and its directory removed: the same binary answers the same on every attempt); the start
+ *   failure (log tails included) otherwise, the directory kept for inspection
  */
 export async function provisionProcess<F extends ServerFacts>(
   server: ProcessServer<F>,
@@ -88,10 +91,16 @@ export async function provisionProcess<F extends ServerFacts>(
   return withCellLock(dataDir, () => provisionLocked(server, req, dataDir));
 }
 
+/** The non-retryable `VersionMismatch` when `actual` (the server's `version()`) does not match the cell's `label`. */
 function versionError(server: ProcessServer<ServerFacts>, actual: string, label: string): Error | undefined {
   return versionMatchesLabel(actual, label)
     ? undefined
-    : new Error(`${server.who} is ClickHouse ${actual}, but the cell asks for version ${label}`);
+    : ApplicationFailure.create({
+        type: FAILURE.VersionMismatch,
+        nonRetryable: true,
+        message: `${server.who} is ClickHouse ${actual}, but the cell asks for version ${label}; label the binary with the version it runs, or point the label at a binary of that version`,
+        details: [{ actual, label }],
+      });
 }
 
 async function provisionLocked<F extends ServerFacts>(
