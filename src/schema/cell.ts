@@ -4,7 +4,7 @@
  * Workflow code imports this module for types only, so zod stays out of the workflow bundle.
  */
 import { z } from 'zod';
-import type { Codec, ProtocolSpec, TargetSpec } from './run-spec';
+import type { Codec, CodecProfile, ProtocolSpec, TargetSpec } from './run-spec';
 import type { TargetHandle } from './target';
 import type { GridsSpec } from './grids';
 import { HostLoss, type HostFacts, type HostPlacement } from './host';
@@ -15,7 +15,13 @@ export interface CellInput {
   cellKey: string;
   /** Matrix version label, e.g. `26.7`. */
   version: string;
+  /** Name of the cell's codec profile; a plain codec expression (`ZSTD(3)`) is its own profile. */
   codec: Codec;
+  /**
+   * A named profile's default expression and per-column overrides; absent for a plain expression
+   * (then `codec` is the default of every column). Read through {@link cellCodecProfile}.
+   */
+  codecProfile?: { default: Codec; columns: Record<string, Codec> };
   workload: string;
   /** Rows to generate. */
   scale: number;
@@ -45,6 +51,15 @@ export interface CellInput {
   hostLossTimeoutS?: number;
   /** Hosts lost by earlier executions of this cell (the matrix placed it again after each). */
   priorHostLosses?: HostLoss[];
+}
+
+/** The codec profile a cell applies: its name, default expression and per-column overrides. Pure. */
+export function cellCodecProfile(cell: Pick<CellInput, 'codec' | 'codecProfile'>): CodecProfile {
+  return {
+    name: cell.codec,
+    default: cell.codecProfile?.default ?? cell.codec,
+    columns: cell.codecProfile?.columns ?? {},
+  };
 }
 
 /** What every step after provisioning receives. */

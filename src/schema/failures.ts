@@ -41,6 +41,12 @@ export const FAILURE = {
   VolumePending: 'VolumePending',
   /** A cell's pod or PVC name is taken by an object of another run or cell (kubernetes target). */
   ResourceConflict: 'ResourceConflict',
+  /** The server refused a codec of the cell's profile in the trial on a throwaway table (provision). */
+  CodecRefused: 'CodecRefused',
+  /** The created table does not carry the codec the cell declares, per `system.columns.compression_codec` (createSchema). */
+  CodecMismatch: 'CodecMismatch',
+  /** A workload query fails its EXPLAIN on the freshly created, empty table (createSchema): names the query id and file. */
+  InvalidWorkloadQuery: 'InvalidWorkloadQuery',
 } as const;
 
 /** Prefix of the failure type of a ClickHouse server error: `ClickHouse.<NAME>`. */
@@ -142,6 +148,9 @@ export const NON_RETRYABLE: readonly string[] = [
   FAILURE.Unschedulable,
   FAILURE.VolumePending,
   FAILURE.ResourceConflict,
+  FAILURE.CodecRefused,
+  FAILURE.CodecMismatch,
+  FAILURE.InvalidWorkloadQuery,
   ...Object.keys(CLICKHOUSE_QUERY_ERRORS).map(clickHouseFailureType),
 ];
 
