@@ -266,13 +266,14 @@ export function codecPlacementProblems(workload: string, text: string, profile: 
 }
 
 /**
- * The codec each column of the schema is declared with for a profile: the template's literal
- * `CODEC(...)` for a column without a placeholder, else the profile's expression (`LZ4` where
- * neither says anything: the server default). Pure.
+ * The codec each column of the schema must carry for a cell of this profile: the template's literal
+ * `CODEC(...)` for a column that writes one instead of a placeholder, else the profile's expression —
+ * also for a column the template forgot to give `{{codec}}`: the cell claims the profile, so the
+ * read-back must show it. Pure.
  */
 export function declaredCodecs(text: string, profile: Codec | CodecProfile): Map<string, Codec> {
   return new Map(
-    templateColumns(text).map((c) => [c.name, c.placeholder ? codecFor(profile, c.name) : (c.fixed ?? 'LZ4')] as const),
+    templateColumns(text).map((c) => [c.name, !c.placeholder && c.fixed ? c.fixed : codecFor(profile, c.name)] as const),
   );
 }
 
