@@ -494,6 +494,14 @@ export const RunSample = z.object({
   validity: z.object({ cold: RunValidity.optional(), quiet: RunValidity }),
   /** The `QueryFinish` row of `system.query_log` for this query_id (ProfileEvents as an object), when available. */
   query_log: z.record(z.string(), z.unknown()).nullable().optional(),
+  /**
+   * The settings sent (`settings`) as the server recorded them for this run (`system.query_log`'s
+   * `Settings`): `applied` = shown with the value sent, `not_shown` = the others and why. Absent where
+   * the run has no query_log row (and in older results).
+   */
+  settings_check: z
+    .object({ source: z.string(), applied: z.record(z.string(), z.string()), not_shown: z.record(z.string(), z.string()) })
+    .optional(),
   /** Worker wall clock just before the run's request was sent (after its cold preparation); absent in older results. */
   started_at: WallClockAt.optional(),
   /** Worker wall clock when the run's response body had been read (the end of `wall_ms`). */

@@ -15,6 +15,8 @@ import { provisionEmbedded, teardownEmbedded } from '../../src/targets/embedded'
 import { provisionLocal, teardownLocal } from '../../src/targets/local';
 import { connect } from '../../src/clickhouse/client';
 import { trialCodecs } from '../../src/clickhouse/codec-check';
+import { fetchQueryLog } from '../../src/clickhouse/query-log';
+import { settingsCheck } from '../../src/measure/figures';
 import { createCreateSchema } from '../../src/activities/create-schema';
 import { cellInputs } from '../../src/schema/matrix';
 import { parseRunSpec, type RunSpecInput } from '../../src/schema/run-spec';
@@ -199,5 +201,26 @@ describe('createSchema on clickhouse-server 18.16 (no column codecs, no EXPLAIN)
     assert.equal(rec.query_check?.available, false);
     assert.match(rec.query_check?.reason ?? '', /^not available on this server: it has no EXPLAIN/);
     assert.match(rec.show_create_table, /CREATE TABLE .*t/);
+  });
+
+  it('a run\u2019s query settings are recorded as applied from its query_log row', async (t) => {
+    if (!target) {
+      t.skip('no clickhouse-server binary: run ./scripts/setup.sh --with-debian-clickhouse');
+      return;
+    }
+    const c = connect(target);
+    try {
+      const id = `chbench-settings-${randomUUID()}`;
+      const rs = await c.query({ query: 'SELECT count() FROM t', query_id: id, format: 'JSONCompact', clickhouse_settings: { max_threads: 1, log_queries: 1 } });
+      await rs.json();
+      const row = (await fetchQueryLog(c, [id])).get(id);
+      assert.ok(row, 'the run has a query_log row');
+      const check = settingsCheck({ max_threads: 1, max_block_size: 1000 }, row);
+      assert.equal(check.source, 'system.query_log Settings.Names/Settings.Values');
+      assert.deepEqual(check.applied, { max_threads: '1' });
+      assert.deepEqual(check.not_shown, { max_block_size: 'not in the run\u2019s query_log Settings (servers may list only settings that differ from their default)' });
+    } finally {
+      await c.close();
+    }
   });
 });

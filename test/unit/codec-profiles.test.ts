@@ -15,6 +15,7 @@ import { declaredCodecs, loadWorkload, renderTemplate, templateColumns, workload
 import { codecMatches, parseCodecChain } from '../../src/clickhouse/codec-check';
 import { appliedTableSettings, shownTableSettings } from '../../src/activities/create-schema';
 import { REPO_ROOT } from '../../src/config';
+import { settingsCheck } from '../../src/measure/figures';
 
 const FIXTURES = path.join(REPO_ROOT, 'test', 'fixtures');
 let saved: string | undefined;
@@ -163,4 +164,17 @@ test('table settings count as applied only as the server shows them', () => {
       merge_max_block_size: 'not in the SETTINGS of SHOW CREATE TABLE',
     },
   });
+});
+
+test('a run\u2019s settings count as applied only as its query_log row shows them', () => {
+  const sent = { max_threads: 2, use_query_cache: 0, min_bytes_to_use_direct_io: 1 };
+  // Newer servers: a Settings map; a sent setting missing from it, or with another value, is not applied.
+  assert.deepEqual(settingsCheck(sent, { Settings: { max_threads: '2', use_query_cache: '1' } }), {
+    source: 'system.query_log.Settings',
+    applied: { max_threads: '2' },
+    not_shown: { use_query_cache: 'query_log shows 1', min_bytes_to_use_direct_io: 'not in the run\u2019s query_log Settings (servers may list only settings that differ from their default)' },
+  });
+  // 18.16: two arrays.
+  assert.deepEqual(settingsCheck({ max_threads: 2 }, { 'Settings.Names': ['max_threads'], 'Settings.Values': ['2'] }).applied, { max_threads: '2' });
+  assert.match(settingsCheck(sent, { query_id: 'x' }).source, /^not available on this server/);
 });
