@@ -140,10 +140,12 @@ export function createConcurrencySteps(deps: { workDir: string }) {
       // An empty mix (the spec named none): every selected query of the cell, weight 1.
       const entries = step.mix.length
         ? step.mix
-        : workloadQueries(m, { table: m.table, rows: cell.scale, codec: cellCodecProfile(cell) }, cell.queries).map((q) => ({
-            id: q.id,
-            weight: 1,
-          }));
+        : workloadQueries(m, { table: m.table, rows: cell.scale, codec: cellCodecProfile(cell) }, cell.queries).map(
+            (q) => ({
+              id: q.id,
+              weight: 1,
+            }),
+          );
       const rendered = workloadQueries(
         m,
         { table: m.table, rows: cell.scale, codec: cellCodecProfile(cell) },

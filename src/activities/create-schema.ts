@@ -84,7 +84,10 @@ export function createCreateSchema() {
         const create = await client.query({ query: `SHOW CREATE TABLE ${m.table}`, format: 'TabSeparatedRaw' });
         const showCreate = (await create.text()).trim();
         // Codecs: what the cell declares per column against what the server reports.
-        const declared = declaredCodecs(readFileSync(path.join(sqlRoot(), 'workloads', m.name, m.schema), 'utf8'), profile);
+        const declared = declaredCodecs(
+          readFileSync(path.join(sqlRoot(), 'workloads', m.name, m.schema), 'utf8'),
+          profile,
+        );
         const server = await readColumnCodecs(client, m.table);
         const columns = (server ?? []).map((c) => {
           const d = declared.get(c.column) ?? profile.default;
@@ -131,7 +134,9 @@ export function createCreateSchema() {
                 (c) =>
                   `column ${c.column} has ${c.server ? c.server : 'the server default (LZ4; system.columns.compression_codec is empty)'} but the cell declares ${c.declared === 'LZ4' ? 'LZ4 (the server default)' : `CODEC(${c.declared})`}`,
               )
-              .join('; ')}${wrong.length === columns.length ? ` — does the schema of workload ${m.name} place {{codec}} on its columns?` : ''}`,
+              .join(
+                '; ',
+              )}${wrong.length === columns.length ? ` — does the schema of workload ${m.name} place {{codec}} on its columns?` : ''}`,
           });
         // Every selected query, analysed on the empty table before minutes of loading.
         record.query_check = await checkQueries(client, cell, m, settings.runs);
@@ -162,7 +167,8 @@ async function checkQueries(
   if (!(await hasExplain(client)))
     return {
       available: false,
-      reason: 'not available on this server: it has no EXPLAIN (ClickHouse before 20.6); the queries were not checked before loading',
+      reason:
+        'not available on this server: it has no EXPLAIN (ClickHouse before 20.6); the queries were not checked before loading',
       source,
       queries: [],
     };

@@ -65,7 +65,11 @@ export function createLoadData() {
           };
           await client.command({ query: `TRUNCATE TABLE ${m.table}`, query_id: `${prefix}-truncate-a${attempt()}` });
         }
-        const sql = renderTemplate(cell.workload, m.load, { table: m.table, rows: cell.scale, codec: cellCodecProfile(cell) });
+        const sql = renderTemplate(cell.workload, m.load, {
+          table: m.table,
+          rows: cell.scale,
+          codec: cellCodecProfile(cell),
+        });
         const settings = { ...readCellSettings(cell).load, max_execution_time: cell.protocol.maxExecutionTimeS };
         const queryId = `${prefix}-a${attempt()}`;
         const eventsBefore = await loadCounters(client);

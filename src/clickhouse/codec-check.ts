@@ -25,7 +25,16 @@ export function parseCodecChain(expr: string): CodecStep[] {
   return splitTopLevel(s, ',').map((part) => {
     const m = /^\s*([A-Za-z][A-Za-z0-9_]*)\s*(?:\(([^()]*)\))?\s*$/.exec(part);
     if (!m) return { name: part.trim(), args: [] };
-    return { name: m[1], args: m[2] === undefined ? [] : m[2].split(',').map((a) => a.trim()).filter(Boolean) };
+    return {
+      name: m[1],
+      args:
+        m[2] === undefined
+          ? []
+          : m[2]
+              .split(',')
+              .map((a) => a.trim())
+              .filter(Boolean),
+    };
   });
 }
 
@@ -83,7 +92,8 @@ export interface TrialColumn {
 }
 
 /** Outcome of {@link trialCodecs}: `ok`, or the first column the server refused and its error. */
-export type CodecTrial = { ok: true; statement: string } | { ok: false; column: TrialColumn; statement: string; error: string };
+export type CodecTrial =
+  { ok: true; statement: string } | { ok: false; column: TrialColumn; statement: string; error: string };
 
 /**
  * Try codecs on their columns' types on a throwaway temporary table (nothing is written; the table is

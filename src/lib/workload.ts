@@ -179,7 +179,8 @@ function renderText(text: string, v: RenderValues): string {
   return body
     .replace(PLACEHOLDER, (_, k: string, arg: string | undefined, at: number) => {
       if (k === 'codec') return codecClause(codecFor(v.codec, arg ?? columnAt(body, at)));
-      if (!(k in values) || arg !== undefined) throw new Error(`template: unknown placeholder {{${k}${arg ? `:${arg}` : ''}}}`);
+      if (!(k in values) || arg !== undefined)
+        throw new Error(`template: unknown placeholder {{${k}${arg ? `:${arg}` : ''}}}`);
       return values[k];
     })
     .trim();
@@ -273,7 +274,9 @@ export function codecPlacementProblems(workload: string, text: string, profile: 
  */
 export function declaredCodecs(text: string, profile: Codec | CodecProfile): Map<string, Codec> {
   return new Map(
-    templateColumns(text).map((c) => [c.name, !c.placeholder && c.fixed ? c.fixed : codecFor(profile, c.name)] as const),
+    templateColumns(text).map(
+      (c) => [c.name, !c.placeholder && c.fixed ? c.fixed : codecFor(profile, c.name)] as const,
+    ),
   );
 }
 
@@ -317,7 +320,8 @@ export function workloadProblems(name: string, root = sqlRoot()): string[] {
     ...(m.index ? [['index.add', m.index.add] as [string, string]] : []),
   ];
   let columns: string[] | undefined;
-  if (existsSync(path.join(dir, m.schema))) columns = templateColumns(readFileSync(path.join(dir, m.schema), 'utf8')).map((c) => c.name);
+  if (existsSync(path.join(dir, m.schema)))
+    columns = templateColumns(readFileSync(path.join(dir, m.schema), 'utf8')).map((c) => c.name);
   for (const [what, f] of files) {
     const p = path.join(dir, f);
     if (!existsSync(p)) {
@@ -331,7 +335,9 @@ export function workloadProblems(name: string, root = sqlRoot()): string[] {
           `workload ${name}: ${f}: unknown placeholder ${whole} (known: {{table}}, {{rows}}, {{codec}}, {{codec:<column>}}, {{settings}})`,
         );
       else if (arg !== undefined && columns && !columns.includes(arg))
-        out.push(`workload ${name}: ${f}: ${whole} names a column the schema does not have (columns: ${columns.join(', ')})`);
+        out.push(
+          `workload ${name}: ${f}: ${whole} names a column the schema does not have (columns: ${columns.join(', ')})`,
+        );
     }
   }
   return out;
@@ -377,7 +383,11 @@ export interface ServerFeatures {
  * Why a server cannot run a workload cell, or `undefined` if it can — from the capability probe:
  * the data types and table functions the workload needs, and column CODECs for a non-LZ4 cell.
  */
-export function cannotRunReason(m: WorkloadManifest, f: ServerFeatures, codec: Codec | CodecProfile): string | undefined {
+export function cannotRunReason(
+  m: WorkloadManifest,
+  f: ServerFeatures,
+  codec: Codec | CodecProfile,
+): string | undefined {
   const missing = [
     ...m.requires.dataTypes
       .filter((t) => f.data_types !== null && !f.data_types.includes(t))

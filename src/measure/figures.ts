@@ -106,21 +106,32 @@ export function settingsCheck(
   row: QueryLogRow,
 ): NonNullable<RunSample['settings_check']> {
   let shown: Record<string, string> | null = null;
-  if (row.Settings && typeof row.Settings === 'object') shown = Object.fromEntries(Object.entries(row.Settings as Record<string, unknown>).map(([k, v]) => [k, String(v)]));
+  if (row.Settings && typeof row.Settings === 'object')
+    shown = Object.fromEntries(Object.entries(row.Settings as Record<string, unknown>).map(([k, v]) => [k, String(v)]));
   else if (Array.isArray(row['Settings.Names']) && Array.isArray(row['Settings.Values'])) {
     const values = row['Settings.Values'] as unknown[];
     shown = Object.fromEntries((row['Settings.Names'] as unknown[]).map((n, i) => [String(n), String(values[i])]));
   }
   if (!shown)
-    return { source: 'not available on this server: its system.query_log has no Settings column', applied: {}, not_shown: {} };
+    return {
+      source: 'not available on this server: its system.query_log has no Settings column',
+      applied: {},
+      not_shown: {},
+    };
   const applied: Record<string, string> = {};
   const notShown: Record<string, string> = {};
   for (const [k, v] of Object.entries(sent)) {
-    if (!(k in shown)) notShown[k] = 'not in the run\u2019s query_log Settings (servers may list only settings that differ from their default)';
+    if (!(k in shown))
+      notShown[k] =
+        'not in the run\u2019s query_log Settings (servers may list only settings that differ from their default)';
     else if (shown[k] !== String(v)) notShown[k] = `query_log shows ${shown[k]}`;
     else applied[k] = shown[k];
   }
-  return { source: row.Settings ? 'system.query_log.Settings' : 'system.query_log Settings.Names/Settings.Values', applied, not_shown: notShown };
+  return {
+    source: row.Settings ? 'system.query_log.Settings' : 'system.query_log Settings.Names/Settings.Values',
+    applied,
+    not_shown: notShown,
+  };
 }
 
 /**

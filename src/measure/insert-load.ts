@@ -43,7 +43,6 @@ interface SchemaColumn {
   type: string;
 }
 
-
 /**
  * The columns of a rendered `CREATE TABLE … (…) ENGINE …` (a workload's schema.sql rendered with codec
  * LZ4, i.e. without CODEC clauses): name and type, in order; INDEX/PROJECTION/CONSTRAINT entries skipped.

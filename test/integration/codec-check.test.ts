@@ -45,7 +45,12 @@ after(() => {
 });
 
 /** The one cell of a spec with this workload and codec entry. */
-function cellOf(workload: string, codec: RunSpecInput['matrix']['codec'][number], target: RunSpecInput['target'] = { kind: 'embedded' }, version = '26.7'): CellInput {
+function cellOf(
+  workload: string,
+  codec: RunSpecInput['matrix']['codec'][number],
+  target: RunSpecInput['target'] = { kind: 'embedded' },
+  version = '26.7',
+): CellInput {
   const spec = parseRunSpec({
     name: 'codec-check',
     workload,
@@ -58,13 +63,20 @@ function cellOf(workload: string, codec: RunSpecInput['matrix']['codec'][number]
 }
 
 function schemaRecord(cell: CellInput): SchemaRecord {
-  return JSON.parse(fs.readFileSync(path.join(cellDir(cell.resultsDir, cell.runId, cell.cellKey), 'schema.json'), 'utf8')) as SchemaRecord;
+  return JSON.parse(
+    fs.readFileSync(path.join(cellDir(cell.resultsDir, cell.runId, cell.cellKey), 'schema.json'), 'utf8'),
+  ) as SchemaRecord;
 }
 
 describe('createSchema on chdb (ClickHouse 26.7)', { timeout: 180_000 }, () => {
   let target: TargetHandle;
   before(async () => {
-    target = await provisionEmbedded({ runId: `codec-${randomUUID().slice(0, 8)}`, cellKey: 'c', version: '26.7', workDir });
+    target = await provisionEmbedded({
+      runId: `codec-${randomUUID().slice(0, 8)}`,
+      cellKey: 'c',
+      version: '26.7',
+      workDir,
+    });
   });
   after(async () => {
     if (target) await teardownEmbedded(target).catch(() => undefined);
@@ -100,7 +112,9 @@ describe('createSchema on chdb (ClickHouse 26.7)', { timeout: 180_000 }, () => {
   it('a table left with another codec fails the cell with both values', async () => {
     await dropTable();
     const c = connect(target);
-    await c.command({ query: 'CREATE TABLE t (id UInt64 CODEC(ZSTD(1)), ts DateTime, v Int32) ENGINE = MergeTree ORDER BY id' });
+    await c.command({
+      query: 'CREATE TABLE t (id UInt64 CODEC(ZSTD(1)), ts DateTime, v Int32) ENGINE = MergeTree ORDER BY id',
+    });
     await c.close();
     await assertFailureType(
       createSchema({ cell: cellOf('codecs', 'ZSTD(3)'), target }),
@@ -111,7 +125,11 @@ describe('createSchema on chdb (ClickHouse 26.7)', { timeout: 180_000 }, () => {
 
   it('a per-column profile is read back column by column, with the table settings the server shows', async () => {
     await dropTable();
-    const cell = cellOf('codecs', { name: 'delta-zstd', default: 'ZSTD(4)', columns: { ts: 'Delta, ZSTD(1)', v: 'T64' } });
+    const cell = cellOf('codecs', {
+      name: 'delta-zstd',
+      default: 'ZSTD(4)',
+      columns: { ts: 'Delta, ZSTD(1)', v: 'T64' },
+    });
     writeJsonAtomic(path.join(cellDir(cell.resultsDir, cell.runId, cell.cellKey), 'settings.json'), {
       load: {},
       runs: {},
@@ -191,12 +209,18 @@ describe('createSchema on clickhouse-server 18.16 (no column codecs, no EXPLAIN)
       t.skip('no clickhouse-server binary: run ./scripts/setup.sh --with-debian-clickhouse');
       return;
     }
-    target = await provisionLocal({ runId: `codec-${randomUUID().slice(0, 8)}`, cellKey: 'c', version: '18.16', workDir }, SERVER_1816);
+    target = await provisionLocal(
+      { runId: `codec-${randomUUID().slice(0, 8)}`, cellKey: 'c', version: '18.16', workDir },
+      SERVER_1816,
+    );
     const cell = cellOf('codecs', 'LZ4', { kind: 'local', binaries: { '18.16': SERVER_1816 } }, '18.16');
     assert.deepEqual(await createSchema({ cell, target }), { table: 't' });
     const rec = schemaRecord(cell);
     assert.equal(rec.codecs?.available, false);
-    assert.match(rec.codecs?.reason ?? '', /^not available on this server: its system\.columns has no compression_codec/);
+    assert.match(
+      rec.codecs?.reason ?? '',
+      /^not available on this server: its system\.columns has no compression_codec/,
+    );
     assert.deepEqual(rec.codecs?.columns, []);
     assert.equal(rec.query_check?.available, false);
     assert.match(rec.query_check?.reason ?? '', /^not available on this server: it has no EXPLAIN/);
@@ -211,14 +235,22 @@ describe('createSchema on clickhouse-server 18.16 (no column codecs, no EXPLAIN)
     const c = connect(target);
     try {
       const id = `chbench-settings-${randomUUID()}`;
-      const rs = await c.query({ query: 'SELECT count() FROM t', query_id: id, format: 'JSONCompact', clickhouse_settings: { max_threads: 1, log_queries: 1 } });
+      const rs = await c.query({
+        query: 'SELECT count() FROM t',
+        query_id: id,
+        format: 'JSONCompact',
+        clickhouse_settings: { max_threads: 1, log_queries: 1 },
+      });
       await rs.json();
       const row = (await fetchQueryLog(c, [id])).get(id);
       assert.ok(row, 'the run has a query_log row');
       const check = settingsCheck({ max_threads: 1, max_block_size: 1000 }, row);
       assert.equal(check.source, 'system.query_log Settings.Names/Settings.Values');
       assert.deepEqual(check.applied, { max_threads: '1' });
-      assert.deepEqual(check.not_shown, { max_block_size: 'not in the run\u2019s query_log Settings (servers may list only settings that differ from their default)' });
+      assert.deepEqual(check.not_shown, {
+        max_block_size:
+          'not in the run\u2019s query_log Settings (servers may list only settings that differ from their default)',
+      });
     } finally {
       await c.close();
     }

@@ -11,7 +11,13 @@ import { parseRunSpec } from '../../src/schema/run-spec';
 import { cellInputs, cellKey, expandMatrix } from '../../src/schema/matrix';
 import { cellCodecProfile } from '../../src/schema/cell';
 import { checkSpec } from '../../src/activities/matrix/validate-spec';
-import { declaredCodecs, loadWorkload, renderTemplate, templateColumns, workloadProblems } from '../../src/lib/workload';
+import {
+  declaredCodecs,
+  loadWorkload,
+  renderTemplate,
+  templateColumns,
+  workloadProblems,
+} from '../../src/lib/workload';
 import { codecMatches, parseCodecChain } from '../../src/clickhouse/codec-check';
 import { appliedTableSettings, shownTableSettings } from '../../src/activities/create-schema';
 import { REPO_ROOT } from '../../src/config';
@@ -62,7 +68,11 @@ test('any codec expression and a named per-column profile are accepted; cell key
   assert.equal(cells[1].codec, 'ZSTD(3)');
   assert.equal('codecProfile' in cells[1], false);
   assert.deepEqual(cells[6].codecProfile, { default: 'ZSTD(1)', columns: { ts: 'Delta, ZSTD(1)' } });
-  assert.deepEqual(cellCodecProfile(cells[6]), { name: 'delta-zstd', default: 'ZSTD(1)', columns: { ts: 'Delta, ZSTD(1)' } });
+  assert.deepEqual(cellCodecProfile(cells[6]), {
+    name: 'delta-zstd',
+    default: 'ZSTD(1)',
+    columns: { ts: 'Delta, ZSTD(1)' },
+  });
   assert.deepEqual(cellCodecProfile(cells[5]), { name: 'Delta, ZSTD(3)', default: 'Delta, ZSTD(3)', columns: {} });
 });
 
@@ -75,7 +85,10 @@ test('the example specs keep their cell keys', () => {
 
 test('two profiles that would share a cell key are refused', () => {
   const r = checkSpec(spec('codecs', ['Delta, ZSTD(3)', 'Delta,ZSTD(3)']));
-  assert.ok(r.problems.some((p) => p.startsWith('matrix.codec:') && /distinct names/.test(p)), r.problems.join('\n'));
+  assert.ok(
+    r.problems.some((p) => p.startsWith('matrix.codec:') && /distinct names/.test(p)),
+    r.problems.join('\n'),
+  );
 });
 
 test('{{codec}} renders each column its own codec from the profile', () => {
@@ -92,7 +105,12 @@ test('{{codec}} renders each column its own codec from the profile', () => {
   const lz4 = renderTemplate('codecs', m.schema, { table: 't', rows: 1, codec: 'LZ4' });
   assert.doesNotMatch(lz4, /CODEC/);
   // Several columns on one line: each placeholder takes the column it ends.
-  const one = renderTemplate('trivial', 'schema.sql', { table: 't', rows: 1, codec: { name: 'p', default: 'LZ4', columns: { n: 'T64, LZ4' } } }, path.join(REPO_ROOT, 'sql'));
+  const one = renderTemplate(
+    'trivial',
+    'schema.sql',
+    { table: 't', rows: 1, codec: { name: 'p', default: 'LZ4', columns: { n: 'T64, LZ4' } } },
+    path.join(REPO_ROOT, 'sql'),
+  );
   assert.match(one, /\(n UInt64 CODEC\(T64, LZ4\)\)/);
   assert.deepEqual(
     [...declaredCodecs(readFileSync(path.join(FIXTURES, 'workloads', 'no-codec', 'schema.sql'), 'utf8'), 'ZSTD(3)')],
@@ -103,7 +121,9 @@ test('{{codec}} renders each column its own codec from the profile', () => {
     ],
   );
   assert.deepEqual(
-    templateColumns('CREATE TABLE x (a UInt8 CODEC(ZSTD(1)), b String{{codec}}, INDEX i b TYPE set(0) GRANULARITY 1) ENGINE = Log'),
+    templateColumns(
+      'CREATE TABLE x (a UInt8 CODEC(ZSTD(1)), b String{{codec}}, INDEX i b TYPE set(0) GRANULARITY 1) ENGINE = Log',
+    ),
     [
       { name: 'a', placeholder: false, fixed: 'ZSTD(1)' },
       { name: 'b', placeholder: true },
@@ -115,7 +135,11 @@ test('validate refuses a schema without {{codec}} when the spec asks for more th
   const r = checkSpec(spec('no-codec', ['LZ4', 'ZSTD(3)']));
   assert.ok(
     r.problems.some(
-      (p) => p.startsWith('matrix.codec:') && p.includes('no {{codec}} placeholder') && p.includes('"ZSTD(3)"') && p.includes('no-codec'),
+      (p) =>
+        p.startsWith('matrix.codec:') &&
+        p.includes('no {{codec}} placeholder') &&
+        p.includes('"ZSTD(3)"') &&
+        p.includes('no-codec'),
     ),
     r.problems.join('\n'),
   );
@@ -124,14 +148,26 @@ test('validate refuses a schema without {{codec}} when the spec asks for more th
   assert.deepEqual(checkSpec(spec('codecs', ['LZ4', 'ZSTD(3)'])).problems, []);
   // An override must name a column of the schema.
   const o = checkSpec(spec('codecs', [{ name: 'p', columns: { timestamp: 'Delta, ZSTD(1)' } }]));
-  assert.ok(o.problems.some((p) => p.includes('timestamp') && p.includes('does not have')), o.problems.join('\n'));
+  assert.ok(
+    o.problems.some((p) => p.includes('timestamp') && p.includes('does not have')),
+    o.problems.join('\n'),
+  );
 });
 
 test('validate checks the workload\u2019s files and placeholders without a server', () => {
   const probs = workloadProblems('broken');
-  assert.ok(probs.some((p) => p.includes('schema.sql: unknown placeholder {{codecs}}')), probs.join('\n'));
-  assert.ok(probs.some((p) => p.includes('q1.sql: {{codec:nosuch}} names a column the schema does not have')), probs.join('\n'));
-  assert.ok(probs.some((p) => p.includes('query q2 file missing.sql is missing')), probs.join('\n'));
+  assert.ok(
+    probs.some((p) => p.includes('schema.sql: unknown placeholder {{codecs}}')),
+    probs.join('\n'),
+  );
+  assert.ok(
+    probs.some((p) => p.includes('q1.sql: {{codec:nosuch}} names a column the schema does not have')),
+    probs.join('\n'),
+  );
+  assert.ok(
+    probs.some((p) => p.includes('query q2 file missing.sql is missing')),
+    probs.join('\n'),
+  );
   const r = checkSpec(spec('broken', ['LZ4']));
   assert.equal(r.problems.filter((p) => p.startsWith('workload broken:')).length, 3, r.problems.join('\n'));
   assert.deepEqual(workloadProblems('codecs'), []);
@@ -157,13 +193,16 @@ test('table settings count as applied only as the server shows them', () => {
     "CREATE TABLE default.t (`n` UInt64) ENGINE = MergeTree ORDER BY n SETTINGS index_granularity = 8192, min_bytes_for_wide_part = 0, storage_policy = 'default'",
   );
   assert.deepEqual(shown, { index_granularity: '8192', min_bytes_for_wide_part: '0', storage_policy: 'default' });
-  assert.deepEqual(appliedTableSettings({ min_bytes_for_wide_part: 0, index_granularity: 1024, merge_max_block_size: 10 }, shown), {
-    applied: { min_bytes_for_wide_part: 0 },
-    not_shown: {
-      index_granularity: 'the server shows index_granularity = 8192',
-      merge_max_block_size: 'not in the SETTINGS of SHOW CREATE TABLE',
+  assert.deepEqual(
+    appliedTableSettings({ min_bytes_for_wide_part: 0, index_granularity: 1024, merge_max_block_size: 10 }, shown),
+    {
+      applied: { min_bytes_for_wide_part: 0 },
+      not_shown: {
+        index_granularity: 'the server shows index_granularity = 8192',
+        merge_max_block_size: 'not in the SETTINGS of SHOW CREATE TABLE',
+      },
     },
-  });
+  );
 });
 
 test('a run\u2019s settings count as applied only as its query_log row shows them', () => {
@@ -172,9 +211,16 @@ test('a run\u2019s settings count as applied only as its query_log row shows the
   assert.deepEqual(settingsCheck(sent, { Settings: { max_threads: '2', use_query_cache: '1' } }), {
     source: 'system.query_log.Settings',
     applied: { max_threads: '2' },
-    not_shown: { use_query_cache: 'query_log shows 1', min_bytes_to_use_direct_io: 'not in the run\u2019s query_log Settings (servers may list only settings that differ from their default)' },
+    not_shown: {
+      use_query_cache: 'query_log shows 1',
+      min_bytes_to_use_direct_io:
+        'not in the run\u2019s query_log Settings (servers may list only settings that differ from their default)',
+    },
   });
   // 18.16: two arrays.
-  assert.deepEqual(settingsCheck({ max_threads: 2 }, { 'Settings.Names': ['max_threads'], 'Settings.Values': ['2'] }).applied, { max_threads: '2' });
+  assert.deepEqual(
+    settingsCheck({ max_threads: 2 }, { 'Settings.Names': ['max_threads'], 'Settings.Values': ['2'] }).applied,
+    { max_threads: '2' },
+  );
   assert.match(settingsCheck(sent, { query_id: 'x' }).source, /^not available on this server/);
 });

@@ -46,7 +46,9 @@ test('an unknown key is refused, naming it', () => {
 test('a codec that is not a codec expression names the field and what an expression looks like', () => {
   const p = problems({ ...base(), matrix: { version: ['26.7'], codec: ['ZSTD(3'] } });
   assert.ok(
-    p.some((l) => l.startsWith('matrix.codec.0:') && l.includes('a codec expression') && l.includes('"Delta, ZSTD(1)"')),
+    p.some(
+      (l) => l.startsWith('matrix.codec.0:') && l.includes('a codec expression') && l.includes('"Delta, ZSTD(1)"'),
+    ),
     p.join('\n'),
   );
   const q = problems({ ...base(), matrix: { version: ['26.7'], codec: [{ name: 'Bad Name', default: 'ZSTD(1)' }] } });

@@ -111,7 +111,9 @@ export function checkSpec(input: unknown, opts: CheckOptions = {}): { spec?: Run
       if (spec) {
         const schemaText = readFileSync(path.join(sqlRoot(), 'workloads', m.name, m.schema), 'utf8');
         for (const e of spec.matrix.codec)
-          problems.push(...codecPlacementProblems(m.name, schemaText, codecProfileOf(e)).map((p) => `matrix.codec: ${p}`));
+          problems.push(
+            ...codecPlacementProblems(m.name, schemaText, codecProfileOf(e)).map((p) => `matrix.codec: ${p}`),
+          );
       }
       const ids =
         Array.isArray(raw.queries) && raw.queries.every((q: unknown) => typeof q === 'string')
