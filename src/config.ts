@@ -10,6 +10,7 @@
  * | `CHBENCH_HOST_ID` | `os.hostname()` | this worker's host id: its own task queue is `<CHBENCH_TASK_QUEUE>@<id>`; give each host a distinct one (workers on one host share it) |
  * | `CHBENCH_HOST_ADDRESS` | `127.0.0.1` | loopback address (127.0.0.0/8) the embedded servers of this host listen on; lets several simulated hosts share one machine without sharing addresses |
  * | `CHBENCH_WORK_DIR` | `.chbench/targets` | where embedded/local servers keep their per-cell data directories |
+ * | `CHBENCH_SQL_ROOT` | `<repo>/sql` | the folder holding `workloads/<name>/` (read at each use by `sqlRoot()` in `src/lib/workload.ts`; the tests point it at `test/fixtures`) |
  * | `TEMPORAL_CLI_PATH` | `.venv/bin/temporal`, else `temporal` on PATH | Temporal CLI used to start a dev server (demo, tests) |
  * | `CHBENCH_LOG_LEVEL` | `INFO` for `chbench worker`, `WARN` for the demo and tests | Temporal SDK log level: `TRACE`, `DEBUG`, `INFO`, `WARN`, `ERROR` (any case) |
  * | `CHBENCH_FAULT_STEP_DELAY_MS` | `0` (off) | chaos suite only: every activity waits this long (heartbeating) before it starts, so short steps can be hit by a kill |

@@ -10,6 +10,7 @@ import { REPO_ROOT } from './config';
 import { startDemoEnv } from './demo-env';
 import { readSpecFile } from './lib/spec-file';
 import { checkSpec } from './activities/matrix/validate-spec';
+import { codecProfileOf } from './schema/run-spec';
 import { newRunId, runAndFollow } from './temporal/run-client';
 
 async function main(): Promise<void> {
@@ -22,7 +23,7 @@ async function main(): Promise<void> {
   try {
     const runId = newRunId(spec.name);
     console.error(
-      `demo: run ${runId}: ${spec.workload}, ${spec.scale} rows, ${spec.target.kind} target, codecs ${spec.matrix.codec.join(' / ')}`,
+      `demo: run ${runId}: ${spec.workload}, ${spec.scale} rows, ${spec.target.kind} target, codecs ${spec.matrix.codec.map((e) => codecProfileOf(e).name).join(' / ')}`,
     );
     const t0 = Date.now();
     const r = await runAndFollow(client, raw, runId, cfg.taskQueue, { progress: true });

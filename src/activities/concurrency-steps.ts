@@ -23,7 +23,7 @@ import { latencySummary } from '../measure/stats';
 import { startCpuMonitor, type ClientCpu } from '../measure/client-load';
 import { attempt, cancellationSignal, heartbeat } from '../temporal/activity-context';
 import { capabilitiesOf, otherChbenchServers } from '../targets';
-import { queryIdPrefix, type StepInput } from '../schema/cell';
+import { cellCodecProfile, queryIdPrefix, type StepInput } from '../schema/cell';
 import type { ConcurrencyStepInput, ConcurrencyStepSummary, LatencySummary } from '../schema/grids';
 import type { ProvisionRecord } from '../schema/results';
 import { sqlString } from '../lib/sql';
@@ -140,13 +140,15 @@ export function createConcurrencySteps(deps: { workDir: string }) {
       // An empty mix (the spec named none): every selected query of the cell, weight 1.
       const entries = step.mix.length
         ? step.mix
-        : workloadQueries(m, { table: m.table, rows: cell.scale, codec: cell.codec }, cell.queries).map((q) => ({
-            id: q.id,
-            weight: 1,
-          }));
+        : workloadQueries(m, { table: m.table, rows: cell.scale, codec: cellCodecProfile(cell) }, cell.queries).map(
+            (q) => ({
+              id: q.id,
+              weight: 1,
+            }),
+          );
       const rendered = workloadQueries(
         m,
-        { table: m.table, rows: cell.scale, codec: cell.codec },
+        { table: m.table, rows: cell.scale, codec: cellCodecProfile(cell) },
         entries.map((e) => e.id),
       );
       const mix = entries.map((e) => ({ id: e.id, weight: e.weight, sql: rendered.find((q) => q.id === e.id)!.sql }));

@@ -1,42 +1,187 @@
 /**
- * createSchema: create the workload's table with the cell's codec. Tolerates existing objects
- * (`CREATE TABLE IF NOT EXISTS`), so a retry is harmless.
+ * createSchema: create the workload's table with the cell's codec profile, then check on the server
+ * what the cell claims before anything is loaded: every column's codec (`system.columns`), the table
+ * settings the server shows (`SHOW CREATE TABLE`), and every selected workload query (EXPLAIN on the
+ * empty table). Tolerates existing objects (`CREATE TABLE IF NOT EXISTS`), so a retry is harmless.
  */
 import path from 'node:path';
-import { connect } from '../clickhouse/client';
+import { readFileSync } from 'node:fs';
+import type { ClickHouseClient } from '@clickhouse/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { connect, tryCommand } from '../clickhouse/client';
+import { codecMatches, readColumnCodecs } from '../clickhouse/codec-check';
 import { cellDir, writeJsonAtomic } from '../results/store';
-import { loadWorkload, renderTemplate } from '../lib/workload';
-import type { StepInput } from '../schema/cell';
+import { declaredCodecs, loadWorkload, renderTemplate, sqlRoot, workloadQueries } from '../lib/workload';
+import { cellCodecProfile, type StepInput } from '../schema/cell';
+import { FAILURE } from '../schema/failures';
+import type { SchemaRecord } from '../schema/results';
+import { splitTopLevel } from '../lib/sql';
 import { readCellSettings } from './provision';
+
+/**
+ * The `SETTINGS` clause at the end of a `SHOW CREATE TABLE` text as name → value (string literals
+ * unquoted, everything else as written); empty when there is none. Pure.
+ */
+export function shownTableSettings(createTable: string): Record<string, string> {
+  const m = /\bSETTINGS\s+([\s\S]*)$/i.exec(createTable.trim());
+  if (!m) return {};
+  const out: Record<string, string> = {};
+  for (const part of splitTopLevel(m[1], ',')) {
+    const kv = /^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*([\s\S]*?)\s*$/.exec(part);
+    if (kv) out[kv[1]] = kv[2].replace(/^'([\s\S]*)'$/, '$1').replace(/\\'/g, "'");
+  }
+  return out;
+}
+
+/** The settings of `declared` the server shows with the same value (`applied`), and the others (`not_shown`). Pure. */
+export function appliedTableSettings(
+  declared: Record<string, string | number>,
+  shown: Record<string, string>,
+): { applied: Record<string, string | number>; not_shown: Record<string, string> } {
+  const applied: Record<string, string | number> = {};
+  const notShown: Record<string, string> = {};
+  for (const [k, v] of Object.entries(declared)) {
+    if (!(k in shown)) notShown[k] = 'not in the SETTINGS of SHOW CREATE TABLE';
+    else if (shown[k] !== String(v)) notShown[k] = `the server shows ${k} = ${shown[k]}`;
+    else applied[k] = v;
+  }
+  return { applied, not_shown: notShown };
+}
+
+/** Whether the server has `EXPLAIN` (ClickHouse 20.6 and newer); 18.16 answers a syntax error. */
+async function hasExplain(client: ClickHouseClient): Promise<boolean> {
+  return (await tryCommand(client, 'EXPLAIN SELECT 1')).ok;
+}
 
 /** Activity factory. */
 export function createCreateSchema() {
   return {
     /**
-     * Create the table. Writes `schema.json` with the exact DDL sent.
+     * Create the table and check it. Writes `schema.json`: the exact DDL sent, `SHOW CREATE TABLE`,
+     * each column's declared and read-back codec, the table settings the server shows, and each
+     * query's EXPLAIN outcome.
      * @returns the table name.
-     * @throws ClickHouseError from the server (e.g. a codec the version does not know).
+     * @throws ApplicationFailure `CodecMismatch` (non-retryable) when a column's
+     *   `system.columns.compression_codec` is not the codec the cell declares for it, naming the
+     *   column and both values; `InvalidWorkloadQuery` (non-retryable) when a selected query fails its
+     *   EXPLAIN on the empty table, naming the query id and file; a `ClickHouse.<NAME>` failure from
+     *   the server (e.g. a codec the version does not know).
      */
     async createSchema({ cell, target }: StepInput): Promise<{ table: string }> {
       const m = loadWorkload(cell.workload);
+      const profile = cellCodecProfile(cell);
+      const settings = readCellSettings(cell);
       const ddl = renderTemplate(cell.workload, m.schema, {
         table: m.table,
         rows: cell.scale,
-        codec: cell.codec,
-        tableSettings: readCellSettings(cell).table,
+        codec: profile,
+        tableSettings: settings.table,
       });
+      const dir = cellDir(cell.resultsDir, cell.runId, cell.cellKey);
       const client = connect(target);
       try {
         await client.command({ query: ddl });
         const create = await client.query({ query: `SHOW CREATE TABLE ${m.table}`, format: 'TabSeparatedRaw' });
-        writeJsonAtomic(path.join(cellDir(cell.resultsDir, cell.runId, cell.cellKey), 'schema.json'), {
-          ddl_sent: ddl,
-          show_create_table: (await create.text()).trim(),
+        const showCreate = (await create.text()).trim();
+        // Codecs: what the cell declares per column against what the server reports.
+        const declared = declaredCodecs(
+          readFileSync(path.join(sqlRoot(), 'workloads', m.name, m.schema), 'utf8'),
+          profile,
+        );
+        const server = await readColumnCodecs(client, m.table);
+        const columns = (server ?? []).map((c) => {
+          const d = declared.get(c.column) ?? profile.default;
+          return {
+            column: c.column,
+            type: c.type,
+            declared: d,
+            server: c.compression_codec,
+            matches: codecMatches(d, c.compression_codec),
+          };
         });
+        const codecs: SchemaRecord['codecs'] = {
+          profile,
+          source: 'system.columns.compression_codec (empty = the server default, LZ4)',
+          available: server !== null,
+          ...(server === null
+            ? {
+                reason:
+                  'not available on this server: its system.columns has no compression_codec column (ClickHouse before 19.1 has no column codecs), so each column is the server default and nothing was read back',
+              }
+            : {}),
+          columns,
+        };
+        // Table settings: applied only as far as the server shows them.
+        const tableSettings = appliedTableSettings(settings.table, shownTableSettings(showCreate));
+        const record: SchemaRecord = {
+          ddl_sent: ddl,
+          show_create_table: showCreate,
+          codecs,
+          table_settings: {
+            declared: settings.table,
+            ...tableSettings,
+            source: 'SETTINGS clause of SHOW CREATE TABLE',
+          },
+        };
+        writeJsonAtomic(path.join(dir, 'schema.json'), record);
+        const wrong = columns.filter((c) => !c.matches);
+        if (wrong.length)
+          throw ApplicationFailure.create({
+            type: FAILURE.CodecMismatch,
+            nonRetryable: true,
+            message: `table ${m.table} does not carry codec profile "${profile.name}": ${wrong
+              .map(
+                (c) =>
+                  `column ${c.column} has ${c.server ? c.server : 'the server default (LZ4; system.columns.compression_codec is empty)'} but the cell declares ${c.declared === 'LZ4' ? 'LZ4 (the server default)' : `CODEC(${c.declared})`}`,
+              )
+              .join(
+                '; ',
+              )}${wrong.length === columns.length ? ` — does the schema of workload ${m.name} place {{codec}} on its columns?` : ''}`,
+          });
+        // Every selected query, analysed on the empty table before minutes of loading.
+        record.query_check = await checkQueries(client, cell, m, settings.runs);
+        writeJsonAtomic(path.join(dir, 'schema.json'), record);
+        const bad = record.query_check.queries.find((q) => !q.ok);
+        if (bad)
+          throw ApplicationFailure.create({
+            type: FAILURE.InvalidWorkloadQuery,
+            nonRetryable: true,
+            message: `query ${bad.id} (${path.join(sqlRoot(), 'workloads', m.name, bad.file)}) fails on the empty table ${m.table}: ${bad.error}`,
+          });
       } finally {
         await client.close();
       }
       return { table: m.table };
     },
   };
+}
+
+/** EXPLAIN each selected query with the runs' settings; on servers without EXPLAIN, a record saying so. */
+async function checkQueries(
+  client: ClickHouseClient,
+  cell: StepInput['cell'],
+  m: ReturnType<typeof loadWorkload>,
+  runSettings: Record<string, string | number>,
+): Promise<NonNullable<SchemaRecord['query_check']>> {
+  const source = 'EXPLAIN <query> on the empty table, with the measured runs\u2019 settings';
+  if (!(await hasExplain(client)))
+    return {
+      available: false,
+      reason:
+        'not available on this server: it has no EXPLAIN (ClickHouse before 20.6); the queries were not checked before loading',
+      source,
+      queries: [],
+    };
+  const qs = workloadQueries(m, { table: m.table, rows: cell.scale, codec: cellCodecProfile(cell) }, cell.queries);
+  const queries: NonNullable<SchemaRecord['query_check']>['queries'] = [];
+  for (const q of qs) {
+    const r = await tryCommand(client, `EXPLAIN ${q.sql}`, runSettings);
+    queries.push({
+      id: q.id,
+      file: q.file ?? '',
+      ok: r.ok,
+      ...(r.ok ? {} : { error: r.error ?? 'refused', ...(r.code ? { code: r.code } : {}) }),
+    });
+  }
+  return { available: true, source, queries };
 }

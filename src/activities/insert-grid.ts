@@ -26,7 +26,7 @@ import { latencySummary } from '../measure/stats';
 import { cellDir, readJsonIfExists, writeJsonAtomic } from '../results/store';
 import { FAILURE } from '../schema/failures';
 import { InsertGridSpec, type InsertPoint, type InsertPointSummary, type LatencySummary } from '../schema/grids';
-import { queryIdPrefix, type StepInput } from '../schema/cell';
+import { cellCodecProfile, queryIdPrefix, type StepInput } from '../schema/cell';
 import type { CapabilityProbe, ProvisionRecord } from '../schema/results';
 import { capabilitiesOf } from '../targets';
 import { activityIdentity, attempt, cancellationSignal, heartbeat } from '../temporal/activity-context';
@@ -196,7 +196,7 @@ export function createInsertGrid(deps: InsertGridDeps) {
         const ddl = renderTemplate(cell.workload, m.schema, {
           table,
           rows: grid.rows,
-          codec: cell.codec,
+          codec: cellCodecProfile(cell),
           tableSettings,
         });
         await client.command({ query: ddl });
@@ -209,7 +209,7 @@ export function createInsertGrid(deps: InsertGridDeps) {
           batchSize: point.batchSize,
           format: point.format,
           data: grid.data,
-          codec: cell.codec,
+          codec: cellCodecProfile(cell),
           maxBytes: grid.maxBufferMiB * 2 ** 20,
           signal,
           onBatch: (k, count) =>

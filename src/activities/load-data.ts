@@ -16,7 +16,7 @@ import { activeParts, rowCount } from '../clickhouse/table-state';
 import { attempt, heartbeat, cancellationSignal } from '../temporal/activity-context';
 import { settlePreviousAttempts, killOnCancel } from './support/attempts';
 import { fetchQueryLog } from '../clickhouse/query-log';
-import { queryIdPrefix, type LoadSummary, type StepInput } from '../schema/cell';
+import { cellCodecProfile, queryIdPrefix, type LoadSummary, type StepInput } from '../schema/cell';
 import type { CapabilityProbe, LoadRecord } from '../schema/results';
 import { readCellSettings } from './provision';
 import { performance } from 'node:perf_hooks';
@@ -65,7 +65,11 @@ export function createLoadData() {
           };
           await client.command({ query: `TRUNCATE TABLE ${m.table}`, query_id: `${prefix}-truncate-a${attempt()}` });
         }
-        const sql = renderTemplate(cell.workload, m.load, { table: m.table, rows: cell.scale, codec: cell.codec });
+        const sql = renderTemplate(cell.workload, m.load, {
+          table: m.table,
+          rows: cell.scale,
+          codec: cellCodecProfile(cell),
+        });
         const settings = { ...readCellSettings(cell).load, max_execution_time: cell.protocol.maxExecutionTimeS };
         const queryId = `${prefix}-a${attempt()}`;
         const eventsBefore = await loadCounters(client);

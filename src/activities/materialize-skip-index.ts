@@ -16,7 +16,7 @@ import { cellDir, writeJsonAtomic } from '../results/store';
 import { loadWorkload, renderTemplate, workloadQueries } from '../lib/workload';
 import { pollUntil } from '../lib/poll';
 import { cancellationSignal, heartbeat, sleep } from '../temporal/activity-context';
-import type { IndexSummary, StepInput } from '../schema/cell';
+import { cellCodecProfile, type IndexSummary, type StepInput } from '../schema/cell';
 import type { IndexRecord, IndexVerification, MutationRow } from '../schema/results';
 import { explainGranules, explainIndexes } from '../measure/index-proof';
 import { readCellSettings } from './provision';
@@ -133,7 +133,11 @@ export function createMaterializeSkipIndex() {
       try {
         // Mutations run in the background pool: make sure merges are not stopped by an earlier step.
         const startMerges = await tryCommand(client, `SYSTEM START MERGES ${m.table}`);
-        const add = renderTemplate(cell.workload, m.index.add, { table: m.table, rows: cell.scale, codec: cell.codec });
+        const add = renderTemplate(cell.workload, m.index.add, {
+          table: m.table,
+          rows: cell.scale,
+          codec: cellCodecProfile(cell),
+        });
         await client.command({ query: add });
         const t0 = performance.now();
         // Worker wall clock of the same span (index.json started_at/finished_at: the cloud metrics' index-build window).
@@ -175,9 +179,11 @@ export function createMaterializeSkipIndex() {
         const materializeMs = performance.now() - t0;
         const finishedAt = new Date().toISOString();
         const size = await indexSize(client, m.table, idx);
-        const uses = workloadQueries(m, { table: m.table, rows: cell.scale, codec: cell.codec }, cell.queries).filter(
-          (q) => q.usesIndex,
-        );
+        const uses = workloadQueries(
+          m,
+          { table: m.table, rows: cell.scale, codec: cellCodecProfile(cell) },
+          cell.queries,
+        ).filter((q) => q.usesIndex);
         const verification = await verifyIndex(client, m.table, idx, uses, readCellSettings(cell).runs);
         const mutations = await materializeMutations(client, m.table, idx);
         const rec: IndexRecord = {

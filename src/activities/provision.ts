@@ -5,7 +5,7 @@
  */
 import os from 'node:os';
 import path from 'node:path';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { clearCellDirKeepingAttempts } from './support/attempt-log';
 import { capabilitiesOf, provisionTarget } from '../targets';
 import { connect, queryRows, queryScalar } from '../clickhouse/client';
@@ -14,7 +14,18 @@ import { ApplicationFailure } from '@temporalio/common';
 import { FAILURE } from '../schema/failures';
 import { probeServer } from '../clickhouse/probe';
 import { checkSettings } from '../clickhouse/settings';
-import { loadWorkload, cannotRunReason, type WorkloadManifest } from '../lib/workload';
+import {
+  loadWorkload,
+  cannotRunReason,
+  codecFor,
+  renderTemplate,
+  sqlRoot,
+  templateColumns,
+  type WorkloadManifest,
+} from '../lib/workload';
+import { trialCodecs } from '../clickhouse/codec-check';
+import { schemaColumns } from '../measure/insert-load';
+import { cellCodecProfile } from '../schema/cell';
 import { versionMatchesLabel } from '../schema/version';
 import { heartbeat } from '../temporal/activity-context';
 import { keepAliveDuring } from '../clickhouse/statement-watch';
@@ -168,7 +179,8 @@ export function createProvision(deps: ProvisionDeps) {
       const { probe, ...server } = await readServerInfo(target);
       writeJsonAtomic(path.join(dir, 'probe.json'), probe);
       const m = loadWorkload(cell.workload);
-      let skipReason = cannotRunReason(m, probe, cell.codec);
+      const profile = cellCodecProfile(cell);
+      let skipReason = cannotRunReason(m, probe, profile);
       // A cell is never reported under a version it did not run (external servers included).
       if (!skipReason && !versionMatchesLabel(server.version, cell.version))
         skipReason = `matrix version ${cell.version} asked for, but the ${cell.target.kind} target runs ClickHouse ${server.version}`;
@@ -182,6 +194,34 @@ export function createProvision(deps: ProvisionDeps) {
             nonRetryable: true,
             message: `settings refused before loading:\n  - ${checked.problems.join('\n  - ')}`,
           });
+        // The cell's codecs tried on a throwaway temporary table with the schema's column types: an
+        // expression this server refuses (unknown, or meaningless for a column's type) fails here.
+        if (probe.column_codecs) {
+          const placed = new Set(
+            templateColumns(readFileSync(path.join(sqlRoot(), 'workloads', m.name, m.schema), 'utf8'))
+              .filter((c) => c.placeholder)
+              .map((c) => c.name),
+          );
+          const cols = schemaColumns(
+            renderTemplate(m.name, m.schema, { table: m.table, rows: cell.scale, codec: 'LZ4' }),
+            m.name,
+          ).filter((c) => placed.has(c.name));
+          const client = connect(target);
+          try {
+            const trial = await trialCodecs(
+              client,
+              cols.map((c) => ({ name: c.name, type: c.type, codec: codecFor(profile, c.name) })),
+            );
+            if (!trial.ok)
+              throw ApplicationFailure.create({
+                type: FAILURE.CodecRefused,
+                nonRetryable: true,
+                message: `codec profile "${profile.name}": ClickHouse ${server.version} refuses CODEC(${trial.column.codec}) on column ${trial.column.name} ${trial.column.type} (trial \`${trial.statement}\`): ${trial.error}`,
+              });
+          } finally {
+            await client.close();
+          }
+        }
       }
       const result: ProvisionResult = {
         target,

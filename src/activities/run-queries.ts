@@ -20,7 +20,13 @@ import { coldDefinition } from '../measure/cold-cycle';
 import { attempt, cancellationSignal } from '../temporal/activity-context';
 import { settlePreviousAttempts } from './support/attempts';
 import { otherChbenchServers } from '../targets';
-import { queryIdPrefix, type QueriesSummary, type QueryHeadline, type StepInput } from '../schema/cell';
+import {
+  cellCodecProfile,
+  queryIdPrefix,
+  type QueriesSummary,
+  type QueryHeadline,
+  type StepInput,
+} from '../schema/cell';
 import { cellMeasureOptions } from './support/measure-options';
 
 import type { CommandOutcome, QueryRecord, QueriesRecord } from '../schema/results';
@@ -42,7 +48,11 @@ export function createRunQueries(deps: { workDir: string }) {
       queryLog: boolean,
     ): Promise<QueriesSummary> {
       const m = loadWorkload(cell.workload);
-      let queries = workloadQueries(m, { table: m.table, rows: cell.scale, codec: cell.codec }, cell.queries);
+      let queries = workloadQueries(
+        m,
+        { table: m.table, rows: cell.scale, codec: cellCodecProfile(cell) },
+        cell.queries,
+      );
       if (phase === 'index') queries = queries.filter((q) => q.usesIndex);
       const dir = cellDir(cell.resultsDir, cell.runId, cell.cellKey);
       const file = path.join(dir, `queries-${phase}.json`);

@@ -27,3 +27,34 @@ export function sqlIdent(s: string): string {
 export function sqlValue(v: string | number): string {
   return typeof v === 'number' && Number.isFinite(v) ? String(v) : sqlString(String(v));
 }
+
+/**
+ * Split `s` at top-level occurrences of `sep` (outside parentheses, brackets and quotes). Pure.
+ * @example splitTopLevel("a Int8, b Decimal(9, 2)", ',') → ['a Int8', ' b Decimal(9, 2)']
+ */
+export function splitTopLevel(s: string, sep: string): string[] {
+  const out: string[] = [];
+  let depth = 0;
+  let quote: string | null = null;
+  let cur = '';
+  for (let i = 0; i < s.length; i++) {
+    const ch = s[i];
+    if (quote) {
+      if (ch === '\\') {
+        cur += ch + (s[++i] ?? '');
+        continue;
+      }
+      if (ch === quote) quote = null;
+    } else if (ch === "'" || ch === '`' || ch === '"') quote = ch;
+    else if (ch === '(' || ch === '[') depth++;
+    else if (ch === ')' || ch === ']') depth--;
+    else if (ch === sep && depth === 0) {
+      out.push(cur);
+      cur = '';
+      continue;
+    }
+    cur += ch;
+  }
+  if (cur.trim()) out.push(cur);
+  return out;
+}

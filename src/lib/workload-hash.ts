@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { SQL_ROOT, loadWorkload } from './workload';
+import { loadWorkload, sqlRoot } from './workload';
 import type { WorkloadFingerprint } from '../schema/results';
 
 const sha256 = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');
@@ -17,7 +17,7 @@ const sha256 = (b: Buffer | string) => createHash('sha256').update(b).digest('he
  * sorted by file).
  * @throws Error when the workload does not exist or names a missing file (as `loadWorkload`).
  */
-export function workloadFingerprint(name: string, root = SQL_ROOT): WorkloadFingerprint {
+export function workloadFingerprint(name: string, root = sqlRoot()): WorkloadFingerprint {
   const m = loadWorkload(name, root);
   const dir = path.join(root, 'workloads', name);
   const files = ['manifest.yaml', m.schema, m.load, ...m.queries.map((q) => q.file), ...(m.index ? [m.index.add] : [])];

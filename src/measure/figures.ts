@@ -82,6 +82,7 @@ export function runFigures(
 export function applyQueryLog(s: RunSample, row: QueryLogRow | null): void {
   s.query_log = row;
   if (!row) return;
+  s.settings_check = settingsCheck(s.settings, row);
   const ms = Number(row.query_duration_ms);
   const us = row.query_duration_us === undefined ? null : Number(row.query_duration_us);
   if (us !== null && Number.isFinite(us) && Math.abs(us / 1000 - ms) <= 1)
@@ -92,6 +93,45 @@ export function applyQueryLog(s: RunSample, row: QueryLogRow | null): void {
   else [s.server_elapsed_ms, s.server_elapsed_source] = [ms, 'system.query_log.query_duration_ms'];
   [s.read_rows, s.read_bytes, s.read_source] = [Number(row.read_rows), Number(row.read_bytes), 'system.query_log'];
   s.cross_check = crossCheck(s, row);
+}
+
+/**
+ * The settings sent with a run against those its query_log row says the statement ran with (the
+ * `Settings` map, or `Settings.Names`/`Settings.Values` on older servers): `applied` holds each sent
+ * setting the server shows with the same value, `not_shown` the others with what the server shows.
+ * Where the row has no settings column, `source` says so and nothing counts as applied. Pure.
+ */
+export function settingsCheck(
+  sent: Record<string, string | number>,
+  row: QueryLogRow,
+): NonNullable<RunSample['settings_check']> {
+  let shown: Record<string, string> | null = null;
+  if (row.Settings && typeof row.Settings === 'object')
+    shown = Object.fromEntries(Object.entries(row.Settings as Record<string, unknown>).map(([k, v]) => [k, String(v)]));
+  else if (Array.isArray(row['Settings.Names']) && Array.isArray(row['Settings.Values'])) {
+    const values = row['Settings.Values'] as unknown[];
+    shown = Object.fromEntries((row['Settings.Names'] as unknown[]).map((n, i) => [String(n), String(values[i])]));
+  }
+  if (!shown)
+    return {
+      source: 'not available on this server: its system.query_log has no Settings column',
+      applied: {},
+      not_shown: {},
+    };
+  const applied: Record<string, string> = {};
+  const notShown: Record<string, string> = {};
+  for (const [k, v] of Object.entries(sent)) {
+    if (!(k in shown))
+      notShown[k] =
+        'not in the run\u2019s query_log Settings (servers may list only settings that differ from their default)';
+    else if (shown[k] !== String(v)) notShown[k] = `query_log shows ${shown[k]}`;
+    else applied[k] = shown[k];
+  }
+  return {
+    source: row.Settings ? 'system.query_log.Settings' : 'system.query_log Settings.Names/Settings.Values',
+    applied,
+    not_shown: notShown,
+  };
 }
 
 /**

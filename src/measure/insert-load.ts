@@ -14,9 +14,9 @@ import { performance } from 'node:perf_hooks';
 import type { ClickHouseClient } from '@clickhouse/client';
 import { authHeaders, httpErrorCode, targetUrl } from '../clickhouse/client';
 import { loadWorkload, renderTemplate } from '../lib/workload';
-import { sqlIdent, sqlString } from '../lib/sql';
+import { splitTopLevel, sqlIdent, sqlString } from '../lib/sql';
 import type { InsertFormat } from '../schema/grids';
-import type { Codec } from '../schema/run-spec';
+import type { Codec, CodecProfile } from '../schema/run-spec';
 import type { TargetHandle } from '../schema/target';
 import { startCpuMonitor, type ClientCpu } from './client-load';
 
@@ -41,34 +41,6 @@ export interface PreparedBatches {
 interface SchemaColumn {
   name: string;
   type: string;
-}
-
-/** Split `s` at top-level occurrences of `sep` (outside parentheses and quotes). */
-function splitTopLevel(s: string, sep: string): string[] {
-  const out: string[] = [];
-  let depth = 0;
-  let quote: string | null = null;
-  let cur = '';
-  for (let i = 0; i < s.length; i++) {
-    const ch = s[i];
-    if (quote) {
-      if (ch === '\\') {
-        cur += ch + (s[++i] ?? '');
-        continue;
-      }
-      if (ch === quote) quote = null;
-    } else if (ch === "'" || ch === '`' || ch === '"') quote = ch;
-    else if (ch === '(' || ch === '[') depth++;
-    else if (ch === ')' || ch === ']') depth--;
-    else if (ch === sep && depth === 0) {
-      out.push(cur);
-      cur = '';
-      continue;
-    }
-    cur += ch;
-  }
-  if (cur.trim()) out.push(cur);
-  return out;
 }
 
 /**
@@ -153,7 +125,7 @@ export async function prepareBatches(
     batchSize: number;
     format: InsertFormat;
     data: 'distinct' | 'repeat';
-    codec?: Codec;
+    codec?: Codec | CodecProfile;
     settings?: Record<string, string | number>;
     /**
      * Most bytes the batches may take in the worker's memory. Checked once the first batch is in: its

@@ -264,16 +264,19 @@ export function renderReport(dir: string): string {
       comp.push([label(c), c.matrix.codec, unc(c.storage.uncompressed_bytes), cmp(c.storage.compressed_bytes), `${c.storage.ratio.toFixed(2)}×`, disk(c.storage.bytes_on_disk), Object.entries(c.storage.part_types).map(([k, n]) => `${n} ${k}`).join(', ')]);
   out.push(markdownTable(comp), '');
 
-  out.push('## Per-column compression', '', 'Source: `system.parts_columns` (active parts): `column_data_compressed_bytes`, `column_data_uncompressed_bytes`. Share = column compressed / table compressed.', '');
+  out.push('## Per-column compression', '', 'Source: `system.parts_columns` (active parts): `column_data_compressed_bytes`, `column_data_uncompressed_bytes`. Share = column compressed / table compressed.' + (ok.some((c) => c.storage?.columns?.some((x) => x.codec !== undefined)) ? ' Codec: the column\u2019s codec as the server reports it (`system.columns.compression_codec`; "LZ4 (default)" where it is empty), not as the spec asked.' : ''), '');
   const withCols = ok.filter((c) => c.storage);
   const colNames = [...new Set(withCols.flatMap((c) => c.storage!.columns?.map((x) => x.column) ?? []))];
-  const colRows = [['column', ...withCols.flatMap((c) => [`${label(c)} compressed`, 'uncompressed', 'ratio', 'share'])]];
+  // The read-back codec column appears when a cell has it (results before 0.7 do not).
+  const codecCol = withCols.some((c) => c.storage!.columns?.some((x) => x.codec !== undefined));
+  const colRows = [['column', ...withCols.flatMap((c) => [...(codecCol ? [`${label(c)} codec`, 'compressed'] : [`${label(c)} compressed`]), 'uncompressed', 'ratio', 'share'])]];
   for (const name of colNames)
     colRows.push([
       name,
       ...withCols.flatMap((c) => {
         const col = c.storage!.columns?.find((x) => x.column === name);
-        return col ? [fmtBytes(col.compressed_bytes), fmtBytes(col.uncompressed_bytes), `${col.ratio.toFixed(2)}×`, `${(col.share * 100).toFixed(1)} %`] : ['n/a', 'n/a', 'n/a', 'n/a'];
+        const cells = col ? [fmtBytes(col.compressed_bytes), fmtBytes(col.uncompressed_bytes), `${col.ratio.toFixed(2)}×`, `${(col.share * 100).toFixed(1)} %`] : ['n/a', 'n/a', 'n/a', 'n/a'];
+        return codecCol ? [col ? serverCodec(col.codec) : 'n/a', ...cells] : cells;
       }),
     ]);
   out.push(markdownTable(colRows), '');
@@ -592,4 +595,11 @@ function cloudSections(dir: string, run: RunRecord, cells: CellResult[]): string
 function usdText(x: number | null): string {
   if (x === null) return 'n/a';
   return Math.abs(x) < 1 ? `$${x.toFixed(4)}` : `$${(Math.round(x * 100) / 100).toFixed(2)}`;
+}
+
+/** A read-back `system.columns.compression_codec` for a table cell: `ZSTD(3)` for `CODEC(ZSTD(3))`, `LZ4 (default)` for empty, `n/a` when not read. */
+function serverCodec(codec: string | undefined): string {
+  if (codec === undefined) return 'n/a';
+  const inner = /^CODEC\((.*)\)$/.exec(codec.trim())?.[1] ?? codec.trim();
+  return inner ? inner : 'LZ4 (default)';
 }

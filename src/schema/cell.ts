@@ -4,7 +4,7 @@
  * Workflow code imports this module for types only, so zod stays out of the workflow bundle.
  */
 import { z } from 'zod';
-import type { Codec, ProtocolSpec, TargetSpec } from './run-spec';
+import type { Codec, CodecProfile, ProtocolSpec, TargetSpec } from './run-spec';
 import type { TargetHandle } from './target';
 import type { GridsSpec } from './grids';
 import { HostLoss, type HostFacts, type HostPlacement } from './host';
@@ -21,7 +21,13 @@ export interface CellInput {
   cellKey: string;
   /** Matrix version label, e.g. `26.7`. */
   version: string;
+  /** Name of the cell's codec profile; a plain codec expression (`ZSTD(3)`) is its own profile. */
   codec: Codec;
+  /**
+   * A named profile's default expression and per-column overrides; absent for a plain expression
+   * (then `codec` is the default of every column). Read through {@link cellCodecProfile}.
+   */
+  codecProfile?: { default: Codec; columns: Record<string, Codec> };
   workload: string;
   /** Rows to generate. */
   scale: number;
@@ -51,6 +57,15 @@ export interface CellInput {
   hostLossTimeoutS?: number;
   /** Hosts lost by earlier executions of this cell (the matrix placed it again after each). */
   priorHostLosses?: HostLoss[];
+}
+
+/** The codec profile a cell applies: its name, default expression and per-column overrides. Pure. */
+export function cellCodecProfile(cell: Pick<CellInput, 'codec' | 'codecProfile'>): CodecProfile {
+  return {
+    name: cell.codec,
+    default: cell.codecProfile?.default ?? cell.codec,
+    columns: cell.codecProfile?.columns ?? {},
+  };
 }
 
 /** What every step after provisioning receives. */
@@ -226,10 +241,10 @@ export interface CellStepDef {
 export const CELL_STEPS = [
   { phase: 'provision', activity: 'provision', file: 'src/activities/provision.ts', record: '`provision.json`, `probe.json`, `settings.json`: `version()`, `timezone()`, CPUs, memory, query_log availability, capability probe, how it was provisioned' },
   { phase: 'collect-metrics', activity: 'collectMetrics', file: 'src/activities/collect-metrics.ts', record: '`metrics-start.json`: `system.events` and host `/proc/diskstats` before the cell' },
-  { phase: 'create-schema', activity: 'createSchema', file: 'src/activities/create-schema.ts', record: '`schema.json`: DDL sent and `SHOW CREATE TABLE`' },
+  { phase: 'create-schema', activity: 'createSchema', file: 'src/activities/create-schema.ts', record: '`schema.json`: DDL sent and `SHOW CREATE TABLE`; each column\'s codec read back (`system.columns.compression_codec`) against the cell\'s codec profile (a mismatch fails the cell); table settings applied as the server shows them; `EXPLAIN` of every query on the empty table (a failure names the query id and file)' },
   { phase: 'load', activity: 'loadData', file: 'src/activities/load-data.ts', record: '`load.json`: INSERT … SELECT elapsed (client wall and server), rows/s, `count()` = scale, partitions, active parts' },
   { phase: 'quiesce', activity: 'quiesceMerges', file: 'src/activities/quiesce-merges.ts', record: '`quiesce-after-load.json`: waits until no merge/mutation runs and the active parts are stable' },
-  { phase: 'storage', activity: 'storageStats', file: 'src/activities/storage-stats.ts', record: '`storage.json`: totals from `system.parts`, per column from `system.parts_columns` (only when every part is Wide)' },
+  { phase: 'storage', activity: 'storageStats', file: 'src/activities/storage-stats.ts', record: '`storage.json`: totals from `system.parts`, per column from `system.parts_columns` (only when every part is Wide) with its codec from `system.columns`' },
   { phase: 'queries-baseline', activity: 'runQueries', file: 'src/activities/run-queries.ts', record: '`queries-baseline.json`: per query `EXPLAIN indexes = 1`; cold runs (cache drops with outcomes, direct I/O requested, OS cache drop outcome); warm runs; per run wall/server time, read_rows/bytes, result hash, query_log row' },
   { phase: 'materialize-index', activity: 'materializeSkipIndex', file: 'src/activities/materialize-skip-index.ts', record: '`index.json`: `ADD INDEX` + `MATERIALIZE INDEX`, polls `system.mutations`, index size' },
   { phase: 'quiesce-index', activity: 'quiesceMerges', file: 'src/activities/quiesce-merges.ts', record: '`quiesce-after-index.json`: merges settled after the mutation' },

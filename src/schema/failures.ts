@@ -49,6 +49,12 @@ export const FAILURE = {
   VersionMismatch: 'VersionMismatch',
   /** The server binary of a version is not configured, missing or not executable on the worker (local target). */
   MissingBinary: 'MissingBinary',
+  /** The server refused a codec of the cell's profile in the trial on a throwaway table (provision). */
+  CodecRefused: 'CodecRefused',
+  /** The created table does not carry the codec the cell declares, per `system.columns.compression_codec` (createSchema). */
+  CodecMismatch: 'CodecMismatch',
+  /** A workload query fails its EXPLAIN on the freshly created, empty table (createSchema): names the query id and file. */
+  InvalidWorkloadQuery: 'InvalidWorkloadQuery',
 } as const;
 
 /** Prefix of the failure type of a ClickHouse server error: `ClickHouse.<NAME>`. */
@@ -166,6 +172,9 @@ export const NON_RETRYABLE: readonly string[] = [
   FAILURE.ResourceConflict,
   FAILURE.VersionMismatch,
   FAILURE.MissingBinary,
+  FAILURE.CodecRefused,
+  FAILURE.CodecMismatch,
+  FAILURE.InvalidWorkloadQuery,
   ...Object.keys(CLICKHOUSE_QUERY_ERRORS).map(clickHouseFailureType),
 ];
 

@@ -5,12 +5,15 @@ import type { RunSpec } from './run-spec';
 import type { CellInput } from './cell';
 
 export { CODECS, type Codec } from './run-spec';
-import type { Codec } from './run-spec';
+import { codecKey, codecProfileOf, type CodecEntry, type CodecProfile } from './run-spec';
 
 /** One cell of the matrix. */
 export interface CellCoordinates {
   version: string;
-  codec: Codec;
+  /** Name of the cell's codec profile (a plain expression is its own name), e.g. `ZSTD(3)`, `delta-zstd`. */
+  codec: string;
+  /** The profile itself (default and per-column overrides). */
+  codecProfile: CodecProfile;
   /** 1-based repetition when the matrix repeats each cell (`matrix.repeat` > 1). */
   repetition?: number;
   /** Settings profile name when the matrix has a settings axis (`matrix.settings`). */
@@ -18,11 +21,11 @@ export interface CellCoordinates {
 }
 
 /**
- * Stable, readable cell key, e.g. `v26.7-zstd3`, `v18.16-lz4`, or `v26.7-lz4-r2` for the second
- * repetition. Used in workflow ids and file names.
+ * Stable, readable cell key, e.g. `v26.7-zstd3`, `v18.16-lz4`, `v26.7-delta-zstd1` (`Delta, ZSTD(1)`),
+ * or `v26.7-lz4-r2` for the second repetition. Used in workflow ids and file names.
  */
-export function cellKey(c: CellCoordinates): string {
-  const codec = c.codec.toLowerCase().replace(/[()]/g, '');
+export function cellKey(c: { version: string; codec: string; profile?: string; repetition?: number }): string {
+  const codec = codecKey(c.codec);
   return `v${c.version}-${codec}${c.profile ? `-${c.profile}` : ''}${c.repetition ? `-r${c.repetition}` : ''}`;
 }
 
@@ -31,16 +34,21 @@ export function cellKey(c: CellCoordinates): string {
  * innermost, in spec order.
  */
 export function expandMatrix(spec: {
-  matrix: { version: string[]; codec: Codec[]; repeat?: number; settings?: { name: string }[] };
+  matrix: { version: string[]; codec: CodecEntry[]; repeat?: number; settings?: { name: string }[] };
 }): CellCoordinates[] {
   const out: CellCoordinates[] = [];
   const n = spec.matrix.repeat ?? 1;
   const profiles = spec.matrix.settings?.map((p) => p.name) ?? [undefined];
   for (const version of spec.matrix.version)
-    for (const codec of spec.matrix.codec)
+    for (const entry of spec.matrix.codec)
       for (const profile of profiles)
         for (let r = 1; r <= n; r++)
-          out.push({ version, codec, ...(profile ? { profile } : {}), ...(n > 1 ? { repetition: r } : {}) });
+          out.push({
+            version,
+            codec: codecProfileOf(entry).name,
+            codecProfile: codecProfileOf(entry),
+            ...(profile ? { profile } : {}), ...(n > 1 ? { repetition: r } : {}),
+          });
   return out;
 }
 
@@ -57,6 +65,10 @@ export function cellInputs(spec: RunSpec, runId: string, indexQueries: readonly 
     cellKey: cellKey(c),
     version: c.version,
     codec: c.codec,
+    // Only a named profile travels: a plain expression is its own profile (and the input of a 0.6.0 spec stays the same).
+    ...(c.codecProfile.name !== c.codecProfile.default || Object.keys(c.codecProfile.columns).length
+      ? { codecProfile: { default: c.codecProfile.default, columns: c.codecProfile.columns } }
+      : {}),
     workload: spec.workload,
     scale: spec.scale,
     ...(spec.queries ? { queries: spec.queries } : {}),

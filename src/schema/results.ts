@@ -214,6 +214,60 @@ export const SchemaRecord = z.object({
   ddl_sent: z.string(),
   /** `SHOW CREATE TABLE` afterwards (what the server made of it). */
   show_create_table: z.string(),
+  /** The cell's codec profile against each column's codec read back from the server (absent in older results). */
+  codecs: z
+    .object({
+      /** The profile the cell declares: name, default expression, per-column overrides. */
+      profile: z.object({ name: z.string(), default: z.string(), columns: z.record(z.string(), z.string()) }),
+      /** Where `server` comes from: `system.columns.compression_codec`. */
+      source: z.string(),
+      /** False where the server has no `compression_codec` (ClickHouse 18.16): nothing was read back, `reason` says so. */
+      available: z.boolean(),
+      reason: z.string().optional(),
+      columns: z.array(
+        z.object({
+          column: z.string(),
+          /** `system.columns.type`. */
+          type: z.string(),
+          /** Expression the cell declares for the column (`LZ4` = the server default). */
+          declared: z.string(),
+          /** `system.columns.compression_codec` as read back (`''` = the server default, LZ4). */
+          server: z.string(),
+          matches: z.boolean(),
+        }),
+      ),
+    })
+    .optional(),
+  /** Table settings: declared (workload + spec), applied = shown with that value by `SHOW CREATE TABLE`. */
+  table_settings: z
+    .object({
+      declared: Settings,
+      applied: Settings,
+      /** Declared settings the server does not show (name → why): not counted as applied. */
+      not_shown: z.record(z.string(), z.string()),
+      source: z.string(),
+    })
+    .optional(),
+  /** Each selected query's EXPLAIN on the empty table, before loading (absent in older results). */
+  query_check: z
+    .object({
+      /** False where the server has no EXPLAIN (ClickHouse 18.16): `reason` says so. */
+      available: z.boolean(),
+      reason: z.string().optional(),
+      source: z.string(),
+      queries: z.array(
+        z.object({
+          id: z.string(),
+          /** The query's file in the workload folder. */
+          file: z.string(),
+          ok: z.boolean(),
+          /** Server error (first line) when refused. */
+          error: z.string().optional(),
+          code: z.string().optional(),
+        }),
+      ),
+    })
+    .optional(),
 });
 export type SchemaRecord = z.infer<typeof SchemaRecord>;
 
@@ -363,6 +417,8 @@ export const ColumnStorage = z.object({
   ratio: z.number(),
   /** Share of the table's compressed bytes. */
   share: z.number(),
+  /** The column's codec read back from the server (`system.columns.compression_codec`; `''` = the server default, LZ4); absent where the server has no such column and in older results. */
+  codec: z.string().optional(),
 });
 export type ColumnStorage = z.infer<typeof ColumnStorage>;
 
@@ -466,6 +522,14 @@ export const RunSample = z.object({
   validity: z.object({ cold: RunValidity.optional(), quiet: RunValidity }),
   /** The `QueryFinish` row of `system.query_log` for this query_id (ProfileEvents as an object), when available. */
   query_log: z.record(z.string(), z.unknown()).nullable().optional(),
+  /**
+   * The settings sent (`settings`) as the server recorded them for this run (`system.query_log`'s
+   * `Settings`): `applied` = shown with the value sent, `not_shown` = the others and why. Absent where
+   * the run has no query_log row (and in older results).
+   */
+  settings_check: z
+    .object({ source: z.string(), applied: z.record(z.string(), z.string()), not_shown: z.record(z.string(), z.string()) })
+    .optional(),
   /** Worker wall clock just before the run's request was sent (after its cold preparation); absent in older results. */
   started_at: WallClockAt.optional(),
   /** Worker wall clock when the run's response body had been read (the end of `wall_ms`). */

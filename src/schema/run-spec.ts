@@ -10,9 +10,74 @@ import { versionMatchesLabel } from './version';
 import { GridsSpec, SettingsProfile } from './grids';
 import { formatSpecIssue } from './spec-issues';
 
-/** Column codecs chbench knows how to apply. `LZ4` means the server default (no CODEC clause). */
+/**
+ * Codec names of chbench before codec profiles (0.6.0 and older). Still accepted as they were — a plain
+ * string is now any codec expression the server accepts — and kept for the examples and tests.
+ * `LZ4` means the server default (no CODEC clause).
+ */
 export const CODECS = ['LZ4', 'LZ4HC', 'ZSTD(1)', 'ZSTD(3)', 'ZSTD(6)', 'ZSTD(9)', 'NONE'] as const;
-export type Codec = (typeof CODECS)[number];
+/**
+ * A codec expression as written inside `CODEC(...)`: one codec or a chain (`ZSTD(3)`, `Delta, ZSTD(1)`,
+ * `T64, LZ4`). `LZ4` alone is the server default and renders no CODEC clause. Which expressions a
+ * server accepts is checked by a trial on the target at provisioning (src/clickhouse/codec-check.ts),
+ * not by a list here.
+ */
+export type Codec = string;
+
+/**
+ * A codec expression: codec names (letters, digits, `_`) with optional numeric arguments, separated by
+ * commas. The syntax only: whether the server knows the codec is the target's trial's business.
+ */
+export const CodecExpression = z
+  .string()
+  .trim()
+  .regex(
+    /^[A-Za-z][A-Za-z0-9_]*(\(\s*-?\d+(\s*,\s*-?\d+)*\s*\))?(\s*,\s*[A-Za-z][A-Za-z0-9_]*(\(\s*-?\d+(\s*,\s*-?\d+)*\s*\))?)*$/,
+    'a codec expression as written inside CODEC(...), such as "ZSTD(3)", "LZ4HC(9)", "T64" or "Delta, ZSTD(1)"',
+  );
+
+/** A named codec profile: a default expression for every column plus per-column overrides. */
+export const CodecProfileSpec = z.strictObject({
+  /** Name of the profile: part of the cell key (`v26.7-<name>`) and the reports' codec column. */
+  name: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9-]{0,40}$/, 'lower-case letters, digits and dashes (part of the cell key), at most 41 characters'),
+  /** Codec of every column the profile does not name. `LZ4`: the server default (no CODEC clause). */
+  default: CodecExpression.default('LZ4'),
+  /** Column name → codec expression, over `default`. Each column must exist in the workload's schema. */
+  columns: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a column name'), CodecExpression).default({}),
+});
+/** A codec profile as the spec gives it: a plain expression (name and default at once) or a named profile. */
+export const CodecEntry = z.union([CodecExpression, CodecProfileSpec]);
+export type CodecEntry = z.infer<typeof CodecEntry>;
+
+/** A codec profile with defaults applied: what a cell applies to its table. */
+export interface CodecProfile {
+  /** The matrix coordinate: the plain expression, or the profile's `name`. */
+  name: string;
+  /** Codec expression of every column not in `columns` (`LZ4`: server default, no clause). */
+  default: Codec;
+  /** Per-column overrides (column name → expression); empty for a plain expression. */
+  columns: Record<string, Codec>;
+}
+
+/** The profile of a spec entry: a plain string is both name and default, with no overrides. Pure. */
+export function codecProfileOf(e: CodecEntry): CodecProfile {
+  return typeof e === 'string' ? { name: e, default: e, columns: {} } : { name: e.name, default: e.default, columns: e.columns };
+}
+
+/**
+ * The cell-key segment of a codec profile name: lower case, parentheses dropped, every other run of
+ * characters outside `[a-z0-9]` a dash (`ZSTD(3)` → `zstd3`, `Delta, ZSTD(1)` → `delta-zstd1`).
+ * Keys of the 0.6.0 codec names are unchanged. Pure.
+ */
+export function codecKey(name: string): string {
+  return name
+    .toLowerCase()
+    .replace(/[()]/g, '')
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
+}
 
 const versionLabel = z
   .string()
@@ -292,7 +357,18 @@ export const RunSpec = z.strictObject({
   target: TargetSpec,
   matrix: z.strictObject({
     version: z.array(versionLabel).min(1, 'at least one version').refine(uniq, 'versions must be unique'),
-    codec: z.array(z.enum(CODECS)).min(1, 'at least one codec').refine(uniq, 'codecs must be unique'),
+    /**
+     * Codec profiles, one cell each: a codec expression applied to every column (`"ZSTD(3)"`,
+     * `"Delta, ZSTD(1)"`; also its name), or `{ name, default, columns: { <column>: <expression> } }`.
+     * The workload's schema places each column's codec with `{{codec}}`.
+     */
+    codec: z
+      .array(CodecEntry)
+      .min(1, 'at least one codec')
+      .refine(
+        (es) => uniq(es.map((e) => codecKey(codecProfileOf(e).name))),
+        'codec profiles must have distinct names (compared as cell-key segments: lower case, punctuation as "-")',
+      ),
     /** Run every (version, codec) cell this many times, as separate cells `…-r1`, `…-r2`, … (run-to-run variance). */
     repeat: z.int().min(1).max(100).default(1),
     /**

@@ -148,6 +148,12 @@ export function formatSpecIssue(i: z.core.$ZodIssue, root: z.core.$ZodType, inpu
         : undefined;
     return `${path}: ${quote(value)} is not allowed${near ? ` (did you mean "${near}"?)` : ''}; one of ${allowed}`;
   }
+  if (i.code === 'invalid_union' && /^matrix\.codec\.\d+$/.test(path) && value !== undefined) {
+    // Say what failed in the variant the user meant: a string is an expression, an object a profile.
+    const inner = i.errors.find((es) => es.some((e) => e.code !== 'invalid_type')) ?? i.errors[0] ?? [];
+    const detail = inner.map((e) => `${e.path.length ? `${e.path.join('.')}: ` : ''}${e.message}`).join('; ');
+    return `${path}: ${detail || i.message}; got ${quote(value)}; a codec profile is a codec expression such as "ZSTD(3)" or "Delta, ZSTD(1)", or { name, default, columns: { <column>: <expression> } }`;
+  }
   if (value === undefined && (i.code === 'invalid_type' || i.code === 'invalid_union')) {
     const expected = i.code === 'invalid_type' ? ` (expected ${i.expected})` : '';
     return `${path}: missing${expected}`;

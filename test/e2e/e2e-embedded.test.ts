@@ -246,7 +246,8 @@ test('a run started with the Temporal CLI (as the README says) completes', async
 
 test('an invalid spec fails with InvalidSpec before anything is provisioned', async () => {
   const runId = `e2e-bad-${Date.now()}`;
-  const bad = { ...demoSpec(), matrix: { version: ['26.7'], codec: ['ZSTD(99)'] }, queries: ['q9'] };
+  // `ZSTD(3` is no codec expression (an expression the server refuses, e.g. `ZSTD(99)`, fails at provisioning).
+  const bad = { ...demoSpec(), matrix: { version: ['26.7'], codec: ['ZSTD(3'] }, queries: ['q9'] };
   await assertFailureType(
     env.client.workflow.execute('benchmarkMatrix', { taskQueue: env.taskQueue, workflowId: runId, args: [bad] }),
     'InvalidSpec',

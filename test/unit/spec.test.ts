@@ -43,11 +43,18 @@ test('an unknown key is refused, naming it', () => {
   );
 });
 
-test('a bad codec names the field and the allowed values', () => {
-  const p = problems({ ...base(), matrix: { version: ['26.7'], codec: ['ZSTD(99)'] } });
+test('a codec that is not a codec expression names the field and what an expression looks like', () => {
+  const p = problems({ ...base(), matrix: { version: ['26.7'], codec: ['ZSTD(3'] } });
   assert.ok(
-    p.some((l) => l.startsWith('matrix.codec.0:') && l.includes('"ZSTD(3)"') && l.includes('"LZ4"')),
+    p.some(
+      (l) => l.startsWith('matrix.codec.0:') && l.includes('a codec expression') && l.includes('"Delta, ZSTD(1)"'),
+    ),
     p.join('\n'),
+  );
+  const q = problems({ ...base(), matrix: { version: ['26.7'], codec: [{ name: 'Bad Name', default: 'ZSTD(1)' }] } });
+  assert.ok(
+    q.some((l) => l.startsWith('matrix.codec.0.name:') && l.includes('lower-case')),
+    q.join('\n'),
   );
 });
 
@@ -98,7 +105,7 @@ test('every problem is reported in one pass, even when the schema already failed
     workload: 'nosuch',
     scale: 0,
     target: { kind: 'local', binaries: { '24.8': '/nope' } },
-    matrix: { version: ['25.1'], codec: ['ZSTD(99)'] },
+    matrix: { version: ['25.1'], codec: ['ZSTD(3'] },
   });
   for (const field of ['scale:', 'matrix.codec.0:', 'matrix.version:', 'workload:'])
     assert.ok(

@@ -19,7 +19,7 @@ import { settlePreviousAttempts } from '../support/attempts';
 import { cellMeasureOptions } from '../support/measure-options';
 import { cellInputs } from '../../schema/matrix';
 import { RunSpec, type ResultsDbSpec } from '../../schema/run-spec';
-import { queryIdPrefix, type CellInput, type StepInput } from '../../schema/cell';
+import { cellCodecProfile, queryIdPrefix, type CellInput, type StepInput } from '../../schema/cell';
 import type { CommandOutcome, RunSample } from '../../schema/results';
 import type { ConfirmPairPlan, ConfirmQuerySamples, FlaggedPair } from '../../schema/comparison';
 
@@ -121,7 +121,7 @@ export function createConfirmComparison() {
         const m = loadWorkload(s.si.cell.workload);
         const queries = workloadQueries(
           m,
-          { table: m.table, rows: s.si.cell.scale, codec: s.si.cell.codec },
+          { table: m.table, rows: s.si.cell.scale, codec: cellCodecProfile(s.si.cell) },
           input.queries,
         );
         const prefix = queryIdPrefix(s.si.cell.runId, s.si.cell.cellKey, input.phase);

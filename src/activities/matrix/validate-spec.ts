@@ -3,17 +3,20 @@
  * workload and its query ids exist, local binaries are executable, password variables are set on
  * this worker — before anything is provisioned, and writes `run.json`.
  */
-import { accessSync, constants, existsSync, statSync } from 'node:fs';
+import { accessSync, constants, existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { withResultsDb } from '../../results/db';
 import { ApplicationFailure } from '@temporalio/common';
 import { FAILURE } from '../../schema/failures';
-import { parseRunSpec, SpecError, type RunSpec } from '../../schema/run-spec';
+import { codecProfileOf, parseRunSpec, SpecError, type RunSpec } from '../../schema/run-spec';
 import { expandMatrix, cellKey } from '../../schema/matrix';
 import {
+  codecPlacementProblems,
   indexQueryIds,
   loadWorkload,
+  sqlRoot,
+  workloadProblems,
   renderTemplate,
   workloadQueries,
   type WorkloadManifest,
@@ -75,7 +78,10 @@ function nearestExistingDir(p: string): string {
 
 /**
  * Validate a spec fully; returns every problem found, one line each (empty when valid). Problems of
- * the schema and of the files it names are reported together, so one pass shows them all.
+ * the schema and of the files it names are reported together, so one pass shows them all: the
+ * workload's manifest, files and placeholders ({@link workloadProblems}), and whether its schema
+ * places every codec profile on the columns it claims ({@link codecPlacementProblems}). No server is
+ * asked; codec expressions are tried on each target at provisioning.
  */
 export function checkSpec(input: unknown, opts: CheckOptions = {}): { spec?: RunSpec; problems: string[] } {
   const problems: string[] = [];
@@ -95,9 +101,21 @@ export function checkSpec(input: unknown, opts: CheckOptions = {}): { spec?: Run
   // Run on the valid spec too: the schema cannot see these (an image reference, a binary's path).
   if (target && rawTarget && Array.isArray(raw.matrix?.version))
     problems.push(...target.checkSpec(rawTarget, raw.matrix.version, 'input'));
-  if (typeof raw.workload === 'string' && /^[a-z0-9-]+$/.test(raw.workload)) {
+  const wlProblems =
+    typeof raw.workload === 'string' && /^[a-z0-9-]+$/.test(raw.workload) ? workloadProblems(raw.workload) : [];
+  problems.push(...wlProblems);
+  if (typeof raw.workload === 'string' && /^[a-z0-9-]+$/.test(raw.workload) && !wlProblems.length) {
     try {
       const m = loadWorkload(raw.workload);
+      // Each codec profile must reach the columns it claims: a schema without {{codec}} would let a
+      // "ZSTD(3)" cell silently measure LZ4.
+      if (spec) {
+        const schemaText = readFileSync(path.join(sqlRoot(), 'workloads', m.name, m.schema), 'utf8');
+        for (const e of spec.matrix.codec)
+          problems.push(
+            ...codecPlacementProblems(m.name, schemaText, codecProfileOf(e)).map((p) => `matrix.codec: ${p}`),
+          );
+      }
       const ids =
         Array.isArray(raw.queries) && raw.queries.every((q: unknown) => typeof q === 'string')
           ? (raw.queries as string[])
