@@ -43,8 +43,8 @@ test('an unknown enum value: quoted, with the closest allowed value and the list
   assert.deepEqual(problems({ ...base, teardown: 'nevr' }), [
     'teardown: "nevr" is not allowed (did you mean "never"?); allowed: "always", "on-success", "never"',
   ]);
-  const [codec] = problems({ ...base, matrix: { version: ['26.7'], codec: ['ZTSD(3)'] } });
-  assert.match(codec, /^matrix\.codec\.0: "ZTSD\(3\)" is not allowed \(did you mean "ZSTD\(3\)"\?\)/);
+  // Codec expressions are not a closed list: the server's trial at provisioning judges them.
+  assert.deepEqual(problems({ ...base, matrix: { version: ['26.7'], codec: ['ZTSD(3)'] } }), []);
   assert.deepEqual(problems({ ...base, target: { kind: 'embeded' } }), [
     'target.kind: "embeded" is not allowed (did you mean "embedded"?); one of "embedded", "local", "external", "kubernetes"',
   ]);
