@@ -146,7 +146,7 @@ export function createCreateSchema() {
           throw ApplicationFailure.create({
             type: FAILURE.InvalidWorkloadQuery,
             nonRetryable: true,
-            message: `query ${bad.id} (${path.join(sqlRoot(), 'workloads', m.name, bad.file)}) fails on the empty table ${m.table}: ${bad.error}`,
+            message: `query ${bad.id} (${path.join(sqlRoot(), 'workloads', m.name, bad.file)}) fails on the empty table ${m.table}: ${bad.code ? `Code: ${bad.code}. ` : ''}${bad.error}`,
           });
       } finally {
         await client.close();

@@ -144,7 +144,7 @@ test('a 2-cell embedded matrix completes and every report table holds measured v
     'Compression (table totals)',
     'Per-column compression',
     'Queries',
-    'Skip index (bloom filter) before / after',
+    'Skip index `trace_bf` (bloom_filter): before / after',
   ]) {
     const rows = tableRows(section(md, t));
     assert.ok(rows.length >= 2, `${t}: a row per cell/column/query`);

@@ -58,7 +58,7 @@ test('a run whose only cell failed before measuring: the banner says nothing was
 
 test('a run cancelled during index materialization: "cancelled before its index was built", counters "not collected (cancelled)"', async () => {
   const runId = `honest-cancel-index-${Date.now()}`;
-  // The slow-index workload: a tiny table whose skip index takes ~30 s to materialize (2,000 hashes per row).
+  // The slow-index workload: a tiny table whose skip index takes ~50 s to materialize (20,000 hashes per row).
   const spec = {
     name: 'honest-cancel-index',
     workload: 'slow-index',

@@ -1,1 +1,1 @@
-ALTER TABLE {{table}} ADD INDEX IF NOT EXISTS slow_idx arrayReduce('max', arrayMap(x -> cityHash64(x, n), range(2000))) TYPE minmax GRANULARITY 1
+ALTER TABLE {{table}} ADD INDEX IF NOT EXISTS slow_idx arrayReduce('max', arrayMap(x -> cityHash64(x, n), range(20000))) TYPE minmax GRANULARITY 1
