@@ -152,11 +152,11 @@ test('a 2-cell embedded matrix completes and every report table holds measured v
       for (const cell of row.slice(0, -1))
         assert.notEqual(cell, 'n/a', `${t}: no unmeasured value in ${row.join(' | ')}`);
   }
-  assert.match(md, /Results agree: every run of Q1, Q2, Q3, Q5 in every cell/);
+  assert.match(md, /Results agree: every run of q1, q2, q3, q5 in every cell/);
   assert.doesNotMatch(md, /invalid measurements/);
   assert.match(
     md,
-    /v26\.7-lz4: index verified — every active part carries it; in the measured runs \(EXPLAIN under their settings\): Q5 EXPLAIN granules \d+\/\d+; measured read_rows [\d,]+ after vs 2,000,000 before/,
+    /v26\.7-lz4: index verified — every active part carries it; in the measured runs \(EXPLAIN under their settings\): q5 EXPLAIN granules \d+\/\d+; measured read_rows [\d,]+ after vs 2,000,000 before/,
   );
 
   // What the Temporal UI / CLI shows: one child workflow per cell with readable ids, named activities.
