@@ -84,7 +84,8 @@ function listWorkloads(root = sqlRoot()): string[] {
 
 /**
  * Load a workload manifest.
- * @throws Error naming the workload and the available ones when it does not exist or is invalid.
+ * @throws Error naming the workload and the available ones when it does not exist or is invalid, or
+ *   when its manifest's `name` is not its folder's name.
  */
 export function loadWorkload(name: string, root = sqlRoot()): WorkloadManifest {
   const file = path.join(root, 'workloads', name, 'manifest.yaml');
@@ -92,6 +93,11 @@ export function loadWorkload(name: string, root = sqlRoot()): WorkloadManifest {
     throw new Error(`workload: unknown workload "${name}"; available: ${listWorkloads(root).join(', ')}`);
   const r = WorkloadManifest.safeParse(parseYaml(readFileSync(file, 'utf8')));
   if (!r.success) throw new Error(`workload ${name}: invalid manifest ${file}: ${r.error.message}`);
+  // Steps find a workload's files by its name: a copied folder that kept the old name would mix two workloads.
+  if (r.data.name !== name)
+    throw new Error(
+      `workload ${name}: ${file} says name: ${r.data.name}; a workload's name must be its folder's name (set name: ${name})`,
+    );
   for (const f of [
     r.data.schema,
     r.data.load,
@@ -310,6 +316,10 @@ export function workloadProblems(name: string, root = sqlRoot()): string[] {
     );
   const m = r.data;
   const out: string[] = [];
+  if (m.name !== name)
+    out.push(
+      `workload ${name}: manifest.yaml says name: ${m.name}; a workload's name must be its folder's name (set name: ${name})`,
+    );
   const ids = m.queries.map((q) => q.id);
   const dup = ids.filter((id, i) => ids.indexOf(id) !== i);
   if (dup.length) out.push(`workload ${name}: manifest.yaml queries: duplicate id(s) ${[...new Set(dup)].join(', ')}`);

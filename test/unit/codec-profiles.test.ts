@@ -6,7 +6,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { readFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import { parseRunSpec } from '../../src/schema/run-spec';
 import { cellInputs, cellKey, expandMatrix } from '../../src/schema/matrix';
 import { cellCodecProfile } from '../../src/schema/cell';
@@ -172,6 +173,23 @@ test('validate checks the workload\u2019s files and placeholders without a serve
   assert.equal(r.problems.filter((p) => p.startsWith('workload broken:')).length, 3, r.problems.join('\n'));
   assert.deepEqual(workloadProblems('codecs'), []);
   assert.deepEqual(workloadProblems('logs', path.join(REPO_ROOT, 'sql')), []);
+});
+
+test('a copied workload folder that kept the old name is refused (its steps would read two workloads)', () => {
+  const root = mkdtempSync(path.join(os.tmpdir(), 'chbench-copied-workload-'));
+  try {
+    cpSync(path.join(REPO_ROOT, 'sql', 'workloads', 'trivial'), path.join(root, 'workloads', 'mine'), {
+      recursive: true,
+    });
+    const why = /workload mine: .*says name: trivial; a workload's name must be its folder's name \(set name: mine\)/;
+    assert.ok(
+      workloadProblems('mine', root).some((p) => why.test(p)),
+      workloadProblems('mine', root).join('\n'),
+    );
+    assert.throws(() => loadWorkload('mine', root), why);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
 });
 
 test('a read-back codec matches the declared expression, with the server\u2019s filled-in defaults', () => {

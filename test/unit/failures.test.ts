@@ -121,6 +121,13 @@ test('a query error is non-retryable by its code: a server that names it otherwi
   const noColumn = clickHouseFailure({ code: 8, message: 'There is no column x in table' });
   assert.equal(noColumn.type, 'ClickHouse.THERE_IS_NO_COLUMN');
   assert.equal(noColumn.nonRetryable, true);
+  // A load.sql that does not match its schema (a new user's first mistake): not retried for minutes.
+  const columns = clickHouseFailure({
+    code: 20,
+    message: "Number of columns doesn't match (source: 3 and result: 4)",
+  });
+  assert.equal(columns.type, 'ClickHouse.NUMBER_OF_COLUMNS_DOESNT_MATCH');
+  assert.equal(columns.nonRetryable, true);
 });
 
 test('the activity boundary converts a ClickHouseError (26.x) and an 18.16 text error; other errors pass', () => {

@@ -1,0 +1,77 @@
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.normaliseQueryLogRow = normaliseQueryLogRow;
+exports.queryLogSelect = queryLogSelect;
+exports.fetchQueryLog = fetchQueryLog;
+const client_1 = require("./client");
+const sql_1 = require("../lib/sql");
+/** Columns read from `system.query_log` when the version has them. */
+const WANTED = [
+    'query_id',
+    'event_time',
+    'query_duration_ms',
+    'read_rows',
+    'read_bytes',
+    'result_rows',
+    'result_bytes',
+    'memory_usage',
+    'ProfileEvents',
+    'ProfileEvents.Names',
+    'ProfileEvents.Values',
+    'Settings.Names',
+    'Settings.Values',
+    'Settings',
+];
+/**
+ * Normalise a raw query_log row: ProfileEvents as one object (counts as numbers) whether the server
+ * sent a Map or the two arrays `ProfileEvents.Names`/`ProfileEvents.Values` (which are then removed).
+ * Every other column is kept as sent. Pure.
+ */
+function normaliseQueryLogRow(r) {
+    const out = { ...r };
+    const names = r['ProfileEvents.Names'];
+    const values = r['ProfileEvents.Values'];
+    if (names && values) {
+        out.ProfileEvents = Object.fromEntries(names.map((n, i) => [n, Number(values[i])]));
+        delete out['ProfileEvents.Names'];
+        delete out['ProfileEvents.Values'];
+    }
+    return out;
+}
+/**
+ * The SELECT that reads the `QueryFinish` rows of `ids`, built for the columns this server has
+ * (`columns`: names of `system.query_log`'s columns; `typeColumn`: the type of its `type` column).
+ * Adds `query_duration_us` (event_time_microseconds − query_start_time_microseconds) where both
+ * microsecond columns exist. Pure.
+ */
+function queryLogSelect(ids, columns, typeColumn) {
+    const have = new Set(columns);
+    const select = WANTED.filter((c) => have.has(c))
+        .map((c) => (c.includes('.') ? `\`${c}\`` : c))
+        .join(', ');
+    // Microsecond duration where the version has the columns (query_duration_ms is whole milliseconds).
+    const micro = have.has('event_time_microseconds') && have.has('query_start_time_microseconds')
+        ? ', toUnixTimestamp64Micro(event_time_microseconds) - toUnixTimestamp64Micro(query_start_time_microseconds) AS query_duration_us'
+        : '';
+    // `type` is an Enum on newer versions and a UInt8 (2 = QueryFinish) on old ones such as 18.16.
+    const finish = typeColumn?.startsWith('Enum') ? "'QueryFinish'" : '2';
+    return `SELECT ${select}${micro} FROM system.query_log WHERE event_date >= yesterday() AND type = ${finish} AND query_id IN (${ids.map(sql_1.sqlString).join(', ')})`;
+}
+/**
+ * Fetch the `QueryFinish` rows of `system.query_log` for the given query ids, after
+ * `SYSTEM FLUSH LOGS`, normalised by {@link normaliseQueryLogRow}. An id with no row (not logged,
+ * or failed) is absent from the map.
+ * @throws ClickHouseError when the server has no query_log or refuses the flush.
+ */
+async function fetchQueryLog(client, ids) {
+    const out = new Map();
+    if (!ids.length)
+        return out;
+    await client.command({ query: 'SYSTEM FLUSH LOGS' });
+    const cols = await (0, client_1.queryRows)(client, "SELECT name, type FROM system.columns WHERE database = 'system' AND table = 'query_log'");
+    const rows = await (0, client_1.queryRows)(client, queryLogSelect(ids, cols.map((c) => c.name), cols.find((c) => c.name === 'type')?.type));
+    for (const r of rows)
+        out.set(String(r.query_id), normaliseQueryLogRow(r));
+    return out;
+}
+//# sourceMappingURL=query-log.js.map

@@ -1,0 +1,86 @@
+"use strict";
+var __importDefault = (this && this.__importDefault) || function (mod) {
+    return (mod && mod.__esModule) ? mod : { "default": mod };
+};
+Object.defineProperty(exports, "__esModule", { value: true });
+/**
+ * The load-grids demo (`npm run demo:grids`): `examples/grids.yaml` on the embedded engine — an insert
+ * grid (3 batch sizes × 3 concurrencies × async_insert 0/1) and a concurrency stepping (5 steps over
+ * Q1/Q2/Q4) — run as one `benchmarkMatrix` workflow on a dev server started here, then:
+ *
+ *     grids demo: insert points N verified N, concurrency steps M, knee at <c>, report <path>
+ *
+ * "verified": the point's `count()` equals the rows the server acknowledged (see the insert grid's
+ * record). Exit code 1 when a cell failed or a point was not verified.
+ *
+ * GRIDS_DEMO_SCALE overrides the table's rows, GRIDS_DEMO_ROWS the rows per insert point and
+ * GRIDS_DEMO_STEP_S the measured seconds per concurrency step (CI runs it small). Set
+ * TEMPORAL_ADDRESS to use a server you run; `--keep` leaves the dev server and its Web UI up.
+ */
+const node_path_1 = __importDefault(require("node:path"));
+const config_1 = require("./config");
+const demo_env_1 = require("./demo-env");
+const spec_file_1 = require("./lib/spec-file");
+const validate_spec_1 = require("./activities/matrix/validate-spec");
+const run_client_1 = require("./temporal/run-client");
+const report_1 = require("./results/report");
+const report_grids_1 = require("./results/report-grids");
+/** `examples/grids.yaml` with the demo's environment overrides applied. */
+function demoSpec() {
+    const raw = (0, spec_file_1.readSpecFile)(node_path_1.default.join(config_1.REPO_ROOT, 'examples', 'grids.yaml'));
+    const num = (k) => (process.env[k] ? Number(process.env[k]) : undefined);
+    const scale = num('GRIDS_DEMO_SCALE');
+    const rows = num('GRIDS_DEMO_ROWS');
+    const stepS = num('GRIDS_DEMO_STEP_S');
+    return {
+        ...raw,
+        ...(scale ? { scale } : {}),
+        grids: {
+            ...raw.grids,
+            insert: { ...raw.grids.insert, ...(rows ? { rows } : {}) },
+            concurrency: { ...raw.grids.concurrency, ...(stepS ? { durationS: stepS } : {}) },
+        },
+    };
+}
+async function main() {
+    const raw = demoSpec();
+    const { spec, problems } = (0, validate_spec_1.checkSpec)(raw);
+    if (!spec || problems.length)
+        throw new Error(`invalid spec examples/grids.yaml:\n  - ${problems.join('\n  - ')}`);
+    const env = await (0, demo_env_1.startDemoEnv)('grids demo');
+    const { client, cfg, server } = env;
+    let failed = false;
+    try {
+        const runId = (0, run_client_1.newRunId)(spec.name);
+        console.error(`grids demo: run ${runId}: ${spec.workload}, ${spec.scale.toLocaleString('en-US')} rows, ${spec.target.kind} target`);
+        const t0 = Date.now();
+        const r = await (0, run_client_1.runAndFollow)(client, raw, runId, cfg.taskQueue, { progress: true });
+        console.error(`grids demo: finished in ${((Date.now() - t0) / 1000).toFixed(0)} s; cells: ${r.cells.map((c) => `${c.cellKey} ${c.status}`).join(', ')}`);
+        const { cells } = (0, report_1.loadRun)(node_path_1.default.dirname(r.reportPath));
+        const o = (0, report_grids_1.gridsOutcome)(cells, spec);
+        const knees = o.knees.map((k) => (k === null ? 'none' : String(k))).join(', ') || 'none';
+        console.log(`grids demo: insert points ${o.insertPoints} verified ${o.insertVerified}, concurrency steps ${o.concurrencySteps}, knee at ${knees}, report ${r.reportPath.replace(/\.md$/, '.html')}`);
+        if (r.cells.some((c) => c.status !== 'succeeded')) {
+            failed = true;
+            console.error('grids demo: FAILED: a cell did not succeed');
+        }
+        if (o.insertVerified !== o.insertPoints || o.insertPoints === 0) {
+            failed = true;
+            console.error(`grids demo: FAILED: ${o.insertPoints - o.insertVerified} insert point(s) not verified`);
+        }
+        if (process.argv.includes('--keep') && server) {
+            console.error(`grids demo: Web UI ${server.uiUrl}; Ctrl-C to stop`);
+            await new Promise((resolve) => process.once('SIGINT', () => resolve()));
+        }
+    }
+    finally {
+        await env.stop();
+    }
+    if (failed)
+        process.exitCode = 1;
+}
+main().catch((e) => {
+    console.error(`grids demo failed: ${e.stack ?? e}`);
+    process.exit(1);
+});
+//# sourceMappingURL=demo-grids.js.map

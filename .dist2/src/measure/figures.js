@@ -1,0 +1,189 @@
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.runFigures = runFigures;
+exports.applyQueryLog = applyQueryLog;
+exports.settingsCheck = settingsCheck;
+exports.crossCheck = crossCheck;
+exports.queryFailure = queryFailure;
+exports.runSettingsOf = runSettingsOf;
+/**
+ * Where each figure of a run comes from, and how the sources are checked against each other.
+ *
+ * At the run (from the HTTP response, {@link runFigures}): client wall time; server elapsed from the
+ * `X-ClickHouse-Summary` header's `elapsed_ns` only when the summary is complete
+ * (`wait_end_of_query=1`); read_rows/read_bytes from the complete summary, else from the JSON output's
+ * statistics block. After the step (from `system.query_log`, {@link applyQueryLog}), where the server
+ * keeps one: the row of the run's query_id is the headline — server elapsed from the microsecond
+ * timestamps when they agree with `query_duration_ms` (±1 ms), else `query_duration_ms`; read_rows and
+ * read_bytes from the row — and the summary/statistics are cross-checked against it ({@link crossCheck}).
+ */
+const client_1 = require("@clickhouse/client");
+const common_1 = require("@temporalio/common");
+const client_2 = require("../clickhouse/client");
+/**
+ * The figures of a run from its response. A snapshot summary (no `wait_end_of_query`) never gives
+ * a figure: it may under-report; query_log or the statistics block fill in. `summaryReadSource` names
+ * the summary's read counts (`output statistics` on the embedded engine, which fills its summary
+ * from the engine's own statistics). Pure.
+ */
+function runFigures(r, summaryReadSource = 'http summary') {
+    const complete = r.wait_end_of_query;
+    const elapsedNs = (0, client_2.summaryNumber)(r.summary, 'elapsed_ns');
+    let readRows = complete ? (0, client_2.summaryNumber)(r.summary, 'read_rows') : null;
+    let readBytes = complete ? (0, client_2.summaryNumber)(r.summary, 'read_bytes') : null;
+    let readSource = readRows === null ? null : summaryReadSource;
+    if (readRows === null && typeof r.output_statistics?.rows_read === 'number') {
+        readRows = r.output_statistics.rows_read;
+        readBytes = r.output_statistics.bytes_read ?? null;
+        readSource = 'output statistics';
+    }
+    return {
+        wall_ms: r.wall_ms,
+        server_elapsed_ms: elapsedNs === null || !complete ? null : elapsedNs / 1e6,
+        server_elapsed_source: elapsedNs === null || !complete ? null : 'http summary elapsed_ns',
+        read_rows: readRows,
+        read_bytes: readBytes,
+        read_source: readSource,
+        result_rows: r.result_rows,
+        result_bytes: r.result_bytes,
+        result_sha256: r.result_sha256,
+        ...(r.summary ? { http_summary: r.summary } : {}),
+        summary_complete: complete,
+        ...(r.output_statistics ? { output_statistics: r.output_statistics } : {}),
+    };
+}
+/**
+ * Make a run's query_log row its headline (mutates `s`): keeps the row in `query_log`, takes server
+ * elapsed (microsecond difference when it agrees with `query_duration_ms` within 1 ms, else
+ * `query_duration_ms`), read_rows and read_bytes from it, and records the {@link crossCheck}.
+ * `row` null: only `query_log` is set (to null); the run keeps its response figures.
+ */
+function applyQueryLog(s, row) {
+    s.query_log = row;
+    if (!row)
+        return;
+    s.settings_check = settingsCheck(s.settings, row);
+    const ms = Number(row.query_duration_ms);
+    const us = row.query_duration_us === undefined ? null : Number(row.query_duration_us);
+    if (us !== null && Number.isFinite(us) && Math.abs(us / 1000 - ms) <= 1)
+        [s.server_elapsed_ms, s.server_elapsed_source] = [
+            us / 1000,
+            'system.query_log event_time_microseconds - query_start_time_microseconds',
+        ];
+    else
+        [s.server_elapsed_ms, s.server_elapsed_source] = [ms, 'system.query_log.query_duration_ms'];
+    [s.read_rows, s.read_bytes, s.read_source] = [Number(row.read_rows), Number(row.read_bytes), 'system.query_log'];
+    s.cross_check = crossCheck(s, row);
+}
+/**
+ * The settings sent with a run against those its query_log row says the statement ran with (the
+ * `Settings` map, or `Settings.Names`/`Settings.Values` on older servers): `applied` holds each sent
+ * setting the server shows with the same value, `not_shown` the others with what the server shows.
+ * Where the row has no settings column, `source` says so and nothing counts as applied. Pure.
+ */
+function settingsCheck(sent, row) {
+    let shown = null;
+    if (row.Settings && typeof row.Settings === 'object')
+        shown = Object.fromEntries(Object.entries(row.Settings).map(([k, v]) => [k, String(v)]));
+    else if (Array.isArray(row['Settings.Names']) && Array.isArray(row['Settings.Values'])) {
+        const values = row['Settings.Values'];
+        shown = Object.fromEntries(row['Settings.Names'].map((n, i) => [String(n), String(values[i])]));
+    }
+    if (!shown)
+        return {
+            source: 'not available on this server: its system.query_log has no Settings column',
+            applied: {},
+            not_shown: {},
+        };
+    const applied = {};
+    const notShown = {};
+    for (const [k, v] of Object.entries(sent)) {
+        if (!(k in shown))
+            notShown[k] =
+                'not in the run\u2019s query_log Settings (servers may list only settings that differ from their default)';
+        else if (shown[k] !== String(v))
+            notShown[k] = `query_log shows ${shown[k]}`;
+        else
+            applied[k] = shown[k];
+    }
+    return {
+        source: row.Settings ? 'system.query_log.Settings' : 'system.query_log Settings.Names/Settings.Values',
+        applied,
+        not_shown: notShown,
+    };
+}
+/**
+ * Cross-check a run's HTTP summary and JSON statistics block against its query_log row: read_rows
+ * must agree within 0.1 %, elapsed within max(2 ms, 10 %). Returns `agrees (<what was checked>)`,
+ * `disagrees: …` (each difference, naming a snapshot summary as such) or `not checked: …`. Pure.
+ */
+function crossCheck(s, row) {
+    const logRows = Number(row.read_rows);
+    const logMs = row.query_duration_us !== undefined ? Number(row.query_duration_us) / 1000 : Number(row.query_duration_ms);
+    const diffs = [];
+    const checked = [];
+    const sumRows = (0, client_2.summaryNumber)(s.http_summary, 'read_rows');
+    const sumNs = (0, client_2.summaryNumber)(s.http_summary, 'elapsed_ns');
+    const what = s.summary_complete ? 'summary' : 'summary (snapshot: wait_end_of_query not requested)';
+    const rowsOff = (v) => Math.abs(v - logRows) > Math.max(0, logRows * 0.001);
+    const msOff = (v) => Math.abs(v - logMs) > Math.max(2, logMs * 0.1);
+    if (sumRows !== null) {
+        checked.push('summary read_rows');
+        if (rowsOff(sumRows))
+            diffs.push(`${what} read_rows ${sumRows} vs query_log ${logRows}`);
+    }
+    if (sumNs !== null) {
+        checked.push('summary elapsed');
+        if (msOff(sumNs / 1e6))
+            diffs.push(`${what} elapsed ${(sumNs / 1e6).toFixed(3)} ms vs query_log ${logMs.toFixed(3)} ms`);
+    }
+    const st = s.output_statistics;
+    if (typeof st?.rows_read === 'number') {
+        checked.push('statistics rows_read');
+        if (rowsOff(st.rows_read))
+            diffs.push(`statistics rows_read ${st.rows_read} vs query_log ${logRows}`);
+    }
+    if (!checked.length)
+        return 'not checked: the server sent no summary and no statistics block';
+    return diffs.length ? `disagrees: ${diffs.join('; ')}` : `agrees (${checked.join(', ')})`;
+}
+/**
+ * The server's code, name and message when `e` is an error of the query itself (a `ClickHouseError`,
+ * or a `Code: N` text from an old server), `undefined` for anything else — a lost server (`isGone(e)`),
+ * a Temporal failure, a cancellation (`AbortError`), a network error — which must propagate.
+ */
+function queryFailure(e, isGone = () => false) {
+    if (isGone(e) || e instanceof common_1.ApplicationFailure || e?.name === 'AbortError')
+        return undefined;
+    const code = (0, client_2.errorCode)(e);
+    if (code === undefined)
+        return undefined;
+    // Old servers name no type (the client then says UNKNOWN): keep null rather than a made-up name.
+    const named = e instanceof client_1.ClickHouseError && e.type && e.type !== 'UNKNOWN'
+        ? e.type
+        : /\(([A-Z][A-Z0-9_]{2,})\)/.exec(e.message)?.[1];
+    const late = e;
+    return {
+        code,
+        type: named ?? null,
+        message: (e.message ?? String(e)).slice(0, 500),
+        ...(late.exception_source
+            ? {
+                after_response_started: {
+                    http_status: late.http_status,
+                    result_bytes: late.result_bytes,
+                    exception_source: late.exception_source,
+                },
+            }
+            : {}),
+    };
+}
+/**
+ * The settings the step's measured runs were sent with, as recorded on its first query's first warm
+ * run (`RunSample.settings`; every warm run of a step gets the same base settings). `{}` when the step
+ * measured no warm run.
+ */
+function runSettingsOf(records) {
+    return records[0]?.samples.find((s) => s.kind === 'warm')?.settings ?? {};
+}
+//# sourceMappingURL=figures.js.map

@@ -1,0 +1,324 @@
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.ClickHouseResultsDb = exports.ResultsDbUnavailableError = exports.REFUSED_TABLE_FUNCTIONS = exports.DEFAULT_SERIES_LIMIT = void 0;
+exports.readOnlyProblem = readOnlyProblem;
+exports.isUnavailableError = isUnavailableError;
+exports.oneLineError = oneLineError;
+/**
+ * {@link ResultsDb} over HTTP with `@clickhouse/client`: one implementation for the embedded
+ * database's engine process and for a team's ClickHouse server (the same statements, plain SQL
+ * with literals quoted by `lib/sql`, since both kinds take them alike).
+ */
+const client_1 = require("@clickhouse/client");
+const simple_statistics_1 = require("simple-statistics");
+const comparison_1 = require("../../schema/comparison");
+const sql_1 = require("../../lib/sql");
+const fs_1 = require("../../lib/fs");
+const rows_1 = require("./rows");
+/** Default number of runs {@link ClickHouseResultsDb.series} looks back. */
+exports.DEFAULT_SERIES_LIMIT = 20;
+/** Statement kinds `query`/`queryText` (and `chbench results sql`) accept: reads only. */
+const READ_KEYWORDS = ['SELECT', 'WITH', 'SHOW', 'DESCRIBE', 'DESC', 'EXPLAIN', 'EXISTS'];
+/**
+ * Table functions (and the scalar `file()`) that read or write outside the database: files, other
+ * servers, object stores, processes, the request body. A name ending in `*` covers every name with
+ * that prefix (`s3*`: s3, s3Cluster; `iceberg*`: icebergS3, icebergAzure, …; `file*`: file, fileCluster). Compared
+ * case-insensitively, when followed by `(`.
+ */
+exports.REFUSED_TABLE_FUNCTIONS = [
+    'file*',
+    'url',
+    'urlCluster',
+    's3*',
+    'gcs',
+    'oss',
+    'cosn',
+    'azureBlobStorage*',
+    'hdfs*',
+    'remote',
+    'remoteSecure',
+    'cluster',
+    'clusterAllReplicas',
+    'mysql',
+    'postgresql',
+    'mongodb',
+    'redis',
+    'sqlite',
+    'jdbc',
+    'odbc',
+    'executable*',
+    'input',
+    'iceberg*',
+    'deltaLake*',
+    'hudi*',
+    'paimon*',
+    'arrowFlight*',
+    'ytsaurus',
+    'prometheusQuery*',
+];
+const REFUSED_FUNCTION_RE = new RegExp(`(?<![\\w.$])(${exports.REFUSED_TABLE_FUNCTIONS.map((n) => (n.endsWith('*') ? `${n.slice(0, -1)}\\w*` : n)).join('|')})\\s*\\(`, 'gi');
+/**
+ * Why `sql` is not one read-only statement that stays inside the database, or undefined when it is:
+ * - its first keyword (after comments, whitespace and opening parentheses) must be one of SELECT,
+ *   WITH, SHOW, DESCRIBE, DESC, EXPLAIN, EXISTS;
+ * - no second statement may follow a `;` outside quotes and comments;
+ * - no `INTO OUTFILE` (the client would write a file);
+ * - no `readonly` setting (it would lift the server's read-only mode for the statement);
+ * - no table function of {@link REFUSED_TABLE_FUNCTIONS} (files, network, processes).
+ * Quoted identifiers count as names (`` `readonly` = 0`` is refused); string literals and comments do not.
+ */
+function readOnlyProblem(sql) {
+    // Blank out string literals and comments, keeping positions; quoted identifiers lose their quotes.
+    const named = sql.replace(/'(?:\\.|''|[^'\\])*'|--[^\n]*|#[^\n]*|\/\*[\s\S]*?\*\//g, (m) => ' '.repeat(m.length));
+    // …and the quoted identifiers blanked too, for the statement's shape.
+    const bare = named.replace(/"(?:\\.|[^"\\])*"|`(?:\\.|[^`\\])*`/g, (m) => ' '.repeat(m.length));
+    const names = named.replace(/["`]/g, ' ');
+    const first = /^[\s(]*([A-Za-z]+)/.exec(bare)?.[1]?.toUpperCase();
+    if (!first)
+        return 'no statement';
+    if (!READ_KEYWORDS.includes(first))
+        return `only read statements are allowed (${READ_KEYWORDS.join(', ')}); this one starts with ${first}`;
+    const semi = bare.indexOf(';');
+    if (semi >= 0 && bare.slice(semi + 1).trim())
+        return 'one statement only (text follows a `;`)';
+    if (/\bINTO\s+OUTFILE\b/i.test(bare))
+        return 'INTO OUTFILE is not allowed (it writes a file)';
+    if (/(?<![\w.$])readonly(?![\w$])/i.test(names))
+        return 'the readonly setting may not be set or changed';
+    const fns = [...new Set([...names.matchAll(REFUSED_FUNCTION_RE)].map((m) => m[1]))];
+    if (fns.length)
+        return `table function ${fns.join(', ')} is not allowed (it reads or writes outside the results database: files, network or processes)`;
+    return undefined;
+}
+/**
+ * The results database did not answer in time or could not be reached (the client's request timed
+ * out, the connection was refused or reset): for the embedded database, usually another statement
+ * holding its one engine. Message: `results database busy or unreachable: (<where>) …`.
+ */
+class ResultsDbUnavailableError extends Error {
+    constructor(message, options) {
+        super(`results database busy or unreachable: ${message}`, options);
+        this.name = 'ResultsDbUnavailableError';
+    }
+}
+exports.ResultsDbUnavailableError = ResultsDbUnavailableError;
+/** True when `e` is a timeout or a connection failure of `@clickhouse/client` (not an answer of the server). */
+function isUnavailableError(e) {
+    if (e instanceof client_1.ClickHouseError)
+        return false;
+    const code = e?.code;
+    if (typeof code === 'string' && /^(ECONNREFUSED|ECONNRESET|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|ETIMEDOUT|EPIPE|EAI_AGAIN)$/.test(code))
+        return true;
+    return /Timeout error|ECONNREFUSED|ECONNRESET|socket hang up|EHOSTUNREACH|ETIMEDOUT/i.test(String(e?.message ?? e));
+}
+/**
+ * One line for an error of `@clickhouse/client`: a server error as `Code <n> (<TYPE>): <first line>`
+ * (the server's code and name from `ClickHouseError`), anything else as its message's first line.
+ */
+function oneLineError(e) {
+    const first = String(e?.message ?? e).trim().split('\n')[0].trim();
+    if (e instanceof client_1.ClickHouseError)
+        return `Code ${e.code}${e.type ? ` (${e.type})` : ''}: ${first}`;
+    return first;
+}
+/** A UInt64/Float64 value as the server sends it in JSON (64-bit integers quoted) → number; null stays null. */
+function num(v) {
+    return v === null || v === undefined ? null : Number(v);
+}
+const RUN_COLUMNS = 'run_id, name, workload, scale, target_kind, spec_hash, spec_json, chbench_version, chbench_commit, schedule_id, started_at, finished_at, status, cells_total, cells_succeeded';
+function toRun(r) {
+    return {
+        ...r,
+        scale: Number(r.scale),
+        started_at: (0, rows_1.fromDbTime)(r.started_at),
+        finished_at: (0, rows_1.fromDbTime)(r.finished_at),
+        cells_total: Number(r.cells_total),
+        cells_succeeded: Number(r.cells_succeeded),
+    };
+}
+function toCell(r) {
+    return {
+        ...r,
+        scale: Number(r.scale),
+        written_at: (0, rows_1.fromDbTime)(r.written_at),
+        load_rows: num(r.load_rows),
+        load_elapsed_ms: num(r.load_elapsed_ms),
+        load_rows_per_s: num(r.load_rows_per_s),
+        bytes_on_disk: num(r.bytes_on_disk),
+        compressed_bytes: num(r.compressed_bytes),
+        uncompressed_bytes: num(r.uncompressed_bytes),
+        compression_ratio: num(r.compression_ratio),
+    };
+}
+function toSample(r) {
+    return {
+        ...r,
+        n: Number(r.n),
+        server_elapsed_ms: num(r.server_elapsed_ms),
+        wall_ms: Number(r.wall_ms),
+        read_rows: num(r.read_rows),
+        read_bytes: num(r.read_bytes),
+        result_rows: Number(r.result_rows),
+        result_bytes: num(r.result_bytes),
+        valid: Number(r.valid) === 1,
+        started_at: (0, rows_1.fromDbTime)(r.started_at),
+    };
+}
+/** The results database over one `@clickhouse/client` connection whose default database is the results database. */
+class ClickHouseResultsDb {
+    client;
+    description;
+    kind;
+    /**
+     * @param kind `server`: reads through `query`/`queryText` also carry `readonly=2` (the server then
+     *   refuses writes whatever the statement); `embedded`: not sent, since the engine process runs
+     *   every statement on one shared chdb session and `SET readonly = DEFAULT` is refused once readonly
+     *   is on (the server would then replace its session after every read).
+     */
+    constructor(client, description, kind = 'server') {
+        this.client = client;
+        this.description = description;
+        this.kind = kind;
+    }
+    /**
+     * Run `fn`; an error is rethrown naming the database and the statement's first line, with the
+     * server's one-line message (`Code <n> (<TYPE>): …`); a timeout or connection failure as
+     * {@link ResultsDbUnavailableError}.
+     */
+    async wrap(sql, fn) {
+        try {
+            return await fn();
+        }
+        catch (e) {
+            const head = sql.trim().split('\n')[0].slice(0, 160);
+            if (isUnavailableError(e))
+                throw new ResultsDbUnavailableError(`(${this.description}): ${head}: ${oneLineError(e)}`, { cause: e });
+            throw new Error(`results database (${this.description}): ${head}: ${oneLineError(e)}`, { cause: e });
+        }
+    }
+    /** Settings of a read: `readonly=2` on a server, `max_execution_time` when given. */
+    readSettings(o) {
+        return {
+            ...(this.kind === 'server' ? { readonly: '2' } : {}),
+            ...(o.maxExecutionTimeS !== undefined ? { max_execution_time: String(o.maxExecutionTimeS) } : {}),
+        };
+    }
+    async rows(sql, settings = {}) {
+        return this.wrap(sql, async () => (await this.client.query({ query: sql, format: 'JSONEachRow', clickhouse_settings: settings })).json());
+    }
+    async command(sql, settings = {}) {
+        await this.wrap(sql, () => this.client.command({ query: sql, clickhouse_settings: settings }));
+    }
+    async insert(table, values) {
+        if (!values.length)
+            return;
+        await this.wrap(`INSERT INTO ${table} FORMAT JSONEachRow (${values.length} rows)`, () => this.client.insert({ table, values, format: 'JSONEachRow' }));
+    }
+    /** Delete a run's rows of `table` synchronously (a mutation waited for with `mutations_sync = 2`), when it has any. */
+    async deleteRun(table, runId) {
+        const where = `run_id = ${(0, sql_1.sqlString)(runId)}`;
+        const [c] = await this.rows(`SELECT count() AS n FROM ${table} WHERE ${where}`);
+        if (Number(c?.n ?? 0) > 0)
+            await this.command(`ALTER TABLE ${table} DELETE WHERE ${where}`, { mutations_sync: '2' });
+    }
+    async storeRun(runDir) {
+        const { run, cells, samples, comparison } = (0, rows_1.readRunRows)(runDir);
+        // The runs row goes first out and last in: a run row means its cells and samples are all there.
+        for (const t of ['runs', 'cells', 'samples'])
+            await this.deleteRun(t, run.run_id);
+        await this.insert('samples', samples.map((s) => ({ ...s, valid: s.valid ? 1 : 0, started_at: (0, rows_1.toDbTime)(s.started_at) })));
+        await this.insert('cells', cells.map((c) => ({ ...c, written_at: (0, rows_1.toDbTime)(c.written_at) })));
+        await this.insert('runs', [{ ...run, started_at: (0, rows_1.toDbTime)(run.started_at), finished_at: (0, rows_1.toDbTime)(run.finished_at), stored_at: (0, rows_1.toDbTime)(new Date().toISOString()) }]);
+        if (comparison)
+            await this.storeComparison(comparison);
+        return { runs: 1, cells: cells.length, samples: samples.length, comparisons: comparison ? 1 : 0 };
+    }
+    async storeComparison(c) {
+        const parsed = comparison_1.ComparisonRecord.parse(c);
+        const { comparison, queries } = (0, rows_1.comparisonRows)(parsed);
+        for (const t of ['comparisons', 'comparison_queries'])
+            await this.deleteRun(t, parsed.run_id);
+        await this.insert('comparison_queries', queries);
+        await this.insert('comparisons', [comparison]);
+    }
+    async run(runId) {
+        const [r] = await this.rows(`SELECT ${RUN_COLUMNS} FROM runs WHERE run_id = ${(0, sql_1.sqlString)(runId)} LIMIT 1`);
+        return r && toRun(r);
+    }
+    async cells(runId) {
+        return (await this.rows(`SELECT * FROM cells WHERE run_id = ${(0, sql_1.sqlString)(runId)} ORDER BY cell_key`)).map(toCell);
+    }
+    async samples(runId, cellKey) {
+        const cell = cellKey === undefined ? '' : ` AND cell_key = ${(0, sql_1.sqlString)(cellKey)}`;
+        return (await this.rows(`SELECT * FROM samples WHERE run_id = ${(0, sql_1.sqlString)(runId)}${cell} ORDER BY cell_key, phase, query_id, indexOf(['cold', 'warmup', 'warm'], kind), n`)).map(toSample);
+    }
+    async comparison(runId) {
+        const [r] = await this.rows(`SELECT record_json FROM comparisons WHERE run_id = ${(0, sql_1.sqlString)(runId)} ORDER BY created_at DESC LIMIT 1`);
+        return r && comparison_1.ComparisonRecord.parse(JSON.parse(r.record_json));
+    }
+    async previousSuccessfulRun(scheduleId, beforeStartedAt) {
+        const [r] = await this.rows(`SELECT ${RUN_COLUMNS} FROM runs WHERE schedule_id = ${(0, sql_1.sqlString)(scheduleId)} AND started_at < toDateTime64(${(0, sql_1.sqlString)((0, rows_1.toDbTime)(beforeStartedAt))}, 3, 'UTC') AND status = 'completed' AND cells_succeeded > 0 ORDER BY started_at DESC LIMIT 1`);
+        return r && toRun(r);
+    }
+    /**
+     * The last `limit` runs (default {@link DEFAULT_SERIES_LIMIT}) of the schedule, or of runs named
+     * `name` when `scheduleId` is null, whatever their status; per run, cell, phase and query the median
+     * of the valid warm runs (server-side elapsed when every one of them has it, else client wall time).
+     * Oldest run first.
+     */
+    async series(opts) {
+        const limit = Math.max(1, Math.floor(opts.limit ?? exports.DEFAULT_SERIES_LIMIT));
+        const which = opts.scheduleId === null ? `name = ${(0, sql_1.sqlString)(opts.name)}` : `schedule_id = ${(0, sql_1.sqlString)(opts.scheduleId)}`;
+        const rows = await this.rows(`SELECT s.run_id AS run_id, r.started_at AS started_at, s.cell_key AS cell_key, c.version_label AS version_label,
+        c.server_version AS server_version, c.codec AS codec, s.phase AS phase, s.query_id AS query_id,
+        groupArray(s.server_elapsed_ms) AS srv, groupArray(s.wall_ms) AS wall, countIf(isNull(s.server_elapsed_ms)) AS srv_missing
+      FROM samples AS s
+      INNER JOIN (SELECT run_id, started_at FROM runs WHERE ${which} ORDER BY started_at DESC LIMIT ${limit}) AS r ON r.run_id = s.run_id
+      INNER JOIN cells AS c ON c.run_id = s.run_id AND c.cell_key = s.cell_key
+      WHERE s.kind = 'warm' AND s.valid = 1
+      GROUP BY run_id, started_at, cell_key, version_label, server_version, codec, phase, query_id
+      ORDER BY started_at, cell_key, phase, query_id`);
+        return rows.map((r) => {
+            const server = Number(r.srv_missing) === 0;
+            return {
+                run_id: r.run_id,
+                started_at: (0, rows_1.fromDbTime)(r.started_at),
+                cell_key: r.cell_key,
+                version_label: r.version_label,
+                server_version: r.server_version ?? null,
+                codec: r.codec,
+                phase: r.phase,
+                query_id: r.query_id,
+                warm_median_ms: (0, simple_statistics_1.median)((server ? r.srv : r.wall).map(Number)),
+                figure: server ? 'server_elapsed_ms' : 'wall_ms',
+            };
+        });
+    }
+    async query(sql, o = {}) {
+        const problem = readOnlyProblem(sql);
+        if (problem)
+            throw new Error(`results database (${this.description}): refused: ${problem}`);
+        return this.rows(sql, this.readSettings(o));
+    }
+    async queryText(sql, format, o = {}) {
+        const problem = readOnlyProblem(sql);
+        if (problem)
+            throw new Error(`results database (${this.description}): refused: ${problem}`);
+        // CSV: NULL as an empty field (ClickHouse's default `\N` is not what spreadsheet and dataframe readers expect).
+        const settings = { ...this.readSettings(o), ...(format === 'CSVWithNames' ? { format_csv_null_representation: '' } : {}) };
+        return this.wrap(sql, async () => (await this.client.query({ query: sql, format, clickhouse_settings: settings })).text());
+    }
+    async resolveRunId(given) {
+        if (await this.run(given))
+            return given;
+        // The folder form: `:` (and anything else a path segment may not hold) replaced by `_`.
+        const candidates = await this.rows(`SELECT run_id FROM runs WHERE length(run_id) = ${given.length} AND replaceRegexpAll(run_id, '[^A-Za-z0-9._-]', '_') = ${(0, sql_1.sqlString)(given)} ORDER BY run_id`);
+        const ids = candidates.map((r) => r.run_id).filter((id) => (0, fs_1.sanitizePathSegment)(id) === given);
+        return ids.length === 1 ? ids[0] : undefined;
+    }
+    async close() {
+        await this.client.close();
+    }
+}
+exports.ClickHouseResultsDb = ClickHouseResultsDb;
+//# sourceMappingURL=db.js.map

@@ -1,0 +1,210 @@
+"use strict";
+var __importDefault = (this && this.__importDefault) || function (mod) {
+    return (mod && mod.__esModule) ? mod : { "default": mod };
+};
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.canonicalJson = canonicalJson;
+exports.specHash = specHash;
+exports.sampleValidity = sampleValidity;
+exports.cellRow = cellRow;
+exports.sampleRows = sampleRows;
+exports.readRunRows = readRunRows;
+exports.toDbTime = toDbTime;
+exports.fromDbTime = fromDbTime;
+exports.comparisonRows = comparisonRows;
+/**
+ * Rows of the results database from a run's results folder (pure apart from reading the files):
+ * `run.json` → one `runs` row, every `cells/<key>/result.json` → one `cells` row and one `samples`
+ * row per measured query run (cold, warm-up and warm of both phases), `comparison.json` → the
+ * `comparisons` / `comparison_queries` rows. Files are read with `readRecord`, so a foreign or old
+ * file fails naming the file and field.
+ */
+const node_crypto_1 = require("node:crypto");
+const node_fs_1 = require("node:fs");
+const node_path_1 = __importDefault(require("node:path"));
+const comparison_1 = require("../../schema/comparison");
+const results_1 = require("../../schema/results");
+const store_1 = require("../store");
+/** JSON with object keys sorted at every level (arrays keep their order). */
+function canonicalJson(v) {
+    return JSON.stringify(v, (_k, x) => x && typeof x === 'object' && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : x);
+}
+/** sha256 (hex) of the canonical JSON of a parsed spec. */
+function specHash(spec) {
+    return (0, node_crypto_1.createHash)('sha256').update(canonicalJson(spec)).digest('hex');
+}
+/**
+ * A run's validity as one flag and its reasons: invalid when the validity record says the run was
+ * not cold (cold runs only) or the table was not quiet (`valid === false`); unknown (`null`) counts as valid.
+ */
+function sampleValidity(s) {
+    const reasons = [];
+    if (s.kind === 'cold' && s.validity.cold?.valid === false)
+        reasons.push(`${s.validity.cold.label}: ${s.validity.cold.reasons.join('; ')}`);
+    if (s.validity.quiet.valid === false)
+        reasons.push(`${s.validity.quiet.label}: ${s.validity.quiet.reasons.join('; ')}`);
+    return { valid: reasons.length === 0, invalid_reason: reasons.length ? reasons.join(' | ') : null };
+}
+/** One cell result as its `cells` row. Extra flat figures (load, storage) come from `load.json`/`storage.json` as assembled in `result.json`. */
+function cellRow(runId, r) {
+    const q = r.queries_baseline ?? r.queries_index;
+    const facts = {
+        protocol: r.protocol,
+        attempts: r.attempts,
+        target_restarts: r.target_restarts,
+        skip_reason: r.skip_reason ?? null,
+        server: r.provision?.server ?? null,
+        load: r.load && { rows: r.load.rows, elapsed_ms: r.load.elapsed_ms, rows_per_s: r.load.rows_per_s, server_elapsed_ms: r.load.server_elapsed_ms, server_elapsed_source: r.load.server_elapsed_source, active_parts: r.load.active_parts, reused: r.load.reused },
+        storage: r.storage && { rows: r.storage.rows, active_parts: r.storage.active_parts, bytes_on_disk: r.storage.bytes_on_disk, compressed_bytes: r.storage.compressed_bytes, uncompressed_bytes: r.storage.uncompressed_bytes, ratio: r.storage.ratio },
+        index: r.index && { index: r.index.index, materialize_ms: r.index.materialize_ms, index_bytes: r.index.index_bytes, index_uncompressed_bytes: r.index.index_uncompressed_bytes },
+        metrics_delta: r.metrics_delta?.server_events ?? null,
+    };
+    return {
+        run_id: runId,
+        cell_key: r.cellKey,
+        version_label: r.matrix.version,
+        server_version: r.provision?.server.version ?? null,
+        codec: r.matrix.codec,
+        target_kind: r.target_kind,
+        workload: r.workload,
+        scale: r.scale,
+        settings_json: JSON.stringify(q?.run_settings ?? {}),
+        status: r.status,
+        error: r.error ?? null,
+        facts_json: JSON.stringify(facts),
+        written_at: r.written_at,
+        load_rows: r.load?.rows ?? null,
+        load_elapsed_ms: r.load?.elapsed_ms ?? null,
+        load_rows_per_s: r.load?.rows_per_s ?? null,
+        bytes_on_disk: r.storage?.bytes_on_disk ?? null,
+        compressed_bytes: r.storage?.compressed_bytes ?? null,
+        uncompressed_bytes: r.storage?.uncompressed_bytes ?? null,
+        compression_ratio: r.storage?.ratio ?? null,
+    };
+}
+/** One row per measured query run of a cell (both phases, record order). */
+function sampleRows(runId, r) {
+    const out = [];
+    for (const rec of [r.queries_baseline, r.queries_index])
+        for (const q of rec?.queries ?? [])
+            for (const s of q.samples)
+                out.push({
+                    run_id: runId,
+                    cell_key: r.cellKey,
+                    phase: rec.phase,
+                    query_id: q.id,
+                    kind: s.kind,
+                    n: s.n,
+                    server_elapsed_ms: s.server_elapsed_ms,
+                    server_elapsed_source: s.server_elapsed_source,
+                    wall_ms: s.wall_ms,
+                    read_rows: s.read_rows,
+                    read_bytes: s.read_bytes,
+                    result_rows: s.result_rows,
+                    result_bytes: s.result_bytes,
+                    result_sha256: s.result_sha256,
+                    ...sampleValidity(s),
+                    started_at: s.started_at ?? null,
+                    statement_id: s.query_id,
+                });
+    return out;
+}
+/**
+ * Read a run folder into rows.
+ * @param dir `results/<runId>/` (absolute or relative to the cwd)
+ * @throws Error when `run.json` or a cell's `result.json` is missing or does not parse (named)
+ */
+function readRunRows(dir) {
+    const run = (0, store_1.readRecord)(node_path_1.default.join(dir, 'run.json'), results_1.RunRecord);
+    const cellsDir = node_path_1.default.join(dir, 'cells');
+    // Cells in run.json's matrix order, then any other folder holding a result.
+    const keys = [...run.cells, ...((0, node_fs_1.existsSync)(cellsDir) ? (0, node_fs_1.readdirSync)(cellsDir).sort().filter((k) => !run.cells.includes(k)) : [])];
+    const results = keys.map((k) => (0, store_1.readRecordIfExists)(node_path_1.default.join(cellsDir, k, 'result.json'), results_1.CellResult)).filter((r) => r !== undefined);
+    const cells = results.map((r) => cellRow(run.runId, r));
+    const samples = results.flatMap((r) => sampleRows(run.runId, r));
+    const stored = {
+        run_id: run.runId,
+        name: run.spec.name,
+        workload: run.spec.workload,
+        scale: run.spec.scale,
+        target_kind: run.spec.target.kind,
+        spec_hash: specHash(run.spec),
+        spec_json: JSON.stringify(run.spec),
+        chbench_version: run.chbench.version,
+        chbench_commit: run.chbench.commit,
+        schedule_id: run.scheduleId ?? null,
+        started_at: run.startedAt,
+        finished_at: run.finishedAt ?? null,
+        status: run.status ?? null,
+        cells_total: run.cells.length,
+        cells_succeeded: cells.filter((c) => c.status === 'succeeded').length,
+    };
+    return { run: stored, cells, samples, comparison: (0, store_1.readRecordIfExists)(node_path_1.default.join(dir, 'comparison.json'), comparison_1.ComparisonRecord) };
+}
+/** A `DateTime64(3)` value (`YYYY-MM-DD hh:mm:ss.sss`, UTC) from an ISO time; null stays null. */
+function toDbTime(iso) {
+    if (!iso)
+        return null;
+    const t = new Date(iso);
+    if (Number.isNaN(t.getTime()))
+        throw new Error(`not a time: ${JSON.stringify(iso)}`);
+    return t.toISOString().replace('T', ' ').replace('Z', '');
+}
+/** An ISO time (`…Z`) from a `DateTime64(3, 'UTC')` value as the server prints it; null stays null. */
+function fromDbTime(v) {
+    if (!v)
+        return null;
+    return /Z$|[+-]\d\d:?\d\d$/.test(v) ? new Date(v).toISOString() : new Date(`${v.replace(' ', 'T')}Z`).toISOString();
+}
+/** The `comparisons` row and `comparison_queries` rows of a comparison record. */
+function comparisonRows(c) {
+    return {
+        comparison: {
+            comparison_id: c.comparison_id,
+            run_id: c.run_id,
+            baseline_run_id: c.baseline_run_id,
+            baseline_chosen_by: c.baseline_chosen_by,
+            method: c.method,
+            options_json: JSON.stringify(c.options),
+            unpaired_json: JSON.stringify(c.unpaired),
+            flagged_json: JSON.stringify(c.flagged),
+            confirmed_json: JSON.stringify(c.confirmed),
+            verdict: c.verdict,
+            created_at: toDbTime(c.created_at),
+            confirm_error: c.confirm_error ?? null,
+            record_json: JSON.stringify(c),
+        },
+        queries: c.pairs.flatMap((p) => p.queries.map((q) => ({
+            comparison_id: c.comparison_id,
+            run_id: c.run_id,
+            pair_key: p.pair_key,
+            baseline_run: p.baseline_run,
+            baseline_cell: p.baseline_cell,
+            new_run: p.new_run,
+            new_cell: p.new_cell,
+            differences_json: JSON.stringify(p.differences),
+            query_id: q.query_id,
+            phase: q.phase,
+            figure: q.figure,
+            n_baseline: q.n_baseline,
+            n_new: q.n_new,
+            median_baseline_ms: q.median_baseline_ms,
+            median_new_ms: q.median_new_ms,
+            ratio: q.ratio,
+            ci_low: q.ci_low,
+            ci_high: q.ci_high,
+            threshold: q.threshold,
+            verdict: q.verdict,
+            reason: q.reason,
+            confirm_rounds: q.confirm?.rounds ?? null,
+            confirm_ratio: q.confirm?.ratio ?? null,
+            confirm_ci_low: q.confirm?.ci_low ?? null,
+            confirm_ci_high: q.confirm?.ci_high ?? null,
+            confirm_verdict: q.confirm?.verdict ?? null,
+            confirmed: q.confirm ? (q.confirm.confirmed ? 1 : 0) : null,
+            confirm_reason: q.confirm?.reason ?? null,
+            final: q.final,
+        }))),
+    };
+}
+//# sourceMappingURL=rows.js.map

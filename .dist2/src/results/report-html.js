@@ -1,0 +1,276 @@
+"use strict";
+var __importDefault = (this && this.__importDefault) || function (mod) {
+    return (mod && mod.__esModule) ? mod : { "default": mod };
+};
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.MAX_CHART_CELLS = void 0;
+exports.escapeHtml = escapeHtml;
+exports.chartFigure = chartFigure;
+exports.renderHtmlReport = renderHtmlReport;
+/**
+ * Render `report.html` for a run: one self-contained page (inline CSS, charts as inline SVG rendered
+ * at report time by `charts.ts`, no script and no external resource) with the headline facts of
+ * `report.md` — run, status, cells, validity summary, the sources of the figures — and the charts:
+ * query times per cell (before and after the skip index), per-column compression, the skip index
+ * before/after, the comparison with a baseline (`comparison.json` in the run folder, when present)
+ * and a scheduled series (passed in by the caller from the results database).
+ *
+ * Reads the run folder as `report.md` does (`loadRun` in `report.ts`: `run.json` and each cell's
+ * `result.json`, parsed with `src/schema/results.ts`). Every text put into the page is escaped.
+ */
+const node_path_1 = __importDefault(require("node:path"));
+const node_fs_1 = require("node:fs");
+const store_1 = require("./store");
+const report_1 = require("./report");
+const report_cells_1 = require("./report-cells");
+const charts_1 = require("./charts");
+const comparison_1 = require("../schema/comparison");
+const grids_1 = require("../schema/grids");
+const report_grids_1 = require("./report-grids");
+const report_hosts_1 = require("./report-hosts");
+/** Escape text for HTML element content and double- or single-quoted attribute values (`& < > " '`). */
+function escapeHtml(s) {
+    return String(s).replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
+}
+/** Tagged template: every interpolated value is escaped unless it is {@link Raw} (markup built here). */
+class Raw {
+    html;
+    constructor(html) {
+        this.html = html;
+    }
+    toString() {
+        return this.html;
+    }
+}
+function h(strings, ...values) {
+    let out = strings[0];
+    values.forEach((v, i) => {
+        const part = Array.isArray(v) ? v.map((x) => (x instanceof Raw ? x.html : escapeHtml(x))).join('') : v instanceof Raw ? v.html : escapeHtml(v ?? '');
+        out += part + strings[i + 1];
+    });
+    return new Raw(out);
+}
+/**
+ * One chart as a `<figure>`: its title, the SVG and a caption naming the source of its figures; or,
+ * when the chart could not be rendered, a visible note with the error in the same place. Never throws.
+ */
+async function chartFigure(chart) {
+    const r = await (0, charts_1.renderChart)(chart);
+    if (r.error !== undefined)
+        return h `<figure class="chart failed" id="chart-${chart.id}" data-chart="${chart.id}"><h3>${chart.title}</h3><p class="note">⚠ This chart could not be rendered: ${r.error}. The figures are in report.md and the run's records.</p><figcaption>Source: ${chart.source}</figcaption></figure>`.html;
+    // The SVG is vega's own output (it escapes the text it draws) and carries the chart's title; it is embedded as markup.
+    return h `<figure class="chart" id="chart-${chart.id}" data-chart="${chart.id}"><div class="svg">${new Raw(r.svg)}</div><figcaption>Source: ${chart.source}</figcaption></figure>`.html;
+}
+/** A table from a header row and body rows; cells are escaped. */
+function table(head, rows) {
+    return h `<table><thead><tr>${head.map((x) => h `<th>${x}</th>`)}</tr></thead><tbody>${rows.map((r) => h `<tr>${r.map((x) => h `<td>${x}</td>`)}</tr>`)}</tbody></table>`;
+}
+function note(text) {
+    return h `<p class="note">${text}</p>`;
+}
+/** Notes under a table, as report.md has them (nothing when there is none). */
+function notesList(notes) {
+    return notes.length ? h `<ul class="notes">${notes.map((n) => h `<li>${n}</li>`)}</ul>` : h ``;
+}
+/** Table cells written for report.md, without its `**bold**` marks. */
+function plain(rows) {
+    return rows.map((r) => r.map((x) => x.replace(/\*\*/g, '')));
+}
+/**
+ * The load grids: per cell the stepping's table with its knee, the insert grid's table, and their
+ * charts (empty when the spec has no grids). Tables and wording as in report.md (`report-grids.ts`).
+ */
+async function gridsHtml(spec, cells, figures) {
+    if (!spec.grids)
+        return h ``;
+    const out = [];
+    if (spec.grids.concurrency) {
+        const g = grids_1.ConcurrencyGridSpec.parse(spec.grids.concurrency);
+        const parts = [];
+        for (const c of cells.filter((x) => x.grids?.concurrency.length)) {
+            const t = (0, report_grids_1.concurrencyTable)(c.grids.concurrency);
+            const o = (0, report_grids_1.steppingOutcome)(c.grids.concurrency, g);
+            parts.push(h `<h3>${(0, charts_1.cellLabel)(c)}</h3>${table(t.head, plain(t.rows))}${notesList((0, report_grids_1.concurrencyNotes)(c))}<p>Knee: <strong>${o.knee.clients === null ? 'none within the steps run' : `${o.knee.clients} client${o.knee.clients === 1 ? '' : 's'}`}</strong> — ${o.knee.reason}. Stepping ended: ${o.stopReason}.</p>`);
+        }
+        out.push(h `<section id="concurrency"><h2>Concurrency stepping</h2>${await figures([(0, charts_1.concurrencyChart)(cells.slice(0, exports.MAX_CHART_CELLS))], 'No cell measured a concurrency step.')}${parts}</section>`);
+    }
+    if (spec.grids.insert) {
+        const parts = [];
+        for (const c of cells.filter((x) => x.grids?.insert.length)) {
+            const t = (0, report_grids_1.insertGridTable)(c.grids.insert);
+            parts.push(h `<h3>${(0, charts_1.cellLabel)(c)}</h3>${table(t.head, plain(t.rows))}${notesList((0, report_grids_1.insertGridNotes)(c, spec))}`);
+        }
+        out.push(h `<section id="insert-grid"><h2>Insert grid</h2>${await figures([(0, charts_1.insertGridChart)(cells.slice(0, exports.MAX_CHART_CELLS))], 'No cell measured an insert point.')}${parts}</section>`);
+    }
+    return h `${out}`;
+}
+/** The validity headline, worded as in report.md (`validityBanner`: only of what was measured). `cells`: every cell with a result; `missing`: cells without one. */
+function validityBlock(cells, missing) {
+    const ok = cells.filter(report_cells_1.measuredSomething);
+    const v = (0, report_1.validitySummary)(ok);
+    const b = (0, report_cells_1.validityBanner)(cells, missing, v, (0, report_1.comparedQueries)(ok).length);
+    const incomplete = cells.flatMap((c) => [c.queries_baseline, c.queries_index].filter((p) => p?.incomplete).map((p) => `${c.cellKey} ${p.phase}: ${p.incomplete}`));
+    const out = [];
+    if (incomplete.length)
+        out.push(h `<p class="warn"><strong>Query steps stopped before every query was measured</strong> — ${incomplete.join('; ')}. The figures shown are the queries that finished.</p>`);
+    out.push(b.head ? h `<p class="${b.level}"><strong>${b.head}</strong> — ${b.text}</p>` : h `<p class="${b.level}">${b.text}</p>`);
+    for (const c of ok.filter((x) => x.index && x.queries_index)) {
+        const iv = (0, report_1.indexVerdict)(c);
+        if (iv.verified !== true)
+            out.push(h `<p class="${iv.verified === false ? 'warn' : 'unknown'}">Skip index in ${(0, charts_1.cellLabel)(c)}: ${iv.verified === false ? 'not verified or not effective' : 'not verifiable'} — ${iv.reasons.join('; ') || 'no proof recorded'}.</p>`);
+    }
+    return h `${out}`;
+}
+/** Where the figures come from, per kind of figure, from the records themselves. */
+function sources(run, cells) {
+    const qs = cells.flatMap((c) => [c.queries_baseline, c.queries_index].flatMap((p) => p?.queries ?? []));
+    const uniq = (xs) => [...new Set(xs.filter((x) => !!x))];
+    const timing = uniq(qs.map((q) => q.stats.timing_source));
+    const server = uniq(qs.flatMap((q) => q.stats.server_time_sources ?? []));
+    const read = uniq(qs.flatMap((q) => q.samples.map((s) => s.read_source ?? 'not available')));
+    const idx = cells.find((c) => c.index)?.index;
+    const p = run.spec.protocol;
+    const items = [
+        h `<li><strong>Query times</strong>: ${timing.join(' / ') || 'n/a'}; server-side elapsed from ${server.join(' / ') || 'n/a'}. ${p.coldRuns} cold + ${p.warmupRuns ?? 0} unmeasured warm-up + ${p.warmRuns} warm run(s) per query; headline warm statistic: ${p.statistic}.</li>`,
+        h `<li><strong>read_rows</strong>: last warm run, from ${read.join(' / ') || 'n/a'}.</li>`,
+        h `<li><strong>Compression</strong>: system.parts and system.parts_columns (active parts).</li>`,
+    ];
+    if (idx)
+        items.push(h `<li><strong>Skip index</strong>: size from ${idx.index_bytes_source}; materialization: ${idx.materialize_ms_source}.</li>`);
+    items.push(h `<li><strong>Server facts</strong>: SELECT version(), system.asynchronous_metrics (CPUs, memory) or the worker host where the server has none.</li>`);
+    return h `<ul class="sources">${items}</ul>`;
+}
+function cellsTable(cells, missing) {
+    const withHosts = (0, report_hosts_1.hasHosts)(cells);
+    const rows = cells.map((c) => {
+        const pv = c.provision;
+        const why = c.status === 'failed' && c.error ? `: ${c.error.split('\n')[0].slice(0, 160)}` : c.status === 'skipped' && c.skip_reason ? `: ${c.skip_reason}` : '';
+        return [
+            c.cellKey,
+            h `<span class="status-${c.status}">${c.status}</span>${why}`,
+            c.matrix.codec,
+            pv?.server.version ?? 'n/a',
+            pv ? `${pv.server.cpus ?? 'n/a'} / ${(0, report_1.fmtBytes)(pv.server.memory_bytes)}` : 'n/a',
+            ...(withHosts ? [(0, report_hosts_1.hostColumn)(c)] : []),
+            c.load ? `${(0, report_1.fmtInt)(c.load.rows_in_table)} rows in ${(0, report_1.fmtMs)(c.load.elapsed_ms)}` : 'n/a',
+            c.storage ? `${(0, report_1.fmtBytes)(c.storage.compressed_bytes)} (${c.storage.ratio.toFixed(2)}×)` : 'n/a',
+            (0, report_1.retries)(c),
+        ];
+    });
+    for (const k of missing)
+        rows.push([k, 'no result (not run yet, or the run was interrupted)', '', '', '', ...(withHosts ? [''] : []), '', '', '']);
+    return table(['cell', 'status', 'codec', 'server version', 'CPUs / memory', ...(withHosts ? ['host'] : []), 'load', 'compressed (ratio)', 'retries'], rows);
+}
+/** The hosts section (as report.md's, `report-hosts.ts`); nothing when no cell records its host. */
+function hostsHtml(cells) {
+    if (!(0, report_hosts_1.hasHosts)(cells))
+        return h ``;
+    const t = (0, report_hosts_1.hostsTable)((0, report_hosts_1.hostsOf)(cells));
+    const losses = (0, report_hosts_1.hostLossNotes)(cells);
+    return h `<section id="hosts"><h2>Hosts</h2><p>The host whose worker ran each cell's steps, with its facts as the provision step recorded them on the host (os.hostname(), os.cpus(), os.totalmem(), os.type() and os.release()).</p>${table(t.head, t.rows)}${losses.length ? h `<p>Hosts lost during a cell:</p>${notesList(losses)}` : ''}</section>`;
+}
+/** Cells whose host ran something else at the time (`busyFlags`): a note on their figures, with each reason. */
+function hostBusyBlock(cells, concurrency) {
+    const flags = (0, report_hosts_1.busyFlags)(cells, concurrency);
+    const line = (0, report_hosts_1.busyHeadline)(flags);
+    if (!line)
+        return h ``;
+    return h `<div class="unknown"><p><strong>⚠ Host busy</strong> — ${line}</p>${notesList((0, report_hosts_1.busyNotes)(flags))}</div>`;
+}
+/** Host-wide figures that differ a lot between cells (`hostWideFlags`), as report.md flags them. */
+function hostWideBlock(cells) {
+    const flags = (0, report_cells_1.hostWideFlags)(cells);
+    return flags.length ? h `<div class="unknown">${notesList(flags.map((f) => `⚠ ${f.text}.`))}</div>` : h ``;
+}
+/** The environment table (`environmentRows`, as report.md's). */
+function envTable(run, cells) {
+    const [head, ...rows] = (0, report_cells_1.environmentRows)(run, cells);
+    return table(head, rows);
+}
+/** The comparison section: its facts, the queries without a ratio, and the chart. */
+async function comparisonSection(dir) {
+    const file = node_path_1.default.join(dir, 'comparison.json');
+    if (!(0, node_fs_1.existsSync)(file))
+        return h ``;
+    let c;
+    try {
+        c = (0, store_1.readRecord)(file, comparison_1.ComparisonRecord);
+    }
+    catch (e) {
+        return h `<section id="comparison"><h2>Comparison with a baseline</h2>${note(`⚠ comparison.json could not be read: ${e.message}`)}</section>`;
+    }
+    const noRatio = c.pairs.flatMap((p) => p.queries.filter((q) => q.ratio === null).map((q) => `${q.query_id}${q.phase === 'index' ? ' @index' : ''} in ${p.pair_key}: ${q.reason}`));
+    const chart = (0, charts_1.comparisonChart)(c);
+    return h `<section id="comparison"><h2>Comparison with a baseline</h2>
+<p>Baseline run <strong>${c.baseline_run_id}</strong> (${c.baseline_chosen_by}); verdict <strong class="verdict-${c.verdict}">${c.verdict}</strong>. Flagged by the first pass: ${c.flagged.join(', ') || 'none'}; confirmed by the re-run: ${c.confirmed.join(', ') || 'none'}.${c.confirm_error ? ` The confirming re-run could not be done: ${c.confirm_error}.` : ''}</p>
+${c.unpaired.length ? note(`Unpaired cells: ${c.unpaired.map((u) => `${u.cell} (${u.reason})`).join('; ')}.`) : ''}
+${noRatio.length ? note(`No ratio: ${noRatio.join('; ')}.`) : ''}
+${chart ? new Raw(await chartFigure(chart)) : note('No query has a ratio to chart.')}
+</section>`;
+}
+const CSS = `
+body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:0 auto;max-width:1100px;padding:1rem 1.5rem 3rem;color:#1a1a1a;line-height:1.45}
+h1{font-size:1.6rem;margin-bottom:.2rem}h2{margin-top:2rem;border-bottom:1px solid #ddd;padding-bottom:.2rem}h3{font-size:1rem;margin:.2rem 0 .4rem}
+table{border-collapse:collapse;font-size:.9rem;margin:.5rem 0}th,td{border:1px solid #ddd;padding:.25rem .5rem;text-align:left;vertical-align:top}th{background:#f4f4f4}
+.warn{background:#fdecea;border-left:4px solid #d62728;padding:.4rem .7rem}.unknown{background:#fff6e5;border-left:4px solid #ff7f0e;padding:.4rem .7rem}.ok{background:#eaf6ea;border-left:4px solid #2ca02c;padding:.4rem .7rem}
+.note{color:#444;font-style:italic}.chart.failed .note{color:#a00;font-style:normal;font-weight:bold}
+figure.chart{margin:1.2rem 0;padding:.6rem;border:1px solid #e3e3e3;border-radius:4px}figure .svg{overflow-x:auto}figure svg{display:block}
+figcaption{font-size:.85rem;color:#555;margin-top:.3rem}.status-succeeded{color:#2ca02c}.status-failed{color:#d62728}
+.verdict-regression{color:#d62728}.verdict-improvement{color:#2ca02c}.verdict-unstable{color:#ff7f0e}
+`;
+/**
+ * Render the HTML report for a run directory.
+ * @param dir the run's results folder (`results/<runId>/`).
+ * @param extras optional series of past runs for the series chart.
+ * @returns the whole page (UTF-8 HTML, no external resources).
+ * @throws Error naming the file and field when `run.json` or a `result.json` does not parse (as `renderReport`);
+ *   a chart that fails to render, or a `comparison.json` that does not parse, becomes a note in the page instead.
+ */
+/** The most cells a chart of report.html draws (the first ones, in matrix order). */
+exports.MAX_CHART_CELLS = 40;
+async function renderHtmlReport(dir, extras = {}) {
+    const { run, cells, missing } = (0, report_1.loadRun)(dir);
+    const spec = run.spec;
+    // As in report.md: every cell that measured something is shown, whatever its final status.
+    const measured = cells.filter((c) => c.load || c.storage || c.queries_baseline);
+    // A chart of hundreds of cells is unreadable and costs hundreds of MB to render: the charts draw the
+    // first MAX_CHART_CELLS in matrix order, the tables (here and in report.md) list every cell.
+    const ok = measured.slice(0, exports.MAX_CHART_CELLS);
+    const chartNote = measured.length > ok.length
+        ? note(`The charts show the first ${ok.length} of ${measured.length} measured cells (matrix order); every cell is in the tables and in report.md.`)
+        : h ``;
+    const figures = async (charts, none) => {
+        const present = charts.filter((c) => c !== null);
+        if (!present.length)
+            return note(none);
+        const out = [];
+        for (const c of present)
+            out.push(new Raw(await chartFigure(c)));
+        return h `${out}`;
+    };
+    const series = extras.series;
+    const body = h `<header><h1>chbench report — ${run.runId}</h1>
+<p>Workload <strong>${spec.workload}</strong>, ${(0, report_1.fmtInt)(spec.scale)} rows, target <strong>${spec.target.kind}</strong>; ${spec.protocol.coldRuns} cold + ${spec.protocol.warmRuns} warm run(s) per query, headline warm statistic <strong>${spec.protocol.statistic}</strong>.</p>
+<p>Started ${run.startedAt}${run.resumes.length ? `, resumed ${run.resumes.join(', ')}` : ''}${run.finishedAt ? `, finished ${run.finishedAt}` : ''}; run status <strong>${(0, report_cells_1.runStatusText)(run, cells, missing) ?? 'not recorded (not finished)'}</strong>; ${cells.filter((c) => c.status === 'succeeded').length} of ${cells.length + missing.length} cell(s) succeeded.</p>
+${validityBlock(cells, missing)}${hostBusyBlock(cells, spec.concurrency)}${hostWideBlock(measured)}</header>
+<section id="cells"><h2>Cells</h2>${cellsTable(cells, missing)}${(0, report_grids_1.profileLines)(spec).length ? h `<p>Settings profiles (matrix.settings, over the spec's settings):</p>${notesList((0, report_grids_1.profileLines)(spec).map((l) => l.replace(/`/g, '')))}` : ''}</section>
+${hostsHtml(cells)}
+<section id="sources"><h2>Sources of the figures</h2>${sources(run, ok)}</section>
+<section id="queries"><h2>Query times</h2>${chartNote}${await figures([(0, charts_1.queryTimesChart)(ok, 'baseline'), (0, charts_1.queryTimesChart)(ok, 'index')], 'No query run was measured.')}</section>
+<section id="compression"><h2>Compression</h2>${await figures([(0, charts_1.compressionChart)(ok)], 'No cell recorded per-column sizes.')}</section>
+<section id="skip-index"><h2>Skip index</h2>${await figures([(0, charts_1.skipIndexChart)(ok, spec.protocol.statistic)], (0, report_cells_1.noIndexReason)(cells, spec.skipIndex))}</section>
+${await gridsHtml(spec, cells, figures)}
+${await comparisonSection(dir)}
+${series ? h `<section id="series"><h2>Series of past runs</h2>${await figures([(0, charts_1.seriesChart)(series)], 'The series has no point to draw.')}</section>` : ''}
+<section id="environment"><h2>Environment</h2><p>chbench ${run.chbench.version}, commit ${run.chbench.commit ?? 'unknown (not run from a git checkout)'}; matrix workflow id ${run.runId}${run.scheduleId ? `, started by schedule ${run.scheduleId}` : ''}. Sources as in report.md's Environment section.</p>${envTable(run, cells)}</section>
+<footer><p class="note">Every table and every sample: report.md and cells/&lt;cell&gt;/*.json beside this page.</p></footer>`;
+    return `<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(`chbench report — ${run.runId}`)}</title>
+<style>${CSS}</style></head>
+<body>
+${body.html}
+</body></html>
+`;
+}
+//# sourceMappingURL=report-html.js.map

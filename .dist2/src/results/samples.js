@@ -1,0 +1,95 @@
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.RUN_METRICS = exports.WALL_TIME_SOURCE = void 0;
+exports.flatSamples = flatSamples;
+exports.toJsonLines = toJsonLines;
+/** Source of the client wall time figures (see `RunSample.wall_ms`). */
+exports.WALL_TIME_SOURCE = 'client wall time (performance.now() around request and full body read)';
+/** The figures of one query run, in a fixed order; `null` values are dropped by the caller. */
+function runFigures(s) {
+    const readSource = s.read_source ?? 'not available';
+    const mem = s.query_log?.memory_usage;
+    const memory = mem === undefined || mem === null || mem === '' || !Number.isFinite(Number(mem)) ? null : Number(mem);
+    return [
+        ['server_elapsed', s.server_elapsed_ms, 'ms', s.server_elapsed_source ?? 'not available'],
+        ['wall_time', s.wall_ms, 'ms', exports.WALL_TIME_SOURCE],
+        ['read_rows', s.read_rows, 'rows', readSource],
+        ['read_bytes', s.read_bytes, 'bytes', readSource],
+        ['result_rows', s.result_rows, 'rows', 'rows of the result received by the client'],
+        ['result_bytes', s.result_bytes, 'bytes', 'bytes of the result body received by the client (JSONCompact)'],
+        ['memory_usage', memory, 'bytes', 'system.query_log.memory_usage'],
+    ];
+}
+/** Metric names a query run can produce, in line order (a run's lines are a subset, in this order). */
+exports.RUN_METRICS = ['server_elapsed', 'wall_time', 'read_rows', 'read_bytes', 'result_rows', 'result_bytes', 'memory_usage'];
+/**
+ * Flatten a cell result into samples: per query run (baseline and index phase, cold, warm-up and
+ * warm runs) one line per {@link RUN_METRICS} figure the run has; for the load its client wall time,
+ * server elapsed and rows/s; for the table its bytes on disk, compressed and uncompressed bytes and
+ * compression ratio. Lines with a `null` value are not written.
+ * @param r the cell's `result.json` record.
+ * @returns samples in record order (load, storage, then queries by phase, query and run).
+ */
+function flatSamples(r, ctx) {
+    const timestamp = Date.parse(r.written_at) / 1000;
+    // Every key in schema order (later spreads override values, not positions), so lines read alike.
+    const base = {
+        run: r.runId,
+        cell: r.cellKey,
+        version_label: r.matrix.version,
+        version: r.provision?.server.version ?? null,
+        codec: r.matrix.codec,
+        target: r.target_kind,
+        workload: r.workload,
+        scale: r.scale,
+        query: null,
+        phase: null,
+        kind: 'storage',
+        try: null,
+        query_id: null,
+        cold_valid: null,
+        quiet_valid: null,
+        source: '',
+        chbench_version: ctx.chbench?.version ?? null,
+        chbench_commit: ctx.chbench?.commit ?? null,
+    };
+    const out = [];
+    const push = (figures, meta) => {
+        for (const [metric, value, unit, source] of figures)
+            if (value !== null && value !== undefined && Number.isFinite(value))
+                out.push({ metric, value, unit, timestamp, metadata: { ...meta, source } });
+    };
+    if (r.load)
+        push([
+            ['load_wall_time', r.load.elapsed_ms, 'ms', `${exports.WALL_TIME_SOURCE} of the INSERT … SELECT`],
+            ['load_server_elapsed', r.load.server_elapsed_ms, 'ms', r.load.server_elapsed_source],
+            ['load_rows_per_s', r.load.rows_per_s, 'rows/s', 'count() after loading / client wall time'],
+        ], { ...base, kind: 'load', query_id: r.load.query_id });
+    if (r.storage)
+        push([
+            ['bytes_on_disk', r.storage.bytes_on_disk, 'bytes', 'system.parts sum(bytes_on_disk), active parts'],
+            ['compressed_bytes', r.storage.compressed_bytes, 'bytes', 'system.parts sum(data_compressed_bytes), active parts'],
+            ['uncompressed_bytes', r.storage.uncompressed_bytes, 'bytes', 'system.parts sum(data_uncompressed_bytes), active parts'],
+            ['compression_ratio', r.storage.ratio, 'ratio', 'system.parts sum(data_uncompressed_bytes) / sum(data_compressed_bytes)'],
+        ], { ...base, kind: 'storage' });
+    for (const rec of [r.queries_baseline, r.queries_index])
+        for (const q of rec?.queries ?? [])
+            for (const s of q.samples)
+                push(runFigures(s), {
+                    ...base,
+                    query: q.id,
+                    phase: rec.phase,
+                    kind: s.kind,
+                    try: s.n,
+                    query_id: s.query_id,
+                    // Optional chaining: the writer does not parse step files, and a sample line is never worth failing a cell.
+                    cold_valid: s.kind === 'cold' ? (s.validity?.cold?.valid ?? null) : null,
+                    quiet_valid: s.validity?.quiet?.valid ?? null,
+                });
+    return out;
+}
+/** Samples as JSON lines (one object per line, `\n`-terminated; empty string for none). */
+function toJsonLines(samples) {
+    return samples.map((s) => JSON.stringify(s) + '\n').join('');
+}
+//# sourceMappingURL=samples.js.map

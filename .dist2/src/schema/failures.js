@@ -1,0 +1,239 @@
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.NON_RETRYABLE = exports.CLICKHOUSE_QUERY_ERRORS = exports.FAILURE = exports.parseServerError = void 0;
+exports.isQueryError = isQueryError;
+exports.clickHouseErrorName = clickHouseErrorName;
+exports.clickHouseFailure = clickHouseFailure;
+exports.hasFailureType = hasFailureType;
+exports.describeFailure = describeFailure;
+/**
+ * Failures as data: every failure type chbench raises, which of them retrying cannot fix, how a
+ * ClickHouse server error becomes a typed Temporal failure, and how a failure chain reads in a
+ * cell result. Pure (no I/O): imported by workflows, activities, the client and the CLI.
+ *
+ * A ClickHouse error travels as `ApplicationFailure` type `ClickHouse.<NAME>` (the server's error
+ * name, e.g. `ClickHouse.SYNTAX_ERROR`) with details `[{ code, name }]`, so retry policies list
+ * ClickHouse error names rather than a JavaScript class.
+ */
+const common_1 = require("@temporalio/common");
+var server_error_1 = require("./server-error");
+Object.defineProperty(exports, "parseServerError", { enumerable: true, get: function () { return server_error_1.parseServerError; } });
+/** Failure types chbench itself raises (`ApplicationFailure.type`). */
+exports.FAILURE = {
+    /** The run spec is invalid, or differs from the stored spec of the run id (validateSpec). */
+    InvalidSpec: 'InvalidSpec',
+    /** A spec setting is unknown on the server or at the wrong level (provision). */
+    InvalidSetting: 'InvalidSetting',
+    /** The cell's ClickHouse server is unreachable; the cell workflow provisions again (cellStep). */
+    TargetUnavailable: 'TargetUnavailable',
+    /** A measured query failed on the server; the record with what was measured is written first (runQueries). */
+    QueryFailed: 'QueryFailed',
+    /** A statement made no progress for `protocol.stuckAfterS` (statement watcher). */
+    StatementStuck: 'StatementStuck',
+    /** Merges did not settle in time (quiesceMerges). */
+    QuiesceTimeout: 'QuiesceTimeout',
+    /** The skip-index mutation failed on the server (materializeSkipIndex). */
+    MutationFailed: 'MutationFailed',
+    /** The workload defines no skip index (materializeSkipIndex). */
+    NoIndex: 'NoIndex',
+    /** Statements of an earlier attempt of the step are still running (attempt settling). */
+    PreviousAttemptStuck: 'PreviousAttemptStuck',
+    /** A record of an earlier start of the run does not parse with the results schema (validateSpec on resume). */
+    UnreadableResult: 'UnreadableResult',
+    /** The pod's image cannot be pulled (`ErrImagePull`/`ImagePullBackOff`; unknown version): the event text and the image (kubernetes target). */
+    ImagePull: 'ImagePull',
+    /** The pod stayed unschedulable for `timeouts.scheduleMs` (`FailedScheduling`, with the scheduler's text) (kubernetes target). */
+    Unschedulable: 'Unschedulable',
+    /** The cell's PVC stayed `Pending` for `timeouts.pvcMs`, with why (kubernetes target). */
+    VolumePending: 'VolumePending',
+    /** A cell's pod or PVC name is taken by an object of another run or cell (kubernetes target). */
+    ResourceConflict: 'ResourceConflict',
+    /**
+     * The server runs another ClickHouse version than the cell's label asks for (a local binary labelled
+     * `24.8` that is 18.16, the chdb package of another version): the same binary answers the same on
+     * every attempt (process targets' provisioning).
+     */
+    VersionMismatch: 'VersionMismatch',
+    /** The server binary of a version is not configured, missing or not executable on the worker (local target). */
+    MissingBinary: 'MissingBinary',
+    /** The server refused a codec of the cell's profile in the trial on a throwaway table (provision). */
+    CodecRefused: 'CodecRefused',
+    /** The created table does not carry the codec the cell declares, per `system.columns.compression_codec` (createSchema). */
+    CodecMismatch: 'CodecMismatch',
+    /** A workload query fails its EXPLAIN on the freshly created, empty table (createSchema): names the query id and file. */
+    InvalidWorkloadQuery: 'InvalidWorkloadQuery',
+};
+/** Prefix of the failure type of a ClickHouse server error: `ClickHouse.<NAME>`. */
+const CLICKHOUSE_FAILURE_PREFIX = 'ClickHouse.';
+/**
+ * ClickHouse error names (and codes, from the server's `src/Common/ErrorCodes.cpp`; the codes are
+ * stable across versions) that are errors of the query or the schema: the same statement fails the
+ * same way on every attempt, so they are non-retryable. 18.16 writes no name, only the code: the
+ * name is then looked up here.
+ */
+exports.CLICKHOUSE_QUERY_ERRORS = {
+    CANNOT_PARSE_TEXT: 6,
+    CANNOT_PARSE_DATE: 38,
+    CANNOT_PARSE_DATETIME: 41,
+    CANNOT_PARSE_NUMBER: 72,
+    THERE_IS_NO_COLUMN: 8,
+    NOT_FOUND_COLUMN_IN_BLOCK: 10,
+    NUMBER_OF_COLUMNS_DOESNT_MATCH: 20,
+    DUPLICATE_COLUMN: 15,
+    NO_SUCH_COLUMN_IN_TABLE: 16,
+    BAD_ARGUMENTS: 36,
+    NUMBER_OF_ARGUMENTS_DOESNT_MATCH: 42,
+    ILLEGAL_TYPE_OF_ARGUMENT: 43,
+    ILLEGAL_COLUMN: 44,
+    UNKNOWN_FUNCTION: 46,
+    UNKNOWN_IDENTIFIER: 47,
+    NOT_IMPLEMENTED: 48,
+    UNKNOWN_TYPE: 50,
+    EMPTY_LIST_OF_COLUMNS_QUERIED: 51,
+    COLUMN_QUERIED_MORE_THAN_ONCE: 52,
+    TYPE_MISMATCH: 53,
+    UNKNOWN_STORAGE: 56,
+    ILLEGAL_TYPE_OF_COLUMN_FOR_FILTER: 59,
+    UNKNOWN_TABLE: 60,
+    SYNTAX_ERROR: 62,
+    UNKNOWN_AGGREGATE_FUNCTION: 63,
+    UNKNOWN_FORMAT: 73,
+    CANNOT_CONVERT_TYPE: 70,
+    INCORRECT_QUERY: 80,
+    UNKNOWN_DATABASE: 81,
+    UNKNOWN_SETTING: 115,
+    READONLY: 164,
+    MULTIPLE_EXPRESSIONS_FOR_ALIAS: 179,
+    ILLEGAL_AGGREGATION: 184,
+    NOT_AN_AGGREGATE: 215,
+    SUPPORT_IS_DISABLED: 344,
+    AMBIGUOUS_COLUMN_NAME: 352,
+    NO_COMMON_TYPE: 386,
+    FUNCTION_THROW_IF_VALUE_IS_NON_ZERO: 395,
+    INVALID_JOIN_ON_EXPRESSION: 403,
+    ILLEGAL_SYNTAX_FOR_CODEC_TYPE: 431,
+    UNKNOWN_CODEC: 432,
+    ILLEGAL_CODEC_PARAMETER: 433,
+    BAD_QUERY_PARAMETER: 457,
+    UNKNOWN_QUERY_PARAMETER: 456,
+    INVALID_SETTING_VALUE: 471,
+    READONLY_SETTING: 472,
+    ACCESS_DENIED: 497,
+    AUTHENTICATION_FAILED: 516,
+};
+/** Other ClickHouse errors chbench names when an old server gives only the code (retryable). */
+const CLICKHOUSE_OTHER_ERRORS = {
+    LOGICAL_ERROR: 49,
+    TIMEOUT_EXCEEDED: 159,
+    CANNOT_ALLOCATE_MEMORY: 173,
+    TOO_MANY_SIMULTANEOUS_QUERIES: 202,
+    SOCKET_TIMEOUT: 209,
+    NETWORK_ERROR: 210,
+    ABORTED: 236,
+    MEMORY_LIMIT_EXCEEDED: 241,
+    NOT_ENOUGH_SPACE: 243,
+    TOO_MANY_PARTS: 252,
+    QUERY_WAS_CANCELLED: 394,
+    STD_EXCEPTION: 1001,
+    UNKNOWN_EXCEPTION: 1002,
+};
+const NAME_OF_CODE = new Map(Object.entries({ ...exports.CLICKHOUSE_QUERY_ERRORS, ...CLICKHOUSE_OTHER_ERRORS }).map(([name, code]) => [code, name]));
+/** Codes of {@link CLICKHOUSE_QUERY_ERRORS}. */
+const QUERY_ERROR_CODES = new Set(Object.values(exports.CLICKHOUSE_QUERY_ERRORS));
+/**
+ * Whether a ClickHouse server error is an error of the query or the schema (retrying cannot fix it),
+ * judged by its code (stable across versions, the only identity 18.16 writes) and, failing that, its
+ * name (a server that renamed an error keeps the code).
+ */
+function isQueryError(code, name) {
+    return QUERY_ERROR_CODES.has(Number(code)) || (!!name && Object.hasOwn(exports.CLICKHOUSE_QUERY_ERRORS, name));
+}
+/** The failure type of a ClickHouse error name, e.g. `ClickHouse.SYNTAX_ERROR`. */
+function clickHouseFailureType(name) {
+    return `${CLICKHOUSE_FAILURE_PREFIX}${name}`;
+}
+/**
+ * Failure types an activity retry cannot fix, so Temporal must not retry the activity: every type
+ * chbench raises (each is also raised with `nonRetryable: true`; listing them guards a call site that
+ * forgets) and the ClickHouse query/schema errors ({@link CLICKHOUSE_QUERY_ERRORS}). Every cell step's
+ * retry policy uses it as `nonRetryableErrorTypes` (`src/workflows/cell-step.ts`).
+ *
+ * "Not retried" is about the activity only, not about what the workflow does next: `TargetUnavailable`
+ * (the server is gone, so the same attempt against it cannot succeed) goes straight back to the cell
+ * workflow, which provisions the target again and runs the step again (`CellRun.step`) when the target
+ * is `restartable`, and otherwise fails the cell saying the target is not restartable. Every other
+ * type fails the cell.
+ */
+exports.NON_RETRYABLE = [
+    exports.FAILURE.InvalidSpec,
+    exports.FAILURE.InvalidSetting,
+    exports.FAILURE.TargetUnavailable,
+    exports.FAILURE.QueryFailed,
+    exports.FAILURE.StatementStuck,
+    exports.FAILURE.QuiesceTimeout,
+    exports.FAILURE.MutationFailed,
+    exports.FAILURE.NoIndex,
+    exports.FAILURE.PreviousAttemptStuck,
+    exports.FAILURE.UnreadableResult,
+    exports.FAILURE.ImagePull,
+    exports.FAILURE.Unschedulable,
+    exports.FAILURE.VolumePending,
+    exports.FAILURE.ResourceConflict,
+    exports.FAILURE.VersionMismatch,
+    exports.FAILURE.MissingBinary,
+    exports.FAILURE.CodecRefused,
+    exports.FAILURE.CodecMismatch,
+    exports.FAILURE.InvalidWorkloadQuery,
+    ...Object.keys(exports.CLICKHOUSE_QUERY_ERRORS).map(clickHouseFailureType),
+];
+/**
+ * The error name of a ClickHouse error: the one the server wrote, else the name of its code when
+ * chbench knows it, else `CODE_<n>` (18.16 writes no names).
+ */
+function clickHouseErrorName(code, name) {
+    if (name && name !== 'UNKNOWN')
+        return name;
+    return NAME_OF_CODE.get(Number(code)) ?? `CODE_${code}`;
+}
+/**
+ * A ClickHouse server error as a Temporal failure: type `ClickHouse.<NAME>`, details
+ * `[{ code, name }]`, non-retryable when it is a query/schema error ({@link isQueryError}: its code or
+ * name is in {@link CLICKHOUSE_QUERY_ERRORS}).
+ * @param e the error's code, name (when the server wrote one; `UNKNOWN` counts as none) and message,
+ *   e.g. a {@link ServerError}, or `{ code: err.code, name: err.type, message: err.message }` of a
+ *   `ClickHouseError` from `@clickhouse/client`.
+ */
+function clickHouseFailure(e) {
+    const name = clickHouseErrorName(e.code, e.name);
+    const details = { code: Number(e.code), name };
+    return common_1.ApplicationFailure.create({
+        type: clickHouseFailureType(name),
+        message: e.message,
+        nonRetryable: isQueryError(e.code, name),
+        details: [details],
+    });
+}
+/** True when `err` (or a failure in its cause chain) is an `ApplicationFailure` of `type`. */
+function hasFailureType(err, type) {
+    for (let e = err, n = 0; e && n < 20; e = e.cause, n++)
+        if (e instanceof common_1.ApplicationFailure && e.type === type)
+            return true;
+    return false;
+}
+/**
+ * The failure chain as one line, outermost first: `activity loadData failed: <message>: <cause>`.
+ * Used for a failed cell's `error` in its result.
+ */
+function describeFailure(err) {
+    let e = err;
+    const parts = [];
+    if (err instanceof common_1.ActivityFailure)
+        parts.push(`activity ${err.activityType} failed`);
+    while (e) {
+        if (e.message && !parts.includes(e.message))
+            parts.push(e.message);
+        e = e.cause;
+    }
+    return parts.join(': ');
+}
+//# sourceMappingURL=failures.js.map

@@ -1,0 +1,199 @@
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.GridsSpec = exports.ConcurrencyGridSpec = exports.MixEntry = exports.InsertGridSpec = exports.INSERT_FORMATS = exports.SettingsProfile = void 0;
+exports.insertPointKey = insertPointKey;
+exports.insertPoints = insertPoints;
+exports.nextStepDecision = nextStepDecision;
+exports.findKnee = findKnee;
+/**
+ * Load grids (seeds 002 and 004): what single-query timings cannot show.
+ *
+ * - The **insert grid** inserts pre-generated rows of the workload's schema from the worker, for every
+ *   (batch size × concurrency × insert settings profile × format) point, each point its own durable
+ *   activity (`insertPoint`, src/activities/insert-grid.ts) on its own fresh table.
+ * - **Concurrency stepping** runs closed-loop clients over a weighted query mix at growing client
+ *   counts, each step its own activity (`concurrencyStep`, src/activities/concurrency-steps.ts); the
+ *   workflow finds the knee and stops on errors or a latency blow-up with {@link nextStepDecision}.
+ *
+ * Pure (zod and types only): the matrix and cell workflows import it.
+ */
+const zod_1 = require("zod");
+const settingName = zod_1.z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/);
+const settingValue = zod_1.z.union([zod_1.z.number(), zod_1.z.string()]);
+/**
+ * A named settings profile: query-level settings (sent with every statement the profile applies to)
+ * and MergeTree settings (into the table's `SETTINGS` clause). Every name is checked against the
+ * target's capability probe at its level before anything is loaded, like the spec's `settings`.
+ */
+exports.SettingsProfile = zod_1.z.strictObject({
+    /** Shown in cell keys, point keys and reports: lower-case letters, digits, `-`, `_`. */
+    name: zod_1.z.string().regex(/^[a-z0-9][a-z0-9_-]{0,23}$/, 'lower-case letters, digits, "-" and "_", at most 24 characters'),
+    query: zod_1.z.record(settingName, settingValue).default({}),
+    mergeTree: zod_1.z.record(settingName, settingValue).default({}),
+});
+/** Formats the inserter sends. The server encodes the rows itself before the timed loop (see `InsertGridSpec`). */
+exports.INSERT_FORMATS = ['RowBinary', 'Native', 'JSONEachRow'];
+const ascendingUnique = (xs) => xs.every((x, i) => i === 0 || x > xs[i - 1]);
+/**
+ * `grids.insert`: the insert grid. Every combination of `batchSizes × concurrency × settings × formats`
+ * is one point. A point creates its own table from the workload's schema (the cell's codec, the
+ * spec's and the profile's MergeTree settings), generates `rows` distinct rows on the server in the
+ * chosen format BEFORE its timed loop (one batch per `numbers(offset, batch)` slice of the workload's
+ * generator), then `concurrency` closed-loop clients, each with its own connection, POST the batches.
+ */
+exports.InsertGridSpec = zod_1.z.strictObject({
+    /** Rows per INSERT. */
+    batchSizes: zod_1.z
+        .array(zod_1.z.int().min(1).max(10_000_000))
+        .min(1)
+        .refine(ascendingUnique, 'batch sizes must be ascending and unique')
+        .default([1_000, 10_000, 100_000]),
+    /** Clients sending INSERTs at the same time (closed loop: each sends its next batch when the last one returned). */
+    concurrency: zod_1.z
+        .array(zod_1.z.int().min(1).max(256))
+        .min(1)
+        .refine(ascendingUnique, 'concurrency levels must be ascending and unique')
+        .default([1, 4]),
+    /** Insert settings profiles (e.g. `{name: async, query: {async_insert: 1, wait_for_async_insert: 1}}`). */
+    settings: zod_1.z
+        .array(exports.SettingsProfile)
+        .min(1)
+        .refine((ps) => new Set(ps.map((p) => p.name)).size === ps.length, 'profile names must be unique')
+        .default([{ name: 'default', query: {}, mergeTree: {} }]),
+    /** Formats of the INSERT bodies. RowBinary and Native are binary; JSONEachRow is the text comparison point. */
+    formats: zod_1.z
+        .array(zod_1.z.enum(exports.INSERT_FORMATS))
+        .min(1)
+        .refine((xs) => new Set(xs).size === xs.length, 'formats must be unique')
+        .default(['RowBinary']),
+    /** Rows each point inserts (all generated before its timed loop; the bytes stay in the worker's memory). */
+    rows: zod_1.z.int().min(1).max(100_000_000).default(1_000_000),
+    /**
+     * Most memory the generated rows of one point may take in the worker, MiB. A point whose rows would
+     * not fit fails before its timed loop, saying so (the rows are held in memory so that generating them
+     * is not part of what is measured).
+     */
+    maxBufferMiB: zod_1.z.int().min(1).max(1_048_576).default(2048),
+    /** Stop a point after this long (s) even if rows are left; the point then records the rows it sent. */
+    durationS: zod_1.z.number().min(1).max(86_400).optional(),
+    /**
+     * `distinct`: every batch holds different rows, so deduplication never drops one. `repeat`: every
+     * batch is the first batch again, to measure what deduplication costs and drops (seed 004, case 1).
+     */
+    data: zod_1.z.enum(['distinct', 'repeat']).default('distinct'),
+    /**
+     * Connections the inserter may open. Absent: one per client of the point. A value below a point's
+     * concurrency is refused by validation: clients would wait for a connection and the point would
+     * measure the pool, not the server.
+     */
+    maxConnections: zod_1.z.int().min(1).max(1024).optional(),
+    /** Interval of the server sampler (active parts, merges, memory) during a point, ms. */
+    sampleMs: zod_1.z.int().min(50).max(60_000).default(250),
+    /** Wait for asynchronous inserts to land (rows visible in the table) at most this long, ms. */
+    flushTimeoutMs: zod_1.z.int().min(1_000).max(3_600_000).default(120_000),
+    /** Keep each point's table after the point (default: dropped, so the grid's disk use stays bounded). */
+    keepTables: zod_1.z.boolean().default(false),
+});
+/** One query of the stepping mix with its weight (a client picks the next query with probability weight / Σ weights). */
+exports.MixEntry = zod_1.z.strictObject({
+    id: zod_1.z.string().regex(/^[A-Za-z0-9_-]+$/),
+    weight: zod_1.z.number().positive().default(1),
+});
+/**
+ * `grids.concurrency`: closed-loop clients per step over a weighted query mix. Each step warms up for
+ * `warmupS` (not counted), then measures for `durationS`, with its own connection pool sized to the
+ * step. The workflow stops stepping when a step's error rate exceeds `stopErrorRate` or its P99 exceeds
+ * `stopP99Factor` × the first step's P99.
+ */
+exports.ConcurrencyGridSpec = zod_1.z.strictObject({
+    /** Client counts, ascending (the seed: 10, 30, 50, 100, 200). */
+    steps: zod_1.z
+        .array(zod_1.z.int().min(1).max(1024))
+        .min(2, 'at least two steps (a knee needs something to compare with)')
+        .refine(ascendingUnique, 'steps must be ascending and unique')
+        .default([1, 2, 4, 8, 16, 32]),
+    /** The query mix; default: every selected query of the workload, weight 1. */
+    mix: zod_1.z.array(exports.MixEntry).min(1).optional(),
+    /** Measured seconds per step. */
+    durationS: zod_1.z.number().min(0.5).max(86_400).default(30),
+    /** Unmeasured seconds at the start of each step. */
+    warmupS: zod_1.z.number().min(0).max(3_600).default(5),
+    /** Knee: the first step whose QPS rose by less than this share over the previous step (0.1 = 10 %)… */
+    kneeMinGain: zod_1.z.number().min(0).max(10).default(0.1),
+    /** …or whose P99 grew by more than this factor over the previous step. */
+    kneeP99Factor: zod_1.z.number().min(1).max(1_000).default(2),
+    /** Stop stepping after a step whose error share (errors / requests) exceeds this. */
+    stopErrorRate: zod_1.z.number().min(0).max(1).default(0.01),
+    /** Stop stepping after a step whose P99 exceeds this factor × the first step's P99. */
+    stopP99Factor: zod_1.z.number().min(1).max(10_000).default(20),
+});
+/** `grids`: load grids run in every cell after its query steps. */
+exports.GridsSpec = zod_1.z.strictObject({
+    insert: exports.InsertGridSpec.optional(),
+    concurrency: exports.ConcurrencyGridSpec.optional(),
+});
+/** Key of an insert point (see {@link InsertPoint.key}). */
+function insertPointKey(p) {
+    return `b${p.batchSize}-c${p.concurrency}-${p.profile.name}-${p.format.toLowerCase()}`;
+}
+/** The grid's points: batch sizes outer, then concurrency, settings profiles, formats (spec order). */
+function insertPoints(g) {
+    const out = [];
+    for (const batchSize of g.batchSizes)
+        for (const concurrency of g.concurrency)
+            for (const profile of g.settings)
+                for (const format of g.formats) {
+                    const p = { batchSize, concurrency, profile, format };
+                    out.push({ key: insertPointKey(p), ...p });
+                }
+    return out;
+}
+/**
+ * After a concurrency step: go on, or stop because of errors or a latency blow-up. Pure.
+ * @param done the steps measured so far, in order.
+ */
+function nextStepDecision(done, g) {
+    const last = done[done.length - 1];
+    if (!last)
+        return { go: true };
+    const errorRate = last.requests ? last.errors / last.requests : 0;
+    if (last.requests === 0)
+        return { go: false, stopReason: `no request completed at ${last.clients} clients` };
+    if (errorRate > g.stopErrorRate)
+        return {
+            go: false,
+            stopReason: `errors: ${(errorRate * 100).toFixed(1)} % of requests failed at ${last.clients} clients (stop above ${(g.stopErrorRate * 100).toFixed(1)} %)`,
+        };
+    const first = done[0].latencyMs.p99;
+    if (first !== null && last.latencyMs.p99 !== null && last.latencyMs.p99 > g.stopP99Factor * first)
+        return {
+            go: false,
+            stopReason: `latency blow-up: P99 ${last.latencyMs.p99.toFixed(1)} ms at ${last.clients} clients is more than ${g.stopP99Factor}× the P99 at ${done[0].clients} (${first.toFixed(1)} ms)`,
+        };
+    if (done.length >= g.steps.length)
+        return { go: false, stopReason: 'all steps ran' };
+    return { go: true };
+}
+/**
+ * The knee of a stepping: the step after which throughput stops rising (QPS gain below
+ * `kneeMinGain`) or P99 grows by more than `kneeP99Factor`. Pure.
+ */
+function findKnee(done, g) {
+    for (let i = 1; i < done.length; i++) {
+        const prev = done[i - 1];
+        const cur = done[i];
+        const gain = prev.qps > 0 ? cur.qps / prev.qps - 1 : Infinity;
+        if (gain < g.kneeMinGain)
+            return {
+                clients: prev.clients,
+                reason: `QPS ${gain >= 0 ? 'rose' : 'fell'} ${(Math.abs(gain) * 100).toFixed(1)} % from ${prev.clients} to ${cur.clients} clients (${prev.qps.toFixed(1)} → ${cur.qps.toFixed(1)}), ${gain >= 0 ? `a gain below ${(g.kneeMinGain * 100).toFixed(0)} %` : 'no gain'}`,
+            };
+        if (prev.latencyMs.p99 !== null && cur.latencyMs.p99 !== null && cur.latencyMs.p99 > g.kneeP99Factor * prev.latencyMs.p99)
+            return {
+                clients: prev.clients,
+                reason: `P99 grew ${(cur.latencyMs.p99 / prev.latencyMs.p99).toFixed(2)}× from ${prev.clients} to ${cur.clients} clients (${prev.latencyMs.p99.toFixed(1)} → ${cur.latencyMs.p99.toFixed(1)} ms), above ${g.kneeP99Factor}×`,
+            };
+    }
+    return { clients: null, reason: `QPS still rose and P99 stayed within ${g.kneeP99Factor}× up to ${done[done.length - 1]?.clients ?? 0} clients` };
+}
+//# sourceMappingURL=grids.js.map

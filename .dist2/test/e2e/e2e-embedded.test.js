@@ -1,0 +1,210 @@
+"use strict";
+var __importDefault = (this && this.__importDefault) || function (mod) {
+    return (mod && mod.__esModule) ? mod : { "default": mod };
+};
+Object.defineProperty(exports, "__esModule", { value: true });
+/**
+ * End to end on real components: the real Temporal dev server, the real worker, the embedded
+ * ClickHouse engine (chdb in a separate process per cell). A 2-cell matrix (LZ4 vs ZSTD(3), 2 M rows,
+ * as in the demo) must complete with measured values in every table of the report.
+ */
+const node_test_1 = require("node:test");
+const strict_1 = __importDefault(require("node:assert/strict"));
+const node_fs_1 = require("node:fs");
+const node_child_process_1 = require("node:child_process");
+const node_path_1 = __importDefault(require("node:path"));
+const temporal_env_1 = require("../helpers/temporal-env");
+const assert_failure_1 = require("../helpers/assert-failure");
+const histories_1 = require("../helpers/histories");
+const config_1 = require("../../src/config");
+let env;
+(0, node_test_1.before)(async () => {
+    env = await (0, temporal_env_1.startTemporalEnv)('e2e');
+});
+(0, node_test_1.after)(async () => {
+    await env?.stop();
+});
+const demoSpec = () => ({
+    name: 'e2e',
+    workload: 'logs',
+    scale: 2_000_000,
+    target: { kind: 'embedded' },
+    matrix: { version: ['26.7'], codec: ['LZ4', 'ZSTD(3)'] },
+    resultsDir: env.resultsDir,
+});
+function section(md, title) {
+    const i = md.indexOf(`## ${title}`);
+    strict_1.default.ok(i >= 0, `report has a "${title}" section`);
+    const j = md.indexOf('\n## ', i + 3);
+    return md.slice(i, j < 0 ? undefined : j);
+}
+function tableRows(sectionText) {
+    return sectionText
+        .split('\n')
+        .filter((l) => l.startsWith('|') && !/^\|\s*-/.test(l))
+        .slice(1)
+        .map((l) => l
+        .split('|')
+        .slice(1, -1)
+        .map((c) => c.trim()));
+}
+(0, node_test_1.test)('a 2-cell embedded matrix completes and every report table holds measured values', async () => {
+    const runId = `e2e-${Date.now()}`;
+    const handle = await env.client.workflow.start('benchmarkMatrix', {
+        taskQueue: env.taskQueue,
+        workflowId: runId,
+        args: [demoSpec()],
+    });
+    let seen;
+    for (let i = 0; i < 200 && !seen?.running.length; i++) {
+        seen = await handle.query('progress').catch(() => undefined);
+        await new Promise((r) => setTimeout(r, 100));
+    }
+    strict_1.default.equal(seen?.total, 2, 'progress query reports the cell count while running');
+    const r = (await handle.result());
+    strict_1.default.equal(r.status, 'completed');
+    strict_1.default.deepEqual(r.cells.map((c) => [c.cellKey, c.status]).sort(), [
+        ['v26.7-lz4', 'succeeded'],
+        ['v26.7-zstd3', 'succeeded'],
+    ]);
+    const cells = Object.fromEntries(r.cells.map((c) => [
+        c.cellKey,
+        JSON.parse((0, node_fs_1.readFileSync)(c.resultFile, 'utf8')),
+    ]));
+    for (const [key, c] of Object.entries(cells)) {
+        strict_1.default.equal(c.schema, 'chbench.cell-result/v1');
+        strict_1.default.equal(c.load.rows_in_table, 2_000_000, `${key}: loaded rows equal the spec`);
+        strict_1.default.equal(c.load.partitions, 7, `${key}: 7 daily partitions, as in the seed`);
+        strict_1.default.ok(c.storage.columns && c.storage.columns.length === 8, `${key}: per-column sizes for all 8 columns`);
+        strict_1.default.ok(new Set(c.storage.columns.map((x) => x.compressed_bytes)).size > 4, `${key}: per-column sizes differ (not part totals)`);
+        const qs = c.queries_baseline.queries;
+        strict_1.default.deepEqual(qs.map((q) => q.id), ['q1', 'q2', 'q3', 'q4', 'q5']);
+        for (const q of qs) {
+            strict_1.default.deepEqual(q.samples.map((s) => s.kind), ['cold', 'warmup', 'warm', 'warm', 'warm'], `${key} ${q.id}: 1 cold + 1 warm-up + 3 warm samples kept`);
+            strict_1.default.equal(new Set(q.samples.map((s) => s.query_id)).size, 5, 'a unique query_id per run');
+            strict_1.default.equal(q.samples[0].validity.cold?.valid, true, `${key} ${q.id}: the cold run was cold: ${q.samples[0].validity.cold?.reasons.join('; ')}`);
+            strict_1.default.ok(q.samples.every((s) => s.validity.quiet.valid === true), `${key} ${q.id}: every run quiet`);
+            for (const s of q.samples) {
+                strict_1.default.ok(s.server_elapsed_ms > 0 && s.wall_ms >= s.server_elapsed_ms * 0.5, `${key} ${q.id}: server and wall time measured`);
+                strict_1.default.ok(s.read_rows !== null && s.read_rows > 0, `${key} ${q.id}: read_rows measured`);
+            }
+            strict_1.default.ok(q.explain_indexes && q.explain_indexes.includes('ReadFromMergeTree'), 'EXPLAIN indexes = 1 captured');
+            strict_1.default.ok(q.samples[0].cold_preparation.server_caches.find((x) => x.sql === 'SYSTEM DROP MARK CACHE').ok);
+        }
+        // Scaling keeps the data's shape: the windows of Q1 and Q2 hold data at 2 M rows.
+        const q1 = qs.find((q) => q.id === 'q1');
+        const q2 = qs.find((q) => q.id === 'q2');
+        strict_1.default.ok(q1.stats.result_rows === 1 && q1.stats.read_rows < 2_000_000, 'Q1 reads a key range, not the table');
+        // The count itself, from the result rows kept per result hash: 1,185 payment rows in the generator's
+        // 2026-08-26 00:00–01:00 window at 2 M rows (deterministic data; computed from the generator's SQL).
+        const q1Count = Number(/^\[\["?(\d+)"?\]\]$/.exec(q1.result_examples[q1.samples[0].result_sha256] ?? '')?.[1]);
+        strict_1.default.equal(q1Count, 1185, `${key}: Q1 counts the payment rows of its hour`);
+        strict_1.default.equal(q2.stats.result_rows, 10, 'Q2 finds ERRORs for 10 pods in its 2-day window');
+        // Skip index: Q5 reads fewer rows after MATERIALIZE INDEX.
+        const before5 = qs.find((q) => q.id === 'q5').stats.read_rows;
+        const after5 = c.queries_index.queries.find((q) => q.id === 'q5').stats.read_rows;
+        strict_1.default.ok(after5 < before5 / 5, `${key}: bloom filter cut Q5 read_rows (${before5} → ${after5})`);
+        strict_1.default.ok(c.index.index_bytes > 0, 'index size measured');
+    }
+    strict_1.default.ok(cells['v26.7-zstd3'].storage.compressed_bytes < cells['v26.7-lz4'].storage.compressed_bytes, 'ZSTD(3) is smaller than LZ4');
+    const md = (0, node_fs_1.readFileSync)(r.reportPath, 'utf8');
+    for (const t of [
+        'Ingest',
+        'Compression (table totals)',
+        'Per-column compression',
+        'Queries',
+        'Skip index `trace_bf` (bloom_filter): before / after',
+    ]) {
+        const rows = tableRows(section(md, t));
+        strict_1.default.ok(rows.length >= 2, `${t}: a row per cell/column/query`);
+        for (const row of rows)
+            for (const cell of row.slice(0, -1))
+                strict_1.default.notEqual(cell, 'n/a', `${t}: no unmeasured value in ${row.join(' | ')}`);
+    }
+    strict_1.default.match(md, /Results agree: every run of q1, q2, q3, q5 in every cell/);
+    strict_1.default.doesNotMatch(md, /invalid measurements/);
+    strict_1.default.match(md, /v26\.7-lz4: index verified — every active part carries it; in the measured runs \(EXPLAIN under their settings\): q5 EXPLAIN granules \d+\/\d+; measured read_rows [\d,]+ after vs 2,000,000 before/);
+    // What the Temporal UI / CLI shows: one child workflow per cell with readable ids, named activities.
+    const children = [];
+    for await (const w of env.client.workflow.list({
+        query: `ChbenchRunId = '${runId}' AND WorkflowType = 'benchmarkCell'`,
+    }))
+        children.push(w.workflowId);
+    strict_1.default.deepEqual(children.sort(), [`${runId}/v26.7-lz4`, `${runId}/v26.7-zstd3`]);
+    const hist = await env.client.workflow.getHandle(`${runId}/v26.7-lz4`).fetchHistory();
+    const types = hist
+        .events.filter((e) => e.activityTaskScheduledEventAttributes)
+        .map((e) => e.activityTaskScheduledEventAttributes.activityType.name);
+    strict_1.default.deepEqual(types, [
+        'provision',
+        'collectMetrics',
+        'createSchema',
+        'loadData',
+        'quiesceMerges',
+        'storageStats',
+        'runQueries',
+        'materializeSkipIndex',
+        'quiesceMerges',
+        'runQueries',
+        'collectMetrics',
+        'writeCellResult',
+        'teardown',
+    ]);
+    strict_1.default.ok(hist.events.length < 200, `cell history stays small (${hist.events.length} events)`);
+    // Teardown: no data directory of the run is left.
+    const left = (0, node_fs_1.existsSync)(env.workDir)
+        ? (0, node_fs_1.readdirSync)(env.workDir).flatMap((d) => (0, node_fs_1.readdirSync)(node_path_1.default.join(env.workDir, d)))
+        : [];
+    strict_1.default.deepEqual(left, [], 'every cell target was torn down');
+    // `CHBENCH_RECORD_HISTORIES=1` records this release's histories (`<workflow>_<version>.json`, never
+    // overwritten) for the replay test.
+    if (process.env.CHBENCH_RECORD_HISTORIES) {
+        (0, histories_1.recordRunHistories)(env.server.address, runId, 'v26.7-lz4');
+    }
+});
+(0, node_test_1.test)('a run started with the Temporal CLI (as the README says) completes', async () => {
+    const runId = `e2e-cli-${Date.now()}`;
+    const file = node_path_1.default.join(env.tmp, 'run.json');
+    (0, node_fs_1.writeFileSync)(file, JSON.stringify({
+        ...demoSpec(),
+        name: 'cli',
+        scale: 100_000,
+        matrix: { version: ['26.7'], codec: ['ZSTD(3)'] },
+        skipIndex: false,
+    }));
+    (0, node_child_process_1.execFileSync)((0, config_1.temporalCliPath)(), [
+        'workflow',
+        'start',
+        '--type',
+        'benchmarkMatrix',
+        '--task-queue',
+        env.taskQueue,
+        '--workflow-id',
+        runId,
+        '--input-file',
+        file,
+        '--address',
+        env.server.address,
+    ]);
+    const r = (await env.client.workflow.getHandle(runId).result());
+    strict_1.default.deepEqual(r.cells.map((c) => c.status), ['succeeded']);
+    const described = (0, node_child_process_1.execFileSync)((0, config_1.temporalCliPath)(), [
+        'workflow',
+        'describe',
+        '--workflow-id',
+        `${runId}/v26.7-zstd3`,
+        '--address',
+        env.server.address,
+    ]).toString();
+    strict_1.default.match(described, /benchmarkCell/);
+    strict_1.default.match(described, /Completed/i);
+});
+(0, node_test_1.test)('an invalid spec fails with InvalidSpec before anything is provisioned', async () => {
+    const runId = `e2e-bad-${Date.now()}`;
+    // `ZSTD(3` is no codec expression (an expression the server refuses, e.g. `ZSTD(99)`, fails at provisioning).
+    const bad = { ...demoSpec(), matrix: { version: ['26.7'], codec: ['ZSTD(3'] }, queries: ['q9'] };
+    await (0, assert_failure_1.assertFailureType)(env.client.workflow.execute('benchmarkMatrix', { taskQueue: env.taskQueue, workflowId: runId, args: [bad] }), 'InvalidSpec', /matrix\.codec\.0/);
+    strict_1.default.equal((0, node_fs_1.existsSync)(node_path_1.default.join(env.workDir, runId)), false, 'no target was provisioned');
+    strict_1.default.equal((0, node_fs_1.existsSync)(node_path_1.default.join(env.resultsDir, runId)), false, 'no results were written');
+});
+//# sourceMappingURL=e2e-embedded.test.js.map

@@ -1,0 +1,297 @@
+"use strict";
+var __importDefault = (this && this.__importDefault) || function (mod) {
+    return (mod && mod.__esModule) ? mod : { "default": mod };
+};
+Object.defineProperty(exports, "__esModule", { value: true });
+/**
+ * Integration layer: `report.html` for a real run folder (`test/fixtures/results/embedded-26.7`,
+ * two cells with storage, skip index and both query phases), plus a synthetic `comparison.json` and a
+ * scheduled series, opened in a real headless Chromium (Debian's `chromium`, or `CHROMIUM_PATH`) from
+ * a file:// URL. Checks: no console error or page error, no request but the page itself, every chart's
+ * SVG present with a non-zero size, and a screenshot of each chart with real content (pixels unlike
+ * the background). Also the `writeReport` activity writing both reports.
+ */
+const node_test_1 = require("node:test");
+const strict_1 = __importDefault(require("node:assert/strict"));
+const db_1 = require("../../src/results/db");
+const node_fs_1 = require("node:fs");
+const node_os_1 = __importDefault(require("node:os"));
+const node_path_1 = __importDefault(require("node:path"));
+const node_url_1 = require("node:url");
+const puppeteer_core_1 = __importDefault(require("puppeteer-core"));
+const pngjs_1 = require("pngjs");
+const config_1 = require("../../src/config");
+const report_html_1 = require("../../src/results/report-html");
+const comparison_1 = require("../../src/schema/comparison");
+const write_report_1 = require("../../src/activities/matrix/write-report");
+const FIXTURE = node_path_1.default.join(config_1.REPO_ROOT, 'test', 'fixtures', 'results', 'embedded-26.7');
+const RUN_ID = 'demo-20261130-064639';
+const CELLS = ['v26.7-lz4', 'v26.7-zstd3'];
+const BASELINE = 'demo-20260830-060000';
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+/** A run of the grids demo (`npm run demo:grids`, small points): run.json and its cell's result.json. */
+const GRIDS_FIXTURE = node_path_1.default.join(config_1.REPO_ROOT, 'test', 'fixtures', 'results', 'grids-26.7');
+const GRIDS_RUN_ID = 'grids-20261130-173431';
+function query(id, phase, ratio, ci, threshold, verdict) {
+    const flagged = verdict === 'regression' || verdict === 'improvement';
+    return {
+        query_id: id,
+        phase,
+        figure: 'server_elapsed_ms',
+        n_baseline: 3,
+        n_new: 3,
+        median_baseline_ms: ratio === null ? null : 10,
+        median_new_ms: ratio === null ? null : 10 * ratio,
+        ratio,
+        ci_low: ci?.[0] ?? null,
+        ci_high: ci?.[1] ?? null,
+        threshold,
+        verdict,
+        reason: ratio === null
+            ? 'too few valid warm runs on the baseline side'
+            : `CI ${ci?.[0]}–${ci?.[1]} against 1 ± ${threshold}`,
+        ...(flagged
+            ? {
+                confirm: {
+                    rounds: 3,
+                    n_baseline: 9,
+                    n_new: 9,
+                    ratio,
+                    ci_low: ci?.[0] ?? null,
+                    ci_high: ci?.[1] ?? null,
+                    threshold,
+                    verdict,
+                    confirmed: id === 'q2',
+                    reason: 're-run',
+                },
+            }
+            : {}),
+        final: flagged && id !== 'q2' ? 'unchanged' : verdict,
+    };
+}
+/** A comparison of the fixture run with an earlier run, one pair per cell, every verdict present. */
+function comparison() {
+    return comparison_1.ComparisonRecord.parse({
+        schema: comparison_1.COMPARISON_SCHEMA,
+        comparison_id: `${RUN_ID}-vs-${BASELINE}`,
+        run_id: RUN_ID,
+        baseline_run_id: BASELINE,
+        baseline_chosen_by: `run ${BASELINE}`,
+        method: 'ratio of medians, percentile bootstrap 2000 resamples, 95 % CI',
+        options: {
+            minChange: 0.1,
+            unstableAbove: 0.5,
+            confidence: 0.95,
+            resamples: 2000,
+            minRuns: 3,
+            confirmRounds: 3,
+            seed: 42,
+        },
+        pairs: CELLS.map((cell) => ({
+            pair_key: `${cell}→${cell}`,
+            baseline_run: BASELINE,
+            baseline_cell: cell,
+            new_run: RUN_ID,
+            new_cell: cell,
+            differences: [],
+            queries: [
+                query('q1', 'baseline', 1.02, [0.96, 1.08], 0.1, 'unchanged'),
+                query('q2', 'baseline', 1.9, [1.75, 2.05], 0.12, 'regression'),
+                query('q3', 'baseline', 0.7, [0.62, 0.78], 0.1, 'improvement'),
+                query('q4', 'baseline', 1.2, [0.7, 1.8], 0.55, 'unstable'),
+                query('q5', 'baseline', 0.98, [0.9, 1.05], 0.1, 'unchanged'),
+                query('q5', 'index', null, null, null, 'unstable'),
+            ],
+        })),
+        unpaired: [],
+        flagged: ['Q2', 'Q3'],
+        confirmed: ['Q2'],
+        verdict: 'regression',
+        created_at: '2026-11-30T06:50:00.000Z',
+    });
+}
+/** Four quarterly runs of both cells, every query before the index and Q5 after it. */
+function series() {
+    const starts = [
+        '2026-03-01T06:00:00.000Z',
+        '2026-05-30T06:00:00.000Z',
+        '2026-08-30T06:00:00.000Z',
+        '2026-11-30T06:46:39.818Z',
+    ];
+    const out = [];
+    starts.forEach((started_at, r) => {
+        for (const cell_key of CELLS)
+            for (const [query_id, phase, ms] of [
+                ['q1', 'baseline', 8],
+                ['q2', 'baseline', 45],
+                ['q3', 'baseline', 330],
+                ['q4', 'baseline', 110],
+                ['q5', 'baseline', 100],
+                ['q5', 'index', 20],
+            ])
+                out.push({
+                    run_id: `demo-${r}`,
+                    started_at,
+                    cell_key,
+                    version_label: '26.7',
+                    server_version: '26.7.2.1',
+                    codec: cell_key.endsWith('lz4') ? 'LZ4' : 'ZSTD(3)',
+                    phase,
+                    query_id,
+                    warm_median_ms: ms * (1 + 0.1 * r),
+                    figure: 'server_elapsed_ms',
+                });
+    });
+    return out;
+}
+/** Pixels of a PNG that differ from its most frequent colour (the background) by more than 24 in a channel. */
+function contentPixels(png) {
+    const img = pngjs_1.PNG.sync.read(png);
+    const freq = new Map();
+    for (let i = 0; i < img.data.length; i += 4) {
+        const k = (img.data[i] << 16) | (img.data[i + 1] << 8) | img.data[i + 2];
+        freq.set(k, (freq.get(k) ?? 0) + 1);
+    }
+    const bg = [...freq.entries()].sort((a, b) => b[1] - a[1])[0][0];
+    const [br, bgc, bb] = [(bg >> 16) & 255, (bg >> 8) & 255, bg & 255];
+    let content = 0;
+    for (let i = 0; i < img.data.length; i += 4)
+        if (Math.max(Math.abs(img.data[i] - br), Math.abs(img.data[i + 1] - bgc), Math.abs(img.data[i + 2] - bb)) > 24)
+            content++;
+    return { content, total: img.width * img.height };
+}
+/** Open a page from a file in a fresh tab and measure every chart in it. */
+async function load(browser, file) {
+    const page = await browser.newPage();
+    try {
+        const out = { consoleErrors: [], pageErrors: [], requests: [], charts: [], text: '' };
+        page.on('console', (m) => {
+            if (m.type() === 'error')
+                out.consoleErrors.push(m.text());
+        });
+        page.on('pageerror', (e) => out.pageErrors.push(String(e)));
+        page.on('request', (r) => out.requests.push(r.url()));
+        page.on('requestfailed', (r) => out.consoleErrors.push(`request failed: ${r.url()}`));
+        await page.setViewport({ width: 1280, height: 900 });
+        await page.goto((0, node_url_1.pathToFileURL)(file).href, { waitUntil: 'load', timeout: 30_000 });
+        out.text = await page.$eval('body', (b) => b.innerText);
+        for (const fig of await page.$$('figure.chart')) {
+            const id = await fig.evaluate((e) => e.getAttribute('data-chart') ?? '');
+            const failed = await fig.evaluate((e) => e.classList.contains('failed'));
+            const svg = await fig.$('svg');
+            const box = svg ? await svg.boundingBox() : null;
+            const shot = svg && box && box.width > 0 && box.height > 0 ? Buffer.from(await svg.screenshot({ type: 'png' })) : null;
+            out.charts.push({
+                id,
+                failed,
+                width: box?.width ?? 0,
+                height: box?.height ?? 0,
+                ...(shot ? contentPixels(shot) : { content: 0, total: 0 }),
+            });
+        }
+        return out;
+    }
+    finally {
+        await page.close();
+    }
+}
+(0, node_test_1.describe)('report.html in headless Chromium', { timeout: 180_000 }, () => {
+    let tmp;
+    let browser;
+    (0, node_test_1.before)(async () => {
+        tmp = (0, node_fs_1.mkdtempSync)(node_path_1.default.join(node_os_1.default.tmpdir(), 'chbench-report-html-'));
+        strict_1.default.ok((0, node_fs_1.existsSync)(CHROMIUM), `${CHROMIUM} is missing: run ./scripts/setup.sh --with-debian-clickhouse (it installs Debian's chromium), or set CHROMIUM_PATH`);
+        browser = await puppeteer_core_1.default.launch({
+            executablePath: CHROMIUM,
+            headless: true,
+            args: ['--no-sandbox', '--disable-gpu'],
+        });
+    });
+    (0, node_test_1.after)(async () => {
+        // writeReport reads the series of past runs from the results database: stop the engine it started.
+        await (0, db_1.stopResultsDbsStartedHere)();
+        await browser?.close();
+        (0, node_fs_1.rmSync)(tmp, { recursive: true, force: true });
+    });
+    (0, node_test_1.it)('renders every chart of a compared run with a series, offline and without errors', async () => {
+        const dir = node_path_1.default.join(tmp, 'compared', RUN_ID);
+        (0, node_fs_1.cpSync)(FIXTURE, dir, { recursive: true });
+        (0, node_fs_1.writeFileSync)(node_path_1.default.join(dir, 'comparison.json'), JSON.stringify(comparison(), null, 2));
+        const html = await (0, report_html_1.renderHtmlReport)(dir, { series: series() });
+        strict_1.default.doesNotMatch(html, /<script|<link|<iframe|<img|@import|url\(/i, 'nothing that could load a resource');
+        const file = node_path_1.default.join(dir, 'report.html');
+        (0, node_fs_1.writeFileSync)(file, html);
+        const r = await load(browser, file);
+        strict_1.default.deepEqual(r.consoleErrors, []);
+        strict_1.default.deepEqual(r.pageErrors, []);
+        strict_1.default.deepEqual(r.requests, [(0, node_url_1.pathToFileURL)(file).href], 'the page itself is the only request');
+        strict_1.default.deepEqual(r.charts.map((c) => c.id), ['query-times-baseline', 'query-times-index', 'compression', 'skip-index', 'comparison', 'series']);
+        for (const c of r.charts) {
+            strict_1.default.equal(c.failed, false, `${c.id} rendered`);
+            strict_1.default.ok(c.width > 200 && c.height > 100, `${c.id} has a size (${c.width}×${c.height})`);
+            strict_1.default.ok(c.content > 500, `${c.id} screenshot has content (${c.content} of ${c.total} pixels unlike the background)`);
+        }
+        // The headline facts of report.md.
+        for (const s of [
+            RUN_ID,
+            'completed',
+            '2 of 2 cell(s) succeeded',
+            'v26.7-lz4',
+            'v26.7-zstd3',
+            'Validity: every cold run was cold',
+            'Sources of the figures',
+            'http summary elapsed_ns',
+            `Baseline run ${BASELINE}`,
+            'confirmed by the re-run: Q2',
+        ])
+            strict_1.default.ok(r.text.includes(s), `page text has "${s}"`);
+        strict_1.default.match(r.text, /No ratio: q5 @index in v26\.7-lz4→v26\.7-lz4: too few valid warm runs/);
+        const kb = Buffer.byteLength(html) / 1024;
+        strict_1.default.ok(kb < 1024, `page stays small (${kb.toFixed(0)} KB)`);
+    });
+    (0, node_test_1.it)('renders the load grids of a run (test/fixtures/results/grids-26.7, the grids demo): both charts drawn, both tables and the knee', async () => {
+        const dir = node_path_1.default.join(tmp, 'grids', GRIDS_RUN_ID);
+        (0, node_fs_1.cpSync)(GRIDS_FIXTURE, dir, { recursive: true });
+        const file = node_path_1.default.join(dir, 'report.html');
+        (0, node_fs_1.writeFileSync)(file, await (0, report_html_1.renderHtmlReport)(dir));
+        const r = await load(browser, file);
+        strict_1.default.deepEqual([...r.consoleErrors, ...r.pageErrors], []);
+        strict_1.default.deepEqual(r.requests, [(0, node_url_1.pathToFileURL)(file).href]);
+        const grid = r.charts.filter((c) => c.id === 'concurrency' || c.id === 'insert-grid');
+        strict_1.default.deepEqual(grid.map((c) => c.id), ['concurrency', 'insert-grid']);
+        for (const c of grid) {
+            strict_1.default.equal(c.failed, false, `${c.id} rendered`);
+            strict_1.default.ok(c.content > 2000, `${c.id} screenshot has content (${c.content} of ${c.total} pixels)`);
+        }
+        for (const s of ['Concurrency stepping', 'Insert grid', 'Knee: 1 client', 'b1000', 'RowBinary'])
+            strict_1.default.ok(r.text.includes(s) || (s === 'b1000' && r.text.includes('1,000')), `page text has "${s}"`);
+        // One table row per insert point (18) and per step (5).
+        strict_1.default.equal((r.text.match(/\tyes \(100,000 rows\)\t/g) ?? []).length, 18, 'every point verified in the table');
+    });
+    (0, node_test_1.it)('writeReport writes report.md and report.html for the fixture run; the page loads with its four run charts', async () => {
+        const resultsDir = node_path_1.default.join(tmp, 'activity');
+        (0, node_fs_1.cpSync)(FIXTURE, node_path_1.default.join(resultsDir, RUN_ID), { recursive: true });
+        const { writeReport } = (0, write_report_1.createWriteReport)();
+        const out = await writeReport({ resultsDir, runId: RUN_ID, status: 'completed' });
+        strict_1.default.equal(out.reportPath, node_path_1.default.join(resultsDir, RUN_ID, 'report.md'));
+        strict_1.default.equal(out.htmlPath, node_path_1.default.join(resultsDir, RUN_ID, 'report.html'));
+        strict_1.default.ok((0, node_fs_1.existsSync)(out.reportPath));
+        const html = (0, node_fs_1.readFileSync)(out.htmlPath, 'utf8');
+        strict_1.default.doesNotMatch(html, /id="comparison"|id="series"/, 'no comparison or series section without their inputs');
+        const r = await load(browser, out.htmlPath);
+        strict_1.default.deepEqual([...r.consoleErrors, ...r.pageErrors], []);
+        strict_1.default.deepEqual(r.requests, [(0, node_url_1.pathToFileURL)(out.htmlPath).href]);
+        strict_1.default.deepEqual(r.charts.map((c) => [c.id, c.failed]), ['query-times-baseline', 'query-times-index', 'compression', 'skip-index'].map((id) => [id, false]));
+        for (const c of r.charts)
+            strict_1.default.ok(c.content > 500, `${c.id} screenshot has content (${c.content} pixels)`);
+    });
+    (0, node_test_1.it)('writeReport renders in a child process: its failure reaches the caller with the reason', async () => {
+        const { writeReport } = (0, write_report_1.createWriteReport)();
+        await strict_1.default.rejects(writeReport({ resultsDir: node_path_1.default.join(tmp, 'missing'), runId: 'no-such-run', status: 'completed' }), (e) => {
+            strict_1.default.match(e.message, /rendering the report failed \(exit 1\)/);
+            strict_1.default.match(e.message, /run\.json/, "the child's own error names the file it could not read");
+            return true;
+        });
+    });
+});
+//# sourceMappingURL=report-html.test.js.map
