@@ -7,10 +7,9 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, existsSync, readdirSync, statSync, cpSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { WorkflowFailedError } from '@temporalio/client';
 import { CancelledFailure } from '@temporalio/common';
+import { runCliToEnd } from '../helpers/cli-process';
 import { startTemporalEnv, type TemporalEnv } from '../helpers/temporal-env';
 import { assertFailureType } from '../helpers/assert-failure';
 import type { MatrixProgress, MatrixResult } from '../../src/workflows';
@@ -19,7 +18,6 @@ import { provisionEmbedded } from '../../src/targets/embedded';
 import { isAlive } from '../../src/targets/process';
 import { pollUntil } from '../../src/lib/poll';
 import { SQL_ROOT } from '../../src/lib/workload';
-import { REPO_ROOT } from '../../src/config';
 
 let env: TemporalEnv;
 before(async () => {
@@ -137,25 +135,12 @@ test('a spec that differs from the stored one is refused on resume', async () =>
 });
 
 /** `chbench <args>` as a child process against this file's Temporal server and task queue. */
-async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await promisify(execFile)(
-      process.execPath,
-      [path.join(REPO_ROOT, 'dist', 'src', 'cli.js'), ...args],
-      {
-        env: {
-          ...process.env,
-          TEMPORAL_ADDRESS: env.server.address,
-          TEMPORAL_NAMESPACE: 'default',
-          CHBENCH_TASK_QUEUE: env.taskQueue,
-        },
-      },
-    );
-    return { code: 0, stdout, stderr };
-  } catch (e) {
-    const x = e as { code?: number; stdout?: string; stderr?: string };
-    return { code: x.code ?? -1, stdout: x.stdout ?? '', stderr: x.stderr ?? '' };
-  }
+function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return runCliToEnd(args, {
+    TEMPORAL_ADDRESS: env.server.address,
+    TEMPORAL_NAMESPACE: 'default',
+    CHBENCH_TASK_QUEUE: env.taskQueue,
+  });
 }
 
 test("chbench resume refuses a run whose workload's SQL changed since it started, naming the file; restored, it resumes", async () => {

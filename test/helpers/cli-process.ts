@@ -4,11 +4,31 @@
  * under `script(1)` so its stdin/stdout/stderr are a real pseudo-terminal (progress bars, cursor
  * escapes, Ctrl-C typed as `\x03`); then stdout and stderr arrive merged in `out`.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { promisify } from 'node:util';
 import path from 'node:path';
 import { REPO_ROOT } from '../../src/config';
 
 export const CLI = path.join(REPO_ROOT, 'dist', 'src', 'cli.js');
+
+/**
+ * `chbench <args>` run to its end with `env` added to this process's environment.
+ * @returns its exit code (-1 when it could not run) and its whole stdout and stderr.
+ */
+export async function runCliToEnd(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [CLI, ...args], {
+      env: { ...process.env, ...env },
+    });
+    return { code: 0, stdout, stderr };
+  } catch (e) {
+    const x = e as { code?: number; stdout?: string; stderr?: string };
+    return { code: x.code ?? -1, stdout: x.stdout ?? '', stderr: x.stderr ?? '' };
+  }
+}
 
 export interface CliProcess {
   child: ChildProcess;

@@ -10,15 +10,13 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { ScheduleNotFoundError } from '@temporalio/client';
+import { runCliToEnd } from '../helpers/cli-process';
 import { startTemporalEnv, type TemporalEnv } from '../helpers/temporal-env';
 import { checkSpec } from '../../src/activities/matrix/validate-spec';
 import { SCHEDULE } from '../../src/schema/search-attributes';
-import { REPO_ROOT } from '../../src/config';
 import { pollUntil } from '../../src/lib/poll';
 import type { MatrixResult } from '../../src/schema/progress';
 import { TypedSearchAttributes } from '@temporalio/common';
@@ -366,25 +364,12 @@ async function cli(...args: string[]): Promise<{ code: number; stdout: string; s
 }
 
 /** `chbench <args>` as a child process against this file's Temporal server and task queue. */
-async function cliRun(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await promisify(execFile)(
-      process.execPath,
-      [path.join(REPO_ROOT, 'dist', 'src', 'cli.js'), ...args],
-      {
-        env: {
-          ...process.env,
-          TEMPORAL_ADDRESS: env.server.address,
-          TEMPORAL_NAMESPACE: 'default',
-          CHBENCH_TASK_QUEUE: env.taskQueue,
-        },
-      },
-    );
-    return { code: 0, stdout, stderr };
-  } catch (e) {
-    const x = e as { code: number; stdout: string; stderr: string };
-    return { code: x.code, stdout: x.stdout, stderr: x.stderr };
-  }
+function cliRun(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return runCliToEnd(args, {
+    TEMPORAL_ADDRESS: env.server.address,
+    TEMPORAL_NAMESPACE: 'default',
+    CHBENCH_TASK_QUEUE: env.taskQueue,
+  });
 }
 
 test('CLI: create, list, describe, pause, delete; exit codes for a bad spec, an unknown id and no Temporal', async () => {
