@@ -220,7 +220,7 @@ export function parseQueryId(id: string): ParsedQueryId | null {
   };
 }
 
-/** One step of a cell, as the workflow, the progress query, the chaos suite and the README name it. */
+/** One step of a cell, as the workflow, the progress query, the chaos suite and docs/method.md name it. */
 export interface CellStepDef {
   /** Progress step and `ChbenchPhase` search-attribute value while the step runs. */
   phase: string;
@@ -235,7 +235,7 @@ export interface CellStepDef {
 /**
  * The cell's steps in the order the cell workflow runs them (provision … teardown); the three index
  * steps run only when the cell has a skip index. One name per step everywhere: this table drives the
- * workflow's progress/phase values, the chaos suite's kill coverage and the README's
+ * workflow's progress/phase values, the chaos suite's kill coverage and docs/method.md's
  * "What a cell measures" table (checked by test/unit/cell-steps.test.ts).
  */
 export const CELL_STEPS = [

@@ -1,5 +1,5 @@
 /**
- * One name per cell step: the README's "What a cell measures" table is CELL_STEPS, every step's file
+ * One name per cell step: the "What a cell measures" table of docs/method.md is CELL_STEPS, every step's file
  * exists, and the workflow's activity calls are the table's activities (checked on the source).
  */
 import { test } from 'node:test';
@@ -28,8 +28,8 @@ function tableAfter(md: string, heading: string): string[][] {
   return rows.slice(2); // header and separator
 }
 
-test("the README's step table is CELL_STEPS, row for row", () => {
-  const rows = tableAfter(readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8'), '### What a cell measures');
+test("docs/method.md's step table is CELL_STEPS, row for row", () => {
+  const rows = tableAfter(readFileSync(path.join(REPO_ROOT, 'docs', 'method.md'), 'utf8'), '## What a cell measures');
   assert.deepEqual(
     rows,
     CELL_STEPS.map((s) => [`\`${s.phase}\``, `\`${s.activity}\``, `\`${s.file}\``, s.record]),

@@ -63,7 +63,7 @@ export async function renderRunReports(input: ReportInput): Promise<{ reportPath
       `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>chbench report</title></head><body><p>report.html could not be rendered: ${escapeHtml(e instanceof Error ? e.message : String(e))}. See report.md beside this file.</p></body></html>\n`,
   );
   writeTextAtomic(htmlPath, html);
-  // Every cell's flat samples in one file, for loading the run into a database (README "What a cell measures", flat samples).
+  // Every cell's flat samples in one file, for loading the run into a database (docs/method.md "What a cell measures", flat samples).
   writeRunSamples(dir, readJson<{ cells: string[] }>(runFile).cells);
   return { reportPath, htmlPath };
 }
