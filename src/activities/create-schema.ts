@@ -11,11 +11,18 @@ import { ApplicationFailure } from '@temporalio/common';
 import { connect, tryCommand } from '../clickhouse/client';
 import { codecMatches, readColumnCodecs } from '../clickhouse/codec-check';
 import { cellDir, writeJsonAtomic } from '../results/store';
-import { declaredCodecs, loadWorkload, renderTemplate, sqlRoot, workloadQueries } from '../lib/workload';
+import {
+  declaredCodecs,
+  formatClauseProblem,
+  loadWorkload,
+  renderTemplate,
+  sqlRoot,
+  workloadQueries,
+} from '../lib/workload';
 import { cellCodecProfile, type StepInput } from '../schema/cell';
 import { FAILURE } from '../schema/failures';
 import type { SchemaRecord } from '../schema/results';
-import { splitTopLevel } from '../lib/sql';
+import { splitTopLevel, trailingFormat } from '../lib/sql';
 import { readCellSettings } from './provision';
 
 /**
@@ -46,6 +53,19 @@ export function appliedTableSettings(
     else applied[k] = v;
   }
   return { applied, not_shown: notShown };
+}
+
+/**
+ * `settings.json` `not_applied` entries for declared table settings that `SHOW CREATE TABLE` does not
+ * show (`schema.json` `table_settings.not_shown`): name → reason. Pure.
+ */
+export function notAppliedTableSettings(notShown: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(notShown).map(([k, why]) => [
+      k,
+      `not applied to the table: declared, but ${why === 'not in the SETTINGS of SHOW CREATE TABLE' ? 'SHOW CREATE TABLE does not show it' : why} (schema.json table_settings)`,
+    ]),
+  );
 }
 
 /** Whether the server has `EXPLAIN` (ClickHouse 20.6 and newer); 18.16 answers a syntax error. */
@@ -124,6 +144,14 @@ export function createCreateSchema() {
           },
         };
         writeJsonAtomic(path.join(dir, 'schema.json'), record);
+        // A declared table setting the server does not show (a schema without {{settings}}, a setting
+        // the server dropped) did not reach the table: settings.json must not claim it.
+        const missed = notAppliedTableSettings(tableSettings.not_shown);
+        if (Object.keys(missed).length)
+          writeJsonAtomic(path.join(dir, 'settings.json'), {
+            ...settings,
+            not_applied: { ...settings.not_applied, ...missed },
+          });
         const wrong = columns.filter((c) => !c.matches);
         if (wrong.length)
           throw ApplicationFailure.create({
@@ -146,7 +174,7 @@ export function createCreateSchema() {
           throw ApplicationFailure.create({
             type: FAILURE.InvalidWorkloadQuery,
             nonRetryable: true,
-            message: `query ${bad.id} (${path.join(sqlRoot(), 'workloads', m.name, bad.file)}) fails on the empty table ${m.table}: ${bad.code ? `Code: ${bad.code}. ` : ''}${bad.error}`,
+            message: `query ${bad.id} (${path.join(sqlRoot(), 'workloads', m.name, bad.file)}) ${bad.code ? `fails on the empty table ${m.table}: Code: ${bad.code}. ` : 'is refused before loading: '}${bad.error}`,
           });
       } finally {
         await client.close();
@@ -164,17 +192,22 @@ async function checkQueries(
   runSettings: Record<string, string | number>,
 ): Promise<NonNullable<SchemaRecord['query_check']>> {
   const source = 'EXPLAIN <query> on the empty table, with the measured runs\u2019 settings';
+  const qs = workloadQueries(m, { table: m.table, rows: cell.scale, codec: cellCodecProfile(cell) }, cell.queries);
+  const queries: NonNullable<SchemaRecord['query_check']>['queries'] = [];
+  // A query's own FORMAT clause fails every measured run (chbench appends its own), on every server:
+  // refused from the text, whether or not the server has EXPLAIN.
+  const withFormat = qs.filter((q) => trailingFormat(q.sql));
+  for (const q of withFormat)
+    queries.push({ id: q.id, file: q.file ?? '', ok: false, error: formatClauseProblem(trailingFormat(q.sql)!) });
   if (!(await hasExplain(client)))
     return {
       available: false,
-      reason:
-        'not available on this server: it has no EXPLAIN (ClickHouse before 20.6); the queries were not checked before loading',
+      reason: `not available on this server: it has no EXPLAIN (ClickHouse before 20.6); the queries were not checked before loading${withFormat.length ? ' (only for a FORMAT clause of their own)' : ''}`,
       source,
-      queries: [],
+      queries,
     };
-  const qs = workloadQueries(m, { table: m.table, rows: cell.scale, codec: cellCodecProfile(cell) }, cell.queries);
-  const queries: NonNullable<SchemaRecord['query_check']>['queries'] = [];
   for (const q of qs) {
+    if (withFormat.includes(q)) continue;
     const r = await tryCommand(client, `EXPLAIN ${q.sql}`, runSettings);
     queries.push({
       id: q.id,
@@ -183,5 +216,6 @@ async function checkQueries(
       ...(r.ok ? {} : { error: r.error ?? 'refused', ...(r.code ? { code: r.code } : {}) }),
     });
   }
-  return { available: true, source, queries };
+  const order = (id: string) => qs.findIndex((q) => q.id === id);
+  return { available: true, source, queries: queries.sort((a, b) => order(a.id) - order(b.id)) };
 }

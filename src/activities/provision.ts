@@ -216,7 +216,7 @@ export function createProvision(deps: ProvisionDeps) {
               throw ApplicationFailure.create({
                 type: FAILURE.CodecRefused,
                 nonRetryable: true,
-                message: `codec profile "${profile.name}": ClickHouse ${server.version} refuses CODEC(${trial.column.codec}) on column ${trial.column.name} ${trial.column.type} (trial \`${trial.statement}\`): ${trial.error}`,
+                message: `codec profile "${profile.name}": ClickHouse ${server.version} refuses CODEC(${trial.column.codec}) on column ${trial.column.name} ${trial.column.type} (trial \`${trial.statement}\`): ${trial.error}${trial.suggestion ? ` — ${trial.suggestion}` : ''}`,
               });
           } finally {
             await client.close();

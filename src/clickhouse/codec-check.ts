@@ -6,6 +6,7 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import { queryRows, tryCommand } from './client';
 import { sqlIdent, sqlString, splitTopLevel } from '../lib/sql';
+import { suggestName } from './settings';
 
 /** One codec of a chain: its family name and arguments as written (`ZSTD`, `['3']`). */
 export interface CodecStep {
@@ -91,9 +92,68 @@ export interface TrialColumn {
   codec: string;
 }
 
-/** Outcome of {@link trialCodecs}: `ok`, or the first column the server refused and its error. */
+/** Outcome of {@link trialCodecs}: `ok`, or the first column the server refused, its error and, for a misspelt family, the nearest one. */
 export type CodecTrial =
-  { ok: true; statement: string } | { ok: false; column: TrialColumn; statement: string; error: string };
+  | { ok: true; statement: string }
+  | {
+      ok: false;
+      column: TrialColumn;
+      statement: string;
+      error: string;
+      /** `did you mean ZSTD (not ZTSD)?` when a family of the refused expression is not one the server has and one is close. */
+      suggestion?: string;
+    };
+
+/**
+ * Codec families for "did you mean" when the server has no `system.codecs` (ClickHouse before 21.x;
+ * the families of ClickHouse 19.x–26.x).
+ */
+export const KNOWN_CODEC_FAMILIES: readonly string[] = [
+  'NONE',
+  'LZ4',
+  'LZ4HC',
+  'ZSTD',
+  'ZSTD_QAT',
+  'DEFLATE_QPL',
+  'Delta',
+  'DoubleDelta',
+  'Gorilla',
+  'T64',
+  'FPC',
+  'GCD',
+  'AES_128_GCM_SIV',
+  'AES_256_GCM_SIV',
+];
+
+/**
+ * The codec families the server has (`system.codecs.name`), or {@link KNOWN_CODEC_FAMILIES} when it has
+ * no `system.codecs` (or it cannot be read).
+ */
+export async function codecFamilies(client: ClickHouseClient): Promise<{ names: string[]; source: string }> {
+  try {
+    const rows = await queryRows<{ name: string }>(client, 'SELECT name FROM system.codecs');
+    if (rows.length) return { names: rows.map((r) => r.name), source: 'system.codecs' };
+  } catch {
+    /* no system.codecs on this version */
+  }
+  return { names: [...KNOWN_CODEC_FAMILIES], source: "chbench's list of codec families" };
+}
+
+/**
+ * "did you mean" for the families of a codec expression that are not in `families` (case ignored):
+ * `did you mean ZSTD (not ZTSD)?` ({@link suggestName}: edit distance or two letters swapped);
+ * `undefined` when every family is known or none is close. Pure.
+ */
+export function codecSuggestion(expr: string, families: readonly string[]): string | undefined {
+  const known = new Set(families.map((f) => f.toUpperCase()));
+  const hints = parseCodecChain(expr)
+    .filter((c) => !known.has(c.name.toUpperCase()))
+    .flatMap((c) => {
+      const near = suggestName(c.name, families);
+      return near ? [`${near} (not ${c.name})`] : [];
+    });
+  return hints.length ? `did you mean ${hints.join(', ')}?` : undefined;
+}
 
 /**
  * Try codecs on their columns' types on a throwaway temporary table (nothing is written; the table is
@@ -112,11 +172,15 @@ export async function trialCodecs(client: ClickHouseClient, columns: TrialColumn
     await tryCommand(client, `DROP TEMPORARY TABLE IF EXISTS ${name}`);
     return { ok: true, statement: all };
   }
+  const refused = async (c: TrialColumn, statement: string, error: string): Promise<CodecTrial> => {
+    const suggestion = codecSuggestion(c.codec, (await codecFamilies(client)).names);
+    return { ok: false, column: c, statement, error, ...(suggestion ? { suggestion } : {}) };
+  };
   for (const c of cols) {
     const one = ddl([c]);
     const rc = await tryCommand(client, one);
-    if (!rc.ok) return { ok: false, column: c, statement: one, error: rc.error ?? 'refused' };
+    if (!rc.ok) return refused(c, one, rc.error ?? 'refused');
     await tryCommand(client, `DROP TEMPORARY TABLE IF EXISTS ${name}`);
   }
-  return { ok: false, column: cols[0], statement: all, error: r.error ?? 'refused' };
+  return refused(cols[0], all, r.error ?? 'refused');
 }

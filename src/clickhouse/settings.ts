@@ -6,6 +6,7 @@
 import type { CapabilityProbe } from '../schema/results';
 import { settingLevels } from './probe';
 import { sqlValue } from '../lib/sql';
+import { closestName } from '../schema/spec-issues';
 
 /** Settings requested for a cell, by level. */
 export interface RequestedSettings {
@@ -69,8 +70,9 @@ export function checkSettings(
       return;
     }
     const searched = [TABLE.query, TABLE.merge_tree, ...(probe.server_settings ? [TABLE.server] : [])];
+    const near = settingSuggestion(probe, name, level);
     out.problems.push(
-      `${source} ${level === 'query' ? keys.query : keys.mergeTree}: unknown setting "${name}" on ClickHouse ${probe.version} (not in ${searched.join(', ')}${probe.server_settings ? '' : '; this version has no system.server_settings, so it may be a server setting (config.xml)'}); mark it optional if only some versions have it`,
+      `${source} ${level === 'query' ? keys.query : keys.mergeTree}: unknown setting "${name}" on ClickHouse ${probe.version} (not in ${searched.join(', ')}${probe.server_settings ? '' : '; this version has no system.server_settings, so it may be a server setting (config.xml)'})${near ? `; did you mean "${near.name}" (${WHERE[near.level]}, ${TABLE[near.level]})?` : ''}; mark it optional if only some versions have it`,
     );
   };
   for (const [k, v] of Object.entries(req.query)) check('query', k, v);
@@ -86,4 +88,42 @@ export function checkSettings(
 export function settingsClause(s: Record<string, string | number>): string {
   const e = Object.entries(s);
   return e.length ? ` SETTINGS ${e.map(([k, v]) => `${k} = ${sqlValue(v)}`).join(', ')}` : '';
+}
+
+/**
+ * The name in `allowed` closest to `word` when it is plausibly a typo ({@link closestName}: edit
+ * distance, case ignored), or one that differs from it by two adjacent letters swapped (`ZTSD` →
+ * `ZSTD`, which is distance 2 and too far for a four-letter word). `undefined` when none is that close
+ * or two are equally close. Pure.
+ */
+export function suggestName(word: string, allowed: readonly string[]): string | undefined {
+  const near = closestName(word, allowed);
+  if (near) return near;
+  const w = word.toLowerCase();
+  const swapped = allowed.filter((a) => {
+    const x = a.toLowerCase();
+    if (x.length !== w.length || x === w) return false;
+    const diff = [...w].flatMap((ch, i) => (ch === x[i] ? [] : [i]));
+    return diff.length === 2 && diff[1] === diff[0] + 1 && w[diff[0]] === x[diff[1]] && w[diff[1]] === x[diff[0]];
+  });
+  return swapped.length === 1 ? swapped[0] : undefined;
+}
+
+/**
+ * The setting of this version whose name is closest to an unknown `name` ({@link suggestName}),
+ * looked for at the level it was given at first, then at the other levels the probe read
+ * (`system.settings`, `system.merge_tree_settings`, `system.server_settings`); `undefined` when none is close.
+ */
+export function settingSuggestion(
+  probe: CapabilityProbe,
+  name: string,
+  level: 'query' | 'merge_tree',
+): { name: string; level: 'query' | 'merge_tree' | 'server' } | undefined {
+  const lists = { query: probe.query_settings, merge_tree: probe.merge_tree_settings, server: probe.server_settings };
+  const order = [level, ...(['query', 'merge_tree', 'server'] as const).filter((l) => l !== level)];
+  for (const l of order) {
+    const near = lists[l] ? suggestName(name, lists[l]) : undefined;
+    if (near) return { name: near, level: l };
+  }
+  return undefined;
 }

@@ -9,7 +9,7 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import type { Codec, CodecProfile } from '../schema/run-spec';
 import { settingsClause } from '../clickhouse/settings';
-import { splitTopLevel } from './sql';
+import { splitTopLevel, trailingFormat } from './sql';
 import { REPO_ROOT } from '../config';
 
 /** Root of the SQL folder: `<repo>/sql` (see `REPO_ROOT`; works from `src/` and `dist/src/`). */
@@ -272,6 +272,34 @@ export function codecPlacementProblems(workload: string, text: string, profile: 
   return out;
 }
 
+/** MergeTree settings given at one place (the manifest, the spec, a profile), for {@link settingsPlacementProblems}. */
+export interface MergeTreeSettingsSource {
+  /** Where they were given, as the user wrote it: `tableSettings of manifest.yaml`, `settings.mergeTree`, … */
+  where: string;
+  settings: Record<string, string | number>;
+}
+
+/**
+ * Why MergeTree settings given for a workload would not reach its table, one line per place they
+ * were given (empty: they would, or none were given): its schema template has no `{{settings}}`
+ * placeholder, so the CREATE TABLE would carry no SETTINGS clause and every cell would measure the
+ * server's defaults while `settings.json` claimed otherwise. Pure.
+ * @param text the schema template text
+ */
+export function settingsPlacementProblems(
+  workload: string,
+  text: string,
+  sources: MergeTreeSettingsSource[],
+): string[] {
+  if (/\{\{settings\}\}/.test(stripComments(text))) return [];
+  return sources
+    .filter((s) => Object.keys(s.settings).length)
+    .map(
+      (s) =>
+        `${s.where}: MergeTree setting(s) ${Object.keys(s.settings).join(', ')} would not reach the table: the schema of workload ${workload} has no {{settings}} placeholder (so its CREATE TABLE would have no SETTINGS clause and the cell would measure the server's defaults); end its CREATE TABLE with {{settings}}`,
+    );
+}
+
 /**
  * The codec each column of the schema must carry for a cell of this profile: the template's literal
  * `CODEC(...)` for a column that writes one instead of a placeholder, else the profile's expression —
@@ -338,7 +366,10 @@ export function workloadProblems(name: string, root = sqlRoot()): string[] {
       out.push(`workload ${name}: ${what} file ${f} is missing (${p})`);
       continue;
     }
-    for (const hit of stripComments(readFileSync(p, 'utf8')).matchAll(PLACEHOLDER)) {
+    const text = stripComments(readFileSync(p, 'utf8'));
+    const format = what.startsWith('query ') ? trailingFormat(text) : undefined;
+    if (format) out.push(`workload ${name}: ${what} (${f}): ${formatClauseProblem(format)}`);
+    for (const hit of text.matchAll(PLACEHOLDER)) {
       const [whole, k, arg] = hit;
       if (!KNOWN_PLACEHOLDERS.has(k) || (arg !== undefined && k !== 'codec'))
         out.push(
@@ -351,6 +382,15 @@ export function workloadProblems(name: string, root = sqlRoot()): string[] {
     }
   }
   return out;
+}
+
+/**
+ * Why a workload query may not end in its own `FORMAT <name>` clause (one sentence, for validate and
+ * createSchema): chbench sends every query with its own output format, so the server would refuse
+ * the statement as a syntax error — after the load.
+ */
+export function formatClauseProblem(format: string): string {
+  return `it ends with FORMAT ${format}, but chbench sends every query with its own output format (FORMAT JSONCompact, to hash and count the result), so the server would refuse it as a syntax error after the load; remove the FORMAT clause`;
 }
 
 /** The workload's queries (optionally only `ids`), rendered. @throws Error on an unknown id. */

@@ -10,6 +10,36 @@ import type { CellResult, QueryRecord, RunRecord, RunSample } from '../schema/re
 import { fmtInt } from './format';
 
 // ---------------------------------------------------------------------------------------------
+// Settings that did not reach the table
+
+/**
+ * The table settings a cell declared but the server does not show (`schema.json`
+ * `table_settings.not_shown`: name → why): its figures were measured without them. Empty when all
+ * were shown, or when the cell has no schema record.
+ */
+export function tableSettingsNotApplied(c: CellResult): Record<string, string> {
+  return c.schema_ddl?.table_settings?.not_shown ?? {};
+}
+
+/** The flag a cell with {@link tableSettingsNotApplied} carries in the Cells table; '' when none. */
+export function settingsFlag(c: CellResult): string {
+  const names = Object.keys(tableSettingsNotApplied(c));
+  return names.length ? ` ⚠ table setting(s) not applied: ${names.join(', ')}` : '';
+}
+
+/** One line per cell whose declared table settings did not reach its table, naming each and why. */
+export function settingsNotAppliedLines(cells: CellResult[]): string[] {
+  return cells
+    .filter((c) => Object.keys(tableSettingsNotApplied(c)).length)
+    .map(
+      (c) =>
+        `${c.cellKey}: measured WITHOUT ${Object.entries(tableSettingsNotApplied(c))
+          .map(([k, why]) => `${k} = ${c.schema_ddl?.table_settings?.declared[k] ?? '?'} (${why})`)
+          .join('; ')} — source: SETTINGS of SHOW CREATE TABLE (schema.json table_settings.not_shown)`,
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
 // One unit per column
 
 const BYTE_UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB'] as const;

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { existsSync } from 'node:fs';
 import { readRecord } from './store';
 import { comparedQueries, fmtBytes, fmtInt, fmtMs, indexVerdict, loadRun, retries, validitySummary } from './report';
-import { environmentRows, hostWideFlags, measuredSomething, noIndexReason, runStatusText, validityBanner } from './report-cells';
+import { environmentRows, settingsFlag, settingsNotAppliedLines, hostWideFlags, measuredSomething, noIndexReason, runStatusText, validityBanner } from './report-cells';
 import {
   cellLabel,
   comparisonChart,
@@ -179,7 +179,7 @@ function cellsTable(cells: CellResult[], missing: string[]): Raw {
     const why = c.status === 'failed' && c.error ? `: ${c.error.split('\n')[0].slice(0, 160)}` : c.status === 'skipped' && c.skip_reason ? `: ${c.skip_reason}` : '';
     return [
       c.cellKey,
-      h`<span class="status-${c.status}">${c.status}</span>${why}`,
+      h`<span class="status-${c.status}">${c.status}</span>${why}${settingsFlag(c)}`,
       c.matrix.codec,
       pv?.server.version ?? 'n/a',
       pv ? `${pv.server.cpus ?? 'n/a'} / ${fmtBytes(pv.server.memory_bytes)}` : 'n/a',
@@ -287,7 +287,7 @@ export async function renderHtmlReport(dir: string, extras: HtmlReportExtras = {
 <p>Workload <strong>${spec.workload}</strong>, ${fmtInt(spec.scale)} rows, target <strong>${spec.target.kind}</strong>; ${spec.protocol.coldRuns} cold + ${spec.protocol.warmRuns} warm run(s) per query, headline warm statistic <strong>${spec.protocol.statistic}</strong>.</p>
 <p>Started ${run.startedAt}${run.resumes.length ? `, resumed ${run.resumes.join(', ')}` : ''}${run.finishedAt ? `, finished ${run.finishedAt}` : ''}; run status <strong>${runStatusText(run, cells, missing) ?? 'not recorded (not finished)'}</strong>; ${cells.filter((c) => c.status === 'succeeded').length} of ${cells.length + missing.length} cell(s) succeeded.</p>
 ${validityBlock(cells, missing)}${hostBusyBlock(cells, spec.concurrency)}${hostWideBlock(measured)}</header>
-<section id="cells"><h2>Cells</h2>${cellsTable(cells, missing)}${profileLines(spec).length ? h`<p>Settings profiles (matrix.settings, over the spec's settings):</p>${notesList(profileLines(spec).map((l) => l.replace(/`/g, '')))}` : ''}</section>
+<section id="cells"><h2>Cells</h2>${cellsTable(cells, missing)}${settingsNotAppliedLines(cells).length ? h`<p><strong>⚠ Table settings not applied</strong> — declared for the cell, but not on its table:</p>${notesList(settingsNotAppliedLines(cells))}` : ''}${profileLines(spec).length ? h`<p>Settings profiles (matrix.settings, over the spec's settings):</p>${notesList(profileLines(spec).map((l) => l.replace(/`/g, '')))}` : ''}</section>
 ${hostsHtml(cells)}
 <section id="sources"><h2>Sources of the figures</h2>${sources(run, ok)}</section>
 <section id="queries"><h2>Query times</h2>${chartNote}${await figures([queryTimesChart(ok, 'baseline'), queryTimesChart(ok, 'index')], 'No query run was measured.')}</section>

@@ -23,6 +23,8 @@ import {
   howStopped,
   noIndexReason,
   runStatusText,
+  settingsFlag,
+  settingsNotAppliedLines,
   validityBanner,
 } from './report-cells';
 import { ComparisonRecord } from '../schema/comparison';
@@ -220,7 +222,7 @@ export function renderReport(dir: string): string {
     const p = c.provision;
     rows.push([
       c.cellKey,
-      c.status + (c.status === 'failed' && c.error ? `: ${c.error.split('\n')[0].slice(0, 160)}` : c.status === 'skipped' && c.skip_reason ? `: ${c.skip_reason}` : ''),
+      c.status + (c.status === 'failed' && c.error ? `: ${c.error.split('\n')[0].slice(0, 160)}` : c.status === 'skipped' && c.skip_reason ? `: ${c.skip_reason}` : '') + settingsFlag(c),
       p?.server.version ?? 'n/a',
       p?.server.timezone ?? 'n/a',
       p ? `${p.server.cpus ?? 'n/a'} / ${fmtBytes(p.server.memory_bytes)}` : 'n/a',
@@ -232,6 +234,8 @@ export function renderReport(dir: string): string {
   }
   for (const k of missing) rows.push([k, 'no result (not run yet, or the run was interrupted)', '', '', '', '', ...(withHosts ? [''] : []), '', '']);
   out.push(markdownTable(rows), '');
+  const unapplied = settingsNotAppliedLines(cells);
+  if (unapplied.length) out.push('> **⚠ Table settings not applied** — declared for the cell, but not on its table:', ...unapplied.map((l) => `> - ${l}`), '');
   const profiles = profileLines(spec);
   if (profiles.length)
     out.push("Settings profiles (`matrix.settings`; each cell key ends with its profile; applied over the spec's `settings`, as each cell's `settings.json` records):", '', ...profiles.map((l) => `- ${l}`), '');

@@ -189,18 +189,26 @@ export const NON_RETRYABLE: readonly string[] = [
 ];
 
 /**
- * The error name of a ClickHouse error: the one the server wrote, else the name of its code when
- * chbench knows it, else `CODE_<n>` (18.16 writes no names).
+ * The error name of a ClickHouse error, from its code first: the name of the code when chbench knows
+ * it (codes are stable across versions, and the one identity every version writes), else the name
+ * given, else `CODE_<n>` (18.16 writes no names). The code comes first because a name may not be the
+ * server's: `@clickhouse/client` takes the first `(UPPER_CASE)` word of the text as the type, which
+ * for `Syntax error: failed at position 28 (FORMAT)` is `FORMAT`, and for 18.16's
+ * `… CODEC(ZTSD) …` is `ZTSD`.
  */
 export function clickHouseErrorName(code: number | string, name?: string): string {
-  if (name && name !== 'UNKNOWN') return name;
-  return NAME_OF_CODE.get(Number(code)) ?? `CODE_${code}`;
+  return NAME_OF_CODE.get(Number(code)) ?? (name && name !== 'UNKNOWN' ? name : `CODE_${code}`);
 }
 
 /** Details of a `ClickHouse.<NAME>` failure. */
 export interface ClickHouseFailureDetails {
   code: number;
   name: string;
+  /**
+   * The name the error text (or `@clickhouse/client`'s `type`) gave, when it is not the name of the
+   * code: a server that renamed the error, or a word of the quoted statement (`FORMAT`, `ZTSD`).
+   */
+  name_in_text?: string;
 }
 
 /**
@@ -213,7 +221,11 @@ export interface ClickHouseFailureDetails {
  */
 export function clickHouseFailure(e: { code: number | string; name?: string; message: string }): ApplicationFailure {
   const name = clickHouseErrorName(e.code, e.name);
-  const details: ClickHouseFailureDetails = { code: Number(e.code), name };
+  const details: ClickHouseFailureDetails = {
+    code: Number(e.code),
+    name,
+    ...(e.name && e.name !== 'UNKNOWN' && e.name !== name ? { name_in_text: e.name } : {}),
+  };
   return ApplicationFailure.create({
     type: clickHouseFailureType(name),
     message: e.message,

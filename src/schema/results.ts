@@ -145,7 +145,7 @@ export const CellSettings = z.object({
   runs: Settings,
   /** The table's SETTINGS clause (workload tableSettings + spec settings.mergeTree). */
   table: Settings,
-  /** Optional settings left out on this version (name → reason). */
+  /** Settings that did not reach the server (name → reason): optional ones this version lacks (at provisioning), and table settings `SHOW CREATE TABLE` does not show (at createSchema). */
   not_applied: z.record(z.string(), z.string()),
   problems: z.array(z.string()),
 });

@@ -19,7 +19,8 @@ export interface ServerError {
  * - 26.x: `Code: 62. DB::Exception: Syntax error: … (SYNTAX_ERROR) (version 26.7.1.1 (official build))`
  * - 18.16: `Code: 62, e.displayText() = DB::Exception: Syntax error: …, e.what() = DB::Exception`
  * The first `Code:` gives the code; the name is the `(NAME)` before the optional version suffix at
- * the end (else the last `(NAME)` in the text).
+ * the end, and only that one (a `(NAME)` elsewhere is a quoted word of the statement: 18.16 quotes
+ * `CODEC(ZTSD)`, 26.x `failed at position 28 (FORMAT)`).
  */
 const SERVER_ERROR =
   /Code: (?<code>\d+)[.,] (?:e\.displayText\(\) = )?(?:[\w:]*Exception: )?(?<message>[\s\S]*?)(?:\s*\((?<name>[A-Z][A-Z0-9_]{2,})\))?(?:\s*\(version [^\n]*\))?(?:, e\.what\(\) = [\w:]+)?\s*$/;
@@ -33,8 +34,9 @@ export function parseServerError(text: string): ServerError | undefined {
   const m = SERVER_ERROR.exec(text);
   if (!m?.groups) return undefined;
   const { code, message } = m.groups;
-  // A name not at the end (text after it): the last upper-case name in parentheses, as the client does.
-  const name = m.groups.name ?? [...text.matchAll(/\(([A-Z][A-Z0-9_]{2,})\)/g)].pop()?.[1];
+  // Only the name in the server's place (the end) is the error's name: a `(FORMAT)` or `(ZTSD)`
+  // inside the message is a word of the statement the server quotes, not the error's identity.
+  const name = m.groups.name;
   return { code: Number(code), ...(name ? { name } : {}), message: message.trim() };
 }
 

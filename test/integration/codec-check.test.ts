@@ -15,6 +15,12 @@ import { provisionEmbedded, teardownEmbedded } from '../../src/targets/embedded'
 import { provisionLocal, teardownLocal } from '../../src/targets/local';
 import { connect } from '../../src/clickhouse/client';
 import { trialCodecs } from '../../src/clickhouse/codec-check';
+import { probeServer } from '../../src/clickhouse/probe';
+import { checkSettings } from '../../src/clickhouse/settings';
+import { clickHouseFailureOf } from '../../src/activities';
+import { renderReport } from '../../src/results/report';
+import { renderHtmlReport } from '../../src/results/report-html';
+import type { CellResult, CellSettings } from '../../src/schema/results';
 import { fetchQueryLog } from '../../src/clickhouse/query-log';
 import { settingsCheck } from '../../src/measure/figures';
 import { createCreateSchema } from '../../src/activities/create-schema';
@@ -60,6 +66,28 @@ function cellOf(
     resultsDir: path.join(workDir, 'results'),
   });
   return cellInputs(spec, `run-${randomUUID().slice(0, 8)}`, [])[0];
+}
+
+function settingsRecord(cell: CellInput): CellSettings {
+  return JSON.parse(
+    fs.readFileSync(path.join(cellDir(cell.resultsDir, cell.runId, cell.cellKey), 'settings.json'), 'utf8'),
+  ) as CellSettings;
+}
+
+/** The error a statement gets from the server, as the measured runs see it (format appended by the client). */
+async function errorOf(
+  target: TargetHandle,
+  run: (c: ReturnType<typeof connect>) => Promise<unknown>,
+): Promise<unknown> {
+  const c = connect(target);
+  try {
+    await run(c);
+  } catch (e) {
+    return e;
+  } finally {
+    await c.close();
+  }
+  assert.fail('the server accepted the statement');
 }
 
 function schemaRecord(cell: CellInput): SchemaRecord {
@@ -194,6 +222,117 @@ describe('createSchema on chdb (ClickHouse 26.7)', { timeout: 180_000 }, () => {
       await c.close();
     }
   });
+
+  it('issue 21 item 1: table settings a schema without {{settings}} never sends are recorded as not applied, and the report flags the cell', async () => {
+    await dropTable();
+    const cell = cellOf('no-settings', 'LZ4');
+    writeJsonAtomic(path.join(cellDir(cell.resultsDir, cell.runId, cell.cellKey), 'settings.json'), {
+      load: {},
+      runs: {},
+      table: { min_bytes_for_wide_part: 0 },
+      not_applied: {},
+      problems: [],
+    });
+    assert.deepEqual(await createSchema({ cell, target }), { table: 't' });
+    const rec = schemaRecord(cell);
+    assert.doesNotMatch(rec.ddl_sent, /SETTINGS/);
+    assert.deepEqual(rec.table_settings?.applied, {});
+    assert.deepEqual(Object.keys(rec.table_settings?.not_shown ?? {}), ['min_bytes_for_wide_part']);
+    const settings = settingsRecord(cell);
+    assert.match(
+      settings.not_applied.min_bytes_for_wide_part ?? '',
+      /^not applied to the table: declared, but SHOW CREATE TABLE does not show it/,
+    );
+    // What the cell would have measured: parts as the server's defaults make them, not Wide.
+    const c = connect(target);
+    try {
+      await c.command({
+        query:
+          "INSERT INTO t SELECT number, toDateTime('2026-01-01 00:00:00') + number, toInt32(number % 1000) FROM numbers(1000)",
+      });
+      const rs = await c.query({
+        query: "SELECT part_type FROM system.parts WHERE database = currentDatabase() AND table = 't' AND active",
+        format: 'JSONEachRow',
+      });
+      assert.deepEqual(
+        (await rs.json<{ part_type: string }>()).map((r) => r.part_type),
+        ['Compact'],
+      );
+    } finally {
+      await c.close();
+    }
+    // The report of a run holding this cell's schema.json says so, next to the cell.
+    const dir = path.join(workDir, `report-${randomUUID().slice(0, 8)}`);
+    fs.cpSync(path.join(FIXTURES, 'results', 'embedded-26.7'), dir, { recursive: true });
+    const f = path.join(dir, 'cells', 'v26.7-lz4', 'result.json');
+    const r = JSON.parse(fs.readFileSync(f, 'utf8')) as CellResult;
+    r.schema_ddl = rec;
+    fs.writeFileSync(f, JSON.stringify(r));
+    const md = renderReport(dir);
+    assert.match(md, /\| v26\.7-lz4\s+\| succeeded ⚠ table setting\(s\) not applied: min_bytes_for_wide_part\s+\|/);
+    assert.match(
+      md,
+      /> - v26\.7-lz4: measured WITHOUT min_bytes_for_wide_part = 0 \(not in the SETTINGS of SHOW CREATE TABLE\)/,
+    );
+    assert.match(md, /\| v26\.7-zstd3\s+\| succeeded\s+\|/);
+    assert.match(await renderHtmlReport(dir), /⚠ Table settings not applied/);
+  });
+
+  it('issue 21 item 7: a syntax error is classified by its code, not by "(FORMAT)" in its message', async () => {
+    const e = await errorOf(target, (c) => c.query({ query: 'SELECT 1 AS x FORMAT JSON', format: 'JSONCompact' }));
+    const f = clickHouseFailureOf(e);
+    assert.equal(f?.type, 'ClickHouse.SYNTAX_ERROR');
+    assert.equal(f?.nonRetryable, true);
+  });
+
+  it('issue 21 item 7: a query ending in FORMAT fails createSchema before anything is loaded; a column named format does not', async () => {
+    await dropTable();
+    const cell = cellOf('format-query', 'LZ4');
+    await assertFailureType(
+      createSchema({ cell, target }),
+      FAILURE.InvalidWorkloadQuery,
+      /^query q2 \(.*format-query\/with-format\.sql\) is refused before loading: it ends with FORMAT JSON/,
+    );
+    assert.deepEqual(
+      schemaRecord(cell).query_check?.queries.map((q) => [q.id, q.ok]),
+      [
+        ['q1', true],
+        ['q2', false],
+        ['q3', true],
+      ],
+    );
+  });
+
+  it('issue 21 item 12: an unknown setting or codec family names the nearest one this server has', async () => {
+    const c = connect(target);
+    try {
+      const probe = await probeServer(c, '26.7');
+      const r = checkSettings(
+        { query: { max_thread: 1 }, mergeTree: { min_bytes_for_wide_prt: 0 }, optional: [] },
+        probe,
+        'spec',
+      );
+      assert.equal(r.problems.length, 2, r.problems.join('\n'));
+      assert.match(
+        r.problems[0],
+        /unknown setting "max_thread" .*did you mean "max_threads" \(a query setting .*system\.settings\)\?/,
+      );
+      assert.match(
+        r.problems[1],
+        /unknown setting "min_bytes_for_wide_prt" .*did you mean "min_bytes_for_wide_part" \(a MergeTree table setting .*system\.merge_tree_settings\)\?/,
+      );
+      const t = await trialCodecs(c, [{ name: 'id', type: 'UInt64', codec: 'ZTSD(3)' }]);
+      assert.ok(!t.ok);
+      if (!t.ok) {
+        assert.match(t.error, /Unknown codec family: ZTSD/);
+        assert.equal(t.suggestion, 'did you mean ZSTD (not ZTSD)?');
+      }
+      const far = await trialCodecs(c, [{ name: 'id', type: 'UInt64', codec: 'Brotli' }]);
+      assert.ok(!far.ok && far.suggestion === undefined, 'no guess when nothing is close');
+    } finally {
+      await c.close();
+    }
+  });
 });
 
 const SERVER_1816 = ['/usr/bin/clickhouse-server', '/usr/sbin/clickhouse-server'].find((p) => fs.existsSync(p));
@@ -251,6 +390,51 @@ describe('createSchema on clickhouse-server 18.16 (no column codecs, no EXPLAIN)
         max_block_size:
           'not in the run\u2019s query_log Settings (servers may list only settings that differ from their default)',
       });
+    } finally {
+      await c.close();
+    }
+  });
+  it('issue 21 item 7: on 18.16 a query ending in FORMAT fails createSchema (no EXPLAIN there), and a syntax error is classified by its code', async (t) => {
+    if (!target) {
+      t.skip('no clickhouse-server binary: run ./scripts/setup.sh --with-debian-clickhouse');
+      return;
+    }
+    const c = connect(target);
+    await c.command({ query: 'DROP TABLE IF EXISTS t' });
+    await c.close();
+    const cell = cellOf('format-query', 'LZ4', { kind: 'local', binaries: { '18.16': SERVER_1816! } }, '18.16');
+    await assertFailureType(
+      createSchema({ cell, target }),
+      FAILURE.InvalidWorkloadQuery,
+      /^query q2 \(.*with-format\.sql\) is refused before loading: it ends with FORMAT JSON/,
+    );
+    const rec = schemaRecord(cell);
+    assert.equal(rec.query_check?.available, false);
+    assert.deepEqual(
+      rec.query_check?.queries.map((q) => [q.id, q.ok]),
+      [['q2', false]],
+    );
+    // 18.16 quotes the statement; the client takes "(ZTSD)" of `CODEC(ZTSD)` as the error's type.
+    const e = await errorOf(target, (x) =>
+      x.command({ query: 'CREATE TABLE t2 (a UInt8 CODEC(ZTSD)) ENGINE = Memory' }),
+    );
+    assert.equal(clickHouseFailureOf(e)?.type, 'ClickHouse.SYNTAX_ERROR');
+  });
+
+  it('issue 21 item 12: on 18.16 an unknown setting names the nearest one of its system.settings', async (t) => {
+    if (!target) {
+      t.skip('no clickhouse-server binary: run ./scripts/setup.sh --with-debian-clickhouse');
+      return;
+    }
+    const c = connect(target);
+    try {
+      const r = checkSettings(
+        { query: { max_thread: 1 }, mergeTree: {}, optional: [] },
+        await probeServer(c, '18.16'),
+        'spec',
+      );
+      assert.equal(r.problems.length, 1);
+      assert.match(r.problems[0], /unknown setting "max_thread" on ClickHouse 18\.16.*did you mean "max_threads"/);
     } finally {
       await c.close();
     }

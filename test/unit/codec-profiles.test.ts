@@ -242,3 +242,53 @@ test('a run\u2019s settings count as applied only as its query_log row shows the
   );
   assert.match(settingsCheck(sent, { query_id: 'x' }).source, /^not available on this server/);
 });
+
+test('issue 21 item 1: validate refuses MergeTree settings given anywhere for a schema without {{settings}}', () => {
+  // The manifest's own tableSettings.
+  const m = checkSpec(spec('no-settings', ['LZ4']));
+  assert.equal(m.problems.length, 1, m.problems.join('\n'));
+  assert.match(
+    m.problems[0],
+    /^workload no-settings: manifest\.yaml tableSettings: MergeTree setting\(s\) min_bytes_for_wide_part would not reach the table: the schema of workload no-settings has no \{\{settings\}\} placeholder/,
+  );
+  // The spec's settings.mergeTree, and a matrix.settings profile's mergeTree, for a workload with none of its own.
+  const base = spec('no-settings-spec', ['LZ4']);
+  assert.deepEqual(checkSpec(base).problems, []);
+  assert.deepEqual(checkSpec({ ...base, settings: { query: { max_threads: 1 } } }).problems, []);
+  const s = checkSpec({ ...base, settings: { mergeTree: { min_bytes_for_wide_part: 0 } } });
+  assert.deepEqual(s.problems.length, 1, s.problems.join('\n'));
+  assert.match(
+    s.problems[0],
+    /^settings\.mergeTree: MergeTree setting\(s\) min_bytes_for_wide_part would not reach the table/,
+  );
+  const p = checkSpec({
+    ...base,
+    matrix: {
+      ...base.matrix,
+      settings: [
+        { name: 'wide', mergeTree: { min_bytes_for_wide_part: 0 } },
+        { name: 'q', query: { max_threads: 2 } },
+      ],
+    },
+  });
+  assert.deepEqual(p.problems.length, 1, p.problems.join('\n'));
+  assert.match(
+    p.problems[0],
+    /^matrix\.settings profile "wide" mergeTree: MergeTree setting\(s\) min_bytes_for_wide_part would not reach/,
+  );
+  // A schema that has {{settings}} is not refused.
+  assert.deepEqual(
+    checkSpec({ ...spec('codecs', ['LZ4']), settings: { mergeTree: { index_granularity: 1024 } } }).problems,
+    [],
+  );
+});
+
+test('issue 21 item 7: validate refuses a query ending in its own FORMAT clause, not a column named format', () => {
+  const r = checkSpec(spec('format-query', ['LZ4']));
+  assert.equal(r.problems.length, 1, r.problems.join('\n'));
+  assert.match(
+    r.problems[0],
+    /^workload format-query: query q2 \(with-format\.sql\): it ends with FORMAT JSON, but chbench sends every query with its own output format/,
+  );
+  assert.deepEqual(workloadProblems('format-query').length, 1);
+});

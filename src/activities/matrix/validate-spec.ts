@@ -18,6 +18,7 @@ import {
   sqlRoot,
   workloadProblems,
   renderTemplate,
+  settingsPlacementProblems,
   workloadQueries,
   type WorkloadManifest,
 } from '../../lib/workload';
@@ -115,6 +116,22 @@ export function checkSpec(input: unknown, opts: CheckOptions = {}): { spec?: Run
           problems.push(
             ...codecPlacementProblems(m.name, schemaText, codecProfileOf(e)).map((p) => `matrix.codec: ${p}`),
           );
+        // MergeTree settings given anywhere must reach the table: a schema without {{settings}} would
+        // leave every part as the server's defaults make it while settings.json claimed them applied.
+        problems.push(
+          ...settingsPlacementProblems(m.name, schemaText, [
+            { where: `workload ${m.name}: manifest.yaml tableSettings`, settings: m.tableSettings },
+            { where: 'settings.mergeTree', settings: spec.settings.mergeTree },
+            ...(spec.matrix.settings ?? []).map((p) => ({
+              where: `matrix.settings profile "${p.name}" mergeTree`,
+              settings: p.mergeTree,
+            })),
+            ...(spec.grids?.insert?.settings ?? []).map((p, i) => ({
+              where: `grids.insert.settings[${i}] ("${p.name}") mergeTree`,
+              settings: p.mergeTree,
+            })),
+          ]),
+        );
       }
       const ids =
         Array.isArray(raw.queries) && raw.queries.every((q: unknown) => typeof q === 'string')
