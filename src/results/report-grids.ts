@@ -233,7 +233,11 @@ export function steppingOutcome(
 export interface GridsOutcome {
   insertPoints: number;
   insertVerified: number;
+  /** Insert points whose INSERTs were delayed, rejected or retried (`pointFlags`). */
+  insertFlagged: number;
   concurrencySteps: number;
+  /** Steps whose window was shorter than 3 median latencies (`stepFlag`). */
+  stepsFlagged: number;
   /** The knee's client count per cell with a stepping (null: no knee within the steps). */
   knees: (number | null)[];
 }
@@ -244,7 +248,9 @@ export function gridsOutcome(cells: CellResult[], spec: RunSpec): GridsOutcome {
   return {
     insertPoints: cells.reduce((n, c) => n + (c.grids?.insert.length ?? 0), 0),
     insertVerified: cells.reduce((n, c) => n + (c.grids?.insert.filter((r) => r.summary.verified).length ?? 0), 0),
+    insertFlagged: cells.reduce((n, c) => n + (c.grids?.insert.filter((r) => pointFlags(r).marks.length).length ?? 0), 0),
     concurrencySteps: cells.reduce((n, c) => n + (c.grids?.concurrency.length ?? 0), 0),
+    stepsFlagged: cells.reduce((n, c) => n + (c.grids?.concurrency.filter((r) => stepFlag(r) !== null).length ?? 0), 0),
     knees: g ? cells.filter((c) => c.grids?.concurrency.length).map((c) => steppingOutcome(c.grids!.concurrency, g).knee.clients) : [],
   };
 }

@@ -37,7 +37,9 @@ test('report.md shows both grids of the demo run: every point and step, the knee
   assert.deepEqual(gridsOutcome(cells, run.spec), {
     insertPoints: 18,
     insertVerified: 18,
+    insertFlagged: 0,
     concurrencySteps: 5,
+    stepsFlagged: 0,
     knees: [1],
   });
 });
