@@ -24,7 +24,12 @@ import { startCpuMonitor, type ClientCpu } from '../measure/client-load';
 import { attempt, cancellationSignal, heartbeat } from '../temporal/activity-context';
 import { capabilitiesOf, otherChbenchServers } from '../targets';
 import { cellCodecProfile, queryIdPrefix, type StepInput } from '../schema/cell';
-import { windowFlag, type ConcurrencyStepInput, type ConcurrencyStepSummary, type LatencySummary } from '../schema/grids';
+import {
+  windowFlag,
+  type ConcurrencyStepInput,
+  type ConcurrencyStepSummary,
+  type LatencySummary,
+} from '../schema/grids';
 import type { ProvisionRecord } from '../schema/results';
 import { sqlString } from '../lib/sql';
 import { readCellSettings } from './provision';

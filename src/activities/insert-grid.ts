@@ -511,7 +511,7 @@ export function createInsertGrid(deps: InsertGridDeps) {
             marks: judged.marks,
             reasons: judged.reasons,
             source:
-              'system.events DelayedInserts / DelayedInsertsMilliseconds / RejectedInserts deltas over the point (server-wide) and the inserter\'s count of code 252; attempt of the activity',
+              "system.events DelayedInserts / DelayedInsertsMilliseconds / RejectedInserts deltas over the point (server-wide) and the inserter's count of code 252; attempt of the activity",
           },
           async_insert: asyncRecord,
           verification: {

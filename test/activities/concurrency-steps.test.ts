@@ -261,7 +261,9 @@ describe('concurrency stepping at the activity level', { timeout: 120_000 }, () 
     assert.equal(sum.qps, 0);
     // A 1 s window against a 15 s median latency: flagged, in the summary, the record and the report.
     assert.match(sum.windowFlag ?? '', /^window 1\.\d\d s < 3 × median latency 1[5-9]\.\d\d s/);
-    const rec = readJson<ConcurrencyStepRecord>(path.join(cellDir(si.cell.resultsDir, runId, si.cell.cellKey), sum.file));
+    const rec = readJson<ConcurrencyStepRecord>(
+      path.join(cellDir(si.cell.resultsDir, runId, si.cell.cellKey), sum.file),
+    );
     assert.equal(rec.window.flag, sum.windowFlag);
     const row = concurrencyTable([rec as unknown as Parameters<typeof concurrencyTable>[0][number]]).rows[0];
     assert.match(row[1], /^0\.0 ⚠ short window$/);

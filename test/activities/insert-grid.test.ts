@@ -184,11 +184,15 @@ describe('insert grid points (embedded engine and clickhouse-server 18.16)', { t
       out.flags!.some((f) => f.startsWith(`${out.errors} of 10 INSERTs rejected (code 252 TOO_MANY_PARTS`)),
       JSON.stringify(out.flags),
     );
-    const full = InsertPointRecord.parse(JSON.parse(fs.readFileSync(path.join(cellDir(si.cell.resultsDir, runId, si.cell.cellKey), out.file), 'utf8')));
+    const full = InsertPointRecord.parse(
+      JSON.parse(fs.readFileSync(path.join(cellDir(si.cell.resultsDir, runId, si.cell.cellKey), out.file), 'utf8')),
+    );
     assert.match(insertGridTable([full]).rows[0][4], new RegExp(`^[\\d,]+ ⚠ .*rejected ${out.errors}/10`));
     assert.ok(
       validitySummary([{ grids: { insert: [full], concurrency: [] } } as unknown as CellResult]).invalid.some((x) =>
-        /^1 insert point\(s\) whose INSERTs were delayed, rejected or retried \(b500-c2-tinyparts-jsoneachrow: .*rejected/.test(x),
+        /^1 insert point\(s\) whose INSERTs were delayed, rejected or retried \(b500-c2-tinyparts-jsoneachrow: .*rejected/.test(
+          x,
+        ),
       ),
     );
     assert.equal(out.verified, true, r.verification.reasons.join('; '));
@@ -224,14 +228,27 @@ describe('insert grid points (embedded engine and clickhouse-server 18.16)', { t
     assert.ok(out.delayedInserts! >= 15 && out.delayedInserts! <= 20, `delayed ${out.delayedInserts}`);
     assert.ok(out.delayedMs !== null && out.delayedMs! > 0, `delay ${out.delayedMs} ms`);
     assert.equal(out.rejectedInserts, 0);
-    assert.match(out.flags![0], new RegExp(`^${out.delayedInserts} of 20 INSERTs delayed by the server for [\\d,]+ ms in all \\(system\\.events DelayedInserts \\+${out.delayedInserts}`));
-    assert.deepEqual((full as unknown as { throttling: { marks: string[] } }).throttling.marks, [`delayed ${out.delayedInserts}/20`]);
+    assert.match(
+      out.flags![0],
+      new RegExp(
+        `^${out.delayedInserts} of 20 INSERTs delayed by the server for [\\d,]+ ms in all \\(system\\.events DelayedInserts \\+${out.delayedInserts}`,
+      ),
+    );
+    assert.deepEqual((full as unknown as { throttling: { marks: string[] } }).throttling.marks, [
+      `delayed ${out.delayedInserts}/20`,
+    ]);
     const t = insertGridTable([full]);
     assert.equal(t.head[4], 'rows/s');
-    assert.equal(t.rows[0][4], `${Math.round(out.rowsPerS).toLocaleString('en-US')} ⚠ delayed ${out.delayedInserts}/20`);
+    assert.equal(
+      t.rows[0][4],
+      `${Math.round(out.rowsPerS).toLocaleString('en-US')} ⚠ delayed ${out.delayedInserts}/20`,
+    );
     const v = validitySummary([{ grids: { insert: [full], concurrency: [] } } as unknown as CellResult]);
     assert.equal(v.invalid.length, 1, JSON.stringify(v));
-    assert.match(v.invalid[0], /^1 insert point\(s\) whose INSERTs were delayed, rejected or retried \(b250-c1-delay-jsoneachrow: delayed \d+\/20\): their rows\/s measure the throttling$/);
+    assert.match(
+      v.invalid[0],
+      /^1 insert point\(s\) whose INSERTs were delayed, rejected or retried \(b250-c1-delay-jsoneachrow: delayed \d+\/20\): their rows\/s measure the throttling$/,
+    );
   });
 
   test('async_insert=1 on the embedded engine runs synchronously and says so; 18.16 refuses the setting', async () => {
