@@ -3,10 +3,12 @@
  * grid (3 batch sizes × 3 concurrencies × async_insert 0/1) and a concurrency stepping (5 steps over
  * Q1/Q2/Q4) — run as one `benchmarkMatrix` workflow on a dev server started here, then:
  *
- *     grids demo: insert points N verified N, concurrency steps M, knee at <c>, report <path>
+ *     grids demo: insert points N verified N flagged F, concurrency steps M flagged G, knee at <c>, report <path>
  *
  * "verified": the point's `count()` equals the rows the server acknowledged (see the insert grid's
- * record). Exit code 1 when a cell failed or a point was not verified.
+ * record); "flagged": points whose INSERTs the server delayed or rejected (or a retry measured), and
+ * steps whose window was shorter than 3 median latencies — their figures carry ⚠ in the report.
+ * Exit code 1 when a cell failed or a point was not verified.
  *
  * GRIDS_DEMO_SCALE overrides the table's rows, GRIDS_DEMO_ROWS the rows per insert point and
  * GRIDS_DEMO_STEP_S the measured seconds per concurrency step (CI runs it small). Set
@@ -60,7 +62,7 @@ async function main(): Promise<void> {
     const o = gridsOutcome(cells, spec);
     const knees = o.knees.map((k) => (k === null ? 'none' : String(k))).join(', ') || 'none';
     console.log(
-      `grids demo: insert points ${o.insertPoints} verified ${o.insertVerified}, concurrency steps ${o.concurrencySteps}, knee at ${knees}, report ${r.reportPath.replace(/\.md$/, '.html')}`,
+      `grids demo: insert points ${o.insertPoints} verified ${o.insertVerified} flagged ${o.insertFlagged}, concurrency steps ${o.concurrencySteps} flagged ${o.stepsFlagged}, knee at ${knees}, report ${r.reportPath.replace(/\.md$/, '.html')}`,
     );
     if (r.cells.some((c) => c.status !== 'succeeded')) {
       failed = true;

@@ -24,7 +24,12 @@ import { startCpuMonitor, type ClientCpu } from '../measure/client-load';
 import { attempt, cancellationSignal, heartbeat } from '../temporal/activity-context';
 import { capabilitiesOf, otherChbenchServers } from '../targets';
 import { cellCodecProfile, queryIdPrefix, type StepInput } from '../schema/cell';
-import type { ConcurrencyStepInput, ConcurrencyStepSummary, LatencySummary } from '../schema/grids';
+import {
+  windowFlag,
+  type ConcurrencyStepInput,
+  type ConcurrencyStepSummary,
+  type LatencySummary,
+} from '../schema/grids';
 import type { ProvisionRecord } from '../schema/results';
 import { sqlString } from '../lib/sql';
 import { readCellSettings } from './provision';
@@ -70,7 +75,22 @@ export interface ConcurrencyStepRecord {
   other_chbench_servers: { at_start: string[]; at_end: string[] };
   /** How QPS, the window and latency are defined (src/measure/closed-loop.ts). */
   definitions: ClosedLoopResult['definitions'] & { server_latency: string };
-  window: { start_at: string; end_at: string; warmup_requests: number; drain_ms: number };
+  /**
+   * The measured window: its two instants on the worker's clock, its measured length `ms` (the QPS
+   * denominator), the successful completions inside it (`completed`, the QPS numerator; `carried_in`
+   * of them started in the warm-up), and `flag` when it was shorter than 3 median latencies.
+   */
+  window: {
+    start_at: string;
+    end_at: string;
+    ms: number;
+    nominal_ms: number;
+    completed: number;
+    carried_in: number;
+    flag: string | null;
+    warmup_requests: number;
+    drain_ms: number;
+  };
   /** The figures returned to the workflow. */
   summary: Omit<ConcurrencyStepSummary, 'attempt'>;
   /** `system.query_log`: read or not, which column, and how many successful requests had no row. */
@@ -242,9 +262,12 @@ export function createConcurrencySteps(deps: { workDir: string }) {
           };
         }
         const wallLatencyMs = wallOf(samples);
+        const flag = windowFlag(run.windowMs, wallLatencyMs.p50);
         const summary: Omit<ConcurrencyStepSummary, 'attempt'> = {
           clients: step.clients,
           qps: run.qps,
+          windowMs: run.windowMs,
+          windowFlag: flag,
           requests: run.requests,
           errors: run.errors,
           errorsByCode,
@@ -272,6 +295,11 @@ export function createConcurrencySteps(deps: { workDir: string }) {
           window: {
             start_at: run.windowStartAt,
             end_at: run.windowEndAt,
+            ms: run.windowMs,
+            nominal_ms: step.durationS * 1000,
+            completed: run.completedInWindow,
+            carried_in: run.carriedIn,
+            flag,
             warmup_requests: run.warmupRequests,
             drain_ms: run.drainMs,
           },

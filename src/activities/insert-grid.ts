@@ -23,6 +23,7 @@ import { abortableDelay } from '../lib/poll';
 import { sqlIdent, sqlString } from '../lib/sql';
 import { PreparedTooBig, prepareBatches, runInsertLoop, type InsertLoopResult } from '../measure/insert-load';
 import { latencySummary } from '../measure/stats';
+import { insertPointFlags } from '../measure/validity';
 import { cellDir, readJsonIfExists, writeJsonAtomic } from '../results/store';
 import { FAILURE } from '../schema/failures';
 import { InsertGridSpec, type InsertPoint, type InsertPointSummary, type LatencySummary } from '../schema/grids';
@@ -40,6 +41,7 @@ export const INSERT_EVENTS = [
   'MergeTreeDataWriterBlocks',
   'DuplicatedInsertedBlocks',
   'DelayedInserts',
+  'DelayedInsertsMilliseconds',
   'RejectedInserts',
   'AsyncInsertQuery',
   'AsyncInsertRows',
@@ -406,6 +408,14 @@ export function createInsertGrid(deps: InsertGridDeps) {
           );
         const verified = reasons.length === 0;
 
+        // Delayed, rejected or retried INSERTs qualify the figure (src/measure/validity.ts).
+        const judged = insertPointFlags({
+          inserts: loop.inserts,
+          errors: loop.errors,
+          errorsByCode: loop.errorsByCode,
+          deltas: events,
+          attempt: attemptNo,
+        });
         const latency = latencySummary(loop.latenciesMs);
         const rowsPerS = visibleMs > 0 ? (loop.rowsAcked / visibleMs) * 1000 : 0;
         const mbPerS = visibleMs > 0 ? loop.bytesAcked / 1e6 / (visibleMs / 1000) : 0;
@@ -421,6 +431,10 @@ export function createInsertGrid(deps: InsertGridDeps) {
           errors: loop.errors,
           verified,
           clientBound: loop.cpu.clientBound,
+          delayedInserts: judged.delayed,
+          delayedMs: judged.delayedMs,
+          rejectedInserts: judged.rejected,
+          flags: judged.reasons,
           file,
           attempt: attemptNo,
         };
@@ -489,6 +503,15 @@ export function createInsertGrid(deps: InsertGridDeps) {
             source:
               'system.events after − before the timed loop (server-wide; an event missing from system.events counts 0)',
             note: 'DuplicatedInsertedBlocks is recorded raw: on 26.7 each duplicate block is counted twice (one repeated 2-partition INSERT gave +4), so no row count is derived from it',
+          },
+          throttling: {
+            delayed_inserts: judged.delayed,
+            delayed_ms: judged.delayedMs,
+            rejected_inserts: judged.rejected,
+            marks: judged.marks,
+            reasons: judged.reasons,
+            source:
+              "system.events DelayedInserts / DelayedInsertsMilliseconds / RejectedInserts deltas over the point (server-wide) and the inserter's count of code 252; attempt of the activity",
           },
           async_insert: asyncRecord,
           verification: {

@@ -8,6 +8,7 @@
  * time, the difference of `system.events` just before and just after the run.
  */
 import type { RunCounters, RunValidity } from '../schema/results';
+import { fmtInt } from '../results/format';
 
 /** Counters read per run. */
 export const RUN_COUNTERS = [
@@ -144,4 +145,66 @@ export function judgeQuiet(partsChanged: boolean, mergesOrMutations: number | nu
   else if (mergesOrMutations > 0) reasons.push(`${mergesOrMutations} merge(s)/mutation(s) ran on the table`);
   const valid = partsChanged || (mergesOrMutations ?? 0) > 0 ? false : mergesOrMutations === null ? null : true;
   return { valid, label: valid === false ? 'not quiet' : valid === null ? 'quiet?' : 'quiet', reasons };
+}
+
+/** What {@link insertPointFlags} reads of an insert point (its record's loop, events and attempt). */
+export interface InsertPointFacts {
+  /** Successful and failed INSERTs of the timed loop. */
+  inserts: number;
+  errors: number;
+  /** Failures by ClickHouse code (`252` = TOO_MANY_PARTS). */
+  errorsByCode: Record<string, number>;
+  /** Δ `system.events` over the point (`DelayedInserts`, `DelayedInsertsMilliseconds`, `RejectedInserts`; null or absent: unknown). */
+  deltas: Record<string, number | null | undefined>;
+  /** Temporal attempt of the activity that measured the point (1 = first). */
+  attempt: number;
+}
+
+/** How a point's INSERTs were throttled, rejected or retried; every list entry qualifies its rows/s. */
+export interface InsertPointFlags {
+  /** INSERTs the server delayed (Δ `DelayedInserts`, server-wide over the point), and the delay in ms (Δ `DelayedInsertsMilliseconds`). */
+  delayed: number | null;
+  delayedMs: number | null;
+  /** INSERTs refused for too many parts: the larger of Δ `RejectedInserts` and the client's count of code 252. */
+  rejected: number;
+  /** A short mark for the table (`delayed 19/20`, `rejected 18/20`, `retried`), empty when none applies. */
+  marks: string[];
+  /** The same in words, with the sources. */
+  reasons: string[];
+}
+
+/**
+ * Judge an insert point's figure: rows/s of INSERTs the server delayed (parts_to_delay_insert) or
+ * rejected (parts_to_throw_insert, code 252), or of a point measured by a retried activity, measures
+ * that too, so it is flagged. Sources: `system.events` deltas over the point (server-wide; on a
+ * server doing nothing else they are the point's) and the inserter's errors by code. Pure.
+ */
+export function insertPointFlags(f: InsertPointFacts): InsertPointFlags {
+  const num = (k: string): number | null => {
+    const v = f.deltas[k];
+    return typeof v === 'number' && Number.isFinite(v) ? v : null;
+  };
+  const sent = f.inserts + f.errors;
+  const delayed = num('DelayedInserts');
+  const delayedMs = num('DelayedInsertsMilliseconds');
+  const rejected = Math.max(num('RejectedInserts') ?? 0, f.errorsByCode['252'] ?? 0);
+  const marks: string[] = [];
+  const reasons: string[] = [];
+  if (delayed !== null && delayed > 0) {
+    marks.push(`delayed ${fmtInt(delayed)}/${fmtInt(sent)}`);
+    reasons.push(
+      `${fmtInt(delayed)} of ${fmtInt(sent)} INSERTs delayed by the server${delayedMs !== null ? ` for ${fmtInt(delayedMs)} ms in all` : ''} (system.events DelayedInserts +${delayed}${delayedMs !== null ? `, DelayedInsertsMilliseconds +${delayedMs}` : ''}: too many parts, parts_to_delay_insert)`,
+    );
+  }
+  if (rejected > 0) {
+    marks.push(`rejected ${fmtInt(rejected)}/${fmtInt(sent)}`);
+    reasons.push(
+      `${fmtInt(rejected)} of ${fmtInt(sent)} INSERTs rejected (code 252 TOO_MANY_PARTS ×${f.errorsByCode['252'] ?? 0}, system.events RejectedInserts +${num('RejectedInserts') ?? 'n/a'}): rows/s counts only the accepted ones`,
+    );
+  }
+  if (f.attempt > 1) {
+    marks.push('retried');
+    reasons.push(`measured by attempt ${f.attempt} of its activity (the earlier attempt failed)`);
+  }
+  return { delayed, delayedMs, rejected, marks, reasons };
 }

@@ -154,7 +154,7 @@ export function validityBanner(cells: CellResult[], missing: string[], v: { inva
     return {
       level: 'warn',
       head: 'No query run was measured',
-      text: `${measured.map((c) => `${c.cellKey} ${c.load ? `loaded ${fmtInt(c.load.rows_in_table)} rows` : 'measured storage only'} and ${howStopped(c)}`).join('; ')}; there is no query run to judge.`,
+      text: `${measured.map((c) => `${c.cellKey} ${c.load ? `loaded ${fmtInt(c.load.rows_in_table)} rows` : 'measured storage only'} and ${howStopped(c)}`).join('; ')}; there is no query run to judge.${v.invalid.length ? ` ⚠ ${v.invalid.join('; ')}.` : ''}`,
     };
   const scope = `${fmtInt(runs.length)} query run(s) in ${measured.filter((c) => samplesOf(c).length).length} of ${total} cell(s)`;
   const notCovered = unfinished.map(stopNote);

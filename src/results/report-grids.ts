@@ -8,6 +8,45 @@ import { findKnee, nextStepDecision, ConcurrencyGridSpec, type ConcurrencyStepSu
 import type { CellResult, ConcurrencyStepRecord, InsertPointRecord } from '../schema/results';
 import type { RunSpec } from '../schema/run-spec';
 import { fmtBytes, fmtInt } from './format';
+import { insertPointFlags, type InsertPointFlags } from '../measure/validity';
+
+/**
+ * Delayed / rejected / retried INSERTs of a point, judged from its record (so records written before
+ * the activity stored the judgement get it too): `insertPointFlags` over the record's loop, events
+ * deltas and attempt.
+ */
+export function pointFlags(r: InsertPointRecord): InsertPointFlags {
+  return insertPointFlags({
+    inserts: r.summary.inserts,
+    errors: r.summary.errors,
+    errorsByCode: r.loop.errors_by_code,
+    deltas: r.events.deltas,
+    attempt: r.attempt,
+  });
+}
+
+/** The flag of a step's QPS (window shorter than 3 median latencies), or null. Older records: none recorded. */
+export function stepFlag(r: ConcurrencyStepRecord): string | null {
+  return r.summary.windowFlag ?? null;
+}
+
+/** Grid figures the validity banner must name: flagged insert points and concurrency steps, in words. */
+export function gridValidity(cells: CellResult[]): string[] {
+  const pts = cells.flatMap((c) => c.grids?.insert ?? []).filter((r) => pointFlags(r).marks.length);
+  const steps = cells.flatMap((c) => c.grids?.concurrency ?? []).filter((r) => stepFlag(r) !== null);
+  return [
+    ...(pts.length
+      ? [
+          `${pts.length} insert point(s) whose INSERTs were delayed, rejected or retried (${pts.map((r) => `${r.summary.key}: ${pointFlags(r).marks.join(', ')}`).join('; ')}): their rows/s measure the throttling`,
+        ]
+      : []),
+    ...(steps.length
+      ? [
+          `${steps.length} concurrency step(s) whose window was shorter than 3 median latencies (${steps.map((r) => `${r.summary.clients} clients`).join(', ')}): their QPS rests on a few completions`,
+        ]
+      : []),
+  ];
+}
 
 /** A table: header and body rows of text. */
 export interface TextTable {
@@ -76,7 +115,7 @@ export function insertGridTable(points: InsertPointRecord[]): TextTable {
         String(r.point.concurrency),
         r.point.profile.name,
         r.point.format,
-        fmtInt(Math.round(s.rowsPerS)),
+        `${fmtInt(Math.round(s.rowsPerS))}${pointFlags(r).marks.length ? ` ⚠ ${pointFlags(r).marks.join(', ')}` : ''}`,
         s.mbPerS.toFixed(1),
         lat(s.latencyMs),
         fmtInt(s.inserts),
@@ -101,7 +140,7 @@ export function concurrencyTable(steps: ConcurrencyStepRecord[]): TextTable {
       const s = r.summary;
       return [
         String(s.clients),
-        s.qps.toFixed(1),
+        `${s.qps.toFixed(1)}${stepFlag(r) ? ' ⚠ short window' : ''}`,
         lat(s.latencyMs, wholeMsSource(r)),
         s.latencySource === 'query_log'
           ? `server (query_log ${wholeMsSource(r) ? 'query_duration_ms, whole ms' : 'µs timestamps'})`
@@ -148,6 +187,7 @@ export function insertGridNotes(c: CellResult, spec: RunSpec): string[] {
       'data: repeat — every batch repeats the first, so a deduplicating table drops all but one; "verified" then counts those rows once',
     );
   for (const r of pts.filter((x) => x.summary.clientBound)) notes.push(`⚠ ${r.summary.key}: client-bound — ${r.cpu.reason}`);
+  for (const r of pts) for (const why of pointFlags(r).reasons) notes.push(`⚠ ${r.summary.key}: ${why}`);
   for (const r of pts.filter((x) => x.loop.stopped_by === 'duration'))
     notes.push(`${r.summary.key}: stopped by the point's duration limit before every row was sent`);
   if (pts.some((r) => r.summary.latencyMs.count < MIN_TAIL_SAMPLES))
@@ -165,6 +205,12 @@ export function concurrencyNotes(c: CellResult): string[] {
     );
   for (const r of steps.filter((x) => x.summary.clientBound))
     notes.push(`⚠ ${r.summary.clients} clients: client-bound — ${r.cpu?.reason ?? 'no CPU figures'}`);
+  for (const r of steps) if (stepFlag(r)) notes.push(`⚠ ${r.summary.clients} clients: short window — ${stepFlag(r)}`);
+  const old = steps.filter((r) => r.summary.windowMs === undefined);
+  if (old.length)
+    notes.push(
+      `QPS of ${old.length === steps.length ? 'these steps' : `${old.map((r) => r.summary.clients).join(', ')} clients`} was recorded before completions were counted: it counts only queries that started and finished in the window, over its nominal seconds (an undercount of about one query per client)`,
+    );
   if (steps.some((r) => r.summary.latencyMs.count < MIN_TAIL_SAMPLES))
     notes.push(`P95 / P99 are shown only from ${MIN_TAIL_SAMPLES} requests or more ("—" otherwise)`);
   return notes;
@@ -187,7 +233,11 @@ export function steppingOutcome(
 export interface GridsOutcome {
   insertPoints: number;
   insertVerified: number;
+  /** Insert points whose INSERTs were delayed, rejected or retried (`pointFlags`). */
+  insertFlagged: number;
   concurrencySteps: number;
+  /** Steps whose window was shorter than 3 median latencies (`stepFlag`). */
+  stepsFlagged: number;
   /** The knee's client count per cell with a stepping (null: no knee within the steps). */
   knees: (number | null)[];
 }
@@ -198,7 +248,9 @@ export function gridsOutcome(cells: CellResult[], spec: RunSpec): GridsOutcome {
   return {
     insertPoints: cells.reduce((n, c) => n + (c.grids?.insert.length ?? 0), 0),
     insertVerified: cells.reduce((n, c) => n + (c.grids?.insert.filter((r) => r.summary.verified).length ?? 0), 0),
+    insertFlagged: cells.reduce((n, c) => n + (c.grids?.insert.filter((r) => pointFlags(r).marks.length).length ?? 0), 0),
     concurrencySteps: cells.reduce((n, c) => n + (c.grids?.concurrency.length ?? 0), 0),
+    stepsFlagged: cells.reduce((n, c) => n + (c.grids?.concurrency.filter((r) => stepFlag(r) !== null).length ?? 0), 0),
     knees: g ? cells.filter((c) => c.grids?.concurrency.length).map((c) => steppingOutcome(c.grids!.concurrency, g).knee.clients) : [],
   };
 }
@@ -212,7 +264,7 @@ export function gridsSections(spec: RunSpec, cells: CellResult[], label: (c: Cel
     out.push(
       '## Concurrency stepping',
       '',
-      `Closed-loop clients (each sends its next query when the last one returned, one connection each) over the mix ${(g.mix ?? []).map((e) => `${e.id}×${e.weight}`).join(', ') || 'of every selected query, weight 1'}; each step warms up ${g.warmupS} s (not counted), then is measured for ${g.durationS} s. QPS = successful queries that started and finished in the measured window / its seconds (a query still running at its end counts in the latency, not in QPS). Latency: server-side \`query_duration_ms\` from \`system.query_log\` where the server keeps it, else client wall time (send → last byte), as the "latency source" column says; client wall P99 is shown beside it (the difference is time spent waiting outside the server). Knee: the step after which QPS rose by less than ${(g.kneeMinGain * 100).toFixed(0)} % or P99 grew by more than ${g.kneeP99Factor}×.`,
+      `Closed-loop clients (each sends its next query when the last one returned, one connection each) over the mix ${(g.mix ?? []).map((e) => `${e.id}×${e.weight}`).join(', ') || 'of every selected query, weight 1'}; each step warms up ${g.warmupS} s (not counted), then is measured for ${g.durationS} s. QPS = successful queries that completed inside the measured window (whenever they started) / its measured seconds (a query still running at its end counts in the latency, not in QPS); a step whose window was shorter than 3 × its median latency is marked ⚠ short window. Latency: server-side \`query_duration_ms\` from \`system.query_log\` where the server keeps it, else client wall time (send → last byte), as the "latency source" column says; client wall P99 is shown beside it (the difference is time spent waiting outside the server). Knee: the step after which QPS rose by less than ${(g.kneeMinGain * 100).toFixed(0)} % or P99 grew by more than ${g.kneeP99Factor}×.`,
       '',
     );
     if (!withSteps.length) out.push('No cell measured a step (see the cells above for why).', '');
@@ -230,7 +282,7 @@ export function gridsSections(spec: RunSpec, cells: CellResult[], label: (c: Cel
     out.push(
       '## Insert grid',
       '',
-      "Each point inserts into its own fresh table (the workload's schema, the cell's codec and table settings plus the profile's). Rows are generated on the server in the point's format before the timed loop (distinct rows per batch unless the spec says `data: repeat`), then closed-loop clients, one connection each, POST the batches. rows/s = rows the server acknowledged / client wall time of the loop (for async inserts, until the rows were visible); MB/s = body bytes sent / the same time (10^6 bytes). INSERT latency: client wall per request. parts / INSERT = parts the INSERTs created (`system.part_log` NewPart rows where the server keeps it, else Δ `MergeTreeDataWriterBlocks` in `system.events`, server-wide) / successful INSERTs; peak active parts and merges from `system.parts` / `system.merges` sampled during the loop; delayed / rejected = Δ `DelayedInserts` / `RejectedInserts` (`system.events`); peak memory = `MemoryTracking` (`system.metrics`) at a sample. Verified: `count()` of the table equals the rows acknowledged minus the rows sent as duplicates to a deduplicating table.",
+      "Each point inserts into its own fresh table (the workload's schema, the cell's codec and table settings plus the profile's). Rows are generated on the server in the point's format before the timed loop (distinct rows per batch unless the spec says `data: repeat`), then closed-loop clients, one connection each, POST the batches. rows/s = rows the server acknowledged / client wall time of the loop (for async inserts, until the rows were visible); MB/s = body bytes sent / the same time (10^6 bytes). INSERT latency: client wall per request. parts / INSERT = parts the INSERTs created (`system.part_log` NewPart rows where the server keeps it, else Δ `MergeTreeDataWriterBlocks` in `system.events`, server-wide) / successful INSERTs; peak active parts and merges from `system.parts` / `system.merges` sampled during the loop; delayed / rejected = Δ `DelayedInserts` / `RejectedInserts` (`system.events`); peak memory = `MemoryTracking` (`system.metrics`) at a sample. Verified: `count()` of the table equals the rows acknowledged minus the rows sent as duplicates to a deduplicating table. ⚠ beside rows/s: INSERTs the server delayed (Δ `DelayedInserts`) or rejected (code 252 / Δ `RejectedInserts`), or a point measured by a retried activity — the figure then measures the throttling.",
       '',
     );
     if (!withPoints.length) out.push('No cell measured an insert point (see the cells above for why).', '');

@@ -6,7 +6,7 @@
 import path from 'node:path';
 import { existsSync, readdirSync } from 'node:fs';
 import markdownTable from 'markdown-table';
-import { gridsSections, profileLines } from './report-grids';
+import { gridValidity, gridsSections, profileLines } from './report-grids';
 import { busyFlags, busyHeadline, busySection, hasHosts, hostColumn, hostsSection } from './report-hosts';
 import { readRecord, readRecordIfExists } from './store';
 import { comparisonSection } from './report-comparison';
@@ -100,6 +100,7 @@ export function validitySummary(cells: CellResult[]): { invalid: string[]; unkno
     idxBad && `${idxBad} cell(s) whose skip index is not verified or not effective in the measured runs`,
     mismatch && `${mismatch} result mismatch(es)`,
     failedQueries && `${failedQueries} quer(y/ies) failed on the server`,
+    ...gridValidity(cells),
   ].filter(Boolean) as string[];
   const unknown = [
     coldUnknown && `${coldUnknown} cold run(s)`,

@@ -194,6 +194,14 @@ export interface InsertPointSummary {
   verified: boolean;
   /** The worker's CPU was saturated during the timed loop: the figure may measure the client. */
   clientBound: boolean;
+  /** INSERTs the server delayed (Δ `system.events` DelayedInserts over the point, server-wide); null: unknown. Absent in older records. */
+  delayedInserts?: number | null;
+  /** Their delay in all, ms (Δ DelayedInsertsMilliseconds); null: unknown. */
+  delayedMs?: number | null;
+  /** INSERTs rejected for too many parts (the larger of Δ RejectedInserts and the code-252 failures). */
+  rejectedInserts?: number;
+  /** What qualifies rows/s (delayed, rejected, retried), in words; empty: nothing (`insertPointFlags`, src/measure/validity.ts). */
+  flags?: string[];
   /** Record file, relative to the cell folder. */
   file: string;
   attempt?: number;
@@ -213,8 +221,16 @@ export interface ConcurrencyStepInput {
 /** What `concurrencyStep` returns (the full record is `grids/concurrency-c<clients>.json`). */
 export interface ConcurrencyStepSummary {
   clients: number;
-  /** Successful queries per second of the measured window. */
+  /** Successful queries that completed inside the measured window / its measured length (`windowMs`), per s. */
   qps: number;
+  /** The measured window's length, ms (open → close on the worker, `performance.now()`): the QPS denominator. Absent in older records. */
+  windowMs?: number;
+  /**
+   * Why the step's QPS is not trustworthy: the window was shorter than {@link MIN_WINDOW_LATENCIES} ×
+   * the step's median client wall latency, so a handful of completions decide it. null: no flag.
+   * Absent in older records.
+   */
+  windowFlag?: string | null;
   requests: number;
   errors: number;
   /** Errors by ClickHouse code (or `client:<name>` for a client-side failure). */
@@ -228,6 +244,20 @@ export interface ConcurrencyStepSummary {
   clientBound: boolean;
   file: string;
   attempt?: number;
+}
+
+/** A step's window must last at least this many median latencies for its QPS to stand unflagged. */
+export const MIN_WINDOW_LATENCIES = 3;
+
+/**
+ * Flag a step whose measured window is shorter than {@link MIN_WINDOW_LATENCIES} × its median client
+ * wall latency (ms both). Pure.
+ * @returns the reason, or null (no flag; also when no request succeeded: nothing to compare).
+ */
+export function windowFlag(windowMs: number, wallP50Ms: number | null): string | null {
+  if (wallP50Ms === null || !(wallP50Ms > 0)) return null;
+  if (windowMs >= MIN_WINDOW_LATENCIES * wallP50Ms) return null;
+  return `window ${(windowMs / 1000).toFixed(2)} s < ${MIN_WINDOW_LATENCIES} × median latency ${(wallP50Ms / 1000).toFixed(2)} s: too few completions per client for a QPS`;
 }
 
 /** The workflow's decision after a step. */

@@ -1010,6 +1010,10 @@ export const ConcurrencyStepRecord = z
         latencySource: z.enum(['query_log', 'client wall']),
         wallLatencyMs: LatencyRecord,
         clientBound: z.boolean(),
+        /** Measured window length, ms (the QPS denominator); absent in records before it was measured (QPS then counted only requests that started and finished in the window, over durationS). */
+        windowMs: z.number().optional(),
+        /** Why the QPS is flagged (window shorter than 3 × the median latency); null: not flagged. */
+        windowFlag: z.string().nullable().optional(),
       })
       .loose(),
     /** The worker's CPU over the measured window (null when the step measured nothing). */

@@ -31,6 +31,7 @@ import type { ConcurrencyStepRecord } from '../../src/activities/concurrency-ste
 import { provisionEmbedded, teardownEmbedded } from '../../src/targets/embedded';
 import { provisionLocal, teardownLocal } from '../../src/targets/local';
 import { startActivity } from '../helpers/activity-env';
+import { concurrencyTable } from '../../src/results/report-grids';
 
 const ROWS = 200_000;
 /** Largest gap allowed between two heartbeats of a step: half the cell steps' 10 s heartbeat timeout. */
@@ -126,12 +127,13 @@ async function runSteps(s: Server, label: string): Promise<void> {
     assert.equal(sum.attempt, 1);
     assert.ok(sum.requests > 0, 'requests were counted');
     assert.equal(sum.errors, 0, JSON.stringify(sum.errorsByCode));
-    // QPS counts the successful requests that also finished inside the window: at most `clients`
-    // requests (those in flight when it ended) fewer than all requests.
-    const inWindow = sum.qps * DURATION_S;
+    // QPS counts the successful completions inside the window over its measured length: at most
+    // `clients` more (carried in from the warm-up) or fewer (in flight at its end) than the requests.
+    assert.ok(sum.windowMs! >= DURATION_S * 1000 * 0.95, `window ${sum.windowMs} ms`);
+    const inWindow = Math.round((sum.qps * sum.windowMs!) / 1000);
     assert.ok(
-      inWindow <= sum.requests && inWindow >= sum.requests - clients,
-      `qps × duration ${inWindow} vs requests ${sum.requests}`,
+      inWindow <= sum.requests + clients && inWindow >= sum.requests - clients,
+      `qps × window ${inWindow} vs requests ${sum.requests}`,
     );
     assert.equal(sum.wallLatencyMs.count, sum.requests);
     assert.equal(sum.file, `grids/concurrency-c${clients}.json`);
@@ -162,7 +164,11 @@ async function runSteps(s: Server, label: string): Promise<void> {
     assert.ok(rec.samples.every((x) => x.queryId.startsWith(`${rec.query_id_prefix}-`) && x.queryId.endsWith('-a1')));
     assert.match(rec.query_id_prefix, new RegExp(`-conc-c${clients}$`));
     assert.ok(rec.cpu && rec.cpu.wallMs >= DURATION_S * 1000 * 0.9, `cpu over the window: ${rec.cpu?.wallMs} ms`);
-    assert.match(rec.definitions.qps, /successful requests that started and finished inside the measured window/);
+    assert.match(rec.definitions.qps, /successful requests that completed inside the measured window/);
+    assert.equal(rec.window.ms, sum.windowMs);
+    assert.equal(rec.window.completed, inWindow);
+    assert.equal(rec.window.flag, null, 'a 2 s window is many latencies long');
+    assert.equal(sum.windowFlag, null);
   }
 }
 
@@ -251,8 +257,16 @@ describe('concurrency stepping at the activity level', { timeout: 120_000 }, () 
     assert.equal(sum.latencySource, 'query_log');
     assert.ok(sum.latencyMs.p50! >= 14_000, `server-side ${sum.latencyMs.p50} ms`);
     assert.ok(sum.wallLatencyMs.p50! >= sum.latencyMs.p50!, 'wall ≥ server');
-    // It finished after the window: QPS counts requests that started and finished in it.
+    // It finished after the window: QPS counts completions inside it.
     assert.equal(sum.qps, 0);
+    // A 1 s window against a 15 s median latency: flagged, in the summary, the record and the report.
+    assert.match(sum.windowFlag ?? '', /^window 1\.\d\d s < 3 × median latency 1[5-9]\.\d\d s/);
+    const rec = readJson<ConcurrencyStepRecord>(
+      path.join(cellDir(si.cell.resultsDir, runId, si.cell.cellKey), sum.file),
+    );
+    assert.equal(rec.window.flag, sum.windowFlag);
+    const row = concurrencyTable([rec as unknown as Parameters<typeof concurrencyTable>[0][number]]).rows[0];
+    assert.match(row[1], /^0\.0 ⚠ short window$/);
     const mine = a.beats.filter((b) => b.d.step === 'concurrency-c1');
     const gaps = mine.slice(1).map((b, j) => b.at - mine[j].at);
     assert.ok(
@@ -282,6 +296,35 @@ describe('concurrency stepping at the activity level', { timeout: 120_000 }, () 
     const rec = readJson<ConcurrencyStepRecord>(path.join(dir, again.file));
     assert.equal(rec.step.durationS, 1, 'the record is the rerun’s');
     assert.ok(fs.statSync(path.join(dir, again.file)).mtimeMs > before);
+  });
+
+  test("QPS ≈ clients ÷ latency (Little's law) on 18.16 with sleep(0.5): completions in the measured window count", async () => {
+    // 8 closed-loop clients of a 0.5 s query: 16 QPS. The window [0.25 s, 2.25 s] holds 4 completions
+    // per client (0.5, 1.0, 1.5, 2.0 s); counting only requests that start AND end inside it keeps 3 (12 QPS).
+    const clients = 8;
+    const r = await runClosedLoop({
+      target: local.target,
+      clients,
+      mix: [{ id: 'sleep', sql: 'SELECT sleep(0.5)', weight: 1 }],
+      warmupS: 0.25,
+      durationS: 2,
+      seed: 'little',
+      queryIdPrefix: `chb-little-${randomUUID().slice(0, 6)}`,
+    });
+    assert.equal(r.errors, 0, JSON.stringify(r.samples.find((x) => !x.ok)));
+    const ok = r.samples.filter((x) => x.ok);
+    const meanS = ok.reduce((a, x) => a + x.wallMs, 0) / ok.length / 1000;
+    const little = clients / meanS;
+    assert.ok(meanS >= 0.5 && meanS < 0.7, `mean latency ${meanS} s`);
+    assert.ok(Math.abs(r.qps / little - 1) < 0.1, `QPS ${r.qps} vs Little's law ${little}`);
+    console.log(
+      `18.16 sleep(0.5) × ${clients} clients: QPS ${r.qps.toFixed(2)} over a ${r.windowMs.toFixed(0)} ms window (${r.completedInWindow} completions, ${r.carriedIn} carried in), clients ÷ mean latency ${little.toFixed(2)} (mean ${(meanS * 1000).toFixed(0)} ms)`,
+    );
+    // The denominator is the measured window, and it is the one the two instants on record span.
+    assert.ok(Math.abs(r.windowMs - 2000) < 200, `window ${r.windowMs} ms`);
+    assert.equal(r.qps, r.completedInWindow / (r.windowMs / 1000));
+    const isoMs = Date.parse(r.windowEndAt) - Date.parse(r.windowStartAt);
+    assert.ok(Math.abs(isoMs - r.windowMs) <= 2, `ISO span ${isoMs} vs window ${r.windowMs}`);
   });
 
   test('engine: errors counted by ClickHouse code and by socket error; the same seed picks the same queries', async () => {

@@ -33,6 +33,9 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import type * as activity from '@temporalio/activity';
 import { connect, queryScalar } from '../../src/clickhouse/client';
 import { pointTable } from '../../src/activities/insert-grid';
+import { InsertPointRecord, type CellResult } from '../../src/schema/results';
+import { insertGridTable } from '../../src/results/report-grids';
+import { validitySummary } from '../../src/results/report';
 
 const LOCAL_BIN = ['/usr/bin/clickhouse-server', '/usr/sbin/clickhouse-server'].find((p) => fs.existsSync(p));
 
@@ -175,9 +178,77 @@ describe('insert grid points (embedded engine and clickhouse-server 18.16)', { t
     assert.equal(out.errors, r.loop.errors_by_code['252'], 'every failure is 252');
     assert.equal(out.inserts + out.errors, 10, 'the loop went on after the errors');
     assert.ok(r.events.deltas.RejectedInserts > 0, JSON.stringify(r.events.deltas));
+    // The rejections qualify the figure: summary, record, the table's rows/s and the validity banner.
+    assert.equal(out.rejectedInserts, out.errors);
+    assert.ok(
+      out.flags!.some((f) => f.startsWith(`${out.errors} of 10 INSERTs rejected (code 252 TOO_MANY_PARTS`)),
+      JSON.stringify(out.flags),
+    );
+    const full = InsertPointRecord.parse(
+      JSON.parse(fs.readFileSync(path.join(cellDir(si.cell.resultsDir, runId, si.cell.cellKey), out.file), 'utf8')),
+    );
+    assert.match(insertGridTable([full]).rows[0][4], new RegExp(`^[\\d,]+ ⚠ .*rejected ${out.errors}/10`));
+    assert.ok(
+      validitySummary([{ grids: { insert: [full], concurrency: [] } } as unknown as CellResult]).invalid.some((x) =>
+        /^1 insert point\(s\) whose INSERTs were delayed, rejected or retried \(b500-c2-tinyparts-jsoneachrow: .*rejected/.test(
+          x,
+        ),
+      ),
+    );
     assert.equal(out.verified, true, r.verification.reasons.join('; '));
     assert.equal(r.verification.count, r.loop.rows_acked);
     assert.ok(r.parts.peak_active >= 2, `peak active parts ${r.parts.peak_active}`);
+  });
+
+  test('parts_to_delay_insert 1: the delayed INSERTs are counted and flag rows/s in the summary, the record, the table and the banner', async () => {
+    // Merges off (parts larger than 1 byte never merge): from the second INSERT on, every INSERT finds
+    // at least one part and is delayed.
+    const p = point(
+      250,
+      1,
+      {
+        name: 'delay',
+        mergeTree: {
+          parts_to_delay_insert: 1,
+          max_bytes_to_merge_at_max_space_in_pool: 1,
+          max_bytes_to_merge_at_min_space_in_pool: 1,
+        },
+      },
+      'JSONEachRow',
+    );
+    const si = input(embedded!, '26.7', 'trivial', { rows: 5000 });
+    const out = await startActivity(acts.insertPoint, si, p).result;
+    const file = path.join(cellDir(si.cell.resultsDir, runId, si.cell.cellKey), out.file);
+    const full = InsertPointRecord.parse(JSON.parse(fs.readFileSync(file, 'utf8')));
+    console.log(
+      `26.7 parts_to_delay_insert 1: ${out.delayedInserts} of ${out.inserts + out.errors} INSERTs delayed, ${out.delayedMs} ms, ${Math.round(out.rowsPerS)} rows/s`,
+    );
+    assert.equal(out.inserts, 20);
+    assert.equal(out.errors, 0);
+    assert.ok(out.delayedInserts! >= 15 && out.delayedInserts! <= 20, `delayed ${out.delayedInserts}`);
+    assert.ok(out.delayedMs !== null && out.delayedMs! > 0, `delay ${out.delayedMs} ms`);
+    assert.equal(out.rejectedInserts, 0);
+    assert.match(
+      out.flags![0],
+      new RegExp(
+        `^${out.delayedInserts} of 20 INSERTs delayed by the server for [\\d,]+ ms in all \\(system\\.events DelayedInserts \\+${out.delayedInserts}`,
+      ),
+    );
+    assert.deepEqual((full as unknown as { throttling: { marks: string[] } }).throttling.marks, [
+      `delayed ${out.delayedInserts}/20`,
+    ]);
+    const t = insertGridTable([full]);
+    assert.equal(t.head[4], 'rows/s');
+    assert.equal(
+      t.rows[0][4],
+      `${Math.round(out.rowsPerS).toLocaleString('en-US')} ⚠ delayed ${out.delayedInserts}/20`,
+    );
+    const v = validitySummary([{ grids: { insert: [full], concurrency: [] } } as unknown as CellResult]);
+    assert.equal(v.invalid.length, 1, JSON.stringify(v));
+    assert.match(
+      v.invalid[0],
+      /^1 insert point\(s\) whose INSERTs were delayed, rejected or retried \(b250-c1-delay-jsoneachrow: delayed \d+\/20\): their rows\/s measure the throttling$/,
+    );
   });
 
   test('async_insert=1 on the embedded engine runs synchronously and says so; 18.16 refuses the setting', async () => {

@@ -32,12 +32,20 @@ test('report.md shows both grids of the demo run: every point and step, the knee
   assert.match(conc, /Knee: \*\*1 client\*\* — QPS fell [\d.]+ % from 1 to 2 clients/);
   assert.match(conc, /Stepping ended: all steps ran\./);
   assert.match(conc, /The embedded engine runs one statement at a time/);
+  // The fixture's steps were recorded before completions were counted: their QPS says so.
+  assert.match(
+    conc,
+    /- QPS of these steps was recorded before completions were counted: it counts only queries that started and finished in the window/,
+  );
+  assert.doesNotMatch(md, /\d ⚠ (delayed|rejected|retried|short window)/, 'nothing in the demo run was throttled');
 
   const { run, cells } = loadRun(FIXTURE);
   assert.deepEqual(gridsOutcome(cells, run.spec), {
     insertPoints: 18,
     insertVerified: 18,
+    insertFlagged: 0,
     concurrencySteps: 5,
+    stepsFlagged: 0,
     knees: [1],
   });
 });
