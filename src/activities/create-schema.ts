@@ -11,7 +11,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { connect, tryCommand } from '../clickhouse/client';
 import { codecMatches, readColumnCodecs } from '../clickhouse/codec-check';
 import { cellDir, writeJsonAtomic } from '../results/store';
-import { declaredCodecs, loadWorkload, renderTemplate, sqlRoot, workloadQueries } from '../lib/workload';
+import { afterLoadStatements, declaredCodecs, loadWorkload, renderTemplate, sqlRoot, workloadQueries } from '../lib/workload';
 import { cellCodecProfile, type StepInput } from '../schema/cell';
 import { FAILURE } from '../schema/failures';
 import type { SchemaRecord } from '../schema/results';
@@ -138,15 +138,37 @@ export function createCreateSchema() {
                 '; ',
               )}${wrong.length === columns.length ? ` — does the schema of workload ${m.name} place {{codec}} on its columns?` : ''}`,
           });
+        // The after-load statements, applied to an empty scratch copy: the queries are checked against
+        // the table as it will be when they run, and a statement the server refuses fails here.
+        let against = m.table;
+        if (m.afterLoad.length) {
+          const check = await checkAfterLoad(client, cell, m);
+          record.after_load_check = check;
+          writeJsonAtomic(path.join(dir, 'schema.json'), record);
+          const refused = check.statements.find((x) => !x.ok);
+          if (refused) {
+            await tryCommand(client, `DROP TABLE IF EXISTS ${check.scratch_table}`);
+            throw ApplicationFailure.create({
+              type: FAILURE.InvalidAfterLoadStatement,
+              nonRetryable: true,
+              message: `after-load statement ${refused.file} (${path.join(sqlRoot(), 'workloads', m.name, refused.file)}) fails on an empty copy of table ${m.table}: ${refused.code ? `Code: ${refused.code}. ` : ''}${refused.error}`,
+            });
+          }
+          against = check.scratch_table;
+        }
         // Every selected query, analysed on the empty table before minutes of loading.
-        record.query_check = await checkQueries(client, cell, m, settings.runs);
+        try {
+          record.query_check = await checkQueries(client, cell, m, settings.runs, against);
+        } finally {
+          if (against !== m.table) await tryCommand(client, `DROP TABLE IF EXISTS ${against}`);
+        }
         writeJsonAtomic(path.join(dir, 'schema.json'), record);
         const bad = record.query_check.queries.find((q) => !q.ok);
         if (bad)
           throw ApplicationFailure.create({
             type: FAILURE.InvalidWorkloadQuery,
             nonRetryable: true,
-            message: `query ${bad.id} (${path.join(sqlRoot(), 'workloads', m.name, bad.file)}) fails on the empty table ${m.table}: ${bad.code ? `Code: ${bad.code}. ` : ''}${bad.error}`,
+            message: `query ${bad.id} (${path.join(sqlRoot(), 'workloads', m.name, bad.file)}) fails on the empty table ${m.table}${against !== m.table ? ' after its after-load statements' : ''}: ${bad.code ? `Code: ${bad.code}. ` : ''}${bad.error}`,
           });
       } finally {
         await client.close();
@@ -156,14 +178,51 @@ export function createCreateSchema() {
   };
 }
 
-/** EXPLAIN each selected query with the runs' settings; on servers without EXPLAIN, a record saying so. */
+/**
+ * Apply the workload's after-load statements, in order, to an empty scratch copy of the cell's table
+ * (`CREATE TABLE <table>_chb_after_load AS <table>`, dropped and made anew), stopping at the first
+ * the server refuses. The caller drops the copy.
+ */
+async function checkAfterLoad(
+  client: ClickHouseClient,
+  cell: StepInput['cell'],
+  m: ReturnType<typeof loadWorkload>,
+): Promise<NonNullable<SchemaRecord['after_load_check']>> {
+  const scratch = `${m.table}_chb_after_load`;
+  await client.command({ query: `DROP TABLE IF EXISTS ${scratch}` });
+  await client.command({ query: `CREATE TABLE ${scratch} AS ${m.table}` });
+  const statements: NonNullable<SchemaRecord['after_load_check']>['statements'] = [];
+  for (const s of afterLoadStatements(m, { table: scratch, rows: cell.scale, codec: cellCodecProfile(cell) })) {
+    const r = await tryCommand(client, s.sql);
+    statements.push({
+      file: s.file,
+      sql: s.sql,
+      ok: r.ok,
+      ...(r.ok ? {} : { error: r.error ?? 'refused', ...(r.code ? { code: r.code } : {}) }),
+    });
+    if (!r.ok) break;
+  }
+  return {
+    scratch_table: scratch,
+    statements,
+    source: `each statement sent, in order, to ${scratch}, an empty copy of ${m.table} (CREATE TABLE … AS), before loading`,
+  };
+}
+
+/**
+ * EXPLAIN each selected query with the runs' settings, against `table` (the cell's empty table, or
+ * its scratch copy after the after-load statements); on servers without EXPLAIN, a record saying so.
+ */
 async function checkQueries(
   client: ClickHouseClient,
   cell: StepInput['cell'],
   m: ReturnType<typeof loadWorkload>,
   runSettings: Record<string, string | number>,
+  table = m.table,
 ): Promise<NonNullable<SchemaRecord['query_check']>> {
-  const source = 'EXPLAIN <query> on the empty table, with the measured runs\u2019 settings';
+  const against =
+    table === m.table ? `the empty table ${m.table}` : `${table}, an empty copy of ${m.table} after its after-load statements`;
+  const source = `EXPLAIN <query> on ${against}, with the measured runs\u2019 settings`;
   if (!(await hasExplain(client)))
     return {
       available: false,
@@ -171,8 +230,9 @@ async function checkQueries(
         'not available on this server: it has no EXPLAIN (ClickHouse before 20.6); the queries were not checked before loading',
       source,
       queries: [],
+      against: table,
     };
-  const qs = workloadQueries(m, { table: m.table, rows: cell.scale, codec: cellCodecProfile(cell) }, cell.queries);
+  const qs = workloadQueries(m, { table, rows: cell.scale, codec: cellCodecProfile(cell) }, cell.queries);
   const queries: NonNullable<SchemaRecord['query_check']>['queries'] = [];
   for (const q of qs) {
     const r = await tryCommand(client, `EXPLAIN ${q.sql}`, runSettings);
@@ -183,5 +243,5 @@ async function checkQueries(
       ...(r.ok ? {} : { error: r.error ?? 'refused', ...(r.code ? { code: r.code } : {}) }),
     });
   }
-  return { available: true, source, queries };
+  return { available: true, source, queries, against: table };
 }
