@@ -21,7 +21,8 @@ import { parseRunSpec } from '../../src/schema/run-spec';
 import { FAILURE } from '../../src/schema/failures';
 import type { CellInput } from '../../src/schema/cell';
 import type { TargetHandle } from '../../src/schema/target';
-import { AfterLoadRecord, type SchemaRecord } from '../../src/schema/results';
+import { AfterLoadRecord, type CellResult, type SchemaRecord } from '../../src/schema/results';
+import { afterLoadSection } from '../../src/results/report';
 import { cellDir, writeJsonAtomic } from '../../src/results/store';
 import { REPO_ROOT } from '../../src/config';
 import { loadWorkload, workloadProblems } from '../../src/lib/workload';
@@ -220,5 +221,14 @@ describe('after-load statements on chdb (ClickHouse 26.7)', { timeout: 300_000 }
       ],
     );
     assert.deepEqual(await columns(), ['id', 'ts', 'v', 'w']);
+
+    // The report's "After the load" section lists each statement, its time and its wait.
+    const md = afterLoadSection([{ cellKey: 'c1', status: 'succeeded', after_load: r2 } as CellResult], (c) => c.cellKey)
+      .join('\n')
+      .replace(/ +/g, ' ');
+    assert.match(md, /^## After the load/);
+    assert.match(md, /\| c1 \| 1 \| `after-load\/01-add-column\.sql` \| n\/a \| n\/a \| none \| n\/a \| sent by an earlier attempt/);
+    assert.match(md, /\| c1 \| 3 \| `after-load\/03-materialize-index\.sql` \| [\d.]+ ms \| (n\/a|[\d.]+ ms) \| mutations \(1 mutation\(s\)\) \| [\d.]+ ms \|/);
+    assert.deepEqual(afterLoadSection([{ cellKey: 'c2', status: 'succeeded' } as CellResult], (c) => c.cellKey), []);
   });
 });
