@@ -103,6 +103,18 @@ describe('after-load statements on chdb (ClickHouse 26.7)', { timeout: 300_000 }
       ],
     );
     assert.deepEqual(workloadProblems('after-load'), []);
+    // A file with two statements, and one that is missing, are refused without a server.
+    const root = path.join(workDir, 'bad-root');
+    fs.cpSync(path.join(FIXTURES, 'workloads', 'after-load'), path.join(root, 'workloads', 'after-load'), { recursive: true });
+    fs.writeFileSync(
+      path.join(root, 'workloads', 'after-load', 'after-load', '02-add-index.sql'),
+      'ALTER TABLE {{table}} ADD INDEX a a TYPE minmax GRANULARITY 1;\nALTER TABLE {{table}} MATERIALIZE INDEX a;\n',
+    );
+    fs.rmSync(path.join(root, 'workloads', 'after-load', 'after-load', '03-materialize-index.sql'));
+    assert.deepEqual(workloadProblems('after-load', root), [
+      'workload after-load: afterLoad[1] file after-load/02-add-index.sql holds 2 statements; each after-load file holds one',
+      `workload after-load: afterLoad[2] file after-load/03-materialize-index.sql is missing (${path.join(root, 'workloads', 'after-load', 'after-load', '03-materialize-index.sql')})`,
+    ]);
   });
 
   it('a bad after-load statement is refused before loading, naming its file', async () => {
