@@ -123,7 +123,11 @@ export function createAfterLoad() {
       try {
         // An earlier attempt's statement still running finishes (or is killed) before the table is read.
         await settlePreviousAttempts(target, client, prefix);
-        const rec: AfterLoadRecord = readJsonIfExists<AfterLoadRecord>(file) ?? { table: m.table, statements: [], notes: [] };
+        const rec: AfterLoadRecord = readJsonIfExists<AfterLoadRecord>(file) ?? {
+          table: m.table,
+          statements: [],
+          notes: [],
+        };
         rec.notes ??= [];
         let now = await tableState(client, m.table);
         // Records that do not fit the table (another server, or statements changed) are dropped when
@@ -184,7 +188,8 @@ export function createAfterLoad() {
           r.elapsed_source = 'client wall time of the statement (HTTP request to response)';
           const ns = summaryNumber(parseSummary(res.response_headers as Record<string, string>), 'elapsed_ns');
           r.server_elapsed_ms = ns === null ? null : ns / 1e6;
-          r.server_elapsed_source = ns === null ? 'not available: no elapsed_ns in the HTTP summary' : 'http summary elapsed_ns';
+          r.server_elapsed_source =
+            ns === null ? 'not available: no elapsed_ns in the HTTP summary' : 'http summary elapsed_ns';
           sent++;
           r.wait_result = await waitAfter(client, m.table, s, r.state_before);
           r.state_after = now = await tableState(client, m.table);

@@ -11,7 +11,14 @@ import { ApplicationFailure } from '@temporalio/common';
 import { connect, tryCommand } from '../clickhouse/client';
 import { codecMatches, readColumnCodecs } from '../clickhouse/codec-check';
 import { cellDir, writeJsonAtomic } from '../results/store';
-import { afterLoadStatements, declaredCodecs, loadWorkload, renderTemplate, sqlRoot, workloadQueries } from '../lib/workload';
+import {
+  afterLoadStatements,
+  declaredCodecs,
+  loadWorkload,
+  renderTemplate,
+  sqlRoot,
+  workloadQueries,
+} from '../lib/workload';
 import { cellCodecProfile, type StepInput } from '../schema/cell';
 import { FAILURE } from '../schema/failures';
 import type { SchemaRecord } from '../schema/results';
@@ -221,7 +228,9 @@ async function checkQueries(
   table = m.table,
 ): Promise<NonNullable<SchemaRecord['query_check']>> {
   const against =
-    table === m.table ? `the empty table ${m.table}` : `${table}, an empty copy of ${m.table} after its after-load statements`;
+    table === m.table
+      ? `the empty table ${m.table}`
+      : `${table}, an empty copy of ${m.table} after its after-load statements`;
   const source = `EXPLAIN <query> on ${against}, with the measured runs\u2019 settings`;
   if (!(await hasExplain(client)))
     return {

@@ -357,7 +357,8 @@ export function workloadProblems(name: string, root = sqlRoot()): string[] {
     }
     if (what.startsWith('afterLoad')) {
       const n = splitTopLevel(stripComments(readFileSync(p, 'utf8')), ';').filter((x) => x.trim()).length;
-      if (n !== 1) out.push(`workload ${name}: ${what} file ${f} holds ${n} statements; each after-load file holds one`);
+      if (n !== 1)
+        out.push(`workload ${name}: ${what} file ${f} holds ${n} statements; each after-load file holds one`);
     }
     for (const hit of stripComments(readFileSync(p, 'utf8')).matchAll(PLACEHOLDER)) {
       const [whole, k, arg] = hit;

@@ -61,12 +61,18 @@ function cellOf(workload: string): CellInput {
 }
 
 const fileOf = (cell: CellInput, f: string) => path.join(cellDir(cell.resultsDir, cell.runId, cell.cellKey), f);
-const readRecord = (cell: CellInput) => AfterLoadRecord.parse(JSON.parse(fs.readFileSync(fileOf(cell, 'after-load.json'), 'utf8')));
+const readRecord = (cell: CellInput) =>
+  AfterLoadRecord.parse(JSON.parse(fs.readFileSync(fileOf(cell, 'after-load.json'), 'utf8')));
 
 describe('after-load statements on chdb (ClickHouse 26.7)', { timeout: 300_000 }, () => {
   let target: TargetHandle;
   before(async () => {
-    target = await provisionEmbedded({ runId: `al-${randomUUID().slice(0, 8)}`, cellKey: 'c', version: '26.7', workDir });
+    target = await provisionEmbedded({
+      runId: `al-${randomUUID().slice(0, 8)}`,
+      cellKey: 'c',
+      version: '26.7',
+      workDir,
+    });
   });
   after(async () => {
     if (target) await teardownEmbedded(target).catch(() => undefined);
@@ -88,9 +94,19 @@ describe('after-load statements on chdb (ClickHouse 26.7)', { timeout: 300_000 }
     }
   };
   const columns = async () =>
-    (await sql<{ name: string }>("SELECT name FROM system.columns WHERE database = currentDatabase() AND table = 't' ORDER BY position")).map((r) => r.name);
+    (
+      await sql<{ name: string }>(
+        "SELECT name FROM system.columns WHERE database = currentDatabase() AND table = 't' ORDER BY position",
+      )
+    ).map((r) => r.name);
   const mutationCount = async () =>
-    Number((await sql<{ n: string }>("SELECT count() AS n FROM system.mutations WHERE database = currentDatabase() AND table = 't'"))[0].n);
+    Number(
+      (
+        await sql<{ n: string }>(
+          "SELECT count() AS n FROM system.mutations WHERE database = currentDatabase() AND table = 't'",
+        )
+      )[0].n,
+    );
 
   it('manifest: afterLoad parses, and validate checks its files', () => {
     const m = loadWorkload('after-load');
@@ -105,7 +121,9 @@ describe('after-load statements on chdb (ClickHouse 26.7)', { timeout: 300_000 }
     assert.deepEqual(workloadProblems('after-load'), []);
     // A file with two statements, and one that is missing, are refused without a server.
     const root = path.join(workDir, 'bad-root');
-    fs.cpSync(path.join(FIXTURES, 'workloads', 'after-load'), path.join(root, 'workloads', 'after-load'), { recursive: true });
+    fs.cpSync(path.join(FIXTURES, 'workloads', 'after-load'), path.join(root, 'workloads', 'after-load'), {
+      recursive: true,
+    });
     fs.writeFileSync(
       path.join(root, 'workloads', 'after-load', 'after-load', '02-add-index.sql'),
       'ALTER TABLE {{table}} ADD INDEX a a TYPE minmax GRANULARITY 1;\nALTER TABLE {{table}} MATERIALIZE INDEX a;\n',
@@ -130,7 +148,11 @@ describe('after-load statements on chdb (ClickHouse 26.7)', { timeout: 300_000 }
     assert.equal(rec.after_load_check?.statements[0].ok, false);
     // The scratch copy is gone, the cell's table untouched and empty.
     assert.deepEqual(
-      (await sql<{ name: string }>("SELECT name FROM system.tables WHERE database = currentDatabase() AND name LIKE 't%' ORDER BY name")).map((r) => r.name),
+      (
+        await sql<{ name: string }>(
+          "SELECT name FROM system.tables WHERE database = currentDatabase() AND name LIKE 't%' ORDER BY name",
+        )
+      ).map((r) => r.name),
       ['t'],
     );
     assert.deepEqual(await columns(), ['id', 'ts', 'v']);
@@ -164,7 +186,11 @@ describe('after-load statements on chdb (ClickHouse 26.7)', { timeout: 300_000 }
     );
     // The load writes the table as created: the new column is not there yet, the scratch copy is gone.
     assert.deepEqual(await columns(), ['id', 'ts', 'v']);
-    assert.equal((await sql("SELECT 1 FROM system.tables WHERE database = currentDatabase() AND name = 't_chb_after_load'")).length, 0);
+    assert.equal(
+      (await sql("SELECT 1 FROM system.tables WHERE database = currentDatabase() AND name = 't_chb_after_load'"))
+        .length,
+      0,
+    );
     await exec(
       `INSERT INTO t SELECT number, toDateTime('2026-01-01 00:00:00') + number, toInt32(number % 1000) FROM numbers(${ROWS})`,
     );
@@ -193,7 +219,9 @@ describe('after-load statements on chdb (ClickHouse 26.7)', { timeout: 300_000 }
     assert.match(w3.mutations[0].command, /MATERIALIZE INDEX w_idx/);
     // The query reads the new column: its DEFAULT, v * 2, for the loaded rows.
     const [{ s, n }] = await sql<{ s: string; n: string }>('SELECT sum(w) AS s, countIf(w > 10) AS n FROM t');
-    const [{ e, en }] = await sql<{ e: string; en: string }>('SELECT sum(v * 2) AS e, countIf(v * 2 > 10) AS en FROM t');
+    const [{ e, en }] = await sql<{ e: string; en: string }>(
+      'SELECT sum(v * 2) AS e, countIf(v * 2 > 10) AS en FROM t',
+    );
     assert.equal(s, e);
     assert.equal(n, en);
     assert.ok(Number(s) > 0);
@@ -235,12 +263,24 @@ describe('after-load statements on chdb (ClickHouse 26.7)', { timeout: 300_000 }
     assert.deepEqual(await columns(), ['id', 'ts', 'v', 'w']);
 
     // The report's "After the load" section lists each statement, its time and its wait.
-    const md = afterLoadSection([{ cellKey: 'c1', status: 'succeeded', after_load: r2 } as CellResult], (c) => c.cellKey)
+    const md = afterLoadSection(
+      [{ cellKey: 'c1', status: 'succeeded', after_load: r2 } as CellResult],
+      (c) => c.cellKey,
+    )
       .join('\n')
       .replace(/ +/g, ' ');
     assert.match(md, /^## After the load/);
-    assert.match(md, /\| c1 \| 1 \| `after-load\/01-add-column\.sql` \| n\/a \| n\/a \| none \| n\/a \| sent by an earlier attempt/);
-    assert.match(md, /\| c1 \| 3 \| `after-load\/03-materialize-index\.sql` \| [\d.]+ ms \| (n\/a|[\d.]+ ms) \| mutations \(1 mutation\(s\)\) \| [\d.]+ ms \|/);
-    assert.deepEqual(afterLoadSection([{ cellKey: 'c2', status: 'succeeded' } as CellResult], (c) => c.cellKey), []);
+    assert.match(
+      md,
+      /\| c1 \| 1 \| `after-load\/01-add-column\.sql` \| n\/a \| n\/a \| none \| n\/a \| sent by an earlier attempt/,
+    );
+    assert.match(
+      md,
+      /\| c1 \| 3 \| `after-load\/03-materialize-index\.sql` \| [\d.]+ ms \| (n\/a|[\d.]+ ms) \| mutations \(1 mutation\(s\)\) \| [\d.]+ ms \|/,
+    );
+    assert.deepEqual(
+      afterLoadSection([{ cellKey: 'c2', status: 'succeeded' } as CellResult], (c) => c.cellKey),
+      [],
+    );
   });
 });
