@@ -41,6 +41,7 @@ import { StatementLine } from '../src/schema/target';
 import { EVENT_BUDGET, type MatrixProgress } from '../src/workflows/benchmark-matrix';
 import type { CellProgress } from '../src/workflows/benchmark-cell';
 import { CELL_STEPS } from '../src/schema/cell';
+import { loadWorkload } from '../src/lib/workload';
 import { orchestrationSpec } from '../test/helpers/orchestration-spec';
 
 const LOCAL_BINARY = process.env.CHBENCH_CLICKHOUSE_SERVER ?? '/usr/sbin/clickhouse-server';
@@ -271,7 +272,9 @@ interface TrialOutcome {
  * inside a grid (finished points not run again) is test/e2e/grids.test.ts.
  */
 const GRID_PHASES = new Set<string>(['concurrency', 'insert-grid']);
-const STEP_KINDS: string[] = CELL_STEPS.map((s) => s.phase).filter((p) => !GRID_PHASES.has(p));
+/** `after-load` runs only for a workload with after-load statements: covered when the suite's workload (`logs`) has some. */
+const SPEC_PHASES = new Set<string>(loadWorkload('logs').afterLoad.length ? [] : ['after-load']);
+const STEP_KINDS: string[] = CELL_STEPS.map((s) => s.phase).filter((p) => !GRID_PHASES.has(p) && !SPEC_PHASES.has(p));
 
 /** Storage figures of a finished run's cells: rows, uncompressed and compressed bytes per cell. */
 function storageOf(

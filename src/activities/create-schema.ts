@@ -12,6 +12,7 @@ import { connect, tryCommand } from '../clickhouse/client';
 import { codecMatches, readColumnCodecs } from '../clickhouse/codec-check';
 import { cellDir, writeJsonAtomic } from '../results/store';
 import {
+  afterLoadStatements,
   declaredCodecs,
   formatClauseProblem,
   loadWorkload,
@@ -166,15 +167,37 @@ export function createCreateSchema() {
                 '; ',
               )}${wrong.length === columns.length ? ` — does the schema of workload ${m.name} place {{codec}} on its columns?` : ''}`,
           });
+        // The after-load statements, applied to an empty scratch copy: the queries are checked against
+        // the table as it will be when they run, and a statement the server refuses fails here.
+        let against = m.table;
+        if (m.afterLoad.length) {
+          const check = await checkAfterLoad(client, cell, m);
+          record.after_load_check = check;
+          writeJsonAtomic(path.join(dir, 'schema.json'), record);
+          const refused = check.statements.find((x) => !x.ok);
+          if (refused) {
+            await tryCommand(client, `DROP TABLE IF EXISTS ${check.scratch_table}`);
+            throw ApplicationFailure.create({
+              type: FAILURE.InvalidAfterLoadStatement,
+              nonRetryable: true,
+              message: `after-load statement ${refused.file} (${path.join(sqlRoot(), 'workloads', m.name, refused.file)}) fails on an empty copy of table ${m.table}: ${refused.code ? `Code: ${refused.code}. ` : ''}${refused.error}`,
+            });
+          }
+          against = check.scratch_table;
+        }
         // Every selected query, analysed on the empty table before minutes of loading.
-        record.query_check = await checkQueries(client, cell, m, settings.runs);
+        try {
+          record.query_check = await checkQueries(client, cell, m, settings.runs, against);
+        } finally {
+          if (against !== m.table) await tryCommand(client, `DROP TABLE IF EXISTS ${against}`);
+        }
         writeJsonAtomic(path.join(dir, 'schema.json'), record);
         const bad = record.query_check.queries.find((q) => !q.ok);
         if (bad)
           throw ApplicationFailure.create({
             type: FAILURE.InvalidWorkloadQuery,
             nonRetryable: true,
-            message: `query ${bad.id} (${path.join(sqlRoot(), 'workloads', m.name, bad.file)}) ${bad.code ? `fails on the empty table ${m.table}: Code: ${bad.code}. ` : 'is refused before loading: '}${bad.error}`,
+            message: `query ${bad.id} (${path.join(sqlRoot(), 'workloads', m.name, bad.file)}) ${bad.code ? `fails on the empty table ${m.table}${against !== m.table ? ' after its after-load statements' : ''}: Code: ${bad.code}. ` : 'is refused before loading: '}${bad.error}`,
           });
       } finally {
         await client.close();
@@ -184,15 +207,54 @@ export function createCreateSchema() {
   };
 }
 
-/** EXPLAIN each selected query with the runs' settings; on servers without EXPLAIN, a record saying so. */
+/**
+ * Apply the workload's after-load statements, in order, to an empty scratch copy of the cell's table
+ * (`CREATE TABLE <table>_chb_after_load AS <table>`, dropped and made anew), stopping at the first
+ * the server refuses. The caller drops the copy.
+ */
+async function checkAfterLoad(
+  client: ClickHouseClient,
+  cell: StepInput['cell'],
+  m: ReturnType<typeof loadWorkload>,
+): Promise<NonNullable<SchemaRecord['after_load_check']>> {
+  const scratch = `${m.table}_chb_after_load`;
+  await client.command({ query: `DROP TABLE IF EXISTS ${scratch}` });
+  await client.command({ query: `CREATE TABLE ${scratch} AS ${m.table}` });
+  const statements: NonNullable<SchemaRecord['after_load_check']>['statements'] = [];
+  for (const s of afterLoadStatements(m, { table: scratch, rows: cell.scale, codec: cellCodecProfile(cell) })) {
+    const r = await tryCommand(client, s.sql);
+    statements.push({
+      file: s.file,
+      sql: s.sql,
+      ok: r.ok,
+      ...(r.ok ? {} : { error: r.error ?? 'refused', ...(r.code ? { code: r.code } : {}) }),
+    });
+    if (!r.ok) break;
+  }
+  return {
+    scratch_table: scratch,
+    statements,
+    source: `each statement sent, in order, to ${scratch}, an empty copy of ${m.table} (CREATE TABLE … AS), before loading`,
+  };
+}
+
+/**
+ * EXPLAIN each selected query with the runs' settings, against `table` (the cell's empty table, or
+ * its scratch copy after the after-load statements); on servers without EXPLAIN, a record saying so.
+ */
 async function checkQueries(
   client: ClickHouseClient,
   cell: StepInput['cell'],
   m: ReturnType<typeof loadWorkload>,
   runSettings: Record<string, string | number>,
+  table = m.table,
 ): Promise<NonNullable<SchemaRecord['query_check']>> {
-  const source = 'EXPLAIN <query> on the empty table, with the measured runs\u2019 settings';
-  const qs = workloadQueries(m, { table: m.table, rows: cell.scale, codec: cellCodecProfile(cell) }, cell.queries);
+  const against =
+    table === m.table
+      ? `the empty table ${m.table}`
+      : `${table}, an empty copy of ${m.table} after its after-load statements`;
+  const source = `EXPLAIN <query> on ${against}, with the measured runs\u2019 settings`;
+  const qs = workloadQueries(m, { table, rows: cell.scale, codec: cellCodecProfile(cell) }, cell.queries);
   const queries: NonNullable<SchemaRecord['query_check']>['queries'] = [];
   // A query's own FORMAT clause fails every measured run (chbench appends its own), on every server:
   // refused from the text, whether or not the server has EXPLAIN.
@@ -205,6 +267,7 @@ async function checkQueries(
       reason: `not available on this server: it has no EXPLAIN (ClickHouse before 20.6); the queries were not checked before loading${withFormat.length ? ' (only for a FORMAT clause of their own)' : ''}`,
       source,
       queries,
+      against: table,
     };
   for (const q of qs) {
     if (withFormat.includes(q)) continue;
@@ -217,5 +280,5 @@ async function checkQueries(
     });
   }
   const order = (id: string) => qs.findIndex((q) => q.id === id);
-  return { available: true, source, queries: queries.sort((a, b) => order(a.id) - order(b.id)) };
+  return { available: true, source, queries: queries.sort((a, b) => order(a.id) - order(b.id)), against: table };
 }

@@ -2,7 +2,7 @@
  * All activities, built by one factory from the worker's dependencies. Workflows import only the
  * *type* of this object (`ReturnType<typeof createActivities>`).
  *
- * One file per step, named after the step: provision → create-schema → load-data → quiesce-merges →
+ * One file per step, named after the step: provision → create-schema → load-data → quiesce-merges → after-load →
  * storage-stats → run-queries → materialize-skip-index → collect-metrics → write-cell-result → teardown;
  * concurrency-steps and insert-grid run the load grids (one activity per stepping step and per insert point);
  * validate-spec, discover-hosts, collect-cloud-metrics, store-run, compare-baseline, confirm-comparison and write-report belong to the matrix.
@@ -11,6 +11,7 @@ import { createValidateSpec } from './matrix/validate-spec';
 import { createProvision, type ProvisionDeps } from './provision';
 import { createCreateSchema } from './create-schema';
 import { createLoadData } from './load-data';
+import { createAfterLoad } from './after-load';
 import { createQuiesceMerges } from './quiesce-merges';
 import { createStorageStats } from './storage-stats';
 import { createRunQueries } from './run-queries';
@@ -158,6 +159,7 @@ function buildActivities(deps: ActivityDeps) {
     createSchema: cellStep('createSchema', createSchema),
     loadData: cellStep('loadData', loadData),
     quiesceMerges: cellStep('quiesceMerges', quiesceMerges),
+    afterLoad: cellStep('afterLoad', createAfterLoad().afterLoad),
     storageStats: cellStep('storageStats', storageStats),
     runQueries: cellStep('runQueries', runQueries),
     materializeSkipIndex: cellStep('materializeSkipIndex', materializeSkipIndex),

@@ -23,6 +23,7 @@ import {
   type StorageRecord,
   type QueriesRecord,
   type IndexRecord,
+  type AfterLoadRecord,
   type InsertPointRecord,
   type ConcurrencyStepRecord,
 } from '../schema/results';
@@ -179,6 +180,7 @@ export function createWriteCellResult() {
         queries_baseline: read<QueriesRecord>('queries-baseline.json') ?? null,
         index: read<IndexRecord>('index.json') ?? null,
         queries_index: read<QueriesRecord>('queries-index.json') ?? null,
+        ...(read<AfterLoadRecord>('after-load.json') ? { after_load: read<AfterLoadRecord>('after-load.json')! } : {}),
         // Server counters restart with the server: after a restart the start→end difference means nothing.
         metrics_delta: restarted ? null : metricsDelta(start, end),
         ...(unavailable ? { metrics_delta_unavailable: unavailable } : {}),

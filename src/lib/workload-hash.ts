@@ -20,7 +20,14 @@ const sha256 = (b: Buffer | string) => createHash('sha256').update(b).digest('he
 export function workloadFingerprint(name: string, root = sqlRoot()): WorkloadFingerprint {
   const m = loadWorkload(name, root);
   const dir = path.join(root, 'workloads', name);
-  const files = ['manifest.yaml', m.schema, m.load, ...m.queries.map((q) => q.file), ...(m.index ? [m.index.add] : [])];
+  const files = [
+    'manifest.yaml',
+    m.schema,
+    m.load,
+    ...m.queries.map((q) => q.file),
+    ...(m.index ? [m.index.add] : []),
+    ...m.afterLoad.map((a) => a.file),
+  ];
   const hashes: Record<string, string> = {};
   for (const f of [...new Set(files)].sort()) hashes[f] = sha256(readFileSync(path.join(dir, f)));
   return {

@@ -59,6 +59,21 @@ export const WorkloadManifest = z.strictObject({
   optionalSettings: z.array(z.string()).default([]),
   queries: z.array(QueryEntry).min(1),
   index: z.strictObject({ name: z.string(), add: z.string() }).optional(),
+  /**
+   * Statements run after the load and its quiesce, before storage stats and queries (the `after-load`
+   * cell step), in order: each a file holding one statement (placeholders as in the other templates),
+   * with what to wait for after it: `mutations` (every mutation of the table done, `system.mutations`),
+   * `merges` (no merge or mutation running), `none` (the default). The pre-load check applies them to
+   * an empty scratch copy of the table before EXPLAINing the queries.
+   */
+  afterLoad: z
+    .array(
+      z.strictObject({
+        file: z.string(),
+        wait: z.enum(['none', 'mutations', 'merges']).default('none'),
+      }),
+    )
+    .default([]),
 });
 export type WorkloadManifest = z.infer<typeof WorkloadManifest>;
 
@@ -103,6 +118,7 @@ export function loadWorkload(name: string, root = sqlRoot()): WorkloadManifest {
     r.data.load,
     ...r.data.queries.map((q) => q.file),
     ...(r.data.index ? [r.data.index.add] : []),
+    ...r.data.afterLoad.map((a) => a.file),
   ])
     if (!existsSync(path.join(root, 'workloads', name, f))) throw new Error(`workload ${name}: missing file ${f}`);
   return r.data;
@@ -356,6 +372,7 @@ export function workloadProblems(name: string, root = sqlRoot()): string[] {
     ['load', m.load],
     ...m.queries.map((q) => [`query ${q.id}`, q.file] as [string, string]),
     ...(m.index ? [['index.add', m.index.add] as [string, string]] : []),
+    ...m.afterLoad.map((a, i) => [`afterLoad[${i}]`, a.file] as [string, string]),
   ];
   let columns: string[] | undefined;
   if (existsSync(path.join(dir, m.schema)))
@@ -369,6 +386,11 @@ export function workloadProblems(name: string, root = sqlRoot()): string[] {
     const text = stripComments(readFileSync(p, 'utf8'));
     const format = what.startsWith('query ') ? trailingFormat(text) : undefined;
     if (format) out.push(`workload ${name}: ${what} (${f}): ${formatClauseProblem(format)}`);
+    if (what.startsWith('afterLoad')) {
+      const n = splitTopLevel(text, ';').filter((x) => x.trim()).length;
+      if (n !== 1)
+        out.push(`workload ${name}: ${what} file ${f} holds ${n} statements; each after-load file holds one`);
+    }
     for (const hit of text.matchAll(PLACEHOLDER)) {
       const [whole, k, arg] = hit;
       if (!KNOWN_PLACEHOLDERS.has(k) || (arg !== undefined && k !== 'codec'))
@@ -469,4 +491,24 @@ export function indexQueryIds(workload: string, queries?: string[]): string[] {
         .filter((q) => q.usesIndex)
         .map((q) => q.id)
     : [];
+}
+
+/** A rendered after-load statement of a workload (see `WorkloadManifest.afterLoad`). */
+export interface AfterLoadStatement {
+  /** 1-based position in `afterLoad`. */
+  n: number;
+  file: string;
+  wait: 'none' | 'mutations' | 'merges';
+  /** Exact SQL sent (comments and a trailing `;` stripped, placeholders rendered). */
+  sql: string;
+}
+
+/** The workload's after-load statements in order, rendered with `v` (e.g. a scratch table's name). Pure but for reading the files. */
+export function afterLoadStatements(m: WorkloadManifest, v: RenderValues, root = sqlRoot()): AfterLoadStatement[] {
+  return m.afterLoad.map((a, i) => ({
+    n: i + 1,
+    file: a.file,
+    wait: a.wait,
+    sql: renderTemplate(m.name, a.file, v, root).replace(/;\s*$/, ''),
+  }));
 }

@@ -34,6 +34,11 @@ export interface CellInput {
   /** Query ids to run; all of the workload's when absent. */
   queries?: string[];
   skipIndex: boolean;
+  /**
+   * The workload's after-load statement files, in order (its manifest's `afterLoad`): the cell runs
+   * the `after-load` step after the load's quiesce. Absent: none (and in old histories).
+   */
+  afterLoad?: string[];
   protocol: ProtocolSpec;
   /** Target spec: holds at most the *name* of a password variable. */
   target: TargetSpec;
@@ -234,7 +239,7 @@ export interface CellStepDef {
 
 /**
  * The cell's steps in the order the cell workflow runs them (provision … teardown); the three index
- * steps run only when the cell has a skip index. One name per step everywhere: this table drives the
+ * steps run only when the cell has a skip index, `after-load` only when the workload has after-load statements. One name per step everywhere: this table drives the
  * workflow's progress/phase values, the chaos suite's kill coverage and docs/method.md's
  * "What a cell measures" table (checked by test/unit/cell-steps.test.ts).
  */
@@ -244,6 +249,7 @@ export const CELL_STEPS = [
   { phase: 'create-schema', activity: 'createSchema', file: 'src/activities/create-schema.ts', record: '`schema.json`: DDL sent and `SHOW CREATE TABLE`; each column\'s codec read back (`system.columns.compression_codec`) against the cell\'s codec profile (a mismatch fails the cell); table settings applied as the server shows them; `EXPLAIN` of every query on the empty table (a failure names the query id and file)' },
   { phase: 'load', activity: 'loadData', file: 'src/activities/load-data.ts', record: '`load.json`: INSERT … SELECT elapsed (client wall and server), rows/s, `count()` = scale, partitions, active parts' },
   { phase: 'quiesce', activity: 'quiesceMerges', file: 'src/activities/quiesce-merges.ts', record: '`quiesce-after-load.json`: waits until no merge/mutation runs and the active parts are stable' },
+  { phase: 'after-load', activity: 'afterLoad', file: 'src/activities/after-load.ts', record: '`after-load.json` (only when the workload has `afterLoad` statements): per statement in order the file, SQL sent, query_id, client wall and server elapsed (with sources), the wait (`system.mutations` / `system.merges`) and its result, the table state before and after (a retry does not send a statement again)' },
   { phase: 'storage', activity: 'storageStats', file: 'src/activities/storage-stats.ts', record: '`storage.json`: totals from `system.parts`, per column from `system.parts_columns` (only when every part is Wide) with its codec from `system.columns`' },
   { phase: 'queries-baseline', activity: 'runQueries', file: 'src/activities/run-queries.ts', record: '`queries-baseline.json`: per query `EXPLAIN indexes = 1`; cold runs (cache drops with outcomes, direct I/O requested, OS cache drop outcome); warm runs; per run wall/server time, read_rows/bytes, result hash, query_log row' },
   { phase: 'materialize-index', activity: 'materializeSkipIndex', file: 'src/activities/materialize-skip-index.ts', record: '`index.json`: `ADD INDEX` + `MATERIALIZE INDEX`, polls `system.mutations`, index size' },

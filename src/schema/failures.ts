@@ -55,6 +55,10 @@ export const FAILURE = {
   CodecMismatch: 'CodecMismatch',
   /** A workload query fails its EXPLAIN on the freshly created, empty table (createSchema): names the query id and file. */
   InvalidWorkloadQuery: 'InvalidWorkloadQuery',
+  /** A workload's after-load statement fails on an empty scratch copy of the table (createSchema, before loading): names the file. */
+  InvalidAfterLoadStatement: 'InvalidAfterLoadStatement',
+  /** The table is in none of the states `after-load.json` records (afterLoad): changed by something else. */
+  AfterLoadStateUnknown: 'AfterLoadStateUnknown',
 } as const;
 
 /** Prefix of the failure type of a ClickHouse server error: `ClickHouse.<NAME>`. */
@@ -185,6 +189,8 @@ export const NON_RETRYABLE: readonly string[] = [
   FAILURE.CodecRefused,
   FAILURE.CodecMismatch,
   FAILURE.InvalidWorkloadQuery,
+  FAILURE.InvalidAfterLoadStatement,
+  FAILURE.AfterLoadStateUnknown,
   ...Object.keys(CLICKHOUSE_QUERY_ERRORS).map(clickHouseFailureType),
 ];
 

@@ -56,8 +56,14 @@ export function expandMatrix(spec: {
  * The input of every cell of a validated spec, in matrix order (see {@link expandMatrix}).
  * @param indexQueries the selected queries that use the skip index: the index steps run only when
  *   the spec asks for the index and at least one selected query uses it.
+ * @param afterLoad the workload's after-load statement files (the `after-load` step runs when there are any).
  */
-export function cellInputs(spec: RunSpec, runId: string, indexQueries: readonly string[]): CellInput[] {
+export function cellInputs(
+  spec: RunSpec,
+  runId: string,
+  indexQueries: readonly string[],
+  afterLoad: readonly string[] = [],
+): CellInput[] {
   return expandMatrix(spec).map((c) => {
     const profile = spec.matrix.settings?.find((p) => p.name === c.profile);
     return {
@@ -73,6 +79,7 @@ export function cellInputs(spec: RunSpec, runId: string, indexQueries: readonly 
     scale: spec.scale,
     ...(spec.queries ? { queries: spec.queries } : {}),
     skipIndex: spec.skipIndex && indexQueries.length > 0,
+    ...(afterLoad.length ? { afterLoad: [...afterLoad] } : {}),
     protocol: spec.protocol,
     target: spec.target,
     teardown: spec.teardown,

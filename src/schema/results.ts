@@ -266,10 +266,84 @@ export const SchemaRecord = z.object({
           code: z.string().optional(),
         }),
       ),
+      /** The table the queries were checked against: the empty table, or its scratch copy after the after-load statements. */
+      against: z.string().optional(),
+    })
+    .optional(),
+  /**
+   * The workload's after-load statements applied, in order, to an empty scratch copy of the table
+   * before loading (absent when the workload has none): a statement the server refuses fails the cell here.
+   */
+  after_load_check: z
+    .object({
+      scratch_table: z.string(),
+      statements: z.array(
+        z.object({
+          file: z.string(),
+          sql: z.string(),
+          ok: z.boolean(),
+          error: z.string().optional(),
+          code: z.string().optional(),
+        }),
+      ),
+      source: z.string(),
     })
     .optional(),
 });
 export type SchemaRecord = z.infer<typeof SchemaRecord>;
+
+/** The table's state as the after-load step compares it: `SHOW CREATE TABLE` and its mutation ids (`system.mutations`). */
+export const TableState = z.object({
+  show_create_table: z.string(),
+  mutation_ids: z.array(z.string()),
+});
+export type TableState = z.infer<typeof TableState>;
+
+/** One after-load statement in `after-load.json`. */
+export const AfterLoadStatementRecord = z.object({
+  /** 1-based position in the workload's `afterLoad`. */
+  n: z.number().int(),
+  file: z.string(),
+  /** SQL sent, exactly. */
+  sql: z.string(),
+  query_id: z.string(),
+  wait: z.enum(['none', 'mutations', 'merges']),
+  /** `pending`: about to be sent (a crash leaves it so); `done`: sent, waited for, recorded. */
+  status: z.enum(['pending', 'done']),
+  state_before: TableState,
+  state_after: TableState.optional(),
+  /** True when a retry found the table already changed by this statement (sent by an earlier attempt) and did not send it again. */
+  applied_by_earlier_attempt: z.boolean().optional(),
+  /** Client wall time of the statement, ms (null when not sent by this attempt). */
+  elapsed_ms: z.number().nullable().optional(),
+  elapsed_source: z.string().optional(),
+  /** Server elapsed, ms (null: not given). */
+  server_elapsed_ms: z.number().nullable().optional(),
+  server_elapsed_source: z.string().optional(),
+  /** What was waited for after the statement, and for how long (client wall, ms). */
+  wait_result: z
+    .object({
+      kind: z.enum(['none', 'mutations', 'merges']),
+      waited_ms: z.number(),
+      /** Mutations of the table this statement created (`system.mutations`). */
+      mutations: z.array(z.object({ mutation_id: z.string(), command: z.string(), is_done: z.number() })),
+      source: z.string(),
+    })
+    .optional(),
+  attempt: z.number().int().optional(),
+  started_at: z.string().optional(),
+  finished_at: z.string().optional(),
+});
+export type AfterLoadStatementRecord = z.infer<typeof AfterLoadStatementRecord>;
+
+/** `after-load.json`: the workload's after-load statements as run on the loaded table. */
+export const AfterLoadRecord = z.object({
+  table: z.string(),
+  statements: z.array(AfterLoadStatementRecord),
+  /** Each attempt that found the step's records disagreeing with the table and what it did. */
+  notes: z.array(z.string()).default([]),
+});
+export type AfterLoadRecord = z.infer<typeof AfterLoadRecord>;
 
 // ---------------------------------------------------------------------------------------------
 // Counters: metrics-<label>.json
@@ -1103,6 +1177,8 @@ export const CellResult = z.object({
   queries_baseline: QueriesRecord.nullable(),
   index: IndexRecord.nullable(),
   queries_index: QueriesRecord.nullable(),
+  /** `after-load.json` (absent when the workload has no after-load statements, and in older results). */
+  after_load: AfterLoadRecord.optional(),
   /** Counters end − start; null when a snapshot is missing or the server restarted (`metrics_delta_unavailable` says so). */
   metrics_delta: MetricsDelta.nullable(),
   metrics_delta_unavailable: z.string().optional(),

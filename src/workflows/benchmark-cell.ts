@@ -1,17 +1,20 @@
 /**
  * benchmarkCell: one cell of the matrix (one version × one codec), its steps in the order of
- * `CELL_STEPS` (src/schema/cell.ts): provision → metrics (start) → schema → load → quiesce → storage →
+ * `CELL_STEPS` (src/schema/cell.ts): provision → metrics (start) → schema → load → quiesce → [after-load] → storage →
  * baseline queries → [skip index → quiesce → index queries] → metrics (end) → result → teardown.
  * The result is written and the target torn down in a non-cancellable scope whatever happened.
  * Attempts, restarts after a lost server and progress are kept by `CellRun` (./cell-step.ts).
  */
-import { CancellationScope, isCancellation, CancelledFailure } from '@temporalio/workflow';
+import { CancellationScope, isCancellation, CancelledFailure, patched } from '@temporalio/workflow';
 import type { CellInput, CellOutcome, ProvisionResult } from '../schema/cell';
 import { describeFailure } from '../schema/failures';
 import { CellRun, HostLost, LONG, SHORT, acts, type CellEnd } from './cell-step';
 import { insertPoints, nextStepDecision, type ConcurrencyStepSummary } from '../schema/grids';
 
 export { cellProgressQuery, type CellProgress } from './cell-step';
+
+/** Patch id: the `after-load` step (a workload's `afterLoad` statements) runs after the load's quiesce. */
+export const AFTER_LOAD_STEP = 'after-load-step';
 
 /**
  * Run one cell; never throws for a measurement failure (it is recorded in the cell result).
@@ -70,6 +73,10 @@ async function measure(run: CellRun, cell: CellInput, prov: ProvisionResult): Pr
   await run.step('quiesce', LONG, 'wait for merges to settle', (o, si) =>
     acts.quiesceMerges.executeWithOptions(o, [si, 'after-load']),
   );
+  if (cell.afterLoad?.length && patched(AFTER_LOAD_STEP))
+    await run.step('after-load', LONG, `after-load statements: ${cell.afterLoad.join(', ')}`, (o, si) =>
+      acts.afterLoad.executeWithOptions(o, [si]),
+    );
   await run.step('storage', SHORT, 'per-column sizes from system.parts_columns', (o, si) =>
     acts.storageStats.executeWithOptions(o, [si]),
   );

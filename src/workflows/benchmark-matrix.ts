@@ -141,7 +141,7 @@ export async function benchmarkMatrix(specInput: RunSpecInput, options: MatrixOp
   const run = new MatrixRun(runId);
 
   const { reuseFailedSince, eventBudget = EVENT_BUDGET } = options;
-  const { spec, reused, indexQueries } = await validateSpec.executeWithOptions({ summary: 'validate run spec' }, [
+  const { spec, reused, indexQueries, afterLoad } = await validateSpec.executeWithOptions({ summary: 'validate run spec' }, [
     {
       spec: specInput,
       runId,
@@ -151,7 +151,7 @@ export async function benchmarkMatrix(specInput: RunSpecInput, options: MatrixOp
       ...(scheduleId ? { scheduleId } : {}),
     },
   ]);
-  const cells = cellInputs(spec, runId, indexQueries).map((c) =>
+  const cells = cellInputs(spec, runId, indexQueries, afterLoad ?? []).map((c) =>
     workflowId === runId ? c : { ...c, matrixWorkflowId: workflowId },
   );
   const done = new Set(reused.map((r) => r.cellKey));

@@ -100,6 +100,7 @@ export function stubActivities(): Stubs {
     createSchema: () => ({}),
     loadData: () => ({ rows: 1000, elapsed_ms: 1, rows_per_s: 1e6, partitions: 1, active_parts: 1, reused: false }),
     quiesceMerges: () => ({ active_parts: 1, waited_ms: 0 }),
+    afterLoad: () => ({ statements: 1, sent: 1 }),
     storageStats: () => ({}),
     runQueries: (_si: StepInput, phase: string) => ({ phase, file: `queries-${phase}.json`, queries: [] }),
     materializeSkipIndex: () => ({ index: 'idx', materialize_ms: 1, index_bytes: 1, adopted_mutation: false }),

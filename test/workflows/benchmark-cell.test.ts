@@ -64,13 +64,20 @@ const written = (c: CellInput) =>
     startedAt?: string;
   };
 
-test('an undisturbed cell runs the activities of CELL_STEPS in table order (the grid steps only with grids)', async () => {
+test('an undisturbed cell runs the activities of CELL_STEPS in table order (the grid steps only with grids, after-load only with after-load statements)', async () => {
   const c = cell();
   const r = await runCell(c);
   assert.equal(r.status, 'succeeded');
   assert.deepEqual(
     stubs.callsOf(id(c)).map((x) => x.activity),
-    CELL_STEPS.filter((s) => s.phase !== 'concurrency' && s.phase !== 'insert-grid').map((s) => s.activity),
+    CELL_STEPS.filter((s) => !['concurrency', 'insert-grid', 'after-load'].includes(s.phase)).map((s) => s.activity),
+  );
+  // A workload with after-load statements: the step runs after the load's quiesce, before storage.
+  const a = cell({ afterLoad: ['after-load/01-add-column.sql'] });
+  assert.equal((await runCell(a)).status, 'succeeded');
+  assert.deepEqual(
+    stubs.callsOf(id(a)).map((x) => x.activity),
+    CELL_STEPS.filter((s) => !['concurrency', 'insert-grid'].includes(s.phase)).map((s) => s.activity),
   );
   assert.deepEqual(written(c).targetRestarts, []);
   // Every cell's start goes to its result (the report's durations); a finished cell has no stop step.

@@ -31,7 +31,12 @@ export function confirmRunId(runId: string): string {
 /** Rebuild a run's cell input from its spec (as stored in the results database). @throws Error when the cell is not in that spec. */
 function cellOf(specJson: string, runId: string, cellKey: string): CellInput {
   const spec = RunSpec.parse(JSON.parse(specJson));
-  const cell = cellInputs(spec, runId, indexQueryIds(spec.workload, spec.queries)).find((c) => c.cellKey === cellKey);
+  const cell = cellInputs(
+    spec,
+    runId,
+    indexQueryIds(spec.workload, spec.queries),
+    loadWorkload(spec.workload).afterLoad.map((a) => a.file),
+  ).find((c) => c.cellKey === cellKey);
   if (!cell) throw new Error(`run ${runId} has no cell ${cellKey} in its spec`);
   return cell;
 }

@@ -44,6 +44,8 @@ export interface ValidatedRun {
   reused: CellOutcome[];
   /** Selected queries that use the workload's skip index; when empty the index step is skipped. */
   indexQueries: string[];
+  /** The workload's after-load statement files, in order (absent in old histories: none). */
+  afterLoad?: string[];
 }
 
 /** chbench's package version and, in a git checkout, the commit. */
@@ -320,6 +322,7 @@ export function createValidateSpec() {
         runDir: dir,
         reused,
         indexQueries,
+        afterLoad: loadWorkload(spec.workload).afterLoad.map((a) => a.file),
       };
     },
   };
