@@ -7,7 +7,8 @@
  * name, e.g. `ClickHouse.SYNTAX_ERROR`) with details `[{ code, name }]`, so retry policies list
  * ClickHouse error names rather than a JavaScript class.
  */
-import { ApplicationFailure, ActivityFailure } from '@temporalio/common';
+import { ApplicationFailure, ActivityFailure, ChildWorkflowFailure } from '@temporalio/common';
+import type { CellOutcome } from './cell';
 
 export { parseServerError, type ServerError } from './server-error';
 
@@ -55,6 +56,11 @@ export const FAILURE = {
   CodecMismatch: 'CodecMismatch',
   /** A workload query fails its EXPLAIN on the freshly created, empty table (createSchema): names the query id and file. */
   InvalidWorkloadQuery: 'InvalidWorkloadQuery',
+  /**
+   * A cell failed for a reason that carries no failure type of its own (an activity timeout, an
+   * error without a type): the type of its failed `benchmarkCell` workflow ({@link cellFailure}).
+   */
+  CellFailed: 'CellFailed',
 } as const;
 
 /** Prefix of the failure type of a ClickHouse server error: `ClickHouse.<NAME>`. */
@@ -185,6 +191,7 @@ export const NON_RETRYABLE: readonly string[] = [
   FAILURE.CodecRefused,
   FAILURE.CodecMismatch,
   FAILURE.InvalidWorkloadQuery,
+  FAILURE.CellFailed,
   ...Object.keys(CLICKHOUSE_QUERY_ERRORS).map(clickHouseFailureType),
 ];
 
@@ -241,4 +248,49 @@ export function describeFailure(err: unknown): string {
     e = e.cause as Error & { cause?: unknown };
   }
   return parts.join(': ');
+}
+
+/**
+ * The type of the outermost `ApplicationFailure` in `err`'s cause chain (the one chbench or the
+ * activity raised, e.g. `QueryFailed`, `ClickHouse.SYNTAX_ERROR`, `TargetUnavailable`), or undefined
+ * when the chain has none (a timeout, a plain error).
+ */
+export function failureTypeOf(err: unknown): string | undefined {
+  for (let e = err as { cause?: unknown } | undefined, n = 0; e && n < 20; e = e.cause as typeof e, n++)
+    if (e instanceof ApplicationFailure && e.type) return e.type;
+  return undefined;
+}
+
+/** Details of the failure a failed cell's workflow ends with: the outcome the matrix records. */
+interface CellFailureDetails {
+  cellOutcome: CellOutcome;
+}
+
+/**
+ * The failure a failed `benchmarkCell` workflow ends with, after its result was written and its
+ * target torn down, so the Web UI shows the cell as Failed: type = the cell's failure type
+ * ({@link failureTypeOf}, else `CellFailed`), message = the cell's `error`, non-retryable, `cause` =
+ * the failure that ended the cell, details `[{ cellOutcome }]` (read back by {@link cellOutcomeOfFailure}).
+ */
+export function cellFailure(outcome: CellOutcome, err: unknown): ApplicationFailure {
+  const details: CellFailureDetails = { cellOutcome: outcome };
+  return ApplicationFailure.create({
+    type: failureTypeOf(err) ?? FAILURE.CellFailed,
+    message: `cell ${outcome.cellKey} failed: ${outcome.error ?? 'no error recorded'}; result at ${outcome.resultFile}`,
+    nonRetryable: true,
+    details: [details],
+    ...(err instanceof Error ? { cause: err } : {}),
+  });
+}
+
+/**
+ * The outcome a failed cell's workflow carries ({@link cellFailure}), as the matrix sees it: a
+ * `ChildWorkflowFailure` caused by that failure. Undefined for any other error (a child that failed
+ * without writing its result, a cancellation).
+ */
+export function cellOutcomeOfFailure(err: unknown): CellOutcome | undefined {
+  if (!(err instanceof ChildWorkflowFailure) || !(err.cause instanceof ApplicationFailure)) return undefined;
+  const d = err.cause.details?.[0] as Partial<CellFailureDetails> | undefined;
+  const o = d?.cellOutcome;
+  return o && typeof o.cellKey === 'string' && typeof o.status === 'string' ? o : undefined;
 }
