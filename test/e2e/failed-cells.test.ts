@@ -13,7 +13,7 @@ import path from 'node:path';
 import { startTemporalEnv, type TemporalEnv } from '../helpers/temporal-env';
 import { runCliToEnd, startCli } from '../helpers/cli-process';
 import { pollUntil } from '../../src/lib/poll';
-import type { MatrixProgress } from '../../src/workflows';
+import type { MatrixProgress, MatrixResult } from '../../src/workflows';
 import { FAILURE } from '../../src/schema/failures';
 
 const BINARY = process.env.CHBENCH_CLICKHOUSE_SERVER ?? '/usr/sbin/clickhouse-server';
@@ -116,4 +116,38 @@ test('a failed cell fails its workflow (Failed in the Web UI) with its failure t
     `${runId}/v18.16.1-lz4 FAILED`,
   ]);
   assert.deepEqual(await listed(`WorkflowId = '${runId}/v18.16-lz4'`), [`${runId}/v18.16-lz4 COMPLETED`]);
+});
+
+test("a load that hits the server's max_execution_time (code 159, TIMEOUT_EXCEEDED) fails at once, as a measured query does, not after 12 attempts", async () => {
+  assert.ok(existsSync(BINARY), `${BINARY} is missing: run ./scripts/setup.sh --with-debian-clickhouse`);
+  const runId = `timeout-load-${Date.now()}`;
+  const t0 = Date.now();
+  // 3 M rows of logs-legacy take several seconds on 18.16 here; the load may run 1 s.
+  const r = (await env.client.workflow.execute('benchmarkMatrix', {
+    taskQueue: env.taskQueue,
+    workflowId: runId,
+    args: [
+      {
+        name: 'timeout-load',
+        workload: 'logs-legacy',
+        scale: 3_000_000,
+        target: { kind: 'local', binaries: { '18.16': BINARY } },
+        matrix: { version: ['18.16'], codec: ['LZ4'] },
+        skipIndex: false,
+        protocol: { maxExecutionTimeS: 1 },
+        resultsDir: env.resultsDir,
+      },
+    ],
+  })) as MatrixResult;
+  const took = Date.now() - t0;
+  const [cell] = r.cells;
+  assert.equal(cell.status, 'failed');
+  assert.match(cell.error!, /159|TIMEOUT_EXCEEDED|Timeout exceeded/);
+  const doc = JSON.parse(readFileSync(cell.resultFile, 'utf8')) as { attempts: Record<string, number> };
+  assert.equal(doc.attempts.load, 1, `one attempt of the load: ${JSON.stringify(doc.attempts)}`);
+  assert.ok(took < 60_000, `the run took ${took} ms (12 attempts with back-off took over 4 min)`);
+  const f = (await env.client.workflow.getHandle(`${runId}/${cell.cellKey}`).fetchHistory()).events!.find(
+    (e) => e.workflowExecutionFailedEventAttributes,
+  )!.workflowExecutionFailedEventAttributes!.failure!;
+  assert.equal(f.applicationFailureInfo?.type, 'ClickHouse.TIMEOUT_EXCEEDED');
 });
