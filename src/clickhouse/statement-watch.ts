@@ -32,6 +32,7 @@ import type { Readable } from 'node:stream';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { FAILURE } from '../schema/failures';
+import { rowsReadText } from '../schema/progress';
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { KillOptions, KillResult, TargetHandle } from '../schema/target';
 import { watchTickMs } from '../config';
@@ -358,10 +359,7 @@ export class StatementWatcher {
     if (!s.listed)
       return `${head} — ${s.state ?? 'not listed by the server (queued, or finishing)'}; no progress seen for ${Math.round((d.no_progress_ms ?? 0) / 1000)} s`;
     const parts: string[] = [];
-    if (d.rows_read !== undefined)
-      parts.push(
-        `${fmt(d.rows_read)}${d.total_rows ? ` / ${fmt(d.total_rows)}` : ''} rows read${d.total_rows ? ` (${((100 * d.rows_read) / d.total_rows).toFixed(1)} %)` : ''}`,
-      );
+    if (d.rows_read !== undefined) parts.push(rowsReadText(d.rows_read, d.total_rows));
     if (d.written_rows) parts.push(`${fmt(d.written_rows)} written`);
     if (d.parts_to_do !== undefined) parts.push(`${d.parts_to_do} parts to do`);
     if (d.elapsed_ms !== undefined) parts.push(`${(d.elapsed_ms / 1000).toFixed(1)} s`);

@@ -7,7 +7,8 @@
  * name, e.g. `ClickHouse.SYNTAX_ERROR`) with details `[{ code, name }]`, so retry policies list
  * ClickHouse error names rather than a JavaScript class.
  */
-import { ApplicationFailure, ActivityFailure } from '@temporalio/common';
+import { ApplicationFailure, ActivityFailure, ChildWorkflowFailure } from '@temporalio/common';
+import type { CellOutcome } from './cell';
 
 export { parseServerError, type ServerError } from './server-error';
 
@@ -59,6 +60,11 @@ export const FAILURE = {
   InvalidAfterLoadStatement: 'InvalidAfterLoadStatement',
   /** The table is in none of the states `after-load.json` records (afterLoad): changed by something else. */
   AfterLoadStateUnknown: 'AfterLoadStateUnknown',
+  /**
+   * A cell failed for a reason that carries no failure type of its own (an activity timeout, an
+   * error without a type): the type of its failed `benchmarkCell` workflow ({@link cellFailure}).
+   */
+  CellFailed: 'CellFailed',
 } as const;
 
 /** Prefix of the failure type of a ClickHouse server error: `ClickHouse.<NAME>`. */
@@ -119,12 +125,17 @@ export const CLICKHOUSE_QUERY_ERRORS: Readonly<Record<string, number>> = {
   READONLY_SETTING: 472,
   ACCESS_DENIED: 497,
   AUTHENTICATION_FAILED: 516,
+  /**
+   * The statement ran longer than its `max_execution_time` (a spec setting, or the server's
+   * profile): the same statement on the same data takes as long on every attempt, so a load or any
+   * other step fails at once, as a measured query does (one rule for one code).
+   */
+  TIMEOUT_EXCEEDED: 159,
 };
 
 /** Other ClickHouse errors chbench names when an old server gives only the code (retryable). */
 const CLICKHOUSE_OTHER_ERRORS: Readonly<Record<string, number>> = {
   LOGICAL_ERROR: 49,
-  TIMEOUT_EXCEEDED: 159,
   CANNOT_ALLOCATE_MEMORY: 173,
   TOO_MANY_SIMULTANEOUS_QUERIES: 202,
   SOCKET_TIMEOUT: 209,
@@ -191,6 +202,7 @@ export const NON_RETRYABLE: readonly string[] = [
   FAILURE.InvalidWorkloadQuery,
   FAILURE.InvalidAfterLoadStatement,
   FAILURE.AfterLoadStateUnknown,
+  FAILURE.CellFailed,
   ...Object.keys(CLICKHOUSE_QUERY_ERRORS).map(clickHouseFailureType),
 ];
 
@@ -259,4 +271,49 @@ export function describeFailure(err: unknown): string {
     e = e.cause as Error & { cause?: unknown };
   }
   return parts.join(': ');
+}
+
+/**
+ * The type of the outermost `ApplicationFailure` in `err`'s cause chain (the one chbench or the
+ * activity raised, e.g. `QueryFailed`, `ClickHouse.SYNTAX_ERROR`, `TargetUnavailable`), or undefined
+ * when the chain has none (a timeout, a plain error).
+ */
+export function failureTypeOf(err: unknown): string | undefined {
+  for (let e = err as { cause?: unknown } | undefined, n = 0; e && n < 20; e = e.cause as typeof e, n++)
+    if (e instanceof ApplicationFailure && e.type) return e.type;
+  return undefined;
+}
+
+/** Details of the failure a failed cell's workflow ends with: the outcome the matrix records. */
+interface CellFailureDetails {
+  cellOutcome: CellOutcome;
+}
+
+/**
+ * The failure a failed `benchmarkCell` workflow ends with, after its result was written and its
+ * target torn down, so the Web UI shows the cell as Failed: type = the cell's failure type
+ * ({@link failureTypeOf}, else `CellFailed`), message = the cell's `error`, non-retryable, `cause` =
+ * the failure that ended the cell, details `[{ cellOutcome }]` (read back by {@link cellOutcomeOfFailure}).
+ */
+export function cellFailure(outcome: CellOutcome, err: unknown): ApplicationFailure {
+  const details: CellFailureDetails = { cellOutcome: outcome };
+  return ApplicationFailure.create({
+    type: failureTypeOf(err) ?? FAILURE.CellFailed,
+    message: `cell ${outcome.cellKey} failed: ${outcome.error ?? 'no error recorded'}; result at ${outcome.resultFile}`,
+    nonRetryable: true,
+    details: [details],
+    ...(err instanceof Error ? { cause: err } : {}),
+  });
+}
+
+/**
+ * The outcome a failed cell's workflow carries ({@link cellFailure}), as the matrix sees it: a
+ * `ChildWorkflowFailure` caused by that failure. Undefined for any other error (a child that failed
+ * without writing its result, a cancellation).
+ */
+export function cellOutcomeOfFailure(err: unknown): CellOutcome | undefined {
+  if (!(err instanceof ChildWorkflowFailure) || !(err.cause instanceof ApplicationFailure)) return undefined;
+  const d = err.cause.details?.[0] as Partial<CellFailureDetails> | undefined;
+  const o = d?.cellOutcome;
+  return o && typeof o.cellKey === 'string' && typeof o.status === 'string' ? o : undefined;
 }

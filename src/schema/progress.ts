@@ -81,3 +81,18 @@ export const CellProgress = z.object({
   done: z.array(z.string()),
 });
 export type CellProgress = z.infer<typeof CellProgress>;
+
+/**
+ * Rows read of a running statement, for a progress line: `2,500 / 10,000 rows read (25.0 %)`. The
+ * total is the server's estimate (`system.processes.total_rows_approx`), which rows read can exceed
+ * (a filter re-reading granules, an estimate made before all parts were known): then no percentage
+ * over 100 but `2 rows read (estimate 1)`. Without a total (0 or absent): `2 rows read`.
+ * @param read rows read so far (`system.processes.read_rows`)
+ * @param total the server's estimate of rows to read
+ */
+export function rowsReadText(read: number, total: number | undefined): string {
+  const f = (n: number) => Math.round(n).toLocaleString('en-US');
+  if (!total) return `${f(read)} rows read`;
+  if (read > total) return `${f(read)} rows read (estimate ${f(total)})`;
+  return `${f(read)} / ${f(total)} rows read (${((100 * read) / total).toFixed(1)} %)`;
+}

@@ -16,7 +16,7 @@ import cliProgress from 'cli-progress';
 import type { Client, WorkflowExecutionDescription } from '@temporalio/client';
 import type { Payload } from '@temporalio/common';
 import { optionalTsToMs } from '@temporalio/common/lib/time';
-import type { MatrixProgress } from '../schema/progress';
+import { rowsReadText, type MatrixProgress } from '../schema/progress';
 import { PHASE } from '../schema/search-attributes';
 import type { HeartbeatDetails as WatchHeartbeatDetails } from '../clickhouse/statement-watch';
 
@@ -150,7 +150,9 @@ export function heartbeatLine(d: unknown): string {
   if (read !== undefined)
     parts.push(
       total && written === undefined
-        ? `${int(read)} / ${int(total)} rows read (${pct(read, total)})`
+        ? read > total
+          ? rowsReadText(read, total) // over the server's estimate: no percentage over 100
+          : `${int(read)} / ${int(total)} rows read (${pct(read, total)})`
         : `${int(read)} rows read`,
     );
   if (total !== undefined && written === undefined && read === undefined) parts.push(`${int(total)} rows in total`);

@@ -7,7 +7,7 @@
  */
 import { CancellationScope, isCancellation, CancelledFailure, patched } from '@temporalio/workflow';
 import type { CellInput, CellOutcome, ProvisionResult } from '../schema/cell';
-import { describeFailure } from '../schema/failures';
+import { cellFailure, describeFailure } from '../schema/failures';
 import { CellRun, HostLost, LONG, SHORT, acts, type CellEnd } from './cell-step';
 import { insertPoints, nextStepDecision, type ConcurrencyStepSummary } from '../schema/grids';
 
@@ -17,13 +17,24 @@ export { cellProgressQuery, type CellProgress } from './cell-step';
 export const AFTER_LOAD_STEP = 'after-load-step';
 
 /**
- * Run one cell; never throws for a measurement failure (it is recorded in the cell result).
- * @returns where the cell's `result.json` is, and its status.
+ * Patch id: a failed cell's workflow fails (Failed in the Web UI) with {@link cellFailure}, after its
+ * result was written and its target torn down; the matrix records the outcome it carries. Histories
+ * recorded before it completed with the failed outcome as the workflow's result.
+ */
+export const FAILED_CELL_FAILS_WORKFLOW = 'failed-cell-fails-workflow';
+
+/**
+ * Run one cell. A measurement failure is recorded in the cell result first, then fails the workflow.
+ * @returns where the cell's `result.json` is, and its status (succeeded or skipped; failed when its
+ *   host was lost, for the matrix to place it again).
+ * @throws ApplicationFailure of the cell's failure type (`cellFailure`: non-retryable, details
+ *   `[{ cellOutcome }]`) when the cell failed, after its result was written and its target torn down.
  * @throws CancelledFailure when the cell was cancelled, after its result was written and its target torn down.
  */
 export async function benchmarkCell(cell: CellInput): Promise<CellOutcome> {
   const run = new CellRun(cell);
   let end: CellEnd = { status: 'succeeded' };
+  let failure: unknown;
   try {
     let prov = await run.provision();
     // A lost host takes the cell's server and data with it: provision again elsewhere and start over.
@@ -39,6 +50,7 @@ export async function benchmarkCell(cell: CellInput): Promise<CellOutcome> {
       }
     }
   } catch (err) {
+    failure = err;
     end = isCancellation(err)
       ? { status: 'cancelled', error: 'cancelled by request' }
       : err instanceof HostLost
@@ -55,6 +67,9 @@ export async function benchmarkCell(cell: CellInput): Promise<CellOutcome> {
   run.finish(end.status);
   if (end.status === 'cancelled')
     throw new CancelledFailure(`cell ${cell.cellKey} cancelled; result kept at ${result.resultFile}`);
+  // A lost host is not the cell's failure: the matrix places it again (its next execution ends it).
+  if (end.status === 'failed' && !end.hostLost && patched(FAILED_CELL_FAILS_WORKFLOW))
+    throw cellFailure(result, failure);
   return result;
 }
 

@@ -1,7 +1,8 @@
 /**
  * benchmarkMatrix: validate the spec, expand the matrix into cells, run one `benchmarkCell` child
  * workflow per cell (id `<runId>/<cellKey>`) with the spec's concurrency, then write the report.
- * A failed cell does not sink the others: its error is in its result and in the report.
+ * A failed cell does not sink the others: its workflow fails (Failed in the Web UI) carrying its
+ * outcome, the matrix records it, its error is in its result and in the report, and the matrix completes.
  *
  * Input: the run spec exactly as written by the user (JSON of the YAML), so
  * `temporal workflow start --type benchmarkMatrix --task-queue chbench --input-file run.json` works.
@@ -24,7 +25,7 @@ import type { CellInput, CellOutcome } from '../schema/cell';
 import type { MatrixOptions, MatrixResult } from '../schema/progress';
 import { cellInputs } from '../schema/matrix';
 import type { RunSpec, RunSpecInput } from '../schema/run-spec';
-import { FAILURE } from '../schema/failures';
+import { FAILURE, cellOutcomeOfFailure } from '../schema/failures';
 import { runIdOfWorkflowId } from '../schema/run-id';
 import { benchmarkCell } from './benchmark-cell';
 import { CODEC, PHASE, RUN_ID, SCHEDULE, VERSION } from '../schema/search-attributes';
@@ -165,22 +166,26 @@ export async function benchmarkMatrix(specInput: RunSpecInput, options: MatrixOp
   const lostHosts = new Set<string>();
   const runOne = async (cell: CellInput, host?: HostPlacement): Promise<void> => {
     run.started(cell.cellKey);
-    try {
-      const outcome = await runChildCell(spec, runId, host ? { ...cell, placement: host } : cell);
-      for (const l of outcome.hostLosses ?? []) lostHosts.add(l.hostId);
-      // Its host was lost before it finished: place it again (first in line), on a host with a free slot.
-      if (outcome.hostLost && (outcome.hostLosses?.length ?? 0) <= MAX_CELL_HOST_LOSSES) {
-        queue.unshift({ ...cell, priorHostLosses: outcome.hostLosses ?? [] });
-        run.requeued(cell.cellKey);
-        return;
-      }
-      run.recordOutcome(outcome);
-    } catch (err) {
-      // The run was cancelled, or only this cell was (then the other cells go on).
-      if (CancellationScope.current().consideredCancelled) cancelled ??= err;
-      const status = isCancellation(err) ? 'cancelled' : 'failed';
-      run.recordOutcome({ cellKey: cell.cellKey, status, resultFile: '', error: String((err as Error).message) });
+    const outcome = await runChildCell(spec, runId, host ? { ...cell, placement: host } : cell).catch(
+      (err: unknown): CellOutcome => {
+        // A failed cell's workflow fails carrying its outcome (its result.json is written): recorded
+        // like a returned one, so the run goes on (see FAILED_CELL_FAILS_WORKFLOW in ./benchmark-cell).
+        const failed = cellOutcomeOfFailure(err);
+        if (failed) return failed;
+        // The run was cancelled, or only this cell was (then the other cells go on).
+        if (CancellationScope.current().consideredCancelled) cancelled ??= err;
+        const status = isCancellation(err) ? 'cancelled' : 'failed';
+        return { cellKey: cell.cellKey, status, resultFile: '', error: String((err as Error).message) };
+      },
+    );
+    for (const l of outcome.hostLosses ?? []) lostHosts.add(l.hostId);
+    // Its host was lost before it finished: place it again (first in line), on a host with a free slot.
+    if (outcome.hostLost && (outcome.hostLosses?.length ?? 0) <= MAX_CELL_HOST_LOSSES) {
+      queue.unshift({ ...cell, priorHostLosses: outcome.hostLosses ?? [] });
+      run.requeued(cell.cellKey);
+      return;
     }
+    run.recordOutcome(outcome);
     run.finished(cell.cellKey);
     const info = workflowInfo();
     if (info.continueAsNewSuggested || info.historyLength > eventBudget) continueAsNewNow = true;

@@ -6,6 +6,7 @@ import { test, before, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
+import { WorkflowFailedError } from '@temporalio/client';
 import { startStubEnv, type StubEnv } from '../helpers/temporal-env';
 import { stubActivities } from '../helpers/stub-activities';
 import { parseRunSpec } from '../../src/schema/run-spec';
@@ -48,12 +49,27 @@ function cell(over: Partial<CellInput> = {}, spec: Record<string, unknown> = {})
 }
 
 const id = (c: CellInput) => `${c.runId}/${c.cellKey}`;
+/** Failures of the cell workflows run here: a failed cell's workflow fails (item 8 of issue 21). */
+const cellFailures = new Map<string, ApplicationFailure>();
+/**
+ * Run a cell's workflow to its end: its outcome, returned (succeeded, skipped) or carried by the
+ * failure a failed cell's workflow ends with (kept in `cellFailures`).
+ */
 const runCell = (c: CellInput) =>
-  env.client.workflow.execute('benchmarkCell', {
-    taskQueue: env.taskQueue,
-    workflowId: id(c),
-    args: [c],
-  }) as Promise<CellOutcome>;
+  (
+    env.client.workflow.execute('benchmarkCell', {
+      taskQueue: env.taskQueue,
+      workflowId: id(c),
+      args: [c],
+    }) as Promise<CellOutcome>
+  ).catch((e: unknown) => {
+    const f = e instanceof WorkflowFailedError ? e.cause : undefined;
+    const outcome =
+      f instanceof ApplicationFailure ? (f.details?.[0] as { cellOutcome?: CellOutcome })?.cellOutcome : undefined;
+    if (!outcome) throw e;
+    cellFailures.set(id(c), f as ApplicationFailure);
+    return outcome;
+  });
 const written = (c: CellInput) =>
   stubs.callsOf(id(c)).find((x) => x.activity === 'writeCellResult')!.args[1] as {
     status: string;
@@ -188,6 +204,15 @@ test('provisioning that fails leaves nothing but its result and teardownUnprovis
   );
   assert.match(written(c).error ?? '', /activity provision failed: .*settings refused before loading/);
   assert.equal(written(c).stoppedIn, 'provision', 'the result names the step the cell stopped in');
+  // The cell's workflow failed (Failed in the Web UI) with the cell's failure, after its result was written.
+  const f = cellFailures.get(id(c));
+  assert.equal(f?.type, FAILURE.InvalidSetting);
+  assert.equal(f?.nonRetryable, true);
+  assert.match(
+    f?.message ?? '',
+    /^cell v26\.7-lz4 failed: activity provision failed: .*settings refused before loading; result at \/stub\//,
+  );
+  assert.equal((await env.client.workflow.getHandle(id(c)).describe()).status.name, 'FAILED');
 });
 
 test('a step that fails without a retry counts its one attempt (result attempts, not "none")', async () => {
