@@ -12,6 +12,7 @@ import { ComparisonRecord } from '../../schema/comparison';
 import { CellResult, RunRecord, type QueriesRecord, type RunSample } from '../../schema/results';
 import { readRecord, readRecordIfExists } from '../store';
 import type { StoredCell, StoredRun, StoredSample } from './types';
+import { runElapsed } from '../../measure/figures';
 
 /** Everything one run folder contributes. */
 export interface RunRows {
@@ -95,8 +96,7 @@ export function sampleRows(runId: string, r: CellResult): StoredSample[] {
           query_id: q.id,
           kind: s.kind,
           n: s.n,
-          server_elapsed_ms: s.server_elapsed_ms,
-          server_elapsed_source: s.server_elapsed_source,
+          ...runElapsed(q.stats.timing_source, s),
           wall_ms: s.wall_ms,
           read_rows: s.read_rows,
           read_bytes: s.read_bytes,
