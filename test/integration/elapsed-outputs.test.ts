@@ -17,6 +17,7 @@ import { provisionLocal, teardownLocal } from '../../src/targets/local';
 import type { TargetHandle } from '../../src/schema/target';
 import { measureQueries } from '../../src/measure/protocol';
 import { flatSamples } from '../../src/results/samples';
+import { runElapsed } from '../../src/measure/figures';
 import { openResultsDb, stopEmbeddedResultsDb } from '../../src/results/db';
 import { clickBenchResults, samplesExportSql } from '../../src/results/db/export';
 import type { CellResult, QueryRecord } from '../../src/schema/results';
@@ -57,7 +58,11 @@ describe(
       records = await measureQueries(
         client,
         't',
-        [{ id: 'q1', title: 'count', usesIndex: false, deterministic: true, sql: 'SELECT count() FROM t' }],
+        [
+          { id: 'q1', title: 'count', usesIndex: false, deterministic: true, sql: 'SELECT count() FROM t' },
+          // After q1 in the run, before it alphabetically: the exports must keep the run's order (item 11).
+          { id: 'a0', title: 'sum', usesIndex: false, deterministic: true, sql: 'SELECT sum(x) FROM t' },
+        ],
         {
           coldRuns: 1,
           warmupRuns: 0,
@@ -157,6 +162,22 @@ describe(
           tries.every((t) => t !== null && t > 0),
           `no 0 s try: ${JSON.stringify(tries)}`,
         );
+        // Item 11: result[0] is the run's first query (q1), not the alphabetically first (a0).
+        assert.equal(doc.result.length, 2);
+        const a0 = (kind: string, n: number) => records[1].samples.find((s) => s.kind === kind && s.n === n)!;
+        assert.deepEqual(
+          doc.result[1],
+          [a0('cold', 1), a0('warm', 1), a0('warm', 2)].map(
+            (s) => runElapsed(records[1].stats.timing_source, s).elapsed_ms / 1000,
+          ),
+        );
+        const qcol = head.indexOf('query_id');
+        const order = csv
+          .slice(1)
+          .map((l) => l.split(',')[qcol].replace(/"/g, ''))
+          .filter((q) => ['q1', 'a0'].includes(q))
+          .filter((q, i, xs) => xs.indexOf(q) === i);
+        assert.deepEqual(order, ['q1', 'a0'], "csv export in the run's query order");
       } finally {
         await db.close();
       }

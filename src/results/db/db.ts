@@ -164,6 +164,7 @@ function toSample(r: Record<string, unknown>): StoredSample {
     server_elapsed_ms: num(r.server_elapsed_ms),
     wall_ms: Number(r.wall_ms),
     elapsed_ms: num(r.elapsed_ms),
+    query_pos: num(r.query_pos),
     server_resolution_ms: num(r.server_resolution_ms),
     server_elapsed_below_ms: num(r.server_elapsed_below_ms),
     read_rows: num(r.read_rows),

@@ -22,7 +22,7 @@ export interface ClickBenchResult {
   load_time: number | null;
   /** `system.parts` sum(bytes_on_disk) of active parts after the load, bytes; null when unknown. */
   data_size: number | null;
-  /** Per query (workload order q1, q2, …): [cold, warm 1, warm 2] seconds, null for a try that is missing. */
+  /** Per query, in report.md's order (the run's query order): [cold, warm 1, warm 2] seconds, null for a try that is missing. */
   result: (number | null)[][];
 }
 
@@ -44,7 +44,9 @@ export async function clickBenchResults(db: ResultsDb, runId: string): Promise<{
     for (const phase of ['baseline', 'index'] as const) {
       const mine = samples.filter((s) => s.cell_key === cell.cell_key && s.phase === phase);
       if (!mine.length) continue;
-      const queries = [...new Set(mine.map((s) => s.query_id))].sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
+      // report.md's order (each query's position in its phase record); rows stored before schema 2: by id.
+      const pos = (q: string) => Math.min(...mine.filter((s) => s.query_id === q).map((s) => s.query_pos ?? Infinity));
+      const queries = [...new Set(mine.map((s) => s.query_id))].sort((a, b) => pos(a) - pos(b) || a.localeCompare(b, 'en', { numeric: true }));
       out.push({ name: `${cell.cell_key}.${phase}`, doc: clickBenchDoc(run.started_at, runId, cell, phase, queries, mine) });
     }
   return out;
@@ -87,5 +89,5 @@ export function samplesExportSql(runId: string): string {
     s.invalid_reason AS invalid_reason, s.started_at AS started_at, s.statement_id AS statement_id
   FROM samples AS s INNER JOIN cells AS c ON c.run_id = s.run_id AND c.cell_key = s.cell_key
   WHERE s.run_id = ${sqlString(runId)}
-  ORDER BY cell_key, phase, query_id, indexOf(['cold', 'warmup', 'warm'], kind), n`;
+  ORDER BY cell_key, phase, s.query_pos, query_id, indexOf(['cold', 'warmup', 'warm'], kind), n`;
 }

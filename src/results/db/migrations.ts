@@ -64,8 +64,9 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 2,
-    description: 'samples: the figure the report uses (elapsed_ms, elapsed_source) and the server time\'s resolution',
+    description: 'samples: the figure the report uses (elapsed_ms, elapsed_source), the server time\'s resolution, the query\'s position in the report',
     statements: [
+      `ALTER TABLE samples ADD COLUMN IF NOT EXISTS query_pos Nullable(UInt32) AFTER query_id`,
       `ALTER TABLE samples ADD COLUMN IF NOT EXISTS elapsed_ms Nullable(Float64) AFTER wall_ms`,
       `ALTER TABLE samples ADD COLUMN IF NOT EXISTS elapsed_source Nullable(String) AFTER elapsed_ms`,
       `ALTER TABLE samples ADD COLUMN IF NOT EXISTS server_resolution_ms Nullable(Float64) AFTER elapsed_source`,

@@ -87,13 +87,14 @@ export function cellRow(runId: string, r: CellResult): StoredCell {
 export function sampleRows(runId: string, r: CellResult): StoredSample[] {
   const out: StoredSample[] = [];
   for (const rec of [r.queries_baseline, r.queries_index] as (QueriesRecord | null)[])
-    for (const q of rec?.queries ?? [])
+    for (const [pos, q] of (rec?.queries ?? []).entries())
       for (const s of q.samples)
         out.push({
           run_id: runId,
           cell_key: r.cellKey,
           phase: rec!.phase,
           query_id: q.id,
+          query_pos: pos,
           kind: s.kind,
           n: s.n,
           ...runElapsed(q.stats.timing_source, s),

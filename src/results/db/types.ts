@@ -86,6 +86,8 @@ export interface StoredSample {
   server_elapsed_ms: number | null;
   server_elapsed_source: string | null;
   wall_ms: number;
+  /** 0-based position of the query in its phase's record (report.md's order); null before schema 2. */
+  query_pos?: number | null;
   /** The figure report.md uses for the run (the query's headline clock), ms; null in rows stored before schema 2. */
   elapsed_ms?: number | null;
   /** Its source: a server-time source or `client wall time`; null before schema 2. */
