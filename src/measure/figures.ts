@@ -20,6 +20,7 @@ import {
 } from '../clickhouse/client';
 import type { QueryLogRow } from '../clickhouse/query-log';
 import type { QueryRecord, RunSample } from '../schema/results';
+import { SERVER_TIME_RESOLUTION_MS } from './stats';
 
 /** The figures of one run known when its response has been read (before query_log is joined). */
 export type RunFigures = Pick<
@@ -212,4 +213,43 @@ export function queryFailure(e: unknown, isGone: (e: unknown) => boolean = () =>
  */
 export function runSettingsOf(records: QueryRecord[]): Record<string, number | string> {
   return records[0]?.samples.find((s) => s.kind === 'warm')?.settings ?? {};
+}
+
+/**
+ * A run's time as every output writes it (samples.jsonl, the results database and its exports): the
+ * same choice and label as report.md. Source of each field:
+ * - `elapsed_ms` / `elapsed_source`: the figure chosen for the query's headline (`stats.timing_source`,
+ *   {@link stats}): the run's server elapsed and its source, or its client wall time (`wall_ms`) and
+ *   `client wall time`;
+ * - `server_elapsed_ms`: the server's figure (`server_elapsed_source`), **null when it is below its
+ *   resolution** (e.g. `query_duration_ms` 0 on 18.16: under 1 ms, not 0 ms) — then
+ *   `server_elapsed_below_ms` holds that resolution ("< 1 ms");
+ * - `server_resolution_ms`: the smallest step of `server_elapsed_source` (`SERVER_TIME_RESOLUTION_MS`), ms.
+ * Pure.
+ */
+export interface RunElapsed {
+  elapsed_ms: number;
+  elapsed_source: string;
+  server_elapsed_ms: number | null;
+  server_elapsed_source: RunSample['server_elapsed_source'];
+  server_resolution_ms: number | null;
+  server_elapsed_below_ms: number | null;
+}
+
+/** See {@link RunElapsed}. `timing` is the query's `stats.timing_source`. */
+export function runElapsed(timing: QueryRecord['stats']['timing_source'], s: RunSample): RunElapsed {
+  const src = s.server_elapsed_source;
+  const res = src ? SERVER_TIME_RESOLUTION_MS[src] : null;
+  const raw = s.server_elapsed_ms;
+  const below = raw !== null && res !== null && raw < res;
+  const server = raw === null || below ? null : raw;
+  const useServer = timing === 'server-side elapsed' && server !== null;
+  return {
+    elapsed_ms: useServer ? server : s.wall_ms,
+    elapsed_source: useServer ? src! : 'client wall time',
+    server_elapsed_ms: server,
+    server_elapsed_source: src,
+    server_resolution_ms: res,
+    server_elapsed_below_ms: below ? res : null,
+  };
 }

@@ -29,3 +29,18 @@ export function fmtMs(ms: number | null | undefined, resolutionMs: number | null
 export function fmtInt(n: number | null | undefined): string {
   return n === null || n === undefined || !Number.isFinite(n) ? 'n/a' : Math.round(n).toLocaleString('en-US');
 }
+
+/**
+ * `text` on one line (runs of whitespace and newlines as one space), cut to at most `max` characters
+ * at a word boundary with `…` when longer: never mid-word. A first word longer than `max` is cut
+ * inside it (with `…`), the only case that does.
+ * @returns `{ text, cut }`: the shortened text, and whether anything was left out.
+ */
+export function shortenAtWord(text: string, max: number): { text: string; cut: boolean } {
+  const one = text.replace(/\s+/g, ' ').trim();
+  if (one.length <= max) return { text: one, cut: false };
+  const room = one.slice(0, Math.max(1, max - 1));
+  const at = room.lastIndexOf(' ');
+  const head = (at > 0 ? room.slice(0, at) : room).replace(/[\s,;:.(–-]+$/, '');
+  return { text: `${head}…`, cut: true };
+}

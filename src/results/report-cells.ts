@@ -213,6 +213,31 @@ export function noIndexReason(cells: CellResult[], specSkipIndex: boolean): stri
   return `No cell materialized a skip index: ${parts.join('; ') || 'no cell has a result'}.`;
 }
 
+/** The spec fields {@link indexTurnedOff} reads: the spec's query settings and the matrix's settings profiles. */
+export interface IndexSettingsSpec {
+  settings?: { query?: Record<string, string | number> };
+  matrix: { settings?: { name: string; query: Record<string, string | number> }[] };
+}
+
+/**
+ * Why a cell's runs after the index did not use it on purpose: they were sent with
+ * `use_skip_indexes = 0` (the settings recorded with the index step, `queries-index.json`
+ * `run_settings`, else its first warm run's `settings`). Names where the setting came from: the
+ * settings profile the cell key ends with (`matrix.settings`), else the spec's `settings.query`.
+ * @returns e.g. `not used: use_skip_indexes = 0 in profile noidx`; null when the runs did not turn it off.
+ */
+export function indexTurnedOff(c: CellResult, spec?: IndexSettingsSpec): string | null {
+  const rec = c.queries_index;
+  if (!rec) return null;
+  const sent = rec.run_settings ?? rec.queries.flatMap((q) => q.samples).find((s) => s.kind === 'warm')?.settings ?? {};
+  const off = (v: string | number | undefined) => v !== undefined && ['0', 'false'].includes(String(v).toLowerCase());
+  if (!off(sent.use_skip_indexes)) return null;
+  const key = c.cellKey.replace(/-r\d+$/, '');
+  const profile = spec?.matrix.settings?.find((p) => off(p.query.use_skip_indexes) && key.endsWith(`-${p.name}`));
+  const where = profile ? `in profile ${profile.name}` : off(spec?.settings?.query?.use_skip_indexes) ? "in the spec's settings.query" : "in the runs' settings";
+  return `not used: use_skip_indexes = ${sent.use_skip_indexes} ${where}`;
+}
+
 /**
  * What a counters cell shows when a cell has no start→end difference: `not collected (cancelled)`
  * for a cell that stopped before its end snapshot, else the recorded reason (`metrics_delta_unavailable`).

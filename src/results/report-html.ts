@@ -12,8 +12,9 @@
 import path from 'node:path';
 import { existsSync } from 'node:fs';
 import { readRecord } from './store';
-import { comparedQueries, fmtBytes, fmtInt, fmtMs, indexVerdict, loadRun, retries, validitySummary } from './report';
-import { environmentRows, settingsFlag, settingsNotAppliedLines, hostWideFlags, measuredSomething, noIndexReason, runStatusText, validityBanner } from './report-cells';
+import { CELL_ERROR_CHARS, comparedQueries, fmtBytes, fmtInt, fmtMs, indexVerdict, loadRun, retries, validitySummary } from './report';
+import { shortenAtWord } from './format';
+import { environmentRows, settingsFlag, settingsNotAppliedLines, hostWideFlags, measuredSomething, noIndexReason, runStatusText, validityBanner, type IndexSettingsSpec } from './report-cells';
 import {
   cellLabel,
   comparisonChart,
@@ -138,17 +139,18 @@ async function gridsHtml(
 }
 
 /** The validity headline, worded as in report.md (`validityBanner`: only of what was measured). `cells`: every cell with a result; `missing`: cells without one. */
-function validityBlock(cells: CellResult[], missing: string[]): Raw {
+function validityBlock(cells: CellResult[], missing: string[], spec?: IndexSettingsSpec): Raw {
   const ok = cells.filter(measuredSomething);
-  const v = validitySummary(ok);
+  const v = validitySummary(ok, spec);
   const b = validityBanner(cells, missing, v, comparedQueries(ok).length);
   const incomplete = cells.flatMap((c) => [c.queries_baseline, c.queries_index].filter((p) => p?.incomplete).map((p) => `${c.cellKey} ${p!.phase}: ${p!.incomplete}`));
   const out: Raw[] = [];
   if (incomplete.length) out.push(h`<p class="warn"><strong>Query steps stopped before every query was measured</strong> — ${incomplete.join('; ')}. The figures shown are the queries that finished.</p>`);
   out.push(b.head ? h`<p class="${b.level}"><strong>${b.head}</strong> — ${b.text}</p>` : h`<p class="${b.level}">${b.text}</p>`);
   for (const c of ok.filter((x) => x.index && x.queries_index)) {
-    const iv = indexVerdict(c);
-    if (iv.verified !== true) out.push(h`<p class="${iv.verified === false ? 'warn' : 'unknown'}">Skip index in ${cellLabel(c)}: ${iv.verified === false ? 'not verified or not effective' : 'not verifiable'} — ${iv.reasons.join('; ') || 'no proof recorded'}.</p>`);
+    const iv = indexVerdict(c, spec);
+    if (iv.off) out.push(h`<p class="ok">Skip index in ${cellLabel(c)}: ${iv.off} (turned off on purpose: no speed-up, not invalid).</p>`);
+    else if (iv.verified !== true) out.push(h`<p class="${iv.verified === false ? 'warn' : 'unknown'}">Skip index in ${cellLabel(c)}: ${iv.verified === false ? 'not verified or not effective' : 'not verifiable'} — ${iv.reasons.join('; ') || 'no proof recorded'}.</p>`);
   }
   return h`${out}`;
 }
@@ -174,9 +176,13 @@ function sources(run: RunRecord, cells: CellResult[]): Raw {
 
 function cellsTable(cells: CellResult[], missing: string[]): Raw {
   const withHosts = hasHosts(cells);
+  // As report.md: an error too long for the table is shortened at a word boundary, in full below it.
+  const fullErrors: Raw[] = [];
   const rows: (string | Raw)[][] = cells.map((c) => {
     const pv = c.provision;
-    const why = c.status === 'failed' && c.error ? `: ${c.error.split('\n')[0].slice(0, 160)}` : c.status === 'skipped' && c.skip_reason ? `: ${c.skip_reason}` : '';
+    const err = c.status === 'failed' && c.error ? shortenAtWord(c.error, CELL_ERROR_CHARS) : null;
+    if (err?.cut) fullErrors.push(h`<li>${c.cellKey}: ${c.error!.replace(/\s+/g, ' ').trim()}</li>`);
+    const why = err ? `: ${err.text}${err.cut ? ` [error ${fullErrors.length}]` : ''}` : c.status === 'skipped' && c.skip_reason ? `: ${c.skip_reason}` : '';
     return [
       c.cellKey,
       h`<span class="status-${c.status}">${c.status}</span>${why}${settingsFlag(c)}`,
@@ -190,7 +196,8 @@ function cellsTable(cells: CellResult[], missing: string[]): Raw {
     ];
   });
   for (const k of missing) rows.push([k, 'no result (not run yet, or the run was interrupted)', '', '', '', ...(withHosts ? [''] : []), '', '', '']);
-  return table(['cell', 'status', 'codec', 'server version', 'CPUs / memory', ...(withHosts ? ['host'] : []), 'load', 'compressed (ratio)', 'retries'], rows);
+  const t = table(['cell', 'status', 'codec', 'server version', 'CPUs / memory', ...(withHosts ? ['host'] : []), 'load', 'compressed (ratio)', 'retries'], rows);
+  return fullErrors.length ? h`${t}<p>Errors in full (as in the cell's <code>result.json</code> <code>error</code>):</p><ol class="errors">${fullErrors}</ol>` : t;
 }
 
 /** The hosts section (as report.md's, `report-hosts.ts`); nothing when no cell records its host. */
@@ -286,7 +293,7 @@ export async function renderHtmlReport(dir: string, extras: HtmlReportExtras = {
   const body = h`<header><h1>chbench report — ${run.runId}</h1>
 <p>Workload <strong>${spec.workload}</strong>, ${fmtInt(spec.scale)} rows, target <strong>${spec.target.kind}</strong>; ${spec.protocol.coldRuns} cold + ${spec.protocol.warmRuns} warm run(s) per query, headline warm statistic <strong>${spec.protocol.statistic}</strong>.</p>
 <p>Started ${run.startedAt}${run.resumes.length ? `, resumed ${run.resumes.join(', ')}` : ''}${run.finishedAt ? `, finished ${run.finishedAt}` : ''}; run status <strong>${runStatusText(run, cells, missing) ?? 'not recorded (not finished)'}</strong>; ${cells.filter((c) => c.status === 'succeeded').length} of ${cells.length + missing.length} cell(s) succeeded.</p>
-${validityBlock(cells, missing)}${hostBusyBlock(cells, spec.concurrency)}${hostWideBlock(measured)}</header>
+${validityBlock(cells, missing, spec)}${hostBusyBlock(cells, spec.concurrency)}${hostWideBlock(measured)}</header>
 <section id="cells"><h2>Cells</h2>${cellsTable(cells, missing)}${settingsNotAppliedLines(cells).length ? h`<p><strong>⚠ Table settings not applied</strong> — declared for the cell, but not on its table:</p>${notesList(settingsNotAppliedLines(cells))}` : ''}${profileLines(spec).length ? h`<p>Settings profiles (matrix.settings, over the spec's settings):</p>${notesList(profileLines(spec).map((l) => l.replace(/`/g, '')))}` : ''}</section>
 ${hostsHtml(cells)}
 <section id="sources"><h2>Sources of the figures</h2>${sources(run, ok)}</section>

@@ -21,7 +21,9 @@ import {
   msColumn,
   hostWideFlags,
   howStopped,
+  indexTurnedOff,
   noIndexReason,
+  type IndexSettingsSpec,
   runStatusText,
   settingsFlag,
   settingsNotAppliedLines,
@@ -39,7 +41,10 @@ import {
 } from '../schema/results';
 
 export { fmtBytes, fmtMs, fmtInt } from './format';
-import { fmtBytes, fmtMs, fmtInt } from './format';
+import { fmtBytes, fmtMs, fmtInt, shortenAtWord } from './format';
+
+/** Most characters of a cell's error shown in the Cells table (report.md and report.html); the full text follows the table. */
+export const CELL_ERROR_CHARS = 160;
 
 /**
  * Load every cell result of a run, in `run.json` order.
@@ -63,9 +68,14 @@ export function loadRun(dir: string): { run: RunRecord; cells: CellResult[]; mis
  * The skip index's verdict for a cell: index.json's build check (every part carries it, EXPLAIN under
  * the runs' settings skips granules) and, per query, the proof taken from the measured runs
  * (`index_proof`: EXPLAIN under their settings and their read_rows against the baseline's).
- * `true` only when both hold for every query that uses the index.
+ * `true` only when both hold for every query that uses the index. A cell whose runs turned the index
+ * off on purpose (`use_skip_indexes = 0`, {@link indexTurnedOff}) gets `verified: null` and `off`
+ * naming the setting and where it came from (`spec`: the run's spec, for the profile's name): it is
+ * neither verified nor invalid.
  */
-export function indexVerdict(c: CellResult): { verified: boolean | null; reasons: string[] } {
+export function indexVerdict(c: CellResult, spec?: IndexSettingsSpec): { verified: boolean | null; reasons: string[]; off?: string } {
+  const off = indexTurnedOff(c, spec);
+  if (off) return { verified: null, reasons: [off], off };
   const vv = c.index?.verification;
   const proofs = (c.queries_index?.queries ?? []).filter((q) => q.index_proof).map((q) => ({ id: q.id, p: q.index_proof! }));
   // A query with a proof from the measured runs is described by that proof, not twice.
@@ -77,8 +87,11 @@ export function indexVerdict(c: CellResult): { verified: boolean | null; reasons
   return { verified, reasons };
 }
 
-/** Counts of invalid and unjudgeable checks over the measured cells. */
-export function validitySummary(cells: CellResult[]): { invalid: string[]; unknown: string[] } {
+/**
+ * Counts of invalid and unjudgeable checks over the measured cells. A skip index the runs turned off
+ * on purpose (`use_skip_indexes = 0`, see {@link indexVerdict}; `spec` names its profile) is neither.
+ */
+export function validitySummary(cells: CellResult[], spec?: IndexSettingsSpec): { invalid: string[]; unknown: string[] } {
   const qs = cells.flatMap((c) => [...(c.queries_baseline?.queries ?? []), ...(c.queries_index?.queries ?? [])]);
   const samples = qs.flatMap((q) => q.samples);
   const count = (f: (x: (typeof samples)[number]) => boolean) => samples.filter(f).length;
@@ -89,8 +102,8 @@ export function validitySummary(cells: CellResult[]): { invalid: string[]; unkno
   const quietUnknown = count((x) => x.validity?.quiet.valid !== true && x.validity?.quiet.valid !== false);
   const notWarmer = qs.filter((q) => q.stats.warm_validity?.valid === false).length;
   const warmUnknown = qs.filter((q) => q.stats.warm_validity?.valid !== true && q.stats.warm_validity?.valid !== false).length;
-  const idxBad = cells.filter((c) => c.index && c.queries_index && indexVerdict(c).verified === false).length;
-  const idxUnknown = cells.filter((c) => c.index && c.queries_index && indexVerdict(c).verified === null).length;
+  const idxBad = cells.filter((c) => c.index && c.queries_index && indexVerdict(c, spec).verified === false).length;
+  const idxUnknown = cells.filter((c) => c.index && c.queries_index && !indexVerdict(c, spec).off && indexVerdict(c, spec).verified === null).length;
   const mismatch = resultMismatches(cells).length;
   const failedQueries = qs.filter((q) => q.error).length;
   const invalid = [
@@ -196,7 +209,7 @@ export function renderReport(dir: string): string {
   out.push(`Started ${run.startedAt}${resumes.length ? `, resumed ${resumes.join(', ')}` : ''}${run.finishedAt ? `, finished ${run.finishedAt}` : ''}${status ? `, run status **${status}**` : ''}.`, '');
 
   // Validity summary first: a run with invalid measurements says so at the top.
-  const v = validitySummary(ok);
+  const v = validitySummary(ok, spec);
   const incomplete = cells.flatMap((c) => [c.queries_baseline, c.queries_index].filter((p) => p?.incomplete).map((p) => `${c.cellKey} ${p!.phase}: ${p!.incomplete}`));
   if (incomplete.length) out.push(`> **Query steps stopped before every query was measured** — ${incomplete.join('; ')}. The figures shown are the queries that finished.`, '');
   // The banner speaks only of what was measured (report-cells.ts): nothing, no query run, or each claim with its runs.
@@ -219,11 +232,15 @@ export function renderReport(dir: string): string {
   out.push('## Cells', '');
   const withHosts = hasHosts(cells);
   const rows = [['cell', 'status', 'server version', 'timezone', 'CPUs / memory', 'provisioned by', ...(withHosts ? ['host'] : []), 'query_log', 'retries']];
+  // An error too long for the table is shortened at a word boundary and given in full below it.
+  const fullErrors: string[] = [];
   for (const c of cells) {
     const p = c.provision;
+    const err = c.status === 'failed' && c.error ? shortenAtWord(c.error, CELL_ERROR_CHARS) : null;
+    if (err?.cut) fullErrors.push(`${fullErrors.length + 1}. ${c.cellKey}: ${c.error!.replace(/\s+/g, ' ').trim()}`);
     rows.push([
       c.cellKey,
-      c.status + (c.status === 'failed' && c.error ? `: ${c.error.split('\n')[0].slice(0, 160)}` : c.status === 'skipped' && c.skip_reason ? `: ${c.skip_reason}` : '') + settingsFlag(c),
+      c.status + (err ? `: ${err.text}${err.cut ? ` [error ${fullErrors.length}]` : ''}` : c.status === 'skipped' && c.skip_reason ? `: ${c.skip_reason}` : '') + settingsFlag(c),
       p?.server.version ?? 'n/a',
       p?.server.timezone ?? 'n/a',
       p ? `${p.server.cpus ?? 'n/a'} / ${fmtBytes(p.server.memory_bytes)}` : 'n/a',
@@ -235,6 +252,7 @@ export function renderReport(dir: string): string {
   }
   for (const k of missing) rows.push([k, 'no result (not run yet, or the run was interrupted)', '', '', '', '', ...(withHosts ? [''] : []), '', '']);
   out.push(markdownTable(rows), '');
+  if (fullErrors.length) out.push('Errors in full (as in the cell\'s `result.json` `error`):', '', ...fullErrors, '');
   const unapplied = settingsNotAppliedLines(cells);
   if (unapplied.length) out.push('> **⚠ Table settings not applied** — declared for the cell, but not on its table:', ...unapplied.map((l) => `> - ${l}`), '');
   const profiles = profileLines(spec);
@@ -338,7 +356,7 @@ export function renderReport(dir: string): string {
   for (const c of ok)
     for (const rec of [c.queries_baseline, c.queries_index])
       for (const fq of rec?.queries.filter((x) => x.error) ?? [])
-        out.push(`**⚠ ${fq.id} failed in ${label(c)}${rec === c.queries_index ? ' (after index)' : ''}** on run ${fq.error!.run} (query_id \`${fq.error!.query_id}\`): server error Code ${fq.error!.code}${fq.error!.type ? ` (${fq.error!.type})` : ''}: ${fq.error!.message.split('\n')[0].slice(0, 300)}`, '');
+        out.push(`**⚠ ${fq.id} failed in ${label(c)}${rec === c.queries_index ? ' (after index)' : ''}** on run ${fq.error!.run} (query_id \`${fq.error!.query_id}\`): server error Code ${fq.error!.code}${fq.error!.type ? ` (${fq.error!.type})` : ''}: ${fq.error!.message}`, '');
   const find = (c: CellResult, id: string) => c.queries_baseline?.queries.find((q) => q.id === id);
   const approx = qids.filter((id) => ok.some((c) => find(c, id)?.deterministic === false));
   // Only queries that returned rows in at least one run can be said to agree.
@@ -384,12 +402,13 @@ export function renderReport(dir: string): string {
         const qb = c.queries_baseline?.queries.find((q) => q.id === qa.id);
         const before = headline(qb, spec.protocol.statistic);
         const after = headline(qa, spec.protocol.statistic);
+        const off = indexTurnedOff(c, spec);
         ir.push([
           label(c),
           qa.id,
           fmtMs(before) + (qb && (qb.samples.some((x) => x.validity?.quiet.valid === false) || qb.stats.warm_validity?.valid === false) ? ' ⚠' : ''),
           fmtMs(after) + (qa.samples.some((x) => x.validity?.quiet.valid === false) || qa.stats.warm_validity?.valid === false ? ' ⚠' : ''),
-          (before && after ? `${(before / after).toFixed(1)}×` : 'n/a') + (qa.index_proof?.effective === false ? ' ⚠ index not effective' : ''),
+          off ? `n/a (index ${off})` : (before && after ? `${(before / after).toFixed(1)}×` : 'n/a') + (qa.index_proof?.effective === false ? ' ⚠ index not effective' : ''),
           fmtInt(qb?.stats.read_rows),
           fmtInt(qa.stats.read_rows),
           fmtBytes(qb?.stats.read_bytes),
@@ -401,7 +420,11 @@ export function renderReport(dir: string): string {
       }
     out.push(markdownTable(ir), '');
     for (const c of idxCells) {
-      const vd = indexVerdict(c);
+      const vd = indexVerdict(c, spec);
+      if (vd.off) {
+        out.push(`- ${label(c)}: index ${vd.off} — the index was built, and the runs after it were sent with it turned off on purpose: no speed-up is shown, and nothing is judged invalid for it.`);
+        continue;
+      }
       const proofs = c.queries_index!.queries.filter((q) => q.index_proof).map((q) => `${q.id} ${q.index_proof!.reason}`);
       const notEffective = c.queries_index!.queries.some((q) => q.index_proof?.effective === false && q.index_proof.explain_skips === true);
       out.push(

@@ -6,7 +6,8 @@
  * A figure the server did not give (`null` in the record) gets no line: a missing line means
  * "unknown", a line never carries 0 or null in place of a measurement. Pure: no I/O.
  */
-import type { CellResult, ChbenchVersion, FlatSample, FlatSampleMetadata, QueriesRecord, RunSample } from '../schema/results';
+import type { CellResult, ChbenchVersion, FlatSample, FlatSampleMetadata, QueriesRecord, QueryRecord, RunSample } from '../schema/results';
+import { runElapsed } from '../measure/figures';
 
 /** What {@link flatSamples} needs besides the cell result. */
 export interface FlatSampleContext {
@@ -19,13 +20,23 @@ export const WALL_TIME_SOURCE = 'client wall time (performance.now() around requ
 
 type Figure = [metric: string, value: number | null | undefined, unit: string, source: string];
 
-/** The figures of one query run, in a fixed order; `null` values are dropped by the caller. */
-function runFigures(s: RunSample): Figure[] {
+/**
+ * The figures of one query run, in a fixed order; `null` values are dropped by the caller. `elapsed`
+ * is the figure the report uses for the run (`runElapsed`: the query's headline clock) with its
+ * source; `server_elapsed` is left out when the server's time is below its resolution (never 0).
+ */
+function runFigures(q: QueryRecord, s: RunSample): Figure[] {
   const readSource = s.read_source ?? 'not available';
+  const e = runElapsed(q.stats.timing_source, s);
+  const chosen =
+    e.elapsed_source === 'client wall time'
+      ? `${WALL_TIME_SOURCE}${e.server_elapsed_below_ms !== null ? ` (server time ${e.server_elapsed_source} below its ${e.server_elapsed_below_ms} ms resolution)` : q.stats.timing_note ? ` (${q.stats.timing_note})` : ''}`
+      : e.elapsed_source;
   const mem = s.query_log?.memory_usage;
   const memory = mem === undefined || mem === null || mem === '' || !Number.isFinite(Number(mem)) ? null : Number(mem);
   return [
-    ['server_elapsed', s.server_elapsed_ms, 'ms', s.server_elapsed_source ?? 'not available'],
+    ['elapsed', e.elapsed_ms, 'ms', chosen],
+    ['server_elapsed', e.server_elapsed_ms, 'ms', s.server_elapsed_source ?? 'not available'],
     ['wall_time', s.wall_ms, 'ms', WALL_TIME_SOURCE],
     ['read_rows', s.read_rows, 'rows', readSource],
     ['read_bytes', s.read_bytes, 'bytes', readSource],
@@ -36,7 +47,7 @@ function runFigures(s: RunSample): Figure[] {
 }
 
 /** Metric names a query run can produce, in line order (a run's lines are a subset, in this order). */
-export const RUN_METRICS = ['server_elapsed', 'wall_time', 'read_rows', 'read_bytes', 'result_rows', 'result_bytes', 'memory_usage'] as const;
+export const RUN_METRICS = ['elapsed', 'server_elapsed', 'wall_time', 'read_rows', 'read_bytes', 'result_rows', 'result_bytes', 'memory_usage'] as const;
 
 /**
  * Flatten a cell result into samples: per query run (baseline and index phase, cold, warm-up and
@@ -70,9 +81,10 @@ export function flatSamples(r: CellResult, ctx: FlatSampleContext): FlatSample[]
     chbench_commit: ctx.chbench?.commit ?? null,
   };
   const out: FlatSample[] = [];
-  const push = (figures: Figure[], meta: FlatSampleMetadata) => {
+  const push = (figures: Figure[], meta: FlatSampleMetadata, resolution: Partial<Record<string, number | null>> = {}) => {
     for (const [metric, value, unit, source] of figures)
-      if (value !== null && value !== undefined && Number.isFinite(value)) out.push({ metric, value, unit, timestamp, metadata: { ...meta, source } });
+      if (value !== null && value !== undefined && Number.isFinite(value))
+        out.push({ metric, value, unit, timestamp, metadata: { ...meta, source, ...(metric in resolution ? { server_resolution_ms: resolution[metric] ?? null } : {}) } });
   };
   if (r.load)
     push(
@@ -95,8 +107,11 @@ export function flatSamples(r: CellResult, ctx: FlatSampleContext): FlatSample[]
     );
   for (const rec of [r.queries_baseline, r.queries_index] as (QueriesRecord | null)[])
     for (const q of rec?.queries ?? [])
-      for (const s of q.samples)
-        push(runFigures(s), {
+      for (const s of q.samples) {
+        const e = runElapsed(q.stats.timing_source, s);
+        // The server time's resolution goes with both time lines (also when the server's figure is below it).
+        const res = { elapsed: e.server_resolution_ms, server_elapsed: e.server_resolution_ms };
+        push(runFigures(q, s), {
           ...base,
           query: q.id,
           phase: rec!.phase,
@@ -106,7 +121,8 @@ export function flatSamples(r: CellResult, ctx: FlatSampleContext): FlatSample[]
           // Optional chaining: the writer does not parse step files, and a sample line is never worth failing a cell.
           cold_valid: s.kind === 'cold' ? (s.validity?.cold?.valid ?? null) : null,
           quiet_valid: s.validity?.quiet?.valid ?? null,
-        });
+        }, res);
+      }
   return out;
 }
 

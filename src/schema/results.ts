@@ -1304,6 +1304,11 @@ export const FlatSampleMetadata = z.object({
   quiet_valid: z.boolean().nullable(),
   /** Where the value comes from: a system table column, the HTTP summary, or client wall time. */
   source: z.string(),
+  /**
+   * `elapsed` and `server_elapsed` lines: the smallest step of the run's server-time source, ms
+   * (1 for `query_duration_ms`; null when the server gave no time). Absent on other lines and in older files.
+   */
+  server_resolution_ms: z.number().nullable().optional(),
   /** chbench package version and git commit that measured it (from `run.json`). */
   chbench_version: z.string().nullable(),
   chbench_commit: z.string().nullable(),

@@ -240,3 +240,113 @@ describe('the data directory disk', () => {
     );
   });
 });
+
+describe('issue 21 item 3: a skip index turned off on purpose by a settings profile', () => {
+  // The fixture's LZ4 cell as the profile `noidx` (`use_skip_indexes: 0`) leaves it: EXPLAIN under
+  // the runs' settings shows no index, the runs read every row, the build check says "not verified".
+  const dir = path.join(tmp, 'index-off');
+  cpSync(FIXTURE, dir, { recursive: true });
+  const cells = path.join(dir, 'cells');
+  cpSync(path.join(cells, 'v26.7-lz4'), path.join(cells, 'v26.7-lz4-noidx'), { recursive: true });
+  rmSync(path.join(cells, 'v26.7-lz4'), { recursive: true });
+  const runFile = path.join(dir, 'run.json');
+  const run = JSON.parse(readFileSync(runFile, 'utf8'));
+  run.cells = run.cells.map((k: string) => (k === 'v26.7-lz4' ? 'v26.7-lz4-noidx' : k));
+  run.spec.matrix.settings = [{ name: 'noidx', query: { use_skip_indexes: 0 }, mergeTree: {} }];
+  writeFileSync(runFile, JSON.stringify(run));
+  const f = path.join(cells, 'v26.7-lz4-noidx', 'result.json');
+  const r = JSON.parse(readFileSync(f, 'utf8')) as CellResult;
+  r.cellKey = 'v26.7-lz4-noidx';
+  const qi = r.queries_index!;
+  qi.run_settings = { ...qi.run_settings, use_skip_indexes: 0 };
+  for (const q of qi.queries) {
+    for (const s of q.samples) s.settings = { ...s.settings, use_skip_indexes: 0 };
+    q.index_proof = {
+      ...q.index_proof!,
+      explain_granules: null,
+      explain_skips: false,
+      read_rows_after: 2_000_000,
+      effective: false,
+      reason:
+        "EXPLAIN under the runs' settings does not use index trace_bf; measured read_rows 2,000,000 after vs 2,000,000 before",
+    };
+    // A faster re-run by chance (warmer page cache): 76.7 → 54.8 ms, what used to print as "1.4×".
+    q.stats.warm_min_ms = 54.8;
+  }
+  r.index!.verification = {
+    ...r.index!.verification!,
+    verified: false,
+    reasons: ['q5: EXPLAIN does not show index trace_bf'],
+  };
+  writeFileSync(f, JSON.stringify(r));
+
+  it('report.md names the setting and its profile, prints no speed-up and no invalid banner', () => {
+    const md = renderReport(dir);
+    const row = md.split('\n').find((l) => /^\| v26\.7-lz4-noidx\s*\| q5 /.test(l));
+    assert.ok(row, 'skip index row for the cell');
+    assert.doesNotMatch(row, /×/, 'no speed-up figure');
+    assert.match(row, /n\/a \(index not used: use_skip_indexes = 0 in profile noidx\)/);
+    assert.match(md, /- v26\.7-lz4-noidx: index not used: use_skip_indexes = 0 in profile noidx — /);
+    assert.doesNotMatch(md, /NOT verified|invalid measurements|not verified or not effective/);
+  });
+
+  it('report.html says the same and does not call it invalid', async () => {
+    const html = await renderHtmlReport(dir);
+    assert.match(html, /Skip index in v26\.7-lz4-noidx: not used: use_skip_indexes = 0 in profile noidx/);
+    assert.doesNotMatch(html, /invalid measurements|not verified or not effective/);
+  });
+
+  it("the same setting in the spec's settings.query is named as such", () => {
+    const spec = { settings: { query: { use_skip_indexes: 0 } }, matrix: {} };
+    const md = (() => {
+      const run2 = JSON.parse(readFileSync(runFile, 'utf8'));
+      delete run2.spec.matrix.settings;
+      run2.spec.settings.query = spec.settings.query;
+      writeFileSync(runFile, JSON.stringify(run2));
+      try {
+        return renderReport(dir);
+      } finally {
+        writeFileSync(runFile, JSON.stringify(run));
+      }
+    })();
+    assert.match(md, /index not used: use_skip_indexes = 0 in the spec's settings\.query/);
+  });
+});
+
+describe('issue 21 item 7a: a long error in the Cells table', () => {
+  const error =
+    'Code: 160. DB::Exception: Estimated query execution time (184.40753 seconds) is too long. Maximum: 60. Estimated rows to process: 2000000: While executing MergeTreeSelect(pool: ReadPool, algorithm: Thread). (TOO_SLOW) (version 26.7.2.1 (official build))';
+  const dir = variant('long-error', {
+    'v26.7-zstd3': (r) => {
+      r.status = 'failed';
+      r.error = error;
+      r.stopped_in = 'queries-baseline';
+    },
+  });
+
+  it('report.md shortens it at a word boundary with an ellipsis and gives it in full below the table', () => {
+    const md = renderReport(dir);
+    const row = md.split('\n').find((l) => l.startsWith('| v26.7-zstd3 ') && l.includes('failed:'))!;
+    const shown = /failed: (.*?…) \[error 1\]/.exec(row)?.[1];
+    assert.ok(shown, `shortened with an ellipsis and a footnote mark: ${row}`);
+    const head = shown.slice(0, -1);
+    assert.ok(error.startsWith(head), 'a prefix of the error');
+    assert.match(error.slice(head.length), /^[\s,;:.(]/, `cut at a word boundary, not mid-word: "${head}"`);
+    assert.ok(shown.length <= 160);
+    assert.ok(md.includes(`1. v26.7-zstd3: ${error}`), 'the full text under the table');
+    const doc = JSON.parse(readFileSync(path.join(dir, 'cells', 'v26.7-zstd3', 'result.json'), 'utf8')) as CellResult;
+    assert.equal(doc.error, error, 'result.json keeps the full text');
+  });
+
+  it('report.html does the same', async () => {
+    const html = await renderHtmlReport(dir);
+    assert.match(html, /failed<\/span>: Code: 160\. DB::Exception: [^<]*… \[error 1\]/);
+    assert.ok(
+      html.includes(
+        '<ol class="errors"><li>v26.7-zstd3: Code: 160. DB::Exception: Estimated query execution time (184.40753 seconds) is too long.',
+      ),
+      'full text in a list under the table',
+    );
+    assert.ok(html.includes('(official build))</li>'));
+  });
+});

@@ -206,7 +206,13 @@ test('flatSamples: one line per figure of each measured run, with its metadata',
     source: rec.server_elapsed_source,
     chbench_version: '0.1.0',
     chbench_commit: run.chbench.commit,
+    server_resolution_ms: 0.000001,
   });
+  // The report's figure for the run (q1's headline clock is server-side here), with the same resolution.
+  const chosen = samples.find((s) => s.metric === 'elapsed' && s.metadata.query_id === rec.query_id)!;
+  assert.equal(chosen.value, rec.server_elapsed_ms);
+  assert.equal(chosen.metadata.source, rec.server_elapsed_source);
+  assert.equal(chosen.metadata.server_resolution_ms, 0.000001);
   const load = samples.find((s) => s.metric === 'load_rows_per_s')!;
   assert.equal(load.value, r.load!.rows_per_s);
   assert.equal(load.metadata.query_id, r.load!.query_id);
@@ -226,8 +232,11 @@ test('flatSamples writes no line for an unknown figure (null), and picks up quer
   const lines = flatSamples(r, { chbench: null }).filter((s) => s.metadata.query_id === s0.query_id);
   assert.deepEqual(
     lines.map((s) => s.metric),
-    ['wall_time', 'read_rows', 'read_bytes', 'result_rows', 'result_bytes', 'memory_usage'],
+    ['elapsed', 'wall_time', 'read_rows', 'read_bytes', 'result_rows', 'result_bytes', 'memory_usage'],
   );
+  // No server time: the report's figure is the client wall time, so labelled.
+  assert.equal(lines[0].value, s0.wall_ms);
+  assert.match(lines[0].metadata.source, /^client wall time/);
   assert.equal(lines.at(-1)!.value, 1048576);
   assert.equal(lines[0].metadata.chbench_version, null);
 });

@@ -62,6 +62,17 @@ export const MIGRATIONS: readonly Migration[] = [
       ) ENGINE = MergeTree ORDER BY (run_id, comparison_id, pair_key, phase, query_id)`,
     ],
   },
+  {
+    version: 2,
+    description: 'samples: the figure the report uses (elapsed_ms, elapsed_source), the server time\'s resolution, the query\'s position in the report',
+    statements: [
+      `ALTER TABLE samples ADD COLUMN IF NOT EXISTS query_pos Nullable(UInt32) AFTER query_id`,
+      `ALTER TABLE samples ADD COLUMN IF NOT EXISTS elapsed_ms Nullable(Float64) AFTER wall_ms`,
+      `ALTER TABLE samples ADD COLUMN IF NOT EXISTS elapsed_source Nullable(String) AFTER elapsed_ms`,
+      `ALTER TABLE samples ADD COLUMN IF NOT EXISTS server_resolution_ms Nullable(Float64) AFTER elapsed_source`,
+      `ALTER TABLE samples ADD COLUMN IF NOT EXISTS server_elapsed_below_ms Nullable(Float64) AFTER server_resolution_ms`,
+    ],
+  },
 ];
 
 /** The newest schema version this chbench knows. */

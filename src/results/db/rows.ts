@@ -12,6 +12,7 @@ import { ComparisonRecord } from '../../schema/comparison';
 import { CellResult, RunRecord, type QueriesRecord, type RunSample } from '../../schema/results';
 import { readRecord, readRecordIfExists } from '../store';
 import type { StoredCell, StoredRun, StoredSample } from './types';
+import { runElapsed } from '../../measure/figures';
 
 /** Everything one run folder contributes. */
 export interface RunRows {
@@ -86,17 +87,17 @@ export function cellRow(runId: string, r: CellResult): StoredCell {
 export function sampleRows(runId: string, r: CellResult): StoredSample[] {
   const out: StoredSample[] = [];
   for (const rec of [r.queries_baseline, r.queries_index] as (QueriesRecord | null)[])
-    for (const q of rec?.queries ?? [])
+    for (const [pos, q] of (rec?.queries ?? []).entries())
       for (const s of q.samples)
         out.push({
           run_id: runId,
           cell_key: r.cellKey,
           phase: rec!.phase,
           query_id: q.id,
+          query_pos: pos,
           kind: s.kind,
           n: s.n,
-          server_elapsed_ms: s.server_elapsed_ms,
-          server_elapsed_source: s.server_elapsed_source,
+          ...runElapsed(q.stats.timing_source, s),
           wall_ms: s.wall_ms,
           read_rows: s.read_rows,
           read_bytes: s.read_bytes,

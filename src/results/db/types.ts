@@ -82,9 +82,20 @@ export interface StoredSample {
   kind: 'cold' | 'warmup' | 'warm';
   /** 1-based within its kind. */
   n: number;
+  /** Server elapsed, ms; null when the server gave none or it is below its resolution (`server_elapsed_below_ms`; never 0 for "< 1 ms"). */
   server_elapsed_ms: number | null;
   server_elapsed_source: string | null;
   wall_ms: number;
+  /** 0-based position of the query in its phase's record (report.md's order); null before schema 2. */
+  query_pos?: number | null;
+  /** The figure report.md uses for the run (the query's headline clock), ms; null in rows stored before schema 2. */
+  elapsed_ms?: number | null;
+  /** Its source: a server-time source or `client wall time`; null before schema 2. */
+  elapsed_source?: string | null;
+  /** Smallest step of `server_elapsed_source`, ms (1 for `query_duration_ms`); null without a server time or before schema 2. */
+  server_resolution_ms?: number | null;
+  /** Set (to the resolution, ms) when the server's time was below its resolution: "< this many ms". */
+  server_elapsed_below_ms?: number | null;
   read_rows: number | null;
   read_bytes: number | null;
   result_rows: number;
