@@ -2,7 +2,7 @@
 /**
  * chbench command line.
  *
- *   chbench validate <spec>     check a run spec (exit 0 valid, 2 invalid)
+ *   chbench validate <spec>     check a run spec (exit 0 valid, 2 invalid); --json prints it, defaults applied, as JSON
  *   chbench run <spec>          start the benchmarkMatrix workflow, show progress, print the report path
  *   chbench watch <runId>       attach to a run: the same progress as `run`, until it closes
  *   chbench cancel <runId>      cancel a run, wait until it closed, print its report and how to resume
@@ -113,8 +113,13 @@ const program = new Command('chbench')
 program
   .command('validate <spec>')
   .description('validate a run spec (YAML or JSON) without running anything')
-  .action((file: string) => {
+  .option(
+    '--json',
+    'print the parsed spec with its defaults applied as JSON on stdout (the input of `temporal workflow start --type benchmarkMatrix --input`)',
+  )
+  .action((file: string, o: { json?: boolean }) => {
     const { spec } = validateFile(file);
+    if (o.json) return console.log(JSON.stringify(spec));
     const cells = expandMatrix(spec).map(cellKey);
     console.log(
       `${file}: valid; workload ${spec.workload}, ${spec.scale} rows, target ${spec.target.kind}, ${cells.length} cell(s): ${cells.join(', ')}`,
