@@ -29,4 +29,4 @@ if [ "${1:-}" = "--with-debian-clickhouse" ]; then
   fi
 fi
 
-npm run build --silent
+npm run build:if-stale --silent

@@ -2,7 +2,7 @@
 /**
  * chbench command line.
  *
- *   chbench validate <spec>     check a run spec (exit 0 valid, 2 invalid)
+ *   chbench validate <spec>     check a run spec (exit 0 valid, 2 invalid); --json prints it, defaults applied, as JSON
  *   chbench run <spec>          start the benchmarkMatrix workflow, show progress, print the report path
  *   chbench watch <runId>       attach to a run: the same progress as `run`, until it closes
  *   chbench cancel <runId>      cancel a run, wait until it closed, print its report and how to resume
@@ -24,7 +24,7 @@
 import { Command } from 'commander';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { rootCause } from '@temporalio/common';
 import { FAILURE, hasFailureType } from './schema/failures';
 import { checkSpec, chbenchVersion } from './activities/matrix/validate-spec';
@@ -113,8 +113,13 @@ const program = new Command('chbench')
 program
   .command('validate <spec>')
   .description('validate a run spec (YAML or JSON) without running anything')
-  .action((file: string) => {
+  .option(
+    '--json',
+    'print the parsed spec with its defaults applied as JSON on stdout (the input of `temporal workflow start --type benchmarkMatrix --input`)',
+  )
+  .action((file: string, o: { json?: boolean }) => {
     const { spec } = validateFile(file);
+    if (o.json) return console.log(JSON.stringify(spec));
     const cells = expandMatrix(spec).map(cellKey);
     console.log(
       `${file}: valid; workload ${spec.workload}, ${spec.scale} rows, target ${spec.target.kind}, ${cells.length} cell(s): ${cells.join(', ')}`,
@@ -148,7 +153,7 @@ program
       );
     const { client, connection, cfg } = await temporalClient();
     try {
-      await startRun(client, raw, runId, cfg.taskQueue);
+      await startOrExplain(client, raw, runId, cfg.taskQueue);
       if (!o.wait) {
         console.log(runId);
         const pollers = await liveWorkflowPollers(client, cfg.namespace, cfg.taskQueue).catch(() => 1);
@@ -163,6 +168,24 @@ program
       await connection.close();
     }
   });
+
+/**
+ * {@link startRun}, or exit {@link EXIT.invalid} saying that a run with this id is already running
+ * (another `chbench run`/`resume` of the same id started it, possibly at the same moment) and how
+ * to watch it, instead of the SDK's `WorkflowExecutionAlreadyStartedError`.
+ */
+async function startOrExplain(client: Client, spec: unknown, runId: string, taskQueue: string): Promise<void> {
+  try {
+    await startRun(client, spec, runId, taskQueue);
+  } catch (e) {
+    if (e instanceof WorkflowExecutionAlreadyStartedError)
+      fail(
+        EXIT.invalid,
+        `a run with id ${runId} is already running; watch it with \`chbench watch ${runId}\` (or cancel it with \`chbench cancel ${runId}\`)`,
+      );
+    throw e;
+  }
+}
 
 /**
  * Follow a started run to its end (progress on stderr, Ctrl-C detaches with exit 130), then say how
@@ -283,7 +306,7 @@ program
       console.error(
         `chbench: resuming ${runId}${workflowId !== runId ? ` (workflow ${workflowId})` : ''} (spec ${specFile}); cells already measured are reused`,
       );
-      await startRun(client, raw, workflowId, cfg.taskQueue);
+      await startOrExplain(client, raw, workflowId, cfg.taskQueue);
       await follow(client, workflowId, cfg);
     } finally {
       await connection.close();
@@ -342,7 +365,24 @@ program
       say(
         `cancellation of run ${runId} requested; waiting for it to close (running steps stop, the results so far and the report are written)`,
       );
-      await follow(client, runId, { ...cfg, taskQueue: d.taskQueue }, 'cancel');
+      // With no worker the cancellation is never processed: after a bound, say so and how to terminate.
+      const boundS = Number(process.env.CHBENCH_CANCEL_WAIT_S ?? 60);
+      const bound = setTimeout(() => {
+        void liveWorkflowPollers(client, cfg.namespace, d.taskQueue)
+          .catch(() => 0)
+          .then((n) => {
+            if (n > 0) return;
+            fail(
+              EXIT.workflowFailed,
+              `run ${runId} has not closed ${boundS} s after the cancellation was requested, and no worker polls task queue ${d.taskQueue} on ${cfg.temporalAddress}: the cancellation waits for a worker (start one with \`chbench worker\`). To end it without one: \`temporal workflow terminate --workflow-id ${runId} --address ${cfg.temporalAddress} --namespace ${cfg.namespace}\` (no report is written), then \`chbench gc\` removes the servers it left`,
+            );
+          });
+      }, boundS * 1000);
+      try {
+        await follow(client, runId, { ...cfg, taskQueue: d.taskQueue }, 'cancel');
+      } finally {
+        clearTimeout(bound);
+      }
     } finally {
       await connection.close();
     }

@@ -5,10 +5,14 @@
  *
  * Run ids: the stored one (`q1-2026-11-30T14:16:43Z`) or its folder name (`q1-2026-11-30T14_16_43Z`).
  *
- * Exit codes: 0 no regression; 1 at least one regression; 2 bad arguments (a run compared with
- * itself), an unknown run, or the results database failed; 3 nothing could be decided (every query
- * unstable, or no cell paired), or the results database is busy or unreachable (nothing was
- * compared).
+ * When run B's own comparison (its spec's `baseline`, stored with the run) has run A as baseline,
+ * that record is used: its verdict is the one the interleaved confirming re-run left.
+ *
+ * Exit codes: 0 no regression; 1 a regression the confirming re-run confirmed; 6 a regression
+ * flagged by a first pass that nothing confirmed (no re-run, or it failed); 2 bad arguments (a run
+ * compared with itself), an unknown run, or the results database failed; 3 nothing could be
+ * decided (every query unstable, or no cell paired), or the results database is busy or
+ * unreachable (nothing was compared).
  */
 import type { Command } from 'commander';
 import { openResultsDb, resultsDbLocation, ResultsDbUnavailableError } from '../results/db';
@@ -17,14 +21,23 @@ import { compareRuns } from '../measure/compare';
 import { pairTable } from '../results/report-comparison';
 import type { ComparisonRecord } from '../schema/comparison';
 import { BaselineSpec } from '../schema/run-spec';
+import { runIdOfWorkflowId } from '../schema/run-id';
 
 /** Exit codes of `chbench compare`: `undecided` also when the results database is busy or unreachable. */
-export const COMPARE_EXIT = { noRegression: 0, regression: 1, invalid: 2, undecided: 3 } as const;
+export const COMPARE_EXIT = { noRegression: 0, regression: 1, invalid: 2, undecided: 3, unconfirmed: 6 } as const;
 
 /** The exit code of a results database error: busy or unreachable → 3 (nothing decided), else 2. */
 function dbErrorCode(e: unknown): number {
   return e instanceof ResultsDbUnavailableError ? COMPARE_EXIT.undecided : COMPARE_EXIT.invalid;
 }
+
+/** What each exit code of `chbench compare` means, as printed. */
+const EXIT_MEANING: Record<number, string> = {
+  [COMPARE_EXIT.noRegression]: 'no regression',
+  [COMPARE_EXIT.regression]: 'regression, confirmed by the interleaved re-run',
+  [COMPARE_EXIT.undecided]: 'nothing could be decided (every query unstable or no cell paired)',
+  [COMPARE_EXIT.unconfirmed]: 'unconfirmed: the first pass flagged a regression that no re-run confirmed',
+};
 
 /** Options of `chbench compare`. */
 export interface CompareCliOptions {
@@ -42,10 +55,16 @@ export interface CompareOutcome {
   record?: ComparisonRecord;
 }
 
-/** Exit code of a record: 1 any regression, else 3 when no query got a decided verdict, else 0. */
+/**
+ * Exit code of a record: 1 when a query's final verdict is a regression its confirming re-run
+ * confirmed (`confirm.confirmed`), else 6 when a regression stands unconfirmed (first pass only, or
+ * the re-run failed), else 3 when no query got a decided verdict, else 0.
+ */
 export function compareExitCode(record: ComparisonRecord): number {
   const qs = record.pairs.flatMap((p) => p.queries);
-  if (qs.some((q) => q.final === 'regression')) return COMPARE_EXIT.regression;
+  const regressed = qs.filter((q) => q.final === 'regression');
+  if (regressed.some((q) => q.confirm?.confirmed === true)) return COMPARE_EXIT.regression;
+  if (regressed.length) return COMPARE_EXIT.unconfirmed;
   if (!qs.some((q) => q.final !== 'unstable')) return COMPARE_EXIT.undecided;
   return COMPARE_EXIT.noRegression;
 }
@@ -83,7 +102,11 @@ export async function runCompare(
     };
   }
   try {
-    const [runA, runB] = [await db.resolveRunId(givenA), await db.resolveRunId(givenB)];
+    // Also the workflow id form `schedule trigger` prints (`q-2026-11-30T03:10:57Z`): its run id is folder-safe.
+    const resolve = async (given: string) =>
+      (await db.resolveRunId(given)) ??
+      (runIdOfWorkflowId(given) !== given ? await db.resolveRunId(runIdOfWorkflowId(given)) : undefined);
+    const [runA, runB] = [await resolve(givenA), await resolve(givenB)];
     const unknown = [!runA && givenA, !runB && givenB].filter(Boolean);
     if (!runA || !runB)
       return bad(
@@ -93,19 +116,28 @@ export async function runCompare(
       return bad(
         `${givenA} and ${givenB} are the same run (${runA}): name two different runs (a baseline run A and a new run B)`,
       );
-    const record = compareRuns({
-      comparisonId: `${runB}-vs-${runA}`,
-      runId: runB,
-      baselineRunId: runA,
-      baselineChosenBy: `run ${runA} (chbench compare)`,
-      mode: { kind: 'runs' },
-      baselineCells: await db.cells(runA),
-      newCells: await db.cells(runB),
-      baselineSamples: await db.samples(runA),
-      newSamples: await db.samples(runB),
-      options: spec.data,
-      createdAt: new Date().toISOString(),
-    });
+    // Run B's own comparison with A (its spec's baseline), when stored with the same threshold: the verdict its re-run confirmed.
+    const stored = await db.comparison(runB);
+    const recorded =
+      stored && stored.baseline_run_id === runA && (minChange === undefined || stored.options.minChange === minChange)
+        ? stored
+        : undefined;
+    const record =
+      recorded ??
+      compareRuns({
+        comparisonId: `${runB}-vs-${runA}`,
+        runId: runB,
+        baselineRunId: runA,
+        baselineChosenBy: `run ${runA} (chbench compare)`,
+        mode: { kind: 'runs' },
+        baselineCells: await db.cells(runA),
+        newCells: await db.cells(runB),
+        baselineSamples: await db.samples(runA),
+        newSamples: await db.samples(runB),
+        options: spec.data,
+        createdAt: new Date().toISOString(),
+      });
+    const rerun = recorded !== undefined && record.flagged.length > 0;
     const code = compareExitCode(record);
     if (o.json) return { code, stdout: [JSON.stringify(record, null, 2)], stderr: [], record };
     const out = [
@@ -118,7 +150,7 @@ export async function runCompare(
       out.push(
         `${pair.baseline_cell} → ${pair.new_cell}${pair.differences.length ? ` (differences: ${pair.differences.join('; ')})` : ''}`,
         '',
-        pairTable(pair, record, { rerun: false }),
+        pairTable(pair, record, { rerun }),
         '',
       );
       for (const q of pair.queries.filter((x) => x.verdict !== 'unchanged'))
@@ -127,9 +159,11 @@ export async function runCompare(
     }
     for (const u of record.unpaired) out.push(`unpaired: ${u.cell}: ${u.reason}`);
     out.push(
-      `verdict: ${record.verdict}; flagged: ${record.flagged.join(', ') || 'none'}`,
-      'note: first pass only: `chbench compare` does no confirming re-run (that needs the servers; a run with a `baseline` in its spec does it, interleaved, on fresh cells)',
-      `exit ${code}: ${['no regression', 'regression', '', 'nothing could be decided (every query unstable or no cell paired)'][code]}`,
+      `verdict: ${record.verdict}; flagged: ${record.flagged.join(', ') || 'none'}${recorded ? `; confirmed: ${record.confirmed.join(', ') || 'none'}` : ''}`,
+      recorded
+        ? `note: run ${runB}'s own comparison with ${runA} (recorded ${record.created_at}): the first pass's flags went to its interleaved confirming re-run on fresh cells${record.confirm_error ? `, which did not complete (${record.confirm_error}): those flags stand unconfirmed` : ''}`
+        : 'note: first pass only: `chbench compare` does no confirming re-run (that needs the servers; a run with a `baseline` in its spec does it, interleaved, on fresh cells): a regression it flags exits 6 (unconfirmed), not 1',
+      `exit ${code}: ${EXIT_MEANING[code] ?? ''}`,
     );
     return { code, stdout: out, stderr: [], record };
   } catch (e) {
@@ -153,7 +187,7 @@ export function registerCompareCommand(program: Command): void {
     .option('--min-change <x>', 'smallest relative change flagged, e.g. 0.1 = 10 % (default 0.1)')
     .addHelpText(
       'after',
-      '\nRun ids: the stored id (q1-2026-11-30T14:16:43Z) or its folder name (q1-2026-11-30T14_16_43Z).\n\nExit codes:\n  0  no regression\n  1  at least one query regressed\n  2  bad arguments (e.g. a run compared with itself), an unknown run, or the results database failed\n  3  nothing could be decided: every query unstable, no cell paired, or the results database busy or unreachable\n',
+      "\nRun ids: the stored id (q1-2026-11-30T14:16:43Z) or its folder name (q1-2026-11-30T14_16_43Z), or the workflow id schedule trigger prints.\n\nExit codes:\n  0  no regression\n  1  a regression confirmed by the run's interleaved re-run (run B's stored comparison with A)\n  6  unconfirmed: the first pass flagged a regression and nothing confirmed it (no re-run, or it failed)\n  2  bad arguments (e.g. a run compared with itself), an unknown run, or the results database failed\n  3  nothing could be decided: every query unstable, no cell paired, or the results database busy or unreachable\n",
     )
     .action(async (runA: string, runB: string, o: CompareCliOptions) => {
       const r = await runCompare(runA, runB, o);

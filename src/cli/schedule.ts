@@ -367,8 +367,12 @@ Exit codes:
           const t = await triggerScheduleObserved(client, id, overlap);
           const paused = t.paused ? '; paused; the trigger still starts a run' : '';
           if (t.outcome === 'skipped') {
+            // Skipped by the overlap policy, not by the pause: say so without claiming a run started.
+            const pausedSkip = t.paused
+              ? '; the schedule is also paused (a pause does not hold back a trigger: the overlap policy skipped it)'
+              : '';
             console.error(
-              `chbench: schedule ${id}: skipped: a run of this schedule is still running (overlap ${overlapName(t.policy)})${paused}`,
+              `chbench: schedule ${id}: skipped: a run of this schedule is still running (overlap ${overlapName(t.policy)})${pausedSkip}`,
             );
             process.exitCode = EXIT_TRIGGER_SKIPPED;
           } else if (t.outcome === 'started') {

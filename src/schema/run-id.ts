@@ -19,12 +19,15 @@ export const MAX_RUN_ID_LENGTH = 200;
 
 /**
  * Why `id` cannot be a run id, or `undefined` when it can: 1 to {@link MAX_RUN_ID_LENGTH} letters,
- * digits, `.`, `_` or `-`, not `.` or `..`.
+ * digits, `.`, `_` or `-`, not `.` or `..`, not starting with `-` (it would read as an option of
+ * every command given it, e.g. `chbench watch -rf`).
  */
 export function runIdProblem(id: string): string | undefined {
   if (!id) return 'a run id cannot be empty';
   if (id.length > MAX_RUN_ID_LENGTH) return `a run id has at most ${MAX_RUN_ID_LENGTH} characters (this one ${id.length})`;
   if (id === '.' || id === '..') return `"${id}" cannot name a folder`;
+  if (id.startsWith('-'))
+    return `a run id cannot start with '-' (commands given it would read it as an option), e.g. ${JSON.stringify(`run${id}`)}`;
   if (!RUN_ID_CHARS.test(id))
     return `a run id names the run's folder and its cells' workflows <runId>/<cellKey>: use letters, digits, '.', '_' or '-' (e.g. ${JSON.stringify(runIdOfWorkflowId(id))})`;
   return undefined;

@@ -187,6 +187,16 @@ test('schedule lifecycle: create, describe, list, trigger twice under SKIP, runs
   await unpauseSchedule(env.client, id);
   const afterThird = await describeUntil(id, (v) => v.actionsTaken >= 2, 'the third trigger started a run');
   assert.equal(afterThird.skippedOverlap, 2);
+  // A CLI trigger on the paused schedule while that run runs is skipped (exit 5), and the message does not also claim a run starts.
+  await pauseSchedule(env.client, id, 'trigger while paused and running');
+  const skip = await cli('trigger', id);
+  await unpauseSchedule(env.client, id);
+  assert.equal(skip.code, 5, skip.stderr);
+  assert.match(
+    skip.stderr,
+    /skipped: a run of this schedule is still running \(overlap skip\); the schedule is also paused/,
+  );
+  assert.doesNotMatch(skip.stderr, /still starts a run/);
   const second = afterThird.recent[1].workflowId;
   assert.equal(trig.stdout.trim(), second, 'the CLI prints the workflow id it started');
   assert.match(second, runIdOf(id));

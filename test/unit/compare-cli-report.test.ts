@@ -35,14 +35,15 @@ function db3(): MemoryResultsDb {
   return db;
 }
 
-test('chbench compare: exit 0 for A/A and an improvement, 1 for a regression, with a table per pair and the no-re-run note', async () => {
+test('chbench compare: exit 0 for A/A and an improvement, 6 (unconfirmed) for a first-pass regression, with a table per pair and the no-re-run note', async () => {
   const db = db3();
   const open = async () => db;
   const aa = await runCompare('a1', 'a2', { resultsDir: 'r' }, open);
   assert.equal(aa.code, COMPARE_EXIT.noRegression);
   assert.match(aa.stdout.join('\n'), /verdict: unchanged; flagged: none/);
   const ab = await runCompare('a1', 'b', { resultsDir: 'r' }, open);
-  assert.equal(ab.code, COMPARE_EXIT.regression);
+  assert.equal(ab.code, COMPARE_EXIT.unconfirmed);
+  assert.match(ab.stdout.join('\n'), /exit 6: unconfirmed/);
   const text = squash(ab.stdout.join('\n'));
   assert.match(text, /^baseline run a1 → new run b/);
   assert.match(
@@ -202,4 +203,76 @@ test('comparisonSection: no baseline is one sentence with the reason', () => {
     'No comparison: no baseline found — previous successful run of schedule q: none started before 2026-01-01T00:00:00.000Z (this is its first completed run).',
     '',
   ]);
+});
+
+/** Run b's own comparison with a1 (as its spec's baseline stores it), its flags re-run with these medians (ms) on each side. */
+async function storedComparison(db: MemoryResultsDb, baselineMs: number, newMs: number): Promise<ComparisonRecord> {
+  const first = compareRuns({
+    comparisonId: 'b-vs-a1',
+    runId: 'b',
+    baselineRunId: 'a1',
+    baselineChosenBy: 'run a1',
+    mode: { kind: 'runs' },
+    baselineCells: await db.cells('a1'),
+    newCells: await db.cells('b'),
+    baselineSamples: await db.samples('a1'),
+    newSamples: await db.samples('b'),
+    options: { minChange: 0.1, unstableAbove: 0.3, minRuns: 7, confirmRounds: 12 },
+    createdAt: '2026-04-01T00:00:00.000Z',
+  });
+  const rng = seedrandom(`c${newMs}`);
+  const record = applyConfirmation(
+    first,
+    flaggedQueries(first).map(({ pair, queries }) => ({
+      pairKey: pair.pair_key,
+      samples: queries.map((q) => ({
+        query_id: q.query_id,
+        phase: q.phase,
+        baseline_ms: lognormalSamples(rng, 12, baselineMs, 0.05),
+        new_ms: lognormalSamples(rng, 12, newMs, 0.05),
+        figure: 'server_elapsed_ms' as const,
+      })),
+    })),
+  );
+  await db.storeComparison(record);
+  return record;
+}
+
+test("chbench compare as a gate exits with the run's confirmed verdict: 0 when its re-run withdrew the flag, 1 when it confirmed it", async () => {
+  const db = db3();
+  const open = async () => db;
+  // The first pass flags Q2; the run's interleaved re-run finds no change: the recorded verdict is unchanged.
+  const withdrawn = await storedComparison(db, 90, 90);
+  assert.deepEqual([withdrawn.flagged, withdrawn.confirmed], [['Q2'], []]);
+  const ok = await runCompare('a1', 'b', { resultsDir: 'r' }, open);
+  assert.equal(ok.code, COMPARE_EXIT.noRegression, ok.stdout.join('\n'));
+  assert.match(ok.stdout.join('\n'), /verdict: unchanged; flagged: Q2; confirmed: none/);
+  assert.match(ok.stdout.join('\n'), /run b's own comparison with a1/);
+  // A different threshold than the recorded one is another question: first pass again, unconfirmed.
+  assert.equal(
+    (await runCompare('a1', 'b', { resultsDir: 'r', minChange: '0.2' }, open)).code,
+    COMPARE_EXIT.unconfirmed,
+  );
+  // The re-run confirms the 2× slowdown: exit 1.
+  await storedComparison(db, 90, 180);
+  const bad = await runCompare('a1', 'b', { resultsDir: 'r' }, open);
+  assert.equal(bad.code, COMPARE_EXIT.regression);
+  assert.match(bad.stdout.join('\n'), /verdict: regression; flagged: Q2; confirmed: Q2/);
+  assert.match(bad.stdout.join('\n'), /exit 1: regression, confirmed/);
+});
+
+test('chbench compare accepts the workflow id form a scheduled run has (`:` where its run id has `_`)', async () => {
+  const db = db3();
+  const r = syntheticRun({
+    runId: 'q-2026-11-30T03_10_57Z',
+    cells: CELLS,
+    queries: QUERIES,
+    warm: 10,
+    sigma: 0.05,
+    seed: 'q',
+  });
+  db.add(r.run, r.cells, r.samples);
+  const out = await runCompare('a1', 'q-2026-11-30T03:10:57Z', { resultsDir: 'r' }, async () => db);
+  assert.equal(out.code, COMPARE_EXIT.noRegression, out.stderr.join('\n'));
+  assert.match(out.stdout[0], /new run q-2026-11-30T03_10_57Z/);
 });

@@ -80,3 +80,44 @@ test('chbench run refuses a --run-id that cannot name a folder, before reaching 
   assert.equal(r.status, 2, r.stderr);
   assert.match(r.stderr, /--run-id "q-2026-11-30T03:10:57Z": .*\(e\.g\. "q-2026-11-30T03_10_57Z"\)/);
 });
+
+test('a run id starting with "-" is refused (by runIdProblem and by chbench run --run-id -rf), as is one over the length limit', () => {
+  assert.match(runIdProblem('-rf') ?? '', /cannot start with '-'/);
+  assert.equal(runIdProblem('r-f'), undefined);
+  assert.match(runIdProblem('x'.repeat(255)) ?? '', /at most 200 characters \(this one 255\)/);
+  const r = spawnSync(
+    process.execPath,
+    [
+      path.join(REPO_ROOT, 'dist', 'src', 'cli.js'),
+      'run',
+      path.join(REPO_ROOT, 'examples', 'demo.json'),
+      '--run-id',
+      '-rf',
+    ],
+    { encoding: 'utf8', env: { ...process.env, TEMPORAL_ADDRESS: '127.0.0.1:1' }, timeout: 30_000 },
+  );
+  assert.equal(r.status, 2, r.stderr);
+  assert.match(r.stderr, /--run-id "-rf": a run id cannot start with '-'/);
+});
+
+test('chbench validate --json prints the parsed, defaulted spec as one JSON document (what temporal workflow start --input takes)', () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'chbench-validate-json-'));
+  try {
+    const file = path.join(dir, 'spec.yaml');
+    writeFileSync(
+      file,
+      'name: vj\nworkload: trivial\nscale: 1000\ntarget: { kind: embedded }\nmatrix: { version: ["26.7"], codec: [LZ4] }\n',
+    );
+    const r = spawnSync(process.execPath, [path.join(REPO_ROOT, 'dist', 'src', 'cli.js'), 'validate', '--json', file], {
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    assert.equal(r.status, 0, r.stderr);
+    const spec = JSON.parse(r.stdout) as { name: string; protocol?: { warmRuns?: number }; resultsDir?: string };
+    assert.equal(spec.name, 'vj');
+    assert.equal(typeof spec.protocol?.warmRuns, 'number', 'defaults applied');
+    assert.equal(typeof spec.resultsDir, 'string');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
