@@ -186,7 +186,10 @@ export function describeText(v: ScheduleView): string {
     `  policies: overlap ${v.policies.overlap ?? '?'}, catch-up window ${dur(v.policies.catchupWindowMs)}, pause on failure ${v.policies.pauseOnFailure}`,
     `  actions: ${v.actionsTaken} taken, ${v.skippedOverlap} skipped (overlap), ${v.missedCatchupWindow} missed (catch-up window); running: ${v.running.join(', ') || 'none'}`,
     `  recent runs:${v.recent.length ? '' : ' none'}`,
-    ...v.recent.map((r) => `    ${r.workflowId}  ${r.status}  (due ${iso(r.scheduledAt)}, started ${iso(r.takenAt)})`),
+    ...v.recent.map(
+      (r) =>
+        `    ${r.workflowId}  ${r.status}  (due ${iso(r.scheduledAt)}, workflow created ${iso(r.takenAt)}; a worker's start is run.json startedAt)`,
+    ),
     `  next: ${v.next.slice(0, 3).map(iso).join(', ') || 'none'}`,
   ];
   return lines.join('\n');

@@ -44,3 +44,35 @@ export function shortenAtWord(text: string, max: number): { text: string; cut: b
   const head = (at > 0 ? room.slice(0, at) : room).replace(/[\s,;:.(–-]+$/, '');
   return { text: `${head}…`, cut: true };
 }
+
+/** A duration for people: `2 min 12 s` from a minute up, `12.3 s` below (ms, ≥ 0). */
+export function fmtDuration(ms: number): string {
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
+  const s = Math.round(ms / 1000);
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  return `${h ? `${h} h ` : ''}${m} min ${s % 60} s`;
+}
+
+/**
+ * The report's start phrase: `Started <start>` for a run started by hand; for a scheduled run
+ * (run.json `scheduled_start`, from Temporal's `TemporalScheduledStartTime`) `Scheduled for <due>,
+ * started <start> (<lateness> late)`, with the lateness run.json's `start_lateness_ms`.
+ */
+export function startPhrase(run: { startedAt: string; scheduled_start?: string; start_lateness_ms?: number }): string {
+  if (!run.scheduled_start) return `Started ${run.startedAt}`;
+  const ms = run.start_lateness_ms;
+  const late =
+    ms === undefined || !Number.isFinite(ms)
+      ? 'lateness n/a'
+      : ms >= 0
+        ? `${fmtDuration(ms)} late`
+        : `${fmtDuration(-ms)} early`;
+  return `Scheduled for ${run.scheduled_start}, started ${run.startedAt} (${late})`;
+}
+
+/** The warning of a run flagged `late` in run.json (undefined when it is not): plain text, no markup. */
+export function lateStartWarning(run: { late?: boolean; start_lateness_ms?: number }): string | undefined {
+  if (!run.late || run.start_lateness_ms === undefined) return undefined;
+  return `Started late: ${fmtDuration(run.start_lateness_ms)} after its scheduled time (Temporal's TemporalScheduledStartTime; start = the matrix workflow's first task, when a worker first picked the run up). A worker was likely down or busy across the due time; the run measured later than planned.`;
+}

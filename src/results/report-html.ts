@@ -13,7 +13,7 @@ import path from 'node:path';
 import { existsSync } from 'node:fs';
 import { readRecord } from './store';
 import { CELL_ERROR_CHARS, comparedQueries, fmtBytes, fmtInt, fmtMs, indexVerdict, loadRun, retries, validitySummary } from './report';
-import { shortenAtWord } from './format';
+import { lateStartWarning, shortenAtWord, startPhrase } from './format';
 import { environmentRows, settingsFlag, settingsNotAppliedLines, hostWideFlags, measuredSomething, noIndexReason, runStatusText, validityBanner, type IndexSettingsSpec } from './report-cells';
 import {
   cellLabel,
@@ -292,8 +292,8 @@ export async function renderHtmlReport(dir: string, extras: HtmlReportExtras = {
   const series = extras.series;
   const body = h`<header><h1>chbench report — ${run.runId}</h1>
 <p>Workload <strong>${spec.workload}</strong>, ${fmtInt(spec.scale)} rows, target <strong>${spec.target.kind}</strong>; ${spec.protocol.coldRuns} cold + ${spec.protocol.warmRuns} warm run(s) per query, headline warm statistic <strong>${spec.protocol.statistic}</strong>.</p>
-<p>Started ${run.startedAt}${run.resumes.length ? `, resumed ${run.resumes.join(', ')}` : ''}${run.finishedAt ? `, finished ${run.finishedAt}` : ''}; run status <strong>${runStatusText(run, cells, missing) ?? 'not recorded (not finished)'}</strong>; ${cells.filter((c) => c.status === 'succeeded').length} of ${cells.length + missing.length} cell(s) succeeded.</p>
-${validityBlock(cells, missing, spec)}${hostBusyBlock(cells, spec.concurrency)}${hostWideBlock(measured)}</header>
+<p>${startPhrase(run)}${run.resumes.length ? `, resumed ${run.resumes.join(', ')}` : ''}${run.finishedAt ? `, finished ${run.finishedAt}` : ''}; run status <strong>${runStatusText(run, cells, missing) ?? 'not recorded (not finished)'}</strong>; ${cells.filter((c) => c.status === 'succeeded').length} of ${cells.length + missing.length} cell(s) succeeded.</p>
+${lateStartWarning(run) ? h`<p><strong>⚠ ${lateStartWarning(run)}</strong></p>` : ''}${validityBlock(cells, missing, spec)}${hostBusyBlock(cells, spec.concurrency)}${hostWideBlock(measured)}</header>
 <section id="cells"><h2>Cells</h2>${cellsTable(cells, missing)}${settingsNotAppliedLines(cells).length ? h`<p><strong>⚠ Table settings not applied</strong> — declared for the cell, but not on its table:</p>${notesList(settingsNotAppliedLines(cells))}` : ''}${profileLines(spec).length ? h`<p>Settings profiles (matrix.settings, over the spec's settings):</p>${notesList(profileLines(spec).map((l) => l.replace(/`/g, '')))}` : ''}</section>
 ${hostsHtml(cells)}
 <section id="sources"><h2>Sources of the figures</h2>${sources(run, ok)}</section>

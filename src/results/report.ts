@@ -41,7 +41,7 @@ import {
 } from '../schema/results';
 
 export { fmtBytes, fmtMs, fmtInt } from './format';
-import { fmtBytes, fmtMs, fmtInt, shortenAtWord } from './format';
+import { fmtBytes, fmtMs, fmtInt, lateStartWarning, shortenAtWord, startPhrase } from './format';
 
 /** Most characters of a cell's error shown in the Cells table (report.md and report.html); the full text follows the table. */
 export const CELL_ERROR_CHARS = 160;
@@ -206,7 +206,9 @@ export function renderReport(dir: string): string {
   out.push(`Workload **${spec.workload}**, ${fmtInt(spec.scale)} rows, target **${spec.target.kind}**; protocol: ${spec.protocol.coldRuns} cold + ${spec.protocol.warmRuns} warm run(s) per query, headline warm statistic **${spec.protocol.statistic}** (every sample is in the cell's \`queries-*.json\`).`);
   const resumes = run.resumes;
   const status = runStatusText(run, cells, missing);
-  out.push(`Started ${run.startedAt}${resumes.length ? `, resumed ${resumes.join(', ')}` : ''}${run.finishedAt ? `, finished ${run.finishedAt}` : ''}${status ? `, run status **${status}**` : ''}.`, '');
+  out.push(`${startPhrase(run)}${resumes.length ? `, resumed ${resumes.join(', ')}` : ''}${run.finishedAt ? `, finished ${run.finishedAt}` : ''}${status ? `, run status **${status}**` : ''}.`, '');
+  const lateWarn = lateStartWarning(run);
+  if (lateWarn) out.push(`> **⚠ ${lateWarn}**`, '');
 
   // Validity summary first: a run with invalid measurements says so at the top.
   const v = validitySummary(ok, spec);

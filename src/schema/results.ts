@@ -1260,8 +1260,50 @@ export const RunRecord = z.object({
   status: z.string().optional(),
   /** The Temporal schedule that started the run (`ChbenchSchedule`); absent for a run started by hand. */
   scheduleId: z.string().optional(),
+  /**
+   * A scheduled run's due time (ISO): Temporal search attribute `TemporalScheduledStartTime` on the
+   * run's first start. Absent for a run started by hand and in records written before it was recorded.
+   */
+  scheduled_start: z.string().optional(),
+  /**
+   * `startedAt` − `scheduled_start`, ms (`startedAt`: the matrix workflow's clock at its first
+   * workflow task, i.e. when a worker first picked the run up). Present with `scheduled_start`.
+   */
+  start_lateness_ms: z.number().optional(),
+  /** True when `start_lateness_ms` > {@link LATE_START_THRESHOLD_MS} (or `CHBENCH_LATE_START_MS`). */
+  late: z.boolean().optional(),
 });
 export type RunRecord = z.infer<typeof RunRecord>;
+
+/**
+ * A scheduled run that started more than this many ms after its due time is flagged `late` in
+ * run.json and the report (60 s: a schedule's jitter is its own, a worker down across the due time is not).
+ * Overridden by the worker's environment variable `CHBENCH_LATE_START_MS` (ms).
+ */
+export const LATE_START_THRESHOLD_MS = 60_000;
+
+/** The late-start threshold in ms: `CHBENCH_LATE_START_MS` when a number ≥ 0, else {@link LATE_START_THRESHOLD_MS}. */
+export function lateStartThresholdMs(env: NodeJS.ProcessEnv = process.env): number {
+  const v = Number(env.CHBENCH_LATE_START_MS);
+  return env.CHBENCH_LATE_START_MS !== undefined && env.CHBENCH_LATE_START_MS !== '' && Number.isFinite(v) && v >= 0
+    ? v
+    : LATE_START_THRESHOLD_MS;
+}
+
+/**
+ * run.json's start fields of a scheduled run: its due time, how late it started (ms, `startedAt` −
+ * due) and whether that is over `thresholdMs`. Empty when there is no due time (a run started by hand).
+ */
+export function startLateness(
+  startedAt: string,
+  scheduledStart: string | undefined,
+  thresholdMs: number,
+): Pick<RunRecord, 'scheduled_start' | 'start_lateness_ms' | 'late'> {
+  if (!scheduledStart) return {};
+  const ms = Date.parse(startedAt) - Date.parse(scheduledStart);
+  if (!Number.isFinite(ms)) return { scheduled_start: scheduledStart };
+  return { scheduled_start: scheduledStart, start_lateness_ms: ms, late: ms > thresholdMs };
+}
 
 // ---------------------------------------------------------------------------------------------
 // Flat samples: samples.jsonl

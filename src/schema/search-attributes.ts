@@ -20,6 +20,15 @@ export const SCHEDULE = defineSearchAttributeKey('ChbenchSchedule', SearchAttrib
  */
 export const VERDICT = defineSearchAttributeKey('ChbenchVerdict', SearchAttributeType.KEYWORD);
 
+/**
+ * Temporal's own attribute on a workflow a schedule started: the time the schedule's action was due
+ * (its nominal time; for a trigger, the trigger's time). Set by the server, not registered by chbench.
+ */
+export const TEMPORAL_SCHEDULED_START_TIME = defineSearchAttributeKey(
+  'TemporalScheduledStartTime',
+  SearchAttributeType.DATETIME,
+);
+
 /** Name → type, for registration (`temporal server start-dev --search-attribute Name=Keyword`). */
 export const SEARCH_ATTRIBUTES: Record<string, 'Keyword'> = {
   ChbenchRunId: 'Keyword',

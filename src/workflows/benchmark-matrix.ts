@@ -28,7 +28,7 @@ import type { RunSpec, RunSpecInput } from '../schema/run-spec';
 import { FAILURE, cellOutcomeOfFailure } from '../schema/failures';
 import { runIdOfWorkflowId } from '../schema/run-id';
 import { benchmarkCell } from './benchmark-cell';
-import { CODEC, PHASE, RUN_ID, SCHEDULE, VERSION } from '../schema/search-attributes';
+import { CODEC, PHASE, RUN_ID, SCHEDULE, TEMPORAL_SCHEDULED_START_TIME, VERSION } from '../schema/search-attributes';
 import { MatrixRun } from './matrix-run';
 import type { HostPlacement } from '../schema/host';
 import { compareWithBaseline, storeInResultsDb } from './matrix-compare';
@@ -95,6 +95,21 @@ function matrixRunId(): string {
   return safe !== workflowId && patched(FOLDER_SAFE_RUN_ID) ? safe : workflowId;
 }
 
+/**
+ * When the schedule that started this run wanted it to start (ISO), from Temporal's search attribute
+ * `TemporalScheduledStartTime` on the workflow; undefined for a run started by hand. Read from the
+ * workflow's start info, so it is deterministic (no command).
+ */
+function scheduledStartOfRun(): string | undefined {
+  const info = workflowInfo();
+  const typed = info.typedSearchAttributes?.get(TEMPORAL_SCHEDULED_START_TIME);
+  // Fallback (deprecated map) when the server's payload carries no type metadata for the typed one.
+  const legacy = info.searchAttributes?.[TEMPORAL_SCHEDULED_START_TIME.name]?.[0];
+  const v: unknown = typed ?? legacy;
+  const d = v instanceof Date ? v : typeof v === 'string' ? new Date(v) : undefined;
+  return d && !Number.isNaN(d.getTime()) ? d.toISOString() : undefined;
+}
+
 /** The child workflow's summary in the Temporal UI. */
 export function cellSummary(spec: RunSpec, cell: CellInput): string {
   return `${spec.workload} ${spec.scale.toLocaleString('en-US')} rows on ClickHouse ${cell.version}, codec ${cell.codec} (${spec.target.kind})`;
@@ -139,19 +154,24 @@ export async function benchmarkMatrix(specInput: RunSpecInput, options: MatrixOp
   const startedAt = new Date().toISOString();
   // Set by the schedule that started this run (`chbench schedule create`), absent otherwise.
   const scheduleId = workflowInfo().typedSearchAttributes?.get(SCHEDULE);
+  const scheduledStart = scheduledStartOfRun();
   const run = new MatrixRun(runId);
 
   const { reuseFailedSince, eventBudget = EVENT_BUDGET } = options;
-  const { spec, reused, indexQueries, afterLoad } = await validateSpec.executeWithOptions({ summary: 'validate run spec' }, [
-    {
-      spec: specInput,
-      runId,
-      workflowId,
-      startedAt,
-      ...(reuseFailedSince ? { reuseFailedSince } : {}),
-      ...(scheduleId ? { scheduleId } : {}),
-    },
-  ]);
+  const { spec, reused, indexQueries, afterLoad } = await validateSpec.executeWithOptions(
+    { summary: 'validate run spec' },
+    [
+      {
+        spec: specInput,
+        runId,
+        workflowId,
+        startedAt,
+        ...(reuseFailedSince ? { reuseFailedSince } : {}),
+        ...(scheduleId ? { scheduleId } : {}),
+        ...(scheduledStart ? { scheduledStart } : {}),
+      },
+    ],
+  );
   const cells = cellInputs(spec, runId, indexQueries, afterLoad ?? []).map((c) =>
     workflowId === runId ? c : { ...c, matrixWorkflowId: workflowId },
   );

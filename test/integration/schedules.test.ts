@@ -23,6 +23,8 @@ import { TypedSearchAttributes } from '@temporalio/common';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { runIdOfWorkflowId } from '../../src/schema/run-id';
 import { assertFailureType } from '../helpers/assert-failure';
+import { createWorker } from '../../src/worker';
+import { TEMPORAL_SCHEDULED_START_TIME } from '../../src/schema/search-attributes';
 
 /** The ChbenchSchedule value the schedule's action sets (describe returns a TypedSearchAttributes). */
 async function actionScheduleAttribute(id: string): Promise<string | undefined> {
@@ -279,6 +281,13 @@ test("a scheduled run has one id (folder, run.json, cells); resume and report gi
     const run = JSON.parse(readFileSync(path.join(dir, 'run.json'), 'utf8'));
     assert.equal(run.runId, folder);
     assert.equal(run.workflowId, workflowId);
+    // A worker was polling: the run started on time (well under the 60 s threshold), and says when it was
+    // due (TemporalScheduledStartTime is the schedule's due time to the whole second).
+    assert.equal(
+      run.scheduled_start,
+      new Date(Math.floor(v.recent[0].scheduledAt.getTime() / 1000) * 1000).toISOString(),
+    );
+    assert.equal(run.late, false, `lateness ${run.start_lateness_ms} ms`);
     assert.equal(r.cells[0].resultFile, path.join(dir, 'cells', 'v26.7-lz4', 'result.json'));
     assert.equal(JSON.parse(readFileSync(r.cells[0].resultFile, 'utf8')).runId, folder);
     assert.equal(
@@ -328,6 +337,65 @@ test("a scheduled run has one id (folder, run.json, cells); resume and report gi
     }
     assert.ok(existsSync(path.join(dir, 'report.html')));
   } finally {
+    await deleteSchedule(env.client, id).catch(() => undefined);
+  }
+});
+
+test('a scheduled run that waited for a worker records its due time and lateness and is flagged late in run.json and the report', async () => {
+  const id = 'q-late';
+  // A task queue no worker polls yet: the triggered run waits there until the worker below starts.
+  const queue = `${env.taskQueue}-late`;
+  const DELAY_MS = 5000;
+  const prevThreshold = process.env.CHBENCH_LATE_START_MS;
+  process.env.CHBENCH_LATE_START_MS = '2000';
+  await createSchedule(env.client, {
+    scheduleId: id,
+    spec: spec('sched-late'),
+    check: checkSpec,
+    when: { cron: CRON_NEVER_NOW },
+    taskQueue: queue,
+  });
+  let worker: Awaited<ReturnType<typeof createWorker>> | undefined;
+  let running: Promise<void> | undefined;
+  try {
+    await triggerSchedule(env.client, id);
+    const v = await describeUntil(id, (x) => x.recent.length === 1, 'the trigger started a run');
+    const workflowId = v.recent[0].workflowId;
+    const due = (await env.client.workflow.getHandle(workflowId).describe()).typedSearchAttributes.get(
+      TEMPORAL_SCHEDULED_START_TIME,
+    );
+    assert.ok(due instanceof Date, 'the server set TemporalScheduledStartTime on the run');
+    // The worker comes up DELAY_MS after the run was due.
+    await new Promise((r) => setTimeout(r, Math.max(0, due.getTime() + DELAY_MS - Date.now())));
+    worker = await createWorker({
+      temporalAddress: env.server.address,
+      namespace: 'default',
+      taskQueue: queue,
+      workDir: env.workDir,
+    });
+    running = worker.worker.run();
+    const r = (await env.client.workflow.getHandle(workflowId).result()) as MatrixResult;
+    assert.equal(r.status, 'completed');
+    const dir = path.join(env.resultsDir, r.runId);
+    const run = JSON.parse(readFileSync(path.join(dir, 'run.json'), 'utf8'));
+    assert.equal(run.scheduled_start, due.toISOString(), 'run.json scheduled_start = TemporalScheduledStartTime');
+    assert.equal(run.start_lateness_ms, Date.parse(run.startedAt) - due.getTime(), 'lateness = startedAt − due');
+    assert.ok(run.start_lateness_ms >= DELAY_MS, `lateness ${run.start_lateness_ms} ms ≥ ${DELAY_MS} ms`);
+    assert.equal(run.late, true);
+
+    const md = readFileSync(path.join(dir, 'report.md'), 'utf8');
+    const line = `Scheduled for ${run.scheduled_start}, started ${run.startedAt} (${(run.start_lateness_ms / 1000).toFixed(1)} s late)`;
+    assert.ok(md.includes(line), `report.md has "${line}":\n${md.slice(0, 800)}`);
+    assert.match(md, /> \*\*⚠ Started late: \d+\.\d s after its scheduled time/);
+    const html = readFileSync(path.join(dir, 'report.html'), 'utf8');
+    assert.ok(html.includes(line), 'report.html has the same start line');
+    assert.match(html, /<strong>⚠ Started late: /);
+  } finally {
+    if (prevThreshold === undefined) delete process.env.CHBENCH_LATE_START_MS;
+    else process.env.CHBENCH_LATE_START_MS = prevThreshold;
+    worker?.worker.shutdown();
+    await running?.catch(() => undefined);
+    await worker?.connection.close();
     await deleteSchedule(env.client, id).catch(() => undefined);
   }
 });

@@ -24,7 +24,7 @@ import {
 } from '../../lib/workload';
 import { runDir, cellDir, writeJsonAtomic, readJsonIfExists, readRecordIfExists } from '../../results/store';
 import type { z } from 'zod';
-import { CellResult, RUN_RECORD_SCHEMA, RunRecord } from '../../schema/results';
+import { CellResult, RUN_RECORD_SCHEMA, RunRecord, lateStartThresholdMs, startLateness } from '../../schema/results';
 import type { CellOutcome } from '../../schema/cell';
 import { REPO_ROOT } from '../../config';
 import { schemaColumns, splitLoadSql } from '../../measure/insert-load';
@@ -231,6 +231,8 @@ export function createValidateSpec() {
       reuseFailedSince?: string;
       /** The Temporal schedule that started the run (its `ChbenchSchedule` search attribute), recorded in run.json. */
       scheduleId?: string;
+      /** A scheduled run's due time (ISO, Temporal search attribute `TemporalScheduledStartTime`), recorded in run.json. */
+      scheduledStart?: string;
     }): Promise<ValidatedRun> {
       const { spec, problems } = checkSpec(input.spec, { worker: true });
       if (!spec || problems.length)
@@ -294,6 +296,13 @@ export function createValidateSpec() {
           reused.push({ cellKey: k, status: r.status, resultFile: file, ...(r.error ? { error: r.error } : {}) });
       }
       const chbench = chbenchVersion();
+      const startedAt = prev?.startedAt ?? input.startedAt;
+      // The due time belongs to the first start (a resume is not started by the schedule).
+      const start = prev?.scheduled_start
+        ? startLateness(startedAt, prev.scheduled_start, lateStartThresholdMs())
+        : prev
+          ? {}
+          : startLateness(startedAt, input.scheduledStart, lateStartThresholdMs());
       const record: RunRecord = {
         schema: RUN_RECORD_SCHEMA,
         runId: input.runId,
@@ -303,7 +312,8 @@ export function createValidateSpec() {
         // The files the first start read (a record from before they were recorded: this start's).
         workload_files: prev?.workload_files ?? workloadFiles,
         starts: [...(prev?.starts ?? []), { at: input.startedAt, chbench }],
-        startedAt: prev?.startedAt ?? input.startedAt,
+        startedAt,
+        ...start,
         spec,
         cells: cellKeys,
         // Each start of the matrix workflow after the first (resume or continue-as-new).
