@@ -100,11 +100,15 @@ function clocks(cells: CellResult[], phase: Phase): string {
  * median = `stats.warm_median_ms`. `null` when no cell measured the phase.
  */
 export function queryTimesChart(cells: CellResult[], phase: Phase): Chart | null {
-  type Row = { query: string; cell: string; what: string; ms: number };
+  type Row = { query: string; cell: string; what: string; ms: number; rank: number };
+  // Each query's rank in first-seen order (the order the cells ran them): the facet rows are sorted by it.
+  const ranks = new Map<string, number>();
   const rows: Row[] = [];
   for (const c of cells)
     for (const q of phaseRecord(c, phase)?.queries ?? []) {
       const query = `${q.id} ${q.title}`;
+      if (!ranks.has(query)) ranks.set(query, ranks.size);
+      const rank = ranks.get(query)!;
       for (const s of q.samples) {
         const ms = sampleMs(q, s);
         if (s.kind === 'warmup' || ms === null || !(ms > 0)) continue;
@@ -116,10 +120,10 @@ export function queryTimesChart(cells: CellResult[], phase: Phase): Chart | null
             : s.validity?.quiet.valid === false
               ? 'warm run (not quiet)'
               : 'warm run';
-        rows.push({ query, cell: cellLabel(c), what, ms });
+        rows.push({ query, cell: cellLabel(c), what, ms, rank });
       }
       if (q.stats.warm_median_ms !== null && q.stats.warm_median_ms > 0)
-        rows.push({ query, cell: cellLabel(c), what: 'warm median', ms: q.stats.warm_median_ms });
+        rows.push({ query, cell: cellLabel(c), what: 'warm median', ms: q.stats.warm_median_ms, rank });
     }
   if (!rows.length) return null;
   const log = groups(rows, (r) => r.query).some((rs) => wide(rs.map((r) => r.ms)));
@@ -128,13 +132,14 @@ export function queryTimesChart(cells: CellResult[], phase: Phase): Chart | null
   const source = `${clocks(cells, phase)}, ms — every cold and warm run in each cell's queries-${phase}.json (warm-up runs left out); tick = warm median (stats.warm_median_ms, all warm runs); colours mark runs the validity checks judged not cold or not quiet.`;
   const domain = ['warm run', 'warm run (not quiet)', 'cold run', 'cold run (not cold)', 'warm median'];
   const x = { field: 'ms', type: 'quantitative', title: `elapsed, ms${log ? ' (log scale)' : ''}`, scale: log ? { type: 'log' } : { zero: true } };
-  const y = { field: 'cell', type: 'nominal', title: 'cell' };
+  // Cells in matrix order and queries in the order they ran (the workload manifest's), as report.md; not alphabetical.
+  const y = { field: 'cell', type: 'nominal', title: 'cell', sort: [...new Set(rows.map((r) => r.cell))] };
   const color = { field: 'what', type: 'nominal', title: 'run', scale: { domain, range: ['#1f77b4', '#9edae5', '#ff7f0e', '#8c564b', '#111111'] } };
   const spec = {
     ...base,
     title: { text: title, subtitle: `ms, ${clocks(cells, phase)}; one row per query` },
     data: { values: rows },
-    facet: { row: { field: 'query', type: 'nominal', title: null, header: { labelAngle: 0, labelOrient: 'top', labelAnchor: 'start', labelFontWeight: 'bold', labelLimit: 700 } } },
+    facet: { row: { field: 'query', type: 'nominal', title: null, sort: { field: 'rank', op: 'min' }, header: { labelAngle: 0, labelOrient: 'top', labelAnchor: 'start', labelFontWeight: 'bold', labelLimit: 700 } } },
     resolve: { scale: { x: 'independent' } },
     spec: {
       width: 620,
@@ -223,7 +228,8 @@ export function skipIndexChart(cells: CellResult[], statistic: 'min' | 'median')
   const readLog = wide(rows.map((r) => r.read_rows ?? 0)) && rows.every((r) => r.read_rows === null || r.read_rows > 0);
   const title = 'Skip index: before / after';
   const source = `warm ${statistic} (stats.warm_${statistic}_ms; ${clocks(cells, 'index')}), ms, and read_rows of the last warm run (${readSources.join(' / ')}), rows — before = queries-baseline.json, after = queries-index.json (re-run once system.mutations reported MATERIALIZE INDEX done).`;
-  const y = { field: 'item', type: 'nominal', title: 'query · cell' };
+  // In matrix order, per cell the queries in the order they ran (as report.md's table), not alphabetical.
+  const y = { field: 'item', type: 'nominal', title: 'query · cell', sort: [...new Set(rows.map((r) => r.item))] };
   const color = { field: 'when', type: 'nominal', title: null, scale: { domain: ['before index', 'after index'], range: ['#9467bd', '#17becf'] } };
   const panel = (field: string, axis: string, log: boolean, format: string) => {
     const x = { field, type: 'quantitative', title: axis, scale: log ? { type: 'log' } : {} };

@@ -4,7 +4,9 @@
  * `report.md` — run, status, cells, validity summary, the sources of the figures — and the charts:
  * query times per cell (before and after the skip index), per-column compression, the skip index
  * before/after, the comparison with a baseline (`comparison.json` in the run folder, when present)
- * and a scheduled series (passed in by the caller from the results database).
+ * and a scheduled series (passed in by the caller from the results database). Under the charts,
+ * collapsed in `<details>`, report.md's Ingest, Queries, Compression, Per-column and Skip index
+ * tables, built by the same row functions (`report.ts`), queries and cells in report.md's order.
  *
  * Reads the run folder as `report.md` does (`loadRun` in `report.ts`: `run.json` and each cell's
  * `result.json`, parsed with `src/schema/results.ts`). Every text put into the page is escaped.
@@ -12,7 +14,22 @@
 import path from 'node:path';
 import { existsSync } from 'node:fs';
 import { readRecord } from './store';
-import { CELL_ERROR_CHARS, comparedQueries, fmtBytes, fmtInt, fmtMs, indexVerdict, loadRun, retries, validitySummary } from './report';
+import {
+  CELL_ERROR_CHARS,
+  comparedQueries,
+  compressionRows,
+  fmtBytes,
+  fmtInt,
+  fmtMs,
+  indexVerdict,
+  ingestRows,
+  loadRun,
+  perColumnRows,
+  queryRows,
+  retries,
+  skipIndexRows,
+  validitySummary,
+} from './report';
 import { lateStartWarning, shortenAtWord, startPhrase } from './format';
 import { environmentRows, settingsFlag, settingsNotAppliedLines, hostWideFlags, measuredSomething, noIndexReason, runStatusText, validityBanner, type IndexSettingsSpec } from './report-cells';
 import {
@@ -84,6 +101,17 @@ export async function chartFigure(chart: Chart): Promise<string> {
 /** A table from a header row and body rows; cells are escaped. */
 function table(head: string[], rows: (string | Raw)[][]): Raw {
   return h`<table><thead><tr>${head.map((x) => h`<th>${x}</th>`)}</tr></thead><tbody>${rows.map((r) => h`<tr>${r.map((x) => h`<td>${x}</td>`)}</tr>`)}</tbody></table>`;
+}
+
+/**
+ * One of report.md's tables (`rows`: header row first, as the row builders of `report.ts` return it),
+ * collapsed under a summary: `<details><summary>…</summary><table>…</table></details>`. Nothing when
+ * the table has no body row.
+ */
+function detailsTable(summary: string, rows: string[][]): Raw {
+  const [head, ...body] = plain(rows);
+  if (!head || !body.length) return h``;
+  return h`<details class="table"><summary>${summary}</summary>${table(head, body)}</details>`;
 }
 
 function note(text: string): Raw {
@@ -255,6 +283,7 @@ table{border-collapse:collapse;font-size:.9rem;margin:.5rem 0}th,td{border:1px s
 .warn{background:#fdecea;border-left:4px solid #d62728;padding:.4rem .7rem}.unknown{background:#fff6e5;border-left:4px solid #ff7f0e;padding:.4rem .7rem}.ok{background:#eaf6ea;border-left:4px solid #2ca02c;padding:.4rem .7rem}
 .note{color:#444;font-style:italic}.chart.failed .note{color:#a00;font-style:normal;font-weight:bold}
 figure.chart{margin:1.2rem 0;padding:.6rem;border:1px solid #e3e3e3;border-radius:4px}figure .svg{overflow-x:auto}figure svg{display:block}
+details.table{margin:.6rem 0}details.table summary{cursor:pointer;font-weight:600}
 figcaption{font-size:.85rem;color:#555;margin-top:.3rem}.status-succeeded{color:#2ca02c}.status-failed{color:#d62728}
 .verdict-regression{color:#d62728}.verdict-improvement{color:#2ca02c}.verdict-unstable{color:#ff7f0e}
 `;
@@ -297,14 +326,15 @@ ${lateStartWarning(run) ? h`<p><strong>⚠ ${lateStartWarning(run)}</strong></p>
 <section id="cells"><h2>Cells</h2>${cellsTable(cells, missing)}${settingsNotAppliedLines(cells).length ? h`<p><strong>⚠ Table settings not applied</strong> — declared for the cell, but not on its table:</p>${notesList(settingsNotAppliedLines(cells))}` : ''}${profileLines(spec).length ? h`<p>Settings profiles (matrix.settings, over the spec's settings):</p>${notesList(profileLines(spec).map((l) => l.replace(/`/g, '')))}` : ''}</section>
 ${hostsHtml(cells)}
 <section id="sources"><h2>Sources of the figures</h2>${sources(run, ok)}</section>
-<section id="queries"><h2>Query times</h2>${chartNote}${await figures([queryTimesChart(ok, 'baseline'), queryTimesChart(ok, 'index')], 'No query run was measured.')}</section>
-<section id="compression"><h2>Compression</h2>${await figures([compressionChart(ok)], 'No cell recorded per-column sizes.')}</section>
-<section id="skip-index"><h2>Skip index</h2>${await figures([skipIndexChart(ok, spec.protocol.statistic)], noIndexReason(cells, spec.skipIndex))}</section>
+<section id="ingest"><h2>Ingest</h2>${detailsTable('Ingest table (as in report.md): rows by count(), client wall and server elapsed of the INSERT, from load.json', ingestRows(measured))}</section>
+<section id="queries"><h2>Query times</h2>${chartNote}${await figures([queryTimesChart(ok, 'baseline'), queryTimesChart(ok, 'index')], 'No query run was measured.')}${detailsTable(`Queries table (as in report.md): cold, warm ${spec.protocol.statistic} and ${spec.protocol.statistic === 'min' ? 'median' : 'min'}, read_rows of the last warm run, before the skip index`, queryRows(measured, spec.protocol))}</section>
+<section id="compression"><h2>Compression</h2>${await figures([compressionChart(ok)], 'No cell recorded per-column sizes.')}${detailsTable('Compression table (as in report.md): table totals from system.parts (active parts)', compressionRows(measured))}${detailsTable('Per-column compression table (as in report.md): from system.parts_columns (active parts)', perColumnRows(measured.filter((c) => c.storage)))}</section>
+<section id="skip-index"><h2>Skip index</h2>${await figures([skipIndexChart(ok, spec.protocol.statistic)], noIndexReason(cells, spec.skipIndex))}${detailsTable(`Skip index before / after table (as in report.md): warm ${spec.protocol.statistic}, read_rows and read_bytes, index size and materialization`, skipIndexRows(measured, spec))}</section>
 ${await gridsHtml(spec, cells, figures)}
 ${await comparisonSection(dir)}
 ${series ? h`<section id="series"><h2>Series of past runs</h2>${await figures([seriesChart(series)], 'The series has no point to draw.')}</section>` : ''}
 <section id="environment"><h2>Environment</h2><p>chbench ${run.chbench.version}, commit ${run.chbench.commit ?? 'unknown (not run from a git checkout)'}; matrix workflow id ${run.runId}${run.scheduleId ? `, started by schedule ${run.scheduleId}` : ''}. Sources as in report.md's Environment section.</p>${envTable(run, cells)}</section>
-<footer><p class="note">Every table and every sample: report.md and cells/&lt;cell&gt;/*.json beside this page.</p></footer>`;
+<footer><p class="note">Every table (the main ones are under their charts above) and every sample: report.md and cells/&lt;cell&gt;/*.json beside this page.</p></footer>`;
   return `<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(`chbench report — ${run.runId}`)}</title>

@@ -200,7 +200,7 @@ export function renderReport(dir: string): string {
   const spec = run.spec;
   // Every cell that measured something is shown, whatever its final status (labelled if not succeeded).
   const ok = cells.filter(measuredSomething);
-  const label = (c: CellResult) => (c.status === 'succeeded' ? c.cellKey : `${c.cellKey} (${c.status})`);
+  const label = rowLabel;
   const out: string[] = [];
   out.push(`# chbench report — ${run.runId}`, '');
   out.push(`Workload **${spec.workload}**, ${fmtInt(spec.scale)} rows, target **${spec.target.kind}**; protocol: ${spec.protocol.coldRuns} cold + ${spec.protocol.warmRuns} warm run(s) per query, headline warm statistic **${spec.protocol.statistic}** (every sample is in the cell's \`queries-*.json\`).`);
@@ -269,43 +269,18 @@ export function renderReport(dir: string): string {
   else {
   const gen = loadSources(ok);
   out.push('## Ingest', '', `Server-side generation by the load \`INSERT … SELECT\` as sent (\`load.json\` \`sql\`)${gen.length ? `, reading ${gen.map((x) => `\`${x}\``).join(' / ')}` : ''}: no network or parsing cost. Elapsed = client wall time of the INSERT statement (rows/s uses it); server elapsed from ` + ([...new Set(ok.map((c) => c.load?.server_elapsed_source).filter(Boolean))].map((x) => `\`${x}\``).join(' / ') || 'n/a') + '. Rows = `SELECT count()` after loading.', '');
-  const ing = [['cell', 'rows (count())', 'elapsed (client wall)', 'server elapsed', 'rows/s', 'partitions', 'active parts', 'verified', 'note']];
-  const ingMs = msColumn(ok.map((c) => c.load?.elapsed_ms));
-  const ingServerMs = msColumn(ok.map((c) => c.load?.server_elapsed_ms));
-  for (const c of ok) {
-    const l = c.load;
-    if (!l) continue;
-    const vf = l.verification;
-    const verified = vf ? `${vf.rows_equal_scale ? '= scale' : '⚠ ≠ scale'}; ${vf.written_rows_check.startsWith('MISMATCH') ? `⚠ ${vf.written_rows_check}` : vf.written_rows_check.startsWith('not') ? 'written_rows n/a' : 'written_rows ='}; dedup blocks ${vf.duplicated_inserted_blocks ?? 'n/a'}` : 'n/a';
-    ing.push([label(c), fmtInt(l.rows_in_table), ingMs(l.elapsed_ms), ingServerMs(l.server_elapsed_ms, /query_duration_ms/.test(l.server_elapsed_source ?? '') ? 1 : null), fmtInt(l.rows_per_s), fmtInt(l.partitions), fmtInt(l.active_parts), verified, l.truncated_before_load ? `reloaded after finding ${fmtInt(l.truncated_before_load.rows_found)} rows` : '']);
-  }
+  const ing = ingestRows(ok, label);
   out.push(markdownTable(ing), '');
 
   out.push(...afterLoadSection(ok, label));
 
   out.push('## Compression (table totals)', '', 'Source: `system.parts` (active parts): `data_uncompressed_bytes`, `data_compressed_bytes`, `bytes_on_disk`.', '');
-  const comp = [['cell', 'codec', 'uncompressed', 'compressed', 'ratio', 'on disk', 'part formats']];
-  const [unc, cmp, disk] = (['uncompressed_bytes', 'compressed_bytes', 'bytes_on_disk'] as const).map((k) => bytesColumn(ok.map((c) => c.storage?.[k])));
-  for (const c of ok)
-    if (c.storage)
-      comp.push([label(c), c.matrix.codec, unc(c.storage.uncompressed_bytes), cmp(c.storage.compressed_bytes), `${c.storage.ratio.toFixed(2)}×`, disk(c.storage.bytes_on_disk), Object.entries(c.storage.part_types).map(([k, n]) => `${n} ${k}`).join(', ')]);
+  const comp = compressionRows(ok, label);
   out.push(markdownTable(comp), '');
 
   out.push('## Per-column compression', '', 'Source: `system.parts_columns` (active parts): `column_data_compressed_bytes`, `column_data_uncompressed_bytes`. Share = column compressed / table compressed.' + (ok.some((c) => c.storage?.columns?.some((x) => x.codec !== undefined)) ? ' Codec: the column\u2019s codec as the server reports it (`system.columns.compression_codec`; "LZ4 (default)" where it is empty), not as the spec asked.' : ''), '');
   const withCols = ok.filter((c) => c.storage);
-  const colNames = [...new Set(withCols.flatMap((c) => c.storage!.columns?.map((x) => x.column) ?? []))];
-  // The read-back codec column appears when a cell has it (results before 0.7 do not).
-  const codecCol = withCols.some((c) => c.storage!.columns?.some((x) => x.codec !== undefined));
-  const colRows = [['column', ...withCols.flatMap((c) => [...(codecCol ? [`${label(c)} codec`, 'compressed'] : [`${label(c)} compressed`]), 'uncompressed', 'ratio', 'share'])]];
-  for (const name of colNames)
-    colRows.push([
-      name,
-      ...withCols.flatMap((c) => {
-        const col = c.storage!.columns?.find((x) => x.column === name);
-        const cells = col ? [fmtBytes(col.compressed_bytes), fmtBytes(col.uncompressed_bytes), `${col.ratio.toFixed(2)}×`, `${(col.share * 100).toFixed(1)} %`] : ['n/a', 'n/a', 'n/a', 'n/a'];
-        return codecCol ? [col ? serverCodec(col.codec) : 'n/a', ...cells] : cells;
-      }),
-    ]);
+  const colRows = perColumnRows(withCols, label);
   out.push(markdownTable(colRows), '');
   for (const c of withCols) if (c.storage!.columns === null) out.push(`- ${c.cellKey}: per-column sizes unavailable: ${c.storage!.columns_unavailable_reason}`);
   out.push('');
@@ -329,29 +304,7 @@ export function renderReport(dir: string): string {
   for (const c of busy)
     out.push(`**⚠ ${label(c)} was measured while other chbench servers ran on this host** (${[...new Set([c.queries_baseline, c.queries_index].flatMap((q) => (q ? [...q.other_chbench_servers.at_start, ...q.other_chbench_servers.at_end] : [])))].join(', ')}): its times are disturbed.`, '');
   const qids = [...new Set(ok.flatMap((c) => c.queries_baseline?.queries.map((q) => q.id) ?? []))];
-  const coldHead = coldN > 1 ? `cold (min of ${coldN})` : 'cold';
-  const qRows = [['query', ...ok.flatMap((c) => [`${label(c)} ${coldHead}`, `warm ${stat}`, `warm ${other}`, 'read_rows'])]];
-  // One unit per column: each cell's cold, warm statistic and other warm statistic column has its own.
-  const qOf = (c: CellResult) => (c.queries_baseline?.queries ?? []).filter((q) => qids.includes(q.id));
-  const otherOf = (q: QueryRecord) => (other === 'median' ? q.stats.warm_median_ms : q.stats.warm_min_ms);
-  const cols = new Map(ok.map((c) => [c, { cold: msColumn(qOf(c).map((q) => q.stats.cold_ms)), head: msColumn(qOf(c).map((q) => headline(q, stat))), other: msColumn(qOf(c).map(otherOf)) }]));
-  for (const id of qids) {
-    const title = ok.map((c) => c.queries_baseline?.queries.find((q) => q.id === id)?.title).find(Boolean) ?? '';
-    qRows.push([
-      `${id} ${title}`,
-      ...ok.flatMap((c) => {
-        const q = c.queries_baseline?.queries.find((x) => x.id === id);
-        if (!q) return ['n/a', 'n/a', 'n/a', 'n/a'];
-        const res = q.stats.resolution_ms ?? null;
-        const flag = q.samples.some((x) => x.kind !== 'warmup' && x.validity?.quiet.valid === false) ? ' ⚠ not quiet' : '';
-        const o = otherOf(q);
-        const f = cols.get(c)!;
-        const coldFlag = q.stats.cold_runs_rejected ? ` ⚠ ${q.stats.cold_runs_rejected} not cold` : q.samples.some((x) => x.kind === 'cold' && x.validity?.cold?.valid === null) ? ' (cold?)' : '';
-        const warmFlag = q.stats.warm_validity?.valid === false ? ' ⚠ not warmer' : '';
-        return [f.cold(q.stats.cold_ms, res) + coldFlag, f.head(headline(q, stat), res) + flag + warmFlag, f.other(o, res), fmtInt(q.stats.read_rows)];
-      }),
-    ]);
-  }
+  const qRows = queryRows(ok, spec.protocol, label);
   out.push(markdownTable(qRows), '');
   const notes = ok.flatMap((c) => (c.queries_baseline?.queries ?? []).filter((q) => q.stats.timing_note).map((q) => `- ${q.id} in ${label(c)}: ${q.stats.timing_note}.`));
   if (notes.length) out.push('Timing source per query where it differs:', '', ...notes, '');
@@ -398,28 +351,7 @@ export function renderReport(dir: string): string {
   else if (!idxCells.length) out.push(noIndexReason(cells, spec.skipIndex), '');
   else {
     out.push(`Warm ${spec.protocol.statistic}, before = baseline run, after = re-run once \`system.mutations\` reported the MATERIALIZE INDEX done. Index size from ${idxCells[0].index!.index_bytes_source}; % of table = index size / the table's compressed bytes; materialization = client wall time until \`is_done = 1\`.`, '');
-    const ir = [['cell', 'query', 'warm before', 'warm after', 'speed-up', 'read_rows before', 'read_rows after', 'read_bytes before', 'read_bytes after', 'index size', '% of table', 'materialize']];
-    for (const c of idxCells)
-      for (const qa of c.queries_index!.queries) {
-        const qb = c.queries_baseline?.queries.find((q) => q.id === qa.id);
-        const before = headline(qb, spec.protocol.statistic);
-        const after = headline(qa, spec.protocol.statistic);
-        const off = indexTurnedOff(c, spec);
-        ir.push([
-          label(c),
-          qa.id,
-          fmtMs(before) + (qb && (qb.samples.some((x) => x.validity?.quiet.valid === false) || qb.stats.warm_validity?.valid === false) ? ' ⚠' : ''),
-          fmtMs(after) + (qa.samples.some((x) => x.validity?.quiet.valid === false) || qa.stats.warm_validity?.valid === false ? ' ⚠' : ''),
-          off ? `n/a (index ${off})` : (before && after ? `${(before / after).toFixed(1)}×` : 'n/a') + (qa.index_proof?.effective === false ? ' ⚠ index not effective' : ''),
-          fmtInt(qb?.stats.read_rows),
-          fmtInt(qa.stats.read_rows),
-          fmtBytes(qb?.stats.read_bytes),
-          fmtBytes(qa.stats.read_bytes),
-          fmtBytes(c.index!.index_bytes),
-          c.index!.index_bytes !== null && c.storage ? `${((c.index!.index_bytes / c.storage.compressed_bytes) * 100).toFixed(1)} %` : 'n/a',
-          fmtMs(c.index!.materialize_ms) + (c.index!.adopted_mutation ? ' (adopted an earlier attempt\'s mutation: partial time)' : ''),
-        ]);
-      }
+    const ir = skipIndexRows(idxCells, spec, label);
     out.push(markdownTable(ir), '');
     for (const c of idxCells) {
       const vd = indexVerdict(c, spec);
@@ -478,6 +410,132 @@ export function renderReport(dir: string): string {
   }
   out.push('Raw data: `cells/<cell>/*.json` beside this report (every sample, query_log rows where available, exact SQL and settings).', '');
   return out.join('\n');
+}
+
+/** The label of a cell in report.md's and report.html's tables: its key, with its status when it did not succeed. */
+export function rowLabel(c: CellResult): string {
+  return c.status === 'succeeded' ? c.cellKey : `${c.cellKey} (${c.status})`;
+}
+
+/**
+ * The Ingest table (header row first) of report.md and report.html: per cell with a load, rows by
+ * `SELECT count()`, client wall and server elapsed of the INSERT (source: `load.json`), rows/s,
+ * partitions, active parts and the load's verification. Cells in the order given (matrix order).
+ */
+export function ingestRows(ok: CellResult[], label: (c: CellResult) => string = rowLabel): string[][] {
+  const ing = [['cell', 'rows (count())', 'elapsed (client wall)', 'server elapsed', 'rows/s', 'partitions', 'active parts', 'verified', 'note']];
+  const ingMs = msColumn(ok.map((c) => c.load?.elapsed_ms));
+  const ingServerMs = msColumn(ok.map((c) => c.load?.server_elapsed_ms));
+  for (const c of ok) {
+    const l = c.load;
+    if (!l) continue;
+    const vf = l.verification;
+    const verified = vf ? `${vf.rows_equal_scale ? '= scale' : '⚠ ≠ scale'}; ${vf.written_rows_check.startsWith('MISMATCH') ? `⚠ ${vf.written_rows_check}` : vf.written_rows_check.startsWith('not') ? 'written_rows n/a' : 'written_rows ='}; dedup blocks ${vf.duplicated_inserted_blocks ?? 'n/a'}` : 'n/a';
+    ing.push([label(c), fmtInt(l.rows_in_table), ingMs(l.elapsed_ms), ingServerMs(l.server_elapsed_ms, /query_duration_ms/.test(l.server_elapsed_source ?? '') ? 1 : null), fmtInt(l.rows_per_s), fmtInt(l.partitions), fmtInt(l.active_parts), verified, l.truncated_before_load ? `reloaded after finding ${fmtInt(l.truncated_before_load.rows_found)} rows` : '']);
+  }
+  return ing;
+}
+
+/** The Compression (table totals) table, header first: per cell from `system.parts` (active parts), cells in the order given. */
+export function compressionRows(ok: CellResult[], label: (c: CellResult) => string = rowLabel): string[][] {
+  const comp = [['cell', 'codec', 'uncompressed', 'compressed', 'ratio', 'on disk', 'part formats']];
+  const [unc, cmp, disk] = (['uncompressed_bytes', 'compressed_bytes', 'bytes_on_disk'] as const).map((k) => bytesColumn(ok.map((c) => c.storage?.[k])));
+  for (const c of ok)
+    if (c.storage)
+      comp.push([label(c), c.matrix.codec, unc(c.storage.uncompressed_bytes), cmp(c.storage.compressed_bytes), `${c.storage.ratio.toFixed(2)}×`, disk(c.storage.bytes_on_disk), Object.entries(c.storage.part_types).map(([k, n]) => `${n} ${k}`).join(', ')]);
+  return comp;
+}
+
+/**
+ * The Per-column compression table, header first: one row per column (in the order the cells recorded
+ * them), per cell its read-back codec (when recorded), compressed and uncompressed bytes, ratio and
+ * share of the table, from `system.parts_columns`. `withCols`: the cells with a storage record.
+ */
+export function perColumnRows(withCols: CellResult[], label: (c: CellResult) => string = rowLabel): string[][] {
+  const colNames = [...new Set(withCols.flatMap((c) => c.storage!.columns?.map((x) => x.column) ?? []))];
+  // The read-back codec column appears when a cell has it (results before 0.7 do not).
+  const codecCol = withCols.some((c) => c.storage!.columns?.some((x) => x.codec !== undefined));
+  const colRows = [['column', ...withCols.flatMap((c) => [...(codecCol ? [`${label(c)} codec`, 'compressed'] : [`${label(c)} compressed`]), 'uncompressed', 'ratio', 'share'])]];
+  for (const name of colNames)
+    colRows.push([
+      name,
+      ...withCols.flatMap((c) => {
+        const col = c.storage!.columns?.find((x) => x.column === name);
+        const cells = col ? [fmtBytes(col.compressed_bytes), fmtBytes(col.uncompressed_bytes), `${col.ratio.toFixed(2)}×`, `${(col.share * 100).toFixed(1)} %`] : ['n/a', 'n/a', 'n/a', 'n/a'];
+        return codecCol ? [col ? serverCodec(col.codec) : 'n/a', ...cells] : cells;
+      }),
+    ]);
+  return colRows;
+}
+
+/**
+ * The Queries table (before the skip index), header first: one row per query in the order the cells
+ * ran them (the workload manifest's order), per cell its cold time, the warm headline statistic, the
+ * other warm statistic (each column in one unit, at the recorded resolution) and read_rows of the last
+ * warm run. Cells in the order given (matrix order).
+ */
+export function queryRows(ok: CellResult[], protocol: { statistic: 'min' | 'median'; coldRuns: number }, label: (c: CellResult) => string = rowLabel): string[][] {
+  const stat = protocol.statistic;
+  const other = stat === 'min' ? 'median' : 'min';
+  const coldN = protocol.coldRuns;
+  const qids = [...new Set(ok.flatMap((c) => c.queries_baseline?.queries.map((q) => q.id) ?? []))];
+  const coldHead = coldN > 1 ? `cold (min of ${coldN})` : 'cold';
+  const qRows = [['query', ...ok.flatMap((c) => [`${label(c)} ${coldHead}`, `warm ${stat}`, `warm ${other}`, 'read_rows'])]];
+  // One unit per column: each cell's cold, warm statistic and other warm statistic column has its own.
+  const qOf = (c: CellResult) => (c.queries_baseline?.queries ?? []).filter((q) => qids.includes(q.id));
+  const otherOf = (q: QueryRecord) => (other === 'median' ? q.stats.warm_median_ms : q.stats.warm_min_ms);
+  const cols = new Map(ok.map((c) => [c, { cold: msColumn(qOf(c).map((q) => q.stats.cold_ms)), head: msColumn(qOf(c).map((q) => headline(q, stat))), other: msColumn(qOf(c).map(otherOf)) }]));
+  for (const id of qids) {
+    const title = ok.map((c) => c.queries_baseline?.queries.find((q) => q.id === id)?.title).find(Boolean) ?? '';
+    qRows.push([
+      `${id} ${title}`,
+      ...ok.flatMap((c) => {
+        const q = c.queries_baseline?.queries.find((x) => x.id === id);
+        if (!q) return ['n/a', 'n/a', 'n/a', 'n/a'];
+        const res = q.stats.resolution_ms ?? null;
+        const flag = q.samples.some((x) => x.kind !== 'warmup' && x.validity?.quiet.valid === false) ? ' ⚠ not quiet' : '';
+        const o = otherOf(q);
+        const f = cols.get(c)!;
+        const coldFlag = q.stats.cold_runs_rejected ? ` ⚠ ${q.stats.cold_runs_rejected} not cold` : q.samples.some((x) => x.kind === 'cold' && x.validity?.cold?.valid === null) ? ' (cold?)' : '';
+        const warmFlag = q.stats.warm_validity?.valid === false ? ' ⚠ not warmer' : '';
+        return [f.cold(q.stats.cold_ms, res) + coldFlag, f.head(headline(q, stat), res) + flag + warmFlag, f.other(o, res), fmtInt(q.stats.read_rows)];
+      }),
+    ]);
+  }
+  return qRows;
+}
+
+/**
+ * The Skip index before/after table, header first: per cell whose queries were measured after the
+ * index and per such query, the spec's warm statistic and read_rows / read_bytes before and after, the
+ * speed-up, the index size (and % of the table's compressed bytes) and its materialization time.
+ * Only a header when no cell measured a query after the index.
+ */
+export function skipIndexRows(ok: CellResult[], spec: IndexSettingsSpec & { protocol: { statistic: 'min' | 'median' } }, label: (c: CellResult) => string = rowLabel): string[][] {
+  const idxCells = ok.filter((c) => c.index && c.queries_index?.queries.some((q) => q.samples.length));
+  const ir = [['cell', 'query', 'warm before', 'warm after', 'speed-up', 'read_rows before', 'read_rows after', 'read_bytes before', 'read_bytes after', 'index size', '% of table', 'materialize']];
+  for (const c of idxCells)
+    for (const qa of c.queries_index!.queries) {
+      const qb = c.queries_baseline?.queries.find((q) => q.id === qa.id);
+      const before = headline(qb, spec.protocol.statistic);
+      const after = headline(qa, spec.protocol.statistic);
+      const off = indexTurnedOff(c, spec);
+      ir.push([
+        label(c),
+        qa.id,
+        fmtMs(before) + (qb && (qb.samples.some((x) => x.validity?.quiet.valid === false) || qb.stats.warm_validity?.valid === false) ? ' ⚠' : ''),
+        fmtMs(after) + (qa.samples.some((x) => x.validity?.quiet.valid === false) || qa.stats.warm_validity?.valid === false ? ' ⚠' : ''),
+        off ? `n/a (index ${off})` : (before && after ? `${(before / after).toFixed(1)}×` : 'n/a') + (qa.index_proof?.effective === false ? ' ⚠ index not effective' : ''),
+        fmtInt(qb?.stats.read_rows),
+        fmtInt(qa.stats.read_rows),
+        fmtBytes(qb?.stats.read_bytes),
+        fmtBytes(qa.stats.read_bytes),
+        fmtBytes(c.index!.index_bytes),
+        c.index!.index_bytes !== null && c.storage ? `${((c.index!.index_bytes / c.storage.compressed_bytes) * 100).toFixed(1)} %` : 'n/a',
+        fmtMs(c.index!.materialize_ms) + (c.index!.adopted_mutation ? ' (adopted an earlier attempt\'s mutation: partial time)' : ''),
+      ]);
+    }
+  return ir;
 }
 
 /** A figure with its unit, or `no data` when CloudWatch had none (never 0 for "no data"). */

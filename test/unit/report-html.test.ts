@@ -1,7 +1,7 @@
 /**
  * Unit layer (no server, no browser): report.html's escaping, a chart that fails to render becoming
  * a visible note, a broken comparison.json becoming a note, and the chart data drawn from the captured
- * run (`test/fixtures/results/embedded-26.7`).
+ * run (`test/fixtures/results/embedded-26.7`), and report.md's tables under the charts, in report.md's order.
  */
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -19,7 +19,7 @@ import {
   skipIndexChart,
   type Chart,
 } from '../../src/results/charts';
-import { loadRun } from '../../src/results/report';
+import { loadRun, renderReport } from '../../src/results/report';
 
 const FIXTURE = path.join(REPO_ROOT, 'test', 'fixtures', 'results', 'embedded-26.7');
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'chbench-report-html-unit-'));
@@ -212,5 +212,97 @@ describe('a run of many cells', () => {
     );
     assert.ok(compression.includes(`v26.7-zstd3-r${MAX_CHART_CELLS}`), 'the last charted cell is drawn');
     assert.ok(!compression.includes(`v26.7-zstd3-r${MAX_CHART_CELLS + 1}<`), 'the next one is not');
+  });
+});
+
+/** The body rows of the report.md table under `## <heading>` (cells trimmed, separator row left out). */
+function mdTable(md: string, heading: string): string[][] {
+  const lines = md.split('\n');
+  const start = lines.findIndex((l) => l.startsWith(`## ${heading}`));
+  assert.ok(start >= 0, `report.md has ## ${heading}`);
+  const first = lines.findIndex((l, i) => i > start && l.startsWith('|'));
+  const rows: string[][] = [];
+  for (let i = first + 2; i < lines.length && lines[i].startsWith('|'); i++)
+    rows.push(
+      lines[i]
+        .slice(1, -1)
+        .split(' | ')
+        .map((x) => x.trim()),
+    );
+  return rows;
+}
+
+/** The `<details>` block of report.html whose summary starts with `summary`. */
+function details(html: string, summary: string): string {
+  const i = html.indexOf(`<details class="table"><summary>${summary}`);
+  assert.ok(i >= 0, `report.html has a <details> table "${summary}"`);
+  return html.slice(i, html.indexOf('</details>', i) + '</details>'.length);
+}
+
+/** The html row report.md's markdown row becomes (each cell escaped, markdown bold marks left out). */
+const htmlRow = (r: string[]) => `<tr>${r.map((x) => `<td>${escapeHtml(x.replace(/\*\*/g, ''))}</td>`).join('')}</tr>`;
+
+describe("report.md's tables in report.html", () => {
+  it('each chart section carries its report.md table, collapsed in <details>, with the same cells', async () => {
+    const html = await renderHtmlReport(FIXTURE);
+    const md = renderReport(FIXTURE);
+    const sections: [string, string, string][] = [
+      ['ingest', 'Ingest table', 'Ingest'],
+      ['queries', 'Queries table', 'Queries'],
+      ['compression', 'Compression table', 'Compression (table totals)'],
+      ['compression', 'Per-column compression table', 'Per-column compression'],
+      ['skip-index', 'Skip index before / after table', 'Skip index'],
+    ];
+    for (const [id, summary, heading] of sections) {
+      const block = details(html, summary);
+      const section = html.slice(
+        html.indexOf(`<section id="${id}">`),
+        html.indexOf('</section>', html.indexOf(`<section id="${id}">`)),
+      );
+      assert.ok(section.includes(block), `${summary} is inside <section id="${id}">`);
+      assert.match(block, /^<details class="table"><summary>[^<]*<\/summary><table><thead>/);
+      const rows = mdTable(md, heading);
+      assert.ok(rows.length > 0, `${heading} has rows`);
+      for (const r of rows)
+        assert.ok(block.includes(htmlRow(r)), `${summary}: row ${r.slice(0, 3).join(' | ')} as in report.md`);
+      assert.equal((block.match(/<tr><td>/g) ?? []).length, rows.length, `${summary}: as many rows as report.md`);
+    }
+    // The q1 warm min of the first cell, as report.md prints it (the fixture's stats.warm_min_ms, 7.32 ms).
+    const q1 = mdTable(md, 'Queries').find((r) => r[0].startsWith('q1 '))!;
+    assert.equal(q1[2], '7.32 ms');
+    assert.ok(details(html, 'Queries table').includes(`<td>${q1[0]}</td><td>${q1[1]}</td><td>7.32 ms</td>`));
+  });
+
+  it('queries are in the order they ran (as report.md), not alphabetical, in the table and the charts', async () => {
+    const dir = path.join(tmp, 'order', 'run');
+    cpSync(FIXTURE, dir, { recursive: true });
+    // The manifest's order here is q5, q3, q1, q4, q2: not the alphabetical one.
+    const order = ['q5', 'q3', 'q1', 'q4', 'q2'];
+    for (const k of ['v26.7-lz4', 'v26.7-zstd3']) {
+      const f = path.join(dir, 'cells', k, 'result.json');
+      const cell = JSON.parse(readFileSync(f, 'utf8'));
+      const qs = cell.queries_baseline.queries as { id: string }[];
+      cell.queries_baseline.queries = order.map((id) => qs.find((q) => q.id === id));
+      writeFileSync(f, JSON.stringify(cell));
+    }
+    const md = renderReport(dir);
+    const mdOrder = mdTable(md, 'Queries').map((r) => r[0].split(' ')[0]);
+    assert.deepEqual(mdOrder, order, "report.md's order");
+    const html = await renderHtmlReport(dir);
+    const htmlOrder = [...details(html, 'Queries table').matchAll(/<tr><td>(q\d+) /g)].map((m) => m[1]);
+    assert.deepEqual(htmlOrder, mdOrder, "report.html's Queries table in report.md's order");
+    // The query-times chart's row headers (vega draws them as text, in facet order).
+    const i = html.indexOf('id="chart-query-times-baseline"');
+    const svg = html.slice(i, html.indexOf('</figure>', i));
+    const drawn = order.map((id) => svg.indexOf(`>${id} `));
+    assert.ok(
+      drawn.every((x) => x > 0),
+      'every query drawn',
+    );
+    assert.deepEqual(
+      [...drawn].sort((a, b) => a - b),
+      drawn,
+      'chart rows in the order the queries ran',
+    );
   });
 });
