@@ -7,7 +7,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
-import { liveWorkflowPollers } from '../temporal/run-client';
+import { workflowPollers, type PollerSeen } from '../temporal/run-client';
 import type { ProgressView } from '../temporal/progress';
 import type { MatrixProgress } from '../schema/progress';
 import { readJsonIfExists } from '../results/store';
@@ -34,28 +34,66 @@ export function noWorkerLine(place: RunPlace): string {
   return `no worker is polling task queue \`${place.taskQueue}\` on ${place.temporalAddress}; start one with \`chbench worker\` (same TEMPORAL_ADDRESS and CHBENCH_TASK_QUEUE). The run waits for it; Ctrl-C detaches and leaves it queued.`;
 }
 
+/** What the follower last said about the run's workers. */
+export type WorkerState = 'unknown' | 'none' | 'polling' | 'silent';
+
+/** Seconds without any poll after which a listed worker counts as gone (~20 s; a live worker polls every few seconds). */
+export const WORKER_SILENT_AFTER_MS = 20_000;
+
 /**
- * Check at once, then every `everyMs`, whether a worker polls the run's workflow task queue
- * ({@link liveWorkflowPollers}); say {@link noWorkerLine} once when none does, and
- * `a worker is polling … now` when one comes. Stops checking once a worker was seen.
- * Errors of the check are ignored (the run's own wait reports an unreachable server).
+ * Decide what to say about the run's workers after one look at the task queue's pollers
+ * (`DescribeTaskQueue`, `lastAccessTime`). Says something only when the state changes: `none` (no
+ * poller listed: {@link noWorkerLine}), `silent` (listed, but the newest poll is older than
+ * `silentAfterMs` while a step is pending: `no worker has polled task queue <q> for N s (last:
+ * <identity>)…`), `polling` again after either (`a worker is polling … now`). A `silent` state is
+ * only entered while `pending` (the run has work waiting); otherwise the state is kept.
+ * @param now epoch ms of the look (the client's clock, as Temporal's lastAccessTime is the server's)
+ * @returns the new state and the line to print, if any
+ */
+export function workerNotice(
+  prev: WorkerState,
+  pollers: readonly PollerSeen[],
+  now: number,
+  place: RunPlace,
+  pending = true,
+  silentAfterMs = WORKER_SILENT_AFTER_MS,
+): { state: WorkerState; line?: string } {
+  const newest = pollers.reduce<PollerSeen | undefined>(
+    (a, p) => (p.lastAccessMs !== null && (!a || p.lastAccessMs > (a.lastAccessMs ?? -Infinity)) ? p : a),
+    undefined,
+  );
+  const change = (state: WorkerState, line: string) => (state === prev ? { state } : { state, line });
+  if (!pollers.length) return change('none', noWorkerLine(place));
+  if (newest && now - newest.lastAccessMs! <= silentAfterMs)
+    return prev === 'none' || prev === 'silent'
+      ? { state: 'polling', line: `a worker is polling task queue \`${place.taskQueue}\` now; the run goes on` }
+      : { state: 'polling' };
+  if (!pending) return { state: prev };
+  const ago = newest ? `${Math.round((now - newest.lastAccessMs!) / 1000)} s` : 'an unknown time';
+  return change(
+    'silent',
+    `no worker has polled task queue \`${place.taskQueue}\` for ${ago} (last: ${newest?.identity ?? 'n/a'}; DescribeTaskQueue lastAccessTime); start one with \`chbench worker\``,
+  );
+}
+
+/**
+ * Check at once, then every `everyMs` until stopped, the pollers of the run's workflow task queue
+ * ({@link workflowPollers}) and print what {@link workerNotice} says: no worker, a worker that stopped
+ * polling (it died), a worker polling again. Errors of the check are ignored (the run's own wait
+ * reports an unreachable server).
  * @returns a function that stops the checks
  */
 export function watchForWorker(client: Client, place: RunPlace, everyMs = 3000): () => void {
   let stopped = false;
-  let warned = false;
+  let state: WorkerState = 'unknown';
   let timer: NodeJS.Timeout | undefined;
   const check = async (): Promise<void> => {
     try {
-      const n = await liveWorkflowPollers(client, place.namespace, place.taskQueue);
+      const pollers = await workflowPollers(client, place.namespace, place.taskQueue);
       if (stopped) return;
-      if (n > 0) {
-        if (warned) say(`a worker is polling task queue \`${place.taskQueue}\` now; the run goes on`);
-        stopped = true;
-        return;
-      }
-      if (!warned) say(noWorkerLine(place));
-      warned = true;
+      const n = workerNotice(state, pollers, Date.now(), place);
+      state = n.state;
+      if (n.line) say(n.line);
     } catch {
       /* best effort */
     }

@@ -1128,6 +1128,23 @@ export const AttemptRecord = z.object({
   retryable: z.boolean().optional(),
   /** The Temporal workflow run (execution) the attempt belongs to; a cell run again starts a new log. */
   workflow_run_id: z.string().optional(),
+  /**
+   * Statements killed because the attempt was cancelled (`killOnCancel`): the kill verb's line,
+   * `waited_ms` from sending the KILL until the target no longer listed the statement (worker
+   * monotonic clock), `still_running` true when it was still listed at the 10 s bound (null: the
+   * running statements could not be read, `unreadable` says why).
+   */
+  cancel_kills: z
+    .array(
+      z.object({
+        query_id: z.string(),
+        kill: z.string(),
+        waited_ms: z.number(),
+        still_running: z.boolean().nullable(),
+        unreadable: z.string().optional(),
+      }),
+    )
+    .optional(),
 });
 export type AttemptRecord = z.infer<typeof AttemptRecord>;
 

@@ -105,4 +105,27 @@ export async function liveWorkflowPollers(
   return (r.pollers ?? []).filter((p) => now - (optionalTsToMs(p.lastAccessTime) ?? 0) <= POLLER_ALIVE_MS).length;
 }
 
+/** One poller of a task queue as `DescribeTaskQueue` lists it: its identity and last poll (epoch ms, null when unknown). */
+export interface PollerSeen {
+  identity: string;
+  lastAccessMs: number | null;
+}
+
+/**
+ * The pollers of `taskQueue`'s workflow task queue (`DescribeTaskQueue` pollers, `lastAccessTime`),
+ * dead ones included (the server keeps a poller listed for a few minutes after its last poll).
+ * @throws the gRPC error when the server cannot be asked
+ */
+export async function workflowPollers(client: Client, namespace: string, taskQueue: string): Promise<PollerSeen[]> {
+  const r = await client.workflowService.describeTaskQueue({
+    namespace,
+    taskQueue: { name: taskQueue },
+    taskQueueType: 1, // TASK_QUEUE_TYPE_WORKFLOW
+  });
+  return (r.pollers ?? []).map((p) => ({
+    identity: p.identity ?? 'unknown',
+    lastAccessMs: optionalTsToMs(p.lastAccessTime) ?? null,
+  }));
+}
+
 export { WorkflowFailedError };

@@ -76,6 +76,22 @@ function describeError(e: unknown): Pick<AttemptRecord, 'failure_type' | 'error'
   };
 }
 
+/** One statement killed on cancellation, as the attempt record's `cancel_kills` lists it. */
+export type CancelKill = NonNullable<AttemptRecord['cancel_kills']>[number];
+
+const cancelKills = new WeakMap<object, CancelKill[]>();
+
+/**
+ * Note a kill made on cancellation for the attempt record of activity `ctx` (default: the current
+ * one; pass it from an abort listener, which runs outside the activity). No-op without an activity.
+ */
+export function recordCancelKill(k: CancelKill, ctx: object | undefined = currentActivity()): void {
+  if (!ctx) return;
+  const list = cancelKills.get(ctx) ?? [];
+  list.push(k);
+  cancelKills.set(ctx, list);
+}
+
 /** Append one record to the cell's log; never throws. */
 function append(dir: string, rec: AttemptRecord): void {
   try {
@@ -118,8 +134,15 @@ export function withAttemptLog<T extends Record<string, (...a: any[]) => Promise
         append(dir, { ...base(), outcome: 'succeeded' });
         return r;
       } catch (e) {
-        const cancelled = e instanceof CancelledFailure || !!currentActivity()?.cancellationSignal.aborted;
-        append(dir, { ...base(), outcome: cancelled ? 'cancelled' : 'failed', ...describeError(e) });
+        const ctx = currentActivity();
+        const cancelled = e instanceof CancelledFailure || !!ctx?.cancellationSignal.aborted;
+        const kills = ctx && cancelKills.get(ctx);
+        append(dir, {
+          ...base(),
+          outcome: cancelled ? 'cancelled' : 'failed',
+          ...describeError(e),
+          ...(kills?.length ? { cancel_kills: kills } : {}),
+        });
         throw e;
       }
     };

@@ -13,9 +13,10 @@ import { ApplicationFailure } from '@temporalio/common';
 import { FAILURE } from '../../schema/failures';
 import type { TargetHandle } from '../../schema/target';
 import { connect } from '../../clickhouse/client';
-import { heartbeat, sleep, cancellationSignal } from '../../temporal/activity-context';
+import { heartbeat, sleep, cancellationSignal, currentActivity } from '../../temporal/activity-context';
 import { capabilitiesOf, targetOf } from '../../targets';
-import { pollUntil } from '../../lib/poll';
+import { pollUntil, pollWithin } from '../../lib/poll';
+import { recordCancelKill, type CancelKill } from './attempt-log';
 
 /** Query ids with `prefix` running (or queued) on the target (its `runningStatements` verb). */
 export function runningWithPrefix(target: TargetHandle, client: ClickHouseClient, prefix: string): Promise<string[]> {
@@ -74,24 +75,70 @@ export async function settlePreviousAttempts(
   );
 }
 
+/** Bound of the wait for a statement killed on cancellation to leave the server, ms. */
+export const CANCEL_KILL_WAIT_MS = 10_000;
+/** Interval between two looks at the running statements during that wait, ms. */
+export const CANCEL_KILL_POLL_MS = 150;
+
 /**
  * While `work` runs, kill `queryId` on the server if the activity is cancelled (a user cancel, a
- * timeout, or worker shutdown), so a cancelled step leaves nothing running.
+ * timeout, or worker shutdown), so a cancelled step leaves nothing running. On cancellation the
+ * target's `kill` verb (`KILL QUERY … ASYNC`) is sent, then the target's running statements
+ * (`system.processes`, or the embedded `/chbench/running`) are looked at every
+ * {@link CANCEL_KILL_POLL_MS} ms until `queryId` is gone or {@link CANCEL_KILL_WAIT_MS} ms passed;
+ * only then does the cancellation (the rejection of `work`) reach the caller, so the teardown's
+ * statement archive that follows contains the killed statement. What the wait saw is recorded in the
+ * attempt's record (`cancel_kills` in `attempts.jsonl`, see {@link CancelKill}).
+ * @throws whatever `work` rejects with (after the wait when the activity was cancelled)
  */
 export async function killOnCancel<T>(target: TargetHandle, queryId: string, work: Promise<T>): Promise<T> {
   const signal = cancellationSignal();
   if (!signal) return work;
+  const ctx = currentActivity();
+  let killing: Promise<void> | undefined;
   const onAbort = () => {
-    const c = connect(target);
-    void targetOf(target)
-      .kill(target, c, queryId)
-      .finally(() => c.close());
+    killing = killAndWaitGone(target, queryId).then((k) => recordCancelKill(k, ctx));
   };
   signal.addEventListener('abort', onAbort, { once: true });
   try {
     return await work;
+  } catch (e) {
+    if (signal.aborted && !killing) onAbort();
+    await killing;
+    throw e;
   } finally {
     signal.removeEventListener('abort', onAbort);
+  }
+}
+
+/** Send the kill, then wait (bounded) until the target no longer lists `queryId`. Never throws. */
+async function killAndWaitGone(target: TargetHandle, queryId: string): Promise<CancelKill> {
+  const t0 = performance.now();
+  const c = connect(target);
+  try {
+    const r = await targetOf(target).kill(target, c, queryId);
+    let still: boolean | null = null;
+    let why: string | undefined;
+    try {
+      const gone = await pollWithin(async () => !(await runningWithPrefix(target, c, queryId)).includes(queryId), {
+        timeoutMs: CANCEL_KILL_WAIT_MS,
+        intervalMs: CANCEL_KILL_POLL_MS,
+        sleep: (ms) => new Promise((res) => setTimeout(res, ms)),
+        stopOn: () => true,
+      });
+      still = !gone;
+    } catch (e) {
+      why = (e as Error).message.split('\n')[0].slice(0, 300);
+    }
+    return {
+      query_id: queryId,
+      kill: r.text,
+      waited_ms: Math.round(performance.now() - t0),
+      still_running: still,
+      ...(why ? { unreadable: why } : {}),
+    };
+  } finally {
+    await c.close().catch(() => undefined);
   }
 }
 
