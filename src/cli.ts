@@ -421,7 +421,11 @@ program
   .option('--dry-run', 'only list what would be removed')
   .option(
     '--force',
-    'also remove servers whose label records no Temporal owner (older chbench) when their workflows are closed in TEMPORAL_ADDRESS/TEMPORAL_NAMESPACE',
+    'also remove servers whose label records no Temporal owner (older chbench) when their workflows are found closed in TEMPORAL_ADDRESS/TEMPORAL_NAMESPACE (not found there: kept)',
+  )
+  .option(
+    '--force-unowned',
+    'like --force, and also count a workflow not found in TEMPORAL_ADDRESS/TEMPORAL_NAMESPACE as closed (that server may not be the one that ran it)',
   )
   .option(
     '--kubernetes',
@@ -434,14 +438,18 @@ program
     async (o: {
       dryRun?: boolean;
       force?: boolean;
+      forceUnowned?: boolean;
       kubernetes?: boolean;
       kubeconfig?: string;
       context?: string;
       namespace?: string;
     }) => {
       if (o.kubernetes) {
-        if (o.force)
-          fail(EXIT.invalid, '--force does not apply to --kubernetes: an object without owner is always kept');
+        if (o.force || o.forceUnowned)
+          fail(
+            EXIT.invalid,
+            '--force/--force-unowned do not apply to --kubernetes: an object without owner is always kept',
+          );
         const scope: KubeGcScope = { kubeconfig: o.kubeconfig, context: o.context, namespace: o.namespace };
         let lines: string[] = [];
         try {
@@ -462,7 +470,9 @@ program
       // CLI's; TEMPORAL_ADDRESS/TEMPORAL_NAMESPACE only serve --force for labels without owner.
       const { removed, kept } = await collectGarbage(cfg.workDir, {
         dryRun: o.dryRun,
-        ...(o.force ? { force: { address: cfg.temporalAddress, namespace: cfg.namespace } } : {}),
+        ...(o.force || o.forceUnowned
+          ? { force: { address: cfg.temporalAddress, namespace: cfg.namespace, unowned: !!o.forceUnowned } }
+          : {}),
       });
       for (const r of removed)
         console.log(

@@ -59,8 +59,10 @@ export interface GcOptions {
   /**
    * Also judge directories whose label records no owner, by this Temporal server and namespace
    * (normally the CLI's `TEMPORAL_ADDRESS` / `TEMPORAL_NAMESPACE`). Without it they are kept.
+   * A workflow **not found** there does not count as closed (that server may not be the one that
+   * ran it) unless `unowned` is set too; a workflow found closed there does.
    */
-  force?: { address: string; namespace: string };
+  force?: { address: string; namespace: string; unowned?: boolean };
   /** Connect timeout per Temporal server, ms. @default 5000 */
   connectTimeoutMs?: number;
 }
@@ -151,20 +153,27 @@ async function judgeOwned(servers: Servers, o: TemporalOwner): Promise<Verdict> 
   return { remove: true, reason: `${desc} (${where})` };
 }
 
-/** `--force` for a directory without owner: judged by the CLI's server (the pre-owner behaviour). */
+/**
+ * `--force` for a directory without owner: judged by the CLI's server. A workflow found open keeps
+ * it; found closed counts as closed; not found counts as closed only with `f.unowned`
+ * (`--force-unowned`), since the answering server may not be the one that ran it.
+ */
 async function judgeForced(
   servers: Servers,
-  f: { address: string; namespace: string },
+  f: { address: string; namespace: string; unowned?: boolean },
   runId: string,
   cellKey: string,
+  dir: string,
+  pid: number | undefined,
 ): Promise<Verdict> {
+  const flag = f.unowned ? '--force-unowned' : '--force';
   let client: Client;
   try {
     client = new Client({ connection: await servers.connect(f.address), namespace: f.namespace });
   } catch (e) {
     return {
       remove: false,
-      reason: `no owner recorded; --force: Temporal at ${f.address} is unreachable (${firstLine(e)})`,
+      reason: `no owner recorded; ${flag}: Temporal at ${f.address} is unreachable (${firstLine(e)})`,
     };
   }
   const st: string[] = [];
@@ -174,19 +183,24 @@ async function judgeForced(
       if (s !== 'NOT_FOUND' && !CLOSED.has(s))
         return {
           remove: false,
-          reason: `no owner recorded; --force: workflow ${id} is ${s.toLowerCase()} in namespace ${f.namespace} on ${f.address}`,
+          reason: `no owner recorded; ${flag}: workflow ${id} is ${s.toLowerCase()} in namespace ${f.namespace} on ${f.address}`,
         };
-      st.push(`${id} ${s.toLowerCase()}`);
+      if (s === 'NOT_FOUND' && !f.unowned)
+        return {
+          remove: false,
+          reason: `label records no owner; workflow ${id} not found in namespace ${f.namespace} on ${f.address}, which may not be the server that ran it — remove by hand with ${pid ? `kill ${pid}; ` : ''}rm -rf ${dir}, or pass --force-unowned to count "not found" as closed`,
+        };
+      st.push(`${id} ${s === 'NOT_FOUND' ? 'not found' : s.toLowerCase()}`);
     } catch (e) {
       return {
         remove: false,
-        reason: `no owner recorded; --force: cannot describe ${id} on ${f.address} (${firstLine(e)})`,
+        reason: `no owner recorded; ${flag}: cannot describe ${id} on ${f.address} (${firstLine(e)})`,
       };
     }
   }
   return {
     remove: true,
-    reason: `no owner recorded; --force: ${st.join(', ')} in namespace ${f.namespace} on ${f.address}`,
+    reason: `no owner recorded; ${flag}: ${st.join(', ')} in namespace ${f.namespace} on ${f.address}`,
   };
 }
 
@@ -224,7 +238,7 @@ export async function collectGarbage(
         const v: Verdict = owner
           ? await judgeOwned(servers, owner)
           : opts.force
-            ? await judgeForced(servers, opts.force, runId, cellKey)
+            ? await judgeForced(servers, opts.force, runId, cellKey, dir, label?.pid)
             : {
                 remove: false,
                 reason: `${label ? 'its label' : 'no label; the directory'} records no Temporal owner (older chbench, or provisioned outside a workflow): cannot tell where its run lives; remove with --force (judged by TEMPORAL_ADDRESS/TEMPORAL_NAMESPACE)`,

@@ -189,3 +189,27 @@ test('gc keeps what it cannot positively see closed, and says why', async () => 
     assert.equal(isAlive(pids[cellKey]), !c.removed, `${cellKey} server ${c.removed ? 'stopped' : 'kept'}`);
   }
 });
+
+test('--force keeps an owner-less server whose workflow the CLI’s server does not know; --force-unowned removes it', async () => {
+  const runId = `gc-unowned-${Date.now()}`;
+  const h = await provisionEmbedded({ runId, cellKey: 'c', version: '26.7', workDir: env.workDir });
+  const dir = listCellDirs(env.workDir, runId)[0];
+  assert.ok(dir && !readLabel(dir)?.owner, 'the label records no owner (test premise)');
+  // Server B never ran this workflow: "not found" there proves nothing about the run.
+  const out = await cliGc(serverB.address, '--force');
+  const line = out.split('\n').find((l) => l.includes(runId));
+  assert.match(
+    line ?? '',
+    new RegExp(
+      `^kept ${runId}/c .*label records no owner; workflow ${runId} not found in namespace default on ${serverB.address}.*rm -rf ${dir}.*--force-unowned`,
+    ),
+    out,
+  );
+  assert.ok(isAlive(h.pid!), 'kept: its server still runs');
+  assert.ok(existsSync(dir), 'and its directory is still there');
+  const out2 = await cliGc(serverB.address, '--force-unowned');
+  assert.match(out2, new RegExp(`removed ${runId}/c .*--force-unowned: ${runId} not found`), out2);
+  await new Promise((r) => setTimeout(r, 200));
+  assert.ok(!isAlive(h.pid!), '--force-unowned: stopped');
+  assert.ok(!existsSync(dir), 'and removed');
+});

@@ -243,6 +243,50 @@ describe('results database (embedded engine process, real chdb)', { timeout: 300
     assert.deepEqual(await counts(), first);
   });
 
+  it('the warm-median SQL of docs/regression.md, run as documented, gives one row per run, cell, phase and query', async () => {
+    const md = fs.readFileSync(path.join(REPO_ROOT, 'docs', 'regression.md'), 'utf8');
+    const documented = [...md.matchAll(/chbench results sql "([^"]*)"/g)].map((m) => m[1]);
+    const q = documented.find((x) => /warm_median_ms/.test(x));
+    assert.ok(q, `docs/regression.md has a warm-median example: ${documented.join(' | ')}`);
+    const { stdout } = await run(
+      process.execPath,
+      [CLI, 'results', 'sql', q, '--results-dir', resultsDir, '--format', 'json'],
+      {
+        cwd: tmp,
+        maxBuffer: 32 << 20,
+      },
+    );
+    const parsed = JSON.parse(stdout) as unknown;
+    const rows = (Array.isArray(parsed) ? parsed : (parsed as { data: unknown[] }).data) as Record<string, unknown>[];
+    // Expected from the files: per stored run, cell, phase and query, the valid warm runs.
+    const expected = new Map<string, number>();
+    for (const id of [FIXTURE_RUN, 'nightly-1', 'nightly-2', 'nightly-3'])
+      for (const c of fixtureCells())
+        for (const rec of [c.queries_baseline, c.queries_index])
+          for (const x of rec?.queries ?? []) {
+            // nightly-3's first baseline query had one warm run marked not quiet (see before()).
+            const bad = id === 'nightly-3' && rec === c.queries_baseline && x === rec!.queries[0] ? 1 : 0;
+            expected.set(
+              `${id}|${c.cellKey}|${rec!.phase}|${x.id}`,
+              x.samples.filter((s) => s.kind === 'warm').length - bad,
+            );
+          }
+    assert.deepEqual(
+      new Map(rows.map((r) => [`${r.run_id}|${r.cell_key}|${r.phase}|${r.query_id}`, Number(r.warm_runs)])),
+      expected,
+      'one row per run × cell × phase × query, counting its valid warm runs (cells and phases never mixed)',
+    );
+    for (const r of rows) {
+      assert.ok(Number(r.warm_median_ms) > 0, `a median in ms: ${JSON.stringify(r)}`);
+      assert.ok(Array.isArray(r.elapsed_sources) && r.elapsed_sources.length >= 1, JSON.stringify(r));
+    }
+    // Both phases of q5 are separate rows, with their own medians.
+    assert.equal(
+      rows.filter((r) => r.run_id === FIXTURE_RUN && r.cell_key === 'v26.7-lz4' && r.query_id === 'q5').length,
+      2,
+    );
+  });
+
   it('reads back the run, its cells and samples with validity', async () => {
     const r = await db.run('nightly-2');
     // The spec as the store reads it: run.json parsed with the results schema (defaults of fields

@@ -29,6 +29,7 @@ import type { CellOutcome } from '../../schema/cell';
 import { REPO_ROOT } from '../../config';
 import { schemaColumns, splitLoadSql } from '../../measure/insert-load';
 import { targets } from '../../targets';
+import { runIdProblem } from '../../schema/run-id';
 import { changedWorkloadFiles, workloadFingerprint } from '../../lib/workload-hash';
 
 /** Output of {@link validateSpec}. */
@@ -216,7 +217,8 @@ export function createValidateSpec() {
   return {
     /**
      * Validate the run spec and record the run.
-     * @throws ApplicationFailure type `InvalidSpec` (non-retryable) listing every problem; also when the
+     * @throws ApplicationFailure type `InvalidSpec` (non-retryable) listing every problem (the run id's
+     *   too: {@link runIdProblem}, e.g. longer than 200 characters); also when the
      *   run's folder holds a run of another workflow id, or (a resume) the spec or the workload's files
      *   differ from the ones the run started with (naming the changed files); `UnreadableResult` (non-retryable) when the run's `run.json` or a cell's `result.json` exists but
      *   does not parse with the results schema (another chbench version wrote it), naming the file and field.
@@ -235,6 +237,11 @@ export function createValidateSpec() {
       scheduledStart?: string;
     }): Promise<ValidatedRun> {
       const { spec, problems } = checkSpec(input.spec, { worker: true });
+      // A workflow started directly (`temporal workflow start`) skips the CLI's run-id check: the id
+      // names folders and child workflows, so check it here, before anything touches the disk.
+      const idProblem = runIdProblem(input.runId);
+      if (idProblem)
+        problems.unshift(`run id (workflow id ${JSON.stringify(input.workflowId ?? input.runId)}): ${idProblem}`);
       if (!spec || problems.length)
         throw ApplicationFailure.create({
           type: FAILURE.InvalidSpec,
