@@ -15,6 +15,7 @@ import { runCliToEnd, startCli } from '../helpers/cli-process';
 import { pollUntil } from '../../src/lib/poll';
 import type { MatrixProgress, MatrixResult } from '../../src/workflows';
 import { FAILURE } from '../../src/schema/failures';
+import { recordRunHistories } from '../helpers/histories';
 
 const BINARY = process.env.CHBENCH_CLICKHOUSE_SERVER ?? '/usr/sbin/clickhouse-server';
 
@@ -103,6 +104,10 @@ test('a failed cell fails its workflow (Failed in the Web UI) with its failure t
   assert.match(report, /v18\.16\.1-lz4[^\n]*failed/);
   const measured = path.join(cellsDir, 'v18.16-lz4', 'result.json');
   const mtime = statSync(measured).mtimeMs;
+
+  // `CHBENCH_RECORD_HISTORIES=1` records this release's histories: a matrix with a failed cell (its
+  // child workflow Failed behind the `failed-cell-fails-workflow` patch), recorded before the resume.
+  if (process.env.CHBENCH_RECORD_HISTORIES) recordRunHistories(env.server.address, runId, 'v18.16.1-lz4');
 
   // The cause fixed, resume: the measured cell is reused, the failed one runs again (same child id).
   symlinkSync(BINARY, missing);
