@@ -210,7 +210,7 @@ test("chbench resume refuses a run whose workload's SQL changed since it started
   }
 });
 
-test("gc keeps a server whose label records no Temporal owner; --force judges it by the CLI's server", async () => {
+test("gc keeps a server whose label records no Temporal owner; --force keeps it when the CLI's server does not know it, --force-unowned removes it", async () => {
   const runId = `gc-${Date.now()}`;
   // Provisioned outside a workflow: its label has no owner (as labels written by older versions).
   const h = await provisionEmbedded({ runId, cellKey: 'v26.7-lz4', version: '26.7', workDir: env.workDir });
@@ -224,18 +224,24 @@ test("gc keeps a server whose label records no Temporal owner; --force judges it
   assert.match(kept.kept[0].reason, /records no Temporal owner.*--force/);
   assert.ok(isAlive(h.pid!), 'kept');
   const force = { address: env.server.address, namespace: 'default' };
-  const dry = await collectGarbage(env.workDir, { dryRun: true, force });
+  // "Not found" on the CLI's server is not proof the run closed: that server may not be the one that ran it.
+  const forced = await collectGarbage(env.workDir, { force });
+  assert.deepEqual(forced.removed, []);
+  assert.match(forced.kept[0].reason, /not found .*--force-unowned/);
+  assert.ok(isAlive(h.pid!), 'kept by --force');
+  const unowned = { ...force, unowned: true };
+  const dry = await collectGarbage(env.workDir, { dryRun: true, force: unowned });
   assert.deepEqual(
     dry.removed.map((r) => r.runId),
     [runId],
   );
   assert.ok(isAlive(h.pid!), 'dry run removes nothing');
-  const res = await collectGarbage(env.workDir, { force });
+  const res = await collectGarbage(env.workDir, { force: unowned });
   assert.deepEqual(
     res.removed.map((r) => r.runId),
     [runId],
   );
-  assert.match(res.removed[0].reason, /--force/);
+  assert.match(res.removed[0].reason, /--force-unowned/);
   await new Promise((r) => setTimeout(r, 200));
   assert.ok(!isAlive(h.pid!), 'the leaked server was stopped');
   assert.deepEqual(leftovers(), []);
