@@ -170,7 +170,7 @@ test('chbench gc --kubernetes --kubeconfig --namespace prints one line per objec
 
   const refused = await cli('gc', '--kubernetes', '--force', '--kubeconfig', kubeconfig);
   assert.equal(refused.code, 2, refused.stderr);
-  assert.match(refused.stderr, /--force does not apply to --kubernetes/);
+  assert.match(refused.stderr, /--force\/--force-unowned do not apply to --kubernetes/);
   const stray = await cli('gc', '--namespace', NS2);
   assert.equal(stray.code, 2, stray.stderr);
   assert.match(stray.stderr, /--namespace only apply with --kubernetes/);
