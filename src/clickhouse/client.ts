@@ -213,7 +213,7 @@ export interface MeasuredResult {
    * The `statistics` block the server writes at the end of JSON output formats (`rows_read`,
    * `bytes_read`, `elapsed` in s): written after the last row, so complete even when the summary
    * header is not. chbench's embedded server omits `rows_read`/`bytes_read` from it when it streamed
-   * the result (the engine does not report them then; see `src/targets/embedded/server.ts`).
+   * the result (the engine does not report them then; see `src/engine/server.ts`).
    */
   output_statistics?: { rows_read?: number; bytes_read?: number; elapsed?: number };
   /** Rows in the result (counted while parsing the body's `data` array; checked against its `rows`). */

@@ -1,6 +1,6 @@
 /**
  * The text of a ClickHouse server exception, parsed: one regex for every server version. No
- * imports, so the embedded server process (src/targets/embedded/server.ts) loads nothing more for it;
+ * imports, so the embedded server process (src/engine/server.ts) loads nothing more for it;
  * re-exported by ./failures.ts, which turns a parsed error into a typed Temporal failure.
  */
 

@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { ClickHouseError, ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client';
 import { provisionEmbedded, teardownEmbedded } from '../../src/targets/embedded';
-import { _internal } from '../../src/targets/embedded/server';
+import { _internal } from '../../src/engine/server';
 import { httpGet, isAlive, LABEL_FILE, processMentions, readLabel } from '../../src/targets/process';
 import type { ProvisionRequest, TargetHandle } from '../../src/schema/target';
 import { pollUntil } from '../../src/lib/poll';

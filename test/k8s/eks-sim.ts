@@ -13,7 +13,7 @@
  *   `csi.volumeHandle` is the returned `vol-…` id; reclaim `Delete` is a real `DeleteVolume` (a
  *   volume already gone counts as deleted) and removes the volume's data directory. Volumes are never attached to the instance in moto.
  * - Kubelet: a container whose image is `clickhouse/clickhouse-server:<tag>` runs the chbench
- *   embedded server (`dist/src/targets/embedded/server.js`, chdb) as a real process bound to the pod's
+ *   embedded server (`dist/src/engine/server.js`, chdb) as a real process bound to the pod's
  *   own loopback IP and container port (default 8123), with `--auth-from-env`: it requires the
  *   `CLICKHOUSE_USER`/`CLICKHOUSE_PASSWORD` of the container's `env` (plain `value`, or `valueFrom`
  *   `secretKeyRef`/`configMapKeyRef` read from the emulator's objects; `data` is base64-decoded). A
@@ -162,7 +162,7 @@ export interface EksSim {
 
 const DEFAULT_NODES: EksNodeOptions[] = [{ name: 'ip-10-0-1-10.ec2.internal', zone: 'us-east-1a' }];
 const CH_IMAGE = /^(?:docker\.io\/)?clickhouse\/clickhouse-server(?::([^@]+))?(?:@.*)?$/;
-const SERVER_SCRIPT = path.join(REPO_ROOT, 'dist', 'src', 'targets', 'embedded', 'server.js');
+const SERVER_SCRIPT = path.join(REPO_ROOT, 'dist', 'src', 'engine', 'server.js');
 const DATA_MOUNT = '/var/lib/clickhouse';
 
 let engineVersionCache: Promise<string> | undefined;

@@ -3,7 +3,7 @@
  *
  * chdb takes an exclusive lock on its data directory, so two processes (a worker's activity and a
  * CLI command, say) cannot both open `<resultsDir>/db/data`. Instead the first one to need it starts
- * the embedded target's HTTP server script (`dist/src/targets/embedded/server.js`, spawned by path:
+ * the embedded target's HTTP server script (`dist/src/engine/server.js`, spawned by path:
  * the results layer may not import target code, see `.dependency-cruiser.cjs`) as a detached process
  * that outlives it, and everyone talks to that process over HTTP exactly like to a ClickHouse server.
  * The process exits by itself after `idleExitS` seconds without a request (`--idle-exit-s`).
@@ -45,7 +45,7 @@ export interface EmbeddedDbProcess {
  * @throws Error when it is missing (the TypeScript was not compiled: `npm run build`)
  */
 export function embeddedServerScriptPath(): string {
-  const p = path.resolve(__dirname, '..', '..', 'targets', 'embedded', 'server.js');
+  const p = path.resolve(__dirname, '..', '..', 'engine', 'server.js');
   if (!fs.existsSync(p)) throw new Error(`results database: ${p} not found; compile first (npm run build)`);
   return p;
 }

@@ -38,7 +38,7 @@ export const EMBEDDED_STOP_GRACE_MS = 15_000;
  * @throws Error when it does not exist (the TypeScript was not compiled: run `npm run build`)
  */
 export function embeddedServerScript(): string {
-  const p = path.join(__dirname, 'server.js');
+  const p = path.join(__dirname, '..', '..', 'engine', 'server.js');
   if (!fs.existsSync(p)) throw new Error(`embedded target: ${p} not found; compile first (npm run build)`);
   return p;
 }

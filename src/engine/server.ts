@@ -5,7 +5,7 @@
  *
  * Run (normally by `provisionEmbedded`, see provision.ts next to this file):
  *
- *     node dist/src/targets/embedded/server.js --data-dir <dir> --port <n|0> --port-file <file>
+ *     node dist/src/engine/server.js --data-dir <dir> --port <n|0> --port-file <file>
  *
  * `--port 0` lets the kernel choose a free port; the chosen port is written (decimal + newline,
  * atomically) to `--port-file` once the server listens.
@@ -152,542 +152,23 @@ import * as http from 'node:http';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import * as zlib from 'node:zlib';
-import type { Session } from 'chdb';
-import { parseServerError } from '../../schema/server-error';
-import type { EmbeddedStatementLine } from '../../schema/target';
-import { sqlIdent, sqlString } from '../../lib/sql';
-import { writeFileAtomic } from '../../lib/fs';
-import { pollWithin } from '../../lib/poll';
+import { writeFileAtomic } from '../lib/fs';
+import { pollWithin } from '../lib/poll';
+import type { EngineDriver } from './driver';
+import { Engine, ProgressMonitor, type Job, type Outcome } from './engine';
+import { parseClickHouseError, ServerError, statusFor, toErrorAnswer } from './errors';
+import {
+  BINARY_FORMAT_RE,
+  contentTypeFor,
+  JSON_DOC_FORMATS,
+  RAW_INSERT_FORMATS,
+  statisticsFromOutput,
+  STREAM_ROW_FORMATS,
+} from './formats';
+import { createNpmDriver } from './npm-driver';
+import { setStatementLog, statementLog, StatementQueue } from './queue';
+import { analyzeSql } from './sql-shape';
 
-/** chdb is loaded only when the server runs (importing this module for its helpers stays light). */
-function loadChdb(): typeof import('chdb') {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return require('chdb') as typeof import('chdb');
-}
-
-// ---------------------------------------------------------------------------------------------
-// Errors
-
-/** An error to answer with the ClickHouse HTTP error shape. */
-class ServerError extends Error {
-  constructor(
-    readonly code: number,
-    readonly type: string,
-    message: string,
-    readonly status?: number,
-  ) {
-    super(message);
-  }
-}
-
-/** Parse `Code: N. DB::Exception: … (TYPE)` (the first code, the last type). */
-function parseClickHouseError(msg: string): { code: number; type: string } | undefined {
-  const parsed = parseServerError(msg);
-  return parsed && { code: parsed.code, type: parsed.name ?? 'UNKNOWN_EXCEPTION' };
-}
-
-/** HTTP status for an exception type, approximately as a ClickHouse server maps it. */
-function statusFor(type: string): number {
-  if (
-    type === 'SYNTAX_ERROR' ||
-    type.startsWith('CANNOT_PARSE') ||
-    type === 'TYPE_MISMATCH' ||
-    type === 'INCORRECT_DATA' ||
-    type === 'BAD_QUERY_PARAMETER' ||
-    type === 'UNKNOWN_QUERY_PARAMETER'
-  )
-    return 400;
-  if (
-    /^UNKNOWN_(TABLE|DATABASE|FUNCTION|IDENTIFIER|TYPE|STORAGE|SETTING|FORMAT|AGGREGATE_FUNCTION|DATABASE_ENGINE|TYPE_OF_QUERY)$/.test(
-      type,
-    )
-  )
-    return 404;
-  if (type === 'NOT_IMPLEMENTED') return 501;
-  if (type === 'QUERY_IS_TOO_LARGE') return 413;
-  return 500;
-}
-
-/** Turn anything thrown into `{code, type, status, body}`. Non-ClickHouse errors get code 1001. */
-function toErrorAnswer(e: unknown): { code: number; type: string; status: number; body: string } {
-  if (e instanceof ServerError) {
-    const body = `Code: ${e.code}. DB::Exception: ${e.message}. (${e.type})`;
-    return { code: e.code, type: e.type, status: e.status ?? statusFor(e.type), body };
-  }
-  const msg = e instanceof Error ? e.message : String(e);
-  const parsed = parseClickHouseError(msg);
-  if (parsed && /DB::Exception/.test(msg)) return { ...parsed, status: statusFor(parsed.type), body: msg };
-  return { code: 1001, type: 'STD_EXCEPTION', status: 500, body: `Code: 1001. DB::Exception: ${msg}. (STD_EXCEPTION)` };
-}
-
-// ---------------------------------------------------------------------------------------------
-// SQL shape (a small lexer: strings, quoted identifiers, comments, parentheses)
-
-/** What the server needs to know about a statement without parsing it fully. */
-interface SqlShape {
-  /** First keyword, upper-case (`SELECT`, `INSERT`, …); '' when none. */
-  first: string;
-  /** Second keyword at depth 0, upper-case ('' when none). */
-  second: string;
-  /** Output format named by a top-level `FORMAT x` clause (not for INSERT). */
-  outputFormat?: string;
-  /** Input format of an `INSERT … FORMAT x`. */
-  insertFormat?: string;
-  /** Another statement follows a top-level `;`. */
-  multi: boolean;
-}
-
-function analyzeSql(sql: string): SqlShape {
-  const n = sql.length;
-  const words: { v: string; raw: string }[] = [];
-  let first = '';
-  let depth = 0;
-  let semis = 0;
-  let afterSemi = false;
-  let i = 0;
-  let insertFormat: string | undefined;
-  const isWordStart = (c: string) => /[A-Za-z_]/.test(c);
-  scan: while (i < n) {
-    const c = sql[i];
-    if (c === '-' && sql[i + 1] === '-') {
-      while (i < n && sql[i] !== '\n') i++;
-    } else if (c === '#') {
-      while (i < n && sql[i] !== '\n') i++;
-    } else if (c === '/' && sql[i + 1] === '*') {
-      let d = 1;
-      i += 2;
-      while (i < n && d > 0) {
-        if (sql[i] === '/' && sql[i + 1] === '*') {
-          d++;
-          i += 2;
-        } else if (sql[i] === '*' && sql[i + 1] === '/') {
-          d--;
-          i += 2;
-        } else i++;
-      }
-    } else if (c === "'" || c === '"' || c === '`') {
-      if (semis > 0) afterSemi = true;
-      i++;
-      while (i < n) {
-        if (sql[i] === '\\') i += 2;
-        else if (sql[i] === c && sql[i + 1] === c) i += 2;
-        else if (sql[i] === c) {
-          i++;
-          break;
-        } else i++;
-      }
-    } else if (c === '(') {
-      if (semis > 0) afterSemi = true;
-      depth++;
-      i++;
-    } else if (c === ')') {
-      depth = Math.max(0, depth - 1);
-      i++;
-    } else if (c === ';' && depth === 0) {
-      semis++;
-      i++;
-    } else if (isWordStart(c)) {
-      let j = i + 1;
-      while (j < n && /[A-Za-z0-9_]/.test(sql[j])) j++;
-      const raw = sql.slice(i, j);
-      const w = raw.toUpperCase();
-      i = j;
-      if (semis > 0) afterSemi = true;
-      if (!first) first = w;
-      if (depth === 0 && semis === 0) {
-        words.push({ v: w, raw });
-        if (first === 'INSERT') {
-          if (w === 'VALUES') break scan; // the rest is data
-          if (w === 'FORMAT') {
-            const m = /^\s+([A-Za-z_][A-Za-z0-9_]*)/.exec(sql.slice(i));
-            if (m) insertFormat = m[1];
-            break scan; // the rest is data
-          }
-        }
-      }
-    } else if (/\s/.test(c)) {
-      i++;
-    } else {
-      if (semis > 0) afterSemi = true;
-      i++;
-    }
-  }
-  let outputFormat: string | undefined;
-  if (first !== 'INSERT') {
-    for (let k = words.length - 2; k >= 0; k--) {
-      if (words[k].v === 'FORMAT' && (k + 2 === words.length || words[k + 2].v === 'SETTINGS')) {
-        outputFormat = words[k + 1].raw;
-        break;
-      }
-    }
-  }
-  return { first, second: words[1]?.v ?? '', outputFormat, insertFormat, multi: afterSemi };
-}
-
-const READ_LIKE = new Set(['SELECT', 'WITH', 'SHOW', 'DESC', 'DESCRIBE', 'EXPLAIN', 'EXISTS']);
-
-/** Formats whose output ends with a statistics block holding the engine's rows_read/bytes_read. */
-const STATS_FORMATS = new Set([
-  'JSON',
-  'JSONCOMPACT',
-  'JSONSTRINGS',
-  'JSONCOMPACTSTRINGS',
-  'JSONCOLUMNSWITHMETADATA',
-  'XML',
-]);
-
-/**
- * Output formats streamed chunk by chunk (when the statement is a SELECT/WITH and the client did
- * not ask for wait_end_of_query or response compression). Row formats: chdb's chunks concatenate
- * as they are. JSON document formats: chdb writes every chunk as a complete document, so the
- * server splices them into one ({@link JsonDocSplicer}). Every other format is buffered.
- */
-const STREAM_ROW_FORMATS = new Set([
-  'TABSEPARATED',
-  'TSV',
-  'TABSEPARATEDRAW',
-  'TSVRAW',
-  'CSV',
-  'JSONEACHROW',
-  'JSONLINES',
-  'NDJSON',
-  'JSONCOMPACTEACHROW',
-  'JSONSTRINGSEACHROW',
-  'JSONCOMPACTSTRINGSEACHROW',
-  'ROWBINARY',
-]);
-const JSON_DOC_FORMATS = new Set(['JSON', 'JSONCOMPACT', 'JSONSTRINGS', 'JSONCOMPACTSTRINGS']);
-
-/**
- * Joins chdb's per-chunk JSON documents (each `{meta, data, rows, statistics}`, checked with chdb
- * 3.4.0) into the one document a server writes. It relies on chdb's layout, which does not depend
- * on whitespace settings: the `data` array opens with the raw bytes `\n\t"data":\n\t[` and closes
- * with `\n\t]` (a raw newline never occurs inside a JSON string, and nested values are indented
- * deeper), and every chunk repeats the first chunk's prefix (meta) byte for byte. A chunk that does
- * not fit fails the statement (never a silently wrong document).
- *
- * The end of the document is the last chunk's, with `rows` = the total, `rows_before_limit_at_least`
- * removed (chdb writes it per chunk) and a statistics block holding only `elapsed`: the server's
- * own clock from the start of the statement to its last chunk, in s (chdb's per-chunk statistics
- * carry rows_read = bytes_read = 0 and a per-chunk elapsed; those are not passed on).
- */
-class JsonDocSplicer {
-  private prefix: Buffer | undefined;
-  private suffix = '';
-  private wroteRows = false;
-  private n = 0;
-
-  chunk(b: Buffer): Buffer {
-    this.n++;
-    if (!this.prefix) {
-      const at = b.indexOf(DATA_OPEN);
-      if (at < 0)
-        throw new ServerError(
-          1001,
-          'STD_EXCEPTION',
-          'the chbench embedded server cannot splice the streamed JSON chunks: no data array in the first chunk',
-        );
-      this.prefix = Buffer.from(b.subarray(0, at + DATA_OPEN.length));
-    } else if (b.length < this.prefix.length || !b.subarray(0, this.prefix.length).equals(this.prefix)) {
-      throw new ServerError(
-        1001,
-        'STD_EXCEPTION',
-        `the chbench embedded server cannot splice the streamed JSON chunks: chunk ${this.n} does not repeat the first chunk's header`,
-      );
-    }
-    const end = b.indexOf(DATA_CLOSE, this.prefix.length - 1);
-    if (end < 0)
-      throw new ServerError(
-        1001,
-        'STD_EXCEPTION',
-        `the chbench embedded server cannot splice the streamed JSON chunks: chunk ${this.n} has no end of its data array`,
-      );
-    this.suffix = b.toString('utf8', end);
-    const content = b.subarray(this.prefix.length, end);
-    const empty = content.length === 0 || (content.length === 1 && content[0] === 0x0a);
-    const parts: Buffer[] = [];
-    if (this.n === 1) parts.push(this.prefix);
-    if (!empty) {
-      if (this.wroteRows) parts.push(COMMA);
-      parts.push(content);
-      this.wroteRows = true;
-    }
-    return parts.length === 1 ? parts[0] : Buffer.concat(parts);
-  }
-
-  finish(rows: number, elapsedS: number): Buffer {
-    let tail = this.suffix
-      .replace(/"rows":\s*\d+/, `"rows": ${rows}`)
-      .replace(/\n\t"rows_before_limit_at_least":\s*\d+,\n/, '\n')
-      .replace(/"statistics":\s*\{[^}]*\}/, `"statistics":\n\t{\n\t\t"elapsed": ${elapsedS.toFixed(9)}\n\t}`);
-    if (!this.wroteRows) tail = `\n${tail}`;
-    return Buffer.from(tail);
-  }
-}
-const DATA_OPEN = Buffer.from('\n\t"data":\n\t[');
-const DATA_CLOSE = Buffer.from('\n\t]');
-const COMMA = Buffer.from(',');
-
-/** Text formats chdb's raw insert accepts (case as chdb wants it). */
-const RAW_INSERT_FORMATS: Record<
-  string,
-  | 'JSONEachRow'
-  | 'JSONCompactEachRow'
-  | 'CSV'
-  | 'CSVWithNames'
-  | 'TSV'
-  | 'TabSeparated'
-  | 'TSVWithNames'
-  | 'TabSeparatedWithNames'
-> = {
-  JSONEACHROW: 'JSONEachRow',
-  JSONCOMPACTEACHROW: 'JSONCompactEachRow',
-  CSV: 'CSV',
-  CSVWITHNAMES: 'CSVWithNames',
-  TSV: 'TSV',
-  TABSEPARATED: 'TabSeparated',
-  TSVWITHNAMES: 'TSVWithNames',
-  TABSEPARATEDWITHNAMES: 'TabSeparatedWithNames',
-};
-
-/** Input formats that are binary: their body cannot travel through queryAsync's string argument. */
-const BINARY_FORMAT_RE =
-  /^(ROWBINARY|NATIVE|PARQUET|ARROW|ARROWSTREAM|ORC|AVRO|MSGPACK|PROTOBUF|PROTOBUFSINGLE|CAPNPROTO|BSONEACHROW|NPY|RAWBLOB)/;
-
-function contentTypeFor(format: string): string {
-  const f = format.toUpperCase();
-  if (f.startsWith('TABSEPARATED') || f.startsWith('TSV')) return 'text/tab-separated-values; charset=UTF-8';
-  if (f.startsWith('CSV')) return `text/csv; charset=UTF-8; header=${f.includes('WITHNAMES') ? 'present' : 'absent'}`;
-  if (f.includes('EACHROW') || f === 'JSONLINES' || f === 'NDJSON') return 'application/x-ndjson; charset=UTF-8';
-  if (f.startsWith('JSON')) return 'application/json; charset=UTF-8';
-  if (f === 'XML') return 'application/xml; charset=UTF-8';
-  if (BINARY_FORMAT_RE.test(f)) return 'application/octet-stream';
-  return 'text/plain; charset=UTF-8';
-}
-
-/** Engine-measured rows/bytes read from a JSON/XML statistics block at the end of the output. */
-function statisticsFromOutput(format: string, out: Buffer): { rows: string; bytes: string } | undefined {
-  if (!STATS_FORMATS.has(format.toUpperCase())) return undefined;
-  const tail = out.subarray(Math.max(0, out.length - 600)).toString('utf8');
-  if (format.toUpperCase() === 'XML') {
-    const r = /<rows_read>(\d+)<\/rows_read>/.exec(tail);
-    const b = /<bytes_read>(\d+)<\/bytes_read>/.exec(tail);
-    return r && b ? { rows: r[1], bytes: b[1] } : undefined;
-  }
-  const at = tail.lastIndexOf('"statistics":');
-  if (at < 0) return undefined;
-  const block = tail.slice(at);
-  const r = /"rows_read":\s*"?(\d+)/.exec(block);
-  const b = /"bytes_read":\s*"?(\d+)/.exec(block);
-  return r && b ? { rows: r[1], bytes: b[1] } : undefined;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Statement queue (the mutex), with query ids for /chbench/running and KILL QUERY
-
-interface Entry {
-  queryId: string;
-  sqlHead: string;
-  receivedAtMs: number;
-  startedAtMs: number | null;
-  go: () => void;
-  cancel: (e: Error) => void;
-  /** Set while the statement streams its result: stops it between two chunks (KILL QUERY). */
-  abortRunning?: (e: Error) => void;
-}
-
-/**
- * Every finished statement is appended, as one JSON line, to `<dataDir>/statements.jsonl`
- * (`{query_id, received_at_ms, started_at_ms, finished_at_ms, ok, sql_head}`), served by
- * `GET /chbench/statements`: the embedded engine's stand-in for `system.query_log`, used to prove
- * that no retry ran beside its own previous attempt.
- */
-let statementLogFile: string | undefined;
-
-function logStatement(e: Entry, ok: boolean): void {
-  if (!statementLogFile) return;
-  const record: EmbeddedStatementLine = {
-    query_id: e.queryId,
-    received_at_ms: e.receivedAtMs,
-    started_at_ms: e.startedAtMs,
-    finished_at_ms: Date.now(),
-    ok,
-    sql_head: e.sqlHead.slice(0, 120),
-  };
-  const line = JSON.stringify(record);
-  try {
-    fs.appendFileSync(statementLogFile, line + '\n');
-  } catch {
-    /* the directory is being removed at teardown */
-  }
-}
-
-class StatementQueue {
-  private running: Entry | undefined;
-  private readonly waiting: Entry[] = [];
-  private idleWaiters: (() => void)[] = [];
-
-  /** Entry for `queryId`, running or queued. */
-  find(queryId: string): { entry: Entry; state: 'running' | 'queued' } | undefined {
-    if (this.running?.queryId === queryId) return { entry: this.running, state: 'running' };
-    const q = this.waiting.find((e) => e.queryId === queryId);
-    return q ? { entry: q, state: 'queued' } : undefined;
-  }
-
-  list(): {
-    query_id: string;
-    state: 'running' | 'queued';
-    received_at_ms: number;
-    started_at_ms: number | null;
-    sql_head: string;
-  }[] {
-    const all: { e: Entry; s: 'running' | 'queued' }[] = this.running ? [{ e: this.running, s: 'running' }] : [];
-    for (const e of this.waiting) all.push({ e, s: 'queued' as const });
-    return all.map(({ e, s }) => ({
-      query_id: e.queryId,
-      state: s,
-      received_at_ms: e.receivedAtMs,
-      started_at_ms: e.startedAtMs,
-      sql_head: e.sqlHead,
-    }));
-  }
-
-  /**
-   * Run `fn` when every earlier statement is done. `register` receives a function that cancels the
-   * statement while it is still queued (returns false once it started).
-   */
-  async run<T>(
-    queryId: string,
-    sqlHead: string,
-    fn: () => Promise<T>,
-    register?: (cancel: (e: Error) => boolean) => void,
-  ): Promise<T> {
-    let entry!: Entry;
-    const turn = new Promise<void>((go, cancel) => {
-      entry = { queryId, sqlHead, receivedAtMs: Date.now(), startedAtMs: null, go, cancel };
-    });
-    this.waiting.push(entry);
-    register?.((e) => this.cancelQueued(queryId, e));
-    this.pump();
-    await turn; // rejects when cancelled while queued
-    let ok = false;
-    try {
-      const r = await fn();
-      ok = true;
-      return r;
-    } finally {
-      logStatement(entry, ok);
-      this.running = undefined;
-      this.pump();
-    }
-  }
-
-  /** Cancel a queued statement. @returns whether it was queued (and is now cancelled) */
-  cancelQueued(queryId: string, e: Error): boolean {
-    const k = this.waiting.findIndex((x) => x.queryId === queryId);
-    if (k < 0) return false;
-    const [entry] = this.waiting.splice(k, 1);
-    entry.cancel(e);
-    return true;
-  }
-
-  /** Cancel every queued statement. */
-  cancelAllQueued(e: Error): void {
-    for (const entry of this.waiting.splice(0)) entry.cancel(e);
-  }
-
-  /** Resolves when nothing runs and nothing waits. */
-  idle(): Promise<void> {
-    if (!this.running && this.waiting.length === 0) return Promise.resolve();
-    return new Promise((r) => this.idleWaiters.push(r));
-  }
-
-  private pump(): void {
-    if (this.running) return;
-    const next = this.waiting.shift();
-    if (!next) {
-      const w = this.idleWaiters;
-      this.idleWaiters = [];
-      w.forEach((r) => r());
-      return;
-    }
-    this.running = next;
-    next.startedAtMs = Date.now();
-    next.go();
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Progress of the executing statement (for GET /chbench/running)
-
-/** Reads `system.processes` through its own chdb session on the same data path (opened on first use). */
-class ProgressMonitor {
-  private s: Session | undefined;
-  constructor(private readonly dataPath: string) {}
-
-  /** `list()` with progress counters on the executing entry. */
-  async running(queue: StatementQueue): Promise<Record<string, unknown>[]> {
-    const entries: Record<string, unknown>[] = queue.list();
-    const run = entries.find((e) => e.state === 'running');
-    if (!run) return entries;
-    const empty = {
-      read_rows: null,
-      total_rows_approx: null,
-      written_rows: null,
-      elapsed_ms: null,
-      memory_usage: null,
-      merges_rows_read: null,
-      merges_progress: null,
-      parts_to_do: null,
-    };
-    try {
-      this.s ??= new (loadChdb().Session)(this.dataPath);
-      const r = await this.s.queryAsync(
-        `SELECT query, read_rows, total_rows_approx, written_rows, elapsed, memory_usage,
-           (SELECT sum(rows_read) + sum(rows_written) FROM system.merges) AS merges_rows,
-           (SELECT sum(progress) FROM system.merges) AS merges_progress,
-           (SELECT sum(parts_to_do) FROM system.mutations WHERE is_done = 0) AS parts_to_do
-         FROM system.processes WHERE query_id != queryID()`,
-        { format: 'JSONEachRow' },
-      );
-      const rows = r
-        .text()
-        .split('\n')
-        .filter((l) => l.trim())
-        .map((l) => JSON.parse(l) as Record<string, string | number>);
-      const head = String(run.sql_head).trim().slice(0, 100);
-      const row =
-        rows.find((x) => String(x.query).trim().startsWith(head)) ?? (rows.length === 1 ? rows[0] : undefined);
-      if (!row)
-        Object.assign(run, empty, {
-          progress_error: rows.length
-            ? `${rows.length} statements in system.processes, none matches the executing one`
-            : 'the executing statement is not in system.processes (starting or finishing)',
-        });
-      else
-        Object.assign(run, {
-          read_rows: Number(row.read_rows),
-          total_rows_approx: Number(row.total_rows_approx),
-          written_rows: Number(row.written_rows),
-          elapsed_ms: Math.round(Number(row.elapsed) * 1000),
-          memory_usage: Number(row.memory_usage),
-          merges_rows_read: Number(row.merges_rows),
-          merges_progress: Number(row.merges_progress),
-          parts_to_do: Number(row.parts_to_do),
-        });
-    } catch (e) {
-      Object.assign(run, empty, {
-        progress_error: `system.processes unreadable: ${(e instanceof Error ? e.message : String(e)).split('\n')[0]}`,
-      });
-    }
-    return entries;
-  }
-
-  close(): void {
-    this.s?.close();
-    this.s = undefined;
-  }
-}
 
 // ---------------------------------------------------------------------------------------------
 // The engine
@@ -721,230 +202,6 @@ const NOT_SETTINGS = new Set([
   'http_native_compression_disable_checksumming_on_decompress',
 ]);
 
-/**
- * Where a streamed result goes (the HTTP response). The engine calls `start` before the first
- * bytes, then `write` (resolves when the response can take more: backpressure), then `end`.
- */
-interface StreamSink {
-  /** Aborted when the client disconnects or a KILL QUERY names the statement. */
-  signal: AbortSignal;
-  /** Headers went out (status 200): a later failure can only be written into the body. */
-  started: boolean;
-  start(summary: Record<string, string>, unmeasured: string[]): void;
-  write(b: Buffer): Promise<void>;
-  end(): void;
-}
-
-/** One statement to execute. */
-interface Job {
-  queryId: string;
-  sql: string;
-  shape: SqlShape;
-  /** Raw body of an `INSERT … FORMAT <text format>` request handled by chdb's raw insert. */
-  rawInsert?: { table: string; columns?: string[]; format: (typeof RAW_INSERT_FORMATS)[string]; body: Buffer };
-  /**
-   * Body of an `INSERT … FORMAT <binary format>` request (RowBinary, Native, …): written to a file
-   * under the data directory and inserted with `INSERT … FROM INFILE`, since chdb's query text cannot
-   * carry binary bytes. The file is removed when the statement ends.
-   */
-  fileInsert?: { table: string; columns?: string[]; format: string; body: Buffer };
-  database: string;
-  format: string;
-  settings: [string, string][];
-  params: [string, string][];
-  /** Stream the result into this sink (SELECT/WITH in a streamable format without wait_end_of_query). */
-  sink?: StreamSink;
-}
-
-/** Result of one statement. */
-interface Outcome {
-  /** The result was streamed into the job's sink (nothing left to send); `body` is empty. */
-  streamed?: boolean;
-  body: Buffer;
-  format: string;
-  summary: Record<string, string>;
-  unmeasured: string[];
-}
-
-const SUMMARY_FIELDS = [
-  'read_rows',
-  'read_bytes',
-  'written_rows',
-  'written_bytes',
-  'total_rows_to_read',
-  'result_rows',
-  'result_bytes',
-  'elapsed_ns',
-];
-
-class Engine {
-  private main: Session;
-  readonly queue = new StatementQueue();
-  timezone = 'UTC';
-
-  private readonly Session = loadChdb().Session;
-
-  constructor(readonly dataPath: string) {
-    this.main = new this.Session(dataPath);
-  }
-
-  async init(): Promise<void> {
-    const r = await this.main.queryAsync('SELECT timezone()', { format: 'TabSeparated' });
-    this.timezone = r.text().trim();
-  }
-
-  close(): void {
-    this.main.close();
-  }
-
-  /** Execute inside the mutex (the caller holds it). */
-  async execute(job: Job): Promise<Outcome> {
-    const transient = job.params.length > 0 || job.shape.first === 'SET' || job.shape.first === 'USE';
-    const s = transient ? new this.Session(this.dataPath) : this.main;
-    const applied: string[] = [];
-    let usedDb = false;
-    let poisoned = false;
-    try {
-      if (job.database !== 'default') {
-        await s.queryAsync(`USE ${sqlIdent(job.database)}`);
-        usedDb = true;
-      }
-      for (const [k, v] of job.settings) {
-        applied.push(k); // reset even if this SET failed half-way
-        await s.queryAsync(`SET ${k} = ${sqlString(v)}`);
-      }
-      for (const [k, v] of job.params) await s.queryAsync(`SET param_${k} = ${sqlString(v)}`);
-      return await this.run(s, job);
-    } finally {
-      if (transient) {
-        s.close();
-      } else {
-        for (const k of applied) {
-          try {
-            await s.queryAsync(`SET ${k} = DEFAULT`);
-          } catch (e) {
-            // An unknown setting was never applied; anything else leaves the session in doubt.
-            if (!/UNKNOWN_SETTING/.test(String((e as Error).message))) poisoned = true;
-          }
-        }
-        if (usedDb || job.shape.first === 'DROP' || job.shape.first === 'RENAME' || job.shape.first === 'DETACH') {
-          try {
-            await s.queryAsync('USE default');
-          } catch {
-            poisoned = true;
-          }
-        }
-        if (poisoned) this.renewMain();
-      }
-    }
-  }
-
-  /** Replace the main session by a fresh one on the same data (same-path sessions coexist). */
-  private renewMain(): void {
-    log('resetting a setting or the database failed: replacing the chdb session');
-    const old = this.main;
-    this.main = new this.Session(this.dataPath);
-    old.close();
-  }
-
-  /**
-   * Stream a SELECT's result into the sink with chdb's `queryStream` (one chunk in memory at a
-   * time, each written with backpressure while the mutex is held). Headers go out with the first
-   * chunk, so an error before it is an ordinary HTTP error. Returns undefined when chdb cannot
-   * stream this statement (code 36 "Streaming query is not supported", before any output): the
-   * caller then runs it buffered.
-   */
-  private async stream(s: Session, job: Job, sink: StreamSink): Promise<Outcome | undefined> {
-    const t0 = performance.now();
-    let st: ReturnType<Session['queryStream']>;
-    try {
-      st = s.queryStream(job.sql, { format: job.format, signal: sink.signal });
-    } catch (e) {
-      if (/Streaming query is not supported/.test(String((e as Error)?.message))) return undefined;
-      throw e;
-    }
-    const splicer = JSON_DOC_FORMATS.has(job.format.toUpperCase()) ? new JsonDocSplicer() : undefined;
-    const unmeasured = [...SUMMARY_FIELDS];
-    let rows = 0;
-    try {
-      for await (const chunk of st) {
-        const raw = chunk.raw();
-        const buf = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
-        rows += chunk.numRows;
-        const out = splicer ? splicer.chunk(buf) : buf;
-        if (!sink.started) sink.start({}, unmeasured);
-        if (out.length) await sink.write(out);
-        if (sink.signal.aborted) break;
-      }
-    } catch (e) {
-      if (sink.signal.aborted) throw sink.signal.reason;
-      if (!sink.started && /Streaming query is not supported/.test(String((e as Error)?.message))) return undefined;
-      throw e;
-    }
-    if (sink.signal.aborted) throw sink.signal.reason;
-    const elapsedS = (performance.now() - t0) / 1000;
-    if (!sink.started) sink.start({}, unmeasured);
-    if (splicer) await sink.write(splicer.finish(rows, elapsedS));
-    sink.end();
-    return { streamed: true, body: Buffer.alloc(0), format: job.format, summary: {}, unmeasured };
-  }
-
-  private async run(s: Session, job: Job): Promise<Outcome> {
-    const summary: Record<string, string> = {};
-    let body: Buffer = Buffer.alloc(0);
-    if (job.rawInsert) {
-      const r = await s.insert({
-        table: job.rawInsert.table,
-        columns: job.rawInsert.columns,
-        values: job.rawInsert.body,
-        format: job.rawInsert.format,
-      });
-      body = Buffer.alloc(0);
-      summary.written_rows = String(r.rowsWritten);
-      summary.written_bytes = String(r.bytesWritten);
-      summary.elapsed_ns = String(Math.round(r.elapsed * 1e9));
-    } else if (job.sink) {
-      const streamed = await this.stream(s, job, job.sink);
-      if (streamed) return streamed;
-    }
-    if (job.fileInsert) {
-      const fi = job.fileInsert;
-      const dir = path.join(this.dataPath, '..', 'insert-bodies');
-      fs.mkdirSync(dir, { recursive: true });
-      const file = path.join(dir, `${randomUUID()}.bin`);
-      fs.writeFileSync(file, fi.body);
-      try {
-        const cols = fi.columns ? ` (${fi.columns.map(sqlIdent).join(', ')})` : '';
-        const r = await s.queryAsync(
-          `INSERT INTO ${fi.table}${cols} FROM INFILE ${sqlString(file)} FORMAT ${fi.format}`,
-          {
-            format: job.format,
-          },
-        );
-        summary.elapsed_ns = String(Math.round(r.elapsed * 1e9));
-      } finally {
-        fs.rmSync(file, { force: true });
-      }
-      return { body, format: job.format, summary, unmeasured: SUMMARY_FIELDS.filter((f) => !(f in summary)) };
-    }
-    if (!job.rawInsert) {
-      const r = await s.queryAsync(job.sql, { format: job.format });
-      const bytes = r.bytes();
-      body = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-      const stats = statisticsFromOutput(job.format, body);
-      if (stats) {
-        summary.read_rows = stats.rows;
-        summary.read_bytes = stats.bytes;
-      }
-      if (READ_LIKE.has(job.shape.first)) {
-        summary.result_rows = String(r.rowsRead);
-        summary.result_bytes = String(r.bytesRead);
-      }
-      summary.elapsed_ns = String(Math.round(r.elapsed * 1e9));
-    }
-    return { body, format: job.format, summary, unmeasured: SUMMARY_FIELDS.filter((f) => !(f in summary)) };
-  }
-}
 
 // ---------------------------------------------------------------------------------------------
 // HTTP
@@ -1068,15 +325,15 @@ async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
   const dataDir = path.resolve(args.dataDir);
   const dataPath = path.join(dataDir, 'data');
-  statementLogFile = path.join(dataDir, 'statements.jsonl');
+  setStatementLog(path.join(dataDir, 'statements.jsonl'));
   fs.mkdirSync(dataPath, { recursive: true });
-  const { version: chdbVersion, drainPending } = loadChdb();
-  const v = chdbVersion();
-  const chVersion = String(v.libchdb).replace(/"/g, '');
+  const driver: EngineDriver = await createDriver(args);
+  const chVersion = driver.clickhouseVersion;
+  const v = { chdb: driver.chdbVersion };
   const engineLabel = `chdb ${v.chdb} (ClickHouse ${chVersion})`;
-  const engine = new Engine(dataPath);
+  const engine = new Engine(driver, dataPath, new StatementQueue(), log);
   await engine.init();
-  const monitor = new ProgressMonitor(dataPath);
+  const monitor = new ProgressMonitor(driver, dataPath);
   const startedAt = new Date().toISOString();
   let shuttingDown = false;
   let inFlight = 0;
@@ -1430,7 +687,10 @@ async function main(): Promise<void> {
     }
     if (p === '/chbench/statements' && req.method === 'GET') {
       res.writeHead(200, { 'Content-Type': 'application/x-ndjson' });
-      res.end(statementLogFile && fs.existsSync(statementLogFile) ? fs.readFileSync(statementLogFile) : '');
+      res.end((() => {
+        const f = statementLog();
+        return f && fs.existsSync(f) ? fs.readFileSync(f) : '';
+      })());
       return;
     }
     if (p === '/chbench/running' && req.method === 'GET') {
@@ -1447,6 +707,9 @@ async function main(): Promise<void> {
         chdb: v.chdb,
         clickhouse: chVersion,
         engine: engineLabel,
+        backend: driver.backend,
+        package: driver.packageLabel,
+        capabilities: driver.capabilities,
         pid: process.pid,
         dataDir,
         timezone: engine.timezone,
@@ -1507,9 +770,9 @@ async function main(): Promise<void> {
     // Let the responses of the last statement go out (bounded).
     await pollWithin(() => inFlight === 0, { timeoutMs: 5000, intervalMs: 20 });
     server.closeAllConnections();
-    monitor.close();
-    engine.close();
-    await drainPending();
+    await monitor.close();
+    await engine.close();
+    await driver.shutdown();
     log('chdb session closed; exit 0');
     process.exit(0);
   };
@@ -1538,6 +801,19 @@ interface ServerArgs {
   auth?: { user: string; password: string };
   /** `--idle-exit-s <n>`: exit (as on SIGTERM) after n seconds without a request. @default never */
   idleExitS?: number;
+  /** `--engine npm|python`: the in-process npm chdb, or a PyPI chdb build hosted by `--python`. @default npm */
+  engine: 'npm' | 'python';
+  /** `--python <interpreter>`: the Python whose environment holds the chdb build (with `--engine python`). */
+  python?: string;
+}
+
+/**
+ * The driver the arguments name.
+ * @throws Error when the engine cannot load (the message names the package and the cause)
+ */
+async function createDriver(args: ServerArgs): Promise<EngineDriver> {
+  if (args.engine === 'npm') return createNpmDriver();
+  throw new Error(`--engine python: not available in this build`);
 }
 
 function parseArgs(argv: string[]): ServerArgs {
@@ -1546,7 +822,7 @@ function parseArgs(argv: string[]): ServerArgs {
     return k >= 0 ? argv[k + 1] : undefined;
   };
   const usage =
-    'usage: embedded-server --data-dir <dir> [--port <n|0>] [--port-file <file>] [--host <loopback ip>] [--auth-from-env] [--idle-exit-s <n>]';
+    'usage: embedded-server --data-dir <dir> [--port <n|0>] [--port-file <file>] [--host <loopback ip>] [--auth-from-env] [--idle-exit-s <n>] [--engine npm|python] [--python <interpreter>]';
   const dataDir = get('--data-dir');
   const port = Number(get('--port') ?? '0');
   const portFile = get('--port-file') ?? (dataDir ? path.join(dataDir, 'port') : undefined);
@@ -1560,6 +836,10 @@ function parseArgs(argv: string[]): ServerArgs {
   }
   const loopback = (net.isIPv4(host) && host.startsWith('127.')) || (net.isIPv6(host) && host === '::1');
   if (!loopback) throw new Error(`--host ${host}: only loopback addresses (127.0.0.0/8, ::1) are allowed; ${usage}`);
+  const engine = get('--engine') ?? 'npm';
+  if (engine !== 'npm' && engine !== 'python') throw new Error(`--engine ${engine}: expected npm or python; ${usage}`);
+  const python = get('--python');
+  if (engine === 'python' && !python) throw new Error(`--engine python needs --python <interpreter>; ${usage}`);
   const auth = argv.includes('--auth-from-env')
     ? { user: process.env.CLICKHOUSE_USER || 'default', password: process.env.CLICKHOUSE_PASSWORD ?? '' }
     : undefined;
@@ -1570,6 +850,8 @@ function parseArgs(argv: string[]): ServerArgs {
     host,
     ...(auth ? { auth } : {}),
     ...(idleExitS !== undefined ? { idleExitS } : {}),
+    engine,
+    ...(python ? { python } : {}),
   };
 }
 
@@ -1616,3 +898,4 @@ if (require.main === module) {
     process.exit(1);
   });
 }
+

@@ -1,0 +1,103 @@
+/** The shape of a statement, read by a small lexer (strings, quoted identifiers, comments, parentheses): first keywords, output/insert format, multi-statement. */
+
+/** What the server needs to know about a statement without parsing it fully. */
+export interface SqlShape {
+  /** First keyword, upper-case (`SELECT`, `INSERT`, …); '' when none. */
+  first: string;
+  /** Second keyword at depth 0, upper-case ('' when none). */
+  second: string;
+  /** Output format named by a top-level `FORMAT x` clause (not for INSERT). */
+  outputFormat?: string;
+  /** Input format of an `INSERT … FORMAT x`. */
+  insertFormat?: string;
+  /** Another statement follows a top-level `;`. */
+  multi: boolean;
+}
+
+export function analyzeSql(sql: string): SqlShape {
+  const n = sql.length;
+  const words: { v: string; raw: string }[] = [];
+  let first = '';
+  let depth = 0;
+  let semis = 0;
+  let afterSemi = false;
+  let i = 0;
+  let insertFormat: string | undefined;
+  const isWordStart = (c: string) => /[A-Za-z_]/.test(c);
+  scan: while (i < n) {
+    const c = sql[i];
+    if (c === '-' && sql[i + 1] === '-') {
+      while (i < n && sql[i] !== '\n') i++;
+    } else if (c === '#') {
+      while (i < n && sql[i] !== '\n') i++;
+    } else if (c === '/' && sql[i + 1] === '*') {
+      let d = 1;
+      i += 2;
+      while (i < n && d > 0) {
+        if (sql[i] === '/' && sql[i + 1] === '*') {
+          d++;
+          i += 2;
+        } else if (sql[i] === '*' && sql[i + 1] === '/') {
+          d--;
+          i += 2;
+        } else i++;
+      }
+    } else if (c === "'" || c === '"' || c === '`') {
+      if (semis > 0) afterSemi = true;
+      i++;
+      while (i < n) {
+        if (sql[i] === '\\') i += 2;
+        else if (sql[i] === c && sql[i + 1] === c) i += 2;
+        else if (sql[i] === c) {
+          i++;
+          break;
+        } else i++;
+      }
+    } else if (c === '(') {
+      if (semis > 0) afterSemi = true;
+      depth++;
+      i++;
+    } else if (c === ')') {
+      depth = Math.max(0, depth - 1);
+      i++;
+    } else if (c === ';' && depth === 0) {
+      semis++;
+      i++;
+    } else if (isWordStart(c)) {
+      let j = i + 1;
+      while (j < n && /[A-Za-z0-9_]/.test(sql[j])) j++;
+      const raw = sql.slice(i, j);
+      const w = raw.toUpperCase();
+      i = j;
+      if (semis > 0) afterSemi = true;
+      if (!first) first = w;
+      if (depth === 0 && semis === 0) {
+        words.push({ v: w, raw });
+        if (first === 'INSERT') {
+          if (w === 'VALUES') break scan; // the rest is data
+          if (w === 'FORMAT') {
+            const m = /^\s+([A-Za-z_][A-Za-z0-9_]*)/.exec(sql.slice(i));
+            if (m) insertFormat = m[1];
+            break scan; // the rest is data
+          }
+        }
+      }
+    } else if (/\s/.test(c)) {
+      i++;
+    } else {
+      if (semis > 0) afterSemi = true;
+      i++;
+    }
+  }
+  let outputFormat: string | undefined;
+  if (first !== 'INSERT') {
+    for (let k = words.length - 2; k >= 0; k--) {
+      if (words[k].v === 'FORMAT' && (k + 2 === words.length || words[k + 2].v === 'SETTINGS')) {
+        outputFormat = words[k + 1].raw;
+        break;
+      }
+    }
+  }
+  return { first, second: words[1]?.v ?? '', outputFormat, insertFormat, multi: afterSemi };
+}
+
