@@ -149,7 +149,6 @@ export class ProgressMonitor {
   }
 }
 
-
 export class Engine {
   private main!: EngineSession;
   timezone = 'UTC';
@@ -322,4 +321,3 @@ export class Engine {
     return { body, format: job.format, summary, unmeasured: SUMMARY_FIELDS.filter((f) => !(f in summary)) };
   }
 }
-

@@ -169,7 +169,6 @@ import { createNpmDriver } from './npm-driver';
 import { setStatementLog, statementLog, StatementQueue } from './queue';
 import { analyzeSql } from './sql-shape';
 
-
 // ---------------------------------------------------------------------------------------------
 // The engine
 
@@ -201,7 +200,6 @@ const NOT_SETTINGS = new Set([
   'decompress',
   'http_native_compression_disable_checksumming_on_decompress',
 ]);
-
 
 // ---------------------------------------------------------------------------------------------
 // HTTP
@@ -687,10 +685,12 @@ async function main(): Promise<void> {
     }
     if (p === '/chbench/statements' && req.method === 'GET') {
       res.writeHead(200, { 'Content-Type': 'application/x-ndjson' });
-      res.end((() => {
-        const f = statementLog();
-        return f && fs.existsSync(f) ? fs.readFileSync(f) : '';
-      })());
+      res.end(
+        (() => {
+          const f = statementLog();
+          return f && fs.existsSync(f) ? fs.readFileSync(f) : '';
+        })(),
+      );
       return;
     }
     if (p === '/chbench/running' && req.method === 'GET') {
@@ -898,4 +898,3 @@ if (require.main === module) {
     process.exit(1);
   });
 }
-

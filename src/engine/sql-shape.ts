@@ -100,4 +100,3 @@ export function analyzeSql(sql: string): SqlShape {
   }
   return { first, second: words[1]?.v ?? '', outputFormat, insertFormat, multi: afterSemi };
 }
-
