@@ -173,8 +173,9 @@ export class EngineInstallError extends Error {
   constructor(
     readonly build: PypiBuild,
     readonly reason: string,
+    options?: { cause?: unknown },
   ) {
-    super(`installing ${requirement(build)} (ClickHouse ${build.clickhouse}) failed: ${reason}`);
+    super(`installing ${requirement(build)} (ClickHouse ${build.clickhouse}) failed: ${reason}`, options);
     this.name = 'EngineInstallError';
   }
 }
@@ -291,7 +292,7 @@ async function withLock<T>(lock: string, signal: AbortSignal | undefined, fn: ()
         fs.rmSync(lock, { force: true });
         continue;
       }
-      if (signal?.aborted) throw new Error('cancelled');
+      if (signal?.aborted) throw new Error('cancelled', { cause: e });
       await new Promise((r) => setTimeout(r, 500));
     }
   }
@@ -387,7 +388,7 @@ export async function installEngine(
       return readInstalled(final, build)!;
     } catch (e) {
       fs.rmSync(staging, { recursive: true, force: true });
-      throw new EngineInstallError(build, e instanceof Error ? e.message : String(e));
+      throw new EngineInstallError(build, e instanceof Error ? e.message : String(e), { cause: e });
     }
   });
 }
