@@ -154,6 +154,7 @@ import * as path from 'node:path';
 import * as zlib from 'node:zlib';
 import { writeFileAtomic } from '../lib/fs';
 import { pollWithin } from '../lib/poll';
+import { claimDataDir } from './data-version';
 import type { EngineDriver } from './driver';
 import { Engine, ProgressMonitor, type Job, type Outcome } from './engine';
 import { parseClickHouseError, ServerError, statusFor, toErrorAnswer } from './errors';
@@ -326,6 +327,8 @@ async function main(): Promise<void> {
   setStatementLog(path.join(dataDir, 'statements.jsonl'));
   fs.mkdirSync(dataPath, { recursive: true });
   const driver: EngineDriver = await createDriver(args);
+  // Never open a directory a newer engine wrote (it would lose every part without an error).
+  claimDataDir(dataDir, driver.clickhouseVersion, driver.packageLabel);
   const chVersion = driver.clickhouseVersion;
   const v = { chdb: driver.chdbVersion };
   const engineLabel = `chdb ${v.chdb} (ClickHouse ${chVersion})`;
