@@ -1,0 +1,88 @@
+/**
+ * The versions demo (`npm run demo:versions`): `examples/versions.yaml` — the `logs` workload at 1 M
+ * rows over four ClickHouse releases (24.8, 25.8, 26.3, 26.9: PyPI chdb builds hosted by the
+ * embedded engine server, installed on demand by the provision step) × LZ4 / ZSTD(3) — as one
+ * `benchmarkMatrix` workflow on a dev server started here, ending with:
+ *
+ *     versions demo: cells N, succeeded N, versions <versions as served>, report <path>
+ *
+ * "as served": each cell's `SELECT version()` read back at provisioning (provision.json), not the
+ * label asked for. Exit code 1 when a cell failed or a served version does not match its label.
+ *
+ * VERSIONS_DEMO_SCALE overrides the rows, VERSIONS_DEMO_VERSIONS the versions (comma-separated,
+ * e.g. `24.8,26.9`; CI runs three at small scale). Set TEMPORAL_ADDRESS to use a server you run;
+ * `--keep` leaves the dev server and its Web UI up.
+ */
+import path from 'node:path';
+import { REPO_ROOT } from './config';
+import { startDemoEnv } from './demo-env';
+import { readSpecFile } from './lib/spec-file';
+import { checkSpec } from './activities/matrix/validate-spec';
+import { versionMatchesLabel } from './schema/version';
+import { newRunId, runAndFollow } from './temporal/run-client';
+import { loadRun } from './results/report';
+
+/** `examples/versions.yaml` with the demo's environment overrides applied. */
+function demoSpec(): Record<string, unknown> {
+  const raw = readSpecFile(path.join(REPO_ROOT, 'examples', 'versions.yaml')) as Record<string, any>;
+  const scale = process.env.VERSIONS_DEMO_SCALE ? Number(process.env.VERSIONS_DEMO_SCALE) : undefined;
+  const versions = process.env.VERSIONS_DEMO_VERSIONS?.split(',')
+    .map((v) => v.trim())
+    .filter(Boolean);
+  return {
+    ...raw,
+    ...(scale ? { scale } : {}),
+    ...(versions?.length ? { matrix: { ...raw.matrix, version: versions } } : {}),
+  };
+}
+
+async function main(): Promise<void> {
+  const raw = demoSpec();
+  const { spec, problems } = checkSpec(raw);
+  if (!spec || problems.length) throw new Error(`invalid spec examples/versions.yaml:\n  - ${problems.join('\n  - ')}`);
+  const env = await startDemoEnv('versions demo');
+  const { client, cfg, server } = env;
+  let failed = false;
+  try {
+    const runId = newRunId(spec.name);
+    console.error(
+      `versions demo: run ${runId}: ${spec.workload}, ${spec.scale.toLocaleString('en-US')} rows, versions ${spec.matrix.version.join(', ')}`,
+    );
+    const t0 = Date.now();
+    const r = await runAndFollow(client, raw, runId, cfg.taskQueue, { progress: true });
+    console.error(
+      `versions demo: finished in ${((Date.now() - t0) / 1000).toFixed(0)} s; cells: ${r.cells.map((c) => `${c.cellKey} ${c.status}`).join(', ')}`,
+    );
+    const { cells } = loadRun(path.dirname(r.reportPath));
+    const served = new Map<string, string>();
+    for (const c of cells) {
+      const v = c.provision?.server.version;
+      if (!v) continue;
+      served.set(c.matrix.version, v);
+      if (!versionMatchesLabel(v, c.matrix.version)) {
+        failed = true;
+        console.error(`versions demo: FAILED: cell ${c.cellKey} asked for ${c.matrix.version}, the server said ${v}`);
+      }
+    }
+    const ok = r.cells.filter((c) => c.status === 'succeeded').length;
+    console.log(
+      `versions demo: cells ${r.cells.length}, succeeded ${ok}, versions ${[...served.values()].join(', ') || 'none'}, report ${r.reportPath.replace(/\.md$/, '.html')}`,
+    );
+    if (ok !== r.cells.length) {
+      failed = true;
+      console.error('versions demo: FAILED: a cell did not succeed');
+    }
+    if (process.argv.includes('--keep') && server) {
+      console.error(`versions demo: Web UI ${server.uiUrl}; Ctrl-C to stop`);
+      await new Promise<void>((resolve) => process.once('SIGINT', () => resolve()));
+    }
+  } finally {
+    await env.stop();
+  }
+  if (failed) process.exitCode = 1;
+}
+
+main().catch((e) => {
+  console.error(`versions demo failed: ${(e as Error).stack ?? e}`);
+  process.exit(1);
+});
