@@ -2,7 +2,8 @@
 /**
  * chbench command line.
  *
- *   chbench validate <spec>     check a run spec (exit 0 valid, 2 invalid); --json prints it, defaults applied, as JSON
+ *   chbench validate <spec>     check a run spec (exit 0 valid, 2 invalid) and say what each matrix version resolves to;
+ *                               --json prints the spec, defaults applied, as JSON; --versions [--json] only the resolutions
  *   chbench run <spec>          start the benchmarkMatrix workflow, show progress, print the report path
  *   chbench watch <runId>       attach to a run: the same progress as `run`, until it closes
  *   chbench cancel <runId>      cancel a run, wait until it closed, print its report and how to resume
@@ -15,6 +16,7 @@
  *   chbench resume <runId>      run the failed/missing cells of a run again (finished ones are reused)
  *   chbench gc                  remove servers and directories left by closed runs
  *   chbench gc --kubernetes     delete the pods and PVCs of closed runs (label app.kubernetes.io/managed-by=chbench)
+ *   chbench engines list|install|remove   the installed engines (PyPI chdb builds) of the embedded target
  *   chbench worker              run a worker on the chbench task queue
  *
  * Exit codes: 0 ok; 1 the run finished but some cells failed; 2 invalid spec or arguments;
@@ -57,6 +59,8 @@ import { registerCompareCommand } from './cli/compare';
 import { collectGarbage, collectKubernetesGarbage, type KubeGcScope } from './targets/gc';
 import { registerScheduleCommands } from './cli/schedule';
 import { registerResultsCommands } from './cli/results';
+import { registerEnginesCommands } from './cli/engines';
+import { resolveMatrixVersions } from './targets/versions';
 import { findStoredRun, type StoredRun } from './cli/run-folder';
 import { runIdProblem } from './schema/run-id';
 
@@ -112,20 +116,29 @@ const program = new Command('chbench')
 
 program
   .command('validate <spec>')
-  .description('validate a run spec (YAML or JSON) without running anything')
+  .description('validate a run spec (YAML or JSON) without running anything; say what each matrix version resolves to')
   .option(
     '--json',
     'print the parsed spec with its defaults applied as JSON on stdout (the input of `temporal workflow start --type benchmarkMatrix --input`)',
   )
-  .action((file: string, o: { json?: boolean }) => {
+  .option('--versions', 'print only what each matrix version resolves to (with --json: {versions: [...]})')
+  .action((file: string, o: { json?: boolean; versions?: boolean }) => {
     const { spec } = validateFile(file);
+    // A valid spec resolves every label (the target's checkSpec refused the others).
+    const versions = resolveMatrixVersions(spec.target, spec.matrix.version).flatMap((r) =>
+      r.ok ? [r.resolution] : [],
+    );
+    if (o.versions && o.json) return console.log(JSON.stringify({ versions }));
     if (o.json) return console.log(JSON.stringify(spec));
+    const lines = versions.map((v) => `  version ${v.label} → ${v.description}`);
+    if (o.versions) return console.log(lines.join('\n'));
     const cells = expandMatrix(spec).map(cellKey);
     console.log(
       `${file}: valid; workload ${spec.workload}, ${spec.scale} rows, target ${spec.target.kind}, ${cells.length} cell(s): ${cells.join(', ')}`,
     );
+    console.log(lines.join('\n'));
     console.log(
-      '(checked on the worker when the run starts: local binaries, password variables, the results directory)',
+      '(checked on the worker when the run starts: local binaries, password variables, the results directory; the version each server runs is read back at provision)',
     );
   });
 
@@ -566,6 +579,7 @@ program
 registerScheduleCommands(program);
 registerResultsCommands(program);
 registerCompareCommand(program);
+registerEnginesCommands(program);
 
 if (require.main === module) {
   program.parseAsync(process.argv).catch((e) => {

@@ -6,7 +6,6 @@
  * This module is pure (no I/O) so the workflow bundle can import it.
  */
 import { z } from 'zod';
-import { versionMatchesLabel } from './version';
 import { GridsSpec, SettingsProfile } from './grids';
 import { formatSpecIssue } from './spec-issues';
 
@@ -167,8 +166,17 @@ export const TargetSpec = z.discriminatedUnion('kind', [
   z
     .strictObject({
       kind: z.literal('embedded'),
+      /**
+       * Where each version label's engine comes from (docs/targets.md, "Version sources"): `auto` (the
+       * default) the bundled npm engine for the labels it serves (26.7), a PyPI chdb build for every
+       * other label; `npm` only the bundled engine; `pypi` only PyPI builds (26.7 then has none).
+       * A PyPI build is installed on demand by provision, or ahead with `chbench engines install`.
+       */
+      engines: z.enum(['auto', 'npm', 'pypi']).optional(),
     })
-    .describe('chdb engine (ClickHouse 26.x) in a separate process per cell, serving the HTTP interface on loopback'),
+    .describe(
+      'a chdb engine (the bundled npm one, or a PyPI build of another ClickHouse release) in a separate process per cell, serving the HTTP interface on loopback',
+    ),
   z
     .strictObject({
       kind: z.literal('local'),
@@ -512,22 +520,16 @@ export function parseRunSpec(input: unknown): RunSpec {
           `grids.concurrency.mix: query id(s) ${missing.join(', ')} are not among the run's queries (queries: ${r.data.queries.join(', ')})`,
         ]);
     }
-    if (r.data.target.kind === 'embedded') {
-      const bad = r.data.matrix.version.filter((v) => !versionMatchesLabel(EMBEDDED_VERSION, v));
-      if (bad.length)
-        throw new SpecError(
-          bad.map(
-            (v) =>
-              `matrix.version: version "${v}" cannot be provisioned by the embedded target, which always runs ClickHouse ${EMBEDDED_VERSION} (use "${EMBEDDED_VERSION.split('.').slice(0, 2).join('.')}", or a local/external target for other versions)`,
-          ),
-        );
-    }
+    // The embedded target's labels are checked against its version sources (bundled npm engine, PyPI
+    // builds) by the target's checkSpec (src/targets/embedded/index.ts), which `checkSpec` runs in the
+    // CLI and in the worker's validateSpec before anything is provisioned: the catalogue of builds is
+    // not pure data of this module.
     return r.data;
   }
   throw new SpecError(r.error.issues.map((i) => formatSpecIssue(i, RunSpec, input)));
 }
 
-/** ClickHouse version of the engine shipped in the pinned `chdb` npm package. */
+/** ClickHouse version of the engine shipped in the pinned `chdb` npm package (the `npm-chdb` version source). */
 export const EMBEDDED_VERSION = '26.7.2.1';
 
 /** The run spec as a JSON Schema (draft 2020-12), describing what a user writes (input side, defaults shown). */

@@ -1,6 +1,8 @@
 /**
- * The `embedded` target: the chdb engine (ClickHouse 26.x) in a separate process per cell, serving
- * the ClickHouse HTTP interface on loopback (`provision.ts` starts it, `server.ts` is the process).
+ * The `embedded` target: a chdb engine in a separate process per cell, serving the ClickHouse HTTP
+ * interface on loopback (`provision.ts` starts it, `src/engine/server.ts` is the process). Which
+ * engine serves a label is the version sources' business (`../versions/`): the bundled npm chdb
+ * (26.7) or a PyPI chdb build hosted by Python (`engines`, default `auto`).
  *
  * Capabilities: on the worker's host; cannot stop a statement while chdb computes it; one statement
  * at a time, so `system.events` differences are a run's counters; rows/bytes read come from the
@@ -16,6 +18,7 @@ import { checkServer, sendKill } from '../server-verbs';
 import type { Target, TargetSpecOf } from '../target';
 import { provisionEmbedded, teardownEmbedded } from './provision';
 import { progressFromEndpoint, readRunning } from './running';
+import { resolveLabel } from '../versions';
 
 export { provisionEmbedded, teardownEmbedded, embeddedServerScript, EMBEDDED_LOG_FILE } from './provision';
 
@@ -31,7 +34,7 @@ export const embeddedTarget: Target<TargetSpecOf<'embedded'>> = {
     restartable: true,
     statementArchive: true,
   },
-  provision: (_spec, req) => provisionEmbedded(req),
+  provision: (spec, req) => provisionEmbedded(req, spec.engines ?? 'auto'),
   teardown: teardownEmbedded,
   teardownCell: (_spec, req) => teardownProcessCell(req),
   describeTeardown: describeProcessTeardown,
@@ -59,7 +62,20 @@ export const embeddedTarget: Target<TargetSpecOf<'embedded'>> = {
     }
     return 'embedded statements.jsonl';
   },
-  checkSpec: () => [],
+  /**
+   * `input`: every label of the matrix is served by one of the target's version sources (the
+   * bundled npm engine, the PyPI builds; `engines` narrows them), else one line naming the label and
+   * what each source serves. Nothing is installed here.
+   */
+  checkSpec(target, versions, place) {
+    if (place !== 'input') return [];
+    if (target.engines !== undefined && !['auto', 'npm', 'pypi'].includes(target.engines as string)) return [];
+    return versions.flatMap((v) => {
+      if (typeof v !== 'string' || !/^\d+(\.\d+){0,3}$/.test(v)) return [];
+      const r = resolveLabel(target, v);
+      return r.ok ? [] : [r.problem];
+    });
+  },
 };
 
 registerTarget(embeddedTarget);

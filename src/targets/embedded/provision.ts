@@ -1,7 +1,11 @@
 /**
- * Provisioning the embedded target: a modern ClickHouse engine (npm `chdb`) in a separate, detached
- * Node process (`server.ts` next to this file, compiled to `server.js`) that serves the ClickHouse
- * HTTP interface on 127.0.0.1. One process and one directory per cell:
+ * Provisioning the embedded target: a chdb engine in a separate, detached Node process (the engine
+ * server, `src/engine/server.ts`, compiled to `server.js`) that serves the ClickHouse HTTP interface
+ * on 127.0.0.1. Which engine serves the cell's label is resolved by the version sources
+ * (`../versions/`): the bundled npm chdb in-process (`--engine npm`), or a PyPI chdb build hosted by
+ * the Python of its installed environment (`--engine python --python <env>/bin/python`), installed
+ * on demand here (heartbeating while pip runs; one install per build across processes, atomic:
+ * `src/engine/install.ts`). One process and one directory per cell:
  * `<workDir>/<runId sanitized>/<cellKey sanitized>/` holding `data/` (the chdb data), `port`,
  * `server.pid`, `server.log`, `statements.jsonl` and the label `chbench-target.json`.
  *
@@ -10,9 +14,14 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { ApplicationFailure } from '@temporalio/common';
+import { FAILURE } from '../../schema/failures';
 import type { ProvisionRequest, TargetHandle } from '../../schema/target';
 import { pollUntil } from '../../lib/poll';
 import { hostAddress } from '../../config';
+import { installEngine, installedEngine } from '../../engine/install';
+import { cancellationSignal, heartbeat } from '../../temporal/activity-context';
+import { embeddedSources, pypiBuildFor, type EmbeddedEngines, type VersionResolution } from '../versions';
 import {
   describeLogTail,
   httpGet,
@@ -43,21 +52,90 @@ export function embeddedServerScript(): string {
   return p;
 }
 
-/** What `GET /chbench/info` of the embedded server answers. */
+/** What `GET /chbench/info` of the embedded server answers (the fields read here). */
 interface ServerInfo {
   chdb: string;
   clickhouse: string;
   engine: string;
+  /** The package that serves, e.g. `npm chdb@3.4.0` (absent from servers before the driver seam). */
+  package?: string;
   pid: number;
   dataDir: string;
 }
 
-/** `GET <url>/chbench/info` as {@link ServerFacts} (version = the engine's ClickHouse version). */
-async function readFacts(url: string): Promise<ServerFacts & { engine: string }> {
+/** The facts of an embedded server: its ClickHouse version, engine line and package, as it reports them. */
+type EmbeddedFacts = ServerFacts & { engine: string; package?: string };
+
+/** `GET <url>/chbench/info` as {@link ServerFacts} (version = the engine's ClickHouse version, read back). */
+async function readFacts(url: string): Promise<EmbeddedFacts> {
   const r = await httpGet(`${url}/chbench/info`, 5000);
   if (r.status !== 200) throw new Error(`${url}/chbench/info: HTTP ${r.status} ${r.body.slice(0, 200)}`);
   const info = JSON.parse(r.body) as ServerInfo;
-  return { version: info.clickhouse, pid: info.pid, dataDir: info.dataDir, engine: info.engine };
+  return {
+    version: info.clickhouse,
+    pid: info.pid,
+    dataDir: info.dataDir,
+    engine: info.engine,
+    ...(info.package ? { package: info.package } : {}),
+  };
+}
+
+/** The engine a cell's label resolved to, and the engine server's arguments that select it. */
+export interface EmbeddedEngine {
+  resolution: VersionResolution;
+  /** `['--engine', 'npm']`, or `['--engine', 'python', '--python', <interpreter>]`. */
+  args: string[];
+}
+
+/**
+ * Resolve `label` to an engine under `engines` (`../versions/`) without installing anything.
+ * @returns the resolution, or `undefined` when no source of `engines` serves the label
+ */
+export function resolveEmbedded(label: string, engines: EmbeddedEngines = 'auto'): VersionResolution | undefined {
+  const s = embeddedSources(engines).find((x) => x.canServe(label));
+  return s?.resolve(label);
+}
+
+/**
+ * The engine of a cell: the bundled npm engine, or a PyPI build installed on demand. The install
+ * heartbeats its progress lines (`step: provision`, `progress: installing pypi chdb==…: <line>`)
+ * and stops when the activity is cancelled.
+ * @throws ApplicationFailure `InvalidSpec` (non-retryable) when no source serves the label (a spec
+ *   that passed validation never gets here); the install's `EngineInstallError` (package, version,
+ *   cause; retryable: a registry outage can pass)
+ */
+export async function embeddedEngine(label: string, engines: EmbeddedEngines = 'auto'): Promise<EmbeddedEngine> {
+  const resolution = resolveEmbedded(label, engines);
+  if (!resolution)
+    throw ApplicationFailure.create({
+      type: FAILURE.InvalidSpec,
+      nonRetryable: true,
+      message: `embedded target (engines ${engines}): no version source serves version "${label}" (${embeddedSources(
+        engines,
+      )
+        .map((s) => s.offer())
+        .join('; ')})`,
+    });
+  if (resolution.source === 'npm-chdb') return { resolution, args: ['--engine', 'npm'] };
+  const build = pypiBuildFor(label)!;
+  let engine = installedEngine(build);
+  if (!engine) {
+    heartbeat({ step: 'provision', progress: `installing ${resolution.artifact}` });
+    const signal = cancellationSignal();
+    engine = await installEngine(build, {
+      onProgress: (line) =>
+        heartbeat({ step: 'provision', progress: `installing ${resolution.artifact}: ${line.slice(0, 200)}` }),
+      ...(signal ? { signal } : {}),
+    });
+  }
+  return {
+    resolution: {
+      ...resolution,
+      installed: { dir: engine.dir, python: engine.python, clickhouse: engine.clickhouse },
+      description: `${resolution.artifact} → ClickHouse ${engine.clickhouse}, installed at ${engine.dir}`,
+    },
+    args: ['--engine', 'python', '--python', engine.python],
+  };
 }
 
 /**
@@ -90,10 +168,14 @@ function waitForPortFile(file: string, pid: number, timeoutMs: number, logPath: 
   );
 }
 
-/** The embedded server for the provisioning skeleton. */
-const EMBEDDED_SERVER: ProcessServer<ServerFacts & { engine: string }> = {
+/** The embedded server of one engine for the provisioning skeleton. */
+const embeddedServer = (engine: EmbeddedEngine): ProcessServer<EmbeddedFacts> => ({
   kind: 'embedded',
-  who: 'embedded target (the chdb package)',
+  who: `embedded target (${engine.resolution.artifact})`,
+  mismatchHint:
+    engine.resolution.source === 'pypi-chdb'
+      ? `the environment ${engine.resolution.installed?.dir ?? ''} does not hold the build it was installed for: remove it (\`chbench engines remove ${engine.resolution.label}\`) and provision again`
+      : 'the npm chdb package in node_modules is not the pinned one: run `npm install`',
   startTimeoutMs: START_TIMEOUT_MS,
   stopGraceMs: EMBEDDED_STOP_GRACE_MS,
   failedStartGraceMs: 5000,
@@ -106,7 +188,7 @@ const EMBEDDED_SERVER: ProcessServer<ServerFacts & { engine: string }> = {
     fs.rmSync(path.join(dataDir, LABEL_FILE), { force: true });
     const { pid, logPath } = await spawnDetached({
       command: process.execPath,
-      args: [script, '--data-dir', dataDir, '--host', host, '--port', '0', '--port-file', portFile],
+      args: [script, '--data-dir', dataDir, '--host', host, '--port', '0', '--port-file', portFile, ...engine.args],
       dataDir,
     });
     try {
@@ -118,8 +200,12 @@ const EMBEDDED_SERVER: ProcessServer<ServerFacts & { engine: string }> = {
     }
   },
   readFacts,
-  describe: (s, facts) => `${facts.engine} in pid ${s.pid}, separate process`,
-};
+  // The package the server itself reports (else what the label resolved to), and the version read back.
+  describe: (s, facts) =>
+    `${facts.package ?? engine.resolution.artifact} (ClickHouse ${facts.version}) in pid ${s.pid}, separate process${
+      engine.resolution.installed ? `, environment ${engine.resolution.installed.dir}` : ''
+    }`,
+});
 
 /**
  * Start (or adopt) the embedded ClickHouse engine for one cell.
@@ -129,17 +215,24 @@ const EMBEDDED_SERVER: ProcessServer<ServerFacts & { engine: string }> = {
  * (no label, or not answering) is stopped first; its data directory is kept and reused. Concurrent
  * attempts for the same cell are serialised by `<dataDir>/provision.lock`.
  *
- * @param req run id, cell key, version label (the engine is whatever chdb ships, ClickHouse 26.7
- *   for chdb 3.4.0) and the absolute work directory
+ * @param req run id, cell key, version label (resolved under `engines`: `26.7` the bundled npm
+ *   engine, `24.8` PyPI chdb 3.1.2, …) and the absolute work directory
+ * @param engines the spec's `target.engines` (default `auto`)
  * @returns handle `{kind: 'embedded', url: 'http://127.0.0.1:<port>', database: 'default',
  *   username: 'default', pid, dataDir, runId, cellKey, provisionedBy}` where provisionedBy reads e.g.
- *   `chdb 3.4.0 (ClickHouse 26.7.2.1) in pid 1234, separate process`
- * @throws Error when the server does not answer within 60 s or exits (message has the log tail),
- *   when the compiled server script is missing, or when `req.version` is not a prefix of the
- *   engine's version (e.g. `18.16` asked of chdb's 26.7.2.1; the server is then stopped)
+ *   `npm chdb@3.4.0 (ClickHouse 26.7.2.1) in pid 1234, separate process` or
+ *   `pypi chdb==3.1.2 (ClickHouse 24.8.4.1) in pid 1234, separate process, environment <dir>`
+ * @throws ApplicationFailure `VersionMismatch` (non-retryable) when the version the server reports
+ *   (`/chbench/info`, read back) does not match `req.version` (the server is then stopped); Error
+ *   when the server does not answer within 60 s or exits (message has the log tail), when the
+ *   compiled server script is missing, or when the engine cannot be installed (package, version, cause)
  */
-export function provisionEmbedded(req: ProvisionRequest): Promise<TargetHandle> {
-  return provisionProcess(EMBEDDED_SERVER, req);
+export async function provisionEmbedded(
+  req: ProvisionRequest,
+  engines: EmbeddedEngines = 'auto',
+): Promise<TargetHandle> {
+  const engine = await embeddedEngine(req.version, engines);
+  return provisionProcess(embeddedServer(engine), req);
 }
 
 /**

@@ -109,3 +109,24 @@ export async function stopProcess(
     }
   }
 }
+
+/**
+ * Live processes whose command line names a path inside `dir` (an argument equal to `dir` or starting
+ * with `<dir>/`), read from `/proc/<pid>/cmdline`; this process excluded. Linux only; cheap (one
+ * small read per process).
+ * @returns their pids, ascending
+ */
+export function processesUsing(dir: string): number[] {
+  const d = path.resolve(dir);
+  let pids: number[];
+  try {
+    pids = fs
+      .readdirSync('/proc')
+      .filter((n) => /^\d+$/.test(n))
+      .map(Number)
+      .filter((p) => p !== process.pid);
+  } catch {
+    return [];
+  }
+  return pids.filter((p) => (processArgs(p) ?? []).some((a) => a === d || a.startsWith(`${d}/`))).sort((a, b) => a - b);
+}

@@ -46,8 +46,10 @@ export interface ServerFacts {
 /** The part of provisioning that differs between process targets. */
 export interface ProcessServer<F extends ServerFacts = ServerFacts> {
   kind: ProcessTargetKind;
-  /** Names the server in a version mismatch, e.g. `embedded target (the chdb package)`. */
+  /** Names the server in a version mismatch, e.g. `embedded target (pypi chdb==3.1.2)`. */
   who: string;
+  /** What to do about a version mismatch (default: relabel the binary or point the label at another). */
+  mismatchHint?: string;
   /** Milliseconds a fresh server gets to become reachable and answer `/ping`. */
   startTimeoutMs: number;
   /** Milliseconds between SIGTERM and SIGKILL when a stale server of an earlier attempt is stopped. */
@@ -98,7 +100,10 @@ function versionError(server: ProcessServer<ServerFacts>, actual: string, label:
     : ApplicationFailure.create({
         type: FAILURE.VersionMismatch,
         nonRetryable: true,
-        message: `${server.who} is ClickHouse ${actual}, but the cell asks for version ${label}; label the binary with the version it runs, or point the label at a binary of that version`,
+        message: `${server.who} is ClickHouse ${actual}, but the cell asks for version ${label}; ${
+          server.mismatchHint ??
+          'label the binary with the version it runs, or point the label at a binary of that version'
+        }`,
         details: [{ actual, label }],
       });
 }
