@@ -70,7 +70,7 @@ describe('embedded target (chdb in a separate process)', { timeout: 180_000 }, (
     assert.ok(processMentions(handle.pid, handle.dataDir), 'the server command line names its data dir');
     assert.match(
       handle.provisionedBy,
-      new RegExp(`^chdb 3\\.4\\.0 \\(ClickHouse 26\\.7\\.[\\d.]+\\) in pid ${handle.pid}, separate process$`),
+      new RegExp(`^npm chdb@3\\.4\\.0 \\(ClickHouse 26\\.7\\.[\\d.]+\\) in pid ${handle.pid}, separate process$`),
     );
     const label = readLabel(handle.dataDir);
     assert.ok(label && fs.existsSync(path.join(handle.dataDir, LABEL_FILE)));
