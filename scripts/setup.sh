@@ -29,4 +29,7 @@ if [ "${1:-}" = "--with-debian-clickhouse" ]; then
   fi
 fi
 
+# The embedded target's PyPI engine builds (0.56-1.2 GB each) are NOT installed here: provision installs
+# the ones a run uses on demand, or `npm run engines -- install <label...>` ahead of time.
+
 npm run build:if-stale --silent

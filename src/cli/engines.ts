@@ -133,6 +133,7 @@ export function engineList(): EngineList {
         artifact: pypiArtifact(b),
         clickhouse: b.clickhouse,
         installed: installedEngine(b) !== undefined,
+        limits: [...b.limits],
       })),
     ].sort((a, b) => compareLabels(a.label, b.label)),
   };

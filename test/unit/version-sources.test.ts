@@ -177,3 +177,15 @@ test('chbench validate prints what each matrix version resolves to (text and --v
   assert.equal(bad.status, 2);
   assert.match(bad.stderr, /"25\.3" cannot be served by the embedded target .*pypi-chdb serves 23\.10/);
 });
+
+test('docs/limits.md states every limit of every PyPI build', () => {
+  const doc = fs.readFileSync(path.join(REPO_ROOT, 'docs', 'limits.md'), 'utf8');
+  for (const b of PYPI_BUILDS) {
+    const row = doc
+      .split('\n')
+      .find((l) => l.startsWith(`| ${b.clickhouse.split('.').slice(0, 2).join('.')} | \`${b.package}==${b.version}\``));
+    assert.ok(row, `a row for ${b.package}==${b.version}`);
+    for (const l of b.limits) assert.ok(row.includes(l), `${b.package}==${b.version}: "${l}" in\n${row}`);
+    if (!b.limits.length) assert.match(row, /none known/);
+  }
+});
