@@ -1,0 +1,110 @@
+/**
+ * The embedded target on a PyPI label: provision installs the build on demand into a temporary
+ * CHBENCH_ENGINES_DIR (real pip; the wheel from pip's cache), starts the engine server with
+ * `--engine python --python <env>/bin/python`, reads the version back and names the package in
+ * `provisionedBy`. A cache entry whose engine answers another version than its label is refused
+ * with the non-retryable `VersionMismatch` and leaves nothing running. No mocks.
+ *
+ * Needs the Python-hosted driver in the engine server (`src/engine/python-driver.ts`): skipped, with
+ * that reason, in a build without it.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { createClient } from '@clickhouse/client';
+import { provisionEmbedded, teardownEmbedded } from '../../src/targets/embedded';
+import { findPypiBuild, installedEngine } from '../../src/engine/install';
+import { FAILURE } from '../../src/schema/failures';
+import { isAlive } from '../../src/targets/process';
+import type { TargetHandle } from '../../src/schema/target';
+import { assertFailureType } from '../helpers/assert-failure';
+
+const pythonDriver = fs.existsSync(path.join(__dirname, '..', '..', 'src', 'engine', 'python-driver.js'));
+
+describe(
+  'embedded target on a PyPI build',
+  { timeout: 300_000, skip: pythonDriver ? false : 'the engine server has no Python-hosted driver in this build' },
+  () => {
+    let workDir: string;
+    let engines: string;
+    const saved = process.env.CHBENCH_ENGINES_DIR;
+    const started: TargetHandle[] = [];
+
+    before(() => {
+      workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'chbench-pypi-work-'));
+      engines = fs.mkdtempSync(path.join(os.tmpdir(), 'chbench-pypi-engines-'));
+      process.env.CHBENCH_ENGINES_DIR = engines;
+    });
+    after(async () => {
+      for (const h of started) await teardownEmbedded(h).catch(() => undefined);
+      if (saved === undefined) delete process.env.CHBENCH_ENGINES_DIR;
+      else process.env.CHBENCH_ENGINES_DIR = saved;
+      fs.rmSync(workDir, { recursive: true, force: true });
+      fs.rmSync(engines, { recursive: true, force: true });
+    });
+
+    it('26.9: installed on demand, served by chdb-core 26.9.0, version read back', async () => {
+      const t0 = Date.now();
+      const h = await provisionEmbedded({
+        runId: `pypi ${randomUUID().slice(0, 8)}`,
+        cellKey: 'v26.9',
+        version: '26.9',
+        workDir,
+      });
+      started.push(h);
+      console.log(`provision 26.9 with the install: ${Date.now() - t0} ms`);
+      const e = installedEngine(findPypiBuild('26.9')!);
+      assert.ok(e, 'installed into CHBENCH_ENGINES_DIR');
+      assert.ok(e.dir.startsWith(engines));
+      assert.match(
+        h.provisionedBy,
+        /chdb-core[=@ ]+26\.9\.0.*\(ClickHouse 26\.9\.2\.1\) in pid \d+, separate process, environment /,
+      );
+      assert.ok(h.provisionedBy.endsWith(e.dir), h.provisionedBy);
+      const client = createClient({ url: h.url, username: 'default', password: '' });
+      try {
+        const rs = await client.query({ query: 'SELECT version() AS v', format: 'JSONEachRow' });
+        assert.deepEqual(await rs.json(), [{ v: '26.9.2.1' }]);
+      } finally {
+        await client.close();
+      }
+      await teardownEmbedded(h);
+      assert.ok(!isAlive(h.pid!));
+    });
+
+    it('an environment answering another version than its label: VersionMismatch, non-retryable, nothing left running', async () => {
+      // A cache entry for 26.5 whose environment really holds the 26.9 engine (its lib/ is 26.9's).
+      const real = installedEngine(findPypiBuild('26.9')!)!;
+      const fake = path.join(engines, 'chdb-core-26.5.0');
+      fs.mkdirSync(path.join(fake, 'bin'), { recursive: true });
+      fs.copyFileSync(path.join(real.dir, 'pyvenv.cfg'), path.join(fake, 'pyvenv.cfg'));
+      fs.symlinkSync(fs.readlinkSync(path.join(real.dir, 'bin', 'python')), path.join(fake, 'bin', 'python'));
+      fs.symlinkSync(path.join(real.dir, 'lib'), path.join(fake, 'lib'));
+      const manifest = JSON.parse(fs.readFileSync(path.join(real.dir, 'chbench-engine.json'), 'utf8')) as Record<
+        string,
+        unknown
+      >;
+      fs.writeFileSync(
+        path.join(fake, 'chbench-engine.json'),
+        JSON.stringify({ ...manifest, version: '26.5.0', clickhouse: '26.5.1.1' }),
+      );
+      const req = { runId: `pypi ${randomUUID().slice(0, 8)}`, cellKey: 'v26.5', version: '26.5', workDir };
+      const f = await assertFailureType(
+        provisionEmbedded(req),
+        FAILURE.VersionMismatch,
+        /embedded target \(pypi chdb-core==26\.5\.0\) is ClickHouse 26\.9\.2\.1, but the cell asks for version 26\.5; .*chbench engines remove 26\.5/,
+      );
+      assert.equal(f.nonRetryable, true);
+      const cell = fs
+        .readdirSync(path.join(workDir))
+        .flatMap((d) => fs.readdirSync(path.join(workDir, d)).map((c) => `${d}/${c}`));
+      assert.ok(
+        !cell.some((c) => c.endsWith('v26.5')),
+        `the mismatching cell's directory is removed: ${cell.join(', ')}`,
+      );
+    });
+  },
+);
