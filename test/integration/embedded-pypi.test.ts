@@ -81,7 +81,7 @@ describe(
       const fake = path.join(engines, 'chdb-core-26.5.0');
       fs.mkdirSync(path.join(fake, 'bin'), { recursive: true });
       fs.copyFileSync(path.join(real.dir, 'pyvenv.cfg'), path.join(fake, 'pyvenv.cfg'));
-      fs.symlinkSync(fs.readlinkSync(path.join(real.dir, 'bin', 'python')), path.join(fake, 'bin', 'python'));
+      fs.symlinkSync(fs.realpathSync(real.python), path.join(fake, 'bin', 'python'));
       fs.symlinkSync(path.join(real.dir, 'lib'), path.join(fake, 'lib'));
       const manifest = JSON.parse(fs.readFileSync(path.join(real.dir, 'chbench-engine.json'), 'utf8')) as Record<
         string,
@@ -91,6 +91,7 @@ describe(
         path.join(fake, 'chbench-engine.json'),
         JSON.stringify({ ...manifest, version: '26.5.0', clickhouse: '26.5.1.1' }),
       );
+      assert.equal(installedEngine(findPypiBuild('26.5')!)?.clickhouse, '26.5.1.1', 'the fake entry looks installed');
       const req = { runId: `pypi ${randomUUID().slice(0, 8)}`, cellKey: 'v26.5', version: '26.5', workDir };
       const f = await assertFailureType(
         provisionEmbedded(req),
