@@ -132,80 +132,88 @@ export function formatChange(diffs: DefaultDiff[]): string | undefined {
 const fmtRatio = (a: number | null | undefined, b: number | null | undefined) =>
   a && b && a > 0 ? `${(b / a).toFixed(2)}×` : 'n/a';
 
-/** The section's markdown lines; empty when the run's cells were served by fewer than two versions. */
-export function versionsSection(dir: string, cells: CellResult[], statistic: 'min' | 'median'): string[] {
+/** One adjacent pair of versions in the section. */
+export interface VersionStepView {
+  a: string;
+  b: string;
+  /** Set when a cell of either version has no `defaults.json`. */
+  missing?: string;
+  /** The relevant differing defaults (rows: level, setting, value in a, value in b, changed in, reason). */
+  relevant: string[][];
+  other: number;
+  added: number;
+  removed: number;
+  /** Why compression ratio and read_bytes are not comparable across this step. */
+  format?: string;
+}
+
+/** What the section shows, rendered by report.md ({@link versionsSection}) and report.html. */
+export interface VersionsView {
+  versions: string[];
+  intro: string;
+  steps: VersionStepView[];
+  /** Per query and codec (header first): the largest version-to-version change. */
+  perQuery: string[][];
+  perQueryIntro: string;
+}
+
+/** The section's content; undefined when the run's cells were served by fewer than two versions. */
+export function versionsView(dir: string, cells: CellResult[], statistic: 'min' | 'median'): VersionsView | undefined {
   const served = new Map<string, CellResult[]>();
   for (const c of cells) {
     const v = c.provision?.server.version;
     if (v) served.set(v, [...(served.get(v) ?? []), c]);
   }
   const versions = [...served.keys()].sort(compareVersions);
-  if (versions.length < 2) return [];
-  const defaultsOf = new Map<string, ServerDefaults | undefined>();
-  for (const v of versions)
-    defaultsOf.set(
-      v,
-      served
-        .get(v)!
-        .map((c) => readRecordIfExists(path.join(dir, 'cells', c.cellKey, 'defaults.json'), ServerDefaults))
-        .find(Boolean),
-    );
-  const out: string[] = ['## What differs between these versions', ''];
-  out.push(
-    `Versions as served (\`SELECT version()\` at provisioning): ${versions.join(' → ')}. Defaults are each server's own (\`system.settings.default\`, \`system.merge_tree_settings\`, in the cell's \`defaults.json\`); "changed in" comes from the newer server's \`system.settings_changes\`. Listed: the defaults that can affect these queries (execution, caches, JIT, skip indexes, output format, insert path) and every MergeTree default that changes the stored format; the rest are counted.`,
-    '',
-  );
-  const steps: { a: string; b: string; format?: string }[] = [];
+  if (versions.length < 2) return undefined;
+  const defaultsOf = (v: string) =>
+    served
+      .get(v)!
+      .map((c) => readRecordIfExists(path.join(dir, 'cells', c.cellKey, 'defaults.json'), ServerDefaults))
+      .find(Boolean);
+  const steps: VersionStepView[] = [];
   for (let i = 1; i < versions.length; i++) {
     const [a, b] = [versions[i - 1], versions[i]];
-    const [da, db] = [defaultsOf.get(a), defaultsOf.get(b)];
-    out.push(`### ${a} → ${b}`, '');
+    const [da, db] = [defaultsOf(a), defaultsOf(b)];
     if (!da || !db) {
-      out.push(`Defaults not recorded for ${!da ? a : b} (no \`defaults.json\`: results written before 0.8, or the server's tables were unreadable).`, '');
-      steps.push({ a, b });
+      steps.push({ a, b, missing: `Defaults not recorded for ${!da ? a : b} (no \`defaults.json\`: results written before 0.8, or the server's tables were unreadable).`, relevant: [], other: 0, added: 0, removed: 0 });
       continue;
     }
     const diffs = diffDefaults(da, db);
     const rel = diffs.filter(isRelevant);
     const format = formatChange(diffs);
-    steps.push({ a, b, ...(format ? { format } : {}) });
-    if (rel.length)
-      out.push(
-        markdownTable([
-          ['level', 'setting', a, b, 'changed in', 'reason'],
-          ...rel.map((d) => [d.level, d.name, d.from ?? '—', d.to ?? '—', d.changedIn?.version ?? '', (d.changedIn?.reason ?? '').slice(0, 120)]),
-        ]),
-        '',
-      );
-    else out.push('No default that can affect these queries differs.', '');
-    const added = diffs.filter((d) => d.from === null).length;
-    const removed = diffs.filter((d) => d.to === null).length;
-    out.push(`Also: ${diffs.length - rel.length - added - removed} other default(s) differ, ${added} setting(s) are new in ${b}, ${removed} gone.`, '');
-    if (format) out.push(`> **Not comparable across ${a} → ${b}: compression ratio and read_bytes** — ${format} (the bytes stored and read per value changed, so a ratio across this step mixes formats).`, '');
+    const rest = diffs.filter((d) => !isRelevant(d));
+    steps.push({
+      a,
+      b,
+      relevant: rel.map((d) => [d.level, d.name, d.from ?? '—', d.to ?? '—', d.changedIn?.version ?? '', (d.changedIn?.reason ?? '').slice(0, 120)]),
+      other: rest.filter((d) => d.from !== null && d.to !== null).length,
+      added: rest.filter((d) => d.from === null).length,
+      removed: rest.filter((d) => d.to === null).length,
+      ...(format ? { format } : {}),
+    });
   }
-  // Per query and codec: the largest step-to-step change in the headline time.
   const codecs = [...new Set(cells.map((c) => c.matrix.codec))];
-  const rows = [['query', 'codec', 'largest change', `warm ${statistic}`, 'read_rows', 'read_bytes']];
+  const perQuery = [['query', 'codec', 'largest change', `warm ${statistic}`, 'read_rows', 'read_bytes']];
   const qids = [...new Set(cells.flatMap((c) => c.queries_baseline?.queries.map((q) => q.id) ?? []))];
+  const t = (q: QueryRecord | undefined) => (statistic === 'min' ? q?.stats.warm_min_ms : q?.stats.warm_median_ms);
   for (const id of qids)
     for (const codec of codecs) {
       const at = (v: string): QueryRecord | undefined =>
         served.get(v)!.find((c) => c.matrix.codec === codec)?.queries_baseline?.queries.find((q) => q.id === id);
-      let best: { s: (typeof steps)[number]; k: number; qa: QueryRecord; qb: QueryRecord } | undefined;
+      let best: { s: VersionStepView; k: number; qa: QueryRecord; qb: QueryRecord } | undefined;
       for (const s of steps) {
         const [qa, qb] = [at(s.a), at(s.b)];
-        const ta = statistic === 'min' ? qa?.stats.warm_min_ms : qa?.stats.warm_median_ms;
-        const tb = statistic === 'min' ? qb?.stats.warm_min_ms : qb?.stats.warm_median_ms;
+        const [ta, tb] = [t(qa), t(qb)];
         if (!qa || !qb || !ta || !tb) continue;
         const k = Math.abs(Math.log(tb / ta));
         if (!best || k > best.k) best = { s, k, qa, qb };
       }
       if (!best) continue;
       const { s, qa, qb } = best;
-      const t = (q: QueryRecord) => (statistic === 'min' ? q.stats.warm_min_ms : q.stats.warm_median_ms);
       const rr = (q: QueryRecord) => (q.stats.read_rows === null ? 'n/a' : fmtInt(q.stats.read_rows));
       const rb = (q: QueryRecord) => (q.stats.read_bytes === null ? 'n/a' : fmtBytes(q.stats.read_bytes));
-      rows.push([
+      perQuery.push([
         id,
         codec,
         `${s.a} → ${s.b}`,
@@ -214,14 +222,46 @@ export function versionsSection(dir: string, cells: CellResult[], statistic: 'mi
         s.format ? `${rb(qa)} → ${rb(qb)} (not comparable: format changed)` : `${rb(qa)} → ${rb(qb)} (${fmtRatio(qa.stats.read_bytes, qb.stats.read_bytes)})`,
       ]);
     }
-  if (rows.length > 1) {
-    out.push('### Per query: the largest version-to-version change', '');
-    out.push(
-      `The adjacent pair of versions (same codec) where the query's warm ${statistic} moved most, with read_rows and read_bytes of its last warm run in both (n/a: the version did not report it). Read the defaults above for that step before reading the change as the engine's.`,
-      '',
-      markdownTable(rows),
-      '',
-    );
+  return {
+    versions,
+    intro: `Versions as served (\`SELECT version()\` at provisioning): ${versions.join(' → ')}. Defaults are each server's own (\`system.settings.default\`, \`system.merge_tree_settings\`, in the cell's \`defaults.json\`); "changed in" comes from the newer server's \`system.settings_changes\`. Listed: the defaults that can affect these queries (execution, caches, JIT, skip indexes, output format, insert path) and the MergeTree defaults that change how the workload's columns are stored; the rest are counted.`,
+    steps,
+    perQuery,
+    perQueryIntro: `The adjacent pair of versions (same codec) where the query's warm ${statistic} moved most, with read_rows and read_bytes of its last warm run in both (n/a: the version did not report it). Read the defaults of that step before reading the change as the engine's.`,
+  };
+}
+
+/** Column heads of a step's table. */
+export function stepHead(s: VersionStepView): string[] {
+  return ['level', 'setting', s.a, s.b, 'changed in', 'reason'];
+}
+
+/** A step's closing lines: what else differs, and the not-comparable warning. */
+export function stepNotes(s: VersionStepView): { counts: string; format?: string } {
+  return {
+    counts: `Also: ${s.other} other default(s) differ, ${s.added} setting(s) are new in ${s.b}, ${s.removed} gone.`,
+    ...(s.format
+      ? { format: `Not comparable across ${s.a} → ${s.b}: compression ratio and read_bytes — ${s.format} (the bytes stored and read per value changed, so a ratio across this step mixes formats).` }
+      : {}),
+  };
+}
+
+/** The section's markdown lines; empty when the run's cells were served by fewer than two versions. */
+export function versionsSection(dir: string, cells: CellResult[], statistic: 'min' | 'median'): string[] {
+  const v = versionsView(dir, cells, statistic);
+  if (!v) return [];
+  const out: string[] = ['## What differs between these versions', '', v.intro, ''];
+  for (const s of v.steps) {
+    out.push(`### ${s.a} → ${s.b}`, '');
+    if (s.missing) {
+      out.push(s.missing, '');
+      continue;
+    }
+    out.push(s.relevant.length ? markdownTable([stepHead(s), ...s.relevant]) : 'No default that can affect these queries differs.', '');
+    const n = stepNotes(s);
+    out.push(n.counts, '');
+    if (n.format) out.push(`> **⚠ ${n.format}**`, '');
   }
+  if (v.perQuery.length > 1) out.push('### Per query: the largest version-to-version change', '', v.perQueryIntro, '', markdownTable(v.perQuery), '');
   return out;
 }
