@@ -13,6 +13,7 @@ import { cellDir, runDir, writeJsonAtomic, readJsonIfExists } from '../results/s
 import { ApplicationFailure } from '@temporalio/common';
 import { FAILURE } from '../schema/failures';
 import { probeServer } from '../clickhouse/probe';
+import { readServerDefaults } from '../clickhouse/defaults';
 import { checkSettings } from '../clickhouse/settings';
 import {
   loadWorkload,
@@ -31,7 +32,7 @@ import { heartbeat } from '../temporal/activity-context';
 import { keepAliveDuring } from '../clickhouse/statement-watch';
 import type { CellInput, ProvisionResult, ServerInfo } from '../schema/cell';
 import type { TargetHandle } from '../schema/target';
-import type { CapabilityProbe, CellSettings, ProvisionRecord } from '../schema/results';
+import type { CapabilityProbe, CellSettings, ProvisionRecord, ServerDefaults } from '../schema/results';
 import { currentOwner, type OwnerDeps } from '../temporal/owner';
 import { hostFacts, type HostDeps } from '../temporal/host';
 
@@ -50,7 +51,9 @@ export interface ProvisionDeps extends OwnerDeps {
  * worker host's `os.cpus()` / `os.totalmem()` for a target on the worker's host (its capabilities
  * say so), else unknown (null).
  */
-async function readServerInfo(t: TargetHandle): Promise<ServerInfo & { probe: CapabilityProbe }> {
+async function readServerInfo(
+  t: TargetHandle,
+): Promise<ServerInfo & { probe: CapabilityProbe; defaults: ServerDefaults }> {
   const client = connect(t);
   try {
     const version = await queryScalar<string>(client, 'SELECT version()');
@@ -76,6 +79,7 @@ async function readServerInfo(t: TargetHandle): Promise<ServerInfo & { probe: Ca
     if (memory === null && onHost) [memory, memSource] = [os.totalmem(), 'worker host os.totalmem() (same host)'];
     // system.query_log is created lazily: the capability probe runs a logged query and flushes first.
     const probe = await probeServer(client, version);
+    const defaults = await readServerDefaults(client, version);
     return {
       version,
       timezone,
@@ -85,6 +89,7 @@ async function readServerInfo(t: TargetHandle): Promise<ServerInfo & { probe: Ca
       memory_source: memSource,
       query_log: probe.query_log.enabled ? 'available' : 'not available',
       probe,
+      defaults,
     };
   } finally {
     await client.close();
@@ -176,8 +181,10 @@ export function createProvision(deps: ProvisionDeps) {
       heartbeat({ step: 'provision', url: target.url });
       const dir = cellDir(cell.resultsDir, cell.runId, cell.cellKey);
       // Server facts and the capability probe (written to probe.json, not to history).
-      const { probe, ...server } = await readServerInfo(target);
+      const { probe, defaults, ...server } = await readServerInfo(target);
       writeJsonAtomic(path.join(dir, 'probe.json'), probe);
+      // The server's own defaults (report: "What differs between these versions").
+      writeJsonAtomic(path.join(dir, 'defaults.json'), defaults);
       const m = loadWorkload(cell.workload);
       const profile = cellCodecProfile(cell);
       let skipReason = cannotRunReason(m, probe, profile);

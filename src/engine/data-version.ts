@@ -11,6 +11,9 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { writeFileAtomic } from '../lib/fs';
+import { compareVersions } from '../schema/version';
+
+export { compareVersions };
 
 /** The marker's content. */
 export interface DataVersionMarker {
@@ -34,17 +37,6 @@ export class DataDowngradeError extends Error {
     );
     this.name = 'DataDowngradeError';
   }
-}
-
-/** -1, 0, 1 comparing dotted numeric versions (`24.8.4.1` < `26.9.2.1`; missing parts count as 0). */
-export function compareVersions(a: string, b: string): number {
-  const x = a.split('.').map(Number);
-  const y = b.split('.').map(Number);
-  for (let i = 0; i < Math.max(x.length, y.length); i++) {
-    const d = (x[i] ?? 0) - (y[i] ?? 0);
-    if (d) return Math.sign(d);
-  }
-  return 0;
 }
 
 /** Path of the marker for a server's data directory (the parent of the engine's `data/`). */

@@ -14,6 +14,7 @@
 import path from 'node:path';
 import { existsSync } from 'node:fs';
 import { readRecord } from './store';
+import { stepHead, stepNotes, versionsView } from './report-versions';
 import {
   CELL_ERROR_CHARS,
   comparedQueries,
@@ -256,6 +257,19 @@ function envTable(run: RunRecord, cells: CellResult[]): Raw {
   return table(head, rows);
 }
 
+/** "What differs between these versions" (as report.md's, `report-versions.ts`), for a matrix over several served versions. */
+function versionsHtml(dir: string, cells: CellResult[], statistic: 'min' | 'median'): Raw {
+  const v = versionsView(dir, cells, statistic);
+  if (!v) return h``;
+  const steps = v.steps.map((s) => {
+    if (s.missing) return h`<h3>${s.a} → ${s.b}</h3>${note(s.missing)}`;
+    const n = stepNotes(s);
+    return h`<h3>${s.a} → ${s.b}</h3>${s.relevant.length ? table(stepHead(s), s.relevant) : note('No default that can affect these queries differs.')}<p>${n.counts}</p>${n.format ? h`<p class="warn">⚠ ${n.format}</p>` : ''}`;
+  });
+  const [head, ...rows] = v.perQuery;
+  return h`<section id="versions"><h2>What differs between these versions</h2><p>${v.intro.replace(/`/g, '')}</p>${steps}${rows.length ? h`<h3>Per query: the largest version-to-version change</h3><p>${v.perQueryIntro}</p>${table(head, rows)}` : ''}</section>`;
+}
+
 /** The comparison section: its facts, the queries without a ratio, and the chart. */
 async function comparisonSection(dir: string): Promise<Raw> {
   const file = path.join(dir, 'comparison.json');
@@ -330,6 +344,7 @@ ${hostsHtml(cells)}
 <section id="queries"><h2>Query times</h2>${chartNote}${await figures([queryTimesChart(ok, 'baseline'), queryTimesChart(ok, 'index')], 'No query run was measured.')}${detailsTable(`Queries table (as in report.md): cold, warm ${spec.protocol.statistic} and ${spec.protocol.statistic === 'min' ? 'median' : 'min'}, read_rows of the last warm run, before the skip index`, queryRows(measured, spec.protocol))}</section>
 <section id="compression"><h2>Compression</h2>${await figures([compressionChart(ok)], 'No cell recorded per-column sizes.')}${detailsTable('Compression table (as in report.md): table totals from system.parts (active parts)', compressionRows(measured))}${detailsTable('Per-column compression table (as in report.md): from system.parts_columns (active parts)', perColumnRows(measured.filter((c) => c.storage)))}</section>
 <section id="skip-index"><h2>Skip index</h2>${await figures([skipIndexChart(ok, spec.protocol.statistic)], noIndexReason(cells, spec.skipIndex))}${detailsTable(`Skip index before / after table (as in report.md): warm ${spec.protocol.statistic}, read_rows and read_bytes, index size and materialization`, skipIndexRows(measured, spec))}</section>
+${versionsHtml(dir, measured, spec.protocol.statistic)}
 ${await gridsHtml(spec, cells, figures)}
 ${await comparisonSection(dir)}
 ${series ? h`<section id="series"><h2>Series of past runs</h2>${await figures([seriesChart(series)], 'The series has no point to draw.')}</section>` : ''}

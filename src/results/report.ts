@@ -10,6 +10,7 @@ import { gridValidity, gridsSections, profileLines } from './report-grids';
 import { busyFlags, busyHeadline, busySection, hasHosts, hostColumn, hostsSection } from './report-hosts';
 import { readRecord, readRecordIfExists } from './store';
 import { comparisonSection } from './report-comparison';
+import { versionsSection } from './report-versions';
 import {
   bannerMd,
   bytesColumn,
@@ -324,6 +325,8 @@ export function renderReport(dir: string): string {
   if (mismatches.length) out.push('');
   else if (compared.length) out.push(`Results agree: every run of ${compared.join(', ')} in every cell${anyIndex ? ' (before and after the index)' : ''} returned the same rows (sha256).`, '');
   if (approx.length) out.push(`Not compared: ${approx.join(', ')} (the workload marks the result as approximate).`, '');
+  // A matrix over several versions: the defaults and figures that differ between them (report-versions.ts).
+  out.push(...versionsSection(dir, ok, stat));
 
   out.push('## Validity', '', 'Per query and cell: was each cold run cold (from the run\'s counters: mark/uncompressed cache hits, direct-I/O buffers, bytes read from the block device), were all runs quiet (active parts unchanged, no merge or mutation), were warm runs faster than cold. "?" = the counters needed are not available on this target.', '');
   const vRows = [['query', 'cell', 'cold', 'warm', 'quiet', 'counters from', 'reasons']];

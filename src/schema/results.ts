@@ -1420,3 +1420,40 @@ export const RECORD_IDS: ReadonlyMap<z.ZodType, string> = new Map<z.ZodType, str
   [CellCostRecord, CELL_COST_SCHEMA],
   [RunCostRecord, RUN_COST_SCHEMA],
 ]);
+
+// ---------------------------------------------------------------------------------------------
+// Defaults of one server: defaults.json (written at provisioning, read by the versions section)
+
+/** One entry of `system.settings_changes`: a default that changed in `version`. */
+export const SettingsChange = z.object({
+  /** `Session` (query settings) or `MergeTree`; versions before 24.x have no type column: `Session`. */
+  type: z.enum(['Session', 'MergeTree']),
+  /** The version the default changed in, e.g. `25.8`. */
+  version: z.string(),
+  name: z.string(),
+  previous_value: z.string(),
+  new_value: z.string(),
+  reason: z.string(),
+});
+export type SettingsChange = z.infer<typeof SettingsChange>;
+
+/**
+ * `defaults.json`: the server's own defaults, read at provisioning. Every map is name → value as the
+ * server prints it. Null = the server has no such table (18.16 has no `default` column and no
+ * `system.settings_changes`).
+ */
+export const ServerDefaults = z.object({
+  /** `SELECT version()`. */
+  version: z.string(),
+  /** Query settings' defaults: `system.settings.default` (else `value` where `changed = 0`). */
+  settings: z.record(z.string(), z.string()).nullable(),
+  /** Where `settings` came from: `system.settings.default` or `system.settings.value (changed = 0)`. */
+  settings_source: z.string(),
+  /** Query settings this server (or the engine's embedding, e.g. chdb) runs with a non-default value: name → value. */
+  settings_changed: z.record(z.string(), z.string()).nullable(),
+  /** MergeTree settings' defaults: `system.merge_tree_settings.default` (else `value` where `changed = 0`). */
+  merge_tree_settings: z.record(z.string(), z.string()).nullable(),
+  /** `system.settings_changes` as the server lists it; null where the table does not exist. */
+  settings_changes: z.array(SettingsChange).nullable(),
+});
+export type ServerDefaults = z.infer<typeof ServerDefaults>;
