@@ -10,6 +10,7 @@
  * | `external/`   | `external` | an existing server, one database per cell                             |
  * | `process/`    | —          | the process lifecycle and provisioning skeleton embedded/local share   |
  * | `kubernetes/` | `kubernetes` | a pod and a PVC per cell, rendered from `manifests/`                   |
+ * | `versions/`   | —          | version sources: where a matrix label's ClickHouse comes from          |
  * | `gc.ts`       | —          | `chbench gc`: what runs left behind on this host                       |
  */
 import type { TargetSpec } from '../schema/run-spec';
