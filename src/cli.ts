@@ -130,7 +130,10 @@ program
     );
     if (o.versions && o.json) return console.log(JSON.stringify({ versions }));
     if (o.json) return console.log(JSON.stringify(spec));
-    const lines = versions.map((v) => `  version ${v.label} → ${v.description}`);
+    const lines = versions.map(
+      (v) =>
+        `  version ${v.label} → ${v.description}${v.limits?.length ? `\n      cannot: ${v.limits.join('; ')}` : ''}`,
+    );
     if (o.versions) return console.log(lines.join('\n'));
     const cells = expandMatrix(spec).map(cellKey);
     console.log(

@@ -4,7 +4,8 @@
  *
  *   chbench engines list [--json]          installed engines (label, package, ClickHouse read back, dir, size,
  *                                          install time) and every label the embedded target can serve
- *   chbench engines install <label…>       install the builds of these labels ahead of a run (progress on stderr)
+ *   chbench engines install <label…> [--spec <file>]   install the builds of these labels (and of a spec's
+ *                                          matrix) ahead of a run (progress on stderr)
  *   chbench engines remove <label> [--force]   delete one build's environment; refused while an engine server
  *                                          (or any process) runs from it, unless --force
  *
@@ -23,7 +24,16 @@ import {
   removeEngine,
   type InstalledEngine,
 } from '../engine/install';
-import { npmChdbSource, pypiArtifact, pypiBuildFor, pypiChdbSource, pypiLabel } from '../targets/versions';
+import {
+  npmChdbSource,
+  pypiArtifact,
+  pypiBuildFor,
+  pypiChdbSource,
+  pypiLabel,
+  resolveMatrixVersions,
+} from '../targets/versions';
+import { checkSpec } from '../activities/matrix/validate-spec';
+import { readSpecFile } from '../lib/spec-file';
 import { processesUsing } from '../targets/process/proc';
 
 /** Exit codes of `engines`. */
@@ -202,6 +212,29 @@ export function renderEngineList(l: EngineList): string {
   return out.join('\n');
 }
 
+/**
+ * The labels of a spec's matrix that its embedded target serves from PyPI (`engines` honoured).
+ * @throws exits 2 when the file is no valid spec, or its target is not embedded
+ */
+function specLabels(file: string): string[] {
+  let raw: unknown;
+  try {
+    raw = readSpecFile(file);
+  } catch (e) {
+    die(ENGINES_EXIT.invalid, (e as Error).message);
+  }
+  const { spec, problems } = checkSpec(raw);
+  if (!spec || problems.length) die(ENGINES_EXIT.invalid, `${file}: invalid run spec:\n  - ${problems.join('\n  - ')}`);
+  if (spec.target.kind !== 'embedded')
+    die(
+      ENGINES_EXIT.invalid,
+      `${file}: target.kind is ${spec.target.kind}; only the embedded target uses installed engines`,
+    );
+  return resolveMatrixVersions(spec.target, spec.matrix.version).flatMap((r) =>
+    r.ok && r.resolution.source === 'pypi-chdb' ? [r.resolution.label] : [],
+  );
+}
+
 /** Register `engines list|install|remove` on `program`. */
 export function registerEnginesCommands(program: Command): void {
   const engines = program
@@ -222,9 +255,16 @@ export function registerEnginesCommands(program: Command): void {
     });
 
   engines
-    .command('install <label...>')
+    .command('install [label...]')
     .description('install the PyPI builds of these labels (e.g. 24.8 26.9) ahead of a run; progress on stderr')
-    .action(async (labels: string[]) => {
+    .option('--spec <file>', "also every PyPI build a run spec's embedded matrix uses (what provision would install)")
+    .action(async (given: string[], o: { spec?: string }) => {
+      const labels = [...given, ...(o.spec ? specLabels(o.spec) : [])].filter((l, i, all) => all.indexOf(l) === i);
+      if (!labels.length) {
+        if (!o.spec) die(ENGINES_EXIT.invalid, 'give one or more labels (e.g. 24.8 26.9) or --spec <file>');
+        console.log(`${o.spec}: its matrix uses no PyPI build; nothing to install`);
+        return;
+      }
       const unknown = labels.filter((l) => !pypiChdbSource.canServe(l) && !npmChdbSource.canServe(l));
       if (unknown.length)
         die(

@@ -12,6 +12,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { runCliToEnd } from '../helpers/cli-process';
+import { REPO_ROOT } from '../../src/config';
 import type { EngineList } from '../../src/cli/engines';
 
 describe('chbench engines', () => {
@@ -44,11 +45,28 @@ describe('chbench engines', () => {
     assert.equal(r.code, 2);
     assert.match(r.stderr, /no engine serves "25\.3": npm-chdb .* serves 26\.7 .*pypi-chdb serves 23\.10/);
     assert.deepEqual(fs.readdirSync(dir), []);
+    const none = await cli('install', '--spec', path.join(REPO_ROOT, 'examples', 'demo.yaml'));
+    assert.equal(none.code, 0, none.stderr);
+    assert.match(none.stdout, /demo\.yaml: its matrix uses no PyPI build; nothing to install/);
+    assert.equal((await cli('install')).code, 2);
   });
 
   it('install 26.9 (real pip), list shows ClickHouse 26.9.2.1 read back, remove deletes it', async () => {
     const t0 = Date.now();
-    const r = await cli('install', '26.9');
+    const spec = path.join(dir, '..', `${path.basename(dir)}-spec.json`);
+    fs.writeFileSync(
+      spec,
+      JSON.stringify({
+        name: 's',
+        workload: 'logs',
+        scale: 1000,
+        target: { kind: 'embedded' },
+        matrix: { version: ['26.7', '26.9'], codec: ['LZ4'] },
+      }),
+    );
+    // `--spec`: the PyPI builds of the matrix (26.9), not the bundled 26.7.
+    const r = await cli('install', '--spec', spec);
+    fs.rmSync(spec);
     const ms = Date.now() - t0;
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stderr, /26\.9: installing pypi chdb-core==26\.9\.0/, 'progress on stderr');
