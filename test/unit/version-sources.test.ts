@@ -189,3 +189,38 @@ test('docs/limits.md states every limit of every PyPI build', () => {
     if (!b.limits.length) assert.match(row, /none known/);
   }
 });
+
+test('on the worker, a build to install needs a writable engines directory and a Python with venv', () => {
+  const worker = (env: Record<string, string>) => {
+    const saved = { ...process.env };
+    Object.assign(process.env, env);
+    try {
+      return checkSpec(spec({ kind: 'embedded' }, ['26.7', '24.8']), { worker: true }).problems;
+    } finally {
+      for (const k of Object.keys(env)) if (saved[k] === undefined) delete process.env[k];
+      Object.assign(process.env, saved);
+    }
+  };
+  assert.deepEqual(worker({}), [], 'python3 with venv, a writable temp engines dir');
+  const p = worker({ CHBENCH_ENGINES_PYTHON: '/nonexistent/python3' });
+  assert.equal(p.length, 1, p.join('\n'));
+  assert.match(
+    p[0],
+    /^target: version\(s\) 24\.8 need a PyPI engine install on this worker, but \/nonexistent\/python3 \(CHBENCH_ENGINES_PYTHON\) cannot create environments: .*ENOENT/,
+  );
+  const file = path.join(dir, 'a-file');
+  fs.writeFileSync(file, '');
+  const ro = worker({ CHBENCH_ENGINES_DIR: path.join(file, 'engines') });
+  assert.ok(
+    ro.some(
+      (l) =>
+        l.includes(`but ${file} (on the way to the engines directory`) && l.endsWith('is not a writable directory'),
+    ),
+    ro.join('\n'),
+  );
+  // Only the npm engine: nothing to install, nothing asked.
+  assert.deepEqual(
+    checkSpec(spec({ kind: 'embedded' }, ['26.7']), { worker: true }).problems.filter((l) => l.startsWith('target:')),
+    [],
+  );
+});

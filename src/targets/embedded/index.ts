@@ -9,7 +9,9 @@
  * output statistics; running statements are listed by `GET /chbench/running`; restartable; the
  * cell's statements are archived from the server's `statements.jsonl`.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, readFileSync, statSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { enginesDir } from '../../engine/install';
 import * as path from 'node:path';
 import { writeFileAtomic } from '../../lib/fs';
 import { describeProcessTeardown, teardownProcessCell } from '../process';
@@ -65,17 +67,50 @@ export const embeddedTarget: Target<TargetSpecOf<'embedded'>> = {
   /**
    * `input`: every label of the matrix is served by one of the target's version sources (the
    * bundled npm engine, the PyPI builds; `engines` narrows them), else one line naming the label and
-   * what each source serves. Nothing is installed here.
+   * what each source serves. `worker host`: when a label's build is not installed yet, this worker
+   * can install it ({@link installProblems}). Nothing is installed here.
    */
   checkSpec(target, versions, place) {
-    if (place !== 'input') return [];
     if (target.engines !== undefined && !['auto', 'npm', 'pypi'].includes(target.engines as string)) return [];
-    return versions.flatMap((v) => {
-      if (typeof v !== 'string' || !/^\d+(\.\d+){0,3}$/.test(v)) return [];
-      const r = resolveLabel(target, v);
-      return r.ok ? [] : [r.problem];
-    });
+    const resolved = versions.flatMap((v) =>
+      typeof v === 'string' && /^\d+(\.\d+){0,3}$/.test(v) ? [resolveLabel(target, v)] : [],
+    );
+    if (place === 'input') return resolved.flatMap((r) => (r.ok ? [] : [r.problem]));
+    // On the worker: a build it will have to install needs a writable engines directory and a Python with venv.
+    const missing = resolved.flatMap((r) => (r.ok && r.resolution.installed === null ? [r.resolution] : []));
+    return missing.length ? installProblems(missing.map((m) => m.label)) : [];
   },
 };
+
+/**
+ * Why this worker could not install PyPI builds (checked once per spec, before any cell): the
+ * engines directory (nearest existing ancestor) must be writable and the interpreter installs use
+ * (`CHBENCH_ENGINES_PYTHON`, default `python3`) must run and have `venv` and `ensurepip`.
+ * @param labels the labels that are not installed yet (named in the problem)
+ * @returns one line per problem (empty when an install can start)
+ */
+export function installProblems(labels: string[]): string[] {
+  const problems: string[] = [];
+  const needs = `version(s) ${labels.join(', ')} need a PyPI engine install on this worker`;
+  let dir = enginesDir();
+  while (!existsSync(dir)) dir = path.dirname(dir);
+  try {
+    if (!statSync(dir).isDirectory()) throw new Error('not a directory');
+    accessSync(dir, constants.W_OK);
+  } catch {
+    problems.push(
+      `target: ${needs}, but ${dir} (on the way to the engines directory ${enginesDir()}, CHBENCH_ENGINES_DIR) is not a writable directory`,
+    );
+  }
+  const python = process.env.CHBENCH_ENGINES_PYTHON || 'python3';
+  const r = spawnSync(python, ['-c', 'import venv, ensurepip'], { encoding: 'utf8', timeout: 10_000 });
+  if (r.status !== 0)
+    problems.push(
+      `target: ${needs}, but ${python} (CHBENCH_ENGINES_PYTHON) cannot create environments: ${
+        r.error ? r.error.message : (r.stderr || '').trim().split('\n').pop()
+      }`,
+    );
+  return problems;
+}
 
 registerTarget(embeddedTarget);
