@@ -32,7 +32,7 @@ export interface TargetHandle {
   runId: string;
   /** Cell key this resource belongs to. */
   cellKey: string;
-  /** One human line on how it was provisioned, e.g. `chdb 3.4.0 engine in pid 1234 (separate process)`. */
+  /** One human line on how it was provisioned and which package served it, e.g. `npm chdb@3.4.0 (ClickHouse 26.7.2.1) in pid 1234, separate process`. */
   provisionedBy: string;
   /**
    * Where the password is, for targets whose credentials live in a Kubernetes Secret: the Secret's

@@ -158,6 +158,7 @@ test('chbench validate prints what each matrix version resolves to (text and --v
   assert.equal(t.status, 0, t.stderr);
   assert.match(t.stdout, /version 24\.8 → pypi chdb==3\.1\.2 → ClickHouse 24\.8\.4\.1, not installed/);
   assert.match(t.stdout, /version 26\.7 → npm chdb@3\.4\.\d+ → ClickHouse 26\.7\.2\.1, bundled/);
+  assert.match(t.stdout, /version 24\.8 → .*\n {6}cannot: no streaming \(results are buffered\); /);
   const j = cli('validate', '--versions', '--json', file);
   assert.equal(j.status, 0, j.stderr);
   const out = JSON.parse(j.stdout) as {
