@@ -166,7 +166,9 @@ import {
   statisticsFromOutput,
   STREAM_ROW_FORMATS,
 } from './formats';
+import { findPypiBuild } from './install';
 import { createNpmDriver } from './npm-driver';
+import { createPythonDriver } from './python-driver';
 import { setStatementLog, statementLog, StatementQueue } from './queue';
 import { analyzeSql } from './sql-shape';
 
@@ -376,14 +378,26 @@ async function main(): Promise<void> {
     const rows: { kill_status: string; query_id: string; user: string; query: string }[] = [];
     if (found?.state === 'running') {
       const abort = found.entry.abortRunning;
-      if (!abort) {
+      if (!abort && !driver.capabilities.concurrentSessions) {
         throw new ServerError(
           48,
           'NOT_IMPLEMENTED',
-          `query '${target}' is already executing inside the chdb engine, which cannot interrupt a running statement that is not streaming its result; it will run to completion. Only queued and streaming statements can be killed`,
+          `query '${target}' is already executing inside the chdb engine (${driver.packageLabel}, ClickHouse ${chVersion}), which cannot open a second session while a statement runs, so it cannot interrupt a running statement that is not streaming its result; it will run to completion. Only queued and streaming statements can be killed`,
         );
       }
-      if (mode !== 'TEST') {
+      if (!abort) {
+        // A buffered statement: KILL QUERY from the monitor's second session; the statement fails
+        // inside the engine with code 394, which its request answers.
+        if (mode !== 'TEST') {
+          await monitor.kill(found.entry.sqlHead, false);
+          if (mode === 'SYNC')
+            await pollWithin(() => engine.queue.find(target)?.entry !== found.entry, {
+              timeoutMs: 60_000,
+              intervalMs: 10,
+              stopOn: () => true,
+            });
+        }
+      } else if (mode !== 'TEST') {
         abort(
           new ServerError(
             394,
@@ -713,6 +727,9 @@ async function main(): Promise<void> {
         backend: driver.backend,
         package: driver.packageLabel,
         capabilities: driver.capabilities,
+        ...(driver.backend === 'python'
+          ? { python: args.python, limits: findPypiBuild(chVersion)?.limits ?? [] }
+          : { limits: [] }),
         pid: process.pid,
         dataDir,
         timezone: engine.timezone,
@@ -816,7 +833,17 @@ interface ServerArgs {
  */
 async function createDriver(args: ServerArgs): Promise<EngineDriver> {
   if (args.engine === 'npm') return createNpmDriver();
-  throw new Error(`--engine python: not available in this build`);
+  const max = process.env.CHBENCH_ENGINE_MAX_RESULT_BYTES;
+  return createPythonDriver({
+    python: args.python!,
+    log,
+    ...(max ? { maxResultBytes: Number(max) } : {}),
+    onExit(e) {
+      // The engine is gone: fail (done by the driver), let the error responses go out, exit non-zero.
+      log(`fatal: ${e.message}`);
+      setTimeout(() => process.exit(70), 300);
+    },
+  });
 }
 
 function parseArgs(argv: string[]): ServerArgs {
