@@ -564,6 +564,7 @@ async function main(): Promise<void> {
     exceptionTags.set(res, tag);
     const F = format.toUpperCase();
     const streamable =
+      driver.capabilities.streaming &&
       !rawInsert &&
       !fileInsert &&
       (shape.first === 'SELECT' || shape.first === 'WITH') &&
