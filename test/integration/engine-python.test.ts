@@ -271,3 +271,60 @@ describe('engine server, --engine python: two versions at once, and the host dyi
     assert.equal(exit.code, 70);
   });
 });
+
+describe(
+  'engine server, --engine python, PyPI chdb 1.4.1 (ClickHouse 23.10: a fresh engine per statement)',
+  { timeout: 120_000 },
+  () => {
+    let srv: EngineServer;
+    let client: ClickHouseClient;
+    before(async () => {
+      srv = await startEngineServer({ python: await pythonOf('23.10') });
+      client = createClient({ url: srv.url, request_timeout: 60_000, log: QUIET });
+    });
+    after(async () => {
+      await client?.close();
+      await srv?.stop();
+    });
+
+    it('reports 1.4.1 (not the 0.6.0 its module says), per-query engine, no system.parts', async () => {
+      const info = (await (await fetch(`${srv.url}/chbench/info`)).json()) as Record<string, unknown>;
+      assert.equal(info.chdb, '1.4.1');
+      assert.equal(info.clickhouse, '23.10.1.1');
+      const caps = info.capabilities as Record<string, boolean>;
+      assert.equal(caps.perQueryEngine, true);
+      assert.equal(caps.systemParts, false);
+      assert.equal(caps.streaming, false);
+    });
+
+    it('settings per request are reset (1.4.1 ignores SET k = DEFAULT), params and database work', async () => {
+      await client.command({ query: 'CREATE DATABASE d ENGINE = Atomic' });
+      await client.command({ query: 'CREATE TABLE d.t (a UInt32) ENGINE = MergeTree ORDER BY a' });
+      await client.insert({ table: 'd.t', values: [{ a: 1 }, { a: 2 }], format: 'JSONEachRow' });
+      const get = async (clickhouse_settings?: Record<string, number>) =>
+        (
+          (await (
+            await client.query({
+              query: "SELECT toString(getSetting('max_block_size')) AS b",
+              format: 'JSONEachRow',
+              clickhouse_settings,
+            })
+          ).json()) as { b: string }[]
+        )[0].b;
+      const before = await get();
+      assert.equal(await get({ max_block_size: 7 }), '7');
+      assert.equal(await get(), before);
+      const n = await fetch(q(srv.url, 'SELECT count() FROM t', '&database=d'));
+      assert.equal((await n.text()).trim(), '2');
+      const p = await client.query({
+        query: 'SELECT {x:UInt8} + 1 AS y',
+        format: 'JSONEachRow',
+        query_params: { x: 5 },
+      });
+      assert.deepEqual(await p.json(), [{ y: 6 }]);
+      // After `database=d` the next statement is back in the engine's own default database.
+      const cur = await text(srv.url, 'SELECT currentDatabase()');
+      assert.equal(cur.body.trim(), '_local');
+    });
+  },
+);

@@ -37,6 +37,16 @@ from system.processes, KILL QUERY) runs while a statement runs where the build a
 every session the server opens shares that connection and its thread; closing a shared session that
 ran ``SET``/``USE`` statements resets them (``SET k = DEFAULT``, ``USE default``).
 
+chdb 1.x (a fresh engine per statement, run as a multi-query text): settings and the current database
+outlive their statement but ``SET k = DEFAULT`` is ignored, so the host restores the value it read
+before its first ``SET k``; ``USE default`` means the engine's own default database (``_local``);
+``SET param_x = ...`` lives in one statement only, so a session's parameters are sent before each of
+its statements; ``INSERT ... FORMAT f`` with inline rows goes through a temporary file
+(``FROM INFILE``), since the multi-query text would read the rows as SQL.
+
+chdb 1.4.1's module says ``__version__ = "0.6.0"``: the version reported is the installed
+distribution's (``importlib.metadata``).
+
 Logs go to stderr only.
 """
 
@@ -81,11 +91,29 @@ MAX_RESULT_BYTES = int(arg("--max-result-bytes", str(1 << 30)))
 import chdb  # noqa: E402  (after the stdout redirect: the module may print while loading)
 from chdb import session as chdb_session  # noqa: E402
 
-CHDB_VERSION = getattr(chdb, "__version__", "?")
+def _package_version():
+    # chdb 1.4.1 says __version__ "0.6.0": the installed distribution's version is the truth.
+    try:
+        from importlib import metadata
+
+        for dist in ("chdb-core", "chdb"):
+            try:
+                return metadata.version(dist)
+            except metadata.PackageNotFoundError:
+                pass
+    except Exception:  # noqa: BLE001
+        pass
+    return getattr(chdb, "__version__", "?")
+
+
+CHDB_VERSION = _package_version()
 MAJOR = int(CHDB_VERSION.split(".")[0]) if CHDB_VERSION[:1].isdigit() else 0
 # chdb <= 3.x: one connection per process (a second Session closes the first).
 SHARED_CONNECTION = MAJOR < 26
 HAS_STREAM = hasattr(chdb_session.Session, "send_query")
+# chdb 1.x / 2.x: every query re-opens the data, but settings and the current database outlive their
+# statement and `SET k = DEFAULT` is ignored: the host restores the value read before its first SET.
+PER_QUERY = MAJOR < 3
 
 _write_lock = threading.Lock()
 
@@ -161,6 +189,9 @@ class Conn:
 
     def __init__(self, path):
         self.jobs = queue.Queue()
+        self.defaults = {}  # PER_QUERY: setting -> its value before this host first SET it
+        self.users = 0  # sessions open on this connection (closed with the last one)
+        self.home = "default"  # the database a fresh engine starts in (chdb 1.x: _local)
         self.session = None
         self.path = path
         ready = threading.Event()
@@ -169,6 +200,9 @@ class Conn:
         def boot():
             try:
                 self.session = chdb_session.Session(path)
+                if PER_QUERY:
+                    r = self.session.query("SELECT currentDatabase()", "TabSeparatedRaw")
+                    self.home = bytes(result_bytes(r)[1]).decode().strip() or "default"
             except Exception as e:  # noqa: BLE001
                 err.append(e)
             ready.set()
@@ -198,7 +232,8 @@ class Conn:
 
         def fin(_):
             try:
-                s.close()
+                if hasattr(s, "close"):
+                    s.close()
             finally:
                 self.jobs.put(None)
 
@@ -209,14 +244,18 @@ class Session:
     def __init__(self, conn, primary):
         self.conn = conn
         self.primary = primary
-        self.touched = []  # settings SET through this session (shared connection only)
+        self.touched = set()  # settings SET through this session (shared connection only)
         self.used_db = False
+        self.params = {}  # PER_QUERY: SET param_x = … statements, sent before each of its queries
 
 
 conns = {}  # path -> Conn (shared connection builds)
 sessions = {}
 next_sid = [1]
 streams = {}  # request id -> Stream
+DEFAULT_RE = re.compile(r"^\s*SET\s+\w+\s*=\s*DEFAULT\s*;?\s*$", re.I)
+INLINE_INSERT_RE = re.compile(r"^\s*(INSERT\s+INTO\s+.*?)\s+FORMAT\s+(\w+)[ \t]*\r?\n(.*)\Z", re.I | re.S)
+USE_DEFAULT_RE = re.compile(r"^\s*USE\s+`?default`?\s*;?\s*$", re.I)
 SET_RE = re.compile(r"^\s*SET\s+([A-Za-z_][A-Za-z0-9_]*)\s*=", re.I)
 USE_RE = re.compile(r"^\s*USE\s", re.I)
 
@@ -229,8 +268,10 @@ def open_session(path):
             if conns:
                 raise RuntimeError("chdb %s keeps one data path per process (%s is open)" % (CHDB_VERSION, next(iter(conns))))
             conn = conns[path] = Conn(path)
+        primary = False  # every session of a shared connection resets what it changed when it closes
     else:
         conn, primary = Conn(path), True
+    conn.users += 1
     sid = next_sid[0]
     next_sid[0] += 1
     sessions[sid] = Session(conn, primary)
@@ -243,10 +284,47 @@ def do_query(rid, sess, sql, fmt):
             if SHARED_CONNECTION and not sess.primary:
                 m = SET_RE.match(sql)
                 if m:
-                    sess.touched.append(m.group(1))
+                    sess.touched.add(m.group(1))
                 if USE_RE.match(sql):
                     sess.used_db = True
-            r = s.query(sql, fmt)
+            q = sql
+            if PER_QUERY:
+                m = SET_RE.match(sql)
+                if m and m.group(1).startswith("param_"):
+                    # Query parameters live in one statement's context only: sent before each query.
+                    sess.params[m.group(1)] = sql.strip().rstrip(";")
+                    send({"id": rid, "ok": True, "elapsed": 0.0, "result_rows": 0, "result_bytes": 0})
+                    return
+                ins = INLINE_INSERT_RE.match(sql)
+                if ins:
+                    # 1.x runs statements as a multi-query text: rows on several lines would be read as
+                    # SQL. They go through a file instead (removed once the statement ends).
+                    fd, tmp = tempfile.mkstemp(prefix="chbench-insert-")
+                    with os.fdopen(fd, "wb") as f:
+                        f.write(ins.group(3).encode("utf-8"))
+                    try:
+                        r = s.query("%s FROM INFILE '%s' FORMAT %s" % (ins.group(1), tmp, ins.group(2)), fmt)
+                    finally:
+                        os.unlink(tmp)
+                    send({"id": rid, "ok": True, "elapsed": float(r.elapsed()), "result_rows": num(r.rows_read),
+                          "result_bytes": num(r.bytes_read)}, result_bytes(r)[1])
+                    return
+                if USE_DEFAULT_RE.match(sql):
+                    q = "USE %s" % sess.conn.home
+                elif sess.params and not m and not USE_RE.match(sql):
+                    q = "; ".join(list(sess.params.values()) + [sql])
+                if m and DEFAULT_RE.match(sql):
+                    # 1.x ignores SET k = DEFAULT (settings outlive their statement): restore the value
+                    # read before this host first changed it, if it did.
+                    old = sess.conn.defaults.get(m.group(1))
+                    if old is None:
+                        send({"id": rid, "ok": True, "elapsed": 0.0, "result_rows": 0, "result_bytes": 0})
+                        return
+                    q = "SET %s = '%s'" % (m.group(1), old.replace("\\", "\\\\").replace("'", "\\'"))
+                elif m and m.group(1) not in sess.conn.defaults and not m.group(1).startswith("param_"):
+                    got = s.query("SELECT toString(getSetting('%s'))" % m.group(1), "TabSeparatedRaw")
+                    sess.conn.defaults[m.group(1)] = bytes(result_bytes(got)[1]).decode().rstrip("\n")
+            r = s.query(q, fmt)
             if hasattr(r, "has_error") and r.has_error():
                 raise RuntimeError(r.error_message())
             _keep, body = result_bytes(r)
@@ -336,7 +414,8 @@ def do_close(rid, sid):
     if sess is None:
         send({"id": rid, "ok": True})
         return
-    if SHARED_CONNECTION and not sess.primary:
+    sess.conn.users -= 1
+    if SHARED_CONNECTION and sess.conn.users > 0:
         def reset(s):
             for k in sess.touched:
                 try:
@@ -345,7 +424,7 @@ def do_close(rid, sid):
                     pass
             if sess.used_db:
                 try:
-                    s.query("USE default", "TSV")
+                    s.query("USE %s" % sess.conn.home, "TSV")
                 except Exception:  # noqa: BLE001
                     pass
             send({"id": rid, "ok": True})
@@ -358,7 +437,8 @@ def do_close(rid, sid):
 
     def fin(s):
         try:
-            s.close()
+            if hasattr(s, "close"):
+                s.close()
         finally:
             send({"id": rid, "ok": True})
             done.jobs.put(None)
@@ -375,7 +455,8 @@ def hello():
         try:
             ver = bytes(result_bytes(s.query("SELECT version()", "TSV"))[1]).decode().strip()
         finally:
-            s.close()
+            if hasattr(s, "close"):
+                s.close()
     finally:
         shutil.rmtree(d, ignore_errors=True)
     return {
