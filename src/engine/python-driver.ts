@@ -309,7 +309,9 @@ export async function createPythonDriver(opts: {
   const child = spawn(opts.python, args, { stdio: ['pipe', 'pipe', 'pipe'] });
   let label = `python ${opts.python}`;
   let stopping = false;
-  const spawnError = new Promise<never>((_, reject) => child.once('error', reject));
+  const spawnError = new Promise<never>((_, reject) =>
+    child.once('error', (e) => reject(new Error(`cannot run the chdb host with ${opts.python}: ${e.message}`))),
+  );
   const host = new Host(
     child,
     () => label,

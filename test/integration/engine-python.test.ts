@@ -177,6 +177,37 @@ for (const { label, chdb, pkg, ch, streaming, concurrent } of BUILDS) {
         // The engine's baseline (≈ 300 MiB idle: chdb's code and caches) plus bounded chunks in flight.
         assert.ok(grew < 250 * MB, `RSS grew by ${(grew / MB).toFixed(0)} MiB while streaming 572 MiB`);
       });
+      it('KILL QUERY of a streaming statement stops it between chunks; a client that goes away too; the next statement runs', async () => {
+        const slow = 'SELECT number, sleepEachRow(0.05) FROM numbers(400) SETTINGS max_block_size = 1';
+        const res = fetch(q(srv.url, slow, '&query_id=stream-1')).then(async (r) => ({
+          status: r.status,
+          body: await r.text().catch((e: unknown) => `broken: ${String(e)}`),
+        }));
+        await pollUntil(
+          async () => (await running(srv.url)).some((e) => e.query_id === 'stream-1' && e.state === 'running'),
+          { what: 'the stream running', timeoutMs: 10_000, intervalMs: 50 },
+        );
+        const t0 = Date.now();
+        const k = await text(srv.url, "KILL QUERY WHERE query_id = 'stream-1' SYNC");
+        assert.equal(k.status, 200, k.body);
+        assert.match(k.body, /^finished\tstream-1/);
+        const r = await res;
+        assert.ok(Date.now() - t0 < 5_000, `stopped within 5 s (${Date.now() - t0} ms), not after 20 s`);
+        assert.match(r.body, /Code: 394|broken/);
+        // A client that disconnects mid-stream: the stream is cancelled and the engine is free again.
+        const ac = new AbortController();
+        const gone = fetch(q(srv.url, slow), { signal: ac.signal }).then((x) => x.body?.getReader().read());
+        await pollUntil(async () => (await running(srv.url)).some((e) => e.state === 'running'), {
+          what: 'the second stream running',
+          timeoutMs: 10_000,
+          intervalMs: 50,
+        });
+        ac.abort();
+        await gone.catch(() => undefined);
+        const one = await text(srv.url, 'SELECT 1');
+        assert.equal(one.body.trim(), '1');
+        assert.deepEqual(await running(srv.url), []);
+      });
     } else {
       it('a buffered result over the cap gets code 396 naming the build; the server keeps serving', async () => {
         const sql = "SELECT repeat('x', 999) FROM numbers(600000)";
