@@ -7,7 +7,7 @@
  *    engine, interleaved engine by engine; median and p90, ms. Goal: python within 1 ms of npm.
  * 2. Throughput of a 200 MB result (`repeat('x', 999)` × 200,000 rows, TabSeparated), streamed
  *    where the build streams (npm, 26.9; `max_block_size = 8192`), buffered on 24.8; `BENCH_REPS`
- *    (3) runs, median MB/s (10^6 bytes / s, wall time of the whole response). Goal: ≥ 0.8× npm.
+ *    (5) runs, median MB/s (10^6 bytes / s, wall time of the whole response). Goal: ≥ 0.8× npm.
  *
  * Builds come from src/engine/install.ts (installed on first use under CHBENCH_ENGINES_DIR).
  */
@@ -21,7 +21,7 @@ import { REPO_ROOT } from '../src/config';
 import { startEngineServer, type EngineServer } from '../test/helpers/engine-server';
 
 const ITER = Number(process.env.BENCH_ITERATIONS ?? 200);
-const REPS = Number(process.env.BENCH_REPS ?? 3);
+const REPS = Number(process.env.BENCH_REPS ?? 5);
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 
 /** One GET; resolves with the body's byte count and the wall time, ms. */
