@@ -11,7 +11,9 @@
  * storage_rows_read?, storage_bytes_read?}` + result payload; `stream {session, format, window}` +
  * SQL → `{chunk, rows}` + bytes … then `{end}`; `ack {id, n}` (credits: the host never has more than
  * `window` unacknowledged chunks in flight), `cancel {id}` (stops a stream before its next chunk,
- * code 394); `close {session}`. Failures: `{ok: false, error: 'Code: N. DB::Exception: …'}`.
+ * code 394); `insert {session, table, columns, format}` + rows → `{rows_written, bytes_written,
+ * elapsed}` (chdb-core 26.x `Session.send_insert`; other builds get the rows as statement text);
+ * `close {session}`. Failures: `{ok: false, error: 'Code: N. DB::Exception: …'}`.
  *
  * ## Capabilities per build (measured, /work/shared/NOTES.md "ClickHouse versions on one machine")
  * - streaming: `Session.send_query`, chdb ≥ 3.7.2;
@@ -208,13 +210,27 @@ class Host {
 
 class PythonSession implements EngineSession {
   stream?: EngineSession['stream'];
+  insert?: EngineSession['insert'];
 
   constructor(
     private readonly host: Host,
     private readonly sid: number,
     streaming: boolean,
+    rawInsert: boolean,
   ) {
     if (streaming) this.stream = (sql, format, signal) => this.streamImpl(sql, format, signal);
+    if (rawInsert)
+      this.insert = async (req) => {
+        const { h } = await this.host.call(
+          { op: 'insert', session: this.sid, table: req.table, columns: req.columns ?? null, format: req.format },
+          req.body,
+        );
+        return {
+          rowsWritten: Number(h.rows_written),
+          bytesWritten: Number(h.bytes_written),
+          elapsedS: Number(h.elapsed),
+        };
+      };
   }
 
   async query(sql: string, format: string): Promise<QueryResult> {
@@ -326,6 +342,8 @@ export async function createPythonDriver(opts: {
   const packageLabel = `pypi ${pkg}==${chdbVersion}`;
   label = packageLabel;
   const capabilities = capabilitiesFor(chdbVersion);
+  // Raw insert (the engine's rows/bytes written) where the build has Session.send_insert (chdb-core 26.x).
+  const rawInsert = (h.features as { send_insert?: boolean } | undefined)?.send_insert === true;
   return {
     backend: 'python',
     chdbVersion,
@@ -334,7 +352,7 @@ export async function createPythonDriver(opts: {
     capabilities,
     async openSession(dataPath) {
       const r = await host.call({ op: 'open', path: dataPath });
-      return new PythonSession(host, Number(r.h.session), capabilities.streaming);
+      return new PythonSession(host, Number(r.h.session), capabilities.streaming, rawInsert);
     },
     async shutdown() {
       stopping = true;

@@ -123,7 +123,9 @@ for (const { label, chdb, pkg, ch, streaming, concurrent } of BUILDS) {
     it('@clickhouse/client: DDL, INSERT, SELECT, settings per request, query_id echo, errors', async () => {
       await client.command({ query: 'CREATE TABLE t (id UInt32, name String) ENGINE = MergeTree ORDER BY id' });
       const rows = [1, 2, 3].map((i) => ({ id: i, name: `n${i}` }));
-      await client.insert({ table: 't', values: rows, format: 'JSONEachRow' });
+      const ins = await client.insert({ table: 't', values: rows, format: 'JSONEachRow' });
+      // chdb-core 26.x: raw insert (send_insert) reports the engine's rows written; older builds: unmeasured.
+      assert.equal(ins.summary?.written_rows, label === '26.9' ? '3' : undefined);
       const rs = await client.query({
         query: 'SELECT id, name FROM t ORDER BY id',
         format: 'JSONEachRow',

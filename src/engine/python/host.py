@@ -25,6 +25,9 @@ Requests (server -> host), each with an integer ``id`` unique among the open req
   ``window`` chunks that the server has not acknowledged; ``{"op": "ack", "id": <stream id>, "n": k}``
   gives k more credits. ``{"op": "cancel", "id": <stream id>}`` stops the stream before the next
   chunk (the stream then answers ``ok: false`` with code 394).
+- ``{"op": "insert", "session": sid, "table": "db.t", "columns": [..] | null, "format": f}`` + payload
+  rows (builds with ``Session.send_insert``: chdb-core 26.x) -> ``{"ok": true, "rows_written": n,
+  "bytes_written": n, "elapsed": s}``, the engine's own counts.
 - ``{"op": "close", "session": sid}`` -> ``{"ok": true}``.
 
 Every failure answers ``{"ok": false, "error": "Code: N. DB::Exception: ... (TYPE)"}``: the engine's
@@ -111,6 +114,7 @@ MAJOR = int(CHDB_VERSION.split(".")[0]) if CHDB_VERSION[:1].isdigit() else 0
 # chdb <= 3.x: one connection per process (a second Session closes the first).
 SHARED_CONNECTION = MAJOR < 26
 HAS_STREAM = hasattr(chdb_session.Session, "send_query")
+HAS_INSERT = hasattr(chdb_session.Session, "send_insert")
 # chdb 1.x / 2.x: every query re-opens the data, but settings and the current database outlive their
 # statement and `SET k = DEFAULT` is ignored: the host restores the value read before its first SET.
 PER_QUERY = MAJOR < 3
@@ -409,6 +413,37 @@ def do_stream(rid, sess, sql, fmt, window):
     sess.conn.submit(run)
 
 
+def _ident(name):
+    return "`%s`" % name.replace("\\", "\\\\").replace("`", "\\`")
+
+
+def do_insert(rid, sess, h, body):
+    """Raw insert through Session.send_insert (chdb-core 26.x): the rows as bytes, the engine's counts back."""
+
+    def run(s):
+        try:
+            cols = h.get("columns")
+            table = ".".join(_ident(p) for p in h["table"].split("."))
+            sql = "INSERT INTO %s%s" % (table, " (%s)" % ", ".join(_ident(c) for c in cols) if cols else "")
+            ins = s.send_insert(sql, h["format"])
+            try:
+                if body:
+                    ins.append(body)
+                r = ins.finish()
+            except Exception:
+                try:
+                    ins.cancel()
+                except Exception:  # noqa: BLE001
+                    pass
+                raise
+            send({"id": rid, "ok": True, "rows_written": int(r.rows_written), "bytes_written": int(r.bytes_written),
+                  "elapsed": float(r.elapsed)})
+        except Exception as e:  # noqa: BLE001
+            send({"id": rid, "ok": False, "error": error_text(e)})
+
+    sess.conn.submit(run)
+
+
 def do_close(rid, sid):
     sess = sessions.pop(sid, None)
     if sess is None:
@@ -463,7 +498,7 @@ def hello():
         "chdb": CHDB_VERSION,
         "clickhouse": ver,
         "python": sys.version.split()[0],
-        "features": {"send_query": HAS_STREAM, "shared_connection": SHARED_CONNECTION,
+        "features": {"send_query": HAS_STREAM, "send_insert": HAS_INSERT, "shared_connection": SHARED_CONNECTION,
                      "max_result_bytes": MAX_RESULT_BYTES},
     }
 
@@ -497,6 +532,10 @@ def main():
                 st = streams.get(rid)
                 if st:
                     st.cancel()
+            elif op == "insert":
+                if not HAS_INSERT:
+                    raise RuntimeError("chdb %s has no send_insert (no raw insert)" % CHDB_VERSION)
+                do_insert(rid, sessions[h["session"]], h, payload)
             elif op == "close":
                 do_close(rid, h["session"])
             else:
