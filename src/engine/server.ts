@@ -160,7 +160,9 @@
  *   `storage_bytes_read()` for every format (before 26.5 the JSON block's 0 is never used).
  * - `written_rows`, `written_bytes`: for `INSERT INTO t [(cols)] FORMAT <text format>` with the rows in
  *   the body, the statement runs through chdb's raw insert, which reports the engine's
- *   rows/bytes written. Omitted for every other write (e.g. INSERT … SELECT).
+ *   rows/bytes written (npm; with `--engine python` chdb-core 26.x `Session.send_insert`; older PyPI
+ *   builds get the rows as statement text and leave them unmeasured). Omitted for every other write
+ *   (e.g. INSERT … SELECT).
  * - Header `X-Chbench-Unmeasured` lists the standard summary fields that were omitted.
  *
  * ## Event loop (checked with chdb 3.4.0 on Node 20)
