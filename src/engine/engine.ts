@@ -143,6 +143,37 @@ export class ProgressMonitor {
     return entries;
   }
 
+  /**
+   * KILL QUERY a running buffered statement from the monitor's second session (drivers with
+   * `concurrentSessions` only). chdb gives the statement its own query_id: it is found in
+   * `system.processes` by its SQL text (`sqlHead`'s first 100 characters), as `running()` does.
+   * @returns the engine's query_id of the statement that was told to stop
+   * @throws ServerError-shaped Error (`Code: N. DB::Exception: …`) when it is not found or the KILL fails
+   */
+  async kill(sqlHead: string, sync: boolean): Promise<string> {
+    this.s ??= await this.driver.openSession(this.dataPath);
+    const r = await this.s.query(
+      'SELECT query_id, query FROM system.processes WHERE query_id != queryID()',
+      'JSONEachRow',
+    );
+    const rows = r.body
+      .toString('utf8')
+      .split('\n')
+      .filter((l) => l.trim())
+      .map((l) => JSON.parse(l) as { query_id: string; query: string });
+    const head = sqlHead.trim().slice(0, 100);
+    const row = rows.find((x) => x.query.trim().startsWith(head)) ?? (rows.length === 1 ? rows[0] : undefined);
+    if (!row)
+      throw new Error(
+        `Code: 1001. DB::Exception: the executing statement is not in system.processes of ${this.driver.packageLabel} (${rows.length} other statements there): not killed. (STD_EXCEPTION)`,
+      );
+    await this.s.query(
+      `KILL QUERY WHERE query_id = ${sqlString(row.query_id)} ${sync ? 'SYNC' : 'ASYNC'}`,
+      'TabSeparated',
+    );
+    return row.query_id;
+  }
+
   async close(): Promise<void> {
     await this.s?.close();
     this.s = undefined;

@@ -1,11 +1,29 @@
 /**
- * The embedded target's server: a separate Node process that opens ONE chdb session (ClickHouse
- * engine in-process, npm `chdb`) on `<dataDir>/data` and serves, on 127.0.0.1 (or another loopback
- * address, `--host`), the subset of the ClickHouse HTTP interface that `@clickhouse/client` 1.x uses.
+ * The embedded target's server: a separate Node process that opens ONE chdb engine on
+ * `<dataDir>/data` and serves, on 127.0.0.1 (or another loopback address, `--host`), the subset of
+ * the ClickHouse HTTP interface that `@clickhouse/client` 1.x uses. Two backends (driver.ts):
+ * - `--engine npm` (default): the npm `chdb` package in this process (chdb 3.4.0 = ClickHouse 26.7);
+ * - `--engine python --python <venv>/bin/python`: a PyPI chdb build (chdb 1.4.1 … chdb-core 26.9.0 =
+ *   ClickHouse 23.10 … 26.9, installed by install.ts) in a Python child process running
+ *   `python/host.py`, spoken to over framed stdin/stdout (python-driver.ts). If that process dies,
+ *   every pending statement fails with code 1001 naming its exit code/signal and stderr tail, and
+ *   this server exits with code 70 (the engine is not silently restarted).
+ *   `CHBENCH_ENGINE_MAX_RESULT_BYTES` (default 1 GiB) caps a BUFFERED result passed from the host:
+ *   a larger one fails with code 396 TOO_MANY_ROWS_OR_BYTES (the host has built it by then).
+ *
+ * What each build cannot do (`capabilities` in `/chbench/info`, from NOTES "ClickHouse versions"):
+ * | build | cannot |
+ * |---|---|
+ * | npm chdb 3.4.0 (26.7) | system.query_log |
+ * | chdb-core 26.5 / 26.9 | system.query_log (26.9's config-file query_log is not wired) |
+ * | chdb-core 26.1 / 26.3 | JSON statistics say rows_read 0 (not used; storage_rows_read is) |
+ * | chdb 3.7.2 (25.8) | a 2nd session during a statement (no progress, no KILL of a running buffered statement) |
+ * | chdb 3.1.2 (24.8) | as 3.7.2, and no streaming (every result buffered) and no storage rows read (read_rows unmeasured) |
+ * | chdb 1.4.1 (23.10) | as 3.1.2, and the engine re-opens its data every statement; no system.parts |
  *
  * Run (normally by `provisionEmbedded`, see provision.ts next to this file):
  *
- *     node dist/src/engine/server.js --data-dir <dir> --port <n|0> --port-file <file>
+ *     node dist/src/engine/server.js --data-dir <dir> --port <n|0> --port-file <file> [--engine npm|python --python <interpreter>]
  *
  * `--port 0` lets the kernel choose a free port; the chosen port is written (decimal + newline,
  * atomically) to `--port-file` once the server listens.
@@ -46,7 +64,9 @@
  *   text (else the only other row); when none matches or the read fails, the counters are `null` and
  *   `progress_error` says why.
  * - `GET /chbench/statements` → the statement log (JSON lines, see `logStatement`).
- * - `GET /chbench/info` → JSON `{chdb, clickhouse, pid, dataDir, timezone, startedAt}`.
+ * - `GET /chbench/info` → JSON `{chdb, clickhouse, engine, backend, package, capabilities, limits,
+ *   python?, pid, dataDir, timezone, startedAt}` (`limits`: what the build cannot do, in words;
+ *   `python`: the interpreter hosting a PyPI build).
  *
  * ## URL parameters
  * - `query_id`: echoed in `X-ClickHouse-Query-Id`; a UUID is generated when absent. A query_id that
@@ -82,8 +102,12 @@
  *   finished first), the killed request gets code 394 (as an HTTP error if no byte had gone out,
  *   else as the exception block below). KILL answers `kill_status` `finished` for SYNC (after the
  *   statement ended, bounded by 60 s) and `waiting` for ASYNC. Any other executing statement
- *   (buffered: DDL, inserts, EXPLAIN, SHOW, wait_end_of_query=1 …) cannot be interrupted by chdb (no
- *   interrupt in its C API): that KILL fails with code 48 NOT_IMPLEMENTED. Other KILL forms: 48.
+ *   (buffered: DDL, inserts, EXPLAIN, SHOW, wait_end_of_query=1 …) is killed, where the build runs a
+ *   second session beside it (`capabilities.concurrentSessions`: npm 3.4.0, PyPI chdb-core ≥ 26.1),
+ *   by finding it in `system.processes` from that session (by its SQL text: chdb gives it its own
+ *   query_id) and sending `KILL QUERY WHERE query_id = '<its id>'`: the statement fails inside the
+ *   engine with code 394 (checked: 0.5 s after the KILL on 26.9). On the other builds (PyPI chdb
+ *   ≤ 3.7.2) that KILL fails with code 48 NOT_IMPLEMENTED naming the build. Other KILL forms: 48.
  *   A request whose client disconnects while queued is dropped the same way; one whose client
  *   disconnects while its result streams is cancelled between chunks.
  *
@@ -98,7 +122,10 @@
  * `JsonDocSplicer`). Buffered instead (as before, chdb `queryAsync`): every other statement and
  * format, `wait_end_of_query=1`, response compression (`enable_http_compression=1`), and statements
  * chdb refuses to stream (code 36: EXPLAIN, SHOW, DESCRIBE, EXISTS, DDL …). `X-Chbench-Result` says
- * `streamed` or `buffered`.
+ * `streamed` or `buffered`. With `--engine python` the same holds through `Session.send_query`
+ * (PyPI ≥ 3.7.2; the host sends at most 4 unacknowledged chunks, checked: a 600 MB result on 26.9
+ * raised server + host RSS by ≈ 170 MiB with `max_block_size = 8192`); builds without it (≤ 3.1.2)
+ * buffer every result.
  *
  * What a stream cannot report (verified): chdb's per-chunk statistics block carries
  * `rows_read = bytes_read = 0` and an elapsed per chunk, and the stream API gives no elapsed or
@@ -129,9 +156,13 @@
  *   format carries a statistics block (JSON, JSONCompact, JSONStrings, JSONCompactStrings, XML and
  *   JSONColumnsWithMetadata, with output_format_write_statistics on); taken from that block.
  *   For other formats they are omitted: the node binding does not expose chdb_result_storage_rows_read.
+ *   With `--engine python` on PyPI ≥ 3.7.2 they are the engine's `storage_rows_read()` /
+ *   `storage_bytes_read()` for every format (before 26.5 the JSON block's 0 is never used).
  * - `written_rows`, `written_bytes`: for `INSERT INTO t [(cols)] FORMAT <text format>` with the rows in
  *   the body, the statement runs through chdb's raw insert, which reports the engine's
- *   rows/bytes written. Omitted for every other write (e.g. INSERT … SELECT).
+ *   rows/bytes written (npm; with `--engine python` chdb-core 26.x `Session.send_insert`; older PyPI
+ *   builds get the rows as statement text and leave them unmeasured). Omitted for every other write
+ *   (e.g. INSERT … SELECT).
  * - Header `X-Chbench-Unmeasured` lists the standard summary fields that were omitted.
  *
  * ## Event loop (checked with chdb 3.4.0 on Node 20)
@@ -140,6 +171,8 @@
  * 12 ms), while the synchronous `Session.query` froze it for the whole query. So `/ping`,
  * `/chbench/running` and KILL answer while a long statement runs. Two queryAsync calls on the same
  * connection do not overlap (the second waited for the first), which the mutex makes explicit.
+ * With `--engine python` the engine runs in the host process (a thread per chdb connection), so the
+ * event loop here only moves frames.
  *
  * ## Shutdown
  * SIGTERM/SIGINT: stop accepting connections, fail queued statements (code 394), let the executing
@@ -166,7 +199,9 @@ import {
   statisticsFromOutput,
   STREAM_ROW_FORMATS,
 } from './formats';
+import { findPypiBuild } from './install';
 import { createNpmDriver } from './npm-driver';
+import { createPythonDriver } from './python-driver';
 import { setStatementLog, statementLog, StatementQueue } from './queue';
 import { analyzeSql } from './sql-shape';
 
@@ -376,14 +411,26 @@ async function main(): Promise<void> {
     const rows: { kill_status: string; query_id: string; user: string; query: string }[] = [];
     if (found?.state === 'running') {
       const abort = found.entry.abortRunning;
-      if (!abort) {
+      if (!abort && !driver.capabilities.concurrentSessions) {
         throw new ServerError(
           48,
           'NOT_IMPLEMENTED',
-          `query '${target}' is already executing inside the chdb engine, which cannot interrupt a running statement that is not streaming its result; it will run to completion. Only queued and streaming statements can be killed`,
+          `query '${target}' is already executing inside the chdb engine (${driver.packageLabel}, ClickHouse ${chVersion}), which cannot open a second session while a statement runs, so it cannot interrupt a running statement that is not streaming its result; it will run to completion. Only queued and streaming statements can be killed`,
         );
       }
-      if (mode !== 'TEST') {
+      if (!abort) {
+        // A buffered statement: KILL QUERY from the monitor's second session; the statement fails
+        // inside the engine with code 394, which its request answers.
+        if (mode !== 'TEST') {
+          await monitor.kill(found.entry.sqlHead, false);
+          if (mode === 'SYNC')
+            await pollWithin(() => engine.queue.find(target)?.entry !== found.entry, {
+              timeoutMs: 60_000,
+              intervalMs: 10,
+              stopOn: () => true,
+            });
+        }
+      } else if (mode !== 'TEST') {
         abort(
           new ServerError(
             394,
@@ -550,6 +597,7 @@ async function main(): Promise<void> {
     exceptionTags.set(res, tag);
     const F = format.toUpperCase();
     const streamable =
+      driver.capabilities.streaming &&
       !rawInsert &&
       !fileInsert &&
       (shape.first === 'SELECT' || shape.first === 'WITH') &&
@@ -713,6 +761,9 @@ async function main(): Promise<void> {
         backend: driver.backend,
         package: driver.packageLabel,
         capabilities: driver.capabilities,
+        ...(driver.backend === 'python'
+          ? { python: args.python, limits: findPypiBuild(chVersion)?.limits ?? [] }
+          : { limits: [] }),
         pid: process.pid,
         dataDir,
         timezone: engine.timezone,
@@ -816,7 +867,17 @@ interface ServerArgs {
  */
 async function createDriver(args: ServerArgs): Promise<EngineDriver> {
   if (args.engine === 'npm') return createNpmDriver();
-  throw new Error(`--engine python: not available in this build`);
+  const max = process.env.CHBENCH_ENGINE_MAX_RESULT_BYTES;
+  return createPythonDriver({
+    python: args.python!,
+    log,
+    ...(max ? { maxResultBytes: Number(max) } : {}),
+    onExit(e) {
+      // The engine is gone: fail (done by the driver), let the error responses go out, exit non-zero.
+      log(`fatal: ${e.message}`);
+      setTimeout(() => process.exit(70), 300);
+    },
+  });
 }
 
 function parseArgs(argv: string[]): ServerArgs {
