@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseRunSpec, SpecError, runSpecJsonSchema } from '../../src/schema/run-spec';
 import { cellKey, expandMatrix } from '../../src/schema/matrix';
@@ -249,4 +249,11 @@ test('a baseline: defaults, a version that is not in the matrix, too few warm ru
     parseRunSpec({ ...base(), results: { url: 'http://127.0.0.1:8123', passwordEnv: 'CH_RESULTS_PASSWORD' } }).results,
     { url: 'http://127.0.0.1:8123', database: 'chbench', user: 'default', passwordEnv: 'CH_RESULTS_PASSWORD' },
   );
+});
+
+test('every example spec is valid (checked as `chbench validate` checks it)', () => {
+  const dir = path.join(REPO_ROOT, 'examples');
+  const files = readdirSync(dir).filter((f) => /\.(ya?ml|json)$/.test(f));
+  assert.ok(files.includes('versions.yaml') && files.includes('seed-versions.yaml'));
+  for (const f of files) assert.deepEqual(checkSpec(readSpecFile(path.join(dir, f))).problems, [], f);
 });
