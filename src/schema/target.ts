@@ -218,7 +218,7 @@ export interface TargetCapabilities {
    * other chbench servers on this host can disturb a run.
    */
   onWorkerHost: boolean;
-  /** A running statement can be stopped with `KILL QUERY … SYNC` (the embedded engine cannot stop a computing chunk). */
+  /** A running statement can be stopped with `KILL QUERY … SYNC` (on the embedded engine: where its build has a second session; other builds refuse, and the statement is waited for). */
   canKillRunning: boolean;
   /**
    * Where per-run counters (ProfileEvents) come from when `system.query_log` is not available:

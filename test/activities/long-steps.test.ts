@@ -184,8 +184,8 @@ describe('long steps at the activity level (embedded target)', { timeout: 600_00
       !fs.existsSync(path.join(cellDir(input.cell.resultsDir, runId, cellKey), 'index.json')),
       'no result file',
     );
-    // The embedded engine cannot interrupt a statement that is executing (capability canKillRunning:
-    // false): the ALTER finishes on its own, and then nothing of the step is left running or queued.
+    // The cancel sends KILL QUERY for the ALTER (the npm engine kills it through a second session, or
+    // it finishes on its own); either way nothing of the step is left running or queued.
     const goneAfter = await pollUntil(
       async () =>
         (await embeddedRunning(target!)).some((s) => isAlter(s.sql_head)) ? undefined : Date.now() - cancelledAt,

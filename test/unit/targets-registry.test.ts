@@ -141,7 +141,7 @@ describe('the registered targets', () => {
     assert.deepEqual(Object.fromEntries(targets.kinds().map((k) => [k, capabilitiesOf({ kind: k })])), {
       embedded: {
         onWorkerHost: true,
-        canKillRunning: false,
+        canKillRunning: true,
         countersWithoutQueryLog: 'system.events',
         summaryReadSource: 'output statistics',
         runningStatementsFrom: 'target endpoint',

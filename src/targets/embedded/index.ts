@@ -29,7 +29,9 @@ export const embeddedTarget: Target<TargetSpecOf<'embedded'>> = {
   kind: 'embedded',
   capabilities: {
     onWorkerHost: true,
-    canKillRunning: false,
+    // KILL QUERY of a running statement where the engine build has a second session (npm 3.4.0, PyPI
+    // chdb-core ≥ 26.1); other builds answer 48 and the kill verb says `not killable` with the build.
+    canKillRunning: true,
     countersWithoutQueryLog: 'system.events',
     summaryReadSource: 'output statistics',
     runningStatementsFrom: 'target endpoint',
