@@ -1,6 +1,6 @@
 /**
  * Provisioning the embedded target: a modern ClickHouse engine (npm `chdb`) in a separate, detached
- * Node process (`server.ts` next to this file, compiled to `server.js`) that serves the ClickHouse
+ * Node process (`src/engine/server.ts`, started by the engine launcher `src/engine/launch.ts`) that serves the ClickHouse
  * HTTP interface on 127.0.0.1. One process and one directory per cell:
  * `<workDir>/<runId sanitized>/<cellKey sanitized>/` holding `data/` (the chdb data), `port`,
  * `server.pid`, `server.log`, `statements.jsonl` and the label `chbench-target.json`.
@@ -11,83 +11,32 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { ProvisionRequest, TargetHandle } from '../../schema/target';
-import { pollUntil } from '../../lib/poll';
 import { hostAddress } from '../../config';
+import { ENGINE_START_TIMEOUT_MS, engineServerScript, readEngineInfo, startEngineServer } from '../../engine/launch';
 import {
-  describeLogTail,
-  httpGet,
-  isAlive,
   LABEL_FILE,
   LOG_FILE,
   provisionProcess,
-  spawnDetached,
-  stopProcess,
   teardownProcess,
   type ProcessServer,
   type ServerFacts,
 } from '../process';
 
 /** Milliseconds to wait for a fresh server to write its port and answer `/ping`. */
-const START_TIMEOUT_MS = 60_000;
+const START_TIMEOUT_MS = ENGINE_START_TIMEOUT_MS;
 /** Milliseconds between SIGTERM and SIGKILL at teardown. */
 export const EMBEDDED_STOP_GRACE_MS = 15_000;
 
 /**
- * Absolute path of the compiled server script: `server.js` next to this file
- * (`dist/src/targets/embedded/` in a compiled checkout).
+ * Absolute path of the compiled server script (`dist/src/engine/server.js`).
  * @throws Error when it does not exist (the TypeScript was not compiled: run `npm run build`)
  */
-export function embeddedServerScript(): string {
-  const p = path.join(__dirname, '..', '..', 'engine', 'server.js');
-  if (!fs.existsSync(p)) throw new Error(`embedded target: ${p} not found; compile first (npm run build)`);
-  return p;
-}
-
-/** What `GET /chbench/info` of the embedded server answers. */
-interface ServerInfo {
-  chdb: string;
-  clickhouse: string;
-  engine: string;
-  pid: number;
-  dataDir: string;
-}
+export const embeddedServerScript = engineServerScript;
 
 /** `GET <url>/chbench/info` as {@link ServerFacts} (version = the engine's ClickHouse version). */
 async function readFacts(url: string): Promise<ServerFacts & { engine: string }> {
-  const r = await httpGet(`${url}/chbench/info`, 5000);
-  if (r.status !== 200) throw new Error(`${url}/chbench/info: HTTP ${r.status} ${r.body.slice(0, 200)}`);
-  const info = JSON.parse(r.body) as ServerInfo;
+  const info = await readEngineInfo(url);
   return { version: info.clickhouse, pid: info.pid, dataDir: info.dataDir, engine: info.engine };
-}
-
-/**
- * Wait until the fresh server at `pid` wrote its port to `file`.
- * @returns the port
- * @throws Error when `pid` exited first, or after `timeoutMs` ms; both name the tail of `logPath`
- */
-function waitForPortFile(file: string, pid: number, timeoutMs: number, logPath: string): Promise<number> {
-  return pollUntil(
-    () => {
-      try {
-        const n = Number.parseInt(fs.readFileSync(file, 'utf8').trim(), 10);
-        if (Number.isInteger(n) && n > 0) return n;
-      } catch {
-        /* not written yet */
-      }
-      if (!isAlive(pid))
-        throw new Error(`embedded server pid ${pid} exited before listening\n${describeLogTail(logPath)}`);
-      return undefined;
-    },
-    {
-      timeoutMs,
-      intervalMs: 50,
-      stopOn: () => true, // only "the process exited" gets here
-      onTimeout: () =>
-        new Error(
-          `embedded server pid ${pid} did not write ${file} within ${timeoutMs} ms\n${describeLogTail(logPath)}`,
-        ),
-    },
-  );
 }
 
 /** The embedded server for the provisioning skeleton. */
@@ -98,24 +47,18 @@ const EMBEDDED_SERVER: ProcessServer<ServerFacts & { engine: string }> = {
   stopGraceMs: EMBEDDED_STOP_GRACE_MS,
   failedStartGraceMs: 5000,
   async spawn(dataDir) {
-    const script = embeddedServerScript();
     // This host's loopback address (CHBENCH_HOST_ADDRESS): simulated hosts on one machine keep apart.
     const host = hostAddress();
-    const portFile = path.join(dataDir, 'port');
-    fs.rmSync(portFile, { force: true });
     fs.rmSync(path.join(dataDir, LABEL_FILE), { force: true });
-    const { pid, logPath } = await spawnDetached({
-      command: process.execPath,
-      args: [script, '--data-dir', dataDir, '--host', host, '--port', '0', '--port-file', portFile],
+    // The launcher stops a server that does not come up (keeping its directory) and says why.
+    const { pid, port, logPath } = await startEngineServer({
       dataDir,
+      host,
+      port: 0,
+      portFile: path.join(dataDir, 'port'),
+      startTimeoutMs: START_TIMEOUT_MS,
     });
-    try {
-      const port = await waitForPortFile(portFile, pid, START_TIMEOUT_MS, logPath);
-      return { pid, url: `http://${host}:${port}`, ports: { http: port }, logFiles: [logPath] };
-    } catch (e) {
-      await stopProcess(pid, dataDir, 5000, { keepDir: true }).catch(() => undefined);
-      throw e;
-    }
+    return { pid, url: `http://${host}:${port}`, ports: { http: port }, logFiles: [logPath] };
   },
   readFacts,
   describe: (s, facts) => `${facts.engine} in pid ${s.pid}, separate process`,
