@@ -107,14 +107,15 @@ export class StatementQueue {
   /**
    * Keep the executing statement `queryId` listed, as `sending`, after it releases the mutex: call
    * it from inside the statement's `run` function, once its result is ready to send. The entry
-   * stays until `end()`; while it is listed its query_id is refused to a new request.
+   * stays until `end()`; while it is listed its query_id is refused to a new request. `abort`
+   * (KILL QUERY of the sending statement) stops the send.
    * @throws Error when `queryId` is not the executing statement
    */
-  startSending(queryId: string, resultBytes: number): SendingHandle {
+  startSending(queryId: string, resultBytes: number, abort?: (e: Error) => void): SendingHandle {
     const e = this.running;
     if (!e || e.queryId !== queryId) throw new Error(`startSending: ${queryId} is not the executing statement`);
     const st = { sentBytes: 0, resultBytes };
-    const entry: Entry = { ...e, abortRunning: undefined, sending: st };
+    const entry: Entry = { ...e, abortRunning: abort, sending: st };
     this.sending.set(queryId, entry);
     let ended = false;
     return {

@@ -698,9 +698,7 @@ async function main(): Promise<void> {
           const o = await engine.execute(job);
           if (o.file) {
             // Listed (`sending`) from here until the last byte went out, without holding the mutex.
-            sending = engine.queue.startSending(queryId, o.file.bytes);
-            const snd = engine.queue.find(queryId);
-            if (snd) snd.entry.abortRunning = () => res.destroy();
+            sending = engine.queue.startSending(queryId, o.file.bytes, () => res.destroy());
           }
           return o;
         },

@@ -15,6 +15,9 @@ import { provisionEmbedded, teardownEmbedded } from '../../src/targets/embedded'
 import { httpGet } from '../../src/targets/process';
 import type { TargetHandle } from '../../src/schema/target';
 import { pollUntil } from '../../src/lib/poll';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { connect } from '../../src/clickhouse/client';
+import { runWatched, type HeartbeatDetails } from '../../src/clickhouse/statement-watch';
 import type { EmbeddedRunning } from '../../src/targets/embedded/running';
 import { analyzeSql, withOutfile } from '../../src/engine/sql-shape';
 
@@ -182,7 +185,42 @@ describe('embedded server: buffered results through a file', { timeout: 300_000 
     assert.ok(growthMb < 500, `server RSS grew by ${growthMb.toFixed(0)} MB for a ${length} B result`);
   });
 
-  it('a client that disconnects mid-body: the file is removed, the server stays healthy', async () => {
+  it('a long send is progress, not a stall: a slow reader inside a watched activity is not judged stuck', async () => {
+    const env = new MockActivityEnvironment({ heartbeatTimeoutMs: 10_000, startToCloseTimeoutMs: 120_000 });
+    const beats: HeartbeatDetails[] = [];
+    env.on('heartbeat', (d: HeartbeatDetails) => beats.push(d));
+    const queryId = `slow-${randomUUID()}`;
+    // ~150 MB read at ~25 MB/s: ~6 s of sending, with stuck detection after 2 s without progress.
+    const got = (await env.run(() =>
+      runWatched({ stuckAfterS: 2, tickMs: 300 }, async () => {
+        const c = connect(handle);
+        try {
+          const rs = await c.query({
+            query: `SELECT number, repeat('x', 1000) AS s FROM numbers(150000) SETTINGS max_block_size = 8192`,
+            format: 'TabSeparated',
+            query_id: queryId,
+            clickhouse_settings: { wait_end_of_query: 1 },
+          });
+          const t0 = performance.now();
+          let bytes = 0;
+          for await (const rows of rs.stream()) {
+            for (const r of rows as { text: string }[]) bytes += r.text.length + 1;
+            const ahead = bytes / 25e6 - (performance.now() - t0) / 1000;
+            if (ahead > 0) await new Promise((r) => setTimeout(r, ahead * 1000));
+          }
+          return bytes;
+        } finally {
+          await c.close();
+        }
+      }),
+    )) as number;
+    assert.ok(got > 150e6, `read ${got} bytes`);
+    const sending = beats.filter((b) => b.query_id === queryId && /sending the result/.test(b.progress));
+    assert.ok(sending.length >= 3, `heartbeats said "sending the result" ${sending.length} times`);
+    console.log(`a heartbeat while sending: ${sending[Math.floor(sending.length / 2)].progress}`);
+  });
+
+  it('a client that disconnects mid-body, or a KILL QUERY while sending: the file is removed, the server stays healthy', async () => {
     const queryId = `cut-${randomUUID()}`;
     const res = await post(handle.url, `SELECT number, repeat('x', 1000) AS s FROM numbers(200000) FORMAT TSV`, {
       wait_end_of_query: '1',
@@ -197,6 +235,27 @@ describe('embedded server: buffered results through a file', { timeout: 300_000 
       { what: 'file removed and statement unlisted', timeoutMs: 20_000, intervalMs: 50 },
     );
     assert.equal((await httpGet(`${handle.url}/ping`, 5000)).body, 'Ok.\n');
+
+    // KILL QUERY of a statement that is sending its result cuts the response.
+    const killedId = `kill-${randomUUID()}`;
+    const big = await post(handle.url, `SELECT number, repeat('x', 1000) AS s FROM numbers(200000) FORMAT TSV`, {
+      wait_end_of_query: '1',
+      query_id: killedId,
+    });
+    big.pause();
+    assert.equal((await running(handle.url)).find((x) => x.query_id === killedId)?.state, 'sending');
+    const kill = await post(handle.url, `KILL QUERY WHERE query_id = '${killedId}' SYNC FORMAT JSONEachRow`, {});
+    assert.match((await readAll(kill)).toString(), /"kill_status":"finished"/);
+    const cut = await readAll(big).then(
+      (b) => b.length,
+      () => -1,
+    );
+    assert.ok(cut < Number(big.headers['content-length']), `the killed response was cut (${cut} bytes read)`);
+    await pollUntil(async () => resultFiles(handle).length === 0, {
+      what: 'killed result file removed',
+      timeoutMs: 20_000,
+      intervalMs: 50,
+    });
     const again = await post(handle.url, 'SELECT 42', { wait_end_of_query: '1' });
     assert.equal((await readAll(again)).toString(), '42\n');
   });
