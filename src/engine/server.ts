@@ -3,7 +3,8 @@
  * engine in-process, npm `chdb`) on `<dataDir>/data` and serves, on 127.0.0.1 (or another loopback
  * address, `--host`), the subset of the ClickHouse HTTP interface that `@clickhouse/client` 1.x uses.
  *
- * Run (normally by `provisionEmbedded`, see provision.ts next to this file):
+ * Run (always through the engine launcher `launch.ts` next to this file, `startEngineServer`: the
+ * embedded target, the results database and the simulated kubelet use it):
  *
  *     node dist/src/engine/server.js --data-dir <dir> --port <n|0> --port-file <file>
  *
