@@ -119,7 +119,10 @@
  * FORMAT <format> [SETTINGS …]` (inserted before the top-level FORMAT clause, or appended with the
  * request's format; see `withOutfile`), still through the driver's `query()`, so elapsed and the
  * result rows are the engine's (chdb reports the same `elapsed`/`rowsRead`/`bytesRead` with and
- * without OUTFILE; a JSON/XML statistics block is read from the file's last 4 KiB). The file is
+ * without OUTFILE; a JSON/XML statistics block is read from the file's last 4 KiB; the file holds the
+ * same bytes as the in-memory result, checked for PrettyCompact, Pretty, Vertical, Markdown,
+ * CSVWithNames, TSVWithNamesAndTypes, JSONEachRow, Values, XML, JSON, Parquet, Native, RowBinary,
+ * ArrowStream — only the statistics' `elapsed` differs). The file is
  * then sent with `Content-Length` (chunked when compressed) and removed after the last byte, when
  * the client disconnects, or when the statement fails; a server start removes what a killed one
  * left. Measured (bench/results/big-result-server.json): a 1 GB JSONCompact result grew the server
