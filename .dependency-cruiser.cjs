@@ -1,7 +1,7 @@
 /**
  * Dependency rules of chbench's src/ (`npm run check:deps`, run in CI). The layers:
  *
- * - library dirs (schema, lib, clickhouse, measure, results, temporal, cloud) are reusable code: they never
+ * - library dirs (schema, lib, clickhouse, measure, results, temporal, cloud, process, engine) are reusable code: they never
  *   import the things built on them (activities, workflows, targets, the worker/CLI/demo entry points);
  * - cloud/ (AWS facts, CloudWatch windows and metrics, cost) uses only schema/, lib/, the AWS SDK and zod;
  * - schema/ is the pure results and spec schema: only itself, zod, @temporalio/common and fastest-levenshtein;
@@ -11,7 +11,7 @@
  *
  * @type {import('dependency-cruiser').IConfiguration}
  */
-const LIBRARY = '^src/(schema|lib|clickhouse|measure|results|temporal|cloud)/';
+const LIBRARY = '^src/(schema|lib|clickhouse|measure|results|temporal|cloud|process|engine)/';
 const ABOVE_LIBRARY = '^src/(activities|workflows|targets)/|^src/(worker|cli|demo)\\.ts$';
 
 module.exports = {

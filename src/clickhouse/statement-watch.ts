@@ -21,7 +21,8 @@
  * the awaited call fails with the non-retryable `ApplicationFailure` type `StatementStuck`, whose
  * message and details name the query_id, the SQL head, the last counters seen and the kill outcome.
  *
- * A statement the server does not list (not yet registered, or finished while the client still
+ * A statement whose result the embedded server is still sending (`sending`) progresses with its
+ * sent bytes. A statement the server does not list (not yet registered, or finished while the client still
  * reads the body) or whose progress cannot be read counts as "no progress seen". Statements queued
  * behind another one on the embedded engine progress with the statement they wait for.
  */
@@ -87,6 +88,12 @@ export interface StatementProgress {
   merges_rows?: number;
   /** Sum of running merges' progress (background statements). */
   merges_progress?: number;
+  /**
+   * The statement ran and its buffered result is being sent (`state` `sending`, embedded server):
+   * bytes of it sent so far, and the result's size. A change of `sent_bytes` is progress.
+   */
+  sent_bytes?: number;
+  result_size?: number;
 }
 
 let verbsOfTarget: ((t: TargetHandle) => WatchedTargetVerbs | undefined) | undefined;
@@ -365,6 +372,10 @@ export class StatementWatcher {
     if (d.elapsed_ms !== undefined) parts.push(`${(d.elapsed_ms / 1000).toFixed(1)} s`);
     if (d.memory_usage !== undefined) parts.push(mib(d.memory_usage));
     if (s.state === 'queued') parts.push('queued behind another statement');
+    if (s.state === 'sending' && s.sent_bytes !== undefined)
+      parts.push(
+        `sending the result: ${mib(s.sent_bytes)}${s.result_size !== undefined ? ` of ${mib(s.result_size)}` : ''}`,
+      );
     const idle = d.no_progress_ms ?? 0;
     if (idle >= 2 * this.config.tickMs)
       parts.push(`no progress for ${Math.round(idle / 1000)} s (stuck after ${this.config.stuckAfterS} s)`);
@@ -411,6 +422,7 @@ export class StatementWatcher {
             s.merges_rows,
             s.merges_progress,
             s.state,
+            s.sent_bytes,
           ]);
           // Memory counts when it moved by at least MEMORY_PROGRESS_BYTES (a sort's or aggregation's
           // final phase moves no row counter but moves memory; a sleeping statement wiggles by bytes).

@@ -6,7 +6,7 @@ import { sqlIdent, sqlString } from '../lib/sql';
 import type { EngineDriver, EngineSession } from './driver';
 import { JSON_DOC_FORMATS, JsonDocSplicer, READ_LIKE, RAW_INSERT_FORMATS, statisticsFromOutput } from './formats';
 import type { StatementQueue } from './queue';
-import type { SqlShape } from './sql-shape';
+import { analyzeSql, withOutfile, type SqlShape } from './sql-shape';
 
 /**
  * Where a streamed result goes (the HTTP response). The engine calls `start` before the first
@@ -41,12 +41,21 @@ export interface Job {
   params: [string, string][];
   /** Stream the result into this sink (SELECT/WITH in a streamable format without wait_end_of_query). */
   sink?: StreamSink;
+  /**
+   * Buffer the result in this file instead of memory (a buffered SELECT/WITH): the statement runs
+   * as `… INTO OUTFILE '<file>' FORMAT …` (see {@link withOutfile}), still through the driver's
+   * `query()`, so elapsed and the result's rows come from the engine. The caller sends the file and
+   * removes it; the engine removes it only when the statement fails.
+   */
+  resultFile?: string;
 }
 
 /** Result of one statement. */
 export interface Outcome {
   /** The result was streamed into the job's sink (nothing left to send); `body` is empty. */
   streamed?: boolean;
+  /** The result is in this file (`Job.resultFile`), `bytes` long; `body` is empty. */
+  file?: { path: string; bytes: number };
   body: Buffer;
   format: string;
   summary: Record<string, string>;
@@ -296,6 +305,7 @@ export class Engine {
 
   private async run(s: EngineSession, job: Job): Promise<Outcome> {
     const summary: Record<string, string> = {};
+    let outFile: Outcome['file'];
     let body: Buffer = Buffer.alloc(0);
     if (job.rawInsert && s.insert) {
       const r = await s.insert({
@@ -332,10 +342,25 @@ export class Engine {
     }
     if (!job.rawInsert || !s.insert) {
       // A build without raw insert gets the rows as the statement's text (`INSERT … FORMAT f\n<rows>`).
-      const sql = job.rawInsert && !s.insert ? `${job.sql}\n${job.rawInsert.body.toString('utf8')}` : job.sql;
-      const r = await s.query(sql, job.format);
-      body = r.body;
-      const stats = statisticsFromOutput(job.format, body);
+      let sql = job.rawInsert && !s.insert ? `${job.sql}\n${job.rawInsert.body.toString('utf8')}` : job.sql;
+      const toFile = job.resultFile !== undefined && !job.rawInsert && !job.fileInsert;
+      if (toFile) sql = withOutfile(sql, analyzeSql(sql), sqlString(job.resultFile!), job.format);
+      let r;
+      let stats: { rows: string; bytes: string } | undefined;
+      try {
+        r = await s.query(sql, job.format);
+        if (toFile) {
+          const bytes = fs.existsSync(job.resultFile!) ? fs.statSync(job.resultFile!).size : 0;
+          if (!fs.existsSync(job.resultFile!)) fs.writeFileSync(job.resultFile!, '');
+          outFile = { path: job.resultFile!, bytes };
+          stats = statisticsFromOutput(job.format, fileTail(job.resultFile!, bytes, 4096));
+        }
+      } catch (e) {
+        if (toFile) fs.rmSync(job.resultFile!, { force: true });
+        throw e;
+      }
+      body = toFile ? Buffer.alloc(0) : r.body;
+      if (!toFile) stats = statisticsFromOutput(job.format, body);
       if (r.storageRowsRead !== undefined && r.storageBytesRead !== undefined) {
         summary.read_rows = String(r.storageRowsRead);
         summary.read_bytes = String(r.storageBytesRead);
@@ -349,6 +374,25 @@ export class Engine {
       }
       summary.elapsed_ns = String(Math.round(r.elapsedS * 1e9));
     }
-    return { body, format: job.format, summary, unmeasured: SUMMARY_FIELDS.filter((f) => !(f in summary)) };
+    return {
+      body,
+      ...(outFile ? { file: outFile } : {}),
+      format: job.format,
+      summary,
+      unmeasured: SUMMARY_FIELDS.filter((f) => !(f in summary)),
+    };
   }
+}
+
+/** The last `max` bytes of a `size`-byte file (where a JSON/XML format writes its statistics block). */
+function fileTail(file: string, size: number, max: number): Buffer {
+  const n = Math.min(size, max);
+  const b = Buffer.alloc(n);
+  const fd = fs.openSync(file, 'r');
+  try {
+    fs.readSync(fd, b, 0, n, size - n);
+  } finally {
+    fs.closeSync(fd);
+  }
+  return b;
 }

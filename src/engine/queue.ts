@@ -11,6 +11,20 @@ export interface Entry {
   cancel: (e: Error) => void;
   /** Set while the statement streams its result: stops it between two chunks (KILL QUERY). */
   abortRunning?: (e: Error) => void;
+  /** While a buffered result (in a file) is sent after the statement ended: bytes sent so far, and the result's size. */
+  sending?: { sentBytes: number; resultBytes: number };
+}
+
+/** State of a listed statement: executing, waiting for the mutex, or sending its (file-buffered) result after it ran. */
+export type EntryState = 'running' | 'queued' | 'sending';
+
+/**
+ * A result being sent after its statement ended (the mutex is free again). `progress` adds sent
+ * bytes; `end` removes the entry from the list (call it exactly once, also on error/disconnect).
+ */
+export interface SendingHandle {
+  progress(bytes: number): void;
+  end(): void;
 }
 
 /**
@@ -52,23 +66,33 @@ function logStatement(e: Entry, ok: boolean): void {
 export class StatementQueue {
   private running: Entry | undefined;
   private readonly waiting: Entry[] = [];
+  private readonly sending = new Map<string, Entry>();
   private idleWaiters: (() => void)[] = [];
 
   /** Entry for `queryId`, running or queued. */
-  find(queryId: string): { entry: Entry; state: 'running' | 'queued' } | undefined {
+  find(queryId: string): { entry: Entry; state: EntryState } | undefined {
     if (this.running?.queryId === queryId) return { entry: this.running, state: 'running' };
     const q = this.waiting.find((e) => e.queryId === queryId);
-    return q ? { entry: q, state: 'queued' } : undefined;
+    if (q) return { entry: q, state: 'queued' };
+    const snd = this.sending.get(queryId);
+    return snd ? { entry: snd, state: 'sending' } : undefined;
   }
 
+  /**
+   * The listed statements: the executing one, those sending their result (`sent_bytes`,
+   * `result_bytes`: bytes of the formatted result as the client receives it), the queued ones.
+   */
   list(): {
     query_id: string;
-    state: 'running' | 'queued';
+    state: EntryState;
     received_at_ms: number;
     started_at_ms: number | null;
     sql_head: string;
+    sent_bytes?: number;
+    result_bytes?: number;
   }[] {
-    const all: { e: Entry; s: 'running' | 'queued' }[] = this.running ? [{ e: this.running, s: 'running' }] : [];
+    const all: { e: Entry; s: EntryState }[] = this.running ? [{ e: this.running, s: 'running' }] : [];
+    for (const e of this.sending.values()) all.push({ e, s: 'sending' as const });
     for (const e of this.waiting) all.push({ e, s: 'queued' as const });
     return all.map(({ e, s }) => ({
       query_id: e.queryId,
@@ -76,7 +100,34 @@ export class StatementQueue {
       received_at_ms: e.receivedAtMs,
       started_at_ms: e.startedAtMs,
       sql_head: e.sqlHead,
+      ...(s === 'sending' && e.sending ? { sent_bytes: e.sending.sentBytes, result_bytes: e.sending.resultBytes } : {}),
     }));
+  }
+
+  /**
+   * Keep the executing statement `queryId` listed, as `sending`, after it releases the mutex: call
+   * it from inside the statement's `run` function, once its result is ready to send. The entry
+   * stays until `end()`; while it is listed its query_id is refused to a new request. `abort`
+   * (KILL QUERY of the sending statement) stops the send.
+   * @throws Error when `queryId` is not the executing statement
+   */
+  startSending(queryId: string, resultBytes: number, abort?: (e: Error) => void): SendingHandle {
+    const e = this.running;
+    if (!e || e.queryId !== queryId) throw new Error(`startSending: ${queryId} is not the executing statement`);
+    const st = { sentBytes: 0, resultBytes };
+    const entry: Entry = { ...e, abortRunning: abort, sending: st };
+    this.sending.set(queryId, entry);
+    let ended = false;
+    return {
+      progress: (b) => {
+        st.sentBytes += b;
+      },
+      end: () => {
+        if (ended) return;
+        ended = true;
+        if (this.sending.get(queryId) === entry) this.sending.delete(queryId);
+      },
+    };
   }
 
   /**

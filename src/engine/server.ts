@@ -21,7 +21,8 @@
  * | chdb 3.1.2 (24.8) | as 3.7.2, and no streaming (every result buffered) and no storage rows read (read_rows unmeasured) |
  * | chdb 1.4.1 (23.10) | as 3.1.2, and the engine re-opens its data every statement; no system.parts |
  *
- * Run (normally by `provisionEmbedded`, see provision.ts next to this file):
+ * Run (always through the engine launcher `launch.ts` next to this file, `startEngineServer`: the
+ * embedded target, the results database and the simulated kubelet use it):
  *
  *     node dist/src/engine/server.js --data-dir <dir> --port <n|0> --port-file <file> [--engine npm|python --python <interpreter>]
  *
@@ -63,6 +64,9 @@
  *   at 1 s intervals). chdb gives the statement its own query_id, so the row is matched by its SQL
  *   text (else the only other row); when none matches or the read fails, the counters are `null` and
  *   `progress_error` says why.
+ * - A statement whose buffered result is being sent (see "Buffered results") is listed with
+ *   `state: 'sending'`, `sent_bytes` (bytes of the body written so far, before any response
+ *   compression) and `result_bytes` (the body's size): the engine is already free for the next one.
  * - `GET /chbench/statements` → the statement log (JSON lines, see `logStatement`).
  * - `GET /chbench/info` → JSON `{chdb, clickhouse, engine, backend, package, capabilities, limits,
  *   python?, pid, dataDir, timezone, startedAt}` (`limits`: what the build cannot do, in words;
@@ -136,6 +140,25 @@
  * `rows_read`/`bytes_read` are omitted, never 0. For the engine's own elapsed and rows read (the
  * figures the report uses on this target), send `wait_end_of_query=1`.
  *
+ * ## Buffered results (checked with chdb 3.4.0)
+ * A buffered SELECT/WITH (`wait_end_of_query=1`, response compression, a format that is not
+ * streamed) never holds its result in memory: it runs as `… INTO OUTFILE '<dataDir>/results/<uuid>'
+ * FORMAT <format> [SETTINGS …]` (inserted before the top-level FORMAT clause, or appended with the
+ * request's format; see `withOutfile`), still through the driver's `query()`, so elapsed and the
+ * result rows are the engine's (chdb reports the same `elapsed`/`rowsRead`/`bytesRead` with and
+ * without OUTFILE; a JSON/XML statistics block is read from the file's last 4 KiB; the file holds the
+ * same bytes as the in-memory result, checked for PrettyCompact, Pretty, Vertical, Markdown,
+ * CSVWithNames, TSVWithNamesAndTypes, JSONEachRow, Values, XML, JSON, Parquet, Native, RowBinary,
+ * ArrowStream — only the statistics' `elapsed` differs). The file is
+ * then sent with `Content-Length` (chunked when compressed) and removed after the last byte, when
+ * the client disconnects, or when the statement fails; a server start removes what a killed one
+ * left. Measured (bench/results/big-result-server.json): a 1 GB JSONCompact result grew the server
+ * by +3,140 MB before, and holds only the engine's working memory now. `X-Chbench-Buffered-In`
+ * says `file`, or `memory` (every other statement) with the reason for a SELECT/WITH that could not
+ * go to a file (`memory; the statement has its own INTO OUTFILE`). While the body goes out the
+ * statement is listed as `sending` in `/chbench/running` without holding the mutex; a KILL QUERY of
+ * it cuts the response.
+ *
  * ## Errors after the response started (emulating ClickHouse ≥ 25.11, read in its source)
  * Every query response carries `X-ClickHouse-Exception-Tag: <16 random lower-case letters/digits>`.
  * When a streamed statement fails after the headers went out (HTTP 200 already sent), the server
@@ -184,6 +207,8 @@ import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as net from 'node:net';
 import * as path from 'node:path';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import * as zlib from 'node:zlib';
 import { writeFileAtomic } from '../lib/fs';
 import { pollWithin } from '../lib/poll';
@@ -202,7 +227,7 @@ import {
 import { findPypiBuild } from './install';
 import { createNpmDriver } from './npm-driver';
 import { createPythonDriver } from './python-driver';
-import { setStatementLog, statementLog, StatementQueue } from './queue';
+import { setStatementLog, statementLog, StatementQueue, type SendingHandle } from './queue';
 import { analyzeSql } from './sql-shape';
 
 // ---------------------------------------------------------------------------------------------
@@ -354,6 +379,44 @@ function exceptionTag(): string {
   return [...randomBytes(16)].map((b) => abc[b % abc.length]).join('');
 }
 
+/**
+ * Send a file-buffered result (`outcome.file`) as the response body: read in 1 MiB pieces and
+ * written with backpressure (optionally through a compressor), each piece added to the statement's
+ * `sent_bytes` in `/chbench/running` (uncompressed bytes). The file is removed and the statement
+ * unlisted at the end, also when the client disconnects or the send fails (then the response is
+ * destroyed: a client sees a body shorter than its Content-Length).
+ */
+async function sendResultFile(
+  res: http.ServerResponse,
+  outcome: Outcome,
+  sending: SendingHandle,
+  headers: Record<string, string>,
+  enc: 'gzip' | 'deflate' | 'br' | undefined,
+): Promise<void> {
+  const file = outcome.file!.path;
+  try {
+    res.writeHead(200, headers);
+    const count = new Transform({
+      transform(chunk: Buffer, _e, cb) {
+        sending.progress(chunk.length);
+        cb(null, chunk);
+      },
+    });
+    const src = fs.createReadStream(file, { highWaterMark: 1 << 20 });
+    if (enc) {
+      const z =
+        enc === 'gzip' ? zlib.createGzip() : enc === 'deflate' ? zlib.createDeflate() : zlib.createBrotliCompress();
+      await pipeline(src, count, z, res);
+    } else await pipeline(src, count, res);
+  } catch (e) {
+    if (!res.destroyed) res.destroy();
+    log(`sending the result file ${path.basename(file)} stopped: ${(e as Error).message}`);
+  } finally {
+    sending.end();
+    fs.rmSync(file, { force: true });
+  }
+}
+
 /** Start the server. Resolves once it listens; returns the port. */
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
@@ -361,6 +424,10 @@ async function main(): Promise<void> {
   const dataPath = path.join(dataDir, 'data');
   setStatementLog(path.join(dataDir, 'statements.jsonl'));
   fs.mkdirSync(dataPath, { recursive: true });
+  // Buffered results of a previous server on this directory (killed while sending) are removed.
+  const resultsDir = path.join(dataDir, 'results');
+  fs.rmSync(resultsDir, { recursive: true, force: true });
+  fs.mkdirSync(resultsDir, { recursive: true });
   const driver: EngineDriver = await createDriver(args);
   // Never open a directory a newer engine wrote (it would lose every part without an error).
   claimDataDir(dataDir, driver.clickhouseVersion, driver.packageLabel);
@@ -409,7 +476,7 @@ async function main(): Promise<void> {
     const mode = (m[2] ?? 'ASYNC').toUpperCase();
     const found = engine.queue.find(target);
     const rows: { kill_status: string; query_id: string; user: string; query: string }[] = [];
-    if (found?.state === 'running') {
+    if (found && found.state !== 'queued') {
       const abort = found.entry.abortRunning;
       if (!abort && !driver.capabilities.concurrentSessions) {
         throw new ServerError(
@@ -665,28 +732,68 @@ async function main(): Promise<void> {
           ),
         );
     });
+    // A buffered SELECT/WITH writes its result to a file (sent from there, never whole in memory).
+    let memoryReason: string | undefined;
+    if (!streamable && !rawInsert && !fileInsert && (shape.first === 'SELECT' || shape.first === 'WITH')) {
+      const full = analyzeSql(sql);
+      if (full.intoOutfile) memoryReason = 'the statement has its own INTO OUTFILE';
+      else if (full.multi) memoryReason = 'multi-statement';
+      else job.resultFile = path.join(resultsDir, randomUUID());
+    }
+    let sending: SendingHandle | undefined;
     const sqlHead = (qParam !== '' ? qParam : sql).slice(0, 200);
     let outcome: Outcome;
     try {
       outcome = await engine.queue.run(
         queryId,
         sqlHead,
-        () => {
+        async () => {
           const running = engine.queue.find(queryId);
           if (running && job.sink) running.entry.abortRunning = (e) => ac.abort(e);
-          return engine.execute(job);
+          const o = await engine.execute(job);
+          if (o.file) {
+            // Listed (`sending`) from here until the last byte went out, without holding the mutex.
+            sending = engine.queue.startSending(queryId, o.file.bytes, () => res.destroy());
+          }
+          return o;
         },
         (c) => (cancelQueued = c),
       );
+    } catch (e) {
+      sending?.end();
+      if (job.resultFile) fs.rmSync(job.resultFile, { force: true });
+      throw e;
     } finally {
       done = true;
     }
     if (outcome.streamed) return;
+    if (outcome.file) {
+      await sendResultFile(
+        res,
+        outcome,
+        sending!,
+        {
+          ...baseHeaders(queryId),
+          'X-ClickHouse-Exception-Tag': tag,
+          'X-Chbench-Result': 'buffered',
+          'X-Chbench-Buffered-In': 'file',
+          'Content-Type': contentTypeFor(outcome.format),
+          'X-ClickHouse-Format': outcome.format,
+          'X-ClickHouse-Timezone': engine.timezone,
+          'X-ClickHouse-Summary': JSON.stringify(outcome.summary),
+          ...(outcome.unmeasured.length ? { 'X-Chbench-Unmeasured': outcome.unmeasured.join(',') } : {}),
+          ...(enc ? { 'Content-Encoding': enc } : { 'Content-Length': String(outcome.file.bytes) }),
+        },
+        enc,
+      );
+      return;
+    }
     const payload = compress(outcome.body, enc);
     res.writeHead(200, {
       ...baseHeaders(queryId),
       'X-ClickHouse-Exception-Tag': tag,
       'X-Chbench-Result': 'buffered',
+      'X-Chbench-Buffered-In': memoryReason ? `memory; ${memoryReason}` : 'memory',
       'Content-Type': contentTypeFor(outcome.format),
       'X-ClickHouse-Format': outcome.format,
       'X-ClickHouse-Timezone': engine.timezone,

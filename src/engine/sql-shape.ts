@@ -12,11 +12,18 @@ export interface SqlShape {
   insertFormat?: string;
   /** Another statement follows a top-level `;`. */
   multi: boolean;
+  /** Offset of the top-level `FORMAT` keyword of {@link outputFormat} (not for INSERT). */
+  formatAt?: number;
+  /** Offset where the statement ends: its first top-level `;`, else the text's length. */
+  end: number;
+  /** A SELECT/WITH carries its own top-level `INTO OUTFILE`. */
+  intoOutfile: boolean;
 }
 
 export function analyzeSql(sql: string): SqlShape {
   const n = sql.length;
-  const words: { v: string; raw: string }[] = [];
+  const words: { v: string; raw: string; at: number }[] = [];
+  let end = -1;
   let first = '';
   let depth = 0;
   let semis = 0;
@@ -61,6 +68,7 @@ export function analyzeSql(sql: string): SqlShape {
       depth = Math.max(0, depth - 1);
       i++;
     } else if (c === ';' && depth === 0) {
+      if (semis === 0) end = i;
       semis++;
       i++;
     } else if (isWordStart(c)) {
@@ -72,7 +80,7 @@ export function analyzeSql(sql: string): SqlShape {
       if (semis > 0) afterSemi = true;
       if (!first) first = w;
       if (depth === 0 && semis === 0) {
-        words.push({ v: w, raw });
+        words.push({ v: w, raw, at: i - raw.length });
         if (first === 'INSERT') {
           if (w === 'VALUES') break scan; // the rest is data
           if (w === 'FORMAT') {
@@ -90,13 +98,44 @@ export function analyzeSql(sql: string): SqlShape {
     }
   }
   let outputFormat: string | undefined;
+  let formatAt: number | undefined;
   if (first !== 'INSERT') {
     for (let k = words.length - 2; k >= 0; k--) {
       if (words[k].v === 'FORMAT' && (k + 2 === words.length || words[k + 2].v === 'SETTINGS')) {
         outputFormat = words[k + 1].raw;
+        formatAt = words[k].at;
         break;
       }
     }
   }
-  return { first, second: words[1]?.v ?? '', outputFormat, insertFormat, multi: afterSemi };
+  const intoOutfile =
+    (first === 'SELECT' || first === 'WITH') && words.some((w, k) => w.v === 'INTO' && words[k + 1]?.v === 'OUTFILE');
+  return {
+    first,
+    second: words[1]?.v ?? '',
+    outputFormat,
+    insertFormat,
+    multi: afterSemi,
+    ...(formatAt !== undefined ? { formatAt } : {}),
+    end: end < 0 ? n : end,
+    intoOutfile,
+  };
+}
+
+/**
+ * The SELECT/WITH `sql` with its result sent to `file` instead of the client: `INTO OUTFILE '<file>'`
+ * inserted before the top-level `FORMAT` clause (ClickHouse's grammar is `SELECT … [INTO OUTFILE …]
+ * [FORMAT …] [SETTINGS …]`, so a `SETTINGS` after `FORMAT` stays where it is), or, without one,
+ * `INTO OUTFILE '<file>' FORMAT <format>` at the end of the statement (before a trailing `;`, on a
+ * new line so a trailing `--` comment cannot swallow it). The format is always named: without it
+ * ClickHouse would choose the file's format from its name.
+ * @param shape `analyzeSql(sql)` of this very text (offsets are into it)
+ * @throws Error when the statement is not a SELECT/WITH or has its own INTO OUTFILE
+ */
+export function withOutfile(sql: string, shape: SqlShape, fileLiteral: string, format: string): string {
+  if ((shape.first !== 'SELECT' && shape.first !== 'WITH') || shape.intoOutfile || shape.multi)
+    throw new Error('withOutfile: only a single SELECT/WITH without its own INTO OUTFILE');
+  if (shape.formatAt !== undefined)
+    return `${sql.slice(0, shape.formatAt)}INTO OUTFILE ${fileLiteral} ${sql.slice(shape.formatAt)}`;
+  return `${sql.slice(0, shape.end)}\nINTO OUTFILE ${fileLiteral} FORMAT ${format}${sql.slice(shape.end)}`;
 }

@@ -52,7 +52,7 @@
  *
  * Requires `npx tsc -p .` output (dist/) and `.venv/bin/moto_server`.
  */
-import { execFile, execFileSync, spawn } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as os from 'node:os';
@@ -68,6 +68,7 @@ import {
   type VolumeType,
 } from '@aws-sdk/client-ec2';
 import { REPO_ROOT } from '../../src/config';
+import { engineServerScript, startEngineServer } from '../../src/engine/launch';
 import { startMoto, type Moto } from '../helpers/moto';
 import {
   parseQuantity,
@@ -162,7 +163,6 @@ export interface EksSim {
 
 const DEFAULT_NODES: EksNodeOptions[] = [{ name: 'ip-10-0-1-10.ec2.internal', zone: 'us-east-1a' }];
 const CH_IMAGE = /^(?:docker\.io\/)?clickhouse\/clickhouse-server(?::([^@]+))?(?:@.*)?$/;
-const SERVER_SCRIPT = path.join(REPO_ROOT, 'dist', 'src', 'engine', 'server.js');
 const DATA_MOUNT = '/var/lib/clickhouse';
 
 let engineVersionCache: Promise<string> | undefined;
@@ -345,7 +345,7 @@ function exitedContainer(exit: ContainerExit): ContainerHandle {
  * @throws Error when moto, the engine version probe or an EC2 call fails (everything started is stopped)
  */
 export async function startEksSim(opts: EksSimOptions = {}): Promise<EksSim> {
-  if (!fs.existsSync(SERVER_SCRIPT)) throw new Error(`eks-sim: ${SERVER_SCRIPT} is missing; run npx tsc -p . first`);
+  engineServerScript(); // throws when the engine server is not compiled (npm run build)
   const ownRoot = opts.rootDir === undefined;
   const rootDir = opts.rootDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'eks-sim-'));
   fs.mkdirSync(rootDir, { recursive: true });
@@ -492,34 +492,28 @@ export async function startEksSim(opts: EksSimOptions = {}): Promise<EksSim> {
       const dataDir = vol?.volumeHandle ? path.join(rootDir, 'volumes', vol.volumeHandle) : path.join(podDir, 'data');
       fs.mkdirSync(dataDir, { recursive: true });
       fs.mkdirSync(podDir, { recursive: true });
-      const child = spawn(
-        process.execPath,
-        [
-          SERVER_SCRIPT,
-          '--data-dir',
-          dataDir,
-          '--host',
-          podIp,
-          '--port',
-          String(port),
-          '--port-file',
-          path.join(podDir, 'port'),
-          '--auth-from-env',
-        ],
-        {
-          cwd: REPO_ROOT,
-          stdio: ['ignore', 'pipe', 'pipe'],
-          env: {
-            PATH: process.env.PATH ?? '/usr/bin:/bin',
-            HOME: process.env.HOME ?? '/tmp',
-            ...env,
-            CLICKHOUSE_USER: env.CLICKHOUSE_USER ?? 'default',
-            CLICKHOUSE_PASSWORD: env.CLICKHOUSE_PASSWORD ?? '',
-          },
+      // The one engine launcher, not detached: the container's output is piped to its log, and the
+      // pod's probes (not the launcher) wait for it to answer.
+      const { child: started } = await startEngineServer({
+        dataDir,
+        host: podIp,
+        port,
+        portFile: path.join(podDir, 'port'),
+        authFromEnv: true,
+        detached: false,
+        wait: false,
+        cwd: REPO_ROOT,
+        env: {
+          PATH: process.env.PATH ?? '/usr/bin:/bin',
+          HOME: process.env.HOME ?? '/tmp',
+          ...env,
+          CLICKHOUSE_USER: env.CLICKHOUSE_USER ?? 'default',
+          CLICKHOUSE_PASSWORD: env.CLICKHOUSE_PASSWORD ?? '',
         },
-      );
-      child.stdout.on('data', (b: Buffer) => ctx.log(b.toString()));
-      child.stderr.on('data', (b: Buffer) => ctx.log(b.toString()));
+      });
+      const child = started!;
+      child.stdout!.on('data', (b: Buffer) => ctx.log(b.toString()));
+      child.stderr!.on('data', (b: Buffer) => ctx.log(b.toString()));
       const key = `${pod.metadata.uid}/${ctx.container.name}/${child.pid}`;
       const exited = new Promise<ContainerExit>((resolve) => {
         child.once('exit', (code, signal) => {
@@ -527,10 +521,6 @@ export async function startEksSim(opts: EksSimOptions = {}): Promise<EksSim> {
           const sig = signal ? (os.constants.signals[signal] ?? 15) : 0;
           resolve({ exitCode: code ?? 128 + sig, reason: code === 0 ? 'Completed' : 'Error' });
         });
-      });
-      await new Promise<void>((resolve, reject) => {
-        child.once('spawn', () => resolve());
-        child.once('error', reject);
       });
       procs.set(key, { pid: child.pid!, node: String(pod.spec?.nodeName ?? ''), volumeId: vol?.volumeHandle });
       const graceMs = Math.min((pod.spec?.terminationGracePeriodSeconds ?? 30) * 1000, stopTimeoutMs);

@@ -3,9 +3,8 @@
  *
  * chdb takes an exclusive lock on its data directory, so two processes (a worker's activity and a
  * CLI command, say) cannot both open `<resultsDir>/db/data`. Instead the first one to need it starts
- * the embedded target's HTTP server script (`dist/src/engine/server.js`, spawned by path:
- * the results layer may not import target code, see `.dependency-cruiser.cjs`) as a detached process
- * that outlives it, and everyone talks to that process over HTTP exactly like to a ClickHouse server.
+ * the engine server (`src/engine/server.ts`, through the one engine launcher `src/engine/launch.ts`)
+ * as a detached process that outlives it, and everyone talks to that process over HTTP exactly like to a ClickHouse server.
  * The process exits by itself after `idleExitS` seconds without a request (`--idle-exit-s`).
  *
  * Files in the directory:
@@ -14,17 +13,24 @@
  * - `port`         the port the server writes once it listens (its `--port-file`);
  * - `start.lock`   held (created with O_EXCL, holding the starter's pid) while one starter spawns the
  *                  process; a lock whose pid is dead, or older than {@link START_TIMEOUT_MS}, is stale and removed;
- * - `server.log`   the process's stdout and stderr; `statements.jsonl` the server's statement log.
+ * - `server.log`   the process's stdout and stderr (`server.pid` its pid); `statements.jsonl` the server's statement log.
  */
-import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as http from 'node:http';
 import * as path from 'node:path';
 import { pollUntil } from '../../lib/poll';
 import { resultsIdleExitS } from '../../config';
+import {
+  ENGINE_START_TIMEOUT_MS,
+  engineServerScript,
+  isEngineServer,
+  startEngineServer,
+  stopEngineServer,
+} from '../../engine/launch';
+import { httpGet } from '../../process/http';
+import { isAlive } from '../../process/proc';
 
 /** How long a start may take (engine start, port written), ms. */
-const START_TIMEOUT_MS = 60_000;
+const START_TIMEOUT_MS = ENGINE_START_TIMEOUT_MS;
 /** SIGTERM → SIGKILL grace when stopping, ms. */
 const STOP_GRACE_MS = 15_000;
 
@@ -40,47 +46,19 @@ export interface EmbeddedDbProcess {
 }
 
 /**
- * Absolute path of the embedded server script: `../../targets/embedded/server.js` from this file's
- * compiled location (`dist/src/results/db/`).
+ * Absolute path of the engine server script (`dist/src/engine/server.js`).
  * @throws Error when it is missing (the TypeScript was not compiled: `npm run build`)
  */
-export function embeddedServerScriptPath(): string {
-  const p = path.resolve(__dirname, '..', '..', 'engine', 'server.js');
-  if (!fs.existsSync(p)) throw new Error(`results database: ${p} not found; compile first (npm run build)`);
-  return p;
-}
-
-/** True when a process with this pid exists (signal 0). */
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/** True when `pid`'s command line names `dir` (Linux `/proc`); true where `/proc` is not available. */
-function isOurServer(pid: number, dir: string): boolean {
-  try {
-    return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes(dir);
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code !== 'ENOENT' || !fs.existsSync('/proc/self');
-  }
-}
+export const embeddedServerScriptPath = engineServerScript;
 
 /** `GET <url>/ping` answers `Ok.` within `timeoutMs`. */
-function ping(url: string, timeoutMs = 2000): Promise<boolean> {
-  return new Promise((resolve) => {
-    const req = http.get(`${url}/ping`, { timeout: timeoutMs }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (body += c));
-      res.on('end', () => resolve(res.statusCode === 200 && body.startsWith('Ok.')));
-    });
-    req.on('timeout', () => req.destroy());
-    req.on('error', () => resolve(false));
-  });
+async function ping(url: string, timeoutMs = 2000): Promise<boolean> {
+  try {
+    const r = await httpGet(`${url}/ping`, timeoutMs);
+    return r.status === 200 && r.body.startsWith('Ok.');
+  } catch {
+    return false;
+  }
 }
 
 function readProcessFile(dir: string): EmbeddedDbProcess | undefined {
@@ -94,7 +72,7 @@ function readProcessFile(dir: string): EmbeddedDbProcess | undefined {
 /** The live, answering process of `dir`, or undefined. */
 async function liveProcess(dir: string): Promise<EmbeddedDbProcess | undefined> {
   const p = readProcessFile(dir);
-  return p && isAlive(p.pid) && isOurServer(p.pid, dir) && (await ping(p.url)) ? p : undefined;
+  return p && isEngineServer(p.pid, dir) && (await ping(p.url)) ? p : undefined;
 }
 
 /**
@@ -171,43 +149,13 @@ export async function ensureEmbeddedResultsDb(dir: string, opts: { idleExitS?: n
   );
 }
 
-/** Spawn one server; its description, or a string saying why it did not come up. */
+/** Start one server (the launcher waits for its port and `/ping`); its description, or a string saying why it did not come up. */
 async function spawnServer(dir: string, idleExitS: number): Promise<EmbeddedDbProcess | string> {
-  const portFile = path.join(dir, 'port');
-  const logFile = path.join(dir, 'server.log');
-  fs.rmSync(portFile, { force: true });
-  const log = fs.openSync(logFile, 'a');
-  let pid: number;
   try {
-    const child = spawn(process.execPath, [embeddedServerScriptPath(), '--data-dir', dir, '--port', '0', '--port-file', portFile, '--idle-exit-s', String(idleExitS)], {
-      detached: true,
-      stdio: ['ignore', log, log],
-    });
-    child.unref();
-    if (child.pid === undefined) return 'spawn gave no pid';
-    pid = child.pid;
-  } finally {
-    fs.closeSync(log);
-  }
-  const deadline = Date.now() + START_TIMEOUT_MS;
-  while (Date.now() < deadline) {
-    const port = Number.parseInt(fs.existsSync(portFile) ? fs.readFileSync(portFile, 'utf8') : '', 10);
-    if (port > 0) {
-      const url = `http://127.0.0.1:${port}`;
-      if (await ping(url)) return { pid, url, port, startedAt: new Date().toISOString(), idleExitS };
-    }
-    if (!isAlive(pid)) return `pid ${pid} exited before listening: ${logTail(logFile)}`;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  process.kill(pid, 'SIGKILL');
-  return `pid ${pid} did not listen within ${START_TIMEOUT_MS} ms: ${logTail(logFile)}`;
-}
-
-function logTail(file: string): string {
-  try {
-    return fs.readFileSync(file, 'utf8').trim().split('\n').slice(-3).join(' | ');
-  } catch {
-    return '(no log)';
+    const s = await startEngineServer({ dataDir: dir, port: 0, portFile: path.join(dir, 'port'), idleExitS });
+    return { pid: s.pid, url: s.url, port: s.port, startedAt: new Date().toISOString(), idleExitS };
+  } catch (e) {
+    return (e as Error).message;
   }
 }
 
@@ -221,14 +169,7 @@ export async function stopEmbeddedResultsDb(dir: string): Promise<number | undef
   dir = path.resolve(dir);
   const p = readProcessFile(dir);
   let stopped: number | undefined;
-  if (p && isAlive(p.pid) && isOurServer(p.pid, dir)) {
-    process.kill(p.pid, 'SIGTERM');
-    const deadline = Date.now() + STOP_GRACE_MS;
-    while (isAlive(p.pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-    if (isAlive(p.pid)) process.kill(p.pid, 'SIGKILL');
-    while (isAlive(p.pid)) await new Promise((r) => setTimeout(r, 20));
-    stopped = p.pid;
-  }
+  if (p && (await stopEngineServer(p.pid, dir, STOP_GRACE_MS))) stopped = p.pid;
   fs.rmSync(path.join(dir, 'server.json'), { force: true });
   fs.rmSync(path.join(dir, 'port'), { force: true });
   return stopped;

@@ -1,6 +1,6 @@
 /**
  * Provisioning the embedded target: a chdb engine in a separate, detached Node process (the engine
- * server, `src/engine/server.ts`, compiled to `server.js`) that serves the ClickHouse HTTP interface
+ * server, `src/engine/server.ts`, started by the engine launcher `src/engine/launch.ts`) that serves the ClickHouse HTTP interface
  * on 127.0.0.1. Which engine serves the cell's label is resolved by the version sources
  * (`../versions/`): the bundled npm chdb in-process (`--engine npm`), or a PyPI chdb build hosted by
  * the Python of its installed environment (`--engine python --python <env>/bin/python`), installed
@@ -17,60 +17,37 @@ import * as path from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
 import { FAILURE } from '../../schema/failures';
 import type { ProvisionRequest, TargetHandle } from '../../schema/target';
-import { pollUntil } from '../../lib/poll';
 import { hostAddress } from '../../config';
 import { installEngine, installedEngine } from '../../engine/install';
 import { cancellationSignal, heartbeat } from '../../temporal/activity-context';
 import { embeddedSources, pypiBuildFor, type EmbeddedEngines, type VersionResolution } from '../versions';
+import { ENGINE_START_TIMEOUT_MS, engineServerScript, readEngineInfo, startEngineServer } from '../../engine/launch';
 import {
-  describeLogTail,
-  httpGet,
-  isAlive,
   LABEL_FILE,
   LOG_FILE,
   provisionProcess,
-  spawnDetached,
-  stopProcess,
   teardownProcess,
   type ProcessServer,
   type ServerFacts,
 } from '../process';
 
 /** Milliseconds to wait for a fresh server to write its port and answer `/ping`. */
-const START_TIMEOUT_MS = 60_000;
+const START_TIMEOUT_MS = ENGINE_START_TIMEOUT_MS;
 /** Milliseconds between SIGTERM and SIGKILL at teardown. */
 export const EMBEDDED_STOP_GRACE_MS = 15_000;
 
 /**
- * Absolute path of the compiled server script: `server.js` next to this file
- * (`dist/src/targets/embedded/` in a compiled checkout).
+ * Absolute path of the compiled server script (`dist/src/engine/server.js`).
  * @throws Error when it does not exist (the TypeScript was not compiled: run `npm run build`)
  */
-export function embeddedServerScript(): string {
-  const p = path.join(__dirname, '..', '..', 'engine', 'server.js');
-  if (!fs.existsSync(p)) throw new Error(`embedded target: ${p} not found; compile first (npm run build)`);
-  return p;
-}
-
-/** What `GET /chbench/info` of the embedded server answers (the fields read here). */
-interface ServerInfo {
-  chdb: string;
-  clickhouse: string;
-  engine: string;
-  /** The package that serves, e.g. `npm chdb@3.4.0` (absent from servers before the driver seam). */
-  package?: string;
-  pid: number;
-  dataDir: string;
-}
+export const embeddedServerScript = engineServerScript;
 
 /** The facts of an embedded server: its ClickHouse version, engine line and package, as it reports them. */
 type EmbeddedFacts = ServerFacts & { engine: string; package?: string };
 
-/** `GET <url>/chbench/info` as {@link ServerFacts} (version = the engine's ClickHouse version, read back). */
+/** `GET <url>/chbench/info` (the launcher's `readEngineInfo`) as {@link ServerFacts} (version = the engine's ClickHouse version, read back). */
 async function readFacts(url: string): Promise<EmbeddedFacts> {
-  const r = await httpGet(`${url}/chbench/info`, 5000);
-  if (r.status !== 200) throw new Error(`${url}/chbench/info: HTTP ${r.status} ${r.body.slice(0, 200)}`);
-  const info = JSON.parse(r.body) as ServerInfo;
+  const info = await readEngineInfo(url);
   return {
     version: info.clickhouse,
     pid: info.pid,
@@ -85,6 +62,8 @@ export interface EmbeddedEngine {
   resolution: VersionResolution;
   /** `['--engine', 'npm']`, or `['--engine', 'python', '--python', <interpreter>]`. */
   args: string[];
+  /** The same for the engine launcher (`src/engine/launch.ts`). */
+  launch: { engine: 'npm' } | { engine: 'python'; python: string };
 }
 
 /**
@@ -116,7 +95,7 @@ export async function embeddedEngine(label: string, engines: EmbeddedEngines = '
         .map((s) => s.offer())
         .join('; ')})`,
     });
-  if (resolution.source === 'npm-chdb') return { resolution, args: ['--engine', 'npm'] };
+  if (resolution.source === 'npm-chdb') return { resolution, args: ['--engine', 'npm'], launch: { engine: 'npm' } };
   const build = pypiBuildFor(label)!;
   let engine = installedEngine(build);
   if (!engine) {
@@ -135,37 +114,8 @@ export async function embeddedEngine(label: string, engines: EmbeddedEngines = '
       description: `${resolution.artifact} → ClickHouse ${engine.clickhouse}, installed at ${engine.dir}`,
     },
     args: ['--engine', 'python', '--python', engine.python],
+    launch: { engine: 'python', python: engine.python },
   };
-}
-
-/**
- * Wait until the fresh server at `pid` wrote its port to `file`.
- * @returns the port
- * @throws Error when `pid` exited first, or after `timeoutMs` ms; both name the tail of `logPath`
- */
-function waitForPortFile(file: string, pid: number, timeoutMs: number, logPath: string): Promise<number> {
-  return pollUntil(
-    () => {
-      try {
-        const n = Number.parseInt(fs.readFileSync(file, 'utf8').trim(), 10);
-        if (Number.isInteger(n) && n > 0) return n;
-      } catch {
-        /* not written yet */
-      }
-      if (!isAlive(pid))
-        throw new Error(`embedded server pid ${pid} exited before listening\n${describeLogTail(logPath)}`);
-      return undefined;
-    },
-    {
-      timeoutMs,
-      intervalMs: 50,
-      stopOn: () => true, // only "the process exited" gets here
-      onTimeout: () =>
-        new Error(
-          `embedded server pid ${pid} did not write ${file} within ${timeoutMs} ms\n${describeLogTail(logPath)}`,
-        ),
-    },
-  );
 }
 
 /** The embedded server of one engine for the provisioning skeleton. */
@@ -180,24 +130,19 @@ const embeddedServer = (engine: EmbeddedEngine): ProcessServer<EmbeddedFacts> =>
   stopGraceMs: EMBEDDED_STOP_GRACE_MS,
   failedStartGraceMs: 5000,
   async spawn(dataDir) {
-    const script = embeddedServerScript();
     // This host's loopback address (CHBENCH_HOST_ADDRESS): simulated hosts on one machine keep apart.
     const host = hostAddress();
-    const portFile = path.join(dataDir, 'port');
-    fs.rmSync(portFile, { force: true });
     fs.rmSync(path.join(dataDir, LABEL_FILE), { force: true });
-    const { pid, logPath } = await spawnDetached({
-      command: process.execPath,
-      args: [script, '--data-dir', dataDir, '--host', host, '--port', '0', '--port-file', portFile, ...engine.args],
+    // The launcher stops a server that does not come up (keeping its directory) and says why.
+    const { pid, port, logPath } = await startEngineServer({
+      ...engine.launch,
       dataDir,
+      host,
+      port: 0,
+      portFile: path.join(dataDir, 'port'),
+      startTimeoutMs: START_TIMEOUT_MS,
     });
-    try {
-      const port = await waitForPortFile(portFile, pid, START_TIMEOUT_MS, logPath);
-      return { pid, url: `http://${host}:${port}`, ports: { http: port }, logFiles: [logPath] };
-    } catch (e) {
-      await stopProcess(pid, dataDir, 5000, { keepDir: true }).catch(() => undefined);
-      throw e;
-    }
+    return { pid, url: `http://${host}:${port}`, ports: { http: port }, logFiles: [logPath] };
   },
   readFacts,
   // The package the server itself reports (else what the label resolved to), and the version read back.

@@ -11,7 +11,8 @@ import { httpGet } from '../process';
 /** One entry of the embedded server's `GET /chbench/running`. */
 export interface EmbeddedRunning {
   query_id: string;
-  state: 'running' | 'queued';
+  /** `sending`: the statement ran and its buffered result (a file on the server) is being sent; the engine is free. */
+  state: 'running' | 'queued' | 'sending';
   received_at_ms: number;
   started_at_ms: number | null;
   sql_head: string;
@@ -27,6 +28,9 @@ export interface EmbeddedRunning {
   parts_to_do?: number | null;
   /** Why the counters are missing. */
   progress_error?: string;
+  /** While `sending`: bytes of the result sent so far, and its size (bytes of the formatted result; uncompressed). */
+  sent_bytes?: number;
+  result_bytes?: number;
 }
 
 /**
@@ -64,6 +68,16 @@ export async function progressFromEndpoint(
   for (const st of list) {
     const e = rows.find((x) => x.query_id === st.queryId);
     if (!e) continue;
+    if (e.state === 'sending') {
+      // The engine is done; the body goes out: its sent bytes are the progress.
+      out.set(st.queryId, {
+        listed: true,
+        state: 'sending',
+        ...(e.sent_bytes !== undefined ? { sent_bytes: e.sent_bytes } : {}),
+        ...(e.result_bytes !== undefined ? { result_size: e.result_bytes } : {}),
+      });
+      continue;
+    }
     // A queued statement progresses with the one it waits for.
     const src = e.state === 'queued' ? running : e;
     const counters = src && src.read_rows !== undefined && src.read_rows !== null;

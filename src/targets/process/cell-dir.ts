@@ -15,15 +15,14 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ProcessTargetKind, TargetLabel, TemporalOwner } from '../../schema/target';
 import { sanitizePathSegment, writeJsonAtomic } from '../../lib/fs';
+import { LOG_FILE, PID_FILE } from '../../process/spawn';
+
+export { LOG_FILE, PID_FILE };
 
 /** Name of the label file in a cell's directory. */
 export const LABEL_FILE = 'chbench-target.json';
 /** Name of the owner file in a cell's directory (written before the server is started). */
 export const OWNER_FILE = 'chbench-owner.json';
-/** Name of the pid file in a cell's directory. */
-export const PID_FILE = 'server.pid';
-/** Name of the file receiving the server's stdout and stderr in a cell's directory. */
-export const LOG_FILE = 'server.log';
 
 // The label's shape (and the kinds it names) live in `schema/target.ts`, with the other records.
 export { ProcessTargetKind, TargetLabel };

@@ -5,55 +5,10 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { pollWithin } from '../../lib/poll';
+import { processArgs, stopIfOurs } from '../../process/proc';
 import { readLabel, readPidFile } from './cell-dir';
 
-/**
- * Whether a process exists and is not a zombie.
- * @param pid process id (≤ 0 → false)
- */
-export function isAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Field 3 (after the parenthesised command name) is the state; Z = zombie, X = dead.
-    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
-    return state !== 'Z' && state !== 'X';
-  } catch {
-    return false;
-  }
-}
-
-/**
- * Arguments of a live process, from `/proc/<pid>/cmdline`.
- * @returns the argv array, or `undefined` when the process is gone (or is a zombie)
- */
-export function processArgs(pid: number): string[] | undefined {
-  if (!isAlive(pid)) return undefined;
-  try {
-    const raw = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-    if (raw.length === 0) return undefined;
-    return raw.replace(/\0$/, '').split('\0');
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * Whether the live process `pid` was started for `dataDir`: one of its arguments equals `dataDir`,
- * contains `<dataDir>/`, or ends with `=<dataDir>` (so `/x/cell` does not match `/x/cell2`).
- */
-export function processMentions(pid: number, dataDir: string): boolean {
-  const args = processArgs(pid);
-  if (!args) return false;
-  const d = path.resolve(dataDir);
-  return args.some((a) => a === d || a.includes(`${d}/`) || a.endsWith(`=${d}`));
-}
-
-/** Wait until `pid` is gone or `timeoutMs` passed. @returns whether it is gone */
-function waitForExit(pid: number, timeoutMs: number): Promise<boolean> {
-  return pollWithin(() => !isAlive(pid), { timeoutMs, intervalMs: 50, stopOn: () => true });
-}
+export { isAlive, processArgs, processMentions, waitForExit, stopIfOurs } from '../../process/proc';
 
 /**
  * Stop a server chbench started, then remove its directory. Idempotent: a process already gone, or
@@ -82,23 +37,7 @@ export async function stopProcess(
   if (lp !== undefined) candidates.add(lp);
   const pp = readPidFile(dir);
   if (pp !== undefined) candidates.add(pp);
-  for (const p of candidates) {
-    if (!processMentions(p, dir)) continue;
-    try {
-      process.kill(p, 'SIGTERM');
-    } catch {
-      continue; // already gone
-    }
-    if (await waitForExit(p, graceMs)) continue;
-    if (processMentions(p, dir)) {
-      try {
-        process.kill(p, 'SIGKILL');
-      } catch {
-        /* gone meanwhile */
-      }
-    }
-    if (!(await waitForExit(p, 10000))) throw new Error(`pid ${p} (${dir}) survived SIGKILL`);
-  }
+  for (const p of candidates) await stopIfOurs(p, dir, graceMs);
   if (!opts.keepDir) {
     fs.rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
     // Remove the run's directory too when this was its last cell (ignore "not empty"/"gone").

@@ -1,0 +1,109 @@
+/**
+ * Starting a server process that outlives the caller: detached spawning with the output appended to
+ * `<dir>/server.log`, and log tails for error messages. Library code (no target knowledge): the
+ * process targets, the engine launcher (`src/engine/launch.ts`) and the results database use it.
+ */
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+/** File name of a server's log (stdout + stderr) in its directory. */
+export const LOG_FILE = 'server.log';
+/** File name of a server's pid file in its directory. */
+export const PID_FILE = 'server.pid';
+
+/** What {@link spawnDetached} started. */
+export interface SpawnedProcess {
+  pid: number;
+  /** Absolute path of the file receiving stdout and stderr. */
+  logPath: string;
+}
+
+/**
+ * Start a server process that outlives the caller: own session (`setsid`, via `detached`), not
+ * referenced by the caller's event loop, stdin closed, stdout and stderr appended to
+ * `<dataDir>/server.log`, cwd = `dataDir`. Writes `<dataDir>/server.pid` before returning.
+ *
+ * `NODE_TEST_CONTEXT` / `NODE_OPTIONS` of the caller are not passed on (a server started from a
+ * `node --test` run must not behave as a test child).
+ *
+ * @param opts.command executable (absolute path, or a name found on PATH)
+ * @param opts.args arguments; one of them must mention `dataDir` so the adopt/stop checks recognise it
+ * @param opts.dataDir the cell's directory (created if missing)
+ * @param opts.env extra environment variables
+ * @throws Error when the process cannot be spawned (e.g. ENOENT) — with the log tail
+ */
+export async function spawnDetached(opts: {
+  command: string;
+  args: string[];
+  dataDir: string;
+  env?: Record<string, string>;
+}): Promise<SpawnedProcess> {
+  fs.mkdirSync(opts.dataDir, { recursive: true });
+  const logPath = path.join(opts.dataDir, LOG_FILE);
+  const fd = fs.openSync(logPath, 'a');
+  const env: NodeJS.ProcessEnv = { ...process.env, ...(opts.env ?? {}) };
+  delete env.NODE_TEST_CONTEXT;
+  delete env.NODE_OPTIONS;
+  try {
+    fs.writeSync(fd, `--- ${new Date().toISOString()} chbench starts: ${[opts.command, ...opts.args].join(' ')}\n`);
+    const child = spawn(opts.command, opts.args, {
+      cwd: opts.dataDir,
+      detached: true,
+      stdio: ['ignore', fd, fd],
+      env,
+    });
+    const pid = await new Promise<number>((resolve, reject) => {
+      child.once('error', (e) => reject(new Error(`cannot start ${opts.command}: ${e.message}`)));
+      child.once('spawn', () => resolve(child.pid as number));
+    });
+    child.unref();
+    // Keep the exit status visible in the log when the caller is still alive to see it.
+    child.once('exit', (code, signal) => {
+      try {
+        fs.appendFileSync(
+          logPath,
+          `--- ${new Date().toISOString()} pid ${pid} exited (code ${code}, signal ${signal})\n`,
+        );
+      } catch {
+        /* the directory may already be gone (teardown) */
+      }
+    });
+    fs.writeFileSync(path.join(opts.dataDir, PID_FILE), `${pid}\n`);
+    return { pid, logPath };
+  } catch (e) {
+    throw new Error(`${(e as Error).message}\n${describeLogTail(logPath)}`, { cause: e });
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/**
+ * Last bytes of a text file, for error messages.
+ * @param file path (missing file → empty string)
+ * @param maxBytes how much of the end to return (default 4000)
+ */
+export function tailFile(file: string, maxBytes = 4000): string {
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(file, 'r');
+    const size = fs.fstatSync(fd).size;
+    const len = Math.min(size, maxBytes);
+    const buf = Buffer.alloc(len);
+    fs.readSync(fd, buf, 0, len, size - len);
+    return buf.toString('utf8');
+  } catch {
+    return '';
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
+}
+
+/** `tail of <file>:\n<text>` for each file that has content, or a note that none has. */
+export function describeLogTail(...files: string[]): string {
+  const parts = files
+    .map((f) => [f, tailFile(f, 3000).trimEnd()] as const)
+    .filter(([, t]) => t.length > 0)
+    .map(([f, t]) => `--- tail of ${f}:\n${t}`);
+  return parts.length ? parts.join('\n') : `(no log output in ${files.join(', ')})`;
+}
