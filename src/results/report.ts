@@ -71,11 +71,15 @@ export function loadRun(dir: string): { run: RunRecord; cells: CellResult[]; mis
  * `true` only when both hold for every query that uses the index. A cell whose runs turned the index
  * off on purpose (`use_skip_indexes = 0`, {@link indexTurnedOff}) gets `verified: null` and `off`
  * naming the setting and where it came from (`spec`: the run's spec, for the profile's name): it is
- * neither verified nor invalid.
+ * neither verified nor invalid. `notUnderstood`: the queries whose EXPLAIN text chbench could not read
+ * (with why): the report names them ("EXPLAIN not understood"); they are never the basis of a verdict.
  */
-export function indexVerdict(c: CellResult, spec?: IndexSettingsSpec): { verified: boolean | null; reasons: string[]; off?: string } {
+export function indexVerdict(
+  c: CellResult,
+  spec?: IndexSettingsSpec,
+): { verified: boolean | null; reasons: string[]; off?: string; notUnderstood: string[] } {
   const off = indexTurnedOff(c, spec);
-  if (off) return { verified: null, reasons: [off], off };
+  if (off) return { verified: null, reasons: [off], off, notUnderstood: [] };
   const vv = c.index?.verification;
   const proofs = (c.queries_index?.queries ?? []).filter((q) => q.index_proof).map((q) => ({ id: q.id, p: q.index_proof! }));
   // A query with a proof from the measured runs is described by that proof, not twice.
@@ -84,7 +88,14 @@ export function indexVerdict(c: CellResult, spec?: IndexSettingsSpec): { verifie
   const verdicts = [vv?.verified ?? null, ...proofs.map((x) => x.p.effective)];
   if (!proofs.length) verdicts.push(null); // no proof from the measured runs (e.g. a result written before proofs existed)
   const verified = verdicts.some((x) => x === false) ? false : verdicts.some((x) => x === null) ? null : true;
-  return { verified, reasons };
+  // EXPLAIN texts chbench could not read (index_proof.explain_not_understood, or the build check's EXPLAIN).
+  const notUnderstood = [
+    ...proofs.filter((x) => x.p.explain_not_understood).map((x) => `${x.id}: ${x.p.explain_not_understood}`),
+    ...Object.entries(vv?.explain ?? {})
+      .filter(([id, e]) => e.error?.startsWith('EXPLAIN not understood') && !proofs.some((x) => x.id === id))
+      .map(([id, e]) => `${id}: ${e.error!.replace(/^EXPLAIN not understood: /, '')}`),
+  ];
+  return { verified, reasons, notUnderstood };
 }
 
 /**
@@ -364,7 +375,7 @@ export function renderReport(dir: string): string {
       out.push(
         vd.verified === true
           ? `- ${label(c)}: index verified — every active part carries it; in the measured runs (EXPLAIN under their settings): ${proofs.join('; ')}.`
-          : `- **⚠ ${label(c)}: index ${notEffective ? 'not effective in the measured runs' : vd.verified === false ? 'NOT verified' : 'not verifiable'}** — ${vd.reasons.join('; ')}.`,
+          : `- **⚠ ${label(c)}: index ${notEffective ? 'not effective in the measured runs' : vd.verified === false ? 'NOT verified' : vd.notUnderstood.length ? 'not verifiable: EXPLAIN not understood' : 'not verifiable'}** — ${vd.reasons.join('; ')}.`,
       );
     }
     out.push('');

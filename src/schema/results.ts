@@ -99,6 +99,12 @@ export const IndexProof = z.object({
    * rows as before ("index not effective in the measured runs"); `null`: cannot be judged.
    */
   effective: z.boolean().nullable(),
+  /**
+   * Set when chbench could not read the EXPLAIN text (another format, a cut-off body, an entry without
+   * its granules: `explainGranules` in `src/measure/index-proof.ts`): why. `effective` is then `null` and
+   * the report says "EXPLAIN not understood". Absent in results written before this field existed.
+   */
+  explain_not_understood: z.string().optional(),
   reason: z.string(),
 });
 export type IndexProof = z.infer<typeof IndexProof>;

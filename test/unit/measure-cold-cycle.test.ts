@@ -180,9 +180,15 @@ test("query_log SELECT follows the server's columns: 18.16 UInt8 type, no micros
 
 test("EXPLAIN indexes = 1 (26.7): the skip index's granules, and no index under use_skip_indexes = 0", () => {
   const e = explain267();
-  assert.deepEqual(explainGranules(e.with_index, e.index), { kept: 4, total: 28 });
-  assert.equal(explainGranules(e.use_skip_indexes_0, e.index), null);
-  assert.equal(explainGranules(e.with_index, 'other_index'), null);
+  assert.deepEqual(explainGranules(e.with_index, e.index), {
+    outcome: 'used',
+    form: 'pretty',
+    kept: 4,
+    total: 28,
+    reads: 1,
+  });
+  assert.deepEqual(explainGranules(e.use_skip_indexes_0, e.index), { outcome: 'absent', form: 'pretty' });
+  assert.deepEqual(explainGranules(e.with_index, 'other_index'), { outcome: 'absent', form: 'pretty' });
   assert.deepEqual(judgeIndexUse(e.index, e.with_index, 16_384, 200_000), {
     index: 'trace_bf',
     explain_granules: '4/28',
