@@ -34,6 +34,8 @@ export type RunFigures = Pick<
   | 'result_rows'
   | 'result_bytes'
   | 'result_sha256'
+  | 'result_values_sha256'
+  | 'result_values_unknown'
   | 'summary_complete'
 > &
   Partial<Pick<RunSample, 'http_summary' | 'output_statistics'>>;
@@ -68,6 +70,8 @@ export function runFigures(
     result_rows: r.result_rows,
     result_bytes: r.result_bytes,
     result_sha256: r.result_sha256,
+    result_values_sha256: r.result_values_sha256 ?? null,
+    ...(r.result_values_unknown ? { result_values_unknown: r.result_values_unknown } : {}),
     ...(r.summary ? { http_summary: r.summary as Record<string, string> } : {}),
     summary_complete: complete,
     ...(r.output_statistics ? { output_statistics: r.output_statistics } : {}),

@@ -191,7 +191,8 @@ export async function measureQueries(
       const busyAfter = await mergesOrMutations(client, table);
       const busy = busyBefore === null || busyAfter === null ? null : Math.max(busyBefore, busyAfter);
       const f = runFigures(r, o.summaryReadSource);
-      if (!(r.result_sha256 in examples)) examples[r.result_sha256] = JSON.stringify(r.first_rows).slice(0, 400);
+      for (const h of [r.result_sha256, r.result_values_sha256])
+        if (h && !(h in examples)) examples[h] = JSON.stringify(r.first_rows).slice(0, 400);
       samples.push({
         kind,
         n,
@@ -205,6 +206,8 @@ export async function measureQueries(
         result_rows: f.result_rows,
         result_bytes: f.result_bytes,
         result_sha256: f.result_sha256,
+        result_values_sha256: f.result_values_sha256,
+        ...(f.result_values_unknown ? { result_values_unknown: f.result_values_unknown } : {}),
         parts_changed: before !== after,
         merges_or_mutations: busy,
         counters: eventsBefore && eventsAfter ? counterDelta(eventsBefore, eventsAfter, o.knownCounters) : null,

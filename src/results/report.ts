@@ -145,18 +145,30 @@ export function comparedQueries(cells: CellResult[]): string[] {
   return ids.filter((id) => recs(id).some((q) => q.samples.length) && !recs(id).some((q) => q.deterministic === false));
 }
 
-/** Queries whose results differ (between runs, cells, or before/after the index), with the differing values. */
-export function resultMismatches(cells: CellResult[]): { id: string; values: string[] }[] {
+/**
+ * Queries whose results differ (between runs, cells, or before/after the index), with the query's SQL,
+ * the cells and the differing values. Results are compared by their value hashes
+ * (`stats.result_values_sha256`: values by column type, so two versions' JSON formatting does not count)
+ * when every record of the query has them, else by `result_sha256` (older results; one version's
+ * formatting). `by` names the hash used.
+ */
+export function resultMismatches(cells: CellResult[]): { id: string; sql: string; by: 'values' | 'text'; values: string[] }[] {
   const ids = [...new Set(cells.flatMap((c) => c.queries_baseline?.queries.map((q) => q.id) ?? []))];
-  const out: { id: string; values: string[] }[] = [];
+  const out: { id: string; sql: string; by: 'values' | 'text'; values: string[] }[] = [];
   for (const id of ids) {
     const recs = cells.flatMap((c) => [c.queries_baseline, c.queries_index].map((p) => ({ c, q: p?.queries.find((x) => x.id === id) })).filter((x) => x.q));
     if (recs.some((r) => r.q!.deterministic === false)) continue;
+    const measured = recs.filter((r) => r.q!.samples.length || r.q!.stats.result_sha256.length);
+    const by = measured.length && measured.every((r) => r.q!.stats.result_values_sha256?.length) ? 'values' : 'text';
     const byHash = new Map<string, string[]>();
-    for (const r of recs) for (const h of r.q!.stats.result_sha256) byHash.set(h, [...(byHash.get(h) ?? []), r.c.cellKey]);
+    for (const r of recs)
+      for (const h of (by === 'values' ? r.q!.stats.result_values_sha256 : r.q!.stats.result_sha256) ?? [])
+        byHash.set(h, [...(byHash.get(h) ?? []), r.c.cellKey]);
     if (byHash.size > 1)
       out.push({
         id,
+        sql: recs[0].q!.sql,
+        by,
         values: [...byHash.entries()].map(([h, where]) => {
           const ex = recs.map((r) => r.q!.result_examples?.[h]).find(Boolean);
           return `${[...new Set(where)].join(', ')}: ${ex ?? h.slice(0, 12)}`;
@@ -331,7 +343,15 @@ export function renderReport(dir: string): string {
   // "before and after the index" only when a compared query was measured after the index.
   const anyIndex = ok.some((c) => c.queries_index?.queries.some((q) => compared.includes(q.id) && q.samples.length));
   const mismatches = resultMismatches(ok);
-  for (const mm of mismatches) out.push(`**⚠ Correctness failure: ${mm.id} returned different rows** — ${mm.values.join(' ≠ ')}`, '');
+  for (const mm of mismatches)
+    out.push(
+      `**⚠ Correctness failure: ${mm.id} returned different rows** (compared by ${mm.by === 'values' ? 'value hash' : 'text hash: a record predates value hashes, so formatting differences between versions count too'}) — ${mm.values.join(' ≠ ')}`,
+      '',
+      '```sql',
+      mm.sql.trim(),
+      '```',
+      '',
+    );
   if (mismatches.length) out.push('');
   else if (compared.length) out.push(`Results agree: every run of ${compared.join(', ')} in every cell${anyIndex ? ' (before and after the index)' : ''} returned the same rows (sha256).`, '');
   if (approx.length) out.push(`Not compared: ${approx.join(', ')} (the workload marks the result as approximate).`, '');

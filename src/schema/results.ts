@@ -572,7 +572,19 @@ export const RunSample = z.object({
   result_rows: z.number(),
   /** Bytes of the result body received (the measured format, JSONCompact), counted as it streamed in. */
   result_bytes: z.number().nullable(),
+  /**
+   * sha256 of the result as `JSON.stringify` of its JSON.parse'd rows: compares runs of ONE ClickHouse
+   * version (its formatting is part of it: a UInt64 quoted by one version and not by another differs,
+   * and integers beyond 2^53 lose their last digits). Kept, with this meaning, so older results compare.
+   */
   result_sha256: z.string(),
+  /**
+   * sha256 of the result's canonical VALUES by its column types (src/clickhouse/result-values.ts):
+   * the hash results are compared by when both sides have it (across versions too); `null` = could not
+   * be computed (`result_values_unknown` says why); absent in results written before it existed.
+   */
+  result_values_sha256: z.string().nullable().optional(),
+  result_values_unknown: z.string().optional(),
   /** True when the set of active parts differed before and after this run. */
   parts_changed: z.boolean(),
   /** Settings sent with this run. */
@@ -642,8 +654,13 @@ export const QueryStats = z.object({
   read_rows: z.number().nullable(),
   read_bytes: z.number().nullable(),
   result_rows: z.number(),
-  /** Distinct result hashes across runs (1 expected). */
+  /** Distinct result hashes across runs (1 expected); see `RunSample.result_sha256`. */
   result_sha256: z.array(z.string()),
+  /**
+   * Distinct value hashes across runs (`RunSample.result_values_sha256`), present only when every run has
+   * one: comparisons use it when both sides have it, else `result_sha256`.
+   */
+  result_values_sha256: z.array(z.string()).optional(),
   /** Warm runs faster than the cold run. */
   warm_validity: RunValidity,
 });
@@ -694,7 +711,10 @@ export const QueryRecord = z.object({
   /** Active part names before the first and after the last run of this query (`system.parts`). */
   parts_before: z.array(z.string()),
   parts_after: z.array(z.string()),
-  /** sha256 → the first rows of that result (JSON, ≤ 400 chars), so a mismatch shows both values. */
+  /**
+   * sha256 (either hash) → the first rows of that result (JSON, ≤ 400 chars; canonical values when
+   * known: 64-bit integers as strings), so a mismatch shows both values.
+   */
   result_examples: z.record(z.string(), z.string()),
 });
 export type QueryRecord = z.infer<typeof QueryRecord>;
