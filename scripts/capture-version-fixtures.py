@@ -124,8 +124,9 @@ def main():
             'result_object': stats,
             'events_before': e0,
             'events_after': e1,
-            'event_names': q(s, 'SELECT name FROM system.events').strip().split('\n') if False else
-            sorted(set(e0) | set(e1)),
+            # Every counter this version has (listed when zero too), and the snapshots' own names.
+            'events_all': sorted(q(s, 'SELECT event FROM system.events SETTINGS system_events_show_zero_values = 1')
+                                 .strip().split('\n')),
         }
         for name, v in (('explain', explain), ('results', results), ('caches', caches), ('counters', counters)):
             with open(os.path.join(out, f'{name}.json'), 'w') as f:

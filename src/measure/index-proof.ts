@@ -49,7 +49,8 @@ export type ExplainForm = 'legacy' | 'pretty';
  * Judge a skip index's use in the measured runs: the EXPLAIN taken under the runs' own settings must
  * show the index dropping granules, and the runs themselves must have read fewer rows than the same
  * query before the index. An EXPLAIN text chbench does not understand ({@link explainGranules}) gives
- * `effective: null` with `explain_not_understood` set: never a verdict either way. Pure.
+ * `effective: null` with `explain_not_understood` set: never a verdict either way. A read_rows of 0 is
+ * unknown (no query over the table reads nothing; the chdb builds before 26.5 report 0). Pure.
  */
 export function judgeIndexUse(
   index: string,
@@ -57,6 +58,10 @@ export function judgeIndexUse(
   readAfter: number | null,
   readBefore: number | null,
 ): IndexProof {
+  // A 0 read (older records took the engines' 0 statistics as figures) is unknown, never a basis.
+  const zero = [readAfter === 0 && 'after', readBefore === 0 && 'before'].filter(Boolean);
+  if (readAfter === 0) readAfter = null;
+  if (readBefore === 0) readBefore = null;
   const r = explain === null ? null : explainGranules(explain, index);
   const g = r?.outcome === 'used' ? r : null;
   const base: IndexProof = {
@@ -71,7 +76,7 @@ export function judgeIndexUse(
   const rows =
     readAfter !== null && readBefore !== null
       ? `measured read_rows ${readAfter.toLocaleString('en-US')} after vs ${readBefore.toLocaleString('en-US')} before`
-      : 'measured read_rows unknown';
+      : `measured read_rows unknown${zero.length ? ` (0 reported ${zero.join(' and ')}: not a figure)` : ''}`;
   if (r === null) return { ...base, effective: null, reason: `EXPLAIN not available; ${rows}` };
   if (r.outcome === 'not understood')
     return {

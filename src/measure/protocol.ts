@@ -27,7 +27,7 @@ import type { ColdPreparation, QueryRecord, RunSample } from '../schema/results'
 import { prepareColdRun, resultCacheSettings, type ServerPod } from './cold-cycle';
 import { PROBED_CACHE_DROPS } from '../clickhouse/probe';
 import { counterDelta, eventCounters, queryLogCounters } from './counters';
-import { applyQueryLog, queryFailure, runFigures } from './figures';
+import { applyQueryLog, queryFailure, readFromCounters, runFigures } from './figures';
 import { explainIndexes } from './index-proof';
 import { stats } from './stats';
 import { judgeCold, judgeQuiet } from './validity';
@@ -203,6 +203,7 @@ export async function measureQueries(
         read_rows: f.read_rows,
         read_bytes: f.read_bytes,
         read_source: f.read_source,
+        ...(f.read_unknown ? { read_unknown: f.read_unknown } : {}),
         result_rows: f.result_rows,
         result_bytes: f.result_bytes,
         result_sha256: f.result_sha256,
@@ -224,6 +225,8 @@ export async function measureQueries(
         started_at: startedAt,
         finished_at: finishedAt,
       });
+      // No read from the response (or a 0): the system.events difference, where there is one.
+      readFromCounters(samples[samples.length - 1]);
     }
     // EXPLAIN after the measured runs: it loads marks (of skip indexes too) that would warm a cold run.
     let explain: string | null = null;

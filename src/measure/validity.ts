@@ -26,6 +26,10 @@ export const RUN_COUNTERS = [
   'MarkCacheMisses',
   'UncompressedCacheHits',
   'UncompressedCacheMisses',
+  // Rows and bytes the query selected from tables: read_rows / read_bytes where the engine reports
+  // none (see `readFromCounters` in ./figures).
+  'SelectedRows',
+  'SelectedBytes',
 ] as const;
 
 /**

@@ -37,6 +37,7 @@ import {
   RunCostRecord,
   RunRecord,
   type CloudStepRecord,
+  type IndexProof,
   type QueryRecord,
 } from '../schema/results';
 
@@ -65,6 +66,15 @@ export function loadRun(dir: string): { run: RunRecord; cells: CellResult[]; mis
 }
 
 /**
+ * A recorded index proof as it is read now: one written before 0 reads were unknown, whose "not
+ * effective" rests on a read_rows of 0 (the engine's statistics said 0), is no verdict (`effective: null`).
+ */
+export function readProof(p: IndexProof): IndexProof {
+  if (p.effective !== false || p.explain_skips !== true || (p.read_rows_after !== 0 && p.read_rows_before !== 0)) return p;
+  return { ...p, effective: null, reason: `${p.reason} — a read_rows of 0 is unknown, not a verdict` };
+}
+
+/**
  * The skip index's verdict for a cell: index.json's build check (every part carries it, EXPLAIN under
  * the runs' settings skips granules) and, per query, the proof taken from the measured runs
  * (`index_proof`: EXPLAIN under their settings and their read_rows against the baseline's).
@@ -81,7 +91,7 @@ export function indexVerdict(
   const off = indexTurnedOff(c, spec);
   if (off) return { verified: null, reasons: [off], off, notUnderstood: [] };
   const vv = c.index?.verification;
-  const proofs = (c.queries_index?.queries ?? []).filter((q) => q.index_proof).map((q) => ({ id: q.id, p: q.index_proof! }));
+  const proofs = (c.queries_index?.queries ?? []).filter((q) => q.index_proof).map((q) => ({ id: q.id, p: readProof(q.index_proof!) }));
   // A query with a proof from the measured runs is described by that proof, not twice.
   const reasons = (vv?.reasons ?? []).filter((r) => !proofs.some((x) => r.toLowerCase().startsWith(`${x.id.toLowerCase()}:`)));
   for (const { id, p } of proofs) if (p.effective !== true) reasons.push(`${id}: ${p.reason}`);
@@ -199,6 +209,14 @@ export function retries(c: CellResult): string {
   });
   const t = (c.target_restarts ?? []).map((x) => `server lost in ${x.step}, provisioned again`);
   return [...r, ...t].join('; ') || 'none';
+}
+
+/**
+ * A read figure (read_rows / read_bytes) for a table cell: a recorded 0 (results written before 0 reads
+ * were recorded as unknown, from engines whose statistics say 0) is shown as unknown, never as a figure.
+ */
+function fmtRead(x: number | null | undefined, fmt: (x: number | null | undefined) => string): string {
+  return x === 0 ? 'unknown (0 reported)' : fmt(x);
 }
 
 function headline(q: QueryRecord | undefined, stat: 'min' | 'median'): number | null {
@@ -391,7 +409,7 @@ export function renderReport(dir: string): string {
         continue;
       }
       const proofs = c.queries_index!.queries.filter((q) => q.index_proof).map((q) => `${q.id} ${q.index_proof!.reason}`);
-      const notEffective = c.queries_index!.queries.some((q) => q.index_proof?.effective === false && q.index_proof.explain_skips === true);
+      const notEffective = c.queries_index!.queries.some((q) => q.index_proof && readProof(q.index_proof).effective === false && q.index_proof.explain_skips === true);
       out.push(
         vd.verified === true
           ? `- ${label(c)}: index verified — every active part carries it; in the measured runs (EXPLAIN under their settings): ${proofs.join('; ')}.`
@@ -529,7 +547,7 @@ export function queryRows(ok: CellResult[], protocol: { statistic: 'min' | 'medi
         const f = cols.get(c)!;
         const coldFlag = q.stats.cold_runs_rejected ? ` ⚠ ${q.stats.cold_runs_rejected} not cold` : q.samples.some((x) => x.kind === 'cold' && x.validity?.cold?.valid === null) ? ' (cold?)' : '';
         const warmFlag = q.stats.warm_validity?.valid === false ? ' ⚠ not warmer' : '';
-        return [f.cold(q.stats.cold_ms, res) + coldFlag, f.head(headline(q, stat), res) + flag + warmFlag, f.other(o, res), fmtInt(q.stats.read_rows)];
+        return [f.cold(q.stats.cold_ms, res) + coldFlag, f.head(headline(q, stat), res) + flag + warmFlag, f.other(o, res), fmtRead(q.stats.read_rows, fmtInt)];
       }),
     ]);
   }
@@ -556,11 +574,11 @@ export function skipIndexRows(ok: CellResult[], spec: IndexSettingsSpec & { prot
         qa.id,
         fmtMs(before) + (qb && (qb.samples.some((x) => x.validity?.quiet.valid === false) || qb.stats.warm_validity?.valid === false) ? ' ⚠' : ''),
         fmtMs(after) + (qa.samples.some((x) => x.validity?.quiet.valid === false) || qa.stats.warm_validity?.valid === false ? ' ⚠' : ''),
-        off ? `n/a (index ${off})` : (before && after ? `${(before / after).toFixed(1)}×` : 'n/a') + (qa.index_proof?.effective === false ? ' ⚠ index not effective' : ''),
-        fmtInt(qb?.stats.read_rows),
-        fmtInt(qa.stats.read_rows),
-        fmtBytes(qb?.stats.read_bytes),
-        fmtBytes(qa.stats.read_bytes),
+        off ? `n/a (index ${off})` : (before && after ? `${(before / after).toFixed(1)}×` : 'n/a') + (qa.index_proof && readProof(qa.index_proof).effective === false ? ' ⚠ index not effective' : ''),
+        fmtRead(qb?.stats.read_rows, fmtInt),
+        fmtRead(qa.stats.read_rows, fmtInt),
+        fmtRead(qb?.stats.read_bytes, fmtBytes),
+        fmtRead(qa.stats.read_bytes, fmtBytes),
         fmtBytes(c.index!.index_bytes),
         c.index!.index_bytes !== null && c.storage ? `${((c.index!.index_bytes / c.storage.compressed_bytes) * 100).toFixed(1)} %` : 'n/a',
         fmtMs(c.index!.materialize_ms) + (c.index!.adopted_mutation ? ' (adopted an earlier attempt\'s mutation: partial time)' : ''),

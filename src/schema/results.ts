@@ -567,7 +567,18 @@ export const RunSample = z.object({
   read_rows: z.number().nullable(),
   /** Bytes read by the server (see `read_source`). */
   read_bytes: z.number().nullable(),
-  read_source: z.enum(['http summary', 'output statistics', 'system.query_log']).nullable(),
+  /**
+   * Where read_rows / read_bytes come from. `system.events difference`: the SelectedRows / SelectedBytes
+   * difference of the snapshots around the run (engines that report no read of their own: the PyPI
+   * chdb builds before 26.5), which also counts the snapshot statement's own read of `system.events`
+   * (≈ 70–150 rows on 23.10 … 26.9).
+   */
+  read_source: z.enum(['http summary', 'output statistics', 'system.query_log', 'system.events difference']).nullable(),
+  /**
+   * Why read_rows / read_bytes are null although a source answered: it said 0 (the JSON statistics of
+   * the chdb builds before 26.5 always do). A 0 read is unknown, never a figure nor a verdict's basis.
+   */
+  read_unknown: z.string().optional(),
   /** Rows of the result received. */
   result_rows: z.number(),
   /** Bytes of the result body received (the measured format, JSONCompact), counted as it streamed in. */
