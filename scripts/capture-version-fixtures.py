@@ -100,14 +100,25 @@ def main():
         caches = {'version': version}
         caches['unknown_cache_error'] = err(s, 'SYSTEM DROP FOO CACHE')
         drops = {}
-        for c in ('MARK', 'UNCOMPRESSED', 'QUERY', 'INDEX MARK', 'INDEX UNCOMPRESSED', 'MMAP', 'FILESYSTEM',
-                  'COMPILED EXPRESSION', 'PAGE', 'QUERY CONDITION', 'PRIMARY INDEX', 'SKIPPING INDEX', 'DNS',
-                  'VECTOR SIMILARITY INDEX', 'ICEBERG METADATA', 'PARQUET METADATA'):
-            drops[c] = err(s, f'SYSTEM DROP {c} CACHE')
+        # Every statement of PROBED_CACHE_DROPS (src/clickhouse/probe.ts), and a few others.
+        for c in ('MARK CACHE', 'UNCOMPRESSED CACHE', 'INDEX MARK CACHE', 'INDEX UNCOMPRESSED CACHE', 'MMAP CACHE',
+                  'COMPILED EXPRESSION CACHE', 'QUERY CACHE', 'FILESYSTEM CACHE', 'QUERY CONDITION CACHE',
+                  'PAGE CACHE', 'PRIMARY INDEX CACHE', 'VECTOR SIMILARITY INDEX CACHE', 'TEXT INDEX CACHES',
+                  'SKIPPING INDEX CACHE', 'DNS CACHE', 'ICEBERG METADATA CACHE', 'PARQUET METADATA CACHE'):
+            drops[c] = err(s, f'SYSTEM DROP {c}')
         caches['drops'] = drops
-        caches['settings'] = {n: setting(n) for n in ('use_query_condition_cache', 'use_query_cache',
-                                                      'compile_expressions', 'use_uncompressed_cache',
-                                                      'use_skip_indexes_if_final', 'use_page_cache_for_disks_without_file_cache')}
+        # The settings that turn caches on (CACHE_SETTINGS of src/measure/caches.ts), query and MergeTree
+        # level, as the probe reads them: only those this version has.
+        names = ('use_uncompressed_cache', 'min_bytes_to_use_mmap_io', 'compile_expressions', 'use_query_cache',
+                 'use_query_condition_cache', 'use_page_cache_for_disks_without_file_cache',
+                 'use_page_cache_for_local_disks', 'use_page_cache_for_object_storage', 'use_primary_key_cache',
+                 'use_text_index_tokens_cache', 'use_text_index_negative_tokens_cache', 'use_text_index_header_cache',
+                 'use_text_index_postings_cache', 'use_text_index_dictionary_cache', 'use_statistics_cache')
+        in_list = ', '.join(f"'{n}'" for n in names)
+        rows = q(s, f'SELECT name, value FROM system.settings WHERE name IN ({in_list}) UNION ALL '
+                    f'SELECT name, value FROM system.merge_tree_settings WHERE name IN ({in_list})').strip()
+        caches['cache_settings'] = dict(sorted(l.split('\t', 1) for l in rows.split('\n') if l))
+        caches['settings'] = {n: setting(n) for n in ('use_skip_indexes_if_final',)}
         scan = render('q3.sql', table='logs')
         ev = lambda: dict(l.split('\t') for l in q(s, 'SELECT event, value FROM system.events').strip().split('\n'))
         e0 = ev()

@@ -124,6 +124,12 @@ export const CapabilityProbe = z.object({
   server_settings: z.array(z.string()).nullable(),
   /** Each cache-drop statement chbench may use and whether the server accepted it. */
   cache_drops: z.array(CommandOutcome),
+  /**
+   * The server's defaults of the settings that turn caches on (`CACHE_SETTINGS` in
+   * src/measure/caches.ts, from `system.settings` and `system.merge_tree_settings`): only those this
+   * version has. Absent in probes written before it existed (then whether such a cache is on is unknown).
+   */
+  cache_settings: z.record(z.string(), z.string()).optional(),
   /** `system.query_log`: exists (after a logged query and a flush), and how it stores ProfileEvents. */
   query_log: z.object({ enabled: z.boolean(), profile_events: z.enum(['map', 'arrays', 'none']).nullable() }),
   /** `system.part_log` exists. */

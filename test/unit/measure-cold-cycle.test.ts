@@ -50,8 +50,10 @@ test('coldDefinition on 18.16: two caches dropped, the newer ones "not on this v
     coldDefinition([f.fresh], asProbe(f.probe)),
     'direct I/O requested (min_bytes_to_use_direct_io=1); caches dropped before each cold run: mark cache, uncompressed cache; ' +
       'not dropped: index mark cache (not on this version), index uncompressed cache (not on this version), mmap cache (not on this version), ' +
-      'compiled expression cache (not on this version), query cache (not on this version), query condition cache (not on this version), ' +
-      'page cache (not on this version), primary index cache (not on this version), skipping index cache (not on this version); ' +
+      'compiled expression cache (not on this version), query cache (not on this version), filesystem cache (not probed: the probe predates it), ' +
+      'query condition cache (not on this version), page cache (not on this version), primary index cache (not on this version), ' +
+      'vector similarity index cache (not probed: the probe predates it), text index caches (not probed: the probe predates it), ' +
+      'skipping index cache (not on this version); ' +
       'OS page cache not dropped: protocol.dropOsPageCache is false',
   );
 });
@@ -62,7 +64,9 @@ test('coldDefinition on 26.7: a drop counts only when it succeeded before *every
     coldDefinition([f.fresh], asProbe(f.probe)),
     'direct I/O requested (min_bytes_to_use_direct_io=1); caches dropped before each cold run: mark cache, uncompressed cache, index mark cache, ' +
       'index uncompressed cache, mmap cache, compiled expression cache, query cache, query condition cache, page cache, primary index cache; ' +
-      'not dropped: skipping index cache (not on this version); OS page cache not dropped: protocol.dropOsPageCache is false',
+      'not dropped: filesystem cache (not probed: the probe predates it), vector similarity index cache (not probed: the probe predates it), ' +
+      'text index caches (not probed: the probe predates it), skipping index cache (not on this version); ' +
+      'OS page cache not dropped: protocol.dropOsPageCache is false',
   );
   // With the run that dropped nothing, no cache was dropped before every cold run.
   assert.match(
