@@ -39,24 +39,19 @@ test('EXPLAIN indexes = 1: the skip index granules in every version, in its defa
   assert.equal(explainOf('26.9').explain_query_plan_default, 'pretty');
 });
 
-test('EXPLAIN indexes = 1 on 26.9 in both forms (explain_query_plan_default legacy and pretty)', () => {
-  const e = explainOf('26.9');
-  assert.deepEqual(explainGranules(e.legacy!, e.index), {
-    outcome: 'used',
-    form: 'legacy',
-    kept: 2,
-    total: 14,
-    reads: 1,
-  });
-  assert.deepEqual(explainGranules(e.pretty!, e.index), {
-    outcome: 'used',
-    form: 'pretty',
-    kept: 2,
-    total: 14,
-    reads: 1,
-  });
-  assert.equal(judgeIndexUse(e.index, e.legacy!, 8_192, 100_000).effective, true);
-  assert.equal(judgeIndexUse(e.index, e.pretty!, 8_192, 100_000).effective, true);
+test('EXPLAIN indexes = 1 on 26.7 and 26.9 in both forms (explain_query_plan_default legacy and pretty)', () => {
+  for (const v of ['26.7', '26.9'] as const) {
+    const e = explainOf(v);
+    assert.equal(e.explain_query_plan_default, 'pretty', v);
+    const used = (form: string) => ({ outcome: 'used', form, kept: 2, total: 14, reads: 1 });
+    assert.deepEqual(explainGranules(e.default, e.index), used('pretty'), v);
+    assert.deepEqual(explainGranules(e.legacy!, e.index), used('legacy'), v);
+    assert.deepEqual(explainGranules(e.pretty!, e.index), used('pretty'), v);
+    assert.deepEqual(explainGranules(e.q1_default, e.index), { outcome: 'absent', form: 'pretty' }, v);
+    assert.equal(judgeIndexUse(e.index, e.legacy!, 8_192, 100_000).effective, true);
+    assert.equal(judgeIndexUse(e.index, e.pretty!, 8_192, 100_000).effective, true);
+    assert.equal(judgeIndexUse(e.index, e.json, 8_192, 100_000).effective, null);
+  }
 });
 
 test('EXPLAIN text chbench cannot read is "not understood", never "not used" nor "verified"', () => {
