@@ -3,19 +3,16 @@
  * first version with `explain_query_plan_default`): `EXPLAIN indexes = 1` of the seed's q5 in both
  * forms, into test/fixtures/versions/26.7/explain.json.
  *
- *   node scripts/capture-explain-26.7.mjs [outRoot]
+ *   npm run build && node dist/scripts/capture-explain-26.7.js [outRoot]
  */
 import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { Session } from 'chdb';
+import { REPO_ROOT as ROOT } from '../src/config';
 
-const require = createRequire(import.meta.url);
-const { Session } = require('chdb');
-const ROOT = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const WL = path.join(ROOT, 'sql', 'workloads', 'logs');
-const render = (name, vars) => {
+const render = (name: string, vars: Record<string, string | number>) => {
   let t = readFileSync(path.join(WL, name), 'utf8')
     .split('\n')
     .filter((l) => !l.startsWith('--'))
@@ -26,7 +23,7 @@ const render = (name, vars) => {
 const dir = mkdtempSync(path.join(os.tmpdir(), 'chb-capture-'));
 try {
   const s = new Session(dir);
-  const q = (sql, fmt = 'TabSeparatedRaw') => String(s.query(sql, fmt));
+  const q = (sql: string, fmt = 'TabSeparatedRaw') => String(s.query(sql, fmt));
   const version = q('SELECT version()').trim();
   s.query('CREATE DATABASE IF NOT EXISTS bench ENGINE = Atomic');
   s.query('USE bench');
@@ -56,7 +53,7 @@ try {
   mkdirSync(to, { recursive: true });
   writeFileSync(path.join(to, 'explain.json'), JSON.stringify(out, null, 2) + '\n');
   console.log(`wrote ${to}/explain.json`);
-  s.cleanup?.();
+  s.cleanup();
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
