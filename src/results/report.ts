@@ -215,8 +215,16 @@ export function retries(c: CellResult): string {
  * A read figure (read_rows / read_bytes) for a table cell: a recorded 0 (results written before 0 reads
  * were recorded as unknown, from engines whose statistics say 0) is shown as unknown, never as a figure.
  */
-function fmtRead(x: number | null | undefined, fmt: (x: number | null | undefined) => string): string {
-  return x === 0 ? 'unknown (0 reported)' : fmt(x);
+function fmtRead(
+  x: number | null | undefined,
+  fmt: (x: number | null | undefined) => string,
+  q?: QueryRecord,
+): string {
+  if (x === 0) return 'unknown (0 reported)';
+  // The last warm run's figure was refused (its source said 0): say so rather than a bare n/a.
+  const last = q?.samples.filter((s) => s.kind === 'warm').at(-1);
+  if ((x === null || x === undefined) && last?.read_unknown) return 'unknown (0 reported)';
+  return fmt(x);
 }
 
 function headline(q: QueryRecord | undefined, stat: 'min' | 'median'): number | null {
@@ -547,7 +555,7 @@ export function queryRows(ok: CellResult[], protocol: { statistic: 'min' | 'medi
         const f = cols.get(c)!;
         const coldFlag = q.stats.cold_runs_rejected ? ` ⚠ ${q.stats.cold_runs_rejected} not cold` : q.samples.some((x) => x.kind === 'cold' && x.validity?.cold?.valid === null) ? ' (cold?)' : '';
         const warmFlag = q.stats.warm_validity?.valid === false ? ' ⚠ not warmer' : '';
-        return [f.cold(q.stats.cold_ms, res) + coldFlag, f.head(headline(q, stat), res) + flag + warmFlag, f.other(o, res), fmtRead(q.stats.read_rows, fmtInt)];
+        return [f.cold(q.stats.cold_ms, res) + coldFlag, f.head(headline(q, stat), res) + flag + warmFlag, f.other(o, res), fmtRead(q.stats.read_rows, fmtInt, q)];
       }),
     ]);
   }
@@ -575,10 +583,10 @@ export function skipIndexRows(ok: CellResult[], spec: IndexSettingsSpec & { prot
         fmtMs(before) + (qb && (qb.samples.some((x) => x.validity?.quiet.valid === false) || qb.stats.warm_validity?.valid === false) ? ' ⚠' : ''),
         fmtMs(after) + (qa.samples.some((x) => x.validity?.quiet.valid === false) || qa.stats.warm_validity?.valid === false ? ' ⚠' : ''),
         off ? `n/a (index ${off})` : (before && after ? `${(before / after).toFixed(1)}×` : 'n/a') + (qa.index_proof && readProof(qa.index_proof).effective === false ? ' ⚠ index not effective' : ''),
-        fmtRead(qb?.stats.read_rows, fmtInt),
-        fmtRead(qa.stats.read_rows, fmtInt),
-        fmtRead(qb?.stats.read_bytes, fmtBytes),
-        fmtRead(qa.stats.read_bytes, fmtBytes),
+        fmtRead(qb?.stats.read_rows, fmtInt, qb),
+        fmtRead(qa.stats.read_rows, fmtInt, qa),
+        fmtRead(qb?.stats.read_bytes, fmtBytes, qb),
+        fmtRead(qa.stats.read_bytes, fmtBytes, qa),
         fmtBytes(c.index!.index_bytes),
         c.index!.index_bytes !== null && c.storage ? `${((c.index!.index_bytes / c.storage.compressed_bytes) * 100).toFixed(1)} %` : 'n/a',
         fmtMs(c.index!.materialize_ms) + (c.index!.adopted_mutation ? ' (adopted an earlier attempt\'s mutation: partial time)' : ''),

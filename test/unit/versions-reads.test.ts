@@ -9,8 +9,12 @@ import { _internal, type MeasuredResult } from '../../src/clickhouse/client';
 import { counterDelta, eventSnapshot } from '../../src/measure/counters';
 import { applyQueryLog, readFromCounters, runFigures } from '../../src/measure/figures';
 import { judgeIndexUse } from '../../src/measure/index-proof';
-import { readProof } from '../../src/results/report';
-import type { RunSample } from '../../src/schema/results';
+import { readProof, renderReport } from '../../src/results/report';
+import type { CellResult, RunSample } from '../../src/schema/results';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { REPO_ROOT } from '../../src/config';
 import { VERSIONS, countersOf, explainOf, type FixtureVersion } from '../fixtures/versions';
 
 /** The measured result of the captured scan, as runMeasured builds it from the body. */
@@ -115,4 +119,41 @@ test('a query_log row that says read_rows 0 keeps the run’s own figure, with t
   applyQueryLog(s, { query_duration_ms: '5', read_rows: '0', read_bytes: '0' } as never);
   assert.deepEqual([s.read_rows, s.read_source], [100_097, 'system.events difference']);
   assert.match(s.read_unknown!, /system\.query_log read_rows 0/);
+});
+
+test('the report shows a recorded 0 read as unknown and takes no "not effective" verdict from it', () => {
+  const FIXTURE = path.join(REPO_ROOT, 'test', 'fixtures', 'results', 'embedded-26.7');
+  const tmp = mkdtempSync(path.join(os.tmpdir(), 'chbench-reads-'));
+  try {
+    const dir = path.join(tmp, 'run');
+    cpSync(FIXTURE, dir, { recursive: true });
+    // As the 24.8 run of the issue recorded it: every read 0, the proof "not effective" from them.
+    for (const cell of ['v26.7-lz4', 'v26.7-zstd3']) {
+      const f = path.join(dir, 'cells', cell, 'result.json');
+      const r = JSON.parse(readFileSync(f, 'utf8')) as CellResult;
+      for (const p of [r.queries_baseline!, r.queries_index!])
+        for (const q of p.queries) {
+          q.stats.read_rows = 0;
+          q.stats.read_bytes = 0;
+          if (q.index_proof)
+            q.index_proof = {
+              ...q.index_proof,
+              read_rows_after: 0,
+              read_rows_before: 0,
+              effective: false,
+              explain_skips: true,
+              reason:
+                'index not effective in the measured runs: EXPLAIN claims granules 4/28 but measured read_rows 0 after vs 0 before',
+            };
+        }
+      writeFileSync(f, JSON.stringify(r));
+    }
+    const md = renderReport(dir);
+    assert.doesNotMatch(md, /not effective in the measured runs\*\*|⚠ index not effective|index\(es\)? NOT verified/);
+    assert.match(md, /a read_rows of 0 is unknown, not a verdict/);
+    const row = md.split('\n').find((l) => /^\| v26\.7-lz4\s*\| q5 /.test(l))!;
+    assert.match(row, /unknown \(0 reported\)/);
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
 });
