@@ -10,6 +10,7 @@ import { counterDelta, eventSnapshot } from '../../src/measure/counters';
 import { applyQueryLog, readFromCounters, runFigures } from '../../src/measure/figures';
 import { judgeIndexUse } from '../../src/measure/index-proof';
 import { readProof, renderReport } from '../../src/results/report';
+import { flatSamples } from '../../src/results/samples';
 import type { CellResult, RunSample } from '../../src/schema/results';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -156,4 +157,17 @@ test('the report shows a recorded 0 read as unknown and takes no "not effective"
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
+});
+
+test('samples.jsonl writes no line for a recorded 0 read', () => {
+  const f = path.join(REPO_ROOT, 'test', 'fixtures', 'results', 'embedded-26.7', 'cells', 'v26.7-lz4', 'result.json');
+  const r = JSON.parse(readFileSync(f, 'utf8')) as CellResult;
+  const count = (rec: CellResult, m: string) =>
+    flatSamples(rec, { chbench: null }).filter((s) => s.metric === m).length;
+  const before = count(r, 'read_rows');
+  assert.ok(before > 0);
+  for (const p of [r.queries_baseline!, r.queries_index!])
+    for (const q of p.queries) for (const s of q.samples) [s.read_rows, s.read_bytes] = [0, 0];
+  assert.equal(count(r, 'read_rows'), 0);
+  assert.equal(count(r, 'read_bytes'), 0);
 });
