@@ -93,7 +93,13 @@ async function verifyIndex(
   const explain: IndexVerification['explain'] = {};
   for (const q of queries) {
     try {
-      const g = explainGranules(await explainIndexes(client, q.sql, settings), index);
+      const r = explainGranules(await explainIndexes(client, q.sql, settings), index);
+      if (r.outcome === 'not understood') {
+        explain[q.id] = { granules: null, skips: null, error: `EXPLAIN not understood: ${r.reason}` };
+        reasons.push(`${q.id}: EXPLAIN not understood (${r.reason})`);
+        continue;
+      }
+      const g = r.outcome === 'used' ? r : null;
       explain[q.id] = { granules: g ? `${g.kept}/${g.total}` : null, skips: g ? g.kept < g.total : false };
       if (!g) reasons.push(`${q.id}: EXPLAIN does not show index ${index}`);
       else if (g.kept >= g.total) reasons.push(`${q.id}: index ${index} skipped no granule (${g.kept}/${g.total})`);

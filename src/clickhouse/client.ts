@@ -9,12 +9,13 @@ import {
   type ClickHouseClient,
   type ClickHouseSettings,
 } from '@clickhouse/client';
-import { createHash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { CommandOutcome } from '../schema/results';
 import type { TargetHandle } from '../schema/target';
 import { currentWatcher, watchClient } from './statement-watch';
 import { parseServerError } from '../schema/server-error';
+import { canonicalRows, metaColumnTypes, type ColumnType } from './result-values';
 
 /** Options for {@link connect}. */
 export interface ConnectOptions {
@@ -223,10 +224,21 @@ export interface MeasuredResult {
   /**
    * sha256 (hex) of `JSON.stringify(data)`, `data` being the body's `data` array (each row parsed with
    * JSON.parse and serialised again), computed incrementally: `[`, the rows joined by `,`, `]`.
-   * Identical to the definition before results were streamed, so hashes compare across versions.
+   * Identical to the definition before results were streamed, so hashes compare across chbench
+   * versions — but NOT across ClickHouse versions: it hashes formatting (a quoted vs unquoted UInt64 differ)
+   * and loses integer precision beyond 2^53 (JSON.parse). Kept for comparisons with older results.
    */
   result_sha256: string;
-  /** The first ≤ 5 rows (parsed), to show what a result looked like when hashes disagree. */
+  /**
+   * sha256 (hex) of the rows' canonical VALUES by the `meta` column types (`[`, canonical rows joined by
+   * `,`, `]`; see src/clickhouse/result-values.ts): equal across versions whose JSON formatting differs
+   * (integer quoting, float digits, decimal zeros, string escapes), different when a value differs, read
+   * from the text (no precision loss). Streamed like `result_sha256`. null when it could not be computed
+   * (`result_values_unknown` says why): never replaced by the formatting hash.
+   */
+  result_values_sha256?: string | null;
+  result_values_unknown?: string;
+  /** The first ≤ 5 rows (their canonical values when known: 64-bit integers as strings, no precision loss), to show what a result looked like when hashes disagree. */
   first_rows: unknown[][];
   /** Whether `wait_end_of_query=1` was sent (server buffers the result, the summary header is complete). */
   wait_end_of_query: boolean;
@@ -285,7 +297,8 @@ class IncompleteResultError extends Error {
 const TAIL_BYTES = 64 * 1024;
 /** Cap on a captured top-level value other than `data` (`statistics`, `rows`, `exception`). */
 const CAPTURE_CAP = 1024 * 1024;
-const CAPTURED_KEYS = new Set(['rows', 'statistics', 'exception']);
+// `meta` (before `data` in every version's JSONCompact) gives the column types of the value hash.
+const CAPTURED_KEYS = new Set(['meta', 'rows', 'statistics', 'exception']);
 
 const B_QUOTE = 0x22;
 const B_BACKSLASH = 0x5c;
@@ -306,6 +319,11 @@ const JSON_OUTSIDE_STRING = (() => {
  */
 class JsonCompactStream {
   readonly hash = createHash('sha256');
+  /** Hash of the rows' canonical values by column type ({@link canonicalRows}); null once it cannot be computed. */
+  private valueHash: Hash | null = createHash('sha256');
+  /** Why the value hash is unknown (no `meta`, a value not of its type). */
+  valuesUnknown: string | null = null;
+  private columns: ColumnType[] | null = null;
   rows = 0;
   bytes = 0;
   readonly firstRows: unknown[][] = [];
@@ -408,6 +426,7 @@ class JsonCompactStream {
             this.dataSeen = true;
             this.hash.update('[');
             this.hashedOpen = true;
+            this.startValues();
           } else if (this.capParts === null && CAPTURED_KEYS.has(this.key)) this.startCapture(i);
         }
         if (this.depth === 2 && this.inData) {
@@ -488,6 +507,35 @@ class JsonCompactStream {
 
   private strStart = 0;
 
+  /** At `data`'s `[`: the column types from the captured `meta`. */
+  private startValues(): void {
+    const meta = this.captured.get('meta');
+    const cols = meta === undefined ? 'the document has no meta before data' : metaColumnTypes(meta);
+    if (typeof cols === 'string') this.dropValues(cols);
+    else this.columns = cols;
+    this.valueHash?.update('[');
+  }
+
+  private dropValues(why: string): void {
+    this.valueHash = null;
+    this.valuesUnknown ??= why;
+  }
+
+  /** Hash the canonical values of complete rows (`[…],[…]`); their canonical texts, or null when unknown. */
+  private hashValues(rowsText: string): string[] | null {
+    if (!this.valueHash || !this.columns) return null;
+    let rows: string[];
+    try {
+      rows = canonicalRows(rowsText, this.columns);
+    } catch (e) {
+      this.dropValues(`row ${this.rows + 1}…: ${(e as Error).message}`);
+      return null;
+    }
+    if (!rows.length) return rows;
+    this.valueHash.update(this.rows > 0 ? `,${rows.join(',')}` : rows.join(','));
+    return rows;
+  }
+
   private startCapture(at: number): void {
     this.capParts = [];
     this.capLen = 0;
@@ -534,7 +582,9 @@ class JsonCompactStream {
     const text = JSON.stringify(rows);
     if (this.rows > 0) this.hash.update(',');
     this.hash.update(text.substring(1, text.length - 1));
-    for (let k = 0; k < rows.length && this.firstRows.length < 5; k++) this.firstRows.push(rows[k]);
+    const canonical = this.hashValues(chunk.toString('utf8', start, end));
+    for (let k = 0; k < rows.length && this.firstRows.length < 5; k++)
+      this.firstRows.push(canonical ? (JSON.parse(canonical[k]) as unknown[]) : rows[k]);
     this.rows += rows.length;
   }
 
@@ -557,7 +607,8 @@ class JsonCompactStream {
     }
     const canonical = JSON.stringify(row);
     this.hash.update(this.rows === 0 ? canonical : `,${canonical}`);
-    if (this.firstRows.length < 5) this.firstRows.push(row);
+    const values = this.hashValues(text);
+    if (this.firstRows.length < 5) this.firstRows.push(values ? (JSON.parse(values[0]) as unknown[]) : row);
     this.rows++;
   }
 
@@ -622,6 +673,13 @@ class JsonCompactStream {
   digest(): string {
     if (!this.hashedOpen) this.hash.update('[');
     return this.hash.digest('hex');
+  }
+
+  /** sha256 of the canonical values (`[row,row,…]`, see src/clickhouse/result-values.ts), or null when unknown. */
+  valuesDigest(): string | null {
+    if (!this.valueHash || !this.complete) return null;
+    this.valueHash.update(']');
+    return this.valueHash.digest('hex');
   }
 }
 
@@ -800,6 +858,8 @@ export async function runMeasured(
     result_rows: p.rows,
     result_bytes: p.bytes,
     result_sha256: p.digest(),
+    result_values_sha256: p.valuesDigest(),
+    ...(p.valuesUnknown ? { result_values_unknown: p.valuesUnknown } : {}),
     first_rows: p.firstRows,
     wait_end_of_query: waitEnd,
   };

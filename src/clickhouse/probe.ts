@@ -6,6 +6,8 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { CapabilityProbe, CommandOutcome } from '../schema/results';
 import { queryRows, tryCommand } from './client';
+import { CACHE_SETTINGS, SERVER_CACHES } from '../measure/caches';
+import { sqlString } from '../lib/sql';
 
 async function names(client: ClickHouseClient, sql: string): Promise<string[] | null> {
   try {
@@ -17,25 +19,13 @@ async function names(client: ClickHouseClient, sql: string): Promise<string[] | 
 
 /**
  * Every server cache that can serve a repeated query without reading its data from storage, as the
- * statement that empties it, oldest first: marks, uncompressed blocks, skip-index marks and blocks,
- * mmapped files, compiled expressions, query results, query conditions (which granules matched),
- * userspace page cache, primary index, skipping index. Newer versions have more; the probe tries
- * each once and records which the server accepts, and the cold cycle (`src/measure/cold-cycle.ts`)
- * issues only those before every cold run.
+ * statement that empties it, oldest first (`SERVER_CACHES` in src/measure/caches.ts: marks,
+ * uncompressed blocks, skip-index marks and blocks, mmapped files, compiled expressions, query
+ * results, filesystem cache, query conditions, userspace page cache, primary index, vector and text
+ * indexes, skipping index). Newer versions have more; the probe tries each once and records which the
+ * server accepts, and the cold cycle (`src/measure/cold-cycle.ts`) issues only those before every cold run.
  */
-export const PROBED_CACHE_DROPS = [
-  'SYSTEM DROP MARK CACHE',
-  'SYSTEM DROP UNCOMPRESSED CACHE',
-  'SYSTEM DROP INDEX MARK CACHE',
-  'SYSTEM DROP INDEX UNCOMPRESSED CACHE',
-  'SYSTEM DROP MMAP CACHE',
-  'SYSTEM DROP COMPILED EXPRESSION CACHE',
-  'SYSTEM DROP QUERY CACHE',
-  'SYSTEM DROP QUERY CONDITION CACHE',
-  'SYSTEM DROP PAGE CACHE',
-  'SYSTEM DROP PRIMARY INDEX CACHE',
-  'SYSTEM DROP SKIPPING INDEX CACHE',
-] as const;
+export const PROBED_CACHE_DROPS: readonly string[] = SERVER_CACHES.flatMap((c) => (c.drop ? [c.drop] : []));
 
 /**
  * Probe a server. It runs one logged `SELECT 1` and tries each cache drop once (on an `external`
@@ -50,6 +40,24 @@ export async function probeServer(client: ClickHouseClient, version: string): Pr
   const server_settings = await names(client, 'SELECT name FROM system.server_settings');
   const cache_drops: CommandOutcome[] = [];
   for (const c of PROBED_CACHE_DROPS) cache_drops.push(await tryCommand(client, c));
+  // The defaults of the settings that turn caches on (query and MergeTree levels), as this version has them.
+  let cache_settings: Record<string, string> | undefined;
+  try {
+    const inList = CACHE_SETTINGS.map(sqlString).join(', ');
+    const rows = [
+      ...(await queryRows<{ name: string; value: string }>(
+        client,
+        `SELECT name, value FROM system.settings WHERE name IN (${inList})`,
+      )),
+      ...(await queryRows<{ name: string; value: string }>(
+        client,
+        `SELECT name, value FROM system.merge_tree_settings WHERE name IN (${inList})`,
+      ).catch(() => [])),
+    ];
+    cache_settings = Object.fromEntries(rows.map((r) => [r.name, String(r.value)]));
+  } catch {
+    cache_settings = undefined;
+  }
   await tryCommand(client, 'SELECT 1', { log_queries: 1 });
   await tryCommand(client, 'SYSTEM FLUSH LOGS');
   const tables = (await names(client, "SELECT name FROM system.tables WHERE database = 'system'")) ?? [];
@@ -91,6 +99,7 @@ export async function probeServer(client: ClickHouseClient, version: string): Pr
     merge_tree_settings,
     server_settings,
     cache_drops,
+    ...(cache_settings ? { cache_settings } : {}),
     query_log: { enabled: tables.includes('query_log'), profile_events },
     part_log: { enabled: tables.includes('part_log') },
     events,

@@ -16,6 +16,7 @@ import { promisify } from 'node:util';
 import type { ClickHouseClient } from '@clickhouse/client';
 import { queryRows, tryCommand } from '../clickhouse/client';
 import { PROBED_CACHE_DROPS } from '../clickhouse/probe';
+import { cacheStates, undroppableCaches } from './caches';
 import { sqlString } from '../lib/sql';
 import type { CapabilityProbe, ColdPreparation, CommandOutcome, QueryRecord } from '../schema/results';
 import type { TargetCapabilities, TargetHandle } from '../schema/target';
@@ -163,7 +164,8 @@ const cacheName = (sql: string) => sql.replace('SYSTEM DROP ', '').toLowerCase()
  * "Cold" as it really was in these records, one line for `queries-<phase>.json`
  * (`cold_definition`): direct I/O requested; the caches whose drop succeeded before *every* cold
  * run; those not dropped, each either "not on this version" or "refused: <server's reason>" (from
- * the runs' outcomes, else the probe's, else "not issued"); and the OS page-cache outcome(s).
+ * the runs' outcomes, else the probe's, else "not issued"); the caches on for the runs that this
+ * version cannot drop (./caches `undroppableCaches`); and the OS page-cache outcome(s).
  * `no cold runs` when there were none. Pure.
  */
 export function coldDefinition(records: QueryRecord[], probe?: CapabilityProbe): string {
@@ -171,6 +173,13 @@ export function coldDefinition(records: QueryRecord[], probe?: CapabilityProbe):
   if (!preps.length) return 'no cold runs';
   const okAll = PROBED_CACHE_DROPS.filter((c) => preps.every((p) => p.server_caches.find((o) => o.sql === c)?.ok));
   const failed = PROBED_CACHE_DROPS.filter((c) => !okAll.includes(c)).map((c) => {
+    // A probe written before chbench knew this cache never tried it.
+    if (
+      probe &&
+      !probe.cache_drops.some((o) => o.sql === c) &&
+      !preps.some((p) => p.server_caches.some((o) => o.sql === c))
+    )
+      return `${cacheName(c)} (not probed: the probe predates it)`;
     // Not issued because the probe saw the server refuse it, or issued and refused now.
     const err =
       preps.map((p) => p.server_caches.find((o) => o.sql === c)).find((o) => o && !o.ok)?.error ??
@@ -179,10 +188,12 @@ export function coldDefinition(records: QueryRecord[], probe?: CapabilityProbe):
     return `${cacheName(c)} (${NOT_ON_THIS_VERSION.test(err) ? 'not on this version' : `refused: ${err.slice(0, 80)}`})`;
   });
   const os = [...new Set(preps.map((p) => p.os_page_cache))].join(' / ');
+  const stuck = probe ? undroppableCaches(cacheStates(probe, preps[0].settings)).map((u) => u.text) : [];
   return [
     `direct I/O requested (min_bytes_to_use_direct_io=${COLD_RUN_SETTINGS.min_bytes_to_use_direct_io})`,
     `caches dropped before each cold run: ${okAll.map(cacheName).join(', ') || 'none'}`,
     ...(failed.length ? [`not dropped: ${failed.join(', ')}`] : []),
+    ...(stuck.length ? [`on but not droppable: ${stuck.join(', ')}`] : []),
     `OS page cache ${os}`,
   ].join('; ');
 }

@@ -8,7 +8,9 @@
  *   server has no query log but runs one statement at a time (the embedded engine), so the
  *   difference is the run's.
  *
- * A counter that cannot be known is `null`, never 0.
+ * A counter that cannot be known is `null`, never 0: a version that lacks it (23.10 … 26.9 have no
+ * `CreatedReadBufferAIO*` / `ReadBufferAIOReadBytes`, which 18.16 has) gets "n/a", not a zero that
+ * reads as "no AIO read happened".
  */
 import type { ClickHouseClient } from '@clickhouse/client';
 import { queryRows } from '../clickhouse/client';
@@ -16,17 +18,25 @@ import { sqlString } from '../lib/sql';
 import type { RunCounters } from '../schema/results';
 import { RUN_COUNTERS } from './validity';
 
-/** A `system.events` snapshot of the {@link RUN_COUNTERS}: name → cumulative count since server start. */
-export type EventSnapshot = Record<string, number>;
+/**
+ * A `system.events` snapshot of the {@link RUN_COUNTERS}: name → cumulative count since server start,
+ * for the counters the table listed (it lists only non-zero counters unless
+ * `system_events_show_zero_values`): a counter absent here is 0 so far or does not exist in this version.
+ */
+export type EventSnapshot = Partial<Record<string, number>>;
 
 /**
  * Snapshot the {@link RUN_COUNTERS} from `system.events` rows (`{ k: event, v: value }`, value as
- * the server sends it). A counter absent from the rows is 0 there (the table lists only non-zero
- * counters unless `system_events_show_zero_values`); {@link counterDelta} turns counters this version
- * does not have into null. Pure.
+ * the server sends it; a 64-bit value quoted or not). Counters absent from the rows stay absent
+ * ({@link counterDelta} decides what that means). Pure.
  */
 export function eventSnapshot(rows: { k: string; v: string | number }[]): EventSnapshot {
-  return Object.fromEntries(RUN_COUNTERS.map((k) => [k, Number(rows.find((r) => r.k === k)?.v ?? 0)]));
+  const out: EventSnapshot = {};
+  for (const k of RUN_COUNTERS) {
+    const r = rows.find((x) => x.k === k);
+    if (r) out[k] = Number(r.v);
+  }
+  return out;
 }
 
 /** Read a {@link eventSnapshot} from the server's `system.events`; null when the table cannot be read. */
@@ -44,12 +54,23 @@ export async function eventCounters(client: ClickHouseClient): Promise<EventSnap
 }
 
 /**
- * A run's counters as the difference `b − a` of two snapshots. A counter not in `known` (the names
- * the server's `system.events` lists, when that list is complete) is null: the version lacks it.
+ * A run's counters as the difference `b − a` of two snapshots. `known`: every counter the version has
+ * (the probe's `system.events` list with zero values, when complete). A counter:
+ * - listed after the run: `b − a` (absent before = 0 before);
+ * - not in `known`: null (the version lacks it);
+ * - absent from both snapshots: 0 when `known` lists it (it stayed 0), else null — without the list,
+ *   "never counted" and "does not exist in this version" look the same, and neither is a 0.
  * Pure.
  */
 export function counterDelta(a: EventSnapshot, b: EventSnapshot, known?: string[]): RunCounters {
-  return Object.fromEntries(RUN_COUNTERS.map((k) => [k, known && !known.includes(k) ? null : b[k] - a[k]]));
+  return Object.fromEntries(
+    RUN_COUNTERS.map((k) => {
+      if (known && !known.includes(k)) return [k, null];
+      const after = b[k];
+      if (after === undefined) return [k, known ? 0 : null];
+      return [k, after - (a[k] ?? 0)];
+    }),
+  );
 }
 
 /**

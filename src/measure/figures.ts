@@ -31,18 +31,43 @@ export type RunFigures = Pick<
   | 'read_rows'
   | 'read_bytes'
   | 'read_source'
+  | 'read_unknown'
   | 'result_rows'
   | 'result_bytes'
   | 'result_sha256'
+  | 'result_values_sha256'
+  | 'result_values_unknown'
   | 'summary_complete'
 > &
   Partial<Pick<RunSample, 'http_summary' | 'output_statistics'>>;
+
+const zeroReadText = (zeros: string[]) => `${zeros.join('; ')}: a 0 read is unknown, not a figure`;
+
+/**
+ * read_rows / read_bytes of a run that has none from the `system.events` difference around it
+ * (`counters`' SelectedRows / SelectedBytes; mutates `s`, source `system.events difference`). A
+ * difference of 0 or null gives nothing. Pure but for `s`.
+ */
+export function readFromCounters(s: Pick<RunSample, 'read_rows' | 'read_bytes' | 'read_source' | 'counters'>): void {
+  if (s.read_rows !== null) return;
+  const rows = s.counters?.SelectedRows ?? null;
+  if (rows === null || !(rows > 0)) return;
+  const bytes = s.counters?.SelectedBytes ?? null;
+  [s.read_rows, s.read_bytes, s.read_source] = [
+    rows,
+    bytes !== null && bytes > 0 ? bytes : null,
+    'system.events difference',
+  ];
+}
 
 /**
  * The figures of a run from its response. A snapshot summary (no `wait_end_of_query`) never gives
  * a figure: it may under-report; query_log or the statistics block fill in. `summaryReadSource` names
  * the summary's read counts (`output statistics` on the embedded engine, which fills its summary
- * from the engine's own statistics). Pure.
+ * from the engine's own statistics). A read of 0 rows (or 0 bytes) from either is unknown (`null`, with
+ * `read_unknown`): on the PyPI chdb builds before 26.5 the JSON statistics always say 0, and no query
+ * that scans a table reads nothing (a legitimate 0 — every part pruned, a trivial count — is left
+ * unknown too, rather than taken from a source that cannot tell it apart). Pure.
  */
 export function runFigures(
   r: MeasuredResult,
@@ -53,10 +78,22 @@ export function runFigures(
   let readRows = complete ? summaryNumber(r.summary, 'read_rows') : null;
   let readBytes = complete ? summaryNumber(r.summary, 'read_bytes') : null;
   let readSource: RunSample['read_source'] = readRows === null ? null : summaryReadSource;
+  const zeros: string[] = [];
+  if (readRows === 0) {
+    zeros.push(`${summaryReadSource} read_rows 0`);
+    [readRows, readBytes, readSource] = [null, null, null];
+  }
   if (readRows === null && typeof r.output_statistics?.rows_read === 'number') {
-    readRows = r.output_statistics.rows_read;
-    readBytes = r.output_statistics.bytes_read ?? null;
-    readSource = 'output statistics';
+    if (r.output_statistics.rows_read === 0) zeros.push('output statistics rows_read 0');
+    else {
+      readRows = r.output_statistics.rows_read;
+      readBytes = r.output_statistics.bytes_read ?? null;
+      readSource = 'output statistics';
+    }
+  }
+  if (readRows !== null && readBytes === 0) {
+    zeros.push(`${readSource} read_bytes 0 for ${readRows} rows`);
+    readBytes = null;
   }
   return {
     wall_ms: r.wall_ms,
@@ -65,9 +102,12 @@ export function runFigures(
     read_rows: readRows,
     read_bytes: readBytes,
     read_source: readSource,
+    ...(zeros.length ? { read_unknown: zeroReadText(zeros) } : {}),
     result_rows: r.result_rows,
     result_bytes: r.result_bytes,
     result_sha256: r.result_sha256,
+    result_values_sha256: r.result_values_sha256 ?? null,
+    ...(r.result_values_unknown ? { result_values_unknown: r.result_values_unknown } : {}),
     ...(r.summary ? { http_summary: r.summary as Record<string, string> } : {}),
     summary_complete: complete,
     ...(r.output_statistics ? { output_statistics: r.output_statistics } : {}),
@@ -77,7 +117,7 @@ export function runFigures(
 /**
  * Make a run's query_log row its headline (mutates `s`): keeps the row in `query_log`, takes server
  * elapsed (microsecond difference when it agrees with `query_duration_ms` within 1 ms, else
- * `query_duration_ms`), read_rows and read_bytes from it, and records the {@link crossCheck}.
+ * `query_duration_ms`), read_rows and read_bytes from it (a 0 is unknown: `read_unknown`), and records the {@link crossCheck}.
  * `row` null: only `query_log` is set (to null); the run keeps its response figures.
  */
 export function applyQueryLog(s: RunSample, row: QueryLogRow | null): void {
@@ -92,7 +132,17 @@ export function applyQueryLog(s: RunSample, row: QueryLogRow | null): void {
       'system.query_log event_time_microseconds - query_start_time_microseconds',
     ];
   else [s.server_elapsed_ms, s.server_elapsed_source] = [ms, 'system.query_log.query_duration_ms'];
-  [s.read_rows, s.read_bytes, s.read_source] = [Number(row.read_rows), Number(row.read_bytes), 'system.query_log'];
+  const [rows, bytes] = [Number(row.read_rows), Number(row.read_bytes)];
+  // A 0 is unknown: the run keeps the figures it had (if any), with the reason.
+  if (rows > 0) {
+    [s.read_rows, s.read_bytes, s.read_source] = [rows, bytes > 0 ? bytes : null, 'system.query_log'];
+    if (!(bytes > 0)) s.read_unknown = zeroReadText([`system.query_log read_bytes ${row.read_bytes} for ${rows} rows`]);
+    else delete s.read_unknown;
+  } else
+    s.read_unknown = zeroReadText([
+      ...(s.read_unknown ? [s.read_unknown.replace(/: a 0 read is unknown, not a figure$/, '')] : []),
+      `system.query_log read_rows ${row.read_rows}`,
+    ]);
   s.cross_check = crossCheck(s, row);
 }
 

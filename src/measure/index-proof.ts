@@ -25,9 +25,32 @@ export async function explainIndexes(
 }
 
 /**
+ * What chbench read from an `EXPLAIN indexes = 1` text about one skip index ({@link explainGranules}):
+ * - `used`: the plan is understood and the index's `Skip` entries give `kept/total` granules (summed over
+ *   every `ReadFromMergeTree` step that applies it; `reads` = how many);
+ * - `absent`: the plan is understood and no step applies the index (e.g. `use_skip_indexes = 0`);
+ * - `not understood`: the text is not a plan chbench can read (another EXPLAIN format, a cut-off body, an
+ *   entry without its granules, the index named where no `Skip` entry is); `reason` says why. Nothing may
+ *   be concluded from it — neither "the index works" nor "the index is not used".
+ */
+export type ExplainGranules =
+  | { outcome: 'used'; form: ExplainForm; kept: number; total: number; reads: number }
+  | { outcome: 'absent'; form: ExplainForm }
+  | { outcome: 'not understood'; reason: string };
+
+/**
+ * The text form of a query plan: `legacy` (the only form before 26.7, and the default until then: the
+ * step's `Indexes:` block at the step's own indentation, 2-space steps) or `pretty` (`explain_query_plan_default`
+ * = 'pretty', the default from 26.7: a header `Output: …`, 3-space step properties, `Indexes:` inside the step).
+ */
+export type ExplainForm = 'legacy' | 'pretty';
+
+/**
  * Judge a skip index's use in the measured runs: the EXPLAIN taken under the runs' own settings must
  * show the index dropping granules, and the runs themselves must have read fewer rows than the same
- * query before the index. Pure.
+ * query before the index. An EXPLAIN text chbench does not understand ({@link explainGranules}) gives
+ * `effective: null` with `explain_not_understood` set: never a verdict either way. A read_rows of 0 is
+ * unknown (no query over the table reads nothing; the chdb builds before 26.5 report 0). Pure.
  */
 export function judgeIndexUse(
   index: string,
@@ -35,19 +58,33 @@ export function judgeIndexUse(
   readAfter: number | null,
   readBefore: number | null,
 ): IndexProof {
-  const g = explain === null ? null : explainGranules(explain, index);
-  const base = {
+  // A 0 read (older records took the engines' 0 statistics as figures) is unknown, never a basis.
+  const zero = [readAfter === 0 && 'after', readBefore === 0 && 'before'].filter(Boolean);
+  if (readAfter === 0) readAfter = null;
+  if (readBefore === 0) readBefore = null;
+  const r = explain === null ? null : explainGranules(explain, index);
+  const g = r?.outcome === 'used' ? r : null;
+  const base: IndexProof = {
     index,
     explain_granules: g ? `${g.kept}/${g.total}` : null,
-    explain_skips: explain === null ? null : g ? g.kept < g.total : false,
+    explain_skips: r === null || r.outcome === 'not understood' ? null : g ? g.kept < g.total : false,
     read_rows_after: readAfter,
     read_rows_before: readBefore,
+    effective: null,
+    reason: '',
   };
   const rows =
     readAfter !== null && readBefore !== null
       ? `measured read_rows ${readAfter.toLocaleString('en-US')} after vs ${readBefore.toLocaleString('en-US')} before`
-      : 'measured read_rows unknown';
-  if (explain === null) return { ...base, effective: null, reason: `EXPLAIN not available; ${rows}` };
+      : `measured read_rows unknown${zero.length ? ` (0 reported ${zero.join(' and ')}: not a figure)` : ''}`;
+  if (r === null) return { ...base, effective: null, reason: `EXPLAIN not available; ${rows}` };
+  if (r.outcome === 'not understood')
+    return {
+      ...base,
+      effective: null,
+      explain_not_understood: r.reason,
+      reason: `EXPLAIN not understood (${r.reason}): the index's use cannot be judged from it; ${rows}`,
+    };
   if (!g)
     return {
       ...base,
@@ -71,14 +108,107 @@ export function judgeIndexUse(
   return { ...base, effective: true, reason: `EXPLAIN granules ${g.kept}/${g.total}; ${rows}` };
 }
 
-/** Parse the `Granules: kept/total` line of the named skip index in an `EXPLAIN indexes = 1` output. */
-export function explainGranules(explain: string, index: string): { kept: number; total: number } | null {
-  const lines = explain.split('\n');
-  const at = lines.findIndex((l) => new RegExp(`Name: ${index}\\b`).test(l));
-  if (at < 0) return null;
-  for (const l of lines.slice(at, at + 8)) {
-    const m = /Granules: (\d+)\/(\d+)/.exec(l);
-    if (m) return { kept: Number(m[1]), total: Number(m[2]) };
+/** One entry of a step's `Indexes:` block. */
+interface IndexEntry {
+  type: string;
+  name?: string;
+  nameLine?: number;
+  granules?: string;
+}
+const indentOf = (l: string) => l.length - l.trimStart().length;
+/** `Key: value` property line of a plan step or index entry (the value may be empty: `Keys:`). */
+const PROPERTY = /^([A-Za-z][A-Za-z ]*):(?: (.*))?$/;
+
+/**
+ * Read the `Skip` entries of the named index from an `EXPLAIN indexes = 1` text in either form
+ * ({@link ExplainForm}; captured from 23.10, 24.8, 25.8, 26.3 (legacy) and 26.7, 26.9 (pretty, and
+ * legacy by setting) in test/fixtures/versions/). Structure read: every `ReadFromMergeTree` step, its
+ * `Indexes:` block, the block's entries (`MinMax`/`Min-Max`, `Partition`, `PrimaryKey`, `Skip`, …, one
+ * indentation level below `Indexes:`) and each entry's properties (`Name:`, `Granules: kept/total`).
+ * Anything else is `not understood` with the reason: no plan step, a step whose `Indexes:` block holds
+ * no entry, a `Skip` entry of the index without its `Granules: kept/total` (or kept > total), or the
+ * index's name on a line that is not such an entry's `Name:`. The pretty form's tree characters
+ * (`│ ├── └──`) count as indentation. Pure.
+ */
+export function explainGranules(explain: string, index: string): ExplainGranules {
+  // The pretty form draws the step tree (`│`, `├──`, `└──`): those box-drawing characters are indentation.
+  const raw = explain.replace(/\r\n/g, '\n');
+  const lines = raw.replace(/[\u2500-\u257f]/g, ' ').split('\n');
+  const escaped = index.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const nameRe = new RegExp(`(^|[^A-Za-z0-9_])${escaped}($|[^A-Za-z0-9_])`);
+  const reads = lines.flatMap((l, i) => (/^\s*ReadFromMergeTree\b/.test(l) ? [i] : []));
+  if (!reads.length)
+    return {
+      outcome: 'not understood',
+      reason: explain.trim()
+        ? `no ReadFromMergeTree step in the text (not a plan in legacy or pretty text form: ${JSON.stringify(explain.trim().slice(0, 40))}…)`
+        : 'empty text',
+    };
+  const form: ExplainForm = /^Output: /.test(lines[0] ?? '') || /[\u2500-\u257f]/.test(raw) ? 'pretty' : 'legacy';
+  const claimed = new Set<number>(); // lines read as the index's `Name:`
+  let kept = 0;
+  let total = 0;
+  let used = 0;
+  for (const at of reads) {
+    const stepIndent = indentOf(lines[at]);
+    // The step's properties: following lines indented at least as deep as the step (legacy puts
+    // `Indexes:` at the step's own indentation), up to the next step line.
+    let idx = -1;
+    for (let i = at + 1; i < lines.length; i++) {
+      const l = lines[i];
+      if (!l.trim()) break;
+      if (indentOf(l) < stepIndent) break;
+      if (/^\s*Indexes:\s*$/.test(l)) {
+        idx = i;
+        break;
+      }
+      if (indentOf(l) === stepIndent && !PROPERTY.test(l.trim())) break; // another step
+    }
+    if (idx < 0) continue; // a read without index analysis: understood, the index is not applied there
+    const blockIndent = indentOf(lines[idx]);
+    let entryIndent = -1;
+    let entry: IndexEntry | null = null;
+    const entries: IndexEntry[] = [];
+    for (let i = idx + 1; i < lines.length; i++) {
+      const l = lines[i];
+      if (!l.trim() || indentOf(l) <= blockIndent) break;
+      const t = l.trim();
+      if (entryIndent < 0) entryIndent = indentOf(l);
+      if (indentOf(l) === entryIndent && !PROPERTY.test(t)) {
+        entry = { type: t };
+        entries.push(entry);
+      } else if (indentOf(l) > entryIndent && entry) {
+        const m = PROPERTY.exec(t);
+        if (m?.[1] === 'Name') [entry.name, entry.nameLine] = [m[2] ?? '', i];
+        if (m?.[1] === 'Granules') entry.granules = m[2] ?? '';
+      }
+      // A property at the entry level (`Ranges: 1` from 26.3) belongs to the block, not to an entry.
+    }
+    if (!entries.length)
+      return { outcome: 'not understood', reason: `the Indexes: block on line ${idx + 1} holds no index entry` };
+    for (const e of entries) {
+      if (e.type !== 'Skip' || e.name !== index) continue;
+      claimed.add(e.nameLine!);
+      const m = /^(\d+)\/(\d+)$/.exec(e.granules ?? '');
+      if (!m)
+        return {
+          outcome: 'not understood',
+          reason: `the Skip entry of ${index} on line ${e.nameLine! + 1} has ${e.granules === undefined ? 'no Granules line' : `Granules: ${e.granules}`}, not kept/total`,
+        };
+      const [k, n] = [Number(m[1]), Number(m[2])];
+      if (k > n)
+        return {
+          outcome: 'not understood',
+          reason: `the Skip entry of ${index} keeps more granules than it had (${k}/${n})`,
+        };
+      [kept, total, used] = [kept + k, total + n, used + 1];
+    }
   }
-  return null;
+  const stray = lines.findIndex((l, i) => !claimed.has(i) && nameRe.test(l));
+  if (stray >= 0)
+    return {
+      outcome: 'not understood',
+      reason: `${index} is named on line ${stray + 1} (${JSON.stringify(lines[stray].trim().slice(0, 60))}) outside a Skip entry of an Indexes: block`,
+    };
+  return used ? { outcome: 'used', form, kept, total, reads: used } : { outcome: 'absent', form };
 }

@@ -23,11 +23,12 @@ import { runMeasured, type MeasuredResult } from '../clickhouse/client';
 import { fetchQueryLog } from '../clickhouse/query-log';
 import { activeParts, runningMerges, pendingMutations } from '../clickhouse/table-state';
 import type { WorkloadQuery } from '../lib/workload';
-import type { ColdPreparation, QueryRecord, RunSample } from '../schema/results';
+import type { CapabilityProbe, ColdPreparation, QueryRecord, RunSample } from '../schema/results';
 import { prepareColdRun, resultCacheSettings, type ServerPod } from './cold-cycle';
 import { PROBED_CACHE_DROPS } from '../clickhouse/probe';
 import { counterDelta, eventCounters, queryLogCounters } from './counters';
-import { applyQueryLog, queryFailure, runFigures } from './figures';
+import { applyQueryLog, queryFailure, readFromCounters, runFigures } from './figures';
+import { cacheStates, undroppableCaches } from './caches';
 import { explainIndexes } from './index-proof';
 import { stats } from './stats';
 import { judgeCold, judgeQuiet } from './validity';
@@ -39,6 +40,8 @@ export interface MeasureOptions {
   dropCaches?: boolean;
   /** Cache-drop statements to issue (`coldCacheDrops(probe)`). @default every statement of PROBED_CACHE_DROPS */
   cacheDrops?: readonly string[];
+  /** The probe's cache facts (drops accepted, cache settings' defaults): caches on but not droppable are recorded. */
+  cacheProbe?: Pick<CapabilityProbe, 'cache_drops' | 'cache_settings'>;
   warmupRuns: number;
   warmRuns: number;
   /** The protocol asks for the OS page cache to be dropped before each cold run (done only when {@link serverOnThisHost}). */
@@ -119,13 +122,14 @@ function runPlan(o: MeasureOptions): [RunSample['kind'], number][] {
 }
 
 /** Judge every cold run of a record from its counters and preparation (again once query_log counters are joined). */
-function judgeColdRuns(samples: RunSample[]): void {
+function judgeColdRuns(samples: RunSample[], undroppable: ReturnType<typeof undroppableCaches> = []): void {
   for (const s of samples)
     if (s.kind === 'cold')
       s.validity.cold = judgeCold(
         s.counters,
         s.cold_preparation?.os_page_cache ?? '',
         s.cold_preparation?.server_caches ?? [],
+        undroppable,
       );
 }
 
@@ -144,6 +148,8 @@ export async function measureQueries(
 ): Promise<QueryRecord[]> {
   const records: QueryRecord[] = [];
   const base = await runSettings(client, o);
+  // Caches on for these runs that this version cannot drop: recorded in every cold run's validity.
+  const undroppable = o.cacheProbe ? undroppableCaches(cacheStates(o.cacheProbe, base)) : [];
   // EXPLAINs that prove something about the runs use the runs' own settings (computed once).
   const explainWith = explainSettings(base);
   // A summary is a headline only when it is complete: without a query log, request it (wait_end_of_query=1;
@@ -191,7 +197,8 @@ export async function measureQueries(
       const busyAfter = await mergesOrMutations(client, table);
       const busy = busyBefore === null || busyAfter === null ? null : Math.max(busyBefore, busyAfter);
       const f = runFigures(r, o.summaryReadSource);
-      if (!(r.result_sha256 in examples)) examples[r.result_sha256] = JSON.stringify(r.first_rows).slice(0, 400);
+      for (const h of [r.result_sha256, r.result_values_sha256])
+        if (h && !(h in examples)) examples[h] = JSON.stringify(r.first_rows).slice(0, 400);
       samples.push({
         kind,
         n,
@@ -202,9 +209,12 @@ export async function measureQueries(
         read_rows: f.read_rows,
         read_bytes: f.read_bytes,
         read_source: f.read_source,
+        ...(f.read_unknown ? { read_unknown: f.read_unknown } : {}),
         result_rows: f.result_rows,
         result_bytes: f.result_bytes,
         result_sha256: f.result_sha256,
+        result_values_sha256: f.result_values_sha256,
+        ...(f.result_values_unknown ? { result_values_unknown: f.result_values_unknown } : {}),
         parts_changed: before !== after,
         merges_or_mutations: busy,
         counters: eventsBefore && eventsAfter ? counterDelta(eventsBefore, eventsAfter, o.knownCounters) : null,
@@ -221,6 +231,8 @@ export async function measureQueries(
         started_at: startedAt,
         finished_at: finishedAt,
       });
+      // No read from the response (or a 0): the system.events difference, where there is one.
+      readFromCounters(samples[samples.length - 1]);
     }
     // EXPLAIN after the measured runs: it loads marks (of skip indexes too) that would warm a cold run.
     let explain: string | null = null;
@@ -231,7 +243,7 @@ export async function measureQueries(
     } catch (e) {
       explainError = (e as Error).message.split('\n')[0];
     }
-    judgeColdRuns(samples);
+    judgeColdRuns(samples, undroppable);
     const record: QueryRecord = {
       id: q.id,
       title: q.title,
@@ -251,7 +263,7 @@ export async function measureQueries(
     records.push(record);
     o.finished?.push(record);
   }
-  if (o.queryLog) await joinQueryLog(client, records, o);
+  if (o.queryLog) await joinQueryLog(client, records, o, undroppable);
   return records;
 }
 
@@ -260,7 +272,12 @@ export async function measureQueries(
  * headline (./figures `applyQueryLog`), its ProfileEvents the run's counters when `counters` is
  * `query_log`; then cold runs are judged again and the statistics recomputed.
  */
-async function joinQueryLog(client: ClickHouseClient, records: QueryRecord[], o: MeasureOptions): Promise<void> {
+async function joinQueryLog(
+  client: ClickHouseClient,
+  records: QueryRecord[],
+  o: MeasureOptions,
+  undroppable: ReturnType<typeof undroppableCaches>,
+): Promise<void> {
   const log = await fetchQueryLog(
     client,
     records.flatMap((r) => r.samples.map((s) => s.query_id)),
@@ -280,7 +297,7 @@ async function joinQueryLog(client: ClickHouseClient, records: QueryRecord[], o:
     }
   for (const rec of records) {
     for (const s of rec.samples) applyQueryLog(s, log.get(s.query_id) ?? null);
-    judgeColdRuns(rec.samples);
+    judgeColdRuns(rec.samples, undroppable);
     rec.stats = stats(rec.samples);
   }
 }

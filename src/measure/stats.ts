@@ -74,6 +74,9 @@ export function stats(samples: RunSample[]): QueryStats {
     result_rows: last?.result_rows ?? 0,
     // Every run, warm-up included, must return the same rows.
     result_sha256: [...new Set(samples.map((s) => s.result_sha256))],
+    ...(samples.length && samples.every((s) => s.result_values_sha256)
+      ? { result_values_sha256: [...new Set(samples.map((s) => s.result_values_sha256!))] }
+      : {}),
     warm_validity: judgeWarm(cold.length ? ssMin(cold.map(t)) : null, warm.length ? ssMin(warm.map(t)) : null),
   };
 }

@@ -26,6 +26,10 @@ export const RUN_COUNTERS = [
   'MarkCacheMisses',
   'UncompressedCacheHits',
   'UncompressedCacheMisses',
+  // Rows and bytes the query selected from tables: read_rows / read_bytes where the engine reports
+  // none (see `readFromCounters` in ./figures).
+  'SelectedRows',
+  'SelectedBytes',
 ] as const;
 
 /**
@@ -67,11 +71,14 @@ const n = (c: RunCounters | null | undefined, k: (typeof RUN_COUNTERS)[number]):
  * - that read bypassed or could not find the OS page cache: direct I/O (or AIO, its older form) was
  *   used with no fallback, or the OS page cache was dropped before the run.
  * OSReadBytes is not used: after a page-cache drop it also counts the server re-reading its own code.
+ * `undroppable`: caches on for the runs that this version cannot drop (`undroppableCaches` in
+ * ./caches): one holding table data makes the run "cold?" at best, one holding plans is a note.
  */
 export function judgeCold(
   c: RunCounters | null | undefined,
   osPageCache: string,
   drops: { sql: string; ok: boolean }[] = [],
+  undroppable: readonly { text: string; serves: 'data' | 'plan' }[] = [],
 ): RunValidity {
   const reasons: string[] = [];
   let valid: boolean | null = true;
@@ -122,6 +129,13 @@ export function judgeCold(
           : `no direct-I/O read buffer was created${ordinary ? ` (${ordinary} ordinary)` : ''} and the OS page cache was not dropped`,
       );
   }
+  // A cache on for the runs that nothing could empty: a data cache may have served the run (not
+  // provably cold); a plan cache only saves planning (noted).
+  for (const u of undroppable)
+    if (u.serves === 'data') {
+      reasons.push(`${u.text}: the run may have been served from it`);
+      if (valid) valid = null;
+    } else reasons.push(`note: ${u.text} (it holds planning information, not table data)`);
   return { valid, label: valid === true ? 'cold' : valid === false ? 'not cold' : 'cold?', reasons };
 }
 

@@ -179,7 +179,7 @@ function validityBlock(cells: CellResult[], missing: string[], spec?: IndexSetti
   for (const c of ok.filter((x) => x.index && x.queries_index)) {
     const iv = indexVerdict(c, spec);
     if (iv.off) out.push(h`<p class="ok">Skip index in ${cellLabel(c)}: ${iv.off} (turned off on purpose: no speed-up, not invalid).</p>`);
-    else if (iv.verified !== true) out.push(h`<p class="${iv.verified === false ? 'warn' : 'unknown'}">Skip index in ${cellLabel(c)}: ${iv.verified === false ? 'not verified or not effective' : 'not verifiable'} — ${iv.reasons.join('; ') || 'no proof recorded'}.</p>`);
+    else if (iv.verified !== true) out.push(h`<p class="${iv.verified === false ? 'warn' : 'unknown'}">Skip index in ${cellLabel(c)}: ${iv.verified === false ? 'not verified or not effective' : iv.notUnderstood.length ? 'not verifiable: EXPLAIN not understood' : 'not verifiable'} — ${iv.reasons.join('; ') || 'no proof recorded'}.</p>`);
   }
   return h`${out}`;
 }

@@ -38,6 +38,7 @@ import {
   RunCostRecord,
   RunRecord,
   type CloudStepRecord,
+  type IndexProof,
   type QueryRecord,
 } from '../schema/results';
 
@@ -66,26 +67,46 @@ export function loadRun(dir: string): { run: RunRecord; cells: CellResult[]; mis
 }
 
 /**
+ * A recorded index proof as it is read now: one written before 0 reads were unknown, whose "not
+ * effective" rests on a read_rows of 0 (the engine's statistics said 0), is no verdict (`effective: null`).
+ */
+export function readProof(p: IndexProof): IndexProof {
+  if (p.effective !== false || p.explain_skips !== true || (p.read_rows_after !== 0 && p.read_rows_before !== 0)) return p;
+  return { ...p, effective: null, reason: `${p.reason} — a read_rows of 0 is unknown, not a verdict` };
+}
+
+/**
  * The skip index's verdict for a cell: index.json's build check (every part carries it, EXPLAIN under
  * the runs' settings skips granules) and, per query, the proof taken from the measured runs
  * (`index_proof`: EXPLAIN under their settings and their read_rows against the baseline's).
  * `true` only when both hold for every query that uses the index. A cell whose runs turned the index
  * off on purpose (`use_skip_indexes = 0`, {@link indexTurnedOff}) gets `verified: null` and `off`
  * naming the setting and where it came from (`spec`: the run's spec, for the profile's name): it is
- * neither verified nor invalid.
+ * neither verified nor invalid. `notUnderstood`: the queries whose EXPLAIN text chbench could not read
+ * (with why): the report names them ("EXPLAIN not understood"); they are never the basis of a verdict.
  */
-export function indexVerdict(c: CellResult, spec?: IndexSettingsSpec): { verified: boolean | null; reasons: string[]; off?: string } {
+export function indexVerdict(
+  c: CellResult,
+  spec?: IndexSettingsSpec,
+): { verified: boolean | null; reasons: string[]; off?: string; notUnderstood: string[] } {
   const off = indexTurnedOff(c, spec);
-  if (off) return { verified: null, reasons: [off], off };
+  if (off) return { verified: null, reasons: [off], off, notUnderstood: [] };
   const vv = c.index?.verification;
-  const proofs = (c.queries_index?.queries ?? []).filter((q) => q.index_proof).map((q) => ({ id: q.id, p: q.index_proof! }));
+  const proofs = (c.queries_index?.queries ?? []).filter((q) => q.index_proof).map((q) => ({ id: q.id, p: readProof(q.index_proof!) }));
   // A query with a proof from the measured runs is described by that proof, not twice.
   const reasons = (vv?.reasons ?? []).filter((r) => !proofs.some((x) => r.toLowerCase().startsWith(`${x.id.toLowerCase()}:`)));
   for (const { id, p } of proofs) if (p.effective !== true) reasons.push(`${id}: ${p.reason}`);
   const verdicts = [vv?.verified ?? null, ...proofs.map((x) => x.p.effective)];
   if (!proofs.length) verdicts.push(null); // no proof from the measured runs (e.g. a result written before proofs existed)
   const verified = verdicts.some((x) => x === false) ? false : verdicts.some((x) => x === null) ? null : true;
-  return { verified, reasons };
+  // EXPLAIN texts chbench could not read (index_proof.explain_not_understood, or the build check's EXPLAIN).
+  const notUnderstood = [
+    ...proofs.filter((x) => x.p.explain_not_understood).map((x) => `${x.id}: ${x.p.explain_not_understood}`),
+    ...Object.entries(vv?.explain ?? {})
+      .filter(([id, e]) => e.error?.startsWith('EXPLAIN not understood') && !proofs.some((x) => x.id === id))
+      .map(([id, e]) => `${id}: ${e.error!.replace(/^EXPLAIN not understood: /, '')}`),
+  ];
+  return { verified, reasons, notUnderstood };
 }
 
 /**
@@ -135,18 +156,30 @@ export function comparedQueries(cells: CellResult[]): string[] {
   return ids.filter((id) => recs(id).some((q) => q.samples.length) && !recs(id).some((q) => q.deterministic === false));
 }
 
-/** Queries whose results differ (between runs, cells, or before/after the index), with the differing values. */
-export function resultMismatches(cells: CellResult[]): { id: string; values: string[] }[] {
+/**
+ * Queries whose results differ (between runs, cells, or before/after the index), with the query's SQL,
+ * the cells and the differing values. Results are compared by their value hashes
+ * (`stats.result_values_sha256`: values by column type, so two versions' JSON formatting does not count)
+ * when every record of the query has them, else by `result_sha256` (older results; one version's
+ * formatting). `by` names the hash used.
+ */
+export function resultMismatches(cells: CellResult[]): { id: string; sql: string; by: 'values' | 'text'; values: string[] }[] {
   const ids = [...new Set(cells.flatMap((c) => c.queries_baseline?.queries.map((q) => q.id) ?? []))];
-  const out: { id: string; values: string[] }[] = [];
+  const out: { id: string; sql: string; by: 'values' | 'text'; values: string[] }[] = [];
   for (const id of ids) {
     const recs = cells.flatMap((c) => [c.queries_baseline, c.queries_index].map((p) => ({ c, q: p?.queries.find((x) => x.id === id) })).filter((x) => x.q));
     if (recs.some((r) => r.q!.deterministic === false)) continue;
+    const measured = recs.filter((r) => r.q!.samples.length || r.q!.stats.result_sha256.length);
+    const by = measured.length && measured.every((r) => r.q!.stats.result_values_sha256?.length) ? 'values' : 'text';
     const byHash = new Map<string, string[]>();
-    for (const r of recs) for (const h of r.q!.stats.result_sha256) byHash.set(h, [...(byHash.get(h) ?? []), r.c.cellKey]);
+    for (const r of recs)
+      for (const h of (by === 'values' ? r.q!.stats.result_values_sha256 : r.q!.stats.result_sha256) ?? [])
+        byHash.set(h, [...(byHash.get(h) ?? []), r.c.cellKey]);
     if (byHash.size > 1)
       out.push({
         id,
+        sql: recs[0].q!.sql,
+        by,
         values: [...byHash.entries()].map(([h, where]) => {
           const ex = recs.map((r) => r.q!.result_examples?.[h]).find(Boolean);
           return `${[...new Set(where)].join(', ')}: ${ex ?? h.slice(0, 12)}`;
@@ -177,6 +210,22 @@ export function retries(c: CellResult): string {
   });
   const t = (c.target_restarts ?? []).map((x) => `server lost in ${x.step}, provisioned again`);
   return [...r, ...t].join('; ') || 'none';
+}
+
+/**
+ * A read figure (read_rows / read_bytes) for a table cell: a recorded 0 (results written before 0 reads
+ * were recorded as unknown, from engines whose statistics say 0) is shown as unknown, never as a figure.
+ */
+function fmtRead(
+  x: number | null | undefined,
+  fmt: (x: number | null | undefined) => string,
+  q?: QueryRecord,
+): string {
+  if (x === 0) return 'unknown (0 reported)';
+  // The last warm run's figure was refused (its source said 0): say so rather than a bare n/a.
+  const last = q?.samples.filter((s) => s.kind === 'warm').at(-1);
+  if ((x === null || x === undefined) && last?.read_unknown) return 'unknown (0 reported)';
+  return fmt(x);
 }
 
 function headline(q: QueryRecord | undefined, stat: 'min' | 'median'): number | null {
@@ -321,7 +370,15 @@ export function renderReport(dir: string): string {
   // "before and after the index" only when a compared query was measured after the index.
   const anyIndex = ok.some((c) => c.queries_index?.queries.some((q) => compared.includes(q.id) && q.samples.length));
   const mismatches = resultMismatches(ok);
-  for (const mm of mismatches) out.push(`**⚠ Correctness failure: ${mm.id} returned different rows** — ${mm.values.join(' ≠ ')}`, '');
+  for (const mm of mismatches)
+    out.push(
+      `**⚠ Correctness failure: ${mm.id} returned different rows** (compared by ${mm.by === 'values' ? 'value hash' : 'text hash: a record predates value hashes, so formatting differences between versions count too'}) — ${mm.values.join(' ≠ ')}`,
+      '',
+      '```sql',
+      mm.sql.trim(),
+      '```',
+      '',
+    );
   if (mismatches.length) out.push('');
   else if (compared.length) out.push(`Results agree: every run of ${compared.join(', ')} in every cell${anyIndex ? ' (before and after the index)' : ''} returned the same rows (sha256).`, '');
   if (approx.length) out.push(`Not compared: ${approx.join(', ')} (the workload marks the result as approximate).`, '');
@@ -363,11 +420,11 @@ export function renderReport(dir: string): string {
         continue;
       }
       const proofs = c.queries_index!.queries.filter((q) => q.index_proof).map((q) => `${q.id} ${q.index_proof!.reason}`);
-      const notEffective = c.queries_index!.queries.some((q) => q.index_proof?.effective === false && q.index_proof.explain_skips === true);
+      const notEffective = c.queries_index!.queries.some((q) => q.index_proof && readProof(q.index_proof).effective === false && q.index_proof.explain_skips === true);
       out.push(
         vd.verified === true
           ? `- ${label(c)}: index verified — every active part carries it; in the measured runs (EXPLAIN under their settings): ${proofs.join('; ')}.`
-          : `- **⚠ ${label(c)}: index ${notEffective ? 'not effective in the measured runs' : vd.verified === false ? 'NOT verified' : 'not verifiable'}** — ${vd.reasons.join('; ')}.`,
+          : `- **⚠ ${label(c)}: index ${notEffective ? 'not effective in the measured runs' : vd.verified === false ? 'NOT verified' : vd.notUnderstood.length ? 'not verifiable: EXPLAIN not understood' : 'not verifiable'}** — ${vd.reasons.join('; ')}.`,
       );
     }
     out.push('');
@@ -501,7 +558,7 @@ export function queryRows(ok: CellResult[], protocol: { statistic: 'min' | 'medi
         const f = cols.get(c)!;
         const coldFlag = q.stats.cold_runs_rejected ? ` ⚠ ${q.stats.cold_runs_rejected} not cold` : q.samples.some((x) => x.kind === 'cold' && x.validity?.cold?.valid === null) ? ' (cold?)' : '';
         const warmFlag = q.stats.warm_validity?.valid === false ? ' ⚠ not warmer' : '';
-        return [f.cold(q.stats.cold_ms, res) + coldFlag, f.head(headline(q, stat), res) + flag + warmFlag, f.other(o, res), fmtInt(q.stats.read_rows)];
+        return [f.cold(q.stats.cold_ms, res) + coldFlag, f.head(headline(q, stat), res) + flag + warmFlag, f.other(o, res), fmtRead(q.stats.read_rows, fmtInt, q)];
       }),
     ]);
   }
@@ -528,11 +585,11 @@ export function skipIndexRows(ok: CellResult[], spec: IndexSettingsSpec & { prot
         qa.id,
         fmtMs(before) + (qb && (qb.samples.some((x) => x.validity?.quiet.valid === false) || qb.stats.warm_validity?.valid === false) ? ' ⚠' : ''),
         fmtMs(after) + (qa.samples.some((x) => x.validity?.quiet.valid === false) || qa.stats.warm_validity?.valid === false ? ' ⚠' : ''),
-        off ? `n/a (index ${off})` : (before && after ? `${(before / after).toFixed(1)}×` : 'n/a') + (qa.index_proof?.effective === false ? ' ⚠ index not effective' : ''),
-        fmtInt(qb?.stats.read_rows),
-        fmtInt(qa.stats.read_rows),
-        fmtBytes(qb?.stats.read_bytes),
-        fmtBytes(qa.stats.read_bytes),
+        off ? `n/a (index ${off})` : (before && after ? `${(before / after).toFixed(1)}×` : 'n/a') + (qa.index_proof && readProof(qa.index_proof).effective === false ? ' ⚠ index not effective' : ''),
+        fmtRead(qb?.stats.read_rows, fmtInt, qb),
+        fmtRead(qa.stats.read_rows, fmtInt, qa),
+        fmtRead(qb?.stats.read_bytes, fmtBytes, qb),
+        fmtRead(qa.stats.read_bytes, fmtBytes, qa),
         fmtBytes(c.index!.index_bytes),
         c.index!.index_bytes !== null && c.storage ? `${((c.index!.index_bytes / c.storage.compressed_bytes) * 100).toFixed(1)} %` : 'n/a',
         fmtMs(c.index!.materialize_ms) + (c.index!.adopted_mutation ? ' (adopted an earlier attempt\'s mutation: partial time)' : ''),

@@ -38,8 +38,9 @@ function runFigures(q: QueryRecord, s: RunSample): Figure[] {
     ['elapsed', e.elapsed_ms, 'ms', chosen],
     ['server_elapsed', e.server_elapsed_ms, 'ms', s.server_elapsed_source ?? 'not available'],
     ['wall_time', s.wall_ms, 'ms', WALL_TIME_SOURCE],
-    ['read_rows', s.read_rows, 'rows', readSource],
-    ['read_bytes', s.read_bytes, 'bytes', readSource],
+    // A 0 read (older records took the engines' 0 statistics as figures) is unknown: no line.
+    ['read_rows', s.read_rows === 0 ? null : s.read_rows, 'rows', readSource],
+    ['read_bytes', s.read_bytes === 0 ? null : s.read_bytes, 'bytes', readSource],
     ['result_rows', s.result_rows, 'rows', 'rows of the result received by the client'],
     ['result_bytes', s.result_bytes, 'bytes', 'bytes of the result body received by the client (JSONCompact)'],
     ['memory_usage', memory, 'bytes', 'system.query_log.memory_usage'],

@@ -99,6 +99,12 @@ export const IndexProof = z.object({
    * rows as before ("index not effective in the measured runs"); `null`: cannot be judged.
    */
   effective: z.boolean().nullable(),
+  /**
+   * Set when chbench could not read the EXPLAIN text (another format, a cut-off body, an entry without
+   * its granules: `explainGranules` in `src/measure/index-proof.ts`): why. `effective` is then `null` and
+   * the report says "EXPLAIN not understood". Absent in results written before this field existed.
+   */
+  explain_not_understood: z.string().optional(),
   reason: z.string(),
 });
 export type IndexProof = z.infer<typeof IndexProof>;
@@ -118,6 +124,12 @@ export const CapabilityProbe = z.object({
   server_settings: z.array(z.string()).nullable(),
   /** Each cache-drop statement chbench may use and whether the server accepted it. */
   cache_drops: z.array(CommandOutcome),
+  /**
+   * The server's defaults of the settings that turn caches on (`CACHE_SETTINGS` in
+   * src/measure/caches.ts, from `system.settings` and `system.merge_tree_settings`): only those this
+   * version has. Absent in probes written before it existed (then whether such a cache is on is unknown).
+   */
+  cache_settings: z.record(z.string(), z.string()).optional(),
   /** `system.query_log`: exists (after a logged query and a flush), and how it stores ProfileEvents. */
   query_log: z.object({ enabled: z.boolean(), profile_events: z.enum(['map', 'arrays', 'none']).nullable() }),
   /** `system.part_log` exists. */
@@ -561,12 +573,35 @@ export const RunSample = z.object({
   read_rows: z.number().nullable(),
   /** Bytes read by the server (see `read_source`). */
   read_bytes: z.number().nullable(),
-  read_source: z.enum(['http summary', 'output statistics', 'system.query_log']).nullable(),
+  /**
+   * Where read_rows / read_bytes come from. `system.events difference`: the SelectedRows / SelectedBytes
+   * difference of the snapshots around the run (engines that report no read of their own: the PyPI
+   * chdb builds before 26.5), which also counts the snapshot statement's own read of `system.events`
+   * (≈ 70–150 rows on 23.10 … 26.9).
+   */
+  read_source: z.enum(['http summary', 'output statistics', 'system.query_log', 'system.events difference']).nullable(),
+  /**
+   * Why read_rows / read_bytes are null although a source answered: it said 0 (the JSON statistics of
+   * the chdb builds before 26.5 always do). A 0 read is unknown, never a figure nor a verdict's basis.
+   */
+  read_unknown: z.string().optional(),
   /** Rows of the result received. */
   result_rows: z.number(),
   /** Bytes of the result body received (the measured format, JSONCompact), counted as it streamed in. */
   result_bytes: z.number().nullable(),
+  /**
+   * sha256 of the result as `JSON.stringify` of its JSON.parse'd rows: compares runs of ONE ClickHouse
+   * version (its formatting is part of it: a UInt64 quoted by one version and not by another differs,
+   * and integers beyond 2^53 lose their last digits). Kept, with this meaning, so older results compare.
+   */
   result_sha256: z.string(),
+  /**
+   * sha256 of the result's canonical VALUES by its column types (src/clickhouse/result-values.ts):
+   * the hash results are compared by when both sides have it (across versions too); `null` = could not
+   * be computed (`result_values_unknown` says why); absent in results written before it existed.
+   */
+  result_values_sha256: z.string().nullable().optional(),
+  result_values_unknown: z.string().optional(),
   /** True when the set of active parts differed before and after this run. */
   parts_changed: z.boolean(),
   /** Settings sent with this run. */
@@ -636,8 +671,13 @@ export const QueryStats = z.object({
   read_rows: z.number().nullable(),
   read_bytes: z.number().nullable(),
   result_rows: z.number(),
-  /** Distinct result hashes across runs (1 expected). */
+  /** Distinct result hashes across runs (1 expected); see `RunSample.result_sha256`. */
   result_sha256: z.array(z.string()),
+  /**
+   * Distinct value hashes across runs (`RunSample.result_values_sha256`), present only when every run has
+   * one: comparisons use it when both sides have it, else `result_sha256`.
+   */
+  result_values_sha256: z.array(z.string()).optional(),
   /** Warm runs faster than the cold run. */
   warm_validity: RunValidity,
 });
@@ -688,7 +728,10 @@ export const QueryRecord = z.object({
   /** Active part names before the first and after the last run of this query (`system.parts`). */
   parts_before: z.array(z.string()),
   parts_after: z.array(z.string()),
-  /** sha256 → the first rows of that result (JSON, ≤ 400 chars), so a mismatch shows both values. */
+  /**
+   * sha256 (either hash) → the first rows of that result (JSON, ≤ 400 chars; canonical values when
+   * known: 64-bit integers as strings), so a mismatch shows both values.
+   */
   result_examples: z.record(z.string(), z.string()),
 });
 export type QueryRecord = z.infer<typeof QueryRecord>;

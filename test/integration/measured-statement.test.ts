@@ -18,6 +18,7 @@ import {
   type MidStreamClickHouseError,
 } from '../../src/clickhouse/client';
 import { provisionEmbedded, teardownEmbedded } from '../../src/targets/embedded';
+import { resultsOf } from '../fixtures/versions';
 import { provisionLocal, teardownLocal } from '../../src/targets/local';
 import { httpGet } from '../../src/targets/process';
 import type { TargetHandle } from '../../src/schema/target';
@@ -179,6 +180,21 @@ describe('runMeasured on the embedded engine (chdb 26.7 in its own process)', { 
     const empty = await runMeasured(client, 'SELECT 1 WHERE 0', `empty-${randomUUID()}`, Q64);
     assert.equal(empty.result_rows, 0);
     assert.equal(empty.result_sha256, createHash('sha256').update('[]').digest('hex'));
+  });
+
+  it('values hash: a UInt64 beyond 2^53, quoted or not, hashes as the 24.8 engine’s captured body (issue 23)', async () => {
+    for (const sql of ['SELECT toUInt64(18446744073709551615) AS u', 'SELECT 9007199254740993::UInt64 AS u']) {
+      const quoted = await runMeasured(client, sql, `u64-q-${randomUUID()}`, Q64);
+      const bare = await runMeasured(client, sql, `u64-b-${randomUUID()}`, {
+        output_format_json_quote_64bit_integers: 0,
+      });
+      assert.notEqual(quoted.result_sha256, bare.result_sha256, 'formatting differs');
+      assert.equal(quoted.result_values_sha256, bare.result_values_sha256);
+      const key = sql.includes('9007199254740993') ? 'u64_2p53p1' : 'u64_max';
+      const p = new _internal.JsonCompactStream();
+      p.push(Buffer.from(resultsOf('24.8').queries[key].JSONCompact_quote_1));
+      assert.equal(bare.result_values_sha256, p.valuesDigest());
+    }
   });
 
   it('600,000 rows x 1,000 chars: measured, hashed and counted while streaming; worker memory stays flat', async () => {

@@ -17,6 +17,7 @@ import { measureQueries, type MeasureOptions } from '../../src/measure/protocol'
 import { killOnCancel } from '../../src/activities/support/attempts';
 import { createProvision } from '../../src/activities/provision';
 import { resultMismatches } from '../../src/results/report';
+import { probeServer } from '../../src/clickhouse/probe';
 import type { CellResult as CellResultDoc } from '../../src/schema/results';
 import type { CellInput } from '../../src/schema/cell';
 import { parseRunSpec } from '../../src/schema/run-spec';
@@ -87,6 +88,31 @@ test('a cold run taken without dropping the caches is labelled not cold; with th
   const coldFresh = fresh.samples.find((s) => s.kind === 'cold')!;
   assert.equal(coldFresh.validity.cold?.valid, true, coldFresh.validity.cold?.reasons.join('; '));
   assert.ok(coldFresh.counters!.CreatedReadBufferDirectIO! > 0, 'direct I/O buffers were created');
+});
+
+test('the probe of the real 26.7 engine: its caches dropped and recorded, an undroppable one in validity (issue 23)', async () => {
+  const { t, c } = await loadedTarget('caches');
+  const probe = await probeServer(c, '26.7');
+  const ok = probe.cache_drops.filter((d) => d.ok).map((d) => d.sql);
+  for (const sql of ['SYSTEM DROP FILESYSTEM CACHE', 'SYSTEM DROP TEXT INDEX CACHES', 'SYSTEM DROP PAGE CACHE'])
+    assert.ok(ok.includes(sql), `${sql}: ${JSON.stringify(probe.cache_drops)}`);
+  assert.equal(probe.cache_settings?.use_statistics_cache, '1');
+  const [r] = await measureQueries(c, 'logs', query('q3'), opts(t, { cacheDrops: ok, cacheProbe: probe }));
+  const cold = r.samples.find((s) => s.kind === 'cold')!;
+  assert.deepEqual(
+    cold.cold_preparation!.server_caches.map((x) => [x.sql, x.ok]),
+    ok.map((x) => [x, true]),
+  );
+  assert.ok(
+    cold.validity.cold!.reasons.some((x) =>
+      x.startsWith('note: statistics cache on (use_statistics_cache = 1 (default))'),
+    ),
+    cold.validity.cold!.reasons.join('; '),
+  );
+  assert.ok(
+    r.samples.every((s) => s.read_rows === null || s.read_rows > 0),
+    'a 0 read is never a figure',
+  );
 });
 
 test('a query run while inserts create new parts is flagged not quiet', async () => {

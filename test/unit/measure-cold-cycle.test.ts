@@ -50,8 +50,10 @@ test('coldDefinition on 18.16: two caches dropped, the newer ones "not on this v
     coldDefinition([f.fresh], asProbe(f.probe)),
     'direct I/O requested (min_bytes_to_use_direct_io=1); caches dropped before each cold run: mark cache, uncompressed cache; ' +
       'not dropped: index mark cache (not on this version), index uncompressed cache (not on this version), mmap cache (not on this version), ' +
-      'compiled expression cache (not on this version), query cache (not on this version), query condition cache (not on this version), ' +
-      'page cache (not on this version), primary index cache (not on this version), skipping index cache (not on this version); ' +
+      'compiled expression cache (not on this version), query cache (not on this version), filesystem cache (not probed: the probe predates it), ' +
+      'query condition cache (not on this version), page cache (not on this version), primary index cache (not on this version), ' +
+      'vector similarity index cache (not probed: the probe predates it), text index caches (not probed: the probe predates it), ' +
+      'skipping index cache (not on this version); ' +
       'OS page cache not dropped: protocol.dropOsPageCache is false',
   );
 });
@@ -62,7 +64,9 @@ test('coldDefinition on 26.7: a drop counts only when it succeeded before *every
     coldDefinition([f.fresh], asProbe(f.probe)),
     'direct I/O requested (min_bytes_to_use_direct_io=1); caches dropped before each cold run: mark cache, uncompressed cache, index mark cache, ' +
       'index uncompressed cache, mmap cache, compiled expression cache, query cache, query condition cache, page cache, primary index cache; ' +
-      'not dropped: skipping index cache (not on this version); OS page cache not dropped: protocol.dropOsPageCache is false',
+      'not dropped: filesystem cache (not probed: the probe predates it), vector similarity index cache (not probed: the probe predates it), ' +
+      'text index caches (not probed: the probe predates it), skipping index cache (not on this version); ' +
+      'OS page cache not dropped: protocol.dropOsPageCache is false',
   );
   // With the run that dropped nothing, no cache was dropped before every cold run.
   assert.match(
@@ -180,9 +184,15 @@ test("query_log SELECT follows the server's columns: 18.16 UInt8 type, no micros
 
 test("EXPLAIN indexes = 1 (26.7): the skip index's granules, and no index under use_skip_indexes = 0", () => {
   const e = explain267();
-  assert.deepEqual(explainGranules(e.with_index, e.index), { kept: 4, total: 28 });
-  assert.equal(explainGranules(e.use_skip_indexes_0, e.index), null);
-  assert.equal(explainGranules(e.with_index, 'other_index'), null);
+  assert.deepEqual(explainGranules(e.with_index, e.index), {
+    outcome: 'used',
+    form: 'pretty',
+    kept: 4,
+    total: 28,
+    reads: 1,
+  });
+  assert.deepEqual(explainGranules(e.use_skip_indexes_0, e.index), { outcome: 'absent', form: 'pretty' });
+  assert.deepEqual(explainGranules(e.with_index, 'other_index'), { outcome: 'absent', form: 'pretty' });
   assert.deepEqual(judgeIndexUse(e.index, e.with_index, 16_384, 200_000), {
     index: 'trace_bf',
     explain_granules: '4/28',

@@ -45,6 +45,7 @@ export function cellMeasureOptions(
     summaryReadSource: caps.summaryReadSource,
     extraSettings: readCellSettings(cell).runs,
     cacheDrops: coldCacheDrops(probe),
+    ...(probe ? { cacheProbe: probe } : {}),
     knownCounters: probe?.events_complete ? (probe.events ?? undefined) : undefined,
     knownSettings: probe?.query_settings ?? undefined,
     queryIdPrefix,
