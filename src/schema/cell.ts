@@ -244,7 +244,7 @@ export interface CellStepDef {
  * "What a cell measures" table (checked by test/unit/cell-steps.test.ts).
  */
 export const CELL_STEPS = [
-  { phase: 'provision', activity: 'provision', file: 'src/activities/provision.ts', record: '`provision.json`, `probe.json`, `settings.json`: `version()`, `timezone()`, CPUs, memory, query_log availability, capability probe, how it was provisioned' },
+  { phase: 'provision', activity: 'provision', file: 'src/activities/provision.ts', record: '`provision.json`, `probe.json`, `settings.json`, `defaults.json`: `version()`, `timezone()`, CPUs, memory, query_log availability, capability probe, how it was provisioned' },
   { phase: 'collect-metrics', activity: 'collectMetrics', file: 'src/activities/collect-metrics.ts', record: '`metrics-start.json`: `system.events` and host `/proc/diskstats` before the cell' },
   { phase: 'create-schema', activity: 'createSchema', file: 'src/activities/create-schema.ts', record: '`schema.json`: DDL sent and `SHOW CREATE TABLE`; each column\'s codec read back (`system.columns.compression_codec`) against the cell\'s codec profile (a mismatch fails the cell); table settings applied as the server shows them; `EXPLAIN` of every query on the empty table (a failure names the query id and file)' },
   { phase: 'load', activity: 'loadData', file: 'src/activities/load-data.ts', record: '`load.json`: INSERT … SELECT elapsed (client wall and server), rows/s, `count()` = scale, partitions, active parts' },
