@@ -14,7 +14,6 @@
  */
 import type { ClickHouseClient } from '@clickhouse/client';
 import { queryRows } from '../clickhouse/client';
-import { sqlString } from '../lib/sql';
 import type { RunCounters } from '../schema/results';
 import { RUN_COUNTERS } from './validity';
 
@@ -39,18 +38,41 @@ export function eventSnapshot(rows: { k: string; v: string | number }[]): EventS
   return out;
 }
 
-/** Read a {@link eventSnapshot} from the server's `system.events`; null when the table cannot be read. */
+/**
+ * Key of {@link eventCounters}' snapshot holding how many rows the snapshot statement itself read
+ * from `system.events`: the next snapshot's SelectedRows includes them (checked on 24.8 and 26.3:
+ * the difference of two back-to-back snapshots is exactly the first one's row count).
+ */
+export const SNAPSHOT_ROWS = '__snapshot_rows';
+
+/**
+ * Read a {@link eventSnapshot} from the server's `system.events` — every row, unfiltered, so that the
+ * rows this read adds to the next snapshot's SelectedRows are known exactly ({@link SNAPSHOT_ROWS});
+ * null when the table cannot be read.
+ */
 export async function eventCounters(client: ClickHouseClient): Promise<EventSnapshot | null> {
   try {
-    return eventSnapshot(
-      await queryRows<{ k: string; v: string }>(
-        client,
-        `SELECT event AS k, value AS v FROM system.events WHERE event IN (${RUN_COUNTERS.map(sqlString).join(', ')})`,
-      ),
-    );
+    const rows = await queryRows<{ k: string; v: string }>(client, 'SELECT event AS k, value AS v FROM system.events');
+    return { ...eventSnapshot(rows), [SNAPSHOT_ROWS]: rows.length };
   } catch {
     return null;
   }
+}
+
+/**
+ * What one snapshot's own read adds to SelectedRows / SelectedBytes, from two back-to-back
+ * snapshots: `rows` is the first one's row count; `bytes` its SelectedBytes (which counts columns it
+ * did not select, so it can only be measured). Null when the difference is not the first one's row
+ * count (something else ran between them), or the table cannot be read.
+ */
+export async function snapshotOverhead(client: ClickHouseClient): Promise<{ rows: number; bytes: number } | null> {
+  const a = await eventCounters(client);
+  const b = await eventCounters(client);
+  if (!a || !b) return null;
+  const rows = a[SNAPSHOT_ROWS]!;
+  const dRows = (b.SelectedRows ?? 0) - (a.SelectedRows ?? 0);
+  const dBytes = (b.SelectedBytes ?? 0) - (a.SelectedBytes ?? 0);
+  return dRows === rows && dBytes > 0 ? { rows, bytes: dBytes } : null;
 }
 
 /**

@@ -45,19 +45,30 @@ const zeroReadText = (zeros: string[]) => `${zeros.join('; ')}: a 0 read is unkn
 
 /**
  * read_rows / read_bytes of a run that has none from the `system.events` difference around it
- * (`counters`' SelectedRows / SelectedBytes; mutates `s`, source `system.events difference`). A
- * difference of 0 or null gives nothing. Pure but for `s`.
+ * (`counters`' SelectedRows / SelectedBytes; mutates `s`, source `system.events difference`), less
+ * what the snapshot before the run read itself: `snapshotRows` rows exactly, and `overhead.bytes`
+ * when that snapshot had the calibrated row count (else read_bytes stays unknown, with the reason).
+ * A difference of 0 or null gives nothing. Pure but for `s`.
  */
-export function readFromCounters(s: Pick<RunSample, 'read_rows' | 'read_bytes' | 'read_source' | 'counters'>): void {
+export function readFromCounters(
+  s: Pick<RunSample, 'read_rows' | 'read_bytes' | 'read_source' | 'counters' | 'read_unknown'>,
+  snapshotRows?: number,
+  overhead?: { rows: number; bytes: number } | null,
+): void {
   if (s.read_rows !== null) return;
-  const rows = s.counters?.SelectedRows ?? null;
-  if (rows === null || !(rows > 0)) return;
-  const bytes = s.counters?.SelectedBytes ?? null;
+  const raw = s.counters?.SelectedRows ?? null;
+  if (raw === null || snapshotRows === undefined) return;
+  const rows = raw - snapshotRows;
+  if (!(rows > 0)) return;
+  const rawBytes = s.counters?.SelectedBytes ?? null;
+  const bytes = rawBytes !== null && overhead && overhead.rows === snapshotRows ? rawBytes - overhead.bytes : null;
   [s.read_rows, s.read_bytes, s.read_source] = [
     rows,
     bytes !== null && bytes > 0 ? bytes : null,
     'system.events difference',
   ];
+  if (s.read_bytes === null)
+    s.read_unknown = `${s.read_unknown ? `${s.read_unknown}; ` : ''}read_bytes: the system.events difference holds the snapshot's own read, whose size was not calibrated for this snapshot`;
 }
 
 /**

@@ -26,7 +26,7 @@ import type { WorkloadQuery } from '../lib/workload';
 import type { CapabilityProbe, ColdPreparation, QueryRecord, RunSample } from '../schema/results';
 import { prepareColdRun, resultCacheSettings, type ServerPod } from './cold-cycle';
 import { PROBED_CACHE_DROPS } from '../clickhouse/probe';
-import { counterDelta, eventCounters, queryLogCounters } from './counters';
+import { counterDelta, eventCounters, queryLogCounters, SNAPSHOT_ROWS, snapshotOverhead } from './counters';
 import { applyQueryLog, queryFailure, readFromCounters, runFigures } from './figures';
 import { cacheStates, undroppableCaches } from './caches';
 import { explainIndexes } from './index-proof';
@@ -161,6 +161,8 @@ export async function measureQueries(
     const examples: Record<string, string> = {};
     const partsBefore = (await activeParts(client, table)).names;
     let queryError: QueryRecord['error'];
+    // What a system.events snapshot reads itself (subtracted from the read figures taken from them).
+    const overhead = o.counters === 'system.events' ? await snapshotOverhead(client) : null;
     for (const [kind, n] of runPlan(o)) {
       o.onRun?.(q.id, kind, n);
       let prep: ColdPreparation | undefined;
@@ -232,7 +234,7 @@ export async function measureQueries(
         finished_at: finishedAt,
       });
       // No read from the response (or a 0): the system.events difference, where there is one.
-      readFromCounters(samples[samples.length - 1]);
+      readFromCounters(samples[samples.length - 1], eventsBefore?.[SNAPSHOT_ROWS], overhead);
     }
     // EXPLAIN after the measured runs: it loads marks (of skip indexes too) that would warm a cold run.
     let explain: string | null = null;
