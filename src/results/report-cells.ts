@@ -39,6 +39,19 @@ export function settingsNotAppliedLines(cells: CellResult[]): string[] {
     );
 }
 
+/**
+ * One line per cell that left out a setting marked optional (`settings.optional`) because its version
+ * lacks it: the cell ran without it. Source: the cell's `settings.json` `not_applied` (provisioning).
+ */
+export function optionalNotAppliedLines(cells: CellResult[]): string[] {
+  return cells.flatMap((c) => {
+    const own = Object.entries(c.settings?.not_applied ?? {}).filter(([k]) => !(k in tableSettingsNotApplied(c)));
+    return own.length
+      ? [`${c.cellKey} (ClickHouse ${c.provision?.server.version ?? c.matrix.version}): ran WITHOUT ${own.map(([k, why]) => `${k} (${why})`).join('; ')} — source: settings.json not_applied`]
+      : [];
+  });
+}
+
 // ---------------------------------------------------------------------------------------------
 // One unit per column
 
