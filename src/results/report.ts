@@ -29,6 +29,7 @@ import {
   settingsFlag,
   settingsNotAppliedLines,
   optionalNotAppliedLines,
+  defaultsLines,
   validityBanner,
 } from './report-cells';
 import { ComparisonRecord } from '../schema/comparison';
@@ -260,6 +261,8 @@ export function renderReport(dir: string): string {
   if (fullErrors.length) out.push('Errors in full (as in the cell\'s `result.json` `error`):', '', ...fullErrors, '');
   const unapplied = settingsNotAppliedLines(cells);
   if (unapplied.length) out.push('> **⚠ Table settings not applied** — declared for the cell, but not on its table:', ...unapplied.map((l) => `> - ${l}`), '');
+  const pins = defaultsLines(cells);
+  if (pins.length) out.push('Defaults each cell ran with (`pinDefaults`; source: `settings.json` `pinned_defaults`):', '', ...pins.map((l) => `- ${l}`), '');
   const optionalLeftOut = optionalNotAppliedLines(cells);
   if (optionalLeftOut.length) out.push('> **Optional settings not applied** — the version lacks them (`settings.optional`):', ...optionalLeftOut.map((l) => `> - ${l}`), '');
   const profiles = profileLines(spec);

@@ -148,6 +148,12 @@ export const CellSettings = z.object({
   /** Settings that did not reach the server (name → reason): optional ones this version lacks (at provisioning), and table settings `SHOW CREATE TABLE` does not show (at createSchema). */
   not_applied: z.record(z.string(), z.string()),
   problems: z.array(z.string()),
+  /**
+   * Present when the spec pins defaults (`pinDefaults`): the version whose defaults the cell ran with
+   * and the setting sent for it (`compatibility = '23.10'`, with the load and every measured run).
+   * Absent: the version's shipped defaults.
+   */
+  pinned_defaults: z.object({ version: z.string(), setting: z.string() }).optional(),
 });
 export type CellSettings = z.infer<typeof CellSettings>;
 

@@ -9,6 +9,9 @@
  *   (and the report says so) while 26.9's applies it. (The 23.10 cell's later steps are not asserted:
  *   chdb 1.4.1 aborts on the workload's CREATE TABLE on this machine, as the versions demo shows.)
  *
+ * - `pinDefaults: 24.8` on 26.9: the cell key ends `-pin24.8`, `compatibility = '24.8'` goes with the
+ *   load and every run, the report says per cell which defaults it ran with.
+ *
  * Needs both builds installed (`chbench engines install 23.10 26.9`): skipped, saying so, without them.
  */
 import { test, before, after } from 'node:test';
@@ -20,6 +23,8 @@ import type { MatrixResult } from '../../src/workflows';
 import { findPypiBuild, installedEngine } from '../../src/engine/install';
 import { cellDir } from '../../src/results/store';
 import type { CellSettings } from '../../src/schema/results';
+import { connect, queryRows } from '../../src/clickhouse/client';
+import { provisionEmbedded, teardownEmbedded } from '../../src/targets/embedded';
 
 const missing = ['23.10', '26.9'].filter((v) => !installedEngine(findPypiBuild(v)!));
 const skip = missing.length ? `PyPI builds not installed: ${missing.join(', ')} (chbench engines install …)` : false;
@@ -99,5 +104,53 @@ test(
       /use_query_condition_cache[^\n]*not applied[^\n]*23\.10/i,
       'the report notes it was not applied on 23.10',
     );
+  },
+);
+
+test(
+  'pinDefaults 24.8 on 26.9: the cell key says so, compatibility goes with every run, the report says which defaults',
+  { skip, timeout: 300_000 },
+  async () => {
+    const runId = `vs-pin-${Date.now()}`;
+    const r = (await env.client.workflow.execute('benchmarkMatrix', {
+      taskQueue: env.taskQueue,
+      workflowId: runId,
+      args: [{ ...spec(runId, []), matrix: { version: ['26.9'], codec: ['LZ4'] }, settings: {}, pinDefaults: '24.8' }],
+    })) as MatrixResult;
+    assert.deepEqual(
+      r.cells.map((c) => [c.cellKey, c.status, c.error ?? '']),
+      [['v26.9-lz4-pin24.8', 'succeeded', '']],
+    );
+    const s = settingsOf(runId, 'v26.9-lz4-pin24.8');
+    assert.deepEqual(s.pinned_defaults, { version: '24.8', setting: "compatibility = '24.8'" });
+    assert.equal(s.runs.compatibility, '24.8');
+    assert.equal(s.load.compatibility, '24.8');
+    const md = readFileSync(r.reportPath, 'utf8');
+    assert.match(
+      md,
+      /v26\.9-lz4-pin24\.8: ClickHouse 26\.9\.2\.1 pinned to 24\.8's defaults \(compatibility = '24\.8'/,
+    );
+    // What the setting does on this engine, through the same path the measured runs use (settings per
+    // query): 26.9 ships the query condition cache on; with 24.8's defaults it is off.
+    const h = await provisionEmbedded({ runId, cellKey: 'pin-check', version: '26.9', workDir: env.workDir });
+    const client = connect(h);
+    try {
+      const get = async (settings: Record<string, string>) =>
+        (
+          await queryRows<{ v: string }>(
+            client,
+            "SELECT toString(getSetting('use_query_condition_cache')) AS v",
+            settings,
+          )
+        )[0].v;
+      const shipped = await get({});
+      const pinned = await get({ compatibility: '24.8' });
+      console.log(`26.9 use_query_condition_cache: shipped ${shipped}, compatibility 24.8 ${pinned}`);
+      assert.equal(shipped, 'true');
+      assert.equal(pinned, 'false');
+    } finally {
+      await client.close();
+      await teardownEmbedded(h);
+    }
   },
 );
