@@ -96,7 +96,10 @@ async function readServerInfo(
   }
 }
 
-/** Check the workload's and the spec's settings against a probe. */
+/**
+ * Check the workload's and the spec's settings against a probe, and add `compatibility` for a cell
+ * that pins another version's defaults (`pinDefaults`; a version without that setting is a problem).
+ */
 function resolveCellSettings(cell: CellInput, m: WorkloadManifest, probe: CapabilityProbe): CellSettings {
   const spec = cell.settings ?? { query: {}, mergeTree: {}, optional: [] };
   const wl = checkSettings(
@@ -119,12 +122,30 @@ function resolveCellSettings(cell: CellInput, m: WorkloadManifest, probe: Capabi
         mergeTree: `grids.insert.settings[${i}].mergeTree`,
       }).problems,
   );
+  // pinDefaults: another version's defaults through `compatibility`, where this version has that setting.
+  const pin: Record<string, string> = {};
+  const pinProblems: string[] = [];
+  if (cell.pinDefaults) {
+    if (probe.query_settings === null || probe.query_settings.includes('compatibility'))
+      pin.compatibility = cell.pinDefaults;
+    else
+      pinProblems.push(
+        `spec pinDefaults: ClickHouse ${probe.version} has no "compatibility" setting (system.settings), so this cell cannot run with ${cell.pinDefaults}'s defaults`,
+      );
+    if ('compatibility' in spec.query)
+      pinProblems.push(
+        `spec pinDefaults ${cell.pinDefaults} and settings.query compatibility = ${spec.query.compatibility}: give one of them`,
+      );
+  }
   return {
-    load: { ...wl.applied.query, ...sp.applied.query },
-    runs: sp.applied.query,
+    load: { ...wl.applied.query, ...sp.applied.query, ...pin },
+    runs: { ...sp.applied.query, ...pin },
     table: { ...wl.applied.mergeTree, ...sp.applied.mergeTree },
     not_applied: { ...wl.not_applied, ...sp.not_applied },
-    problems: [...wl.problems, ...sp.problems, ...grid],
+    problems: [...wl.problems, ...sp.problems, ...grid, ...pinProblems],
+    ...(pin.compatibility
+      ? { pinned_defaults: { version: pin.compatibility, setting: `compatibility = '${pin.compatibility}'` } }
+      : {}),
   };
 }
 

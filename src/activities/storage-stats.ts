@@ -3,7 +3,8 @@
  *
  * Sources: per column `system.parts_columns` (`column_data_compressed_bytes`,
  * `column_data_uncompressed_bytes`, active parts); totals `system.parts` (`data_compressed_bytes`,
- * `data_uncompressed_bytes`, `bytes_on_disk`); each column's codec `system.columns.compression_codec`. Per-column figures are only meaningful for Wide parts:
+ * `data_uncompressed_bytes`, `bytes_on_disk`); each column's codec `system.columns.compression_codec`, and
+ * per part the codec a column naming none gets (`system.parts.default_compression_codec`). Per-column figures are only meaningful for Wide parts:
  * a Compact part stores all columns in one file and reports the part's bytes for every column, so
  * when any active part is not Wide the per-column sizes are reported as unavailable.
  */
@@ -58,6 +59,25 @@ async function readStorage(client: ClickHouseClient, table: string): Promise<Sto
       columns: 'system.parts_columns (active): sum(column_data_compressed_bytes), sum(column_data_uncompressed_bytes)',
     },
   };
+  // What a column that names no codec really got, per part: never assumed LZ4 (26.9 is size-aware).
+  if (await hasColumn(client, 'parts', 'default_compression_codec')) {
+    rec.part_default_codecs = (
+      await queryRows<{ name: string; rows: string; c: string; u: string; codec: string }>(
+        client,
+        `SELECT name, rows, data_compressed_bytes AS c, data_uncompressed_bytes AS u, default_compression_codec AS codec FROM system.parts WHERE ${where} ORDER BY name`,
+      )
+    ).map((r) => ({
+      part: r.name,
+      rows: Number(r.rows),
+      compressed_bytes: Number(r.c),
+      uncompressed_bytes: Number(r.u),
+      codec: r.codec,
+    }));
+    rec.sources.part_default_codecs = 'system.parts (active): default_compression_codec per part';
+  } else {
+    rec.part_default_codecs = null;
+    rec.sources.part_default_codecs = 'not available on this server (system.parts has no default_compression_codec)';
+  }
   const nonWide = Object.entries(partTypes).filter(([k]) => k !== 'Wide' && k !== 'unknown');
   if (nonWide.length) {
     rec.columns_unavailable_reason = `active parts are not all Wide (${nonWide.map(([k, n]) => `${n} ${k}`).join(', ')}): system.parts_columns would repeat the part total for every column`;
@@ -77,7 +97,7 @@ async function readStorage(client: ClickHouseClient, table: string): Promise<Sto
   // Each column's codec as the server has it (not as the spec asked): shown beside its sizes.
   const codecs = await readColumnCodecs(client, table);
   rec.sources.codec = codecs
-    ? 'system.columns.compression_codec (empty = the server default, LZ4)'
+    ? "system.columns.compression_codec (empty = the column names none: each part's default_compression_codec applies)"
     : 'not available on this server (system.columns has no compression_codec)';
   rec.columns = cols.map((c) => {
     const codec = codecs?.find((x) => x.column === c.column)?.compression_codec;

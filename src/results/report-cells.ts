@@ -39,6 +39,36 @@ export function settingsNotAppliedLines(cells: CellResult[]): string[] {
     );
 }
 
+/**
+ * One line per cell that left out a setting marked optional (`settings.optional`) because its version
+ * lacks it: the cell ran without it. Source: the cell's `settings.json` `not_applied` (provisioning).
+ */
+export function optionalNotAppliedLines(cells: CellResult[]): string[] {
+  return cells.flatMap((c) => {
+    const own = Object.entries(c.settings?.not_applied ?? {}).filter(([k]) => !(k in tableSettingsNotApplied(c)));
+    return own.length
+      ? [`${c.cellKey} (ClickHouse ${c.provision?.server.version ?? c.matrix.version}): ran WITHOUT ${own.map(([k, why]) => `${k} (${why})`).join('; ')} — source: settings.json not_applied`]
+      : [];
+  });
+}
+
+/**
+ * Which defaults each cell ran with, one line per cell, when at least one cell pinned another
+ * version's defaults (`pinDefaults`): `shipped (ClickHouse 26.9.2.1)` or `pinned to 24.8
+ * (compatibility = '24.8', sent with the load and every measured run)`. Empty when no cell is pinned.
+ * Source: each cell's `settings.json` `pinned_defaults`.
+ */
+export function defaultsLines(cells: CellResult[]): string[] {
+  if (!cells.some((c) => c.settings?.pinned_defaults)) return [];
+  return cells.map((c) => {
+    const p = c.settings?.pinned_defaults;
+    const v = c.provision?.server.version ?? c.matrix.version;
+    return p
+      ? `${c.cellKey}: ClickHouse ${v} pinned to ${p.version}'s defaults (${p.setting}, sent with the load and every measured run)`
+      : `${c.cellKey}: ClickHouse ${v} with its shipped defaults`;
+  });
+}
+
 // ---------------------------------------------------------------------------------------------
 // One unit per column
 

@@ -28,6 +28,8 @@ import {
   runStatusText,
   settingsFlag,
   settingsNotAppliedLines,
+  optionalNotAppliedLines,
+  defaultsLines,
   validityBanner,
 } from './report-cells';
 import { ComparisonRecord } from '../schema/comparison';
@@ -40,6 +42,7 @@ import {
   type CloudStepRecord,
   type IndexProof,
   type QueryRecord,
+  type PartDefaultCodec,
 } from '../schema/results';
 
 export { fmtBytes, fmtMs, fmtInt } from './format';
@@ -307,6 +310,10 @@ export function renderReport(dir: string): string {
   if (fullErrors.length) out.push('Errors in full (as in the cell\'s `result.json` `error`):', '', ...fullErrors, '');
   const unapplied = settingsNotAppliedLines(cells);
   if (unapplied.length) out.push('> **⚠ Table settings not applied** — declared for the cell, but not on its table:', ...unapplied.map((l) => `> - ${l}`), '');
+  const pins = defaultsLines(cells);
+  if (pins.length) out.push('Defaults each cell ran with (`pinDefaults`; source: `settings.json` `pinned_defaults`):', '', ...pins.map((l) => `- ${l}`), '');
+  const optionalLeftOut = optionalNotAppliedLines(cells);
+  if (optionalLeftOut.length) out.push('> **Optional settings not applied** — the version lacks them (`settings.optional`):', ...optionalLeftOut.map((l) => `> - ${l}`), '');
   const profiles = profileLines(spec);
   if (profiles.length)
     out.push("Settings profiles (`matrix.settings`; each cell key ends with its profile; applied over the spec's `settings`, as each cell's `settings.json` records):", '', ...profiles.map((l) => `- ${l}`), '');
@@ -328,7 +335,7 @@ export function renderReport(dir: string): string {
   const comp = compressionRows(ok, label);
   out.push(markdownTable(comp), '');
 
-  out.push('## Per-column compression', '', 'Source: `system.parts_columns` (active parts): `column_data_compressed_bytes`, `column_data_uncompressed_bytes`. Share = column compressed / table compressed.' + (ok.some((c) => c.storage?.columns?.some((x) => x.codec !== undefined)) ? ' Codec: the column\u2019s codec as the server reports it (`system.columns.compression_codec`; "LZ4 (default)" where it is empty), not as the spec asked.' : ''), '');
+  out.push('## Per-column compression', '', 'Source: `system.parts_columns` (active parts): `column_data_compressed_bytes`, `column_data_uncompressed_bytes`. Share = column compressed / table compressed.' + (ok.some((c) => c.storage?.columns?.some((x) => x.codec !== undefined)) ? ' Codec: the column\u2019s codec as the server reports it (`system.columns.compression_codec`), not as the spec asked; where the column names none, "default: …" is each active part\u2019s `system.parts.default_compression_codec` as read back (26.9 gives parts of about 100 MB and more ZSTD(3)), or "default (not read back)" where the server has no such column.' : ''), '');
   const withCols = ok.filter((c) => c.storage);
   const colRows = perColumnRows(withCols, label);
   out.push(markdownTable(colRows), '');
@@ -522,7 +529,7 @@ export function perColumnRows(withCols: CellResult[], label: (c: CellResult) => 
       ...withCols.flatMap((c) => {
         const col = c.storage!.columns?.find((x) => x.column === name);
         const cells = col ? [fmtBytes(col.compressed_bytes), fmtBytes(col.uncompressed_bytes), `${col.ratio.toFixed(2)}×`, `${(col.share * 100).toFixed(1)} %`] : ['n/a', 'n/a', 'n/a', 'n/a'];
-        return codecCol ? [col ? serverCodec(col.codec) : 'n/a', ...cells] : cells;
+        return codecCol ? [col ? serverCodec(col.codec, c.storage!.part_default_codecs) : 'n/a', ...cells] : cells;
       }),
     ]);
   return colRows;
@@ -747,11 +754,27 @@ function usdText(x: number | null): string {
   return Math.abs(x) < 1 ? `$${x.toFixed(4)}` : `$${(Math.round(x * 100) / 100).toFixed(2)}`;
 }
 
-/** A read-back `system.columns.compression_codec` for a table cell: `ZSTD(3)` for `CODEC(ZSTD(3))`, `LZ4 (default)` for empty, `n/a` when not read. */
-function serverCodec(codec: string | undefined): string {
+/**
+ * A read-back `system.columns.compression_codec` for a table cell: `ZSTD(3)` for `CODEC(ZSTD(3))`;
+ * for a column that names no codec, the server's own default per part as read back
+ * (`system.parts.default_compression_codec`): `default: ZSTD(3)` when every part has the same,
+ * `default: ZSTD(3) on 1 part (95.1 MiB), LZ4 on 6 parts (…)` when the part size decided (26.9), and
+ * `default (not read back)` when the server has no such column — never an assumed LZ4. `n/a` when the
+ * column's codec was not read.
+ */
+function serverCodec(codec: string | undefined, parts: readonly PartDefaultCodec[] | null | undefined): string {
   if (codec === undefined) return 'n/a';
   const inner = /^CODEC\((.*)\)$/.exec(codec.trim())?.[1] ?? codec.trim();
-  return inner ? inner : 'LZ4 (default)';
+  if (inner) return inner;
+  if (!parts?.length) return 'default (not read back)';
+  const by = new Map<string, { n: number; bytes: number }>();
+  for (const p of parts) {
+    const e = by.get(p.codec) ?? { n: 0, bytes: 0 };
+    by.set(p.codec, { n: e.n + 1, bytes: e.bytes + p.compressed_bytes });
+  }
+  if (by.size === 1) return `default: ${[...by.keys()][0]}`;
+  const fmt = bytesColumn([...by.values()].map((e) => e.bytes));
+  return `default: ${[...by.entries()].map(([k, e]) => `${k} on ${e.n} part${e.n === 1 ? '' : 's'} (${fmt(e.bytes)})`).join(', ')}`;
 }
 
 /**

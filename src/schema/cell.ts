@@ -48,6 +48,8 @@ export interface CellInput {
   settings?: { query: Record<string, string | number>; mergeTree: Record<string, string | number>; optional: string[] };
   /** Name of the matrix settings profile whose settings were merged into `settings` (absent: no profile axis). */
   profile?: string;
+  /** The spec's `pinDefaults`: the cell runs with `compatibility = '<version>'` (absent: its version's shipped defaults). */
+  pinDefaults?: string;
   /** Load grids run after the query steps (absent: none). */
   grids?: GridsSpec;
   /**

@@ -18,15 +18,25 @@ export interface CellCoordinates {
   repetition?: number;
   /** Settings profile name when the matrix has a settings axis (`matrix.settings`). */
   profile?: string;
+  /** The spec's `pinDefaults` (the version whose defaults the cell runs with), when set. */
+  pinDefaults?: string;
 }
 
 /**
  * Stable, readable cell key, e.g. `v26.7-zstd3`, `v18.16-lz4`, `v26.7-delta-zstd1` (`Delta, ZSTD(1)`),
- * or `v26.7-lz4-r2` for the second repetition. Used in workflow ids and file names.
+ * or `v26.7-lz4-r2` for the second repetition, `v26.9-lz4-pin23.10` for a cell run with 23.10's
+ * defaults (`pinDefaults`). Used in workflow ids and file names.
  */
-export function cellKey(c: { version: string; codec: string; profile?: string; repetition?: number }): string {
+export function cellKey(c: {
+  version: string;
+  codec: string;
+  profile?: string;
+  repetition?: number;
+  pinDefaults?: string;
+}): string {
   const codec = codecKey(c.codec);
-  return `v${c.version}-${codec}${c.profile ? `-${c.profile}` : ''}${c.repetition ? `-r${c.repetition}` : ''}`;
+  // `-pin<version>` only for a pinned cell: every key of an unpinned spec (and recorded histories) stays the same.
+  return `v${c.version}-${codec}${c.profile ? `-${c.profile}` : ''}${c.pinDefaults ? `-pin${c.pinDefaults}` : ''}${c.repetition ? `-r${c.repetition}` : ''}`;
 }
 
 /**
@@ -35,6 +45,7 @@ export function cellKey(c: { version: string; codec: string; profile?: string; r
  */
 export function expandMatrix(spec: {
   matrix: { version: string[]; codec: CodecEntry[]; repeat?: number; settings?: { name: string }[] };
+  pinDefaults?: string;
 }): CellCoordinates[] {
   const out: CellCoordinates[] = [];
   const n = spec.matrix.repeat ?? 1;
@@ -47,7 +58,9 @@ export function expandMatrix(spec: {
             version,
             codec: codecProfileOf(entry).name,
             codecProfile: codecProfileOf(entry),
-            ...(profile ? { profile } : {}), ...(n > 1 ? { repetition: r } : {}),
+            ...(profile ? { profile } : {}),
+            ...(spec.pinDefaults ? { pinDefaults: spec.pinDefaults } : {}),
+            ...(n > 1 ? { repetition: r } : {}),
           });
   return out;
 }
@@ -92,6 +105,7 @@ export function cellInputs(
         }
       : spec.settings,
     ...(profile ? { profile: profile.name } : {}),
+    ...(spec.pinDefaults ? { pinDefaults: spec.pinDefaults } : {}),
     ...(spec.grids ? { grids: spec.grids } : {}),
     hostLossTimeoutS: spec.hostLossTimeoutS,
   };

@@ -160,6 +160,12 @@ export const CellSettings = z.object({
   /** Settings that did not reach the server (name → reason): optional ones this version lacks (at provisioning), and table settings `SHOW CREATE TABLE` does not show (at createSchema). */
   not_applied: z.record(z.string(), z.string()),
   problems: z.array(z.string()),
+  /**
+   * Present when the spec pins defaults (`pinDefaults`): the version whose defaults the cell ran with
+   * and the setting sent for it (`compatibility = '23.10'`, with the load and every measured run).
+   * Absent: the version's shipped defaults.
+   */
+  pinned_defaults: z.object({ version: z.string(), setting: z.string() }).optional(),
 });
 export type CellSettings = z.infer<typeof CellSettings>;
 
@@ -503,10 +509,28 @@ export const ColumnStorage = z.object({
   ratio: z.number(),
   /** Share of the table's compressed bytes. */
   share: z.number(),
-  /** The column's codec read back from the server (`system.columns.compression_codec`; `''` = the server default, LZ4); absent where the server has no such column and in older results. */
+  /**
+   * The column's codec read back from the server (`system.columns.compression_codec`; `''` = the
+   * column names none, so each part is compressed with the part's default: see
+   * {@link StorageRecord} `part_default_codecs`); absent where the server has no such column and in older results.
+   */
   codec: z.string().optional(),
 });
 export type ColumnStorage = z.infer<typeof ColumnStorage>;
+
+/** One active part's default codec (`system.parts.default_compression_codec`) with its size. */
+export const PartDefaultCodec = z.object({
+  /** Part name (`system.parts.name`). */
+  part: z.string(),
+  rows: z.number(),
+  /** data_compressed_bytes of the part. */
+  compressed_bytes: z.number(),
+  /** data_uncompressed_bytes of the part. */
+  uncompressed_bytes: z.number(),
+  /** `system.parts.default_compression_codec`, e.g. `LZ4`, `ZSTD(3)`. */
+  codec: z.string(),
+});
+export type PartDefaultCodec = z.infer<typeof PartDefaultCodec>;
 
 /** `storage.json`. Totals from `system.parts` (active parts). */
 export const StorageRecord = z.object({
@@ -526,6 +550,13 @@ export const StorageRecord = z.object({
   /** Per-column sizes, or `null` with `columns_unavailable_reason`. */
   columns: z.array(ColumnStorage).nullable(),
   columns_unavailable_reason: z.string().optional(),
+  /**
+   * The codec each active part uses for a column that names none, as the server reports it per part
+   * (`system.parts.default_compression_codec`): 26.9 gives ZSTD(3) to large parts and LZ4 to small
+   * ones. `null` where the server has no such column (then the default was not read back); absent in
+   * older results.
+   */
+  part_default_codecs: z.array(PartDefaultCodec).nullable().optional(),
   /** Source of each figure group (totals, columns). */
   sources: z.record(z.string(), z.string()),
 });
@@ -1234,6 +1265,8 @@ export const CellResult = z.object({
   /** `quiesce-<label>.json` by label (e.g. `after-load`, `after-index`). */
   quiesce: z.record(z.string(), QuiesceRecord),
   storage: StorageRecord.nullable(),
+  /** `settings.json`: what the cell sent and what it left out on this version (absent in older results). */
+  settings: CellSettings.optional(),
   queries_baseline: QueriesRecord.nullable(),
   index: IndexRecord.nullable(),
   queries_index: QueriesRecord.nullable(),

@@ -396,6 +396,13 @@ export const RunSpec = z.strictObject({
   skipIndex: z.boolean().default(true),
   protocol: ProtocolSpec.prefault({}),
   /**
+   * Run every cell with another version's defaults: `compatibility = '<pinDefaults>'` is sent with
+   * the load and every measured run, on versions whose probe lists the `compatibility` setting (a
+   * version without it fails its cell before loading). Cell keys get `-pin<version>`, so a pinned run
+   * and a shipped-defaults run of one matrix read side by side. Absent: each version's own defaults.
+   */
+  pinDefaults: versionLabel.optional(),
+  /**
    * Extra settings, checked against each target's capability probe at their level before loading:
    * `query` settings go with the load and every measured run, `mergeTree` settings into the table's
    * SETTINGS clause. Names in `optional` may be missing on a version (recorded as not applied).

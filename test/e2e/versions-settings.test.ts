@@ -1,0 +1,156 @@
+/**
+ * Settings per version (issue 23), on real engines: a matrix over the embedded target's PyPI builds
+ * 23.10 (chdb 1.4.1, ClickHouse 23.10.1.1) and 26.9 (chdb-core 26.9.0) with a query setting only
+ * 26.9 has (`use_query_condition_cache`, added in 25.x). Run through the real matrix workflow (dev
+ * server, a worker in this process, every activity real):
+ * - required: the 23.10 cell fails before loading, with the reason naming ClickHouse 23.10.1.1 and the
+ *   setting's level (`settings.query`); the 26.9 cell runs to the end;
+ * - in `settings.optional`: neither cell is refused, 23.10's `settings.json` records it as not applied
+ *   (and the report says so) while 26.9's applies it. (The 23.10 cell's later steps are not asserted:
+ *   chdb 1.4.1 aborts on the workload's CREATE TABLE on this machine, as the versions demo shows.)
+ *
+ * - `pinDefaults: 24.8` on 26.9: the cell key ends `-pin24.8`, `compatibility = '24.8'` goes with the
+ *   load and every run, the report says per cell which defaults it ran with.
+ *
+ * Needs both builds installed (`chbench engines install 23.10 26.9`): skipped, saying so, without them.
+ */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { startTemporalEnv, type TemporalEnv } from '../helpers/temporal-env';
+import type { MatrixResult } from '../../src/workflows';
+import { findPypiBuild, installedEngine } from '../../src/engine/install';
+import { cellDir } from '../../src/results/store';
+import type { CellSettings } from '../../src/schema/results';
+import { connect, queryRows } from '../../src/clickhouse/client';
+import { provisionEmbedded, teardownEmbedded } from '../../src/targets/embedded';
+
+const missing = ['23.10', '26.9'].filter((v) => !installedEngine(findPypiBuild(v)!));
+const skip = missing.length ? `PyPI builds not installed: ${missing.join(', ')} (chbench engines install …)` : false;
+
+let env: TemporalEnv;
+before(async () => {
+  if (!skip) env = await startTemporalEnv('versions-settings');
+});
+after(async () => {
+  await env?.stop();
+});
+
+const spec = (runId: string, optional: string[]) => ({
+  name: runId,
+  workload: 'trivial',
+  scale: 1000,
+  target: { kind: 'embedded' },
+  matrix: { version: ['23.10', '26.9'], codec: ['LZ4'] },
+  skipIndex: false,
+  protocol: { warmRuns: 1, warmupRuns: 0, dropOsPageCache: false },
+  settings: { query: { use_query_condition_cache: 0 }, optional },
+  resultsDir: env.resultsDir,
+});
+
+const settingsOf = (runId: string, key: string): CellSettings =>
+  JSON.parse(readFileSync(path.join(cellDir(env.resultsDir, runId, key), 'settings.json'), 'utf8')) as CellSettings;
+
+test(
+  'a setting only 26.9 has: refused for the 23.10 cell only, naming 23.10.1.1; optional: not refused, 23.10 records it not applied and the report says so',
+  { skip, timeout: 600_000 },
+  async () => {
+    const required = `vs-req-${Date.now()}`;
+    const r1 = (await env.client.workflow.execute('benchmarkMatrix', {
+      taskQueue: env.taskQueue,
+      workflowId: required,
+      args: [spec(required, [])],
+    })) as MatrixResult;
+    const byKey = Object.fromEntries(r1.cells.map((c) => [c.cellKey, c]));
+    assert.equal(byKey['v23.10-lz4'].status, 'failed', JSON.stringify(byKey['v23.10-lz4']));
+    assert.match(
+      byKey['v23.10-lz4'].error ?? '',
+      /settings refused before loading:[\s\S]*spec settings\.query: unknown setting "use_query_condition_cache" on ClickHouse 23\.10\.1\.1/,
+    );
+    assert.equal(byKey['v26.9-lz4'].status, 'succeeded', byKey['v26.9-lz4'].error);
+    assert.deepEqual(settingsOf(required, 'v26.9-lz4').runs, { use_query_condition_cache: 0 });
+    const report = readFileSync(r1.reportPath, 'utf8');
+    assert.match(report, /use_query_condition_cache/, 'the report shows why the 23.10 cell failed');
+
+    const opt = `vs-opt-${Date.now()}`;
+    const r2 = (await env.client.workflow.execute('benchmarkMatrix', {
+      taskQueue: env.taskQueue,
+      workflowId: opt,
+      args: [spec(opt, ['use_query_condition_cache'])],
+    })) as MatrixResult;
+    const byKey2 = Object.fromEntries(r2.cells.map((c) => [c.cellKey, c]));
+    assert.equal(byKey2['v26.9-lz4'].status, 'succeeded', byKey2['v26.9-lz4'].error);
+    // The 23.10 cell passes the settings check. What follows is not about settings: on this machine
+    // chdb 1.4.1 aborts (SIGABRT) on the workload's CREATE TABLE (the versions demo on main fails the
+    // same way), so its later steps are not asserted here.
+    const c23 = byKey2['v23.10-lz4'];
+    assert.ok(
+      c23.status === 'succeeded' || !/settings refused|InvalidSetting/.test(c23.error ?? ''),
+      `23.10 is not refused for the optional setting: ${c23.error}`,
+    );
+    if (c23.status !== 'succeeded') console.log(`23.10 cell (not about settings): ${c23.error}`);
+    const old = settingsOf(opt, 'v23.10-lz4');
+    assert.deepEqual(old.runs, {});
+    assert.match(
+      old.not_applied.use_query_condition_cache,
+      /not applied on this version: ClickHouse 23\.10\.1\.1 has no such setting \(system\.settings\)/,
+    );
+    assert.deepEqual(settingsOf(opt, 'v26.9-lz4').runs, { use_query_condition_cache: 0 });
+    assert.deepEqual(settingsOf(opt, 'v26.9-lz4').not_applied, {});
+    const md = readFileSync(r2.reportPath, 'utf8');
+    assert.match(
+      md,
+      /use_query_condition_cache[^\n]*not applied[^\n]*23\.10/i,
+      'the report notes it was not applied on 23.10',
+    );
+  },
+);
+
+test(
+  'pinDefaults 24.8 on 26.9: the cell key says so, compatibility goes with every run, the report says which defaults',
+  { skip, timeout: 300_000 },
+  async () => {
+    const runId = `vs-pin-${Date.now()}`;
+    const r = (await env.client.workflow.execute('benchmarkMatrix', {
+      taskQueue: env.taskQueue,
+      workflowId: runId,
+      args: [{ ...spec(runId, []), matrix: { version: ['26.9'], codec: ['LZ4'] }, settings: {}, pinDefaults: '24.8' }],
+    })) as MatrixResult;
+    assert.deepEqual(
+      r.cells.map((c) => [c.cellKey, c.status, c.error ?? '']),
+      [['v26.9-lz4-pin24.8', 'succeeded', '']],
+    );
+    const s = settingsOf(runId, 'v26.9-lz4-pin24.8');
+    assert.deepEqual(s.pinned_defaults, { version: '24.8', setting: "compatibility = '24.8'" });
+    assert.equal(s.runs.compatibility, '24.8');
+    assert.equal(s.load.compatibility, '24.8');
+    const md = readFileSync(r.reportPath, 'utf8');
+    assert.match(
+      md,
+      /v26\.9-lz4-pin24\.8: ClickHouse 26\.9\.2\.1 pinned to 24\.8's defaults \(compatibility = '24\.8'/,
+    );
+    // What the setting does on this engine, through the same path the measured runs use (settings per
+    // query): 26.9 ships the query condition cache on; with 24.8's defaults it is off.
+    const h = await provisionEmbedded({ runId, cellKey: 'pin-check', version: '26.9', workDir: env.workDir });
+    const client = connect(h);
+    try {
+      const get = async (settings: Record<string, string>) =>
+        (
+          await queryRows<{ v: string }>(
+            client,
+            "SELECT toString(getSetting('use_query_condition_cache')) AS v",
+            settings,
+          )
+        )[0].v;
+      const shipped = await get({});
+      const pinned = await get({ compatibility: '24.8' });
+      console.log(`26.9 use_query_condition_cache: shipped ${shipped}, compatibility 24.8 ${pinned}`);
+      assert.equal(shipped, 'true');
+      assert.equal(pinned, 'false');
+    } finally {
+      await client.close();
+      await teardownEmbedded(h);
+    }
+  },
+);
