@@ -60,19 +60,24 @@ export async function eventCounters(client: ClickHouseClient): Promise<EventSnap
 }
 
 /**
- * What one snapshot's own read adds to SelectedRows / SelectedBytes, from two back-to-back
- * snapshots: `rows` is the first one's row count; `bytes` its SelectedBytes (which counts columns it
- * did not select, so it can only be measured). Null when the difference is not the first one's row
- * count (something else ran between them), or the table cannot be read.
+ * A snapshot taken right after another one (nothing runs between them), with what such a snapshot
+ * reads itself: `rows` its row count (exact); `bytes` the previous snapshot's SelectedBytes, which
+ * equals this one's when both read the same rows (SelectedBytes counts columns the snapshot does not
+ * select, so it can only be measured). `overhead` is null when the difference is not the previous
+ * snapshot's row count (something else ran) or the row counts differ; the snapshot is null when the
+ * table cannot be read.
  */
-export async function snapshotOverhead(client: ClickHouseClient): Promise<{ rows: number; bytes: number } | null> {
+export async function calibratedSnapshot(
+  client: ClickHouseClient,
+): Promise<{ snapshot: EventSnapshot | null; overhead: { rows: number; bytes: number } | null }> {
   const a = await eventCounters(client);
   const b = await eventCounters(client);
-  if (!a || !b) return null;
+  if (!a || !b) return { snapshot: b, overhead: null };
   const rows = a[SNAPSHOT_ROWS]!;
   const dRows = (b.SelectedRows ?? 0) - (a.SelectedRows ?? 0);
   const dBytes = (b.SelectedBytes ?? 0) - (a.SelectedBytes ?? 0);
-  return dRows === rows && dBytes > 0 ? { rows, bytes: dBytes } : null;
+  const ok = dRows === rows && b[SNAPSHOT_ROWS] === rows && dBytes > 0;
+  return { snapshot: b, overhead: ok ? { rows, bytes: dBytes } : null };
 }
 
 /**

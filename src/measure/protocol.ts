@@ -26,7 +26,7 @@ import type { WorkloadQuery } from '../lib/workload';
 import type { CapabilityProbe, ColdPreparation, QueryRecord, RunSample } from '../schema/results';
 import { prepareColdRun, resultCacheSettings, type ServerPod } from './cold-cycle';
 import { PROBED_CACHE_DROPS } from '../clickhouse/probe';
-import { counterDelta, eventCounters, queryLogCounters, SNAPSHOT_ROWS, snapshotOverhead } from './counters';
+import { calibratedSnapshot, counterDelta, eventCounters, queryLogCounters, SNAPSHOT_ROWS } from './counters';
 import { applyQueryLog, queryFailure, readFromCounters, runFigures } from './figures';
 import { cacheStates, undroppableCaches } from './caches';
 import { explainIndexes } from './index-proof';
@@ -161,8 +161,6 @@ export async function measureQueries(
     const examples: Record<string, string> = {};
     const partsBefore = (await activeParts(client, table)).names;
     let queryError: QueryRecord['error'];
-    // What a system.events snapshot reads itself (subtracted from the read figures taken from them).
-    const overhead = o.counters === 'system.events' ? await snapshotOverhead(client) : null;
     for (const [kind, n] of runPlan(o)) {
       o.onRun?.(q.id, kind, n);
       let prep: ColdPreparation | undefined;
@@ -177,7 +175,9 @@ export async function measureQueries(
       const settings = prep?.settings ?? base;
       const before = (await activeParts(client, table)).names.join(',');
       const busyBefore = await mergesOrMutations(client, table);
-      const eventsBefore = o.counters === 'system.events' ? await eventCounters(client) : null;
+      // The snapshot before the run, and what such a snapshot reads itself (taken off the read figures).
+      const { snapshot: eventsBefore, overhead } =
+        o.counters === 'system.events' ? await calibratedSnapshot(client) : { snapshot: null, overhead: null };
       const queryId = `${o.queryIdPrefix}-${q.id}-${kind}${n}-a${o.attempt ?? 1}`;
       let r: MeasuredResult;
       // Worker wall clock around the statement (the sample's started_at/finished_at): the window the cloud metrics attribute.
