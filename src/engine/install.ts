@@ -52,6 +52,8 @@ export const PYPI_BUILDS: readonly PypiBuild[] = [
       'no system.parts / merges / mutations / processes',
       'no streaming, no progress, no KILL of a running statement',
       'no system.query_log',
+      'reading system.server_settings aborts the engine (the host refuses it)',
+      'a cell fails at create-schema: its default database re-creates a table directory that exists (tables need a named Atomic database, which the embedded target does not create yet)',
     ],
   },
   {

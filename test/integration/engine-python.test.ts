@@ -339,6 +339,14 @@ describe(
       assert.equal(caps.streaming, false);
     });
 
+    it('a statement that would abort the engine (reading system.server_settings) is refused, and the engine lives on', async () => {
+      const r = await fetch(srv.url, { method: 'POST', body: 'SELECT name FROM system.server_settings' });
+      assert.equal(r.headers.get('x-clickhouse-exception-code'), '48');
+      assert.match(await r.text(), /aborts the process on reading system\.server_settings/);
+      const one = await fetch(srv.url, { method: 'POST', body: 'SELECT 1' });
+      assert.equal((await one.text()).trim(), '1');
+    });
+
     it('settings per request are reset (1.4.1 ignores SET k = DEFAULT), params and database work', async () => {
       await client.command({ query: 'CREATE DATABASE d ENGINE = Atomic' });
       await client.command({ query: 'CREATE TABLE d.t (a UInt32) ENGINE = MergeTree ORDER BY a' });
