@@ -9,10 +9,17 @@
  *    where the build streams (npm, 26.9; `max_block_size = 8192`), buffered on 24.8; `BENCH_REPS`
  *    (5) runs, median MB/s (10^6 bytes / s, wall time of the whole response). Goal: ≥ 0.8× npm.
  *
- * Builds come from src/engine/install.ts (installed on first use under CHBENCH_ENGINES_DIR).
+ * 3. The same result buffered (`wait_end_of_query=1`, the path measured runs take: the engine writes
+ *    it to a file with INTO OUTFILE, the server sends the file), median MB/s.
+ * 4. Install time per build: a fresh install into a temporary engine cache (venv + pip + version()
+ *    read back; pip's own download cache is warm, so this is not download time), ms.
+ * 5. Engine start to the first `/ping` answered: spawn of the engine server to its first 200, ms.
+ *
+ * Versions: BENCH_VERSIONS (default 24.8,25.8,26.3,26.9).
  */
 import * as fs from 'node:fs';
 import * as http from 'node:http';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { median, quantile } from 'simple-statistics';
@@ -41,16 +48,44 @@ function get(url: string): Promise<{ ms: number; bytes: number; status: number }
 
 const q = (s: EngineServer, sql: string) => `${s.url}/?query=${encodeURIComponent(sql)}`;
 
+/** Spawn an engine server and time it to its first `/ping` answered 200, ms. */
+async function startTimed(python?: string): Promise<{ server: EngineServer; startMs: number }> {
+  const t0 = performance.now();
+  const server = await startEngineServer(python ? { python } : {});
+  for (;;) {
+    const r = await get(`${server.url}/ping`).catch(() => undefined);
+    if (r?.status === 200) return { server, startMs: performance.now() - t0 };
+    await new Promise((x) => setTimeout(x, 5));
+  }
+}
+
 async function main(): Promise<void> {
-  const engines: { name: string; python?: string }[] = [{ name: 'npm chdb 3.4.0 (26.7)' }];
-  for (const [label, name] of [
-    ['26.9', 'pypi chdb-core 26.9.0 (26.9)'],
-    ['24.8', 'pypi chdb 3.1.2 (24.8)'],
-  ] as const)
-    engines.push({ name, python: (await installEngine(findPypiBuild(label)!)).python });
+  const labels = (process.env.BENCH_VERSIONS ?? '24.8,25.8,26.3,26.9').split(',');
+  const engines: { name: string; python?: string; installMs: number | null }[] = [
+    { name: 'npm chdb 3.4.0 (26.7)', installMs: null },
+  ];
+  const fresh = fs.mkdtempSync(path.join(os.tmpdir(), 'chbench-bench-engines-'));
+  const cache = process.env.CHBENCH_ENGINES_DIR;
+  for (const label of labels) {
+    const b = findPypiBuild(label)!;
+    process.env.CHBENCH_ENGINES_DIR = fresh;
+    const t0 = performance.now();
+    await installEngine(b);
+    const installMs = performance.now() - t0;
+    if (cache === undefined) delete process.env.CHBENCH_ENGINES_DIR;
+    else process.env.CHBENCH_ENGINES_DIR = cache;
+    const e = await installEngine(b);
+    engines.push({ name: `pypi ${b.package} ${b.version} (${label})`, python: e.python, installMs });
+  }
+  fs.rmSync(fresh, { recursive: true, force: true });
   const servers: EngineServer[] = [];
+  const startMs: number[] = [];
   try {
-    for (const e of engines) servers.push(await startEngineServer(e.python ? { python: e.python } : {}));
+    for (const e of engines) {
+      const t = await startTimed(e.python);
+      servers.push(t.server);
+      startMs.push(t.startMs);
+    }
     const rt: number[][] = servers.map(() => []);
     for (const s of servers) for (let i = 0; i < 20; i++) await get(q(s, 'SELECT 1')); // warm up
     for (let i = 0; i < ITER; i++)
@@ -68,21 +103,34 @@ async function main(): Promise<void> {
           throw new Error(`${engines[k].name}: 200 MB result answered ${r.status}, ${r.bytes} bytes`);
         tp[k].push(r.bytes / 1e6 / (r.ms / 1000));
       }
+    const tb: number[][] = servers.map(() => []);
+    for (let i = 0; i < REPS; i++)
+      for (const [k, s] of servers.entries()) {
+        const r = await get(`${q(s, big)}&wait_end_of_query=1`);
+        if (r.status !== 200 || r.bytes !== 200_000_000)
+          throw new Error(`${engines[k].name}: 200 MB buffered result answered ${r.status}, ${r.bytes} bytes`);
+        tb[k].push(r.bytes / 1e6 / (r.ms / 1000));
+      }
     const rows = engines.map((e, k) => ({
       engine: e.name,
+      install_ms: e.installMs === null ? null : Math.round(e.installMs),
+      start_to_first_ping_ms: Math.round(startMs[k]),
       select1_median_ms: +median(rt[k]).toFixed(3),
       select1_p90_ms: +quantile(rt[k], 0.9).toFixed(3),
       result_200mb_mb_per_s: +median(tp[k]).toFixed(1),
+      result_200mb_buffered_mb_per_s: +median(tb[k]).toFixed(1),
     }));
     const npm = rows[0];
     const out = {
       measuredAt: new Date().toISOString(),
+      note: "install_ms: a fresh install with pip's download cache warm (not download time); npm: bundled, no install",
       iterations: ITER,
       reps: REPS,
       engines: rows.map((r) => ({
         ...r,
         select1_vs_npm_ms: +(r.select1_median_ms - npm.select1_median_ms).toFixed(3),
         throughput_vs_npm: +(r.result_200mb_mb_per_s / npm.result_200mb_mb_per_s).toFixed(2),
+        buffered_throughput_vs_npm: +(r.result_200mb_buffered_mb_per_s / npm.result_200mb_buffered_mb_per_s).toFixed(2),
       })),
     };
     const file = path.join(REPO_ROOT, 'bench', 'results', 'engines.json');
