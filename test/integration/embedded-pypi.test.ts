@@ -14,6 +14,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { randomUUID } from 'node:crypto';
+import { spawn } from 'node:child_process';
 import { createClient } from '@clickhouse/client';
 import { provisionEmbedded, teardownEmbedded } from '../../src/targets/embedded';
 import { findPypiBuild, installedEngine } from '../../src/engine/install';
@@ -73,6 +74,52 @@ describe(
       }
       await teardownEmbedded(h);
       assert.ok(!isAlive(h.pid!));
+    });
+
+    it('26.9: a worker SIGKILLed after provisioning; the retried provision adopts the same engine and its data', async () => {
+      const req = { runId: `pypi ${randomUUID().slice(0, 8)}`, cellKey: 'v26.9-adopt', version: '26.9', workDir };
+      // The "worker": another process that provisions the cell and is then killed without cleaning up.
+      const mod = path.join(__dirname, '..', '..', 'src', 'targets', 'embedded', 'index.js');
+      const child = spawn(
+        process.execPath,
+        [
+          '-e',
+          `require(${JSON.stringify(mod)}).provisionEmbedded(${JSON.stringify(req)}).then((h) => { console.log(JSON.stringify(h)); setInterval(() => {}, 1000); })`,
+        ],
+        { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, CHBENCH_ENGINES_DIR: engines } },
+      );
+      const first = await new Promise<TargetHandle>((resolve, reject) => {
+        let out = '';
+        child.stdout!.on('data', (b: Buffer) => {
+          out += b.toString();
+          const line = out.split('\n').find((l) => l.startsWith('{'));
+          if (line) resolve(JSON.parse(line) as TargetHandle);
+        });
+        child.once('exit', (code) => reject(new Error(`the worker process exited (${code}) before provisioning`)));
+      });
+      const c1 = createClient({ url: first.url });
+      await c1.command({ query: 'CREATE TABLE t (a UInt32) ENGINE = MergeTree ORDER BY a' });
+      await c1.command({ query: 'INSERT INTO t SELECT number FROM numbers(1000)' });
+      await c1.close();
+      child.kill('SIGKILL');
+      await new Promise((r) => child.once('exit', r));
+      assert.ok(isAlive(first.pid!), 'the engine outlives the worker');
+      const again = await provisionEmbedded(req);
+      started.push(again);
+      assert.equal(again.pid, first.pid, 'adopted, not started a second time');
+      assert.equal(again.url, first.url);
+      const c2 = createClient({ url: again.url });
+      try {
+        const rs = await c2.query({ query: 'SELECT count() AS n, version() AS v FROM t', format: 'JSONEachRow' });
+        // UInt64 in JSON: unquoted on every chdb build (output_format_json_quote_64bit_integers = 0).
+        const rows = (await rs.json()) as { n: string | number; v: string }[];
+        assert.deepEqual(
+          rows.map((r) => [Number(r.n), r.v]),
+          [[1000, '26.9.2.1']],
+        );
+      } finally {
+        await c2.close();
+      }
     });
 
     it('an environment answering another version than its label: VersionMismatch, non-retryable, nothing left running', async () => {
