@@ -48,7 +48,7 @@ export const FAILURE = {
    * every attempt (process targets' provisioning).
    */
   VersionMismatch: 'VersionMismatch',
-  /** The server binary of a version is not configured, missing or not executable on the worker (local target). */
+  /** The server binary of a version is not configured, missing or not executable on the worker (local target), or the package index has no such PyPI build (embedded target). */
   MissingBinary: 'MissingBinary',
   /** The server refused a codec of the cell's profile in the trial on a throwaway table (provision). */
   CodecRefused: 'CodecRefused',

@@ -122,6 +122,33 @@ describe(
       }
     });
 
+    it('a build the package index does not have: MissingBinary, non-retryable, naming the package; nothing looks installed', async () => {
+      const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'chbench-empty-index-'));
+      const saved = { PIP_NO_INDEX: process.env.PIP_NO_INDEX, PIP_FIND_LINKS: process.env.PIP_FIND_LINKS };
+      process.env.PIP_NO_INDEX = '1';
+      process.env.PIP_FIND_LINKS = empty;
+      try {
+        const req = { runId: `pypi ${randomUUID().slice(0, 8)}`, cellKey: 'v26.1', version: '26.1', workDir };
+        const f = await assertFailureType(
+          provisionEmbedded(req),
+          FAILURE.MissingBinary,
+          /chdb-core==26\.1\.0 .*No matching distribution/s,
+        );
+        assert.equal(f.nonRetryable, true);
+        assert.equal(installedEngine(findPypiBuild('26.1')!), undefined);
+        assert.deepEqual(
+          fs.readdirSync(engines).filter((n) => n.includes('26.1')),
+          [],
+          'no staging or half-installed directory',
+        );
+      } finally {
+        for (const [k, v] of Object.entries(saved))
+          if (v === undefined) delete process.env[k];
+          else process.env[k] = v;
+        fs.rmSync(empty, { recursive: true, force: true });
+      }
+    });
+
     it('an environment answering another version than its label: VersionMismatch, non-retryable, nothing left running', async () => {
       // A cache entry for 26.5 whose environment really holds the 26.9 engine (its lib/ is 26.9's).
       const real = installedEngine(findPypiBuild('26.9')!)!;

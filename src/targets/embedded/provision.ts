@@ -18,7 +18,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { FAILURE } from '../../schema/failures';
 import type { ProvisionRequest, TargetHandle } from '../../schema/target';
 import { hostAddress } from '../../config';
-import { installEngine, installedEngine } from '../../engine/install';
+import { EngineInstallError, installEngine, installedEngine } from '../../engine/install';
 import { cancellationSignal, heartbeat } from '../../temporal/activity-context';
 import { embeddedSources, pypiBuildFor, type EmbeddedEngines, type VersionResolution } from '../versions';
 import { ENGINE_START_TIMEOUT_MS, engineServerScript, readEngineInfo, startEngineServer } from '../../engine/launch';
@@ -101,11 +101,23 @@ export async function embeddedEngine(label: string, engines: EmbeddedEngines = '
   if (!engine) {
     heartbeat({ step: 'provision', progress: `installing ${resolution.artifact}` });
     const signal = cancellationSignal();
-    engine = await installEngine(build, {
-      onProgress: (line) =>
-        heartbeat({ step: 'provision', progress: `installing ${resolution.artifact}: ${line.slice(0, 200)}` }),
-      ...(signal ? { signal } : {}),
-    });
+    try {
+      engine = await installEngine(build, {
+        onProgress: (line) =>
+          heartbeat({ step: 'provision', progress: `installing ${resolution.artifact}: ${line.slice(0, 200)}` }),
+        ...(signal ? { signal } : {}),
+      });
+    } catch (e) {
+      // The package index has no such build: retrying cannot help (an unreachable index or a full disk can pass).
+      if (e instanceof EngineInstallError && /No matching distribution|Could not find a version/i.test(e.reason))
+        throw ApplicationFailure.create({
+          type: FAILURE.MissingBinary,
+          nonRetryable: true,
+          message: e.message,
+          cause: e,
+        });
+      throw e;
+    }
   }
   return {
     resolution: {
