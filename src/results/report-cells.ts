@@ -188,10 +188,12 @@ export function validityBanner(cells: CellResult[], missing: string[], v: { inva
     };
   const scope = `${fmtInt(runs.length)} query run(s) in ${measured.filter((c) => samplesOf(c).length).length} of ${total} cell(s)`;
   const notCovered = unfinished.map(stopNote);
+  // Cells that did not finish are named whatever the verdict on what was measured.
+  const notCoveredText = notCovered.length ? ` Not covered: ${notCovered.join('; ')}.` : '';
   if (v.invalid.length)
-    return { level: 'warn', head: '⚠ This run has invalid measurements', text: `${v.invalid.join('; ')} (${scope}). Flags appear next to the figures they qualify and in the Validity section.` };
+    return { level: 'warn', head: '⚠ This run has invalid measurements', text: `${v.invalid.join('; ')} (${scope}). Flags appear next to the figures they qualify and in the Validity section.${notCoveredText}` };
   if (v.unknown.length)
-    return { level: 'unknown', head: 'Validity could not be fully judged', text: `no verdict for ${v.unknown.join('; ')} (see the Validity section); nothing judged was invalid (${scope}).` };
+    return { level: 'unknown', head: 'Validity could not be fully judged', text: `no verdict for ${v.unknown.join('; ')} (see the Validity section); nothing judged was invalid (${scope}).${notCoveredText}` };
   const qs = measured.flatMap((c) => [c.queries_baseline, c.queries_index].flatMap((p) => p?.queries ?? []));
   const cold = runs.filter((s) => s.kind === 'cold').length;
   const warmer = qs.filter((q) => q.stats.warm_validity?.valid === true).length;
