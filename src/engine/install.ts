@@ -25,6 +25,7 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { pidExists } from '../process/proc';
 
 /** A PyPI chdb build chbench knows (facts checked on this machine, see docs/limits.md). */
 export interface PypiBuild {
@@ -223,15 +224,6 @@ export function removeEngine(build: PypiBuild): boolean {
   return true;
 }
 
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 function removeDeadStaging(): void {
   let names: string[];
   try {
@@ -241,7 +233,7 @@ function removeDeadStaging(): void {
   }
   for (const n of names) {
     const m = /^\.(?:staging|removing)-.*-(\d+)-[0-9a-f]+$/.exec(n);
-    if (m && !pidAlive(Number(m[1]))) fs.rmSync(path.join(enginesDir(), n), { recursive: true, force: true });
+    if (m && !pidExists(Number(m[1]))) fs.rmSync(path.join(enginesDir(), n), { recursive: true, force: true });
   }
 }
 
@@ -290,7 +282,7 @@ async function withLock<T>(lock: string, signal: AbortSignal | undefined, fn: ()
       } catch {
         /* being written: wait */
       }
-      if (holder && !pidAlive(holder)) {
+      if (holder && !pidExists(holder)) {
         fs.rmSync(lock, { force: true });
         continue;
       }

@@ -13,7 +13,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { pollUntil, pollWithin } from '../lib/poll';
 import { httpGet, waitForPing } from '../process/http';
-import { isAlive, processMentions, stopIfOurs } from '../process/proc';
+import { isAlive, pidExists, processMentions, stopIfOurs } from '../process/proc';
 import { describeLogTail, spawnDetached } from '../process/spawn';
 
 /** How long a start may take by default (engine load, port written, `/ping` answered), ms. */
@@ -216,14 +216,4 @@ export async function stopEngineServer(pid: number, dataDir: string, graceMs = 1
   const signalled = await stopIfOurs(pid, path.resolve(dataDir), graceMs);
   if (signalled) await pollWithin(() => !pidExists(pid), { timeoutMs: 10_000, intervalMs: 20, stopOn: () => true });
   return signalled;
-}
-
-/** Whether the pid exists at all (a zombie included): signal 0. */
-function pidExists(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }

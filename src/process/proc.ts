@@ -77,3 +77,16 @@ export async function stopIfOurs(pid: number, dir: string, graceMs: number): Pro
   if (!(await waitForExit(pid, 10000))) throw new Error(`pid ${pid} (${dir}) survived SIGKILL`);
   return true;
 }
+
+/**
+ * Whether the pid exists at all, a zombie included (signal 0; EPERM: it exists, owned by another
+ * user). {@link isAlive} says whether it still runs.
+ */
+export function pidExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
