@@ -5,7 +5,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 stamp=dist/.build-stamp
-if [ -f "$stamp" ] && [ -f dist/src/workflow-bundle.js ] && [ -z "$(find src test bench scripts chaos tsconfig.json package.json -newer "$stamp" -type f 2>/dev/null | head -1)" ]; then
+if [ -f "$stamp" ] && [ -f dist/src/workflow-bundle.js ] && [ -z "$(find src demos test bench scripts chaos tsconfig.json package.json -newer "$stamp" -type f 2>/dev/null | head -1)" ]; then
   echo "dist/ is up to date (no source newer than $stamp)"
   exit 0
 fi

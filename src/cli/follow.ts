@@ -11,9 +11,7 @@ import { workflowPollers, type PollerSeen } from '../temporal/run-client';
 import type { ProgressView } from '../temporal/progress';
 import type { MatrixProgress } from '../schema/progress';
 import { readJsonIfExists } from '../results/store';
-
-/** Exit code after Ctrl-C: the CLI detached, the run goes on (128 + SIGINT, as a shell reports it). */
-export const EXIT_DETACHED = 130;
+import { EXIT_DETACHED } from './exit-codes';
 
 /** Where a run's workflows live and are polled. */
 export interface RunPlace {

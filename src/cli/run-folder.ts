@@ -6,6 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { runDir } from '../results/store';
+import { EXIT, fail } from './exit-codes';
 
 /** A run folder and the ids of its record. */
 export interface StoredRun {
@@ -42,4 +43,33 @@ export function findStoredRun(resultsDir: string, given: string): StoredRun | un
     runId: rec.runId,
     workflowId: typeof rec.workflowId === 'string' && rec.workflowId ? rec.workflowId : rec.runId,
   };
+}
+
+/**
+ * The matrix workflow id a user means by `given` (a run id, its folder name or a scheduled run's
+ * workflow id): the one recorded in `<resultsDir>/<folder>/run.json` when this host has the run's
+ * folder, else `given` as typed.
+ */
+export function workflowIdOf(resultsDir: string, given: string): string {
+  try {
+    return findStoredRun(resultsDir, given)?.workflowId ?? given;
+  } catch {
+    return given;
+  }
+}
+
+/** The stored run `given` names (run id, folder name or workflow id), or exit with {@link EXIT.invalid}. */
+export function storedRunOrFail(resultsDir: string, given: string): StoredRun {
+  let run: StoredRun | undefined;
+  try {
+    run = findStoredRun(resultsDir, given);
+  } catch (e) {
+    fail(EXIT.invalid, `cannot read run ${given}: ${(e as Error).message}`);
+  }
+  if (!run)
+    fail(
+      EXIT.invalid,
+      `no run ${given} under ${path.resolve(resultsDir)} (missing ${path.join(runDir(resultsDir, given), 'run.json')})`,
+    );
+  return run;
 }

@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { runCliToEnd } from '../helpers/cli-process';
 import { REPO_ROOT } from '../../src/config';
-import type { EngineList } from '../../src/cli/engines';
+import type { EngineList } from '../../src/cli/commands/engines';
 
 describe('chbench engines', () => {
   let dir: string;

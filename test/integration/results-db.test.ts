@@ -27,7 +27,8 @@ import { readRecord } from '../../src/results/store';
 import { REPO_ROOT } from '../../src/config';
 import { pollUntil } from '../../src/lib/poll';
 import { createStoreRun } from '../../src/activities/matrix/store-run';
-import { COMPARE_EXIT, runCompare } from '../../src/cli/compare';
+import { runCompare } from '../../src/cli/commands/compare';
+import { COMPARE_EXIT } from '../../src/cli/exit-codes';
 
 const run = promisify(execFile);
 const FIXTURE = path.join(REPO_ROOT, 'test', 'fixtures', 'results', 'embedded-26.7');

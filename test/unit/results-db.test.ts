@@ -8,7 +8,7 @@ import path from 'node:path';
 import { readFileSync } from 'node:fs';
 import { canonicalJson, readOnlyProblem, readRunRows, resultsDbLocation, specHash } from '../../src/results/db';
 import { fromDbTime, sampleValidity, toDbTime } from '../../src/results/db/rows';
-import { formatTable, runFolders } from '../../src/cli/results';
+import { formatTable, runFolders } from '../../src/cli/commands/results';
 import { ResultsDbSpec } from '../../src/schema/run-spec';
 import type { CellResult, RunSample } from '../../src/schema/results';
 import { REPO_ROOT } from '../../src/config';

@@ -6,12 +6,12 @@
  * Set TEMPORAL_ADDRESS to use a server you already run instead of starting one.
  */
 import path from 'node:path';
-import { REPO_ROOT } from './config';
-import { startDemoEnv } from './demo-env';
-import { readSpecFile } from './lib/spec-file';
-import { checkSpec } from './activities/matrix/validate-spec';
-import { codecProfileOf } from './schema/run-spec';
-import { newRunId, runAndFollow } from './temporal/run-client';
+import { REPO_ROOT } from '../src/config';
+import { startDemoEnv } from './env';
+import { readSpecFile } from '../src/lib/spec-file';
+import { checkSpec } from '../src/activities/matrix/validate-spec';
+import { codecProfileOf } from '../src/schema/run-spec';
+import { newRunId, runAndFollow } from '../src/temporal/run-client';
 
 async function main(): Promise<void> {
   const specFile = process.argv[2] ?? path.join(REPO_ROOT, 'examples', 'demo.yaml');

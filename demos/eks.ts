@@ -1,6 +1,6 @@
 /**
  * `npm run demo:eks`: the seed article's setting, simulated on this machine. Starts the simulated EKS
- * of the test tree (`./eks-sim.ts`: the Kubernetes API emulator with scheduler, kubelet and EBS CSI
+ * of the test tree (`test/k8s/eks-sim.ts`: the Kubernetes API emulator with scheduler, kubelet and EBS CSI
  * driver, real moto EC2 + CloudWatch, pods running the chdb engine on their own loopback IPs), a
  * Temporal dev server with its Web UI and a worker in this process, then runs `examples/eks.yaml`
  * (`logs` workload, LZ4 vs ZSTD(3), skip index, `target.kind: kubernetes`, `cloud` metrics and cost)
@@ -14,17 +14,17 @@
  *
  * `EKS_DEMO_SCALE=<rows>` overrides the spec's scale (CI runs it small).
  */
-import { stopResultsDbsStartedHere } from '../../src/results/db';
+import { stopResultsDbsStartedHere } from '../src/results/db';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
-import { startDevServer } from '../../src/temporal/dev-server';
-import { createWorker, installRuntime } from '../../src/worker';
-import { loadConfig, logLevel, REPO_ROOT } from '../../src/config';
-import { readSpecFile } from '../../src/lib/spec-file';
-import { checkSpec } from '../../src/activities/matrix/validate-spec';
-import { newRunId, runAndFollow } from '../../src/temporal/run-client';
-import { startEksSim } from './eks-sim';
+import { startDevServer } from '../src/temporal/dev-server';
+import { createWorker, installRuntime } from '../src/worker';
+import { loadConfig, logLevel, REPO_ROOT } from '../src/config';
+import { readSpecFile } from '../src/lib/spec-file';
+import { checkSpec } from '../src/activities/matrix/validate-spec';
+import { newRunId, runAndFollow } from '../src/temporal/run-client';
+import { startEksSim } from '../test/k8s/eks-sim';
 
 async function main(): Promise<void> {
   const specFile = process.argv[2] ?? path.join(REPO_ROOT, 'examples', 'eks.yaml');

@@ -14,13 +14,13 @@
  * `--keep` leaves the dev server and its Web UI up.
  */
 import path from 'node:path';
-import { REPO_ROOT } from './config';
-import { startDemoEnv } from './demo-env';
-import { readSpecFile } from './lib/spec-file';
-import { checkSpec } from './activities/matrix/validate-spec';
-import { versionMatchesLabel } from './schema/version';
-import { newRunId, runAndFollow } from './temporal/run-client';
-import { loadRun } from './results/report';
+import { REPO_ROOT } from '../src/config';
+import { startDemoEnv } from './env';
+import { readSpecFile } from '../src/lib/spec-file';
+import { checkSpec } from '../src/activities/matrix/validate-spec';
+import { versionMatchesLabel } from '../src/schema/version';
+import { newRunId, runAndFollow } from '../src/temporal/run-client';
+import { loadRun } from '../src/results/report';
 
 /** `examples/versions.yaml` with the demo's environment overrides applied. */
 function demoSpec(): Record<string, unknown> {

@@ -15,16 +15,14 @@
  * unreachable (nothing was compared).
  */
 import type { Command } from 'commander';
-import { openResultsDb, resultsDbLocation, ResultsDbUnavailableError } from '../results/db';
-import type { ResultsDb } from '../results/db/types';
-import { compareRuns } from '../measure/compare';
-import { pairTable } from '../results/report-comparison';
-import type { ComparisonRecord } from '../schema/comparison';
-import { BaselineSpec } from '../schema/run-spec';
-import { runIdOfWorkflowId } from '../schema/run-id';
-
-/** Exit codes of `chbench compare`: `undecided` also when the results database is busy or unreachable. */
-export const COMPARE_EXIT = { noRegression: 0, regression: 1, invalid: 2, undecided: 3, unconfirmed: 6 } as const;
+import { openResultsDb, resultsDbLocation, ResultsDbUnavailableError } from '../../results/db';
+import type { ResultsDb } from '../../results/db/types';
+import { compareRuns } from '../../measure/compare';
+import { pairTable } from '../../results/report-comparison';
+import type { ComparisonRecord } from '../../schema/comparison';
+import { BaselineSpec } from '../../schema/run-spec';
+import { runIdOfWorkflowId } from '../../schema/run-id';
+import { COMPARE_EXIT } from '../exit-codes';
 
 /** The exit code of a results database error: busy or unreachable → 3 (nothing decided), else 2. */
 function dbErrorCode(e: unknown): number {

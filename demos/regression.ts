@@ -22,24 +22,24 @@
 import path from 'node:path';
 import { readFileSync } from 'node:fs';
 import type { Client } from '@temporalio/client';
-import { REPO_ROOT } from './config';
-import { startDemoEnv } from './demo-env';
-import { readSpecFile } from './lib/spec-file';
-import { checkSpec } from './activities/matrix/validate-spec';
+import { REPO_ROOT } from '../src/config';
+import { startDemoEnv } from './env';
+import { readSpecFile } from '../src/lib/spec-file';
+import { checkSpec } from '../src/activities/matrix/validate-spec';
 import {
   createSchedule,
   listScheduledRuns,
   pauseSchedule,
   triggerSchedule,
   updateScheduleSpec,
-} from './temporal/schedules';
-import { pollUntil } from './lib/poll';
-import { withResultsDb } from './results/db';
-import { sqlString } from './lib/sql';
-import { runDir } from './results/store';
-import type { MatrixResult } from './schema/progress';
-import type { ComparisonRecord } from './schema/comparison';
-import type { CellResult } from './schema/results';
+} from '../src/temporal/schedules';
+import { pollUntil } from '../src/lib/poll';
+import { withResultsDb } from '../src/results/db';
+import { sqlString } from '../src/lib/sql';
+import { runDir } from '../src/results/store';
+import type { MatrixResult } from '../src/schema/progress';
+import type { ComparisonRecord } from '../src/schema/comparison';
+import type { CellResult } from '../src/schema/results';
 
 /** A spec file with the demo's scale applied. */
 function specOf(file: string): Record<string, unknown> {

@@ -23,7 +23,7 @@ import {
   PYPI_BUILDS,
   removeEngine,
   type InstalledEngine,
-} from '../engine/install';
+} from '../../engine/install';
 import {
   npmChdbSource,
   pypiArtifact,
@@ -31,18 +31,10 @@ import {
   pypiChdbSource,
   pypiLabel,
   resolveMatrixVersions,
-} from '../targets/versions';
-import { checkSpec } from '../activities/matrix/validate-spec';
-import { readSpecFile } from '../lib/spec-file';
-import { processesUsing } from '../targets/process/proc';
-
-/** Exit codes of `engines`. */
-export const ENGINES_EXIT = { ok: 0, failed: 1, invalid: 2 } as const;
-
-function die(code: number, msg: string): never {
-  console.error(`chbench: ${msg}`);
-  process.exit(code);
-}
+} from '../../targets/versions';
+import { processesUsing } from '../../targets/process/proc';
+import { ENGINES_EXIT, fail } from '../exit-codes';
+import { validateFile } from '../spec';
 
 /**
  * Bytes under `dir` (regular files and symlinks themselves, not followed), walking the tree.
@@ -217,16 +209,9 @@ export function renderEngineList(l: EngineList): string {
  * @throws exits 2 when the file is no valid spec, or its target is not embedded
  */
 function specLabels(file: string): string[] {
-  let raw: unknown;
-  try {
-    raw = readSpecFile(file);
-  } catch (e) {
-    die(ENGINES_EXIT.invalid, (e as Error).message);
-  }
-  const { spec, problems } = checkSpec(raw);
-  if (!spec || problems.length) die(ENGINES_EXIT.invalid, `${file}: invalid run spec:\n  - ${problems.join('\n  - ')}`);
+  const { spec } = validateFile(file);
   if (spec.target.kind !== 'embedded')
-    die(
+    fail(
       ENGINES_EXIT.invalid,
       `${file}: target.kind is ${spec.target.kind}; only the embedded target uses installed engines`,
     );
@@ -236,7 +221,7 @@ function specLabels(file: string): string[] {
 }
 
 /** Register `engines list|install|remove` on `program`. */
-export function registerEnginesCommands(program: Command): void {
+export function registerEnginesCommand(program: Command): void {
   const engines = program
     .command('engines')
     .description(
@@ -261,13 +246,13 @@ export function registerEnginesCommands(program: Command): void {
     .action(async (given: string[], o: { spec?: string }) => {
       const labels = [...given, ...(o.spec ? specLabels(o.spec) : [])].filter((l, i, all) => all.indexOf(l) === i);
       if (!labels.length) {
-        if (!o.spec) die(ENGINES_EXIT.invalid, 'give one or more labels (e.g. 24.8 26.9) or --spec <file>');
+        if (!o.spec) fail(ENGINES_EXIT.invalid, 'give one or more labels (e.g. 24.8 26.9) or --spec <file>');
         console.log(`${o.spec}: its matrix uses no PyPI build; nothing to install`);
         return;
       }
       const unknown = labels.filter((l) => !pypiChdbSource.canServe(l) && !npmChdbSource.canServe(l));
       if (unknown.length)
-        die(
+        fail(
           ENGINES_EXIT.invalid,
           `no engine serves ${unknown.map((l) => `"${l}"`).join(', ')}: ${npmChdbSource.offer()}; ${pypiChdbSource.offer()}`,
         );
@@ -315,7 +300,7 @@ export function registerEnginesCommands(program: Command): void {
     .action((label: string, o: { force?: boolean }) => {
       const b = pypiBuildFor(label);
       if (!b)
-        die(
+        fail(
           ENGINES_EXIT.invalid,
           npmChdbSource.canServe(label)
             ? `"${label}" is the bundled npm engine (${npmChdbSource.offer()}): nothing to remove`
@@ -328,7 +313,7 @@ export function registerEnginesCommands(program: Command): void {
       }
       const users = processesUsing(e.dir);
       if (users.length && !o.force)
-        die(
+        fail(
           ENGINES_EXIT.failed,
           `${label}: ${pypiArtifact(b)} at ${e.dir} is in use by pid ${users.join(', ')} (an engine server of a running cell?); stop it first (chbench gc), or --force`,
         );

@@ -11,16 +11,16 @@
  *   chbench schedule delete <id>
  *
  * Connection: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE and CHBENCH_TASK_QUEUE as every other command
- * (`src/config.ts`), or `--address` / `--namespace` on `schedule`. Exit codes as `chbench`'s EXIT:
+ * (`src/config.ts`), or `--address` / `--namespace` on `schedule`. Exit codes as `EXIT` (`src/cli/exit-codes.ts`):
  * 2 invalid spec, option (also one Temporal refuses: INVALID_ARGUMENT), schedule id or unknown
  * schedule id; 3 Temporal unreachable; 4 any other failure; 5 `trigger` skipped by the overlap policy.
  */
-import { runIdOfWorkflowId } from '../schema/run-id';
+import { runIdOfWorkflowId } from '../../schema/run-id';
 import type { Command } from 'commander';
 import { Client, Connection, ScheduleAlreadyRunning } from '@temporalio/client';
-import { checkSpec } from '../activities/matrix/validate-spec';
-import { readSpecFile } from '../lib/spec-file';
-import { loadConfig, type Config } from '../config';
+import { checkSpec } from '../../activities/matrix/validate-spec';
+import { readSpecFile } from '../../lib/spec-file';
+import { loadConfig, type Config } from '../../config';
 import {
   createSchedule,
   deleteSchedule,
@@ -43,13 +43,8 @@ import {
   UnknownScheduleError,
   updateScheduleSpec,
   type ScheduleView,
-} from '../temporal/schedules';
-
-/** The codes of `EXIT` in src/cli.ts (not imported: cli.ts imports this module). */
-const EXIT_INVALID = 2;
-const EXIT_UNREACHABLE = 3;
-/** `chbench schedule trigger`: the schedule's overlap policy skipped the triggered run. */
-export const EXIT_TRIGGER_SKIPPED = 5;
+} from '../../temporal/schedules';
+import { EXIT } from '../exit-codes';
 
 /** An error that ends the command with `code` and prints `message`. */
 class CliExit extends Error {
@@ -101,27 +96,27 @@ async function withClient<T = undefined>(
       connection = await Connection.connect({ address: cfg.temporalAddress, connectTimeout: 5000 });
     } catch (e) {
       throw new CliExit(
-        EXIT_UNREACHABLE,
+        EXIT.unreachable,
         `cannot reach Temporal at ${cfg.temporalAddress} (set TEMPORAL_ADDRESS or --address): ${(e as Error).message.split('\n')[0]}`,
       );
     }
     await fn({ client: new Client({ connection, namespace: cfg.namespace }), cfg }, prepared);
   } catch (e) {
-    let code = 4;
+    let code: number = EXIT.workflowFailed;
     let msg = (e as Error).message ?? String(e);
     if (e instanceof CliExit) code = e.code;
-    else if (e instanceof UnknownScheduleError || e instanceof ScheduleOptionError) code = EXIT_INVALID;
+    else if (e instanceof UnknownScheduleError || e instanceof ScheduleOptionError) code = EXIT.invalid;
     else if (e instanceof ScheduleSpecInvalidError) {
-      code = EXIT_INVALID;
+      code = EXIT.invalid;
       msg = `${(cmd.opts() as { spec?: string }).spec ?? 'spec'}: ${msg}; nothing was changed on Temporal`;
     } else if (e instanceof ScheduleAlreadyRunning) {
-      code = EXIT_INVALID;
+      code = EXIT.invalid;
       msg = `a schedule "${cmd.args[0]}" already exists in namespace ${cfg.namespace}; delete it first or choose another id`;
     } else if (isUnreachable(e)) {
-      code = EXIT_UNREACHABLE;
+      code = EXIT.unreachable;
       msg = `cannot reach Temporal at ${cfg.temporalAddress}: ${msg.split('\n')[0]}`;
     } else if (grpcErrorOf(e).code === 3 /* INVALID_ARGUMENT (the SDK's ServiceError keeps it as its cause) */) {
-      code = EXIT_INVALID;
+      code = EXIT.invalid;
       msg = `Temporal refused an option: ${grpcErrorOf(e).details} (check --cron, --calendar, --every, --timezone, --jitter, --catchup-window)`;
     }
     console.error(`chbench: ${msg}`);
@@ -140,7 +135,7 @@ function readCheckedSpec(file: string): unknown {
   try {
     raw = readSpecFile(file);
   } catch (e) {
-    throw new CliExit(EXIT_INVALID, (e as Error).message);
+    throw new CliExit(EXIT.invalid, (e as Error).message);
   }
   const { spec, problems } = checkSpec(raw);
   if (!spec || problems.length) throw new ScheduleSpecInvalidError(problems);
@@ -196,7 +191,7 @@ export function describeText(v: ScheduleView): string {
 }
 
 /** Register `chbench schedule …` on the program. */
-export function registerScheduleCommands(program: Command): void {
+export function registerScheduleCommand(program: Command): void {
   const sched = program
     .command('schedule')
     .description('run specs on Temporal Schedules (create|list|describe|runs|pause|unpause|trigger|update|delete)')
@@ -359,7 +354,7 @@ Exit codes:
   0  a run started (or the server had not applied the trigger within 2 s: see describe)
   2  bad option or unknown schedule id
   3  Temporal unreachable
-  ${EXIT_TRIGGER_SKIPPED}  skipped by the overlap policy: a run of this schedule is still running
+  ${EXIT.triggerSkipped}  skipped by the overlap policy: a run of this schedule is still running
 `,
     )
     .action(async function (this: Command, id: string) {
@@ -377,7 +372,7 @@ Exit codes:
             console.error(
               `chbench: schedule ${id}: skipped: a run of this schedule is still running (overlap ${overlapName(t.policy)})${pausedSkip}`,
             );
-            process.exitCode = EXIT_TRIGGER_SKIPPED;
+            process.exitCode = EXIT.triggerSkipped;
           } else if (t.outcome === 'started') {
             console.log(t.workflowId ?? '');
             console.error(

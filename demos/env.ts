@@ -4,10 +4,10 @@
  * them and stops the results database engine processes this process started.
  */
 import { Client, Connection } from '@temporalio/client';
-import { startDevServer, type DevServer } from './temporal/dev-server';
-import { createWorker, installRuntime } from './worker';
-import { loadConfig, logLevel } from './config';
-import { stopResultsDbsStartedHere } from './results/db';
+import { startDevServer, type DevServer } from '../src/temporal/dev-server';
+import { createWorker, installRuntime } from '../src/worker';
+import { loadConfig, logLevel } from '../src/config';
+import { stopResultsDbsStartedHere } from '../src/results/db';
 
 /** A running demo environment. */
 export interface DemoEnv {
