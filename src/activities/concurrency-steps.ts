@@ -1,5 +1,5 @@
 /**
- * concurrencyStep: one step of concurrency stepping (seed 002, `grids.concurrency`, src/schema/grids.ts).
+ * concurrencyStep: one step of concurrency stepping (`grids.concurrency`, src/schema/grids.ts).
  * A thin activity around the closed-loop engine (src/measure/closed-loop.ts, where the timeline and
  * the definitions are stated): `clients` closed-loop clients send the cell's weighted query mix for
  * `warmupS` + `durationS`, with the settings of the cell's measured runs; then the server-side

@@ -164,7 +164,7 @@ function buildActivities(deps: ActivityDeps) {
     runQueries: cellStep('runQueries', runQueries),
     materializeSkipIndex: cellStep('materializeSkipIndex', materializeSkipIndex),
     collectMetrics: cellStep('collectMetrics', collectMetrics),
-    insertPoint: cellStep('insertPoint', createInsertGrid(deps).insertPoint),
+    insertPoint: cellStep('insertPoint', createInsertGrid().insertPoint),
     concurrencyStep: cellStep('concurrencyStep', concurrencyStep),
     ...createWriteCellResult(),
     ...createTeardown(deps),

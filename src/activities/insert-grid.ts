@@ -1,5 +1,5 @@
 /**
- * insertPoint: one point of the insert grid (seed 004) as its own durable activity. The point gets its
+ * insertPoint: one point of the insert grid (`grids.insert`) as its own durable activity. The point gets its
  * own table, generates its rows on the server before any timing, then `concurrency` closed-loop
  * clients INSERT the ready bodies (`src/measure/insert-load.ts`) while a sampler watches the server;
  * afterwards `count()` is checked against what the server acknowledged.
@@ -110,14 +110,8 @@ async function sampleServer(client: ClickHouseClient, table: string, t0: number)
   };
 }
 
-/** Dependencies of the insert grid (the worker's work directory; the batches stay in memory). */
-export interface InsertGridDeps {
-  workDir: string;
-}
-
-/** Activity factory. */
-export function createInsertGrid(deps: InsertGridDeps) {
-  void deps;
+/** Activity factory (no dependencies: the batches stay in memory, the target is the cell's). */
+export function createInsertGrid() {
   return {
     /**
      * Run one insert point and write `grids/insert-<key>.json`.

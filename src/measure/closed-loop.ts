@@ -1,5 +1,5 @@
 /**
- * The closed-loop load engine of concurrency stepping (seed 002): `clients` workers, each with its own
+ * The closed-loop load engine of concurrency stepping (`grids.concurrency`): `clients` workers, each with its own
  * keep-alive HTTP connection (one `http.Agent` per step with `maxSockets = clients`, so the pool is
  * sized to the step and no client ever waits for a connection), each sending its next query as soon
  * as the previous one returned (closed loop: the offered load follows the server's speed).

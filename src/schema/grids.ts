@@ -78,7 +78,7 @@ export const InsertGridSpec = z.strictObject({
   durationS: z.number().min(1).max(86_400).optional(),
   /**
    * `distinct`: every batch holds different rows, so deduplication never drops one. `repeat`: every
-   * batch is the first batch again, to measure what deduplication costs and drops (seed 004, case 1).
+   * batch is the first batch again, to measure what deduplication costs and drops.
    */
   data: z.enum(['distinct', 'repeat']).default('distinct'),
   /**

@@ -1,5 +1,5 @@
 /**
- * Shapes shared by every target provisioner (embedded, local, external, and later kubernetes).
+ * Shapes shared by every target provisioner (embedded, local, external, kubernetes).
  *
  * A {@link TargetHandle} is what the `provision` activity returns and what every later activity of a
  * cell receives. It is small, JSON-serialisable and holds no secret: passwords are referenced by the

@@ -1,6 +1,6 @@
 /**
  * The Target contract: what every kind of ClickHouse chbench can benchmark implements (embedded,
- * local, external; kubernetes next). Activities reach a target only through these verbs and its
+ * local, external, kubernetes). Activities reach a target only through these verbs and its
  * capability flags, looked up in the registry (`./registry.ts`) by the handle's or spec's `kind`;
  * no activity branches on the kind.
  *

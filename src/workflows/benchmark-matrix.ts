@@ -88,6 +88,12 @@ export const RESULTS_DB = 'results-db';
  */
 export const FOLDER_SAFE_RUN_ID = 'folder-safe-run-id';
 
+/**
+ * Patch id: a run whose spec has `cloud` collects its cloud metrics and cost after the cells (not
+ * cancelled). Histories recorded before it had no such step.
+ */
+export const CLOUD_METRICS = 'cloud-metrics';
+
 /** The run id of this matrix workflow: its workflow id, made folder-safe (see {@link FOLDER_SAFE_RUN_ID}). */
 function matrixRunId(): string {
   const workflowId = workflowInfo().workflowId;
@@ -274,7 +280,7 @@ export async function benchmarkMatrix(specInput: RunSpecInput, options: MatrixOp
     run.enter('report');
     // Cloud metrics and cost of the Kubernetes cells, before the report that shows them. Not on a
     // cancelled run (it would wait minutes for CloudWatch). Histories without it replay unchanged.
-    if (spec.cloud && !cancelled && patched('cloud-metrics')) {
+    if (spec.cloud && !cancelled && patched(CLOUD_METRICS)) {
       const { collectCloudMetrics } = proxyActivities<Activities>(cloudMetricsOptions(spec.cloud.settleMs));
       try {
         await collectCloudMetrics.executeWithOptions({ summary: 'CloudWatch metrics and cost per cell' }, [

@@ -1,5 +1,5 @@
 /**
- * Issue 7 through the whole workflow, on real components (Temporal dev server + worker, the embedded
+ * Statements at real scale (long, big, failing mid-stream) through the whole workflow, on real components (Temporal dev server + worker, the embedded
  * engine, Debian's clickhouse-server 18.16): the `edge` workload's statements — one slower than every
  * heartbeat timeout, a result bigger than a JavaScript string, a query that fails after the server
  * started sending rows — are measured or fail cleanly, never kill the cell by a timeout or a parse.

@@ -1,5 +1,5 @@
 /**
- * Issue 7, items 4–6: every figure is proved under the measured runs' own settings, never printed
+ * Proofs taken under the run's own settings: every figure is proved under the measured runs' own settings, never printed
  * finer than its source resolves, and never taken from a summary that may be a snapshot.
  * On real engines: the embedded chdb engine (no query_log) and Debian's clickhouse-server 18.16
  * (query_log with whole-millisecond durations, no HTTP summary).

@@ -1,5 +1,5 @@
 /**
- * Issue 13 §3 through the whole workflow, on real components (Temporal dev server + worker, the
+ * Honest reports through the whole workflow, on real components (Temporal dev server + worker, the
  * embedded engine): reports that stay honest when things go wrong. A run whose only cell fails, and a
  * run cancelled while its skip index is being materialized, are run for real; report.md, report.html
  * and result.json are then read as a user would.

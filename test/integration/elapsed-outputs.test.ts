@@ -1,5 +1,5 @@
 /**
- * Issue 21 item 4 on a real server: Debian's clickhouse-server 18.16 times queries in whole
+ * Sub-millisecond queries on a real server: Debian's clickhouse-server 18.16 times queries in whole
  * milliseconds only (`query_log.query_duration_ms`), so a sub-millisecond query logs 0. report.md
  * uses client wall time for it; samples.jsonl, the results database (embedded chdb engine), the csv
  * export and the ClickBench export must carry the same choice and label, and never write that 0.

@@ -1,5 +1,5 @@
 /**
- * Issue 13 §3, rendering only: report.md and report.html built from the captured run
+ * Reports that stay honest when things go wrong, rendering only: report.md and report.html built from the captured run
  * (`test/fixtures/results/embedded-26.7`, real result.json files) edited into the states a run ends
  * in when things go wrong, plus the unit-per-column formatters and the data-disk reader. The real
  * failed and cancelled runs are in test/e2e/report-honest.test.ts.

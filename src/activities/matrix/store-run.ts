@@ -6,11 +6,11 @@
  */
 import { heartbeat } from '../../temporal/activity-context';
 import { withResultsDb } from '../../results/db';
+import { runDir } from '../../results/store';
+import type { ResultsDbSpec } from '../../schema/run-spec';
 
 /** How long one statement of a store may take, ms: deleting a run's old rows is a mutation over the whole table. */
 const STORE_REQUEST_TIMEOUT_MS = 10 * 60_000;
-import { runDir } from '../../results/store';
-import type { ResultsDbSpec } from '../../schema/run-spec';
 
 /** What {@link createStoreRun}'s activity returns: rows written per table and where. */
 export interface StoreRunResult {
