@@ -16,6 +16,7 @@ import { provisionEmbedded, teardownEmbedded } from '../../src/targets/embedded'
 import { connect, queryRows } from '../../src/clickhouse/client';
 import { createCreateSchema } from '../../src/activities/create-schema';
 import { createAfterLoad } from '../../src/activities/after-load';
+import { cellActivity } from '../../src/activities/step-context';
 import { cellInputs } from '../../src/schema/matrix';
 import { parseRunSpec } from '../../src/schema/run-spec';
 import { FAILURE } from '../../src/schema/failures';
@@ -31,7 +32,7 @@ import { startActivity } from '../helpers/activity-env';
 
 const FIXTURES = path.join(REPO_ROOT, 'test', 'fixtures');
 const { createSchema } = createCreateSchema();
-const { afterLoad } = createAfterLoad();
+const afterLoad = cellActivity('afterLoad', createAfterLoad().afterLoad);
 const ROWS = 20_000;
 
 let workDir: string;
