@@ -31,7 +31,7 @@ import { createDiscoverHosts } from './matrix/discover-hosts';
 
 import { ApplicationFailure } from '@temporalio/common';
 import { ClickHouseError } from '@clickhouse/client';
-import { FAILURE, clickHouseFailure, parseServerError } from '../schema/failures';
+import { clickHouseFailure, parseServerError } from '../schema/failures';
 import { attempt, sleep } from '../temporal/activity-context';
 import { cellActivity, cellStep } from './step-context';
 import { withAttemptLog } from './support/attempt-log';
