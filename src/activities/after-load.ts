@@ -10,21 +10,20 @@
  * recorded state before sending: a table already changed (a new column, a new mutation) means the
  * earlier attempt's statement took effect, so it is waited for, not sent again.
  */
-import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { ClickHouseClient } from '@clickhouse/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { connect, parseSummary, queryRows, summaryNumber } from '../clickhouse/client';
+import { parseSummary, queryRows, summaryNumber } from '../clickhouse/client';
 import { sqlString } from '../lib/sql';
-import { cellDir, readJsonIfExists, writeJsonAtomic } from '../results/store';
-import { afterLoadStatements, loadWorkload } from '../lib/workload';
+import { afterLoadStatements } from '../lib/workload';
 import { pollUntil } from '../lib/poll';
 import { runningMerges } from '../clickhouse/table-state';
-import { attempt, heartbeat, sleep } from '../temporal/activity-context';
-import { cellCodecProfile, queryIdPrefix, type StepInput } from '../schema/cell';
+import { heartbeat, sleep } from '../temporal/activity-context';
+import { queryIdPrefix } from '../schema/cell';
 import { FAILURE } from '../schema/failures';
-import type { AfterLoadRecord, AfterLoadStatementRecord, TableState } from '../schema/results';
+import { AfterLoadRecord, type AfterLoadStatementRecord, type TableState } from '../schema/results';
 import { settlePreviousAttempts } from './support/attempts';
+import type { StepContext } from './step-context';
 
 /** What the step returns to the workflow (details in `after-load.json`). */
 export interface AfterLoadSummary {
@@ -113,94 +112,91 @@ export function createAfterLoad() {
      *   the states the records name (changed by someone else); `MutationFailed`; a `ClickHouse.<NAME>`
      *   failure when the server refuses a statement.
      */
-    async afterLoad({ cell, target }: StepInput): Promise<AfterLoadSummary> {
-      const m = loadWorkload(cell.workload);
-      const stmts = afterLoadStatements(m, { table: m.table, rows: cell.scale, codec: cellCodecProfile(cell) });
-      const file = path.join(cellDir(cell.resultsDir, cell.runId, cell.cellKey), 'after-load.json');
+    async afterLoad(ctx: StepContext): Promise<AfterLoadSummary> {
+      const { cell, target, workload: m } = ctx;
+      const stmts = afterLoadStatements(m, { table: m.table, rows: cell.scale, codec: ctx.codec });
+      const file = 'after-load.json';
+      const save = (rec: AfterLoadRecord) => ctx.write(file, AfterLoadRecord, rec);
       const prefix = queryIdPrefix(cell.runId, cell.cellKey, 'after-load');
-      const client = connect(target, { maxExecutionTimeS: cell.protocol.maxExecutionTimeS });
+      const client = ctx.client({ maxExecutionTimeS: cell.protocol.maxExecutionTimeS });
       let sent = 0;
-      try {
-        // An earlier attempt's statement still running finishes (or is killed) before the table is read.
-        await settlePreviousAttempts(target, client, prefix);
-        const rec: AfterLoadRecord = readJsonIfExists<AfterLoadRecord>(file) ?? {
-          table: m.table,
-          statements: [],
-          notes: [],
-        };
-        rec.notes ??= [];
-        let now = await tableState(client, m.table);
-        // Records that do not fit the table (another server, or statements changed) are dropped when
-        // the table is in the first statement's recorded state before: a fresh table.
-        const done = rec.statements.filter((r) => r.status === 'done');
-        const last = done.at(-1);
-        const pending = rec.statements.find((r) => r.status === 'pending');
-        const fits =
-          (!last || !tableChanged(last.state_after!, now) || (pending && tableChanged(pending.state_before, now))) &&
-          rec.statements.every((r) => stmts[r.n - 1]?.sql === r.sql);
-        if (rec.statements.length && !fits) {
-          if (tableChanged(rec.statements[0].state_before, now))
-            throw ApplicationFailure.create({
-              type: FAILURE.AfterLoadStateUnknown,
-              nonRetryable: true,
-              message: `after-load: table ${m.table} is in none of the states after-load.json records (${file}); it was changed by something else, so the statements are not sent again`,
-            });
-          rec.notes.push(
-            `attempt ${attempt()}: the table was as before the first statement; the earlier records (${rec.statements.length}) were dropped and every statement runs again`,
-          );
-          rec.statements = [];
-        }
-        for (const s of stmts) {
-          const prev = rec.statements.find((r) => r.n === s.n);
-          if (prev?.status === 'done') continue;
-          const queryId = `${prefix}-s${s.n}-a${attempt()}`;
-          if (prev && tableChanged(prev.state_before, now)) {
-            // Sent by an earlier attempt that did not live to record it: wait for it, do not send it again.
-            prev.applied_by_earlier_attempt = true;
-            prev.wait_result = await waitAfter(client, m.table, s, prev.state_before);
-            prev.elapsed_ms = null;
-            prev.elapsed_source = 'not measured: sent by an earlier attempt';
-            prev.server_elapsed_ms = null;
-            prev.server_elapsed_source = 'not measured: sent by an earlier attempt';
-            prev.state_after = now = await tableState(client, m.table);
-            prev.status = 'done';
-            prev.finished_at = new Date().toISOString();
-            writeJsonAtomic(file, rec);
-            continue;
-          }
-          const r: AfterLoadStatementRecord = {
-            n: s.n,
-            file: s.file,
-            sql: s.sql,
-            query_id: queryId,
-            wait: s.wait,
-            status: 'pending',
-            state_before: now,
-            attempt: attempt(),
-            started_at: new Date().toISOString(),
-          };
-          rec.statements = [...rec.statements.filter((x) => x.n !== s.n), r].sort((a, b) => a.n - b.n);
-          writeJsonAtomic(file, rec);
-          heartbeat({ step: 'after-load', statement: s.file, query_id: queryId });
-          const t0 = performance.now();
-          const res = await client.command({ query: s.sql, query_id: queryId });
-          r.elapsed_ms = performance.now() - t0;
-          r.elapsed_source = 'client wall time of the statement (HTTP request to response)';
-          const ns = summaryNumber(parseSummary(res.response_headers as Record<string, string>), 'elapsed_ns');
-          r.server_elapsed_ms = ns === null ? null : ns / 1e6;
-          r.server_elapsed_source =
-            ns === null ? 'not available: no elapsed_ns in the HTTP summary' : 'http summary elapsed_ns';
-          sent++;
-          r.wait_result = await waitAfter(client, m.table, s, r.state_before);
-          r.state_after = now = await tableState(client, m.table);
-          r.status = 'done';
-          r.finished_at = new Date().toISOString();
-          writeJsonAtomic(file, rec);
-        }
-        return { statements: stmts.length, sent };
-      } finally {
-        await client.close();
+      // An earlier attempt's statement still running finishes (or is killed) before the table is read.
+      await settlePreviousAttempts(target, client, prefix);
+      const rec: AfterLoadRecord = ctx.read(file, AfterLoadRecord) ?? {
+        table: m.table,
+        statements: [],
+        notes: [],
+      };
+      rec.notes ??= [];
+      let now = await tableState(client, m.table);
+      // Records that do not fit the table (another server, or statements changed) are dropped when
+      // the table is in the first statement's recorded state before: a fresh table.
+      const done = rec.statements.filter((r) => r.status === 'done');
+      const last = done.at(-1);
+      const pending = rec.statements.find((r) => r.status === 'pending');
+      const fits =
+        (!last || !tableChanged(last.state_after!, now) || (pending && tableChanged(pending.state_before, now))) &&
+        rec.statements.every((r) => stmts[r.n - 1]?.sql === r.sql);
+      if (rec.statements.length && !fits) {
+        if (tableChanged(rec.statements[0].state_before, now))
+          throw ApplicationFailure.create({
+            type: FAILURE.AfterLoadStateUnknown,
+            nonRetryable: true,
+            message: `after-load: table ${m.table} is in none of the states after-load.json records (${ctx.file(file)}); it was changed by something else, so the statements are not sent again`,
+          });
+        rec.notes.push(
+          `attempt ${ctx.attempt}: the table was as before the first statement; the earlier records (${rec.statements.length}) were dropped and every statement runs again`,
+        );
+        rec.statements = [];
       }
+      for (const s of stmts) {
+        const prev = rec.statements.find((r) => r.n === s.n);
+        if (prev?.status === 'done') continue;
+        const queryId = `${prefix}-s${s.n}-a${ctx.attempt}`;
+        if (prev && tableChanged(prev.state_before, now)) {
+          // Sent by an earlier attempt that did not live to record it: wait for it, do not send it again.
+          prev.applied_by_earlier_attempt = true;
+          prev.wait_result = await waitAfter(client, m.table, s, prev.state_before);
+          prev.elapsed_ms = null;
+          prev.elapsed_source = 'not measured: sent by an earlier attempt';
+          prev.server_elapsed_ms = null;
+          prev.server_elapsed_source = 'not measured: sent by an earlier attempt';
+          prev.state_after = now = await tableState(client, m.table);
+          prev.status = 'done';
+          prev.finished_at = new Date().toISOString();
+          save(rec);
+          continue;
+        }
+        const r: AfterLoadStatementRecord = {
+          n: s.n,
+          file: s.file,
+          sql: s.sql,
+          query_id: queryId,
+          wait: s.wait,
+          status: 'pending',
+          state_before: now,
+          attempt: ctx.attempt,
+          started_at: new Date().toISOString(),
+        };
+        rec.statements = [...rec.statements.filter((x) => x.n !== s.n), r].sort((a, b) => a.n - b.n);
+        save(rec);
+        ctx.heartbeat({ step: 'after-load', statement: s.file, query_id: queryId });
+        const t0 = performance.now();
+        const res = await client.command({ query: s.sql, query_id: queryId });
+        r.elapsed_ms = performance.now() - t0;
+        r.elapsed_source = 'client wall time of the statement (HTTP request to response)';
+        const ns = summaryNumber(parseSummary(res.response_headers as Record<string, string>), 'elapsed_ns');
+        r.server_elapsed_ms = ns === null ? null : ns / 1e6;
+        r.server_elapsed_source =
+          ns === null ? 'not available: no elapsed_ns in the HTTP summary' : 'http summary elapsed_ns';
+        sent++;
+        r.wait_result = await waitAfter(client, m.table, s, r.state_before);
+        r.state_after = now = await tableState(client, m.table);
+        r.status = 'done';
+        r.finished_at = new Date().toISOString();
+        save(rec);
+      }
+      return { statements: stmts.length, sent };
     },
   };
 }

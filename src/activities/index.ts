@@ -29,47 +29,13 @@ import { createAwaitWorkflowClosed, type TemporalDeps } from './matrix/await-wor
 import { createConfirmComparison } from './matrix/confirm-comparison';
 import { createDiscoverHosts } from './matrix/discover-hosts';
 
-import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
+import { ApplicationFailure } from '@temporalio/common';
 import { ClickHouseError } from '@clickhouse/client';
-import { FAILURE, clickHouseFailure, parseServerError } from '../schema/failures';
-import { attempt, cancellationSignal, sleep } from '../temporal/activity-context';
-import { isTargetGone } from './support/attempts';
+import { clickHouseFailure, parseServerError } from '../schema/failures';
+import { attempt, sleep } from '../temporal/activity-context';
+import { cellActivity, cellStep } from './step-context';
 import { withAttemptLog } from './support/attempt-log';
 import { runWatched } from '../clickhouse/statement-watch';
-
-/**
- * Wrap a cell step: its result also says which attempt produced it (so a figure that came from a
- * retry says so), and an unreachable server becomes a non-retryable `TargetUnavailable` failure the
- * cell workflow answers by provisioning again (retrying against a dead server cannot succeed).
- * A step whose activity was cancelled reports `CancelledFailure`, never the statement's abort error.
- */
-export function cellStep<A extends unknown[], R extends object>(
-  name: string,
-  fn: (...a: A) => Promise<R>,
-): (...a: A) => Promise<R & { attempt: number }> {
-  return async (...a: A) => {
-    try {
-      return { ...(await fn(...a)), attempt: attempt() };
-    } catch (e) {
-      // A cancelled step is reported as cancelled, whatever its statement threw on the abort (e.g.
-      // "The user aborted a request."), so the cell ends Canceled rather than failed.
-      const signal = cancellationSignal();
-      if (signal?.aborted && !(e instanceof CancelledFailure))
-        throw signal.reason instanceof CancelledFailure
-          ? signal.reason
-          : new CancelledFailure(
-              `${name} cancelled: ${String((signal.reason as Error)?.message ?? signal.reason ?? '')}`,
-            );
-      if (isTargetGone(e))
-        throw ApplicationFailure.create({
-          type: FAILURE.TargetUnavailable,
-          nonRetryable: true,
-          message: `${name}: the ClickHouse server is unreachable (${(e as Error).message})`,
-        });
-      throw e;
-    }
-  };
-}
 
 /**
  * A ClickHouse server error of any version as the typed failure `ClickHouse.<NAME>` (details
@@ -158,11 +124,11 @@ function buildActivities(deps: ActivityDeps) {
     provision: async (...a: Parameters<typeof provision>) => ({ ...(await provision(...a)), attempt: attempt() }),
     createSchema: cellStep('createSchema', createSchema),
     loadData: cellStep('loadData', loadData),
-    quiesceMerges: cellStep('quiesceMerges', quiesceMerges),
-    afterLoad: cellStep('afterLoad', createAfterLoad().afterLoad),
+    quiesceMerges: cellActivity('quiesceMerges', quiesceMerges),
+    afterLoad: cellActivity('afterLoad', createAfterLoad().afterLoad),
     storageStats: cellStep('storageStats', storageStats),
-    runQueries: cellStep('runQueries', runQueries),
-    materializeSkipIndex: cellStep('materializeSkipIndex', materializeSkipIndex),
+    runQueries: cellActivity('runQueries', runQueries),
+    materializeSkipIndex: cellActivity('materializeSkipIndex', materializeSkipIndex),
     collectMetrics: cellStep('collectMetrics', collectMetrics),
     insertPoint: cellStep('insertPoint', createInsertGrid().insertPoint),
     concurrencyStep: cellStep('concurrencyStep', concurrencyStep),

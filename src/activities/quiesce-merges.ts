@@ -3,18 +3,14 @@
  * stayed the same for `protocol.quiesce.stableForMs`. Heartbeats while waiting; bounded by
  * `protocol.quiesce.timeoutMs` with a clear error.
  */
-import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { ApplicationFailure } from '@temporalio/common';
 import { FAILURE } from '../schema/failures';
-import { connect } from '../clickhouse/client';
-import { cellDir, writeJsonAtomic } from '../results/store';
-import { loadWorkload } from '../lib/workload';
 import { activeParts, pendingMutations, runningMerges } from '../clickhouse/table-state';
-import { heartbeat, sleep } from '../temporal/activity-context';
 import { pollUntil } from '../lib/poll';
-import type { QuiesceSummary, StepInput } from '../schema/cell';
-import type { QuiesceRecord } from '../schema/results';
+import type { QuiesceSummary } from '../schema/cell';
+import { QuiesceRecord } from '../schema/results';
+import type { StepContext } from './step-context';
 
 /** Activity factory. */
 export function createQuiesceMerges() {
@@ -24,66 +20,62 @@ export function createQuiesceMerges() {
      * @returns the active part count measured against and how long it waited (ms).
      * @throws ApplicationFailure `QuiesceTimeout` (non-retryable) when the table is not quiet in time.
      */
-    async quiesceMerges({ cell, target }: StepInput, label = 'after-load'): Promise<QuiesceSummary> {
-      const m = loadWorkload(cell.workload);
-      const q = cell.protocol.quiesce;
-      const client = connect(target);
+    async quiesceMerges(ctx: StepContext, label = 'after-load'): Promise<QuiesceSummary> {
+      const table = ctx.workload.table;
+      const q = ctx.cell.protocol.quiesce;
+      const client = ctx.client();
       const t0 = performance.now();
       // Worker wall clock of the wait (quiesce-<label>.json started_at/finished_at: a step window for the cloud metrics).
       const startedAt = new Date().toISOString();
-      try {
-        let last = '';
-        let stableSince = performance.now();
-        let seen = { parts: 0, merges: 0, mutations: 0 };
-        return await pollUntil(
-          async () => {
-            const [parts, merges, mutations] = [
-              await activeParts(client, m.table),
-              await runningMerges(client, m.table),
-              await pendingMutations(client, m.table),
-            ];
-            seen = { parts: parts.names.length, merges, mutations };
-            const key = parts.names.join(',');
-            const now = performance.now();
-            if (key !== last || merges > 0 || mutations > 0) {
-              last = key;
-              stableSince = now;
-            }
-            const stableMs = now - stableSince;
-            heartbeat({
-              step: 'quiesce',
-              active_parts: parts.names.length,
-              merges,
-              mutations,
-              stable_ms: Math.round(stableMs),
-            });
-            if (stableMs < q.stableForMs) return undefined;
-            const out: QuiesceSummary = { active_parts: parts.names.length, waited_ms: now - t0 };
-            writeJsonAtomic(path.join(cellDir(cell.resultsDir, cell.runId, cell.cellKey), `quiesce-${label}.json`), {
-              ...out,
-              part_names: parts.names,
-              stable_for_ms: q.stableForMs,
-              started_at: startedAt,
-              finished_at: new Date().toISOString(),
-            } satisfies QuiesceRecord);
-            return out;
-          },
-          {
-            timeoutMs: q.timeoutMs,
-            intervalMs: q.pollMs,
-            sleep,
-            stopOn: () => true,
-            onTimeout: () =>
-              ApplicationFailure.create({
-                type: FAILURE.QuiesceTimeout,
-                nonRetryable: true,
-                message: `quiesce: table ${m.table} not quiet after ${q.timeoutMs} ms (active parts ${seen.parts}, merges running ${seen.merges}, unfinished mutations ${seen.mutations}); raise protocol.quiesce.timeoutMs or check system.merges`,
-              }),
-          },
-        );
-      } finally {
-        await client.close();
-      }
+      let last = '';
+      let stableSince = performance.now();
+      let seen = { parts: 0, merges: 0, mutations: 0 };
+      return await pollUntil(
+        async () => {
+          const [parts, merges, mutations] = [
+            await activeParts(client, table),
+            await runningMerges(client, table),
+            await pendingMutations(client, table),
+          ];
+          seen = { parts: parts.names.length, merges, mutations };
+          const key = parts.names.join(',');
+          const now = performance.now();
+          if (key !== last || merges > 0 || mutations > 0) {
+            last = key;
+            stableSince = now;
+          }
+          const stableMs = now - stableSince;
+          ctx.heartbeat({
+            step: 'quiesce',
+            active_parts: parts.names.length,
+            merges,
+            mutations,
+            stable_ms: Math.round(stableMs),
+          });
+          if (stableMs < q.stableForMs) return undefined;
+          const out: QuiesceSummary = { active_parts: parts.names.length, waited_ms: now - t0 };
+          ctx.write(`quiesce-${label}.json`, QuiesceRecord, {
+            ...out,
+            part_names: parts.names,
+            stable_for_ms: q.stableForMs,
+            started_at: startedAt,
+            finished_at: new Date().toISOString(),
+          });
+          return out;
+        },
+        {
+          timeoutMs: q.timeoutMs,
+          intervalMs: q.pollMs,
+          sleep: ctx.sleep,
+          stopOn: () => true,
+          onTimeout: () =>
+            ApplicationFailure.create({
+              type: FAILURE.QuiesceTimeout,
+              nonRetryable: true,
+              message: `quiesce: table ${table} not quiet after ${q.timeoutMs} ms (active parts ${seen.parts}, merges running ${seen.merges}, unfinished mutations ${seen.mutations}); raise protocol.quiesce.timeoutMs or check system.merges`,
+            }),
+        },
+      );
     },
   };
 }

@@ -7,29 +7,20 @@
  * returns only the headline figures to the workflow. A query that failed on the server fails the step
  * with the non-retryable `QueryFailed` after the record is written.
  */
-import path from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
 import { FAILURE, clickHouseErrorName } from '../schema/failures';
-import { connect, tryCommand } from '../clickhouse/client';
-import { cellDir, writeJsonAtomic, readJsonIfExists } from '../results/store';
-import { loadWorkload, workloadQueries } from '../lib/workload';
+import { tryCommand } from '../clickhouse/client';
+import { workloadQueries } from '../lib/workload';
 import { judgeIndexUse } from '../measure/index-proof';
 import { measureQueries } from '../measure/protocol';
 import { runSettingsOf } from '../measure/figures';
 import { coldDefinition } from '../measure/cold-cycle';
-import { attempt, cancellationSignal } from '../temporal/activity-context';
 import { settlePreviousAttempts } from './support/attempts';
 import { otherChbenchServers } from '../targets';
-import {
-  cellCodecProfile,
-  queryIdPrefix,
-  type QueriesSummary,
-  type QueryHeadline,
-  type StepInput,
-} from '../schema/cell';
+import { queryIdPrefix, type QueriesSummary, type QueryHeadline } from '../schema/cell';
 import { cellMeasureOptions } from './support/measure-options';
-
-import type { CommandOutcome, QueryRecord, QueriesRecord } from '../schema/results';
+import type { StepContext } from './step-context';
+import { QueriesRecord, type CommandOutcome, type QueryRecord } from '../schema/results';
 
 /** Activity factory. */
 export function createRunQueries(deps: { workDir: string }) {
@@ -42,32 +33,23 @@ export function createRunQueries(deps: { workDir: string }) {
      *   record is written; details `[{ file, failed: [id…], errors: [{ id, code, name }…] }]` with each
      *   failed query's ClickHouse error code (number, null when the error carried none) and name.
      */
-    async runQueries(
-      { cell, target }: StepInput,
-      phase: 'baseline' | 'index',
-      queryLog: boolean,
-    ): Promise<QueriesSummary> {
-      const m = loadWorkload(cell.workload);
-      let queries = workloadQueries(
-        m,
-        { table: m.table, rows: cell.scale, codec: cellCodecProfile(cell) },
-        cell.queries,
-      );
+    async runQueries(ctx: StepContext, phase: 'baseline' | 'index', queryLog: boolean): Promise<QueriesSummary> {
+      const { cell, target, workload: m } = ctx;
+      let queries = workloadQueries(m, { table: m.table, rows: cell.scale, codec: ctx.codec }, cell.queries);
       if (phase === 'index') queries = queries.filter((q) => q.usesIndex);
-      const dir = cellDir(cell.resultsDir, cell.runId, cell.cellKey);
-      const file = path.join(dir, `queries-${phase}.json`);
+      const file = `queries-${phase}.json`;
       const prefix = queryIdPrefix(cell.runId, cell.cellKey, phase);
-      const client = connect(target, { maxExecutionTimeS: cell.protocol.maxExecutionTimeS });
+      const client = ctx.client({ maxExecutionTimeS: cell.protocol.maxExecutionTimeS });
       let merges: CommandOutcome | null = null;
       try {
         const othersAtStart = otherChbenchServers(deps.workDir, target);
-        const { options, probe } = cellMeasureOptions({ cell, target }, queryLog, prefix, `queries-${phase}`);
+        const { options, probe } = cellMeasureOptions(ctx, queryLog, prefix, `queries-${phase}`);
         // A retry re-measures this step from scratch, never beside a run of the earlier attempt.
         const previous = await settlePreviousAttempts(target, client, prefix);
         if (cell.protocol.stopMergesDuringQueries) merges = await tryCommand(client, `SYSTEM STOP MERGES ${m.table}`);
         const record = (records: QueryRecord[], incomplete?: string): QueriesRecord => ({
           phase,
-          attempt: attempt(),
+          attempt: ctx.attempt,
           ...(incomplete ? { incomplete } : {}),
           cold_definition: coldDefinition(records, probe),
           other_chbench_servers: { at_start: othersAtStart, at_end: otherChbenchServers(deps.workDir, target) },
@@ -84,11 +66,12 @@ export function createRunQueries(deps: { workDir: string }) {
         }).catch((e: unknown) => {
           // Cancelled or failed midway: keep the queries already measured (a retry re-measures and overwrites).
           if (finished.length) {
-            const why = cancellationSignal()?.aborted
+            const why = ctx.signal?.aborted
               ? 'cancelled'
               : `stopped by an error: ${((e as Error)?.message ?? String(e)).split('\n')[0].slice(0, 200)}`;
-            writeJsonAtomic(
+            ctx.write(
               file,
+              QueriesRecord,
               record(
                 finished,
                 `${why}; ${finished.length} of ${queries.length} queries measured (query_log figures not joined)`,
@@ -99,7 +82,7 @@ export function createRunQueries(deps: { workDir: string }) {
         });
         if (phase === 'index' && m.index) {
           // The index's proof is taken from these runs: EXPLAIN under their settings, and their read_rows vs the baseline's.
-          const baseline = readJsonIfExists<QueriesRecord>(path.join(dir, 'queries-baseline.json'));
+          const baseline = ctx.read('queries-baseline.json', QueriesRecord);
           for (const r of records) {
             const before = baseline?.queries.find((b) => b.id === r.id)?.stats.read_rows ?? null;
             r.index_proof = judgeIndexUse(
@@ -110,7 +93,7 @@ export function createRunQueries(deps: { workDir: string }) {
             );
           }
         }
-        writeJsonAtomic(file, record(records));
+        ctx.write(file, QueriesRecord, record(records));
         const failed = records.filter((r) => r.error);
         if (failed.length)
           // After the record is written: what was measured is kept; retrying cannot fix a query error.
@@ -125,7 +108,7 @@ export function createRunQueries(deps: { workDir: string }) {
               .join('; '),
             details: [
               {
-                file: path.basename(file),
+                file,
                 failed: failed.map((r) => r.id),
                 // The server's identity of each error: its code and name (18.16 writes no name: the code's).
                 errors: failed.map(({ id, error }) => ({
@@ -143,10 +126,9 @@ export function createRunQueries(deps: { workDir: string }) {
           warm_median_ms: r.stats.warm_median_ms,
           read_rows: r.stats.read_rows,
         }));
-        return { phase, file: path.basename(file), queries: headlines };
+        return { phase, file, queries: headlines };
       } finally {
         if (merges?.ok) await tryCommand(client, `SYSTEM START MERGES ${m.table}`);
-        await client.close();
       }
     },
   };

@@ -5,6 +5,7 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import { queryRows, queryScalar } from './client';
 import { sqlString } from '../lib/sql';
+import type { MutationRow } from '../schema/results';
 
 /** Active parts of a table (source: `system.parts`, `active = 1`). */
 export interface PartsState {
@@ -65,4 +66,60 @@ export async function runningQueryIds(client: ClickHouseClient, prefix: string):
     `SELECT query_id FROM system.processes WHERE substring(query_id, 1, ${Buffer.byteLength(prefix)}) = ${sqlString(prefix)}`,
   );
   return rows.map((r) => r.query_id);
+}
+
+/**
+ * The `MATERIALIZE INDEX <index>` mutations of `table` in the current database (source:
+ * `system.mutations`: mutation_id, command, is_done, parts_to_do, latest_fail_reason).
+ * @throws ClickHouseError where the server has no `system.mutations`.
+ */
+export async function materializeMutations(
+  client: ClickHouseClient,
+  table: string,
+  index: string,
+): Promise<MutationRow[]> {
+  return queryRows<MutationRow>(
+    client,
+    `SELECT mutation_id, command, is_done, parts_to_do, latest_fail_reason FROM system.mutations
+     WHERE database = currentDatabase() AND table = ${sqlString(table)} AND command LIKE ${sqlString(`%MATERIALIZE INDEX ${index}%`)}`,
+  );
+}
+
+/**
+ * A skip index's size in bytes, with its source: `system.data_skipping_indices`
+ * (`data_compressed_bytes`, `data_uncompressed_bytes`), else the sum over active parts of
+ * `system.parts.secondary_indices_*_bytes` (every index of the table), else null ("not available").
+ */
+export async function indexSize(
+  client: ClickHouseClient,
+  table: string,
+  index: string,
+): Promise<{ bytes: number | null; uncompressed_bytes: number | null; source: string }> {
+  try {
+    const [r] = await queryRows<{ c: string; u: string }>(
+      client,
+      `SELECT data_compressed_bytes AS c, data_uncompressed_bytes AS u FROM system.data_skipping_indices WHERE database = currentDatabase() AND table = ${sqlString(table)} AND name = ${sqlString(index)}`,
+    );
+    if (r)
+      return {
+        bytes: Number(r.c),
+        uncompressed_bytes: Number(r.u),
+        source: 'system.data_skipping_indices.data_compressed_bytes',
+      };
+  } catch {
+    /* older servers */
+  }
+  try {
+    const [r] = await queryRows<{ c: string; u: string }>(
+      client,
+      `SELECT sum(secondary_indices_compressed_bytes) AS c, sum(secondary_indices_uncompressed_bytes) AS u FROM system.parts WHERE database = currentDatabase() AND table = ${sqlString(table)} AND active`,
+    );
+    return {
+      bytes: Number(r.c),
+      uncompressed_bytes: Number(r.u),
+      source: 'system.parts sum(secondary_indices_compressed_bytes) (all indices of the table)',
+    };
+  } catch {
+    return { bytes: null, uncompressed_bytes: null, source: 'not available on this version' };
+  }
 }

@@ -4,7 +4,9 @@
  * chbench issues it), and pure functions over its text and read_rows figures.
  */
 import type { ClickHouseClient } from '@clickhouse/client';
-import type { IndexProof } from '../schema/results';
+import type { IndexProof, IndexVerification } from '../schema/results';
+import { queryRows } from '../clickhouse/client';
+import { sqlString } from '../lib/sql';
 
 /**
  * `EXPLAIN indexes = 1 <sql>` under `settings` (pass the measured runs' own, so what it shows holds
@@ -211,4 +213,61 @@ export function explainGranules(explain: string, index: string): ExplainGranules
       reason: `${index} is named on line ${stray + 1} (${JSON.stringify(lines[stray].trim().slice(0, 60))}) outside a Skip entry of an Indexes: block`,
     };
   return used ? { outcome: 'used', form, kept, total, reads: used } : { outcome: 'absent', form };
+}
+
+/**
+ * Check that every active part carries the index (`system.parts.secondary_indices_compressed_bytes`
+ * > 0) and that EXPLAIN shows it skipping granules ({@link explainGranules}); `verified` is null
+ * when either could not be read, never true from what was not understood.
+ * The EXPLAIN runs with `settings`: the query settings of the measured runs (the spec's
+ * `settings.query`), so a setting such as `use_skip_indexes = 0` shows here too. Whether the measured
+ * runs themselves read fewer rows is judged after them (`index_proof` in `queries-index.json`).
+ */
+export async function verifyIndex(
+  client: ClickHouseClient,
+  table: string,
+  index: string,
+  queries: { id: string; sql: string }[],
+  settings: Record<string, string | number> = {},
+): Promise<IndexVerification> {
+  const reasons: string[] = [];
+  let without: number | null = null;
+  let active: number | null = null;
+  try {
+    const [r] = await queryRows<{ w: string; n: string }>(
+      client,
+      `SELECT countIf(secondary_indices_compressed_bytes = 0) AS w, count() AS n FROM system.parts WHERE database = currentDatabase() AND table = ${sqlString(table)} AND active`,
+    );
+    [without, active] = [Number(r.w), Number(r.n)];
+    if (without > 0) reasons.push(`${without} of ${active} active parts have no index data`);
+  } catch {
+    reasons.push('per-part index size unknown on this version');
+  }
+  const explain: IndexVerification['explain'] = {};
+  for (const q of queries) {
+    try {
+      const r = explainGranules(await explainIndexes(client, q.sql, settings), index);
+      if (r.outcome === 'not understood') {
+        explain[q.id] = { granules: null, skips: null, error: `EXPLAIN not understood: ${r.reason}` };
+        reasons.push(`${q.id}: EXPLAIN not understood (${r.reason})`);
+        continue;
+      }
+      const g = r.outcome === 'used' ? r : null;
+      explain[q.id] = { granules: g ? `${g.kept}/${g.total}` : null, skips: g ? g.kept < g.total : false };
+      if (!g) reasons.push(`${q.id}: EXPLAIN does not show index ${index}`);
+      else if (g.kept >= g.total) reasons.push(`${q.id}: index ${index} skipped no granule (${g.kept}/${g.total})`);
+    } catch (e) {
+      explain[q.id] = { granules: null, skips: null, error: (e as Error).message.split('\n')[0] };
+      reasons.push(`${q.id}: EXPLAIN indexes = 1 not available`);
+    }
+  }
+  const bad = (without ?? 0) > 0 || Object.values(explain).some((x) => x.skips === false);
+  const unknown = without === null || Object.values(explain).some((x) => x.skips === null);
+  return {
+    parts_without_index: without,
+    active_parts: active,
+    explain,
+    verified: bad ? false : unknown ? null : true,
+    reasons,
+  };
 }

@@ -9,73 +9,43 @@
  */
 import {
   proxyActivities,
-  executeChild,
   workflowInfo,
   CancellationScope,
   isCancellation,
-  ParentClosePolicy,
   continueAsNew,
   CancelledFailure,
   patched,
   type ActivityOptions,
 } from '@temporalio/workflow';
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { Activities } from '../activities';
-import type { CellInput, CellOutcome } from '../schema/cell';
 import type { MatrixOptions, MatrixResult } from '../schema/progress';
 import { cellInputs } from '../schema/matrix';
-import type { RunSpec, RunSpecInput } from '../schema/run-spec';
-import { FAILURE, cellOutcomeOfFailure } from '../schema/failures';
+import type { RunSpecInput } from '../schema/run-spec';
+import { FAILURE } from '../schema/failures';
 import { runIdOfWorkflowId } from '../schema/run-id';
-import { benchmarkCell } from './benchmark-cell';
-import { CODEC, PHASE, RUN_ID, SCHEDULE, TEMPORAL_SCHEDULED_START_TIME, VERSION } from '../schema/search-attributes';
+import { SCHEDULE, TEMPORAL_SCHEDULED_START_TIME } from '../schema/search-attributes';
 import { MatrixRun } from './matrix-run';
-import type { HostPlacement } from '../schema/host';
 import { compareWithBaseline, storeInResultsDb } from './matrix-compare';
+import { runCells } from './matrix-cells';
+import { finishWithReport } from './matrix-report';
 
 export type { MatrixProgress, MatrixResult } from '../schema/progress';
 export { matrixProgressQuery } from './matrix-run';
+export { HOST_PLACEMENT, cellSummary } from './matrix-cells';
+export { CLOUD_METRICS_STEP } from './matrix-report';
 
 /** Spec validation and the report: quick, a few attempts; an invalid spec is final. */
 const VALIDATE: ActivityOptions = {
   startToCloseTimeout: '2 minutes',
   retry: { maximumAttempts: 3, nonRetryableErrorTypes: [FAILURE.InvalidSpec] },
 };
-/** Waiting for a previous start's child to close (it may still be tearing down). */
-const AWAIT_CLOSED: ActivityOptions = {
-  startToCloseTimeout: '30 minutes',
-  heartbeatTimeout: '30 seconds',
-  retry: { maximumAttempts: 5 },
-};
-const { validateSpec, writeReport, discoverHosts } = proxyActivities<Activities>(VALIDATE);
-const { awaitWorkflowClosed } = proxyActivities<Activities>(AWAIT_CLOSED);
-
-/**
- * Options of `collectCloudMetrics`: it first waits until CloudWatch's newest minute is final
- * (`cloud.settleMs` after the last cell's teardown), heartbeating, then reads every cell.
- */
-function cloudMetricsOptions(settleMs: number): ActivityOptions {
-  return {
-    startToCloseTimeout: settleMs + 30 * 60_000,
-    heartbeatTimeout: '1 minute',
-    retry: { maximumAttempts: 3 },
-  };
-}
+const { validateSpec } = proxyActivities<Activities>(VALIDATE);
 
 /**
  * Start a new run of this workflow (continue-as-new) when the server suggests it or the history
  * passes this many events, whichever comes first. A cell costs the matrix ~8 events, so a run holds ~250 cells.
  */
 export const EVENT_BUDGET = 2000;
-
-/**
- * Patch id: cells of a target on the worker's host are placed on hosts (`concurrency` per host, one
- * lane per slot). Histories recorded before it ran `concurrency` lanes without placement.
- */
-export const HOST_PLACEMENT = 'host-placement';
-
-/** How many hosts one cell may lose before it is recorded as failed rather than placed again. */
-const MAX_CELL_HOST_LOSSES = 3;
 
 /** Patch id: the run is stored in the results database (and compared with its baseline) before and after its report. */
 export const RESULTS_DB = 'results-db';
@@ -87,12 +57,6 @@ export const RESULTS_DB = 'results-db';
  * histories recorded before it used the workflow id as is.
  */
 export const FOLDER_SAFE_RUN_ID = 'folder-safe-run-id';
-
-/**
- * Patch id: a run whose spec has `cloud` collects its cloud metrics and cost after the cells (not
- * cancelled). Histories recorded before it had no such step.
- */
-export const CLOUD_METRICS = 'cloud-metrics';
 
 /** The run id of this matrix workflow: its workflow id, made folder-safe (see {@link FOLDER_SAFE_RUN_ID}). */
 function matrixRunId(): string {
@@ -114,38 +78,6 @@ function scheduledStartOfRun(): string | undefined {
   const v: unknown = typed ?? legacy;
   const d = v instanceof Date ? v : typeof v === 'string' ? new Date(v) : undefined;
   return d && !Number.isNaN(d.getTime()) ? d.toISOString() : undefined;
-}
-
-/** The child workflow's summary in the Temporal UI. */
-export function cellSummary(spec: RunSpec, cell: CellInput): string {
-  return `${spec.workload} ${spec.scale.toLocaleString('en-US')} rows on ClickHouse ${cell.version}, codec ${cell.codec} (${spec.target.kind})`;
-}
-
-/**
- * Run one cell as the child workflow `<runId>/<cellKey>`. On a resumed run the cell's child from the
- * previous start may still be cleaning up: wait for it to close, then start again.
- */
-async function runChildCell(spec: RunSpec, runId: string, cell: CellInput): Promise<CellOutcome> {
-  // The workflow id is the cell's; the placement (which host provisions it) is not part of its identity.
-  const childId = `${runId}/${cell.cellKey}`;
-  const start = () =>
-    executeChild(benchmarkCell, {
-      workflowId: childId,
-      args: [cell],
-      staticSummary: cellSummary(spec, cell),
-      parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
-      typedSearchAttributes: [
-        { key: RUN_ID, value: runId },
-        { key: VERSION, value: cell.version },
-        { key: CODEC, value: cell.codec },
-        { key: PHASE, value: 'provision' },
-      ],
-    });
-  return start().catch(async (err: unknown) => {
-    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-    await awaitWorkflowClosed.executeWithOptions({ summary: `wait for the previous ${childId} to close` }, [childId]);
-    return start();
-  });
 }
 
 /**
@@ -185,68 +117,11 @@ export async function benchmarkMatrix(specInput: RunSpecInput, options: MatrixOp
   run.plan(cells.length, reused);
   run.enter('cells');
 
-  let cancelled: unknown;
-  let continueAsNewNow = false;
+  // The cells, in lanes (placed on hosts where the target runs on the worker's host).
   const queue = cells.filter((c) => !done.has(c.cellKey));
-  // Hosts lost while one of their cells ran: no more cells are placed there.
-  const lostHosts = new Set<string>();
-  const runOne = async (cell: CellInput, host?: HostPlacement): Promise<void> => {
-    run.started(cell.cellKey);
-    const outcome = await runChildCell(spec, runId, host ? { ...cell, placement: host } : cell).catch(
-      (err: unknown): CellOutcome => {
-        // A failed cell's workflow fails carrying its outcome (its result.json is written): recorded
-        // like a returned one, so the run goes on (see FAILED_CELL_FAILS_WORKFLOW in ./benchmark-cell).
-        const failed = cellOutcomeOfFailure(err);
-        if (failed) return failed;
-        // The run was cancelled, or only this cell was (then the other cells go on).
-        if (CancellationScope.current().consideredCancelled) cancelled ??= err;
-        const status = isCancellation(err) ? 'cancelled' : 'failed';
-        return { cellKey: cell.cellKey, status, resultFile: '', error: String((err as Error).message) };
-      },
-    );
-    for (const l of outcome.hostLosses ?? []) lostHosts.add(l.hostId);
-    // Its host was lost before it finished: place it again (first in line), on a host with a free slot.
-    if (outcome.hostLost && (outcome.hostLosses?.length ?? 0) <= MAX_CELL_HOST_LOSSES) {
-      queue.unshift({ ...cell, priorHostLosses: outcome.hostLosses ?? [] });
-      run.requeued(cell.cellKey);
-      return;
-    }
-    run.recordOutcome(outcome);
-    run.finished(cell.cellKey);
-    const info = workflowInfo();
-    if (info.continueAsNewSuggested || info.historyLength > eventBudget) continueAsNewNow = true;
-  };
-  // Check before taking a cell off the queue: a cell taken and not run would be lost when it was the last.
-  // A lane placed on a host stops when that host is lost.
-  const lane = async (host?: HostPlacement): Promise<void> => {
-    for (
-      let c: CellInput | undefined;
-      !cancelled && !continueAsNewNow && !(host && lostHosts.has(host.id)) && (c = queue.shift());
-    )
-      await runOne(c, host);
-  };
-  // A target on the worker's host: `concurrency` lanes per host with a chbench worker, each placing
-  // its cells on its host; when hosts are lost, look again (none left: lanes without placement).
-  const placeOnHosts = patched(HOST_PLACEMENT);
-  try {
-    do {
-      const hosts = placeOnHosts
-        ? (
-            await discoverHosts.executeWithOptions({ summary: 'find the hosts with a chbench worker' }, [
-              { runId, taskQueue: workflowInfo().taskQueue, targetKind: spec.target.kind },
-            ])
-          ).filter((h) => !lostHosts.has(h.id))
-        : [];
-      // Slots taken in turn across hosts (h1, h2, h1, h2, …): a short queue still spreads over the hosts.
-      const slots: (HostPlacement | undefined)[] = hosts.length
-        ? Array.from({ length: spec.concurrency }, () => hosts).flat()
-        : Array.from({ length: spec.concurrency }, () => undefined);
-      await Promise.all(slots.slice(0, queue.length).map((h) => lane(h)));
-    } while (placeOnHosts && !cancelled && !continueAsNewNow && queue.length > 0);
-  } catch (err) {
-    if (!isCancellation(err)) throw err;
-    cancelled ??= err;
-  }
+  const lanes = await runCells(spec, runId, queue, run, eventBudget);
+  let cancelled = lanes.cancelled;
+  const continueAsNewNow = lanes.continueAsNewNow;
   if (CancellationScope.current().consideredCancelled) cancelled ??= new CancelledFailure('run cancelled');
 
   if (continueAsNewNow && !cancelled && queue.length > 0) {
@@ -276,35 +151,9 @@ export async function benchmarkMatrix(specInput: RunSpecInput, options: MatrixOp
 
   // The report is written even when the run was cancelled: measured cells are kept.
   const status = cancelled ? 'cancelled' : 'completed';
-  const result = await CancellationScope.nonCancellable(async () => {
-    run.enter('report');
-    // Cloud metrics and cost of the Kubernetes cells, before the report that shows them. Not on a
-    // cancelled run (it would wait minutes for CloudWatch). Histories without it replay unchanged.
-    if (spec.cloud && !cancelled && patched(CLOUD_METRICS)) {
-      const { collectCloudMetrics } = proxyActivities<Activities>(cloudMetricsOptions(spec.cloud.settleMs));
-      try {
-        await collectCloudMetrics.executeWithOptions({ summary: 'CloudWatch metrics and cost per cell' }, [
-          { resultsDir: spec.resultsDir, runId },
-        ]);
-      } catch {
-        // The measured cells stand without their cloud figures: the report says they are missing.
-      }
-    }
-    const { reportPath } = await writeReport.executeWithOptions({ summary: 'render report.md' }, [
-      { resultsDir: spec.resultsDir, runId, status },
-    ]);
-    run.progress.reportPath = reportPath;
-    // Again after the report: the run's final status and end time (run.json) and its comparison.
-    if (storeDb) await storeInResultsDb(spec, runId);
-    run.enter(cancelled ? 'cancelled' : 'done');
-    return {
-      runId,
-      reportPath,
-      status,
-      cells: run.outcomes,
-      ...(comparison ? { comparison } : {}),
-    } satisfies MatrixResult;
-  });
+  const result = await CancellationScope.nonCancellable(() =>
+    finishWithReport(run, spec, { runId, status, storeDb, ...(comparison ? { comparison } : {}) }),
+  );
   // A cancelled run ends as Canceled in Temporal, after its report was written.
   if (cancelled) throw new CancelledFailure(`run ${runId} cancelled; report written to ${result.reportPath}`);
   return result;

@@ -16,6 +16,7 @@ import { provisionEmbedded, teardownEmbedded } from '../../src/targets/embedded'
 import { connect, queryRows } from '../../src/clickhouse/client';
 import { createCreateSchema } from '../../src/activities/create-schema';
 import { createAfterLoad } from '../../src/activities/after-load';
+import { cellActivity } from '../../src/activities/step-context';
 import { cellInputs } from '../../src/schema/matrix';
 import { parseRunSpec } from '../../src/schema/run-spec';
 import { FAILURE } from '../../src/schema/failures';
@@ -31,7 +32,7 @@ import { startActivity } from '../helpers/activity-env';
 
 const FIXTURES = path.join(REPO_ROOT, 'test', 'fixtures');
 const { createSchema } = createCreateSchema();
-const { afterLoad } = createAfterLoad();
+const afterLoad = cellActivity('afterLoad', createAfterLoad().afterLoad);
 const ROWS = 20_000;
 
 let workDir: string;
@@ -196,7 +197,7 @@ describe('after-load statements on chdb (ClickHouse 26.7)', { timeout: 300_000 }
     );
 
     const first = await startActivity(afterLoad, { cell, target }).result;
-    assert.deepEqual(first, { statements: 3, sent: 3 });
+    assert.deepEqual(first, { statements: 3, sent: 3, attempt: 1 });
     assert.deepEqual(await columns(), ['id', 'ts', 'v', 'w']);
     const rec = readRecord(cell);
     assert.deepEqual(
@@ -229,7 +230,7 @@ describe('after-load statements on chdb (ClickHouse 26.7)', { timeout: 300_000 }
 
     // A retry after everything was recorded sends nothing.
     const again = await startActivity(afterLoad, { cell, target }).result;
-    assert.deepEqual(again, { statements: 3, sent: 0 });
+    assert.deepEqual(again, { statements: 3, sent: 0, attempt: 1 });
     assert.equal(await mutationCount(), mutations);
 
     // A crash after sending statement 3 but before recording it: the retry sees the new mutation and
@@ -239,7 +240,7 @@ describe('after-load statements on chdb (ClickHouse 26.7)', { timeout: 300_000 }
     crashed.statements[2] = { ...s3, status: 'pending', state_after: undefined, wait_result: undefined };
     writeJsonAtomic(fileOf(cell, 'after-load.json'), crashed);
     const adopted = await startActivity(afterLoad, { cell, target }).result;
-    assert.deepEqual(adopted, { statements: 3, sent: 0 });
+    assert.deepEqual(adopted, { statements: 3, sent: 0, attempt: 1 });
     assert.equal(await mutationCount(), mutations);
     assert.equal(readRecord(cell).statements[2].applied_by_earlier_attempt, true);
 
@@ -250,7 +251,7 @@ describe('after-load statements on chdb (ClickHouse 26.7)', { timeout: 300_000 }
     writeJsonAtomic(fileOf(cell, 'after-load.json'), early);
     await exec('ALTER TABLE t DROP INDEX w_idx');
     const resumed = await startActivity(afterLoad, { cell, target }).result;
-    assert.deepEqual(resumed, { statements: 3, sent: 2 });
+    assert.deepEqual(resumed, { statements: 3, sent: 2, attempt: 1 });
     const r2 = readRecord(cell);
     assert.deepEqual(
       r2.statements.map((x) => [x.n, x.status, x.applied_by_earlier_attempt ?? false]),
