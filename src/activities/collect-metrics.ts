@@ -163,7 +163,10 @@ export function createCollectMetrics(deps: { workDir?: string } = {}) {
               host_activity: {
                 at: new Date().toISOString(),
                 loadavg1: os.loadavg()[0],
-                otherServers: (deps.workDir ? otherChbenchServers(deps.workDir, target, { alsoLoopback: probablyHere }) : []).map((k) => {
+                otherServers: (deps.workDir
+                  ? otherChbenchServers(deps.workDir, target, { alsoLoopback: probablyHere })
+                  : []
+                ).map((k) => {
                   const i = k.indexOf('/');
                   return { runId: k.slice(0, i), cellKey: k.slice(i + 1) };
                 }),

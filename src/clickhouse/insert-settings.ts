@@ -168,11 +168,16 @@ export function writtenRows(i: WrittenRowsInput): WrittenRows {
   const passed: string[] = [];
   let value: number | null = null;
   let source: WrittenRowsSource | null = null;
-  const zeroWhy = i.asyncInsert === '1' ? ' (0 reported while async_insert = 1: a server that buffers answers before writing)' : ' (0 reported: unknown, not a figure)';
+  const zeroWhy =
+    i.asyncInsert === '1'
+      ? ' (0 reported while async_insert = 1: a server that buffers answers before writing)'
+      : ' (0 reported: unknown, not a figure)';
   if (i.summary !== null && i.summary > 0) [value, source] = [i.summary, 'http summary written_rows'];
   else if (i.summary === 0) passed.push(`http summary written_rows 0${zeroWhy}`);
   else if (i.summaryUnmeasured.includes('written_rows'))
-    passed.push('http summary: the engine server does not measure written_rows for this statement (X-Chbench-Unmeasured)');
+    passed.push(
+      'http summary: the engine server does not measure written_rows for this statement (X-Chbench-Unmeasured)',
+    );
   else passed.push('http summary: no written_rows sent');
   if (value === null) {
     if (i.queryLog !== null && i.queryLog > 0) [value, source] = [i.queryLog, 'system.query_log.written_rows'];
@@ -190,12 +195,22 @@ export function writtenRows(i: WrittenRowsInput): WrittenRows {
   else if (value === i.count) check = `written_rows (${source}) = count()`;
   else {
     const why: string[] = [];
-    if (i.asyncInsert === '1') why.push('async_insert = 1 was in effect (the server may answer before every row is written)');
-    if (i.duplicatedBlocks !== null && i.duplicatedBlocks > 0) why.push(`${i.duplicatedBlocks} inserted blocks were dropped as duplicates`);
-    if (source === 'system.events InsertedRows difference around the INSERT' && !i.eventsAreTheStatements && value > i.count)
-      why.push("system.events is server-wide: the difference also counts other inserts in that window (e.g. the server's own system log flushes)");
+    if (i.asyncInsert === '1')
+      why.push('async_insert = 1 was in effect (the server may answer before every row is written)');
+    if (i.duplicatedBlocks !== null && i.duplicatedBlocks > 0)
+      why.push(`${i.duplicatedBlocks} inserted blocks were dropped as duplicates`);
+    if (
+      source === 'system.events InsertedRows difference around the INSERT' &&
+      !i.eventsAreTheStatements &&
+      value > i.count
+    )
+      why.push(
+        "system.events is server-wide: the difference also counts other inserts in that window (e.g. the server's own system log flushes)",
+      );
     const text = `written_rows ${value} (${source}) ≠ count() ${i.count}`;
-    check = why.length ? `differs, explained: ${text}: ${why.join('; ')}; count() is the figure` : `MISMATCH: ${text}; nothing recorded explains it; count() is the figure`;
+    check = why.length
+      ? `differs, explained: ${text}: ${why.join('; ')}; count() is the figure`
+      : `MISMATCH: ${text}; nothing recorded explains it; count() is the figure`;
   }
   return { value, source, ...(unknown ? { unknown } : {}), check };
 }

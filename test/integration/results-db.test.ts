@@ -624,7 +624,10 @@ describe('results database (embedded engine process, real chdb)', { timeout: 300
         await up.storeRun(path.join(ownResults, id));
         const cell = fixtureCells()[0].cellKey;
         const warm = (await up.samples(id, cell)).filter(
-          (x) => x.phase === 'baseline' && x.query_id === fixtureCells()[0].queries_baseline!.queries[0].id && x.kind === 'warm',
+          (x) =>
+            x.phase === 'baseline' &&
+            x.query_id === fixtureCells()[0].queries_baseline!.queries[0].id &&
+            x.kind === 'warm',
         );
         assert.deepEqual(
           warm.slice(0, 2).map((x) => [x.memory_usage, x.result_values_sha256, x.read_rows, x.read_unknown]),
@@ -638,7 +641,8 @@ describe('results database (embedded engine process, real chdb)', { timeout: 300
         const csv = await up.queryText(samplesExportSql(id), 'CSVWithNames');
         const [head, ...lines] = csv.trim().split('\n');
         const names = head.split(',').map((h) => h.replace(/"/g, ''));
-        for (const n of ['read_source', 'read_unknown', 'result_values_sha256', 'memory_usage']) assert.ok(names.includes(n), n);
+        for (const n of ['read_source', 'read_unknown', 'result_values_sha256', 'memory_usage'])
+          assert.ok(names.includes(n), n);
         const unknownLine = lines.find((l) => l.includes('a 0 read is unknown'))!;
         assert.ok(unknownLine, 'the unknown read is exported');
         assert.match(unknownLine, /,,/);
@@ -646,11 +650,17 @@ describe('results database (embedded engine process, real chdb)', { timeout: 300
         await up.close();
       }
       // Migration 3 again (its version row gone, as when two openers raced): every statement is idempotent.
-      await old.command({ query: 'ALTER TABLE schema_migrations DELETE WHERE version = 3', clickhouse_settings: { mutations_sync: '2' } });
+      await old.command({
+        query: 'ALTER TABLE schema_migrations DELETE WHERE version = 3',
+        clickhouse_settings: { mutations_sync: '2' },
+      });
       assert.deepEqual(await migrate(old, '0.7.0'), [3]);
       assert.deepEqual(await migrate(old, '0.7.0'), []);
       const versions = await (
-        await old.query({ query: 'SELECT version, count() AS n FROM schema_migrations GROUP BY version ORDER BY version', format: 'JSONEachRow' })
+        await old.query({
+          query: 'SELECT version, count() AS n FROM schema_migrations GROUP BY version ORDER BY version',
+          format: 'JSONEachRow',
+        })
       ).json<{ version: number; n: string }>();
       assert.deepEqual(
         versions.map((v) => [Number(v.version), Number(v.n)]),

@@ -26,8 +26,19 @@ after(() => rmSync(tmp, { recursive: true, force: true }));
 async function snapshot(kind: TargetKind, cellKey: string): Promise<MetricsSnapshot> {
   const port = await freePort();
   const cell = { resultsDir: path.join(tmp, 'results'), runId: 'r1', cellKey } as CellInput;
-  const target = { kind, url: `http://127.0.0.1:${port}`, database: 'd', username: 'default', runId: 'r1', cellKey, provisionedBy: 'test' } as TargetHandle;
-  const { file } = await createCollectMetrics({ workDir: path.join(tmp, 'work') }).collectMetrics({ cell, target } as never, 'start');
+  const target = {
+    kind,
+    url: `http://127.0.0.1:${port}`,
+    database: 'd',
+    username: 'default',
+    runId: 'r1',
+    cellKey,
+    provisionedBy: 'test',
+  } as TargetHandle;
+  const { file } = await createCollectMetrics({ workDir: path.join(tmp, 'work') }).collectMetrics(
+    { cell, target } as never,
+    'start',
+  );
   return JSON.parse(readFileSync(path.join(cellDir(cell.resultsDir, 'r1', cellKey), file), 'utf8')) as MetricsSnapshot;
 }
 
@@ -46,7 +57,7 @@ test('external on loopback: the worker host load, labelled as probable; onWorker
   assert.match(s.server_events_source, /^not available/);
 });
 
-test("kubernetes on loopback (its port-forward): no host load", async () => {
+test('kubernetes on loopback (its port-forward): no host load', async () => {
   const s = await snapshot('kubernetes', 'v26.9-k8s');
   assert.equal(s.host_activity, undefined);
 });

@@ -259,8 +259,25 @@ test('REPO_ROOT holds package.json and sql/, and SQL_ROOT is under it', () => {
 });
 
 test('isLoopbackUrl: 127.0.0.0/8, ::1 and localhost are loopback; other hosts and bad URLs are not (names are not resolved)', () => {
-  for (const u of ['http://127.0.0.1:8123', 'http://127.5.0.6:8123', 'https://localhost', 'http://LOCALHOST:1', 'http://ch.localhost:8123', 'http://[::1]:8123', 'http://[0:0:0:0:0:0:0:1]/', 'http://[::ffff:127.0.0.1]:9'])
+  for (const u of [
+    'http://127.0.0.1:8123',
+    'http://127.5.0.6:8123',
+    'https://localhost',
+    'http://LOCALHOST:1',
+    'http://ch.localhost:8123',
+    'http://[::1]:8123',
+    'http://[0:0:0:0:0:0:0:1]/',
+    'http://[::ffff:127.0.0.1]:9',
+  ])
     assert.equal(isLoopbackUrl(u), true, u);
-  for (const u of ['http://128.0.0.1', 'http://10.0.0.1:8123', 'http://[::2]', 'http://[::ffff:10.0.0.1]', 'http://clickhouse.internal:8123', 'http://localhost.example.com', 'not a url'])
+  for (const u of [
+    'http://128.0.0.1',
+    'http://10.0.0.1:8123',
+    'http://[::2]',
+    'http://[::ffff:10.0.0.1]',
+    'http://clickhouse.internal:8123',
+    'http://localhost.example.com',
+    'not a url',
+  ])
     assert.equal(isLoopbackUrl(u), false, u);
 });

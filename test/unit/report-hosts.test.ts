@@ -207,7 +207,11 @@ describe('busyFlags: the host_activity snapshots (b, c)', () => {
   });
 
   it("flags the load of the worker's host for a cell of a loopback server (external), labelled as probable", () => {
-    const loopback = (loadavg1: number, s: number): HostActivity => ({ ...activity(loadavg1, [], s), scope: LOOPBACK_HOST_SCOPE, cores: 2 });
+    const loopback = (loadavg1: number, s: number): HostActivity => ({
+      ...activity(loadavg1, [], s),
+      scope: LOOPBACK_HOST_SCOPE,
+      cores: 2,
+    });
     const c = cell('v26.9-lz4', null, 0, 10, { host_activity: { start: loopback(1.2, 0), end: loopback(5.4, 10) } });
     const flags = busyFlags([c], 1);
     assert.deepEqual(

@@ -7,7 +7,14 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { readFileSync } from 'node:fs';
 import { canonicalJson, readOnlyProblem, readRunRows, resultsDbLocation, specHash } from '../../src/results/db';
-import { fromDbTime, RECORDED_ZERO_READ, sampleMemory, sampleReads, sampleValidity, toDbTime } from '../../src/results/db/rows';
+import {
+  fromDbTime,
+  RECORDED_ZERO_READ,
+  sampleMemory,
+  sampleReads,
+  sampleValidity,
+  toDbTime,
+} from '../../src/results/db/rows';
 import { formatTable, runFolders } from '../../src/cli/results';
 import { ResultsDbSpec } from '../../src/schema/run-spec';
 import type { CellResult, RunSample } from '../../src/schema/results';
@@ -133,7 +140,12 @@ test('stored reads: a 0 is unknown (null, with why), never a figure; memory_usag
   });
   // A run that recorded its unknown read already keeps its reason.
   const why = 'output statistics rows_read 0: a 0 read is unknown, not a figure';
-  assert.deepEqual(r({ read_unknown: why }), { read_rows: null, read_bytes: null, read_source: null, read_unknown: why });
+  assert.deepEqual(r({ read_unknown: why }), {
+    read_rows: null,
+    read_bytes: null,
+    read_source: null,
+    read_unknown: why,
+  });
   assert.equal(sampleMemory({ query_log: { memory_usage: '4194304' } }), 4_194_304);
   assert.equal(sampleMemory({ query_log: { memory_usage: 12 } }), 12);
   for (const q of [null, undefined, {}, { memory_usage: '' }, { memory_usage: 'n/a' }])
