@@ -8,6 +8,8 @@ import path from 'node:path';
 import { readFileSync, existsSync, realpathSync } from 'node:fs';
 import { connect, queryRows } from '../clickhouse/client';
 import { sqlString } from '../lib/sql';
+import { isLoopbackUrl } from '../lib/net';
+import { LOOPBACK_HOST_SCOPE } from '../schema/host';
 import os from 'node:os';
 import { capabilitiesOf, otherChbenchServers } from '../targets';
 import { cellDir, writeJsonAtomic } from '../results/store';
@@ -133,7 +135,11 @@ export function createCollectMetrics(deps: { workDir?: string } = {}) {
       } finally {
         await client.close();
       }
-      const onHost = capabilitiesOf(target).onWorkerHost;
+      const caps = capabilitiesOf(target);
+      const onHost = caps.onWorkerHost;
+      // A server on a loopback URL chbench did not start (external) probably shares this host: its
+      // load is recorded too, labelled as probable; nothing else (page cache, disks) assumes it.
+      const probablyHere = !onHost && caps.loopbackMeansWorkerHost && isLoopbackUrl(target.url);
       let host: Pick<MetricsSnapshot, 'host_disks' | 'host_cpu'> = { host_disks: null, host_cpu: null };
       let hostSource = 'not available: server is not on the worker host';
       if (onHost) {
@@ -152,15 +158,19 @@ export function createCollectMetrics(deps: { workDir?: string } = {}) {
         ...host,
         host_source: hostSource,
         // What else this host runs now: the load average and the other chbench servers alive here.
-        ...(onHost
+        ...(onHost || probablyHere
           ? {
               host_activity: {
                 at: new Date().toISOString(),
                 loadavg1: os.loadavg()[0],
-                otherServers: (deps.workDir ? otherChbenchServers(deps.workDir, target) : []).map((k) => {
+                otherServers: (deps.workDir
+                  ? otherChbenchServers(deps.workDir, target, { alsoLoopback: probablyHere })
+                  : []
+                ).map((k) => {
                   const i = k.indexOf('/');
                   return { runId: k.slice(0, i), cellKey: k.slice(i + 1) };
                 }),
+                ...(probablyHere ? { scope: LOOPBACK_HOST_SCOPE, cores: os.cpus().length } : {}),
               },
             }
           : {}),

@@ -1,6 +1,9 @@
 /**
  * loadData: run the workload's generator (`INSERT … SELECT … FROM numbers_mt(N)`) and record
- * elapsed time, rows/s, partitions and active parts.
+ * elapsed time, rows/s, partitions and active parts; how this version did the INSERT (its insert
+ * settings in effect, read from its own `system.settings`; `async_insert = 0` sent where the version
+ * turns async inserts on by default) and written_rows as it reported it, checked against `count()`,
+ * which is the truth (`src/clickhouse/insert-settings.ts`).
  *
  * Idempotent: before inserting it waits for any statement of an earlier attempt that is still
  * running (by query_id prefix, `system.processes`), then checks the table. If `load.json` exists and
@@ -19,20 +22,44 @@ import { fetchQueryLog } from '../clickhouse/query-log';
 import { cellCodecProfile, queryIdPrefix, type LoadSummary, type StepInput } from '../schema/cell';
 import type { CapabilityProbe, LoadRecord } from '../schema/results';
 import { readCellSettings } from './provision';
+import { capabilitiesOf } from '../targets';
+import {
+  effectiveInsertSettings,
+  loadInsertAdditions,
+  readInsertSettingsRows,
+  writtenRows,
+  type InsertSettingsRow,
+} from '../clickhouse/insert-settings';
 import { performance } from 'node:perf_hooks';
 
-/** `DuplicatedInsertedBlocks` from `system.events` (absent there = 0), or null if unreadable. */
+/** `DuplicatedInsertedBlocks` and `InsertedRows` from `system.events` (absent there = 0), or null if unreadable. */
 async function loadCounters(
   client: import('@clickhouse/client').ClickHouseClient,
-): Promise<{ DuplicatedInsertedBlocks: number } | null> {
+): Promise<{ DuplicatedInsertedBlocks: number; InsertedRows: number } | null> {
   try {
-    const rows = await queryRows<{ v: string }>(
+    const rows = await queryRows<{ k: string; v: string }>(
       client,
-      "SELECT value AS v FROM system.events WHERE event = 'DuplicatedInsertedBlocks'",
+      "SELECT event AS k, value AS v FROM system.events WHERE event IN ('DuplicatedInsertedBlocks', 'InsertedRows')",
     );
-    return { DuplicatedInsertedBlocks: Number(rows[0]?.v ?? 0) };
+    const v = (k: string) => Number(rows.find((r) => r.k === k)?.v ?? 0);
+    return { DuplicatedInsertedBlocks: v('DuplicatedInsertedBlocks'), InsertedRows: v('InsertedRows') };
   } catch {
     return null;
+  }
+}
+
+/** The insert settings in effect for the load (read with `settings`), or why they could not be read. */
+async function insertSettingsOf(
+  client: import('@clickhouse/client').ClickHouseClient,
+  settings: Record<string, string | number>,
+): Promise<{ rows: InsertSettingsRow[] | null; source: string }> {
+  try {
+    return {
+      rows: await readInsertSettingsRows(client, settings),
+      source: "system.settings of this server, read with the INSERT's settings",
+    };
+  } catch (e) {
+    return { rows: null, source: `not available: ${(e as Error).message.split('\n')[0]}` };
   }
 }
 
@@ -70,7 +97,23 @@ export function createLoadData() {
           rows: cell.scale,
           codec: cellCodecProfile(cell),
         });
-        const settings = { ...readCellSettings(cell).load, max_execution_time: cell.protocol.maxExecutionTimeS };
+        const specSettings = { ...readCellSettings(cell).load, max_execution_time: cell.protocol.maxExecutionTimeS };
+        // How this version does the INSERT, from its own system.settings; where async_insert is on by
+        // default (26.3+), the load says async_insert = 0 so it stays one synchronous insert.
+        const read = await insertSettingsOf(client, specSettings as Record<string, string | number>);
+        const plan = read.rows
+          ? loadInsertAdditions(effectiveInsertSettings(read.rows, specSettings), readCellSettings(cell).load)
+          : { settings: {}, notes: [] };
+        const settings = { ...specSettings, ...plan.settings };
+        const effective = read.rows
+          ? effectiveInsertSettings(
+              Object.keys(plan.settings).length
+                ? await readInsertSettingsRows(client, settings as Record<string, string | number>)
+                : read.rows,
+              specSettings,
+              plan.settings,
+            )
+          : null;
         const queryId = `${prefix}-a${attempt()}`;
         const eventsBefore = await loadCounters(client);
         // Wall clock beside the monotonic one: the step window the cloud metrics read (load.json started_at/finished_at).
@@ -84,7 +127,8 @@ export function createLoadData() {
           client.command({
             query: sql,
             query_id: queryId,
-            clickhouse_settings: settings as Record<string, number>,
+            // wait_end_of_query: the summary header is sent when the INSERT has ended (complete written_rows).
+            clickhouse_settings: { ...(settings as Record<string, number>), wait_end_of_query: 1 },
             abort_signal: cancellationSignal(),
           }),
         );
@@ -103,15 +147,28 @@ export function createLoadData() {
         let serverElapsed =
           summaryNumber(summary, 'elapsed_ns') === null ? null : (summaryNumber(summary, 'elapsed_ns') as number) / 1e6;
         let serverElapsedSource = serverElapsed === null ? 'not available' : 'http summary elapsed_ns';
-        if (serverElapsed === null && probe?.query_log.enabled) {
-          const row = (await fetchQueryLog(client, [queryId])).get(queryId);
-          if (row)
-            [serverElapsed, serverElapsedSource] = [
-              Number(row.query_duration_ms),
-              'system.query_log.query_duration_ms',
-            ];
-        }
-        const written = summaryNumber(summary, 'written_rows');
+        const logRow = probe?.query_log.enabled ? (await fetchQueryLog(client, [queryId])).get(queryId) : undefined;
+        if (serverElapsed === null && logRow)
+          [serverElapsed, serverElapsedSource] = [
+            Number(logRow.query_duration_ms),
+            'system.query_log.query_duration_ms',
+          ];
+        const duplicated =
+          eventsBefore && eventsAfter && probe?.events_complete && probe.events?.includes('DuplicatedInsertedBlocks')
+            ? eventsAfter.DuplicatedInsertedBlocks - eventsBefore.DuplicatedInsertedBlocks
+            : null;
+        const unmeasuredHeader = (res.response_headers as Record<string, string | undefined>)['x-chbench-unmeasured'];
+        const logWritten = logRow?.written_rows;
+        const written = writtenRows({
+          summary: summaryNumber(summary, 'written_rows'),
+          summaryUnmeasured: unmeasuredHeader ? unmeasuredHeader.split(',').map((x) => x.trim()) : [],
+          queryLog: logWritten === undefined || logWritten === null || logWritten === '' ? null : Number(logWritten),
+          insertedRowsDelta: eventsBefore && eventsAfter ? eventsAfter.InsertedRows - eventsBefore.InsertedRows : null,
+          eventsAreTheStatements: capabilitiesOf(target).countersWithoutQueryLog === 'system.events',
+          count: rows,
+          asyncInsert: effective?.async_insert.value ?? null,
+          duplicatedBlocks: duplicated,
+        });
         const rec: LoadRecord = {
           rows,
           elapsed_ms: elapsed,
@@ -130,23 +187,19 @@ export function createLoadData() {
           truncated_before_load: truncated,
           verification: {
             rows_equal_scale: rows === cell.scale,
-            written_rows_check:
-              written === null
-                ? 'not available: the server sent no written_rows'
-                : written === rows
-                  ? 'written_rows (HTTP summary) = count()'
-                  : `MISMATCH: written_rows ${written} ≠ count() ${rows}`,
+            written_rows_check: written.check,
             // Absent from system.events means 0 only where the probe saw the full counter list with it.
-            duplicated_inserted_blocks:
-              eventsBefore &&
-              eventsAfter &&
-              probe?.events_complete &&
-              probe.events?.includes('DuplicatedInsertedBlocks')
-                ? eventsAfter.DuplicatedInsertedBlocks - eventsBefore.DuplicatedInsertedBlocks
-                : null,
+            duplicated_inserted_blocks: duplicated,
             counters_source:
               eventsBefore && eventsAfter ? 'system.events difference around the INSERT' : 'not available',
           },
+          insert_settings: {
+            values: effective ?? {},
+            added: plan.settings,
+            notes: plan.notes,
+            source: read.source,
+          },
+          written_rows: written,
           previous_attempts: previous,
           attempt: attempt(),
           started_at: startedAt,

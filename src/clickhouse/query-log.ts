@@ -27,6 +27,7 @@ const WANTED = [
   'read_bytes',
   'result_rows',
   'result_bytes',
+  'written_rows',
   'memory_usage',
   'ProfileEvents',
   'ProfileEvents.Names',

@@ -36,3 +36,27 @@ export async function freePorts(n: number): Promise<number[]> {
   }
   return out;
 }
+
+/**
+ * Whether a URL's host is a loopback address: `localhost` (and names under `.localhost`), any IPv4
+ * address in 127.0.0.0/8, or IPv6 `::1` (also as the IPv4-mapped `::ffff:127.x.y.z`). Names are not
+ * resolved. A URL that does not parse is not loopback.
+ */
+export function isLoopbackUrl(url: string): boolean {
+  let host: string;
+  try {
+    host = new URL(url).hostname.toLowerCase();
+  } catch {
+    return false;
+  }
+  if (host.startsWith('[') && host.endsWith(']')) host = host.slice(1, -1);
+  if (host === 'localhost' || host.endsWith('.localhost')) return true;
+  if (net.isIPv4(host)) return host.split('.')[0] === '127';
+  if (net.isIPv6(host)) {
+    if (host === '::1' || /^(0{1,4}:){7}0{0,3}1$/.test(host)) return true;
+    // IPv4-mapped, as WHATWG URL prints it (hex groups: ::ffff:7f00:1).
+    const mapped = /^::ffff:([0-9a-f]{1,4}):[0-9a-f]{1,4}$/.exec(host);
+    return !!mapped && parseInt(mapped[1], 16) >> 8 === 127;
+  }
+  return false;
+}

@@ -12,7 +12,8 @@
  *   (`os.loadavg()[0]`) against the host's logical CPUs (`os.cpus().length`).
  *
  * Pure: reads the cell results it is given. Cells without `host` (targets not bound to a host, and
- * results written before hosts were recorded) take no part; with no such cell every section is empty.
+ * results written before hosts were recorded) take no part, except in the busy flags where their
+ * snapshots were taken on the worker's host of a loopback server (`HostActivity.scope`).
  */
 import markdownTable from 'markdown-table';
 import type { HostActivity, HostFacts, HostLoss } from '../schema/host';
@@ -134,14 +135,26 @@ function plural(n: number, one: string, many: string): string {
  * - (`this-run`) its start or end `host_activity` lists more servers of this run's other cells than
  *   `concurrency − 1`;
  * - (`load`) its start or end `host_activity.loadavg1` exceeds the host's `cores`.
- * @param cells the run's cell results; cells without `host` are ignored (neither flagged nor counted).
+ * A cell without `host` whose snapshots carry a `scope` (the worker's host of a server on a loopback
+ * URL, `external`) gets the snapshot flags (other servers, load against the `cores` recorded with
+ * the snapshot) on "the worker's host", each message ending with that scope; it takes no part in overlaps.
+ * @param cells the run's cell results; other cells without `host` are ignored (neither flagged nor counted).
  * @param concurrency the spec's per-host concurrency (`spec.concurrency`, cells per host at once), ≥ 1.
  */
 export function busyFlags(cells: HostCell[], concurrency: number): BusyFlag[] {
   const allowed = Math.max(0, concurrency - 1);
   const hosted = cells.filter((c): c is HostCell & { host: HostFacts } => !!c.host);
   const out: BusyFlag[] = [];
-  for (const c of hosted) {
+  for (const c of cells) {
+    // A cell without host facts whose snapshots were taken on the worker's host of a server on a
+    // loopback URL (`scope`): its snapshot flags, against the cores recorded with them, labelled so.
+    if (!c.host) {
+      for (const snapshot of ['start', 'end'] as const) {
+        const a = c.host_activity?.[snapshot];
+        if (a?.scope && a.cores !== undefined) out.push(...snapshotFlags(c, snapshot, a, WORKER_HOST, a.cores, allowed, concurrency));
+      }
+      continue;
+    }
     const hostId = c.host.id;
     const w = windowOf(c);
     if (w) {
@@ -162,36 +175,46 @@ export function busyFlags(cells: HostCell[], concurrency: number): BusyFlag[] {
     }
     for (const snapshot of ['start', 'end'] as const) {
       const a: HostActivity | undefined = c.host_activity?.[snapshot];
-      if (!a) continue;
-      const at = `at the ${snapshot} snapshot`;
-      const foreign = a.otherServers.filter((s) => s.runId !== c.runId);
-      if (foreign.length)
-        out.push({
-          cellKey: c.cellKey,
-          hostId,
-          kind: 'other-run',
-          snapshot,
-          message: `${foreign.length === 1 ? 'server' : `${foreign.length} servers`} of ${foreign.map((s) => `run ${s.runId} cell ${s.cellKey}`).join(', ')} alive on ${hostId} ${at} (${a.at}; collect-metrics, the host's server registry)`,
-        });
-      const own = a.otherServers.filter((s) => s.runId === c.runId && s.cellKey !== c.cellKey);
-      if (own.length > allowed)
-        out.push({
-          cellKey: c.cellKey,
-          hostId,
-          kind: 'this-run',
-          snapshot,
-          message: `${plural(own.length, 'server', 'servers')} of this run's other cells (${own.map((s) => s.cellKey).join(', ')}) alive on ${hostId} ${at}, per-host concurrency ${concurrency} (${a.at}; collect-metrics, the host's server registry)`,
-        });
-      if (a.loadavg1 > c.host.cores)
-        out.push({
-          cellKey: c.cellKey,
-          hostId,
-          kind: 'load',
-          snapshot,
-          message: `load average ${a.loadavg1.toFixed(2)} on ${plural(c.host.cores, 'core', 'cores')} of ${hostId} ${at} (${a.at}; os.loadavg()[0], 1 min; cores: os.cpus().length)`,
-        });
+      if (a) out.push(...snapshotFlags(c, snapshot, a, hostId, c.host.cores, allowed, concurrency));
     }
   }
+  return out;
+}
+
+/** The host a {@link HostActivity} with a `scope` was taken on, as the flags name it. */
+const WORKER_HOST = "the worker's host";
+
+/** The flags of one `host_activity` snapshot (other runs' servers, this run's, the load against `cores`); a `scope` is said in each message. */
+function snapshotFlags(c: HostCell, snapshot: 'start' | 'end', a: HostActivity, hostId: string, cores: number, allowed: number, concurrency: number): BusyFlag[] {
+  const out: BusyFlag[] = [];
+  const at = `at the ${snapshot} snapshot`;
+  const scope = a.scope ? ` — ${a.scope}` : '';
+  const foreign = a.otherServers.filter((s) => s.runId !== c.runId);
+  if (foreign.length)
+    out.push({
+      cellKey: c.cellKey,
+      hostId,
+      kind: 'other-run',
+      snapshot,
+      message: `${foreign.length === 1 ? 'server' : `${foreign.length} servers`} of ${foreign.map((s) => `run ${s.runId} cell ${s.cellKey}`).join(', ')} alive on ${hostId} ${at} (${a.at}; collect-metrics, the host's server registry)${scope}`,
+    });
+  const own = a.otherServers.filter((s) => s.runId === c.runId && s.cellKey !== c.cellKey);
+  if (own.length > allowed)
+    out.push({
+      cellKey: c.cellKey,
+      hostId,
+      kind: 'this-run',
+      snapshot,
+      message: `${plural(own.length, 'server', 'servers')} of this run's other cells (${own.map((s) => s.cellKey).join(', ')}) alive on ${hostId} ${at}, per-host concurrency ${concurrency} (${a.at}; collect-metrics, the host's server registry)${scope}`,
+    });
+  if (a.loadavg1 > cores)
+    out.push({
+      cellKey: c.cellKey,
+      hostId,
+      kind: 'load',
+      snapshot,
+      message: `load average ${a.loadavg1.toFixed(2)} on ${plural(cores, 'core', 'cores')} of ${hostId} ${at} (${a.at}; os.loadavg()[0], 1 min; cores: os.cpus().length)${scope}`,
+    });
   return out;
 }
 

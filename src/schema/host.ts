@@ -41,7 +41,19 @@ export const HostActivity = z.object({
   loadavg1: z.number(),
   /** The other chbench servers alive on the host then (not this cell's): run id and cell key. */
   otherServers: z.array(z.object({ runId: z.string(), cellKey: z.string() })),
+  /**
+   * Whose host this is, when it is not certainly the server's: absent = the server's own host (a
+   * target on the worker's host); {@link LOOPBACK_HOST_SCOPE} = the worker's host of a server on a
+   * loopback URL (an `external` target), which probably but not certainly shares it.
+   */
+  scope: z.string().optional(),
+  /** The host's logical CPUs (`os.cpus().length`), for the load flag of cells without host facts (recorded with `scope`). */
+  cores: z.number().optional(),
 });
+
+/** {@link HostActivity.scope} of a server on a loopback URL that chbench did not start. */
+export const LOOPBACK_HOST_SCOPE =
+  "worker's host; the server's URL is loopback, so it probably shares this host — a port-forward would not";
 export type HostActivity = z.infer<typeof HostActivity>;
 
 /** A cell's host was lost (no worker of it took a step within the schedule-to-start timeout); the cell was provisioned again elsewhere. */

@@ -452,7 +452,7 @@ export const LoadRecord = z.object({
   server_elapsed_ms: z.number().nullable(),
   /** `http summary elapsed_ns`, `system.query_log.query_duration_ms` or `not available`. */
   server_elapsed_source: z.string(),
-  /** `written_rows` from the HTTP summary; null when the server did not send it. Cross-checked against count(). */
+  /** `written_rows` from the HTTP summary as sent (0 included); null when the server did not send it. See `written_rows` for the figure and its check. */
   written_rows_summary: z.number().nullable(),
   /** Rows in the table after loading (`SELECT count()`): must equal the spec's scale. */
   rows_in_table: z.number(),
@@ -472,6 +472,35 @@ export const LoadRecord = z.object({
     duplicated_inserted_blocks: z.number().nullable(),
     counters_source: z.string(),
   }),
+  /**
+   * How this server did the INSERT, read from it (`src/clickhouse/insert-settings.ts`): `values` the
+   * insert settings in effect (`async_insert`, `wait_for_async_insert`, `max_insert_threads`: value as
+   * `system.settings` prints it, read with the INSERT's settings, and its source; value null = not a
+   * setting of this version), `added` what the load sent beyond the spec's load settings (e.g.
+   * `async_insert = 0` where a version turns it on by default) with a note each. Absent in older results.
+   */
+  insert_settings: z
+    .object({
+      values: z.record(z.string(), z.object({ value: z.string().nullable(), source: z.string() })),
+      added: z.record(z.string(), z.number()),
+      notes: z.array(z.string()),
+      /** Where `values` come from, or why they could not be read. */
+      source: z.string(),
+    })
+    .optional(),
+  /**
+   * written_rows as the server reported it (HTTP summary, else query_log, else the `system.events`
+   * `InsertedRows` difference; a 0 is unknown), and its check against `count()`, which stays the
+   * figure: a difference is a note (`differs, explained: …` / `MISMATCH: …`), never an error. Absent in older results.
+   */
+  written_rows: z
+    .object({
+      value: z.number().nullable(),
+      source: z.string().nullable(),
+      unknown: z.string().optional(),
+      check: z.string(),
+    })
+    .optional(),
   /** Activity attempt that wrote the record (1 = first). */
   attempt: z.number(),
   /** Worker wall clock just before the INSERT was sent (absent in older results, and when the load was reused). */

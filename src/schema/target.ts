@@ -218,6 +218,15 @@ export interface TargetCapabilities {
    * other chbench servers on this host can disturb a run.
    */
   onWorkerHost: boolean;
+  /**
+   * A server of this kind reached at a loopback URL (127.0.0.0/8, ::1, localhost) probably runs on the
+   * worker's host, so the worker's host load is recorded for its cells, labelled as probable
+   * (`HostActivity.scope`). True for `external` (a loopback URL is a server on this host in the common
+   * case; a port-forward would not be); false for `kubernetes` (its loopback URL is the port-forward to
+   * the pod). For kinds `onWorkerHost` the load is recorded as the server's host whatever this says.
+   * Nothing else assumes the host is shared: page-cache drops and host disk counters follow `onWorkerHost` only.
+   */
+  loopbackMeansWorkerHost: boolean;
   /** A running statement can be stopped with `KILL QUERY … SYNC` (on the embedded engine: where its build has a second session; other builds refuse, and the statement is waited for). */
   canKillRunning: boolean;
   /**

@@ -52,10 +52,12 @@ export function teardownCellResources(spec: TargetSpec, req: ProvisionRequest): 
 
 /**
  * Chbench servers other than `self` alive on this host, as `<run>/<cell>` (from the labels under
- * `workDir`). Empty when `self` is not on the worker's host (nothing here can disturb it).
+ * `workDir`). Empty when `self` is not on the worker's host (nothing here can disturb it), unless
+ * `o.alsoLoopback`: the caller found that `self` probably shares this host (a loopback URL, see
+ * `loopbackMeansWorkerHost`) and labels what it records so.
  */
-export function otherChbenchServers(workDir: string, self: TargetHandle): string[] {
-  if (!capabilitiesOf(self).onWorkerHost) return [];
+export function otherChbenchServers(workDir: string, self: TargetHandle, o: { alsoLoopback?: boolean } = {}): string[] {
+  if (!capabilitiesOf(self).onWorkerHost && !o.alsoLoopback) return [];
   return listLabels(workDir)
     .filter((l) => !(l.runId === self.runId && l.cellKey === self.cellKey) && isAlive(l.pid))
     .map((l) => `${l.runId}/${l.cellKey}`);

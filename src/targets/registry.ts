@@ -21,6 +21,7 @@ import type { Target } from './target';
 /** The allowed values of every capability flag; `-?` makes a flag added to the interface a compile error here. */
 export const CAPABILITY_VALUES: { [K in keyof TargetCapabilities]-?: readonly TargetCapabilities[K][] } = {
   onWorkerHost: [true, false],
+  loopbackMeansWorkerHost: [true, false],
   canKillRunning: [true, false],
   countersWithoutQueryLog: ['system.events', 'none'],
   summaryReadSource: ['http summary', 'output statistics'],

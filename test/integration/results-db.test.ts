@@ -13,8 +13,12 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
+import { ClickHouseLogLevel, createClient } from '@clickhouse/client';
+import { migrate } from '../../src/results/db/migrations';
+import { samplesExportSql } from '../../src/results/db/export';
 import {
   embeddedResultsDbProcess,
+  ensureEmbeddedResultsDb,
   openResultsDb,
   ResultsDbUnavailableError,
   SCHEMA_VERSION,
@@ -533,6 +537,142 @@ describe('results database (embedded engine process, real chdb)', { timeout: 300
         const rows = await db.query(sql);
         assert.ok(rows.length > 0, `${p.title}: rows`);
       }
+    }
+  });
+
+  it('upgrades a database of schema 2: migration 3 adds the read source, unknown reads, value hashes and memory_usage; old 0 reads read back as unknown', async () => {
+    const dir = path.join(tmp, 'schema-2', 'db');
+    dbDirs.push(dir);
+    // The database as chbench left it at schema 2, with one sample row of that shape holding a 0 read.
+    const proc = await ensureEmbeddedResultsDb(dir);
+    pids.push(proc.pid);
+    const admin = createClient({ url: proc.url, log: { level: ClickHouseLogLevel.OFF } });
+    await admin.command({ query: 'CREATE DATABASE IF NOT EXISTS chbench' });
+    await admin.close();
+    const old = createClient({ url: proc.url, database: 'chbench', log: { level: ClickHouseLogLevel.OFF } });
+    try {
+      assert.deepEqual(await migrate(old, '0.6.0', 2), [1, 2]);
+      await old.insert({
+        table: 'samples',
+        format: 'JSONEachRow',
+        values: [
+          {
+            run_id: 'old-run',
+            cell_key: 'v24.8-lz4',
+            phase: 'baseline',
+            query_id: 'q1',
+            query_pos: 0,
+            kind: 'warm',
+            n: 1,
+            server_elapsed_ms: 3.5,
+            server_elapsed_source: 'http summary elapsed_ns',
+            wall_ms: 4,
+            elapsed_ms: 3.5,
+            elapsed_source: 'http summary elapsed_ns',
+            read_rows: 0,
+            read_bytes: 0,
+            result_rows: 1,
+            result_bytes: 20,
+            result_sha256: 'x',
+            valid: 1,
+            invalid_reason: null,
+            started_at: null,
+            statement_id: 'old-q1',
+          },
+        ],
+      });
+      const cols = async () =>
+        (
+          await (
+            await old.query({
+              query: "SELECT name, type FROM system.columns WHERE database = 'chbench' AND table = 'samples'",
+              format: 'JSONEachRow',
+            })
+          ).json<{ name: string; type: string }>()
+        ).map((c) => `${c.name} ${c.type}`);
+      assert.ok(!(await cols()).some((c) => /^(read_unknown|memory_usage|result_values_sha256) /.test(c)));
+      // Opening it applies migration 3 only; the old row reads back with its 0 read as unknown, never as 0.
+      const up = await openResultsDb({ kind: 'embedded', dir });
+      try {
+        const now = await cols();
+        for (const c of [
+          'read_source Nullable(String)',
+          'read_unknown Nullable(String)',
+          'result_values_sha256 Nullable(String)',
+          'memory_usage Nullable(UInt64)',
+        ])
+          assert.ok(now.includes(c), `${c} in ${now.join(', ')}`);
+        const [o] = await up.samples('old-run');
+        assert.equal(o.read_rows, null);
+        assert.equal(o.read_bytes, null);
+        assert.match(o.read_unknown ?? '', /read_rows and read_bytes recorded as 0 .*unknown, not a figure/);
+        assert.equal(o.result_values_sha256, null);
+        assert.equal(o.memory_usage, null);
+        // A run stored now keeps each of the new figures (values edited into the fixture's files).
+        const id = 'schema-3-run';
+        const ownResults = path.join(tmp, 'schema-2', 'results');
+        makeRun(ownResults, id, {
+          startedAt: '2026-04-01T00:00:00.000Z',
+          status: 'completed',
+          edit: (c) => {
+            const [a, b] = c.queries_baseline!.queries[0].samples.filter((x) => x.kind === 'warm');
+            a.query_log = { memory_usage: '4194304' };
+            a.result_values_sha256 = 'f'.repeat(64);
+            [b.read_rows, b.read_bytes, b.read_source] = [null, null, null];
+            b.read_unknown = 'output statistics rows_read 0: a 0 read is unknown, not a figure';
+          },
+        });
+        await up.storeRun(path.join(ownResults, id));
+        const cell = fixtureCells()[0].cellKey;
+        const warm = (await up.samples(id, cell)).filter(
+          (x) =>
+            x.phase === 'baseline' &&
+            x.query_id === fixtureCells()[0].queries_baseline!.queries[0].id &&
+            x.kind === 'warm',
+        );
+        assert.deepEqual(
+          warm.slice(0, 2).map((x) => [x.memory_usage, x.result_values_sha256, x.read_rows, x.read_unknown]),
+          [
+            [4194304, 'f'.repeat(64), warm[0].read_rows, null],
+            [null, null, null, 'output statistics rows_read 0: a 0 read is unknown, not a figure'],
+          ],
+        );
+        assert.ok(warm[0].read_rows! > 0 && warm[0].read_source === 'output statistics', JSON.stringify(warm[0]));
+        // The export carries them: an unknown read is an empty CSV field with its reason, never 0.
+        const csv = await up.queryText(samplesExportSql(id), 'CSVWithNames');
+        const [head, ...lines] = csv.trim().split('\n');
+        const names = head.split(',').map((h) => h.replace(/"/g, ''));
+        for (const n of ['read_source', 'read_unknown', 'result_values_sha256', 'memory_usage'])
+          assert.ok(names.includes(n), n);
+        const unknownLine = lines.find((l) => l.includes('a 0 read is unknown'))!;
+        assert.ok(unknownLine, 'the unknown read is exported');
+        assert.match(unknownLine, /,,/);
+      } finally {
+        await up.close();
+      }
+      // Migration 3 again (its version row gone, as when two openers raced): every statement is idempotent.
+      await old.command({
+        query: 'ALTER TABLE schema_migrations DELETE WHERE version = 3',
+        clickhouse_settings: { mutations_sync: '2' },
+      });
+      assert.deepEqual(await migrate(old, '0.7.0'), [3]);
+      assert.deepEqual(await migrate(old, '0.7.0'), []);
+      const versions = await (
+        await old.query({
+          query: 'SELECT version, count() AS n FROM schema_migrations GROUP BY version ORDER BY version',
+          format: 'JSONEachRow',
+        })
+      ).json<{ version: number; n: string }>();
+      assert.deepEqual(
+        versions.map((v) => [Number(v.version), Number(v.n)]),
+        [
+          [1, 1],
+          [2, 1],
+          [3, 1],
+        ],
+      );
+    } finally {
+      await old.close();
     }
   });
 

@@ -7,7 +7,7 @@ import net from 'node:net';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort, freePorts } from '../../src/lib/net';
+import { freePort, freePorts, isLoopbackUrl } from '../../src/lib/net';
 import { sqlIdent, sqlString, sqlValue } from '../../src/lib/sql';
 import { sanitizePathSegment, writeFileAtomic, writeJsonAtomic } from '../../src/lib/fs';
 import { abortableDelay, pollUntil, pollWithin, PollTimeoutError } from '../../src/lib/poll';
@@ -256,4 +256,28 @@ test('REPO_ROOT holds package.json and sql/, and SQL_ROOT is under it', () => {
   assert.ok(existsSync(path.join(REPO_ROOT, 'package.json')));
   assert.equal(SQL_ROOT, path.join(REPO_ROOT, 'sql'));
   assert.ok(existsSync(path.join(SQL_ROOT, 'workloads')));
+});
+
+test('isLoopbackUrl: 127.0.0.0/8, ::1 and localhost are loopback; other hosts and bad URLs are not (names are not resolved)', () => {
+  for (const u of [
+    'http://127.0.0.1:8123',
+    'http://127.5.0.6:8123',
+    'https://localhost',
+    'http://LOCALHOST:1',
+    'http://ch.localhost:8123',
+    'http://[::1]:8123',
+    'http://[0:0:0:0:0:0:0:1]/',
+    'http://[::ffff:127.0.0.1]:9',
+  ])
+    assert.equal(isLoopbackUrl(u), true, u);
+  for (const u of [
+    'http://128.0.0.1',
+    'http://10.0.0.1:8123',
+    'http://[::2]',
+    'http://[::ffff:10.0.0.1]',
+    'http://clickhouse.internal:8123',
+    'http://localhost.example.com',
+    'not a url',
+  ])
+    assert.equal(isLoopbackUrl(u), false, u);
 });

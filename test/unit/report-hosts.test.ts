@@ -22,7 +22,7 @@ import {
   hostsTable,
   type HostCell,
 } from '../../src/results/report-hosts';
-import type { HostActivity, HostFacts } from '../../src/schema/host';
+import { LOOPBACK_HOST_SCOPE, type HostActivity, type HostFacts } from '../../src/schema/host';
 import type { CellResult } from '../../src/schema/results';
 
 const FIXTURE = path.join(REPO_ROOT, 'test', 'fixtures', 'results', 'embedded-26.7');
@@ -204,6 +204,27 @@ describe('busyFlags: the host_activity snapshots (b, c)', () => {
       host_activity: { start: activity(99, [{ runId: 'other', cellKey: 'k' }]), end: activity(99) },
     });
     assert.deepEqual(busyFlags([c, cell('y', null, 0, 10)], 1), []);
+  });
+
+  it("flags the load of the worker's host for a cell of a loopback server (external), labelled as probable", () => {
+    const loopback = (loadavg1: number, s: number): HostActivity => ({
+      ...activity(loadavg1, [], s),
+      scope: LOOPBACK_HOST_SCOPE,
+      cores: 2,
+    });
+    const c = cell('v26.9-lz4', null, 0, 10, { host_activity: { start: loopback(1.2, 0), end: loopback(5.4, 10) } });
+    const flags = busyFlags([c], 1);
+    assert.deepEqual(
+      flags.map((f) => [f.cellKey, f.kind, f.snapshot, f.hostId]),
+      [['v26.9-lz4', 'load', 'end', "the worker's host"]],
+    );
+    assert.equal(
+      flags[0].message,
+      `load average 5.40 on 2 cores of the worker's host at the end snapshot (${at(10)}; os.loadavg()[0], 1 min; cores: os.cpus().length) — worker's host; the server's URL is loopback, so it probably shares this host — a port-forward would not`,
+    );
+    assert.match(busyHeadline(flags)!, /^1 cell ran while their host ran something else \(v26\.9-lz4\)/);
+    // A quiet worker host flags nothing; a snapshot without cores (not measurable) neither.
+    assert.deepEqual(busyFlags([cell('q', null, 0, 10, { host_activity: { start: loopback(0.5, 0) } })], 1), []);
   });
 
   it('groups the reasons per cell and names the cells in the headline', () => {

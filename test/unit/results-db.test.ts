@@ -7,7 +7,14 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { readFileSync } from 'node:fs';
 import { canonicalJson, readOnlyProblem, readRunRows, resultsDbLocation, specHash } from '../../src/results/db';
-import { fromDbTime, sampleValidity, toDbTime } from '../../src/results/db/rows';
+import {
+  fromDbTime,
+  RECORDED_ZERO_READ,
+  sampleMemory,
+  sampleReads,
+  sampleValidity,
+  toDbTime,
+} from '../../src/results/db/rows';
 import { formatTable, runFolders } from '../../src/cli/commands/results';
 import { ResultsDbSpec } from '../../src/schema/run-spec';
 import type { CellResult, RunSample } from '../../src/schema/results';
@@ -106,6 +113,49 @@ test('rows of the fixture run folder: one sample row per measured query run', ()
   );
   assert.equal(rows.comparison, undefined);
   assert.ok(rows.samples.every((s) => s.valid && s.invalid_reason === null));
+});
+
+test('stored reads: a 0 is unknown (null, with why), never a figure; memory_usage from the query_log row', () => {
+  const r = (x: Partial<RunSample>) =>
+    sampleReads({ read_rows: null, read_bytes: null, read_source: null, ...x } as RunSample);
+  assert.deepEqual(r({ read_rows: 41_000, read_bytes: 900_000, read_source: 'system.query_log' }), {
+    read_rows: 41_000,
+    read_bytes: 900_000,
+    read_source: 'system.query_log',
+    read_unknown: null,
+  });
+  // An older record took the engine's 0 statistics as the figure.
+  assert.deepEqual(r({ read_rows: 0, read_bytes: 0, read_source: 'output statistics' }), {
+    read_rows: null,
+    read_bytes: null,
+    read_source: null,
+    read_unknown: `read_rows and read_bytes ${RECORDED_ZERO_READ}`,
+  });
+  // Rows known, bytes 0: the rows stay, the bytes are unknown.
+  assert.deepEqual(r({ read_rows: 10, read_bytes: 0, read_source: 'http summary' }), {
+    read_rows: 10,
+    read_bytes: null,
+    read_source: 'http summary',
+    read_unknown: `read_bytes ${RECORDED_ZERO_READ}`,
+  });
+  // A run that recorded its unknown read already keeps its reason.
+  const why = 'output statistics rows_read 0: a 0 read is unknown, not a figure';
+  assert.deepEqual(r({ read_unknown: why }), {
+    read_rows: null,
+    read_bytes: null,
+    read_source: null,
+    read_unknown: why,
+  });
+  assert.equal(sampleMemory({ query_log: { memory_usage: '4194304' } }), 4_194_304);
+  assert.equal(sampleMemory({ query_log: { memory_usage: 12 } }), 12);
+  for (const q of [null, undefined, {}, { memory_usage: '' }, { memory_usage: 'n/a' }])
+    assert.equal(sampleMemory({ query_log: q }), null, JSON.stringify(q));
+  // The fixture (embedded 26.7: no query_log) stores every new column, as null where the engine gave nothing.
+  for (const s of readRunRows(FIXTURE).samples) {
+    assert.equal(s.memory_usage, null);
+    assert.ok(s.read_rows === null || s.read_rows > 0, `no 0 read stored: ${JSON.stringify(s)}`);
+    assert.ok('result_values_sha256' in s && 'read_unknown' in s && 'read_source' in s);
+  }
 });
 
 test('validity: not cold (cold runs only) or not quiet makes a run invalid; unknown does not', () => {

@@ -30,6 +30,7 @@ const ALL_KINDS: Record<TargetKind, true> = { embedded: true, local: true, exter
 
 const FULL: TargetCapabilities = {
   onWorkerHost: false,
+  loopbackMeansWorkerHost: true,
   canKillRunning: true,
   countersWithoutQueryLog: 'none',
   summaryReadSource: 'http summary',
@@ -141,6 +142,7 @@ describe('the registered targets', () => {
     assert.deepEqual(Object.fromEntries(targets.kinds().map((k) => [k, capabilitiesOf({ kind: k })])), {
       embedded: {
         onWorkerHost: true,
+        loopbackMeansWorkerHost: true,
         canKillRunning: true,
         countersWithoutQueryLog: 'system.events',
         summaryReadSource: 'output statistics',
@@ -150,6 +152,7 @@ describe('the registered targets', () => {
       },
       local: {
         onWorkerHost: true,
+        loopbackMeansWorkerHost: true,
         canKillRunning: true,
         countersWithoutQueryLog: 'none',
         summaryReadSource: 'http summary',
@@ -159,6 +162,7 @@ describe('the registered targets', () => {
       },
       external: {
         onWorkerHost: false,
+        loopbackMeansWorkerHost: true,
         canKillRunning: true,
         countersWithoutQueryLog: 'none',
         summaryReadSource: 'http summary',
@@ -168,6 +172,7 @@ describe('the registered targets', () => {
       },
       kubernetes: {
         onWorkerHost: false,
+        loopbackMeansWorkerHost: false,
         canKillRunning: true,
         countersWithoutQueryLog: 'none',
         summaryReadSource: 'http summary',
@@ -184,6 +189,7 @@ describe('the registered targets', () => {
     assert.deepEqual(capabilitiesOf(facts('chbench embedded engine')), {
       ...capabilitiesOf({ kind: 'embedded' }),
       onWorkerHost: false,
+      loopbackMeansWorkerHost: false,
     });
     // A bare kind (no handle) gets the declared, real-server set.
     assert.equal(capabilitiesOf({ kind: 'kubernetes' }).canKillRunning, true);

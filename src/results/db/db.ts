@@ -8,7 +8,8 @@ import { median } from 'simple-statistics';
 import { ComparisonRecord } from '../../schema/comparison';
 import { sqlString } from '../../lib/sql';
 import { sanitizePathSegment } from '../../lib/fs';
-import { comparisonRows, fromDbTime, readRunRows, toDbTime } from './rows';
+import { comparisonRows, fromDbTime, readRunRows, sampleReads, toDbTime } from './rows';
+import type { RunSample } from '../../schema/results';
 import type { ResultsDb, SeriesPoint, StoredCell, StoredRun, StoredSample } from './types';
 
 /** Default number of runs {@link ClickHouseResultsDb.series} looks back. */
@@ -167,10 +168,17 @@ function toSample(r: Record<string, unknown>): StoredSample {
     query_pos: num(r.query_pos),
     server_resolution_ms: num(r.server_resolution_ms),
     server_elapsed_below_ms: num(r.server_elapsed_below_ms),
-    read_rows: num(r.read_rows),
-    read_bytes: num(r.read_bytes),
+    // A stored 0 (rows stored before schema 3 kept the engines' 0 statistics) is unknown: null, with why.
+    ...sampleReads({
+      read_rows: num(r.read_rows),
+      read_bytes: num(r.read_bytes),
+      read_source: (r.read_source as RunSample['read_source'] | undefined) ?? null,
+      read_unknown: (r.read_unknown as string | null | undefined) ?? undefined,
+    }),
     result_rows: Number(r.result_rows),
     result_bytes: num(r.result_bytes),
+    result_values_sha256: (r.result_values_sha256 as string | null | undefined) ?? null,
+    memory_usage: num(r.memory_usage),
     valid: Number(r.valid) === 1,
     started_at: fromDbTime(r.started_at as string | null),
   };

@@ -79,13 +79,18 @@ function clickBenchDoc(startedAt: string, runId: string, cell: StoredCell, phase
   };
 }
 
-/** The SQL of the `jsonl`/`csv` export: every sample row of the run with the cell's version label, server version and codec. */
+/**
+ * The SQL of the `jsonl`/`csv` export: every sample row of the run with the cell's version label, server
+ * version and codec. An unknown read is an empty field (CSV) / null (JSON) with `read_unknown` saying why, never 0.
+ */
 export function samplesExportSql(runId: string): string {
   return `SELECT s.run_id AS run_id, s.cell_key AS cell_key, c.version_label AS version_label, c.server_version AS server_version, c.codec AS codec,
     s.phase AS phase, s.query_id AS query_id, s.kind AS kind, s.n AS n, s.server_elapsed_ms AS server_elapsed_ms,
     s.server_elapsed_source AS server_elapsed_source, s.server_resolution_ms AS server_resolution_ms,
     s.server_elapsed_below_ms AS server_elapsed_below_ms, s.wall_ms AS wall_ms, s.elapsed_ms AS elapsed_ms, s.elapsed_source AS elapsed_source, s.read_rows AS read_rows, s.read_bytes AS read_bytes,
-    s.result_rows AS result_rows, s.result_bytes AS result_bytes, s.result_sha256 AS result_sha256, s.valid AS valid,
+    s.read_source AS read_source, s.read_unknown AS read_unknown,
+    s.result_rows AS result_rows, s.result_bytes AS result_bytes, s.result_sha256 AS result_sha256,
+    s.result_values_sha256 AS result_values_sha256, s.memory_usage AS memory_usage, s.valid AS valid,
     s.invalid_reason AS invalid_reason, s.started_at AS started_at, s.statement_id AS statement_id
   FROM samples AS s INNER JOIN cells AS c ON c.run_id = s.run_id AND c.cell_key = s.cell_key
   WHERE s.run_id = ${sqlString(runId)}

@@ -73,6 +73,17 @@ export const MIGRATIONS: readonly Migration[] = [
       `ALTER TABLE samples ADD COLUMN IF NOT EXISTS server_elapsed_below_ms Nullable(Float64) AFTER server_resolution_ms`,
     ],
   },
+  {
+    version: 3,
+    description:
+      'samples: where read_rows/read_bytes come from and why a read is unknown (a 0 reported), the hash of the result values, memory_usage',
+    statements: [
+      `ALTER TABLE samples ADD COLUMN IF NOT EXISTS read_source Nullable(String) AFTER read_bytes`,
+      `ALTER TABLE samples ADD COLUMN IF NOT EXISTS read_unknown Nullable(String) AFTER read_source`,
+      `ALTER TABLE samples ADD COLUMN IF NOT EXISTS result_values_sha256 Nullable(String) AFTER result_sha256`,
+      `ALTER TABLE samples ADD COLUMN IF NOT EXISTS memory_usage Nullable(UInt64) AFTER result_values_sha256`,
+    ],
+  },
 ];
 
 /** The newest schema version this chbench knows. */
@@ -82,11 +93,13 @@ export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;
  * Bring the database to {@link SCHEMA_VERSION}: create `schema_migrations` if missing, run every
  * migration whose version has no row, and record it with the chbench version that applied it.
  * @param client a client whose default database is the results database (it must exist)
+ * @param upTo apply migrations up to this version only (default {@link SCHEMA_VERSION}; a lower one
+ *   builds a database as an older chbench left it, for the upgrade tests)
  * @returns the versions applied now (empty when the schema was current)
  * @throws Error when the database is newer than this chbench (a version above {@link SCHEMA_VERSION})
  *   or a statement fails (the error names the version and the statement's first line)
  */
-export async function migrate(client: ClickHouseClient, chbenchVersion: string): Promise<number[]> {
+export async function migrate(client: ClickHouseClient, chbenchVersion: string, upTo: number = SCHEMA_VERSION): Promise<number[]> {
   await client.command({
     query: `CREATE TABLE IF NOT EXISTS schema_migrations (version UInt32, applied_at DateTime64(3, 'UTC'), chbench String) ENGINE = MergeTree ORDER BY version`,
   });
@@ -95,7 +108,7 @@ export async function migrate(client: ClickHouseClient, chbenchVersion: string):
   if (newest > SCHEMA_VERSION) throw new Error(`results database schema version ${newest} is newer than this chbench knows (${SCHEMA_VERSION}): upgrade chbench`);
   const done: number[] = [];
   for (const m of MIGRATIONS) {
-    if (applied.has(m.version)) continue;
+    if (applied.has(m.version) || m.version > upTo) continue;
     for (const sql of m.statements) {
       try {
         await client.command({ query: sql });

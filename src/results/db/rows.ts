@@ -45,6 +45,36 @@ export function sampleValidity(s: RunSample): { valid: boolean; invalid_reason: 
   return { valid: reasons.length === 0, invalid_reason: reasons.length ? reasons.join(' | ') : null };
 }
 
+/** Text of a recorded 0 read (results written before a 0 read was recorded as unknown). */
+export const RECORDED_ZERO_READ = 'recorded as 0 (a result written before a 0 read was recorded as unknown): a 0 read is unknown, not a figure';
+
+/**
+ * A run's read figures as stored: read_rows / read_bytes with their source, a 0 (older results took
+ * the engines' 0 statistics as figures) turned into null with `read_unknown` saying so, so no reader
+ * of the database takes an unknown read for a read of nothing.
+ */
+export function sampleReads(s: Pick<RunSample, 'read_rows' | 'read_bytes' | 'read_source' | 'read_unknown'>): Pick<StoredSample, 'read_rows' | 'read_bytes' | 'read_source' | 'read_unknown'> {
+  const zero = [s.read_rows === 0 ? 'read_rows' : null, s.read_bytes === 0 ? 'read_bytes' : null].filter((x) => x !== null);
+  const rows = s.read_rows === 0 ? null : s.read_rows;
+  // read_bytes goes with its rows: a read whose rows are unknown has no bytes of its own.
+  const bytes = rows === null || s.read_bytes === 0 ? null : s.read_bytes;
+  const unknown = [s.read_unknown, zero.length ? `${zero.join(' and ')} ${RECORDED_ZERO_READ}` : undefined].filter(Boolean).join('; ');
+  return {
+    read_rows: rows,
+    read_bytes: bytes,
+    read_source: rows === null && bytes === null ? null : (s.read_source ?? null),
+    read_unknown: unknown || null,
+  };
+}
+
+/** `system.query_log.memory_usage` of the run's row, bytes; null when the run has no row or the row no figure. */
+export function sampleMemory(s: Pick<RunSample, 'query_log'>): number | null {
+  const m = s.query_log?.memory_usage;
+  if (m === undefined || m === null || m === '') return null;
+  const n = Number(m);
+  return Number.isFinite(n) ? n : null;
+}
+
 /** One cell result as its `cells` row. Extra flat figures (load, storage) come from `load.json`/`storage.json` as assembled in `result.json`. */
 export function cellRow(runId: string, r: CellResult): StoredCell {
   const q = r.queries_baseline ?? r.queries_index;
@@ -99,11 +129,12 @@ export function sampleRows(runId: string, r: CellResult): StoredSample[] {
           n: s.n,
           ...runElapsed(q.stats.timing_source, s),
           wall_ms: s.wall_ms,
-          read_rows: s.read_rows,
-          read_bytes: s.read_bytes,
+          ...sampleReads(s),
           result_rows: s.result_rows,
           result_bytes: s.result_bytes,
           result_sha256: s.result_sha256,
+          result_values_sha256: s.result_values_sha256 ?? null,
+          memory_usage: sampleMemory(s),
           ...sampleValidity(s),
           started_at: s.started_at ?? null,
           statement_id: s.query_id,

@@ -96,11 +96,25 @@ export interface StoredSample {
   server_resolution_ms?: number | null;
   /** Set (to the resolution, ms) when the server's time was below its resolution: "< this many ms". */
   server_elapsed_below_ms?: number | null;
+  /** Rows read by the server (`read_source` says where from); null = unknown (n/a), never 0 for "not reported". */
   read_rows: number | null;
+  /** Bytes read by the server, as read_rows. */
   read_bytes: number | null;
+  /** `RunSample.read_source`: `http summary`, `output statistics`, `system.query_log` or `system.events difference`; null when no source gave a read or before schema 3. */
+  read_source?: string | null;
+  /**
+   * Why read_rows / read_bytes are null although a source answered (`RunSample.read_unknown`: it said 0,
+   * which for a query that scanned a table is unknown, not a figure). Rows stored before 0 reads were
+   * recorded as unknown have their recorded 0 turned into null with this set. Null otherwise or before schema 3.
+   */
+  read_unknown?: string | null;
   result_rows: number;
   result_bytes: number | null;
   result_sha256: string;
+  /** `RunSample.result_values_sha256`: sha256 of the result's canonical values by column type (compares across versions); null when not computed or before schema 3. */
+  result_values_sha256?: string | null;
+  /** Memory the query used, bytes (`system.query_log.memory_usage` of its QueryFinish row); null where the server keeps no query_log, or before schema 3. */
+  memory_usage?: number | null;
   /** False when the run's validity record says it was not cold (cold runs) or not quiet. */
   valid: boolean;
   invalid_reason: string | null;

@@ -29,6 +29,7 @@ export const embeddedTarget: Target<TargetSpecOf<'embedded'>> = {
   kind: 'embedded',
   capabilities: {
     onWorkerHost: true,
+    loopbackMeansWorkerHost: true,
     // KILL QUERY of a running statement where the engine build has a second session (npm 3.4.0, PyPI
     // chdb-core ≥ 26.1); other builds answer 48 and the kill verb says `not killable` with the build.
     canKillRunning: true,

@@ -80,6 +80,7 @@ export const externalTarget: Target<TargetSpecOf<'external'>> = {
   kind: 'external',
   capabilities: {
     onWorkerHost: false,
+    loopbackMeansWorkerHost: true,
     canKillRunning: true,
     countersWithoutQueryLog: 'none',
     summaryReadSource: 'http summary',

@@ -40,6 +40,8 @@ export { cellNames, forgetKubeClients } from './kube';
 /** Capabilities with a real clickhouse-server in the pod (the registry's declared set). */
 export const KUBERNETES_CAPABILITIES: TargetCapabilities = {
   onWorkerHost: false,
+  // Its loopback URL is the port-forward to the pod: never the worker's host.
+  loopbackMeansWorkerHost: false,
   canKillRunning: true,
   countersWithoutQueryLog: 'none',
   summaryReadSource: 'http summary',
@@ -145,7 +147,7 @@ export const kubernetesTarget: Target<KubernetesTargetSpec> = {
   capabilities: KUBERNETES_CAPABILITIES,
   capabilitiesFor(handle) {
     if (!embeddedInPod(handle)) return KUBERNETES_CAPABILITIES;
-    return { ...embeddedTarget.capabilities, onWorkerHost: false };
+    return { ...embeddedTarget.capabilities, onWorkerHost: false, loopbackMeansWorkerHost: false };
   },
   prepare: prepareKubernetes,
   /** {@link provisionKubernetes}, then load the Secret's password (and port-forward) into this process, so the provision activity can connect. */

@@ -35,6 +35,7 @@ export const localTarget: Target<TargetSpecOf<'local'>> = {
   kind: 'local',
   capabilities: {
     onWorkerHost: true,
+    loopbackMeansWorkerHost: true,
     canKillRunning: true,
     countersWithoutQueryLog: 'none',
     summaryReadSource: 'http summary',
