@@ -15,13 +15,16 @@ import { sqlString } from '../lib/sql';
 import { cellDir, writeJsonAtomic } from '../results/store';
 import { loadWorkload, renderTemplate, workloadQueries } from '../lib/workload';
 import { pollUntil } from '../lib/poll';
+import { hasSystemTable, noSystemTable } from '../clickhouse/table-state';
 import { cancellationSignal, heartbeat, sleep } from '../temporal/activity-context';
 import { cellCodecProfile, type IndexSummary, type StepInput } from '../schema/cell';
 import type { IndexRecord, IndexVerification, MutationRow } from '../schema/results';
 import { explainGranules, explainIndexes } from '../measure/index-proof';
 import { readCellSettings } from './provision';
 
+/** The table's MATERIALIZE INDEX mutations (`system.mutations`); none on a server without it (chdb 1.4.1: its MATERIALIZE INDEX returns when done, `mutations_sync` 1). */
 async function materializeMutations(client: ClickHouseClient, table: string, index: string): Promise<MutationRow[]> {
+  if (!(await hasSystemTable(client, 'mutations'))) return [];
   return queryRows<MutationRow>(
     client,
     `SELECT mutation_id, command, is_done, parts_to_do, latest_fail_reason FROM system.mutations
@@ -198,8 +201,9 @@ export function createMaterializeSkipIndex() {
           materialize_sql: materialize,
           adopted_mutation: adopted,
           materialize_ms: materializeMs,
-          materialize_ms_source:
-            'client wall time from issuing MATERIALIZE INDEX (or adopting it) to system.mutations.is_done = 1',
+          materialize_ms_source: (await hasSystemTable(client, 'mutations'))
+            ? 'client wall time from issuing MATERIALIZE INDEX (or adopting it) to system.mutations.is_done = 1'
+            : `client wall time of the MATERIALIZE INDEX statement (it returns when done: mutations_sync = 1); ${noSystemTable('mutations')}`,
           index_bytes: size.bytes,
           index_uncompressed_bytes: size.uncompressed_bytes,
           index_bytes_source: size.source,
