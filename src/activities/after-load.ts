@@ -85,7 +85,7 @@ async function waitAfter(
             message: `after-load statement ${s.n} (${s.file}): mutation ${failed.mutation_id} failed: ${failed.latest_fail_reason}`,
           });
         const todo = rows.filter((r) => !Number(r.is_done)).length;
-        const merges = s.wait === 'merges' ? await runningMerges(client, table) : 0;
+        const merges = s.wait === 'merges' ? ((await runningMerges(client, table)) ?? 0) : 0;
         heartbeat({ step: 'after-load', statement: s.file, mutations_to_do: todo, merges });
         return todo === 0 && merges === 0;
       },

@@ -9,7 +9,7 @@ import { performance } from 'node:perf_hooks';
 import { ApplicationFailure } from '@temporalio/common';
 import { FAILURE } from '../schema/failures';
 import { tryCommand } from '../clickhouse/client';
-import { indexSize, materializeMutations } from '../clickhouse/table-state';
+import { hasSystemTable, indexSize, materializeMutations, noSystemTable } from '../clickhouse/table-state';
 import { renderTemplate, workloadQueries } from '../lib/workload';
 import { pollUntil } from '../lib/poll';
 import type { IndexSummary } from '../schema/cell';
@@ -93,8 +93,9 @@ export function createMaterializeSkipIndex() {
         materialize_sql: materialize,
         adopted_mutation: adopted,
         materialize_ms: materializeMs,
-        materialize_ms_source:
-          'client wall time from issuing MATERIALIZE INDEX (or adopting it) to system.mutations.is_done = 1',
+        materialize_ms_source: (await hasSystemTable(client, 'mutations'))
+          ? 'client wall time from issuing MATERIALIZE INDEX (or adopting it) to system.mutations.is_done = 1'
+          : `client wall time of the MATERIALIZE INDEX statement (it returns when done: mutations_sync = 1); ${noSystemTable('mutations')}`,
         index_bytes: size.bytes,
         index_uncompressed_bytes: size.uncompressed_bytes,
         index_bytes_source: size.source,

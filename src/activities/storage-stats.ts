@@ -6,12 +6,15 @@
  * `data_uncompressed_bytes`, `bytes_on_disk`); each column's codec `system.columns.compression_codec`, and
  * per part the codec a column naming none gets (`system.parts.default_compression_codec`). Per-column figures are only meaningful for Wide parts:
  * a Compact part stores all columns in one file and reports the part's bytes for every column, so
- * when any active part is not Wide the per-column sizes are reported as unavailable.
+ * when any active part is not Wide the per-column sizes are reported as unavailable. A server without
+ * `system.parts` (chdb 1.4.1): `system.tables` and `system.columns` instead, the rest n/a
+ * (readStorageWithoutParts).
  */
 import path from 'node:path';
 import { connect, queryRows } from '../clickhouse/client';
 import { readColumnCodecs } from '../clickhouse/codec-check';
 import { sqlString } from '../lib/sql';
+import { hasSystemTable, noSystemTable } from '../clickhouse/table-state';
 import { cellDir, writeJsonAtomic } from '../results/store';
 import { loadWorkload } from '../lib/workload';
 import type { StepInput } from '../schema/cell';
@@ -26,8 +29,74 @@ async function hasColumn(client: ClickHouseClient, table: string, column: string
   return Number(r[0]?.c ?? 0) > 0;
 }
 
+/**
+ * Storage figures on a server without `system.parts` (chdb 1.4.1, ClickHouse 23.10): rows and bytes on
+ * disk from `system.tables` (`total_rows`, `total_bytes`), per-column and total compressed /
+ * uncompressed bytes from `system.columns` (`data_compressed_bytes`, `data_uncompressed_bytes`) where
+ * it reports them (Wide parts; a Compact part leaves them 0, and 0 is then n/a, never a size). Parts,
+ * part formats and per-part default codecs are n/a.
+ */
+async function readStorageWithoutParts(client: ClickHouseClient, table: string): Promise<StorageRecord> {
+  const t = sqlString(table);
+  const [tt] = await queryRows<{ r: string | null; b: string | null }>(
+    client,
+    `SELECT total_rows AS r, total_bytes AS b FROM system.tables WHERE database = currentDatabase() AND name = ${t}`,
+  );
+  const cols = await queryRows<{ column: string; type: string; c: string; u: string }>(
+    client,
+    `SELECT name AS column, type, data_compressed_bytes AS c, data_uncompressed_bytes AS u FROM system.columns WHERE database = currentDatabase() AND table = ${t} ORDER BY c DESC`,
+  );
+  const sized = cols.length > 0 && cols.every((c) => Number(c.c) > 0);
+  const compressed = sized ? cols.reduce((a, c) => a + Number(c.c), 0) : null;
+  const uncompressed = sized ? cols.reduce((a, c) => a + Number(c.u), 0) : null;
+  const rec: StorageRecord = {
+    table,
+    rows: Number(tt?.r ?? 0),
+    active_parts: null,
+    compressed_bytes: compressed,
+    uncompressed_bytes: uncompressed,
+    bytes_on_disk: tt?.b == null ? null : Number(tt.b),
+    ratio: compressed ? uncompressed! / compressed : null,
+    part_types: {},
+    columns: null,
+    part_default_codecs: null,
+    sources: {
+      totals: sized
+        ? 'system.columns: sum(data_compressed_bytes), sum(data_uncompressed_bytes) over the columns; bytes on disk and rows system.tables (total_bytes, total_rows)'
+        : `system.tables (total_rows, total_bytes); compressed / uncompressed n/a: system.columns reports 0 bytes for some column (Compact parts keep no per-column sizes), and ${noSystemTable('parts')}`,
+      parts: noSystemTable('parts'),
+      part_default_codecs: noSystemTable('parts'),
+      columns: sized
+        ? 'system.columns (data_compressed_bytes, data_uncompressed_bytes)'
+        : 'n/a: system.columns reports 0 bytes for some column (Compact parts keep no per-column sizes)',
+    },
+  };
+  if (!sized) {
+    rec.columns_unavailable_reason = `system.columns reports 0 compressed bytes for ${cols.filter((c) => !(Number(c.c) > 0)).length} of ${cols.length} column(s) (Compact parts keep no per-column sizes), and ${noSystemTable('parts_columns')}`;
+    return rec;
+  }
+  const codecs = await readColumnCodecs(client, table);
+  rec.sources.codec = codecs
+    ? "system.columns.compression_codec (empty = the column names none: each part's default_compression_codec applies)"
+    : 'not available on this server (system.columns has no compression_codec)';
+  rec.columns = cols.map((c) => {
+    const codec = codecs?.find((x) => x.column === c.column)?.compression_codec;
+    return {
+      column: c.column,
+      type: c.type,
+      compressed_bytes: Number(c.c),
+      uncompressed_bytes: Number(c.u),
+      ratio: Number(c.u) / Number(c.c),
+      share: Number(c.c) / compressed!,
+      ...(codec !== undefined ? { codec } : {}),
+    };
+  });
+  return rec;
+}
+
 /** Read storage figures of `table` in the current database. */
 async function readStorage(client: ClickHouseClient, table: string): Promise<StorageRecord> {
+  if (!(await hasSystemTable(client, 'parts'))) return readStorageWithoutParts(client, table);
   const t = sqlString(table);
   const where = `database = currentDatabase() AND table = ${t} AND active`;
   const hasPartType = await hasColumn(client, 'parts', 'part_type');
@@ -119,12 +188,14 @@ export function createStorageStats() {
   return {
     /**
      * Record storage figures in `storage.json`.
-     * @returns totals (bytes) and whether per-column sizes are available.
+     * @returns totals (bytes; null where the server cannot give them, see readStorageWithoutParts) and whether per-column sizes are available.
      */
-    async storageStats({
-      cell,
-      target,
-    }: StepInput): Promise<{ compressed_bytes: number; uncompressed_bytes: number; ratio: number; columns: boolean }> {
+    async storageStats({ cell, target }: StepInput): Promise<{
+      compressed_bytes: number | null;
+      uncompressed_bytes: number | null;
+      ratio: number | null;
+      columns: boolean;
+    }> {
       const m = loadWorkload(cell.workload);
       const client = connect(target);
       try {

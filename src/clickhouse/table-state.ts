@@ -7,23 +7,70 @@ import { queryRows, queryScalar } from './client';
 import { sqlString } from '../lib/sql';
 import type { MutationRow } from '../schema/results';
 
-/** Active parts of a table (source: `system.parts`, `active = 1`). */
+/**
+ * Active parts of a table (source: `system.parts`, `active = 1`). On a server without `system.parts`
+ * (chdb 1.4.1, ClickHouse 23.10) `available` is false, `names` is empty, `partitions` is null and
+ * rows / bytes come from `system.tables` (`total_rows`, `total_bytes`), as `source` says.
+ */
 export interface PartsState {
-  /** Sorted active part names. */
+  /** False when the server has no `system.parts`: then no part is known. */
+  available: boolean;
+  /** Where the figures come from. */
+  source: string;
+  /** Sorted active part names (empty when not `available`). */
   names: string[];
-  partitions: number;
+  /** Partitions of the active parts; null when not `available`. */
+  partitions: number | null;
   rows: number;
-  /** `bytes_on_disk` summed, bytes. */
-  bytes_on_disk: number;
+  /** `bytes_on_disk` summed (else `system.tables.total_bytes`), bytes; null when the server gives neither. */
+  bytes_on_disk: number | null;
 }
+
+const systemTablesOf = new WeakMap<ClickHouseClient, Promise<Set<string>>>();
+
+/**
+ * Whether the server has `system.<name>` (source: `system.tables`, read once per client). chdb 1.4.1
+ * (ClickHouse 23.10) has no `parts`, `parts_columns`, `merges`, `mutations`, `processes`, `metrics`, `disks`.
+ */
+export async function hasSystemTable(client: ClickHouseClient, name: string): Promise<boolean> {
+  let p = systemTablesOf.get(client);
+  if (!p) {
+    p = queryRows<{ name: string }>(client, "SELECT name FROM system.tables WHERE database = 'system'").then(
+      (rows) => new Set(rows.map((r) => r.name)),
+    );
+    p.catch(() => systemTablesOf.delete(client));
+    systemTablesOf.set(client, p);
+  }
+  return (await p).has(name);
+}
+
+/** Why a figure from `system.<name>` is n/a on this server. */
+export const noSystemTable = (name: string): string =>
+  `n/a: this server has no system.${name} (chdb 1.4.1 / ClickHouse 23.10 lacks it)`;
 
 /** Read the active parts of `table` in the current database. */
 export async function activeParts(client: ClickHouseClient, table: string): Promise<PartsState> {
+  if (!(await hasSystemTable(client, 'parts'))) {
+    const [t] = await queryRows<{ r: string | null; b: string | null }>(
+      client,
+      `SELECT total_rows AS r, total_bytes AS b FROM system.tables WHERE database = currentDatabase() AND name = ${sqlString(table)}`,
+    );
+    return {
+      available: false,
+      source: `system.tables (total_rows, total_bytes): ${noSystemTable('parts')}`,
+      names: [],
+      partitions: null,
+      rows: Number(t?.r ?? 0),
+      bytes_on_disk: t?.b == null ? null : Number(t.b),
+    };
+  }
   const rows = await queryRows<{ name: string; partition: string; rows: string; bytes_on_disk: string }>(
     client,
     `SELECT name, partition, rows, bytes_on_disk FROM system.parts WHERE database = currentDatabase() AND table = ${sqlString(table)} AND active ORDER BY name`,
   );
   return {
+    available: true,
+    source: 'system.parts (active)',
     names: rows.map((r) => r.name),
     partitions: new Set(rows.map((r) => r.partition)).size,
     rows: rows.reduce((a, r) => a + Number(r.rows), 0),
@@ -31,8 +78,9 @@ export async function activeParts(client: ClickHouseClient, table: string): Prom
   };
 }
 
-/** Number of merges running on `table` (source: `system.merges`). */
-export async function runningMerges(client: ClickHouseClient, table: string): Promise<number> {
+/** Number of merges running on `table` (source: `system.merges`); null when the server has none. */
+export async function runningMerges(client: ClickHouseClient, table: string): Promise<number | null> {
+  if (!(await hasSystemTable(client, 'merges'))) return null;
   return Number(
     await queryScalar(
       client,
@@ -41,8 +89,9 @@ export async function runningMerges(client: ClickHouseClient, table: string): Pr
   );
 }
 
-/** Unfinished mutations on `table` (source: `system.mutations`, `is_done = 0`). */
-export async function pendingMutations(client: ClickHouseClient, table: string): Promise<number> {
+/** Unfinished mutations on `table` (source: `system.mutations`, `is_done = 0`); null when the server has none. */
+export async function pendingMutations(client: ClickHouseClient, table: string): Promise<number | null> {
+  if (!(await hasSystemTable(client, 'mutations'))) return null;
   return Number(
     await queryScalar(
       client,
@@ -71,13 +120,14 @@ export async function runningQueryIds(client: ClickHouseClient, prefix: string):
 /**
  * The `MATERIALIZE INDEX <index>` mutations of `table` in the current database (source:
  * `system.mutations`: mutation_id, command, is_done, parts_to_do, latest_fail_reason).
- * @throws ClickHouseError where the server has no `system.mutations`.
+ * None on a server without `system.mutations` (chdb 1.4.1: its MATERIALIZE INDEX returns when done, `mutations_sync` 1).
  */
 export async function materializeMutations(
   client: ClickHouseClient,
   table: string,
   index: string,
 ): Promise<MutationRow[]> {
+  if (!(await hasSystemTable(client, 'mutations'))) return [];
   return queryRows<MutationRow>(
     client,
     `SELECT mutation_id, command, is_done, parts_to_do, latest_fail_reason FROM system.mutations

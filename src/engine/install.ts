@@ -50,11 +50,11 @@ export const PYPI_BUILDS: readonly PypiBuild[] = [
     noDeps: false,
     limits: [
       're-opens its data for every statement (caches are cold for every query; mutations make no progress between statements)',
-      'no system.parts / merges / mutations / processes',
+      'no system.parts / merges / mutations / processes: partitions, parts, part formats and per-part codecs are n/a, the merge wait is not observable (rows and bytes on disk from system.tables; column sizes from system.columns, n/a for Compact parts)',
       'no streaming, no progress, no KILL of a running statement',
       'no system.query_log',
       'reading system.server_settings aborts the engine (the host refuses it)',
-      'a cell fails at create-schema: its default database re-creates a table directory that exists (tables need a named Atomic database, which the embedded target does not create yet)',
+      'its own start database (_local, Overlay) keeps no tables: the host creates `default` as an Atomic database and works there',
     ],
   },
   {

@@ -105,10 +105,11 @@ function explainSettings(base: Record<string, number | string>): Record<string, 
   return rest;
 }
 
-/** Merges running + unfinished mutations on a table (`system.merges`, `system.mutations`); null if unreadable. */
+/** Merges running + unfinished mutations on a table (`system.merges`, `system.mutations`); null if unreadable or absent (chdb 1.4.1). */
 async function mergesOrMutations(client: ClickHouseClient, table: string): Promise<number | null> {
   try {
-    return (await runningMerges(client, table)) + (await pendingMutations(client, table));
+    const [merges, mutations] = [await runningMerges(client, table), await pendingMutations(client, table)];
+    return merges === null || mutations === null ? null : merges + mutations;
   } catch {
     return null;
   }

@@ -220,7 +220,7 @@ function cellsTable(cells: CellResult[], missing: string[]): Raw {
       pv ? `${pv.server.cpus ?? 'n/a'} / ${fmtBytes(pv.server.memory_bytes)}` : 'n/a',
       ...(withHosts ? [hostColumn(c)] : []),
       c.load ? `${fmtInt(c.load.rows_in_table)} rows in ${fmtMs(c.load.elapsed_ms)}` : 'n/a',
-      c.storage ? `${fmtBytes(c.storage.compressed_bytes)} (${c.storage.ratio.toFixed(2)}×)` : 'n/a',
+      c.storage ? `${fmtBytes(c.storage.compressed_bytes)} (${c.storage.ratio === null ? 'n/a' : `${c.storage.ratio.toFixed(2)}×`})` : 'n/a',
       retries(c),
     ];
   });

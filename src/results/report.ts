@@ -509,7 +509,7 @@ export function compressionRows(ok: CellResult[], label: (c: CellResult) => stri
   const [unc, cmp, disk] = (['uncompressed_bytes', 'compressed_bytes', 'bytes_on_disk'] as const).map((k) => bytesColumn(ok.map((c) => c.storage?.[k])));
   for (const c of ok)
     if (c.storage)
-      comp.push([label(c), c.matrix.codec, unc(c.storage.uncompressed_bytes), cmp(c.storage.compressed_bytes), `${c.storage.ratio.toFixed(2)}×`, disk(c.storage.bytes_on_disk), Object.entries(c.storage.part_types).map(([k, n]) => `${n} ${k}`).join(', ')]);
+      comp.push([label(c), c.matrix.codec, unc(c.storage.uncompressed_bytes), cmp(c.storage.compressed_bytes), c.storage.ratio === null ? 'n/a' : `${c.storage.ratio.toFixed(2)}×`, disk(c.storage.bytes_on_disk), Object.entries(c.storage.part_types).map(([k, n]) => `${n} ${k}`).join(', ') || 'n/a']);
   return comp;
 }
 
@@ -598,7 +598,7 @@ export function skipIndexRows(ok: CellResult[], spec: IndexSettingsSpec & { prot
         fmtRead(qb?.stats.read_bytes, fmtBytes, qb),
         fmtRead(qa.stats.read_bytes, fmtBytes, qa),
         fmtBytes(c.index!.index_bytes),
-        c.index!.index_bytes !== null && c.storage ? `${((c.index!.index_bytes / c.storage.compressed_bytes) * 100).toFixed(1)} %` : 'n/a',
+        c.index!.index_bytes !== null && c.storage?.compressed_bytes ? `${((c.index!.index_bytes / c.storage.compressed_bytes) * 100).toFixed(1)} %` : 'n/a',
         fmtMs(c.index!.materialize_ms) + (c.index!.adopted_mutation ? ' (adopted an earlier attempt\'s mutation: partial time)' : ''),
       ]);
     }

@@ -122,15 +122,17 @@ export interface LoadSummary {
   /** Client wall time of the INSERT … SELECT, ms. */
   elapsed_ms: number;
   rows_per_s: number;
-  partitions: number;
-  active_parts: number;
+  /** Partitions and active parts (`system.parts`); null where the server has none (chdb 1.4.1). */
+  partitions: number | null;
+  active_parts: number | null;
   /** True when the table already held the expected rows from an earlier attempt and nothing was inserted. */
   reused: boolean;
 }
 
 /** Summary of the quiesce step. */
 export interface QuiesceSummary {
-  active_parts: number;
+  /** Active parts when quiet; null where the server has no `system.parts` (chdb 1.4.1). */
+  active_parts: number | null;
   waited_ms: number;
 }
 

@@ -98,6 +98,13 @@ export const CLICKHOUSE_QUERY_ERRORS: Readonly<Record<string, number>> = {
   COLUMN_QUERIED_MORE_THAN_ONCE: 52,
   TYPE_MISMATCH: 53,
   UNKNOWN_STORAGE: 56,
+  /**
+   * Schema state, not a passing condition: chbench creates tables with `IF NOT EXISTS` or drops them
+   * first, so a `CREATE` that still meets an existing table or its data directory (chdb 1.4.1's
+   * `_local` database: "Directory for table data data/_local/t/ already exists") meets it again on
+   * every attempt.
+   */
+  TABLE_ALREADY_EXISTS: 57,
   ILLEGAL_TYPE_OF_COLUMN_FOR_FILTER: 59,
   UNKNOWN_TABLE: 60,
   SYNTAX_ERROR: 62,
@@ -106,6 +113,7 @@ export const CLICKHOUSE_QUERY_ERRORS: Readonly<Record<string, number>> = {
   CANNOT_CONVERT_TYPE: 70,
   INCORRECT_QUERY: 80,
   UNKNOWN_DATABASE: 81,
+  DATABASE_ALREADY_EXISTS: 82,
   UNKNOWN_SETTING: 115,
   READONLY: 164,
   MULTIPLE_EXPRESSIONS_FOR_ALIAS: 179,
@@ -113,6 +121,8 @@ export const CLICKHOUSE_QUERY_ERRORS: Readonly<Record<string, number>> = {
   NOT_AN_AGGREGATE: 215,
   SUPPORT_IS_DISABLED: 344,
   AMBIGUOUS_COLUMN_NAME: 352,
+  /** A table listed without its metadata (chdb 1.4.1's `_local` database keeps none between statements): the same on every attempt. */
+  CANNOT_GET_CREATE_TABLE_QUERY: 390,
   NO_COMMON_TYPE: 386,
   FUNCTION_THROW_IF_VALUE_IS_NON_ZERO: 395,
   INVALID_JOIN_ON_EXPRESSION: 403,

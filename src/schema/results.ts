@@ -439,10 +439,12 @@ export const LoadRecord = z.object({
   elapsed_ms: z.number(),
   /** rows / elapsed (client wall time). */
   rows_per_s: z.number(),
-  /** Partitions of the active parts (`system.parts`). */
-  partitions: z.number(),
-  /** Active parts after loading (`system.parts`). */
-  active_parts: z.number(),
+  /** Partitions of the active parts (`system.parts`); null where the server has none (see `parts_source`). */
+  partitions: z.number().nullable(),
+  /** Active parts after loading (`system.parts`); null where the server has none. */
+  active_parts: z.number().nullable(),
+  /** Where partitions, parts and bytes_on_disk come from (absent in older results: `system.parts`). */
+  parts_source: z.string().optional(),
   /** True when the table already held the expected rows from an earlier attempt and nothing was inserted. */
   reused: z.boolean(),
   sql: z.string(),
@@ -456,8 +458,8 @@ export const LoadRecord = z.object({
   written_rows_summary: z.number().nullable(),
   /** Rows in the table after loading (`SELECT count()`): must equal the spec's scale. */
   rows_in_table: z.number(),
-  /** `system.parts` sum(bytes_on_disk) of active parts after loading. */
-  bytes_on_disk: z.number(),
+  /** `system.parts` sum(bytes_on_disk) of active parts after loading (else `system.tables.total_bytes`, see `parts_source`); null when neither. */
+  bytes_on_disk: z.number().nullable(),
   truncated_before_load: z.object({ rows_found: z.number(), reason: z.string() }).nullable(),
   /** Statements of earlier attempts found running when this attempt started, and what was done. */
   previous_attempts: PreviousAttempts,
@@ -512,13 +514,16 @@ export type LoadRecord = z.infer<typeof LoadRecord>;
 
 /** `quiesce-<label>.json`: the table was quiet (no merge or mutation, same active parts for `stable_for_ms`). */
 export const QuiesceRecord = z.object({
-  active_parts: z.number(),
+  /** Active parts when quiet; null where the server has no `system.parts` (see `not_observable`). */
+  active_parts: z.number().nullable(),
   /** Client wall time spent waiting, ms. */
   waited_ms: z.number(),
   /** Active part names (`system.parts`) when the table was judged quiet. */
   part_names: z.array(z.string()),
   /** How long the parts had to stay unchanged, ms (`protocol.quiesce.stableForMs`). */
   stable_for_ms: z.number(),
+  /** Why nothing was waited for: the server has no system.parts / merges / mutations (chdb 1.4.1); absent when it was watched. */
+  not_observable: z.string().optional(),
   /** Worker wall clock when the wait began (absent in older results). */
   started_at: WallClockAt.optional(),
   /** Worker wall clock when the table was judged quiet. */
@@ -561,19 +566,20 @@ export const PartDefaultCodec = z.object({
 });
 export type PartDefaultCodec = z.infer<typeof PartDefaultCodec>;
 
-/** `storage.json`. Totals from `system.parts` (active parts). */
+/** `storage.json`. Totals from `system.parts` (active parts); without it (chdb 1.4.1) from `system.tables` / `system.columns`. */
 export const StorageRecord = z.object({
   table: z.string(),
   rows: z.number(),
-  active_parts: z.number(),
-  /** sum(data_compressed_bytes). */
-  compressed_bytes: z.number(),
-  /** sum(data_uncompressed_bytes). */
-  uncompressed_bytes: z.number(),
-  /** sum(bytes_on_disk). */
-  bytes_on_disk: z.number(),
-  /** uncompressed / compressed (0 for an empty table). */
-  ratio: z.number(),
+  /** Active parts; null where the server has no `system.parts` (chdb 1.4.1; `sources.parts` says so). */
+  active_parts: z.number().nullable(),
+  /** sum(data_compressed_bytes); null where the server cannot give it (`sources.totals` says why). */
+  compressed_bytes: z.number().nullable(),
+  /** sum(data_uncompressed_bytes); null as compressed_bytes. */
+  uncompressed_bytes: z.number().nullable(),
+  /** sum(bytes_on_disk) (without system.parts: `system.tables.total_bytes`); null when neither. */
+  bytes_on_disk: z.number().nullable(),
+  /** uncompressed / compressed (0 for an empty table); null when either is unknown. */
+  ratio: z.number().nullable(),
   /** Part formats seen (`system.parts.part_type`), e.g. `{"Wide": 7}`; `unknown` on versions without the column. */
   part_types: z.record(z.string(), z.number()),
   /** Per-column sizes, or `null` with `columns_unavailable_reason`. */

@@ -372,9 +372,20 @@ describe(
         query_params: { x: 5 },
       });
       assert.deepEqual(await p.json(), [{ y: 6 }]);
-      // After `database=d` the next statement is back in the engine's own default database.
+      // After `database=d` the next statement is back in the session's home: `default`, the Atomic
+      // database the host creates (1.4.1's own `_local`, engine Overlay, keeps no tables).
       const cur = await text(srv.url, 'SELECT currentDatabase()');
-      assert.equal(cur.body.trim(), '_local');
+      assert.equal(cur.body.trim(), 'default');
+      const db = await text(srv.url, "SELECT engine FROM system.databases WHERE name = 'default'");
+      assert.equal(db.body.trim(), 'Atomic');
+      // A table created without a database is kept from one statement (one fresh engine) to the next.
+      assert.equal(
+        (await text(srv.url, 'CREATE TABLE IF NOT EXISTS kept (n UInt8) ENGINE = MergeTree ORDER BY n')).status,
+        200,
+      );
+      assert.equal((await text(srv.url, 'INSERT INTO kept SELECT number FROM numbers(3)')).status, 200);
+      assert.equal((await text(srv.url, 'SELECT count() FROM default.kept')).body.trim(), '3');
+      assert.match((await text(srv.url, 'SHOW CREATE TABLE kept')).body, /CREATE TABLE default\.kept/);
     });
   },
 );

@@ -134,6 +134,39 @@ test('a query error is non-retryable by its code: a server that names it otherwi
   assert.equal(columns.nonRetryable, true);
 });
 
+test('a deterministic schema-state error is not retried: chdb 1.4.1 texts of a table its database could not keep', () => {
+  // Captured from chdb 1.4.1 (ClickHouse 23.10.1.1) before its host made `default` an Atomic database:
+  // CREATE TABLE IF NOT EXISTS t in `_local` (engine Overlay), then SHOW CREATE TABLE t, then the CREATE again.
+  // Each is the same on every attempt; before, both were retried for minutes (12 attempts, backoff to 30 s).
+  const texts: [string, number, string][] = [
+    [
+      'Code: 390. DB::Exception: There is no metadata of table `t` in database `_local` (engine Overlay). (CANNOT_GET_CREATE_TABLE_QUERY)',
+      390,
+      'CANNOT_GET_CREATE_TABLE_QUERY',
+    ],
+    [
+      'Code: 57. DB::Exception: Directory for table data data/_local/t/ already exists. (TABLE_ALREADY_EXISTS)',
+      57,
+      'TABLE_ALREADY_EXISTS',
+    ],
+    // A system table the build lacks (1.4.1 has no system.parts): a limit of the build, never passing.
+    ['Code: 60. DB::Exception: Table system.parts does not exist. (UNKNOWN_TABLE)', 60, 'UNKNOWN_TABLE'],
+  ];
+  for (const [text, code, name] of texts) {
+    const f = clickHouseFailureOf(new Error(text));
+    assert.equal(f?.type, `ClickHouse.${name}`, text);
+    assert.deepEqual(f?.details, [{ code, name }], text);
+    assert.equal(f?.nonRetryable, true, text);
+    assert.ok(NON_RETRYABLE.includes(`ClickHouse.${name}`), `${name} is in the cell steps' nonRetryableErrorTypes`);
+    // By code alone too (a server that writes no name, as 18.16 does).
+    assert.equal(clickHouseFailure({ code, message: text }).nonRetryable, true, `code ${code}`);
+  }
+  // The engine host's own failures (code 1001: the host process died, a transport error) stay retryable:
+  // the next attempt runs on a provisioned-again engine.
+  const gone = clickHouseFailure({ code: 1001, name: 'STD_EXCEPTION', message: 'the chdb host process exited' });
+  assert.equal(gone.nonRetryable, false);
+});
+
 test('the activity boundary converts a ClickHouseError (26.x) and an 18.16 text error; other errors pass', () => {
   const fromClient = clickHouseFailureOf(
     new ClickHouseError({ message: 'Unknown codec', code: '432', type: 'UNKNOWN_CODEC' }),

@@ -131,7 +131,7 @@ describe('comparing cells', () => {
       .find((l) => l.startsWith('| v26.7-zstd3 ') && l.includes('(from provisioning)'))!
       .split('|')
       .map((x) => x.trim());
-    assert.equal(cellRow[3], `${(zstd.storage!.compressed_bytes / lz4.storage!.compressed_bytes).toFixed(2)}×`);
+    assert.equal(cellRow[3], `${(zstd.storage!.compressed_bytes! / lz4.storage!.compressed_bytes!).toFixed(2)}×`);
     assert.equal(cellRow[5], `${(zstd.load!.elapsed_ms / lz4.load!.elapsed_ms).toFixed(2)}×`);
     const q3 = (c: CellResult) => c.queries_baseline!.queries.find((q) => q.id === 'q3')!;
     assert.equal(

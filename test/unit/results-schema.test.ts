@@ -91,7 +91,7 @@ test('the report rendered from the fixture is the one the run wrote, with the fi
   assert.equal(cols[5], q1.stats.read_rows!.toLocaleString('en-US'));
   // Compression table: LZ4 ratio from storage.json.
   const comp = md.split('\n').find((l) => l.startsWith('| v26.7-lz4 ') && l.includes('×'))!;
-  assert.ok(comp.includes(`${lz4.storage!.ratio.toFixed(2)}×`), comp);
+  assert.ok(comp.includes(`${lz4.storage!.ratio!.toFixed(2)}×`), comp);
 });
 
 test('a field of the wrong type fails naming the file, the schema id and the field', () => {

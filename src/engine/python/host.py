@@ -42,7 +42,9 @@ ran ``SET``/``USE`` statements resets them (``SET k = DEFAULT``, ``USE default``
 
 chdb 1.x (a fresh engine per statement, run as a multi-query text): settings and the current database
 outlive their statement but ``SET k = DEFAULT`` is ignored, so the host restores the value it read
-before its first ``SET k``; ``USE default`` means the engine's own default database (``_local``);
+before its first ``SET k``; its own start database (``_local``, engine Overlay) keeps no tables, so the
+host creates ``default`` as an Atomic database at open and makes it the session's home (``USE
+default`` and unqualified names go there, as on every other build; see ``home_database``);
 ``SET param_x = ...`` lives in one statement only, so a session's parameters are sent before each of
 its statements; ``INSERT ... FORMAT f`` with inline rows goes through a temporary file
 (``FROM INFILE``), since the multi-query text would read the rows as SQL.
@@ -188,6 +190,33 @@ def num(f):
         return None
 
 
+def _scalar(s, sql):
+    return bytes(result_bytes(s.query(sql, "TabSeparatedRaw"))[1]).decode().strip()
+
+
+def home_database(s):
+    """The database a per-query engine's session lives in (chdb 1.x / 2.x), made to keep tables.
+
+    chdb 1.4.1 starts in its own default database ``_local`` (engine Overlay), which keeps no table from
+    one statement to the next: a CREATE TABLE there leaves ``data/_local/<t>/`` behind but no metadata,
+    so the next statement says "There is no metadata of table" and every later CREATE "Directory for
+    table data data/_local/<t>/ already exists" (checked on 1.4.1). Tables stay only in an Atomic
+    database. So when the start database is not Atomic/Ordinary, the host creates ``default`` as an
+    Atomic database (kept in the data directory; a re-opened directory starts in it) and uses it: ``USE
+    default`` and unqualified names then mean the same as on every other build. Other builds keep the
+    database they start in.
+    """
+    home = _scalar(s, "SELECT currentDatabase()") or "default"
+    engine = _scalar(s, "SELECT engine FROM system.databases WHERE name = currentDatabase()")
+    if engine in ("Atomic", "Ordinary"):
+        return home
+    s.query("CREATE DATABASE IF NOT EXISTS default ENGINE = Atomic", "TabSeparatedRaw")
+    s.query("USE default", "TabSeparatedRaw")
+    log("chdb %s: start database %s (engine %s) keeps no tables: using database default (Atomic)" % (
+        CHDB_VERSION, home, engine or "?"))
+    return "default"
+
+
 class Conn:
     """One chdb connection and the thread that runs its statements in order."""
 
@@ -195,7 +224,7 @@ class Conn:
         self.jobs = queue.Queue()
         self.defaults = {}  # PER_QUERY: setting -> its value before this host first SET it
         self.users = 0  # sessions open on this connection (closed with the last one)
-        self.home = "default"  # the database a fresh engine starts in (chdb 1.x: _local)
+        self.home = "default"  # the session's home database (USE default goes there): see home_database()
         self.session = None
         self.path = path
         ready = threading.Event()
@@ -205,8 +234,7 @@ class Conn:
             try:
                 self.session = chdb_session.Session(path)
                 if PER_QUERY:
-                    r = self.session.query("SELECT currentDatabase()", "TabSeparatedRaw")
-                    self.home = bytes(result_bytes(r)[1]).decode().strip() or "default"
+                    self.home = home_database(self.session)
             except Exception as e:  # noqa: BLE001
                 err.append(e)
             ready.set()
