@@ -19,7 +19,7 @@ import { resultCacheSettings } from '../measure/cold-cycle';
 import { otherChbenchServers } from '../targets';
 import { queryIdPrefix } from '../schema/cell';
 import type { ConcurrencyStepInput, ConcurrencyStepSummary } from '../schema/grids';
-import { ConcurrencyStepRecord, ProvisionRecord } from '../schema/results';
+import { ConcurrencyStepRecord, ProvisionQueryLog } from '../schema/results';
 import type { StepContext } from './step-context';
 import { settlePreviousAttempts } from './support/attempts';
 
@@ -64,7 +64,7 @@ export function createConcurrencySteps(deps: { workDir: string }) {
         queryIdSuffix: `-a${ctx.attempt}`,
         requestTimeoutMs: (cell.protocol.maxExecutionTimeS + 60) * 1000,
         serverOnHost: ctx.caps.onWorkerHost,
-        queryLogAvailable: ctx.read('provision.json', ProvisionRecord)?.server.query_log === 'available',
+        queryLogAvailable: ctx.read('provision.json', ProvisionQueryLog)?.server.query_log === 'available',
         file,
         signal: ctx.signal,
         heartbeat,

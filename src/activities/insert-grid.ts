@@ -21,9 +21,13 @@ import { measureInsertPoint, pointTable } from '../measure/insert-point';
 import { FAILURE } from '../schema/failures';
 import { InsertGridSpec, type InsertPoint, type InsertPointSummary } from '../schema/grids';
 import { queryIdPrefix } from '../schema/cell';
-import { InsertPointRecord, ProvisionRecord } from '../schema/results';
+import { InsertPointRecord, ProvisionQueryLog } from '../schema/results';
 import { activityIdentity } from '../temporal/activity-context';
 import type { StepContext } from './step-context';
+
+/** Both identities are known and name the same scheduled activity (workflow id, run id, activity id). */
+const sameActivity = (a: InsertPointRecord['activity'], b: ReturnType<typeof activityIdentity>) =>
+  !!a && !!b && a.workflowId === b.workflowId && a.runId === b.runId && a.activityId === b.activityId;
 
 const invalid = (type: string, message: string) => ApplicationFailure.create({ type, nonRetryable: true, message });
 
@@ -56,15 +60,7 @@ export async function insertPoint(ctx: StepContext, point: InsertPoint): Promise
   // An earlier attempt of this very activity finished the point (its record is written) but its
   // completion never reached Temporal (the worker died in between): the point is not run again.
   const earlier = ctx.read(file, InsertPointRecord);
-  const a = earlier?.activity;
-  if (
-    earlier &&
-    identity &&
-    a &&
-    a.workflowId === identity.workflowId &&
-    a.runId === identity.runId &&
-    a.activityId === identity.activityId
-  ) {
+  if (earlier && sameActivity(earlier.activity, identity)) {
     if (!grid.keepTables) await client.command({ query: `DROP TABLE IF EXISTS ${sqlIdent(earlier.table)}` });
     heartbeat({ progress: `insert point ${point.key}: finished by attempt ${earlier.summary.attempt}, kept` });
     return earlier.summary;
@@ -83,7 +79,7 @@ export async function insertPoint(ctx: StepContext, point: InsertPoint): Promise
     throw invalid(FAILURE.InvalidSetting, `settings refused before inserting:\n  - ${checked.problems.join('\n  - ')}`);
   const tableSettings = { ...ctx.settings.table, ...checked.applied.mergeTree };
   const insertSettings = { ...ctx.settings.runs, ...checked.applied.query };
-  const provision = ctx.read('provision.json', ProvisionRecord);
+  const provision = ctx.read('provision.json', ProvisionQueryLog);
   const m = await measureInsertPoint({
     target,
     client,

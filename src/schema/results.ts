@@ -1080,6 +1080,13 @@ export type ProtocolRecord = z.infer<typeof ProtocolRecord>;
 // ---------------------------------------------------------------------------------------------
 // Load grids: grids/insert-<point>.json and grids/concurrency-c<clients>.json (src/schema/grids.ts)
 
+/**
+ * The part of `provision.json` the grid steps read: whether the server keeps `system.query_log`.
+ * Projected from {@link ProvisionRecord} (one definition), so a step reads only what it uses.
+ */
+export const ProvisionQueryLog = z.object({ server: ServerRecord.pick({ query_log: true }) });
+export type ProvisionQueryLog = z.infer<typeof ProvisionQueryLog>;
+
 /** The worker's CPU over a timed loop or window (`ClientCpu`, src/measure/client-load.ts, where each field is documented). */
 const ClientCpuRecord = z.object({
   wallMs: z.number(),
