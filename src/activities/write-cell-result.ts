@@ -7,7 +7,14 @@
 import path from 'node:path';
 import type { HostLoss } from '../schema/host';
 import { readdirSync, existsSync } from 'node:fs';
-import { cellDir, readJsonIfExists, runDir, writeJsonAtomic, writeTextAtomic } from '../results/store';
+import {
+  cellDir,
+  readJsonIfExists,
+  readRecordIfExists,
+  runDir,
+  writeJsonAtomic,
+  writeTextAtomic,
+} from '../results/store';
 import { flatSamples, toJsonLines } from '../results/samples';
 import type { CellInput, CellOutcome } from '../schema/cell';
 import {
@@ -25,8 +32,8 @@ import {
   type QueriesRecord,
   type IndexRecord,
   type AfterLoadRecord,
-  type InsertPointRecord,
-  type ConcurrencyStepRecord,
+  InsertPointRecord,
+  ConcurrencyStepRecord,
 } from '../schema/results';
 import { insertPoints } from '../schema/grids';
 import { attemptsByPhase, readAttemptLog } from './support/attempt-log';
@@ -87,14 +94,14 @@ function metricsDelta(a?: MetricsSnapshot, b?: MetricsSnapshot): MetricsDelta | 
  */
 function readGrids(dir: string, cell: CellInput): CellResult['grids'] {
   if (!cell.grids) return undefined;
-  const read = <T>(f: string) => readJsonIfExists<T>(path.join(dir, 'grids', f));
+  const grid = (f: string) => path.join(dir, 'grids', f);
   return {
     insert: (cell.grids.insert ? insertPoints(cell.grids.insert) : []).flatMap((p) => {
-      const r = read<InsertPointRecord>(`insert-${p.key}.json`);
+      const r = readRecordIfExists(grid(`insert-${p.key}.json`), InsertPointRecord);
       return r ? [r] : [];
     }),
     concurrency: (cell.grids.concurrency?.steps ?? []).flatMap((c) => {
-      const r = read<ConcurrencyStepRecord>(`concurrency-c${c}.json`);
+      const r = readRecordIfExists(grid(`concurrency-c${c}.json`), ConcurrencyStepRecord);
       return r ? [r] : [];
     }),
   };

@@ -6,6 +6,7 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { CapabilityProbe, CommandOutcome } from '../schema/results';
 import { queryRows, tryCommand } from './client';
+import { readEvents } from './events';
 import { CACHE_SETTINGS, SERVER_CACHES } from '../measure/caches';
 import { sqlString } from '../lib/sql';
 
@@ -76,12 +77,15 @@ export async function probeServer(client: ClickHouseClient, version: string): Pr
   ).includes('name')
     ? 'name'
     : 'event';
-  let events = await names(
-    client,
-    `SELECT ${evCol} AS name FROM system.events SETTINGS system_events_show_zero_values = 1`,
-  );
+  // The counter names, sorted; null when unreadable. Complete only where zero counters can be listed.
+  const eventNames = (showZeroValues: boolean) =>
+    readEvents(client, undefined, { column: evCol, showZeroValues }).then(
+      (ev) => Object.keys(ev).sort(),
+      () => null,
+    );
+  let events = await eventNames(true);
   const events_complete = events !== null;
-  if (!events) events = await names(client, `SELECT ${evCol} AS name FROM system.events`);
+  if (!events) events = await eventNames(false);
   const data_types = await names(client, 'SELECT name FROM system.data_type_families');
   const table_functions = await names(client, 'SELECT name FROM system.table_functions');
   // Column CODEC clauses: a trial on a temporary table (nothing is written). The name is unique: an

@@ -10,6 +10,7 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import { queryRows } from './client';
 import { sqlString } from '../lib/sql';
+import type { ServerDurationSource } from '../schema/results';
 
 /**
  * One `QueryFinish` row as chbench keeps it: the server's columns as sent (UInt64 values as strings),
@@ -98,5 +99,52 @@ export async function fetchQueryLog(client: ClickHouseClient, ids: string[]): Pr
     ),
   );
   for (const r of rows) out.set(String(r.query_id), normaliseQueryLogRow(r));
+  return out;
+}
+
+/** Server-side duration of one statement, as `system.query_log` has it. */
+export interface ServerDuration {
+  ms: number;
+  /** `query_duration_ms` (whole ms) or the microsecond columns' difference (newer servers). */
+  source: ServerDurationSource;
+}
+
+/**
+ * Server-side durations of `ids` from `system.query_log` (`QueryFinish` rows), after `SYSTEM FLUSH
+ * LOGS`. Selects by `query_id LIKE '<prefix>-%'` (an `IN` list of thousands of ids would exceed the
+ * server's `max_query_size`) and keeps only `ids`. Microsecond timestamps
+ * (`event_time_microseconds − query_start_time_microseconds`) are used where the version has them,
+ * unless `o.wholeMs`, which always reads `query_duration_ms`.
+ * @returns query_id → duration (ms) and its column; an id with no row (not logged, or failed) is absent.
+ * @throws ClickHouseError when the server has no query_log or refuses the flush.
+ */
+export async function serverDurations(
+  client: ClickHouseClient,
+  prefix: string,
+  ids: ReadonlySet<string>,
+  o: { wholeMs?: boolean } = {},
+): Promise<Map<string, ServerDuration>> {
+  await client.command({ query: 'SYSTEM FLUSH LOGS' });
+  const cols = await queryRows<{ name: string; type: string }>(
+    client,
+    "SELECT name, type FROM system.columns WHERE database = 'system' AND table = 'query_log'",
+  );
+  const have = new Set(cols.map((c) => c.name));
+  const micro = !o.wholeMs && have.has('event_time_microseconds') && have.has('query_start_time_microseconds');
+  // `type` is an Enum on newer versions and a UInt8 (2 = QueryFinish) on old ones such as 18.16.
+  const finish = cols.find((c) => c.name === 'type')?.type.startsWith('Enum') ? "'QueryFinish'" : '2';
+  const duration = micro
+    ? 'toUnixTimestamp64Micro(event_time_microseconds) - toUnixTimestamp64Micro(query_start_time_microseconds)'
+    : 'query_duration_ms';
+  const rows = await queryRows<{ query_id: string; d: string | number }>(
+    client,
+    `SELECT query_id, ${duration} AS d FROM system.query_log WHERE event_date >= yesterday() AND type = ${finish} AND query_id LIKE ${sqlString(`${prefix}-%`)}`,
+  );
+  const source: ServerDurationSource = micro
+    ? 'system.query_log event_time_microseconds - query_start_time_microseconds'
+    : 'system.query_log.query_duration_ms';
+  const out = new Map<string, ServerDuration>();
+  for (const r of rows)
+    if (ids.has(r.query_id)) out.set(r.query_id, { ms: micro ? Number(r.d) / 1000 : Number(r.d), source });
   return out;
 }

@@ -13,7 +13,7 @@
  * reads as "no AIO read happened".
  */
 import type { ClickHouseClient } from '@clickhouse/client';
-import { queryRows } from '../clickhouse/client';
+import { readEvents } from '../clickhouse/events';
 import type { RunCounters } from '../schema/results';
 import { RUN_COUNTERS } from './validity';
 
@@ -52,7 +52,7 @@ export const SNAPSHOT_ROWS = '__snapshot_rows';
  */
 export async function eventCounters(client: ClickHouseClient): Promise<EventSnapshot | null> {
   try {
-    const rows = await queryRows<{ k: string; v: string }>(client, 'SELECT event AS k, value AS v FROM system.events');
+    const rows = Object.entries(await readEvents(client)).map(([k, v]) => ({ k, v }));
     return { ...eventSnapshot(rows), [SNAPSHOT_ROWS]: rows.length };
   } catch {
     return null;

@@ -221,7 +221,7 @@ export function steppingOutcome(
   steps: ConcurrencyStepRecord[],
   g: ConcurrencyGridSpec,
 ): { knee: Knee; stopReason: string } {
-  const done = steps.map((r) => r.summary as unknown as ConcurrencyStepSummary);
+  const done: Omit<ConcurrencyStepSummary, 'attempt'>[] = steps.map((r) => r.summary);
   const d = nextStepDecision(done, g);
   return {
     knee: findKnee(done, g),

@@ -140,14 +140,15 @@ export const GridsSpec = z.strictObject({
 export type GridsSpec = z.infer<typeof GridsSpec>;
 
 /** One point of the insert grid, as the workflow passes it to `insertPoint`. */
-export interface InsertPoint {
+export const InsertPoint = z.object({
   /** `b<batch>-c<concurrency>-<profile>-<format>`, e.g. `b10000-c4-async-rowbinary`: file names, table suffixes, reports. */
-  key: string;
-  batchSize: number;
-  concurrency: number;
-  profile: SettingsProfile;
-  format: InsertFormat;
-}
+  key: z.string(),
+  batchSize: z.number(),
+  concurrency: z.number(),
+  profile: SettingsProfile,
+  format: z.enum(INSERT_FORMATS),
+});
+export type InsertPoint = z.infer<typeof InsertPoint>;
 
 /** Key of an insert point (see {@link InsertPoint.key}). */
 export function insertPointKey(p: Omit<InsertPoint, 'key'>): string {
@@ -168,83 +169,87 @@ export function insertPoints(g: InsertGridSpec): InsertPoint[] {
 }
 
 /** Latency distribution of one point or step, ms. Source named by the record that holds it. */
-export interface LatencySummary {
-  count: number;
-  p50: number | null;
-  p95: number | null;
-  p99: number | null;
-  max: number | null;
-}
+export const LatencySummary = z.object({
+  count: z.number(),
+  p50: z.number().nullable(),
+  p95: z.number().nullable(),
+  p99: z.number().nullable(),
+  max: z.number().nullable(),
+});
+export type LatencySummary = z.infer<typeof LatencySummary>;
 
 /**
  * What `insertPoint` returns to the workflow (small: the full record is `grids/insert-<key>.json`
  * in the cell's folder).
  */
-export interface InsertPointSummary {
-  key: string;
+export const InsertPointSummary = z.object({
+  key: z.string(),
   /** Rows the server acknowledged per second of the timed loop (until the rows were visible, for async inserts). */
-  rowsPerS: number;
+  rowsPerS: z.number(),
   /** Body bytes sent per second, MB/s (10^6 bytes), in the point's format. */
-  mbPerS: number;
+  mbPerS: z.number(),
   /** Client wall time per INSERT (request sent → response read), ms. */
-  latencyMs: LatencySummary;
-  inserts: number;
-  errors: number;
+  latencyMs: LatencySummary,
+  inserts: z.number(),
+  errors: z.number(),
   /** `count()` after the point equals rows acknowledged minus rows dropped as duplicates. */
-  verified: boolean;
+  verified: z.boolean(),
   /** The worker's CPU was saturated during the timed loop: the figure may measure the client. */
-  clientBound: boolean;
+  clientBound: z.boolean(),
   /** INSERTs the server delayed (Δ `system.events` DelayedInserts over the point, server-wide); null: unknown. Absent in older records. */
-  delayedInserts?: number | null;
+  delayedInserts: z.number().nullable().optional(),
   /** Their delay in all, ms (Δ DelayedInsertsMilliseconds); null: unknown. */
-  delayedMs?: number | null;
+  delayedMs: z.number().nullable().optional(),
   /** INSERTs rejected for too many parts (the larger of Δ RejectedInserts and the code-252 failures). */
-  rejectedInserts?: number;
+  rejectedInserts: z.number().optional(),
   /** What qualifies rows/s (delayed, rejected, retried), in words; empty: nothing (`insertPointFlags`, src/measure/validity.ts). */
-  flags?: string[];
+  flags: z.array(z.string()).optional(),
   /** Record file, relative to the cell folder. */
-  file: string;
-  attempt?: number;
-}
+  file: z.string(),
+  attempt: z.number().optional(),
+});
+export type InsertPointSummary = z.infer<typeof InsertPointSummary>;
 
 /** What the workflow passes to `concurrencyStep`. */
-export interface ConcurrencyStepInput {
-  clients: number;
+export const ConcurrencyStepInput = z.object({
+  clients: z.number(),
   /** 1-based step index. */
-  n: number;
+  n: z.number(),
   /** The spec's mix (weights as in the spec); empty: every selected query of the cell, weight 1. */
-  mix: { id: string; weight: number }[];
-  durationS: number;
-  warmupS: number;
-}
+  mix: z.array(z.object({ id: z.string(), weight: z.number() })),
+  durationS: z.number(),
+  warmupS: z.number(),
+});
+export type ConcurrencyStepInput = z.infer<typeof ConcurrencyStepInput>;
 
 /** What `concurrencyStep` returns (the full record is `grids/concurrency-c<clients>.json`). */
-export interface ConcurrencyStepSummary {
-  clients: number;
+export const ConcurrencyStepSummary = z.object({
+  clients: z.number(),
   /** Successful queries that completed inside the measured window / its measured length (`windowMs`), per s. */
-  qps: number;
+  qps: z.number(),
   /** The measured window's length, ms (open → close on the worker, `performance.now()`): the QPS denominator. Absent in older records. */
-  windowMs?: number;
+  windowMs: z.number().optional(),
   /**
    * Why the step's QPS is not trustworthy: the window was shorter than {@link MIN_WINDOW_LATENCIES} ×
    * the step's median client wall latency, so a handful of completions decide it. null: no flag.
    * Absent in older records.
    */
-  windowFlag?: string | null;
-  requests: number;
-  errors: number;
+  windowFlag: z.string().nullable().optional(),
+  requests: z.number(),
+  errors: z.number(),
   /** Errors by ClickHouse code (or `client:<name>` for a client-side failure). */
-  errorsByCode: Record<string, number>;
+  errorsByCode: z.record(z.string(), z.number()),
   /** Latency of successful queries, ms; `latencySource` says which clock. */
-  latencyMs: LatencySummary;
+  latencyMs: LatencySummary,
   /** `query_log` (server-side `query_duration_ms`) or `client wall` (request sent → last byte read). */
-  latencySource: 'query_log' | 'client wall';
+  latencySource: z.enum(['query_log', 'client wall']),
   /** Client wall latency, always (ms): with the server-side figure it shows queueing. */
-  wallLatencyMs: LatencySummary;
-  clientBound: boolean;
-  file: string;
-  attempt?: number;
-}
+  wallLatencyMs: LatencySummary,
+  clientBound: z.boolean(),
+  file: z.string(),
+  attempt: z.number().optional(),
+});
+export type ConcurrencyStepSummary = z.infer<typeof ConcurrencyStepSummary>;
 
 /** A step's window must last at least this many median latencies for its QPS to stand unflagged. */
 export const MIN_WINDOW_LATENCIES = 3;

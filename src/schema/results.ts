@@ -28,6 +28,7 @@ import { z } from 'zod';
 import { KubernetesFacts } from './target';
 import { RunSpec } from './run-spec';
 import { HostActivity, HostFacts, HostLoss } from './host';
+import { ConcurrencyStepInput, ConcurrencyStepSummary, InsertPoint, InsertPointSummary, LatencySummary } from './grids';
 
 // ---------------------------------------------------------------------------------------------
 // Shared pieces
@@ -1114,97 +1115,267 @@ export type ProtocolRecord = z.infer<typeof ProtocolRecord>;
 // ---------------------------------------------------------------------------------------------
 // Load grids: grids/insert-<point>.json and grids/concurrency-c<clients>.json (src/schema/grids.ts)
 
-const LatencyRecord = z.object({
-  count: z.number(),
-  p50: z.number().nullable(),
-  p95: z.number().nullable(),
-  p99: z.number().nullable(),
-  max: z.number().nullable(),
+/**
+ * The part of `provision.json` the grid steps read: whether the server keeps `system.query_log`.
+ * Projected from {@link ProvisionRecord} (one definition), so a step reads only what it uses.
+ */
+export const ProvisionQueryLog = z.object({ server: ServerRecord.pick({ query_log: true }) });
+export type ProvisionQueryLog = z.infer<typeof ProvisionQueryLog>;
+
+/** The worker's CPU over a timed loop or window (`ClientCpu`, src/measure/client-load.ts, where each field is documented). */
+const ClientCpuRecord = z.object({
+  wallMs: z.number(),
+  processCores: z.number(),
+  hostBusy: z.number(),
+  hostCpus: z.number(),
+  clientBound: z.boolean(),
+  reason: z.string(),
 });
 
+const SettingsSent = z.record(z.string(), z.union([z.string(), z.number()]));
+
+/** One sample of the server during a point's timed loop (and the async flush wait). */
+export const InsertSample = z.object({
+  /** ms since the timed loop started. */
+  t_ms: z.number(),
+  /** Active parts of the point's table (`system.parts`, `active`). */
+  active_parts: z.number(),
+  /** Merges running on the point's table (`system.merges`). */
+  merges: z.number(),
+  /**
+   * Server memory, bytes (`system.metrics` `MemoryTracking`): the server's total tracked memory on newer
+   * versions; on 18.16 only the memory of the queries executing (its own description says so); null when
+   * the server has no such metric.
+   */
+  memory_bytes: z.number().nullable(),
+});
+export type InsertSample = z.infer<typeof InsertSample>;
+
 /**
- * What the report reads of an insert point's record (`grids/insert-<key>.json`, written by
- * `insertPoint`, src/activities/insert-grid.ts, where every field is documented); the record holds
- * more (per-INSERT latencies, the sampler's series, settings sent), kept as written.
+ * `grids/insert-<key>.json`: one point of the insert grid, written by `insertPoint`
+ * (src/activities/insert-grid.ts; the method is src/measure/insert-point.ts). Fields added after the
+ * first grids runs are optional ("absent in older records").
  */
-export const InsertPointRecord = z
-  .object({
-    /** What `insertPoint` returned to the workflow. */
-    summary: z
-      .object({
-        key: z.string(),
-        rowsPerS: z.number(),
-        mbPerS: z.number(),
-        latencyMs: LatencyRecord,
-        inserts: z.number(),
-        errors: z.number(),
-        verified: z.boolean(),
-        clientBound: z.boolean(),
-      })
-      .loose(),
-    point: z
-      .object({
-        batchSize: z.number(),
-        concurrency: z.number(),
-        profile: z.object({ name: z.string() }).loose(),
-        format: z.string(),
-      })
-      .loose(),
-    attempt: z.number(),
-    loop: z.object({ stopped_by: z.string(), errors_by_code: z.record(z.string(), z.number()) }).loose(),
-    /** Parts created per successful INSERT (`system.part_log` where the server keeps it, else Δ `MergeTreeDataWriterBlocks`); peaks from the sampler (`system.parts`, `system.merges`, `system.metrics` MemoryTracking). */
-    parts: z
-      .object({
-        per_insert: z.number().nullable(),
-        created_source: z.string(),
-        peak_active: z.number().nullable(),
-        peak_merges: z.number().nullable(),
-        peak_memory_bytes: z.number().nullable(),
-      })
-      .loose(),
-    /** Δ `system.events` over the point (DelayedInserts, RejectedInserts, DuplicatedInsertedBlocks, …). */
-    events: z.object({ deltas: z.record(z.string(), z.number().nullable()) }).loose(),
-    /** `async_insert=1`: what the server did with it, in words (`note`). */
-    async_insert: z.object({ requested: z.boolean(), note: z.string().optional() }).loose(),
-    /** `count()` of the point's table against the rows acknowledged minus known duplicates. */
-    verification: z
-      .object({ verified: z.boolean(), count: z.number().nullable(), expected: z.number(), reasons: z.array(z.string()) })
-      .loose(),
-    /** The worker's CPU over the timed loop (`ClientCpu`, src/measure/client-load.ts). */
-    cpu: z.object({ clientBound: z.boolean(), reason: z.string() }).loose(),
-    /** Profile settings this version lacks that the spec marks optional: name → why (`settings.optional`). */
-    settings_not_applied: z.record(z.string(), z.string()),
-  })
-  .loose();
+export const InsertPointRecord = z.object({
+  /** What `insertPoint` returned to the workflow. */
+  summary: InsertPointSummary,
+  /** The scheduled activity that measured the point (a later attempt of the same one keeps this record); null outside Temporal. Absent in older records. */
+  activity: z.object({ workflowId: z.string(), runId: z.string(), activityId: z.string() }).nullable().optional(),
+  point: InsertPoint,
+  /** Attempt of the activity that measured the point (1 = first). */
+  attempt: z.number(),
+  /** The point's own table (`<workload table>_ins_<key>`). */
+  table: z.string(),
+  /** `SELECT version()` of the server (the capability probe's). */
+  server_version: z.string(),
+  /** Rows generated for the point before the timed loop (`prepareBatches`, the grid's `rows`). */
+  rows_planned: z.number(),
+  /** The grid's `data`: distinct rows per batch, or one batch repeated. */
+  data: z.enum(['distinct', 'repeat']),
+  /** Query settings sent with every INSERT, MergeTree settings of the table, and its DDL. */
+  settings_sent: z.object({ query: SettingsSent, table: SettingsSent, ddl: z.string() }),
+  /** Profile settings this version lacks that the spec marks optional: name → why (`settings.optional`). */
+  settings_not_applied: z.record(z.string(), z.string()),
+  /** Generating the bodies before the timed loop: ms, batches, body bytes (`prepareBatches`, src/measure/insert-load.ts). */
+  generation: z.object({ ms: z.number(), batches: z.number(), bytes: z.number(), source: z.string() }),
+  /** The timed loop (`runInsertLoop`): requests, errors by code with a sample message each, rows and body bytes. */
+  loop: z.object({
+    concurrency: z.number(),
+    connections: z.number(),
+    wall_ms: z.number(),
+    stopped_by: z.enum(['rows', 'duration', 'cancelled']),
+    inserts: z.number(),
+    errors: z.number(),
+    errors_by_code: z.record(z.string(), z.number()),
+    error_samples: z.record(z.string(), z.string()),
+    rows_acked: z.number(),
+    bytes_sent: z.number(),
+    bytes_acked: z.number(),
+    /** inserts / (inserts + errors); null when nothing was sent. */
+    success_rate: z.number().nullable(),
+    /** query_id of each INSERT: `<prefix>-<batch index>`. */
+    query_id_prefix: z.string(),
+  }),
+  /** rows/s and MB/s over `window_ms` (the loop's wall time, or until the rows were visible for async inserts). */
+  rates: z.object({ rows_per_s: z.number(), mb_per_s: z.number(), window_ms: z.number(), source: z.string() }),
+  /** Client wall latency per successful INSERT; server-side latency from `system.query_log` where the server keeps it. */
+  latency_ms: z.object({
+    client_wall: LatencySummary,
+    client_wall_source: z.string(),
+    server: LatencySummary.nullable(),
+    server_source: z.string(),
+  }),
+  /** Client wall time of every successful INSERT, ms, in completion order. */
+  latencies_ms: z.array(z.number()),
+  /** Parts created per successful INSERT (`system.part_log` where the server keeps it, else Δ `MergeTreeDataWriterBlocks`); peaks from the sampler (`system.parts`, `system.merges`, `system.metrics` MemoryTracking). */
+  parts: z.object({
+    created: z.number(),
+    created_source: z.string(),
+    per_insert: z.number().nullable(),
+    peak_active: z.number().nullable(),
+    peak_merges: z.number().nullable(),
+    peak_memory_bytes: z.number().nullable(),
+    source: z.string(),
+  }),
+  /** The sampler's series. */
+  samples: z.array(InsertSample),
+  /** Δ `system.events` over the point (DelayedInserts, RejectedInserts, DuplicatedInsertedBlocks, …). */
+  events: z.object({ deltas: z.record(z.string(), z.number().nullable()), source: z.string(), note: z.string() }),
+  /** Delayed / rejected / retried INSERTs (`insertPointFlags`, src/measure/validity.ts). Absent in older records. */
+  throttling: z
+    .object({
+      delayed_inserts: z.number().nullable(),
+      delayed_ms: z.number().nullable(),
+      rejected_inserts: z.number(),
+      marks: z.array(z.string()),
+      reasons: z.array(z.string()),
+      source: z.string(),
+    })
+    .optional(),
+  /** `async_insert=1`: what the server did with it, in words (`note`); only `requested` without it. */
+  async_insert: z.object({
+    requested: z.boolean(),
+    /** `SYSTEM FLUSH ASYNC INSERT QUEUE` (a version without it answers an error). */
+    flush: CommandOutcome.optional(),
+    /** Time spent waiting for the rows to be visible in `count()`, ms. */
+    waited_ms: z.number().optional(),
+    /** From the first request until the rows were visible (or stopped changing), ms: the rates' window. */
+    visible_after_ms: z.number().optional(),
+    /** Δ `AsyncInsertQuery` over the loop: > 0 means the server queued inserts asynchronously. */
+    async_insert_query_delta: z.number().optional(),
+    effective: z.enum(['asynchronous', 'synchronous']).optional(),
+    note: z.string().optional(),
+    /** `system.asynchronous_insert_log` of the table by status, or why it was not read. */
+    asynchronous_insert_log: z
+      .union([
+        z.string(),
+        z.array(
+          z.object({
+            status: z.string(),
+            flushes: z.union([z.string(), z.number()]),
+            rows: z.union([z.string(), z.number()]),
+          }),
+        ),
+      ])
+      .optional(),
+  }),
+  /** `count()` of the point's table against the rows acknowledged minus known duplicates. */
+  verification: z.object({
+    verified: z.boolean(),
+    count: z.number().nullable(),
+    expected: z.number(),
+    rows_acked: z.number(),
+    duplicate_rows_known: z.number(),
+    table_deduplicates: z.boolean(),
+    duplicated_inserted_blocks: z.number(),
+    reasons: z.array(z.string()),
+    source: z.string(),
+  }),
+  /** The worker's CPU over the timed loop. */
+  cpu: ClientCpuRecord,
+  /** ISO time the record was written. */
+  finished_at: z.string(),
+});
 export type InsertPointRecord = z.infer<typeof InsertPointRecord>;
 
-/** What the report reads of a concurrency step's record (`grids/concurrency-c<clients>.json`, `concurrencyStep` in src/activities/concurrency-steps.ts). */
-export const ConcurrencyStepRecord = z
-  .object({
-    attempt: z.number(),
-    summary: z
-      .object({
-        clients: z.number(),
-        qps: z.number(),
-        requests: z.number(),
-        errors: z.number(),
-        errorsByCode: z.record(z.string(), z.number()),
-        latencyMs: LatencyRecord,
-        latencySource: z.enum(['query_log', 'client wall']),
-        wallLatencyMs: LatencyRecord,
-        clientBound: z.boolean(),
-        /** Measured window length, ms (the QPS denominator); absent in records before it was measured (QPS then counted only requests that started and finished in the window, over durationS). */
-        windowMs: z.number().optional(),
-        /** Why the QPS is flagged (window shorter than 3 × the median latency); null: not flagged. */
-        windowFlag: z.string().nullable().optional(),
-      })
-      .loose(),
-    /** The worker's CPU over the measured window (null when the step measured nothing). */
-    cpu: z.object({ clientBound: z.boolean(), reason: z.string() }).loose().nullable(),
-    /** Whether `system.query_log` gave the server latency, and which column (`query_duration_ms` counts whole ms). */
-    query_log: z.object({ used: z.boolean(), source: z.string().nullable() }).loose(),
-  })
-  .loose();
+/** One counted request of a concurrency step: the closed-loop engine's sample (`RequestSample`, src/measure/closed-loop.ts) plus its server-side duration. */
+export const ConcurrencySample = z.object({
+  queryId: z.string(),
+  /** Workload query id of the mix entry. */
+  query: z.string(),
+  /** Client number, 1-based. */
+  client: z.number(),
+  /** Start, ms after the window opened. */
+  startMs: z.number(),
+  /** Client wall latency: request written → last body byte read (or the failure), ms. */
+  wallMs: z.number(),
+  ok: z.boolean(),
+  /** Finished after the window closed (counted in requests and latency, not in QPS). */
+  afterWindow: z.boolean(),
+  /** On failure: the ClickHouse error code, `http:<status>`, or `client:<name>` for a socket error. */
+  code: z.string().optional(),
+  /** On failure: the first line of the error (≤ 300 characters). */
+  message: z.string().optional(),
+  /** Server-side duration from `system.query_log` (`QueryFinish` row of its query_id), ms; null when not logged or failed. */
+  serverMs: z.number().nullable(),
+});
+export type ConcurrencySample = z.infer<typeof ConcurrencySample>;
+
+/** Figures of one query of the mix in a step. */
+export const ConcurrencyQueryFigures = z.object({
+  requests: z.number(),
+  ok: z.number(),
+  errors: z.number(),
+  /** Client wall latency of its successful requests, ms. */
+  wallLatencyMs: LatencySummary,
+  /** Server-side latency (query_log) of its successful requests, ms; null without query_log. */
+  serverLatencyMs: LatencySummary.nullable(),
+});
+export type ConcurrencyQueryFigures = z.infer<typeof ConcurrencyQueryFigures>;
+
+/** Where a request's server-side duration came from (`serverDurations`, src/clickhouse/query-log.ts). */
+export const ServerDurationSource = z.enum([
+  'system.query_log.query_duration_ms',
+  'system.query_log event_time_microseconds - query_start_time_microseconds',
+]);
+export type ServerDurationSource = z.infer<typeof ServerDurationSource>;
+
+/**
+ * `grids/concurrency-c<clients>.json`: one step of concurrency stepping, written by `concurrencyStep`
+ * (src/activities/concurrency-steps.ts; the method is src/measure/concurrency-step.ts).
+ */
+export const ConcurrencyStepRecord = z.object({
+  step: ConcurrencyStepInput,
+  attempt: z.number(),
+  /** query_id prefix of the step's requests (each: `<prefix>-<query>-k<client>r<n>-a<attempt>`). */
+  query_id_prefix: z.string(),
+  /** Settings sent with every request: the cell's run settings (`settings.json` `runs`), as the measured runs. */
+  settings: SettingsSent,
+  /** Statements of an earlier attempt of this step found running at the start, and what was done (`settlePreviousAttempts`). */
+  previous_attempts: z.object({
+    found: z.array(z.string()),
+    action: z.enum(['none', 'killed', 'waited']),
+    waited_ms: z.number(),
+  }),
+  /** Other chbench servers alive on this host at the start and the end (they compete for the CPU). */
+  other_chbench_servers: z.object({ at_start: z.array(z.string()), at_end: z.array(z.string()) }),
+  /** How QPS, the window and latency are defined (src/measure/closed-loop.ts). */
+  definitions: z.object({ qps: z.string(), window: z.string(), latency: z.string(), server_latency: z.string() }),
+  /**
+   * The measured window: its two instants on the worker's clock, its measured length `ms` (the QPS
+   * denominator), the successful completions inside it (`completed`, the QPS numerator; `carried_in`
+   * of them started in the warm-up), and `flag` when it was shorter than 3 median latencies. `ms`,
+   * `nominal_ms`, `completed`, `carried_in` and `flag` are absent in older records.
+   */
+  window: z.object({
+    start_at: z.string(),
+    end_at: z.string(),
+    ms: z.number().optional(),
+    nominal_ms: z.number().optional(),
+    completed: z.number().optional(),
+    carried_in: z.number().optional(),
+    flag: z.string().nullable().optional(),
+    warmup_requests: z.number(),
+    drain_ms: z.number(),
+  }),
+  /** The figures returned to the workflow. */
+  summary: ConcurrencyStepSummary.omit({ attempt: true }),
+  /** Whether `system.query_log` gave the server latency, which column (`query_duration_ms` counts whole ms), and how many successful requests had no row. */
+  query_log: z.object({
+    used: z.boolean(),
+    source: ServerDurationSource.nullable(),
+    missing: z.number(),
+    error: z.string().optional(),
+  }),
+  /** Per query of the mix. */
+  queries: z.record(z.string(), ConcurrencyQueryFigures),
+  /** Errors by code, with one sample message each. */
+  errors_by_code: z.record(z.string(), z.object({ count: z.number(), sample: z.string() })),
+  /** The worker's CPU over the measured window (null when the step measured nothing). */
+  cpu: ClientCpuRecord.nullable(),
+  /** Every counted request, in start order. */
+  samples: z.array(ConcurrencySample),
+});
 export type ConcurrencyStepRecord = z.infer<typeof ConcurrencyStepRecord>;
 
 /**

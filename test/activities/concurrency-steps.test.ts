@@ -27,7 +27,7 @@ import { runClosedLoop, type ClosedLoopResult } from '../../src/measure/closed-l
 import type { CellInput, StepInput } from '../../src/schema/cell';
 import type { ConcurrencyStepInput, ConcurrencyStepSummary } from '../../src/schema/grids';
 import type { TargetHandle } from '../../src/schema/target';
-import type { ConcurrencyStepRecord } from '../../src/activities/concurrency-steps';
+import type { ConcurrencyStepRecord } from '../../src/schema/results';
 import { provisionEmbedded, teardownEmbedded } from '../../src/targets/embedded';
 import { provisionLocal, teardownLocal } from '../../src/targets/local';
 import { startActivity } from '../helpers/activity-env';

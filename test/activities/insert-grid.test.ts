@@ -32,7 +32,7 @@ import { startActivity } from '../helpers/activity-env';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import type * as activity from '@temporalio/activity';
 import { connect, queryScalar } from '../../src/clickhouse/client';
-import { pointTable } from '../../src/activities/insert-grid';
+import { pointTable } from '../../src/measure/insert-point';
 import { InsertPointRecord, type CellResult } from '../../src/schema/results';
 import { insertGridTable } from '../../src/results/report-grids';
 import { validitySummary } from '../../src/results/report';

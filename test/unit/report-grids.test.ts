@@ -12,7 +12,7 @@ import { REPO_ROOT } from '../../src/config';
 import { loadRun, renderReport } from '../../src/results/report';
 import { gridsOutcome, steppingOutcome } from '../../src/results/report-grids';
 import { ConcurrencyGridSpec } from '../../src/schema/grids';
-import type { CellResult } from '../../src/schema/results';
+import { ConcurrencyStepRecord, InsertPointRecord, type CellResult } from '../../src/schema/results';
 
 const FIXTURE = path.join(REPO_ROOT, 'test', 'fixtures', 'results', 'grids-26.7');
 
@@ -83,4 +83,19 @@ test("the stepping outcome is derived again from the records with the workflow's
   const failing = structuredClone(steps.slice(0, 3));
   failing[2].summary.errors = Math.ceil(failing[2].summary.requests * 0.05);
   assert.match(steppingOutcome(failing, g).stopReason, /^errors: 5\.\d % of requests failed at 4 clients/);
+});
+
+test('the grid records real runs wrote parse with the full record schemas, and no field is left out of them', () => {
+  const raw = JSON.parse(readFileSync(path.join(FIXTURE, 'cells', 'v26.7-lz4', 'result.json'), 'utf8')) as {
+    grids: { insert: unknown[]; concurrency: unknown[] };
+  };
+  assert.equal(raw.grids.insert.length, 18);
+  assert.equal(raw.grids.concurrency.length, 5);
+  // The schemas strip unknown keys: a field the writer sends but the schema lacks would vanish here.
+  for (const r of raw.grids.insert) assert.deepEqual(InsertPointRecord.parse(r), r);
+  for (const r of raw.grids.concurrency) assert.deepEqual(ConcurrencyStepRecord.parse(r), r);
+  // A record missing a field it always had fails with the field named.
+  const broken = structuredClone(raw.grids.insert[0]) as { verification: Record<string, unknown> };
+  delete broken.verification.expected;
+  assert.throws(() => InsertPointRecord.parse(broken), /expected/);
 });

@@ -1,0 +1,45 @@
+/**
+ * `system.events`: the server's cumulative counters since it started (name → count). The one reader
+ * of the table; the per-run counters (src/measure/counters.ts), the insert grid's deltas
+ * (src/measure/insert-point.ts) and the capability probe's counter list (src/clickhouse/probe.ts) use it.
+ *
+ * The table lists only non-zero counters unless `system_events_show_zero_values = 1` (a setting newer
+ * servers have; 18.16 refuses it): a counter absent from the result is 0 so far, or does not exist on
+ * this version — which of the two, only the probe's complete list can say.
+ */
+import type { ClickHouseClient } from '@clickhouse/client';
+import { queryRows } from './client';
+import { sqlString } from '../lib/sql';
+
+/** How {@link readEvents} reads the table. */
+export interface ReadEventsOptions {
+  /** The name column: `event` (every version, the default) or `name` (newer servers' alias). */
+  column?: 'event' | 'name';
+  /** Add `SETTINGS system_events_show_zero_values = 1`, so zero counters are listed too (refused by versions without it). */
+  showZeroValues?: boolean;
+}
+
+/**
+ * Read `system.events` (`<column>, value`): every counter the table lists, or only `names` when given
+ * (`WHERE <column> IN (…)`). One statement; values as numbers (UInt64 arrives quoted).
+ * @returns name → cumulative count, in the order the server listed them; a counter the table did not
+ *   list is absent (see the module comment).
+ * @throws ClickHouseError when the server refuses the statement (e.g. `showZeroValues` on 18.16).
+ */
+export async function readEvents(
+  client: ClickHouseClient,
+  names?: readonly string[],
+  o: ReadEventsOptions = {},
+): Promise<Record<string, number>> {
+  if (names && !names.length) return {};
+  const col = o.column ?? 'event';
+  const where = names ? ` WHERE ${col} IN (${names.map(sqlString).join(', ')})` : '';
+  const settings = o.showZeroValues ? ' SETTINGS system_events_show_zero_values = 1' : '';
+  const rows = await queryRows<{ k: string; v: string | number }>(
+    client,
+    `SELECT ${col} AS k, value AS v FROM system.events${where}${settings}`,
+  );
+  const out: Record<string, number> = {};
+  for (const r of rows) out[r.k] = Number(r.v);
+  return out;
+}
