@@ -129,7 +129,7 @@ function buildActivities(deps: ActivityDeps) {
     storageStats: cellStep('storageStats', storageStats),
     runQueries: cellActivity('runQueries', runQueries),
     materializeSkipIndex: cellActivity('materializeSkipIndex', materializeSkipIndex),
-    collectMetrics: cellStep('collectMetrics', collectMetrics),
+    collectMetrics: cellActivity('collectMetrics', collectMetrics),
     insertPoint: cellActivity('insertPoint', createInsertGrid().insertPoint),
     concurrencyStep: cellActivity('concurrencyStep', concurrencyStep),
     ...createWriteCellResult(),

@@ -12,6 +12,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createCollectMetrics } from '../../src/activities/collect-metrics';
+import { cellActivity } from '../../src/activities/step-context';
 import { freePort } from '../../src/lib/net';
 import { cellDir } from '../../src/results/store';
 import { LOOPBACK_HOST_SCOPE } from '../../src/schema/host';
@@ -35,10 +36,11 @@ async function snapshot(kind: TargetKind, cellKey: string): Promise<MetricsSnaps
     cellKey,
     provisionedBy: 'test',
   } as TargetHandle;
-  const { file } = await createCollectMetrics({ workDir: path.join(tmp, 'work') }).collectMetrics(
-    { cell, target } as never,
-    'start',
+  const collect = cellActivity(
+    'collectMetrics',
+    createCollectMetrics({ workDir: path.join(tmp, 'work') }).collectMetrics,
   );
+  const { file } = await collect({ cell, target } as never, 'start');
   return JSON.parse(readFileSync(path.join(cellDir(cell.resultsDir, 'r1', cellKey), file), 'utf8')) as MetricsSnapshot;
 }
 
