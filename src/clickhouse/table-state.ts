@@ -128,11 +128,13 @@ export async function materializeMutations(
   index: string,
 ): Promise<MutationRow[]> {
   if (!(await hasSystemTable(client, 'mutations'))) return [];
-  return queryRows<MutationRow>(
+  const rows = await queryRows<MutationRow>(
     client,
     `SELECT mutation_id, command, is_done, parts_to_do, latest_fail_reason FROM system.mutations
      WHERE database = currentDatabase() AND table = ${sqlString(table)} AND command LIKE ${sqlString(`%MATERIALIZE INDEX ${index}%`)}`,
   );
+  // parts_to_do is an Int64: quoted in JSON where output_format_json_quote_64bit_integers is 1 (before 25.8, or pinned to such defaults).
+  return rows.map((r) => ({ ...r, is_done: Number(r.is_done), parts_to_do: Number(r.parts_to_do) }));
 }
 
 /**

@@ -200,11 +200,52 @@ export class Engine {
     private readonly log: (msg: string) => void,
   ) {}
 
-  /** Open the main session and read the engine's timezone. */
+  /**
+   * Settings a `SET compatibility = …` can change on this version, minus those the session starts
+   * with changed: `SET compatibility = DEFAULT` does not put them back (checked on 24.8 and 25.8: after
+   * `SET compatibility = '24.8'` and `= DEFAULT`, `output_format_json_quote_64bit_integers` and
+   * `use_query_condition_cache` keep 24.8's values), so a statement pinned to another version's
+   * defaults would leak them into every later statement of the session. Read once at init from
+   * `system.settings_changes` (empty where the table does not exist) and `system.settings`.
+   */
+  private compatibilityDerived: string[] = [];
+
+  /** Open the main session and read the engine's timezone (and the settings `compatibility` derives). */
   async init(): Promise<void> {
     this.main = await this.driver.openSession(this.dataPath);
     const r = await this.main.query('SELECT timezone()', 'TabSeparated');
     this.timezone = r.body.toString('utf8').trim();
+    try {
+      const rows = (q: string) =>
+        this.main.query(q, 'JSONEachRow').then((x) =>
+          x.body
+            .toString('utf8')
+            .split('\n')
+            .filter((l) => l.trim())
+            .map((l) => JSON.parse(l) as Record<string, unknown>),
+        );
+      const settings = await rows('SELECT name, toUInt8(changed) AS changed FROM system.settings');
+      const known = new Set(settings.filter((x) => Number(x.changed) === 0).map((x) => String(x.name)));
+      const changes = await rows(
+        'SELECT changes FROM system.settings_changes' +
+          ((
+            await rows(
+              "SELECT name FROM system.columns WHERE database = 'system' AND table = 'settings_changes' AND name = 'type'",
+            )
+          ).length
+            ? " WHERE type = 'Session'"
+            : ''),
+      );
+      const names = new Set<string>();
+      for (const c of changes)
+        for (const e of (c.changes as unknown[]) ?? []) {
+          const n = Array.isArray(e) ? e[0] : (e as { name?: unknown }).name;
+          if (typeof n === 'string' && known.has(n) && n !== 'compatibility') names.add(n);
+        }
+      this.compatibilityDerived = [...names].sort();
+    } catch {
+      this.compatibilityDerived = []; // no system.settings_changes (23.10): compatibility derives nothing listed
+    }
   }
 
   async close(): Promise<void> {
@@ -239,6 +280,16 @@ export class Engine {
           } catch (e) {
             // An unknown setting was never applied; anything else leaves the session in doubt.
             if (!/UNKNOWN_SETTING/.test(String((e as Error).message))) poisoned = true;
+          }
+        }
+        // `compatibility` changed other defaults that `= DEFAULT` leaves changed: reset them in one SET
+        // (a SET reads no rows, so the system.events difference around the run stays the run's own).
+        const derived = this.compatibilityDerived.filter((k) => !job.settings.some(([n]) => n === k));
+        if (applied.includes('compatibility') && derived.length) {
+          try {
+            await s.query(`SET ${derived.map((k) => `${k} = DEFAULT`).join(', ')}`, 'TabSeparated');
+          } catch {
+            poisoned = true;
           }
         }
         if (usedDb || job.shape.first === 'DROP' || job.shape.first === 'RENAME' || job.shape.first === 'DETACH') {

@@ -30,6 +30,12 @@ export const RUN_COUNTERS = [
   // none (see `readFromCounters` in ./figures).
   'SelectedRows',
   'SelectedBytes',
+  // Marks (granules) and parts the query selected, and the query condition cache's answers (25.4 and
+  // later): what the versions section explains a change in read_rows with (src/results/report-versions.ts).
+  'SelectedMarks',
+  'SelectedParts',
+  'QueryConditionCacheHits',
+  'QueryConditionCacheMisses',
 ] as const;
 
 /**

@@ -264,10 +264,16 @@ function versionsHtml(dir: string, cells: CellResult[], statistic: 'min' | 'medi
   const steps = v.steps.map((s) => {
     if (s.missing) return h`<h3>${s.a} → ${s.b}</h3>${note(s.missing)}`;
     const n = stepNotes(s);
-    return h`<h3>${s.a} → ${s.b}</h3>${s.relevant.length ? table(stepHead(s), s.relevant) : note('No default that can affect these queries differs.')}<p>${n.counts}</p>${n.format ? h`<p class="warn">⚠ ${n.format}</p>` : ''}`;
+    const plain = (t: string) => t.replace(/`|\*\*/g, '');
+    const [sh, ...sr] = s.storage;
+    return h`<h3>${s.a} → ${s.b}</h3>${s.relevant.length ? table(stepHead(s), s.relevant) : note('No default that can affect these queries differs.')}<p>${n.counts}</p>${sr.length ? table(sh, sr) : ''}${n.notComparable.map((l) => h`<p class="warn">⚠ ${plain(l)}</p>`)}${n.skipped.length ? notesList(n.skipped.map(plain)) : ''}${s.explain.length ? h`<p>What moved from ${s.a} to ${s.b}, per query, and the defaults of this step that can act on it:</p>${notesList(s.explain.map(plain))}` : ''}`;
   });
   const [head, ...rows] = v.perQuery;
-  return h`<section id="versions"><h2>What differs between these versions</h2><p>${v.intro.replace(/`/g, '')}</p>${steps}${rows.length ? h`<h3>Per query: the largest version-to-version change</h3><p>${v.perQueryIntro}</p>${table(head, rows)}` : ''}</section>`;
+  const pinned = v.pinned.map((p) => {
+    const [ph, ...pr] = p.rows;
+    return h`<h3>Shipped against pinned defaults (${p.pin})</h3><p>${p.intro.replace(/`/g, '')}</p>${table(ph, pr)}`;
+  });
+  return h`<section id="versions"><h2>What differs between these versions</h2><p>${v.intro.replace(/`/g, '')}</p>${steps}${rows.length ? h`<h3>Per query: the largest version-to-version change</h3><p>${v.perQueryIntro.replace(/`/g, '')}</p>${table(head, rows)}` : ''}${pinned}</section>`;
 }
 
 /** The comparison section: its facts, the queries without a ratio, and the chart. */

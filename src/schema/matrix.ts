@@ -18,7 +18,10 @@ export interface CellCoordinates {
   repetition?: number;
   /** Settings profile name when the matrix has a settings axis (`matrix.settings`). */
   profile?: string;
-  /** The spec's `pinDefaults` (the version whose defaults the cell runs with), when set. */
+  /**
+   * The version whose defaults the cell runs with (`compatibility`): the spec's `pinDefaults`, or this
+   * cell's entry of the `matrix.pinDefaults` axis. Absent: the version's shipped defaults.
+   */
   pinDefaults?: string;
 }
 
@@ -39,29 +42,36 @@ export function cellKey(c: {
   return `v${c.version}-${codec}${c.profile ? `-${c.profile}` : ''}${c.pinDefaults ? `-pin${c.pinDefaults}` : ''}${c.repetition ? `-r${c.repetition}` : ''}`;
 }
 
+/** The `matrix.pinDefaults` entry of a cell run with its version's own defaults. */
+export const SHIPPED = 'shipped';
+
 /**
- * Expand the matrix into cells: versions outer, then codecs, settings profiles, repetitions
- * innermost, in spec order.
+ * Expand the matrix into cells: versions outer, then codecs, settings profiles, defaults
+ * (`matrix.pinDefaults`: shipped / pinned), repetitions innermost, in spec order.
  */
 export function expandMatrix(spec: {
-  matrix: { version: string[]; codec: CodecEntry[]; repeat?: number; settings?: { name: string }[] };
+  matrix: { version: string[]; codec: CodecEntry[]; repeat?: number; settings?: { name: string }[]; pinDefaults?: string[] };
   pinDefaults?: string;
 }): CellCoordinates[] {
   const out: CellCoordinates[] = [];
   const n = spec.matrix.repeat ?? 1;
   const profiles = spec.matrix.settings?.map((p) => p.name) ?? [undefined];
+  const pins: (string | undefined)[] = spec.matrix.pinDefaults?.map((p) => (p === SHIPPED ? undefined : p)) ?? [
+    spec.pinDefaults,
+  ];
   for (const version of spec.matrix.version)
     for (const entry of spec.matrix.codec)
       for (const profile of profiles)
-        for (let r = 1; r <= n; r++)
-          out.push({
-            version,
-            codec: codecProfileOf(entry).name,
-            codecProfile: codecProfileOf(entry),
-            ...(profile ? { profile } : {}),
-            ...(spec.pinDefaults ? { pinDefaults: spec.pinDefaults } : {}),
-            ...(n > 1 ? { repetition: r } : {}),
-          });
+        for (const pin of pins)
+          for (let r = 1; r <= n; r++)
+            out.push({
+              version,
+              codec: codecProfileOf(entry).name,
+              codecProfile: codecProfileOf(entry),
+              ...(profile ? { profile } : {}),
+              ...(pin ? { pinDefaults: pin } : {}),
+              ...(n > 1 ? { repetition: r } : {}),
+            });
   return out;
 }
 
@@ -105,7 +115,7 @@ export function cellInputs(
         }
       : spec.settings,
     ...(profile ? { profile: profile.name } : {}),
-    ...(spec.pinDefaults ? { pinDefaults: spec.pinDefaults } : {}),
+    ...(c.pinDefaults ? { pinDefaults: c.pinDefaults } : {}),
     ...(spec.grids ? { grids: spec.grids } : {}),
     hostLossTimeoutS: spec.hostLossTimeoutS,
   };

@@ -389,6 +389,25 @@ export const RunSpec = z.strictObject({
       .min(1)
       .refine((ps) => new Set(ps.map((p) => p.name)).size === ps.length, 'profile names must be unique')
       .optional(),
+    /**
+     * Defaults as an axis of the matrix: one cell per entry (cells `…-pin<version>`; `shipped`: no
+     * suffix). `shipped` runs the version's own defaults; a version label runs the cell with
+     * `compatibility = '<version>'` (as the spec-level `pinDefaults` does for every cell). With
+     * `[shipped, "24.8"]` one run holds, for each version and codec, a shipped cell and a pinned cell,
+     * and the report puts them side by side. Give this or the spec-level `pinDefaults`, not both.
+     */
+    pinDefaults: z
+      .array(
+        z
+          .string()
+          .regex(
+            /^(shipped|\d+(\.\d+){0,3})$/,
+            '"shipped" (the version\'s own defaults) or a ClickHouse version such as "24.8" whose defaults the cell runs with (compatibility)',
+          ),
+      )
+      .min(1, 'at least one entry: "shipped" or a version')
+      .refine(uniq, 'pinDefaults entries must be unique')
+      .optional(),
   }),
   /** Query ids to run (default: all queries of the workload). */
   queries: z.array(z.string().regex(/^[A-Za-z0-9_-]+$/)).min(1).optional(),
@@ -481,6 +500,18 @@ export function parseRunSpec(input: unknown): RunSpec {
     if (r.data.cloud && r.data.target.kind !== 'kubernetes')
       throw new SpecError([
         `cloud: CloudWatch metrics and cost are read for kubernetes cells (their node's EC2 instance and their PV's EBS volume); target.kind is "${r.data.target.kind}", so remove the cloud section`,
+      ]);
+    if (r.data.pinDefaults !== undefined && r.data.matrix.pinDefaults)
+      throw new SpecError([
+        `pinDefaults: "${r.data.pinDefaults}" pins every cell, and matrix.pinDefaults (${r.data.matrix.pinDefaults.join(', ')}) makes defaults an axis: give one of them (for shipped and pinned cells side by side: matrix.pinDefaults: [shipped, "${r.data.pinDefaults}"])`,
+      ]);
+    const pinQuery = [
+      ...('compatibility' in r.data.settings.query ? ['settings.query'] : []),
+      ...(r.data.matrix.settings ?? []).filter((p) => 'compatibility' in p.query).map((p) => `matrix.settings profile "${p.name}"`),
+    ];
+    if (pinQuery.length && (r.data.pinDefaults !== undefined || r.data.matrix.pinDefaults?.some((p) => p !== 'shipped')))
+      throw new SpecError([
+        `${pinQuery.join(', ')}: sets compatibility, which pinDefaults also sets: pin defaults in one place (pinDefaults / matrix.pinDefaults) and remove compatibility from the settings`,
       ]);
     const b = r.data.baseline;
     if (b?.from === 'version') {
