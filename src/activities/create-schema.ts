@@ -8,9 +8,8 @@ import path from 'node:path';
 import { readFileSync } from 'node:fs';
 import type { ClickHouseClient } from '@clickhouse/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { connect, tryCommand } from '../clickhouse/client';
+import { tryCommand } from '../clickhouse/client';
 import { codecMatches, readColumnCodecs } from '../clickhouse/codec-check';
-import { cellDir, writeJsonAtomic } from '../results/store';
 import {
   afterLoadStatements,
   declaredCodecs,
@@ -22,9 +21,9 @@ import {
 } from '../lib/workload';
 import { cellCodecProfile, type StepInput } from '../schema/cell';
 import { FAILURE } from '../schema/failures';
-import type { SchemaRecord } from '../schema/results';
+import { CellSettings, SchemaRecord } from '../schema/results';
+import type { StepContext } from './step-context';
 import { splitTopLevel, trailingFormat } from '../lib/sql';
-import { readCellSettings } from './provision';
 
 /**
  * The `SETTINGS` clause at the end of a `SHOW CREATE TABLE` text as name → value (string literals
@@ -88,120 +87,113 @@ export function createCreateSchema() {
      *   EXPLAIN on the empty table, naming the query id and file; a `ClickHouse.<NAME>` failure from
      *   the server (e.g. a codec the version does not know).
      */
-    async createSchema({ cell, target }: StepInput): Promise<{ table: string }> {
-      const m = loadWorkload(cell.workload);
-      const profile = cellCodecProfile(cell);
-      const settings = readCellSettings(cell);
+    async createSchema(ctx: StepContext): Promise<{ table: string }> {
+      const { cell, workload: m, codec: profile, settings } = ctx;
       const ddl = renderTemplate(cell.workload, m.schema, {
         table: m.table,
         rows: cell.scale,
         codec: profile,
         tableSettings: settings.table,
       });
-      const dir = cellDir(cell.resultsDir, cell.runId, cell.cellKey);
-      const client = connect(target);
-      try {
-        await client.command({ query: ddl });
-        const create = await client.query({ query: `SHOW CREATE TABLE ${m.table}`, format: 'TabSeparatedRaw' });
-        const showCreate = (await create.text()).trim();
-        // Codecs: what the cell declares per column against what the server reports.
-        const declared = declaredCodecs(
-          readFileSync(path.join(sqlRoot(), 'workloads', m.name, m.schema), 'utf8'),
-          profile,
-        );
-        const server = await readColumnCodecs(client, m.table);
-        const columns = (server ?? []).map((c) => {
-          const d = declared.get(c.column) ?? profile.default;
-          return {
-            column: c.column,
-            type: c.type,
-            declared: d,
-            server: c.compression_codec,
-            matches: codecMatches(d, c.compression_codec),
-          };
+      const client = ctx.client();
+      await client.command({ query: ddl });
+      const create = await client.query({ query: `SHOW CREATE TABLE ${m.table}`, format: 'TabSeparatedRaw' });
+      const showCreate = (await create.text()).trim();
+      // Codecs: what the cell declares per column against what the server reports.
+      const declared = declaredCodecs(
+        readFileSync(path.join(sqlRoot(), 'workloads', m.name, m.schema), 'utf8'),
+        profile,
+      );
+      const server = await readColumnCodecs(client, m.table);
+      const columns = (server ?? []).map((c) => {
+        const d = declared.get(c.column) ?? profile.default;
+        return {
+          column: c.column,
+          type: c.type,
+          declared: d,
+          server: c.compression_codec,
+          matches: codecMatches(d, c.compression_codec),
+        };
+      });
+      const codecs: SchemaRecord['codecs'] = {
+        profile,
+        source: 'system.columns.compression_codec (empty = the server default, LZ4)',
+        available: server !== null,
+        ...(server === null
+          ? {
+              reason:
+                'not available on this server: its system.columns has no compression_codec column (ClickHouse before 19.1 has no column codecs), so each column is the server default and nothing was read back',
+            }
+          : {}),
+        columns,
+      };
+      // Table settings: applied only as far as the server shows them.
+      const tableSettings = appliedTableSettings(settings.table, shownTableSettings(showCreate));
+      const record: SchemaRecord = {
+        ddl_sent: ddl,
+        show_create_table: showCreate,
+        codecs,
+        table_settings: {
+          declared: settings.table,
+          ...tableSettings,
+          source: 'SETTINGS clause of SHOW CREATE TABLE',
+        },
+      };
+      ctx.write('schema.json', SchemaRecord, record);
+      // A declared table setting the server does not show (a schema without {{settings}}, a setting
+      // the server dropped) did not reach the table: settings.json must not claim it.
+      const missed = notAppliedTableSettings(tableSettings.not_shown);
+      if (Object.keys(missed).length)
+        ctx.write('settings.json', CellSettings, {
+          ...settings,
+          not_applied: { ...settings.not_applied, ...missed },
         });
-        const codecs: SchemaRecord['codecs'] = {
-          profile,
-          source: 'system.columns.compression_codec (empty = the server default, LZ4)',
-          available: server !== null,
-          ...(server === null
-            ? {
-                reason:
-                  'not available on this server: its system.columns has no compression_codec column (ClickHouse before 19.1 has no column codecs), so each column is the server default and nothing was read back',
-              }
-            : {}),
-          columns,
-        };
-        // Table settings: applied only as far as the server shows them.
-        const tableSettings = appliedTableSettings(settings.table, shownTableSettings(showCreate));
-        const record: SchemaRecord = {
-          ddl_sent: ddl,
-          show_create_table: showCreate,
-          codecs,
-          table_settings: {
-            declared: settings.table,
-            ...tableSettings,
-            source: 'SETTINGS clause of SHOW CREATE TABLE',
-          },
-        };
-        writeJsonAtomic(path.join(dir, 'schema.json'), record);
-        // A declared table setting the server does not show (a schema without {{settings}}, a setting
-        // the server dropped) did not reach the table: settings.json must not claim it.
-        const missed = notAppliedTableSettings(tableSettings.not_shown);
-        if (Object.keys(missed).length)
-          writeJsonAtomic(path.join(dir, 'settings.json'), {
-            ...settings,
-            not_applied: { ...settings.not_applied, ...missed },
-          });
-        const wrong = columns.filter((c) => !c.matches);
-        if (wrong.length)
+      const wrong = columns.filter((c) => !c.matches);
+      if (wrong.length)
+        throw ApplicationFailure.create({
+          type: FAILURE.CodecMismatch,
+          nonRetryable: true,
+          message: `table ${m.table} does not carry codec profile "${profile.name}": ${wrong
+            .map(
+              (c) =>
+                `column ${c.column} has ${c.server ? c.server : 'the server default (LZ4; system.columns.compression_codec is empty)'} but the cell declares ${c.declared === 'LZ4' ? 'LZ4 (the server default)' : `CODEC(${c.declared})`}`,
+            )
+            .join(
+              '; ',
+            )}${wrong.length === columns.length ? ` — does the schema of workload ${m.name} place {{codec}} on its columns?` : ''}`,
+        });
+      // The after-load statements, applied to an empty scratch copy: the queries are checked against
+      // the table as it will be when they run, and a statement the server refuses fails here.
+      let against = m.table;
+      if (m.afterLoad.length) {
+        const check = await checkAfterLoad(client, cell, m);
+        record.after_load_check = check;
+        ctx.write('schema.json', SchemaRecord, record);
+        const refused = check.statements.find((x) => !x.ok);
+        if (refused) {
+          await tryCommand(client, `DROP TABLE IF EXISTS ${check.scratch_table}`);
           throw ApplicationFailure.create({
-            type: FAILURE.CodecMismatch,
+            type: FAILURE.InvalidAfterLoadStatement,
             nonRetryable: true,
-            message: `table ${m.table} does not carry codec profile "${profile.name}": ${wrong
-              .map(
-                (c) =>
-                  `column ${c.column} has ${c.server ? c.server : 'the server default (LZ4; system.columns.compression_codec is empty)'} but the cell declares ${c.declared === 'LZ4' ? 'LZ4 (the server default)' : `CODEC(${c.declared})`}`,
-              )
-              .join(
-                '; ',
-              )}${wrong.length === columns.length ? ` — does the schema of workload ${m.name} place {{codec}} on its columns?` : ''}`,
+            message: `after-load statement ${refused.file} (${path.join(sqlRoot(), 'workloads', m.name, refused.file)}) fails on an empty copy of table ${m.table}: ${refused.code ? `Code: ${refused.code}. ` : ''}${refused.error}`,
           });
-        // The after-load statements, applied to an empty scratch copy: the queries are checked against
-        // the table as it will be when they run, and a statement the server refuses fails here.
-        let against = m.table;
-        if (m.afterLoad.length) {
-          const check = await checkAfterLoad(client, cell, m);
-          record.after_load_check = check;
-          writeJsonAtomic(path.join(dir, 'schema.json'), record);
-          const refused = check.statements.find((x) => !x.ok);
-          if (refused) {
-            await tryCommand(client, `DROP TABLE IF EXISTS ${check.scratch_table}`);
-            throw ApplicationFailure.create({
-              type: FAILURE.InvalidAfterLoadStatement,
-              nonRetryable: true,
-              message: `after-load statement ${refused.file} (${path.join(sqlRoot(), 'workloads', m.name, refused.file)}) fails on an empty copy of table ${m.table}: ${refused.code ? `Code: ${refused.code}. ` : ''}${refused.error}`,
-            });
-          }
-          against = check.scratch_table;
         }
-        // Every selected query, analysed on the empty table before minutes of loading.
-        try {
-          record.query_check = await checkQueries(client, cell, m, settings.runs, against);
-        } finally {
-          if (against !== m.table) await tryCommand(client, `DROP TABLE IF EXISTS ${against}`);
-        }
-        writeJsonAtomic(path.join(dir, 'schema.json'), record);
-        const bad = record.query_check.queries.find((q) => !q.ok);
-        if (bad)
-          throw ApplicationFailure.create({
-            type: FAILURE.InvalidWorkloadQuery,
-            nonRetryable: true,
-            message: `query ${bad.id} (${path.join(sqlRoot(), 'workloads', m.name, bad.file)}) ${bad.code ? `fails on the empty table ${m.table}${against !== m.table ? ' after its after-load statements' : ''}: Code: ${bad.code}. ` : 'is refused before loading: '}${bad.error}`,
-          });
-      } finally {
-        await client.close();
+        against = check.scratch_table;
       }
+      // Every selected query, analysed on the empty table before minutes of loading.
+      try {
+        record.query_check = await checkQueries(client, cell, m, settings.runs, against);
+      } finally {
+        if (against !== m.table) await tryCommand(client, `DROP TABLE IF EXISTS ${against}`);
+      }
+      ctx.write('schema.json', SchemaRecord, record);
+      const bad = record.query_check.queries.find((q) => !q.ok);
+      if (bad)
+        throw ApplicationFailure.create({
+          type: FAILURE.InvalidWorkloadQuery,
+          nonRetryable: true,
+          message: `query ${bad.id} (${path.join(sqlRoot(), 'workloads', m.name, bad.file)}) ${bad.code ? `fails on the empty table ${m.table}${against !== m.table ? ' after its after-load statements' : ''}: Code: ${bad.code}. ` : 'is refused before loading: '}${bad.error}`,
+        });
       return { table: m.table };
     },
   };

@@ -33,7 +33,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { ClickHouseError } from '@clickhouse/client';
 import { clickHouseFailure, parseServerError } from '../schema/failures';
 import { attempt, sleep } from '../temporal/activity-context';
-import { cellActivity, cellStep } from './step-context';
+import { cellActivity } from './step-context';
 import { withAttemptLog } from './support/attempt-log';
 import { runWatched } from '../clickhouse/statement-watch';
 
@@ -122,11 +122,11 @@ function buildActivities(deps: ActivityDeps) {
   return {
     ...createValidateSpec(),
     provision: async (...a: Parameters<typeof provision>) => ({ ...(await provision(...a)), attempt: attempt() }),
-    createSchema: cellStep('createSchema', createSchema),
-    loadData: cellStep('loadData', loadData),
+    createSchema: cellActivity('createSchema', createSchema),
+    loadData: cellActivity('loadData', loadData),
     quiesceMerges: cellActivity('quiesceMerges', quiesceMerges),
     afterLoad: cellActivity('afterLoad', createAfterLoad().afterLoad),
-    storageStats: cellStep('storageStats', storageStats),
+    storageStats: cellActivity('storageStats', storageStats),
     runQueries: cellActivity('runQueries', runQueries),
     materializeSkipIndex: cellActivity('materializeSkipIndex', materializeSkipIndex),
     collectMetrics: cellActivity('collectMetrics', collectMetrics),

@@ -11,18 +11,16 @@
  * loaded table without a recorded measurement is truncated and loaded again, so the figure always
  * comes from one clean, complete INSERT and rows are never loaded twice.
  */
-import path from 'node:path';
-import { connect, parseSummary, summaryNumber, queryRows } from '../clickhouse/client';
-import { cellDir, readJsonIfExists, writeJsonAtomic } from '../results/store';
-import { loadWorkload, renderTemplate } from '../lib/workload';
+import type { ClickHouseClient } from '@clickhouse/client';
+import { parseSummary, summaryNumber } from '../clickhouse/client';
+import { readEvents } from '../clickhouse/events';
+import { renderTemplate } from '../lib/workload';
 import { activeParts, rowCount } from '../clickhouse/table-state';
-import { attempt, heartbeat, cancellationSignal } from '../temporal/activity-context';
 import { settlePreviousAttempts, killOnCancel } from './support/attempts';
 import { fetchQueryLog } from '../clickhouse/query-log';
-import { cellCodecProfile, queryIdPrefix, type LoadSummary, type StepInput } from '../schema/cell';
-import type { CapabilityProbe, LoadRecord } from '../schema/results';
-import { readCellSettings } from './provision';
-import { capabilitiesOf } from '../targets';
+import { queryIdPrefix, type LoadSummary } from '../schema/cell';
+import { LoadRecord } from '../schema/results';
+import type { StepContext } from './step-context';
 import {
   effectiveInsertSettings,
   loadInsertAdditions,
@@ -34,15 +32,11 @@ import { performance } from 'node:perf_hooks';
 
 /** `DuplicatedInsertedBlocks` and `InsertedRows` from `system.events` (absent there = 0), or null if unreadable. */
 async function loadCounters(
-  client: import('@clickhouse/client').ClickHouseClient,
+  client: ClickHouseClient,
 ): Promise<{ DuplicatedInsertedBlocks: number; InsertedRows: number } | null> {
   try {
-    const rows = await queryRows<{ k: string; v: string }>(
-      client,
-      "SELECT event AS k, value AS v FROM system.events WHERE event IN ('DuplicatedInsertedBlocks', 'InsertedRows')",
-    );
-    const v = (k: string) => Number(rows.find((r) => r.k === k)?.v ?? 0);
-    return { DuplicatedInsertedBlocks: v('DuplicatedInsertedBlocks'), InsertedRows: v('InsertedRows') };
+    const e = await readEvents(client, ['DuplicatedInsertedBlocks', 'InsertedRows']);
+    return { DuplicatedInsertedBlocks: e.DuplicatedInsertedBlocks ?? 0, InsertedRows: e.InsertedRows ?? 0 };
   } catch {
     return null;
   }
@@ -50,7 +44,7 @@ async function loadCounters(
 
 /** The insert settings in effect for the load (read with `settings`), or why they could not be read. */
 async function insertSettingsOf(
-  client: import('@clickhouse/client').ClickHouseClient,
+  client: ClickHouseClient,
   settings: Record<string, string | number>,
 ): Promise<{ rows: InsertSettingsRow[] | null; source: string }> {
   try {
@@ -70,147 +64,135 @@ export function createLoadData() {
      * Load the table. Writes `load.json`.
      * @throws Error when the table does not hold exactly `scale` rows afterwards.
      */
-    async loadData({ cell, target }: StepInput): Promise<LoadSummary> {
-      const m = loadWorkload(cell.workload);
-      const dir = cellDir(cell.resultsDir, cell.runId, cell.cellKey);
-      const file = path.join(dir, 'load.json');
-      const client = connect(target, { maxExecutionTimeS: cell.protocol.maxExecutionTimeS });
+    async loadData(ctx: StepContext): Promise<LoadSummary> {
+      const { cell, target, workload: m } = ctx;
+      const client = ctx.client({ maxExecutionTimeS: cell.protocol.maxExecutionTimeS });
       const prefix = queryIdPrefix(cell.runId, cell.cellKey, 'load');
-      try {
-        // Never run beside our own earlier attempt: kill it (or, on the embedded engine, wait for it).
-        const previous = await settlePreviousAttempts(target, client, prefix);
-        const existing = await rowCount(client, m.table);
-        const prev = readJsonIfExists<LoadRecord>(file);
-        if (prev && existing === cell.scale) return { ...pick(prev), reused: true };
-        let truncated: LoadRecord['truncated_before_load'] = null;
-        if (existing > 0) {
-          truncated = {
-            rows_found: existing,
-            reason: prev
-              ? 'row count differs from the recorded load'
-              : 'rows present without a recorded load (earlier attempt crashed)',
-          };
-          await client.command({ query: `TRUNCATE TABLE ${m.table}`, query_id: `${prefix}-truncate-a${attempt()}` });
-        }
-        const sql = renderTemplate(cell.workload, m.load, {
-          table: m.table,
-          rows: cell.scale,
-          codec: cellCodecProfile(cell),
-        });
-        const specSettings = { ...readCellSettings(cell).load, max_execution_time: cell.protocol.maxExecutionTimeS };
-        // How this version does the INSERT, from its own system.settings; where async_insert is on by
-        // default (26.3+), the load says async_insert = 0 so it stays one synchronous insert.
-        const read = await insertSettingsOf(client, specSettings as Record<string, string | number>);
-        const plan = read.rows
-          ? loadInsertAdditions(effectiveInsertSettings(read.rows, specSettings), readCellSettings(cell).load)
-          : { settings: {}, notes: [] };
-        const settings = { ...specSettings, ...plan.settings };
-        const effective = read.rows
-          ? effectiveInsertSettings(
-              Object.keys(plan.settings).length
-                ? await readInsertSettingsRows(client, settings as Record<string, string | number>)
-                : read.rows,
-              specSettings,
-              plan.settings,
-            )
-          : null;
-        const queryId = `${prefix}-a${attempt()}`;
-        const eventsBefore = await loadCounters(client);
-        // Wall clock beside the monotonic one: the step window the cloud metrics read (load.json started_at/finished_at).
-        const startedAt = new Date().toISOString();
-        const t0 = performance.now();
-        // The watched client heartbeats the INSERT's progress (rows read/written) while it runs.
-        heartbeat({ step: 'load' });
-        const res = await killOnCancel(
-          target,
-          queryId,
-          client.command({
-            query: sql,
-            query_id: queryId,
-            // wait_end_of_query: the summary header is sent when the INSERT has ended (complete written_rows).
-            clickhouse_settings: { ...(settings as Record<string, number>), wait_end_of_query: 1 },
-            abort_signal: cancellationSignal(),
-          }),
-        );
-        const elapsed = performance.now() - t0;
-        const finishedAt = new Date().toISOString();
-        const summary = parseSummary(res.response_headers as Record<string, string>);
-        const rows = await rowCount(client, m.table);
-        if (rows !== cell.scale)
-          throw new Error(
-            `load: table ${m.table} holds ${rows} rows after loading, expected ${cell.scale} (spec scale)`,
-          );
-        const parts = await activeParts(client, m.table);
-        const eventsAfter = await loadCounters(client);
-        const probe = readJsonIfExists<CapabilityProbe>(path.join(dir, 'probe.json'));
-        // Server-side elapsed: the HTTP summary, else the INSERT's query_log row (old servers send no summary).
-        let serverElapsed =
-          summaryNumber(summary, 'elapsed_ns') === null ? null : (summaryNumber(summary, 'elapsed_ns') as number) / 1e6;
-        let serverElapsedSource = serverElapsed === null ? 'not available' : 'http summary elapsed_ns';
-        const logRow = probe?.query_log.enabled ? (await fetchQueryLog(client, [queryId])).get(queryId) : undefined;
-        if (serverElapsed === null && logRow)
-          [serverElapsed, serverElapsedSource] = [
-            Number(logRow.query_duration_ms),
-            'system.query_log.query_duration_ms',
-          ];
-        const duplicated =
-          eventsBefore && eventsAfter && probe?.events_complete && probe.events?.includes('DuplicatedInsertedBlocks')
-            ? eventsAfter.DuplicatedInsertedBlocks - eventsBefore.DuplicatedInsertedBlocks
-            : null;
-        const unmeasuredHeader = (res.response_headers as Record<string, string | undefined>)['x-chbench-unmeasured'];
-        const logWritten = logRow?.written_rows;
-        const written = writtenRows({
-          summary: summaryNumber(summary, 'written_rows'),
-          summaryUnmeasured: unmeasuredHeader ? unmeasuredHeader.split(',').map((x) => x.trim()) : [],
-          queryLog: logWritten === undefined || logWritten === null || logWritten === '' ? null : Number(logWritten),
-          insertedRowsDelta: eventsBefore && eventsAfter ? eventsAfter.InsertedRows - eventsBefore.InsertedRows : null,
-          eventsAreTheStatements: capabilitiesOf(target).countersWithoutQueryLog === 'system.events',
-          count: rows,
-          asyncInsert: effective?.async_insert.value ?? null,
-          duplicatedBlocks: duplicated,
-        });
-        const rec: LoadRecord = {
-          rows,
-          elapsed_ms: elapsed,
-          rows_per_s: rows / (elapsed / 1000),
-          partitions: parts.partitions,
-          active_parts: parts.available ? parts.names.length : null,
-          parts_source: parts.source,
-          reused: false,
-          sql,
-          settings,
-          query_id: queryId,
-          server_elapsed_ms: serverElapsed,
-          server_elapsed_source: serverElapsedSource,
-          written_rows_summary: summaryNumber(summary, 'written_rows'),
-          rows_in_table: rows,
-          bytes_on_disk: parts.bytes_on_disk,
-          truncated_before_load: truncated,
-          verification: {
-            rows_equal_scale: rows === cell.scale,
-            written_rows_check: written.check,
-            // Absent from system.events means 0 only where the probe saw the full counter list with it.
-            duplicated_inserted_blocks: duplicated,
-            counters_source:
-              eventsBefore && eventsAfter ? 'system.events difference around the INSERT' : 'not available',
-          },
-          insert_settings: {
-            values: effective ?? {},
-            added: plan.settings,
-            notes: plan.notes,
-            source: read.source,
-          },
-          written_rows: written,
-          previous_attempts: previous,
-          attempt: attempt(),
-          started_at: startedAt,
-          finished_at: finishedAt,
+      // Never run beside our own earlier attempt: kill it (or, on the embedded engine, wait for it).
+      const previous = await settlePreviousAttempts(target, client, prefix);
+      const existing = await rowCount(client, m.table);
+      const prev = ctx.read('load.json', LoadRecord);
+      if (prev && existing === cell.scale) return { ...pick(prev), reused: true };
+      let truncated: LoadRecord['truncated_before_load'] = null;
+      if (existing > 0) {
+        truncated = {
+          rows_found: existing,
+          reason: prev
+            ? 'row count differs from the recorded load'
+            : 'rows present without a recorded load (earlier attempt crashed)',
         };
-        writeJsonAtomic(file, rec);
-        return pick(rec);
-      } finally {
-        await client.close();
+        await client.command({ query: `TRUNCATE TABLE ${m.table}`, query_id: `${prefix}-truncate-a${ctx.attempt}` });
       }
+      const sql = renderTemplate(cell.workload, m.load, {
+        table: m.table,
+        rows: cell.scale,
+        codec: ctx.codec,
+      });
+      const specSettings = { ...ctx.settings.load, max_execution_time: cell.protocol.maxExecutionTimeS };
+      // How this version does the INSERT, from its own system.settings; where async_insert is on by
+      // default (26.3+), the load says async_insert = 0 so it stays one synchronous insert.
+      const read = await insertSettingsOf(client, specSettings as Record<string, string | number>);
+      const plan = read.rows
+        ? loadInsertAdditions(effectiveInsertSettings(read.rows, specSettings), ctx.settings.load)
+        : { settings: {}, notes: [] };
+      const settings = { ...specSettings, ...plan.settings };
+      const effective = read.rows
+        ? effectiveInsertSettings(
+            Object.keys(plan.settings).length
+              ? await readInsertSettingsRows(client, settings as Record<string, string | number>)
+              : read.rows,
+            specSettings,
+            plan.settings,
+          )
+        : null;
+      const queryId = `${prefix}-a${ctx.attempt}`;
+      const eventsBefore = await loadCounters(client);
+      // Wall clock beside the monotonic one: the step window the cloud metrics read (load.json started_at/finished_at).
+      const startedAt = new Date().toISOString();
+      const t0 = performance.now();
+      // The watched client heartbeats the INSERT's progress (rows read/written) while it runs.
+      ctx.heartbeat({ step: 'load' });
+      const res = await killOnCancel(
+        target,
+        queryId,
+        client.command({
+          query: sql,
+          query_id: queryId,
+          // wait_end_of_query: the summary header is sent when the INSERT has ended (complete written_rows).
+          clickhouse_settings: { ...(settings as Record<string, number>), wait_end_of_query: 1 },
+          abort_signal: ctx.signal,
+        }),
+      );
+      const elapsed = performance.now() - t0;
+      const finishedAt = new Date().toISOString();
+      const summary = parseSummary(res.response_headers as Record<string, string>);
+      const rows = await rowCount(client, m.table);
+      if (rows !== cell.scale)
+        throw new Error(`load: table ${m.table} holds ${rows} rows after loading, expected ${cell.scale} (spec scale)`);
+      const parts = await activeParts(client, m.table);
+      const eventsAfter = await loadCounters(client);
+      const probe = ctx.probe;
+      // Server-side elapsed: the HTTP summary, else the INSERT's query_log row (old servers send no summary).
+      let serverElapsed =
+        summaryNumber(summary, 'elapsed_ns') === null ? null : (summaryNumber(summary, 'elapsed_ns') as number) / 1e6;
+      let serverElapsedSource = serverElapsed === null ? 'not available' : 'http summary elapsed_ns';
+      const logRow = probe?.query_log.enabled ? (await fetchQueryLog(client, [queryId])).get(queryId) : undefined;
+      if (serverElapsed === null && logRow)
+        [serverElapsed, serverElapsedSource] = [Number(logRow.query_duration_ms), 'system.query_log.query_duration_ms'];
+      const duplicated =
+        eventsBefore && eventsAfter && probe?.events_complete && probe.events?.includes('DuplicatedInsertedBlocks')
+          ? eventsAfter.DuplicatedInsertedBlocks - eventsBefore.DuplicatedInsertedBlocks
+          : null;
+      const unmeasuredHeader = (res.response_headers as Record<string, string | undefined>)['x-chbench-unmeasured'];
+      const logWritten = logRow?.written_rows;
+      const written = writtenRows({
+        summary: summaryNumber(summary, 'written_rows'),
+        summaryUnmeasured: unmeasuredHeader ? unmeasuredHeader.split(',').map((x) => x.trim()) : [],
+        queryLog: logWritten === undefined || logWritten === null || logWritten === '' ? null : Number(logWritten),
+        insertedRowsDelta: eventsBefore && eventsAfter ? eventsAfter.InsertedRows - eventsBefore.InsertedRows : null,
+        eventsAreTheStatements: ctx.caps.countersWithoutQueryLog === 'system.events',
+        count: rows,
+        asyncInsert: effective?.async_insert.value ?? null,
+        duplicatedBlocks: duplicated,
+      });
+      const rec: LoadRecord = {
+        rows,
+        elapsed_ms: elapsed,
+        rows_per_s: rows / (elapsed / 1000),
+        partitions: parts.partitions,
+        active_parts: parts.available ? parts.names.length : null,
+        parts_source: parts.source,
+        reused: false,
+        sql,
+        settings,
+        query_id: queryId,
+        server_elapsed_ms: serverElapsed,
+        server_elapsed_source: serverElapsedSource,
+        written_rows_summary: summaryNumber(summary, 'written_rows'),
+        rows_in_table: rows,
+        bytes_on_disk: parts.bytes_on_disk,
+        truncated_before_load: truncated,
+        verification: {
+          rows_equal_scale: rows === cell.scale,
+          written_rows_check: written.check,
+          // Absent from system.events means 0 only where the probe saw the full counter list with it.
+          duplicated_inserted_blocks: duplicated,
+          counters_source: eventsBefore && eventsAfter ? 'system.events difference around the INSERT' : 'not available',
+        },
+        insert_settings: {
+          values: effective ?? {},
+          added: plan.settings,
+          notes: plan.notes,
+          source: read.source,
+        },
+        written_rows: written,
+        previous_attempts: previous,
+        attempt: ctx.attempt,
+        started_at: startedAt,
+        finished_at: finishedAt,
+      };
+      ctx.write('load.json', LoadRecord, rec);
+      return pick(rec);
     },
   };
 }

@@ -24,6 +24,7 @@ import type { CellResult, CellSettings } from '../../src/schema/results';
 import { fetchQueryLog } from '../../src/clickhouse/query-log';
 import { settingsCheck } from '../../src/measure/figures';
 import { createCreateSchema } from '../../src/activities/create-schema';
+import { cellActivity } from '../../src/activities/step-context';
 import { cellInputs } from '../../src/schema/matrix';
 import { parseRunSpec, type RunSpecInput } from '../../src/schema/run-spec';
 import { FAILURE } from '../../src/schema/failures';
@@ -35,7 +36,7 @@ import { REPO_ROOT } from '../../src/config';
 import { assertFailureType } from '../helpers/assert-failure';
 
 const FIXTURES = path.join(REPO_ROOT, 'test', 'fixtures');
-const { createSchema } = createCreateSchema();
+const createSchema = cellActivity('createSchema', createCreateSchema().createSchema);
 
 let workDir: string;
 let savedRoot: string | undefined;
@@ -165,7 +166,7 @@ describe('createSchema on chdb (ClickHouse 26.7)', { timeout: 180_000 }, () => {
       not_applied: {},
       problems: [],
     });
-    assert.deepEqual(await createSchema({ cell, target }), { table: 't' });
+    assert.deepEqual(await createSchema({ cell, target }), { table: 't', attempt: 1 });
     const rec = schemaRecord(cell);
     assert.deepEqual(
       rec.codecs?.columns.map((c) => [c.column, c.declared, c.server, c.matches]),
@@ -233,7 +234,7 @@ describe('createSchema on chdb (ClickHouse 26.7)', { timeout: 180_000 }, () => {
       not_applied: {},
       problems: [],
     });
-    assert.deepEqual(await createSchema({ cell, target }), { table: 't' });
+    assert.deepEqual(await createSchema({ cell, target }), { table: 't', attempt: 1 });
     const rec = schemaRecord(cell);
     assert.doesNotMatch(rec.ddl_sent, /SETTINGS/);
     assert.deepEqual(rec.table_settings?.applied, {});
@@ -353,7 +354,7 @@ describe('createSchema on clickhouse-server 18.16 (no column codecs, no EXPLAIN)
       SERVER_1816,
     );
     const cell = cellOf('codecs', 'LZ4', { kind: 'local', binaries: { '18.16': SERVER_1816 } }, '18.16');
-    assert.deepEqual(await createSchema({ cell, target }), { table: 't' });
+    assert.deepEqual(await createSchema({ cell, target }), { table: 't', attempt: 1 });
     const rec = schemaRecord(cell);
     assert.equal(rec.codecs?.available, false);
     assert.match(
