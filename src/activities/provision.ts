@@ -9,7 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { clearCellDirKeepingAttempts } from './support/attempt-log';
 import { capabilitiesOf, provisionTarget } from '../targets';
 import { connect, queryRows, queryScalar } from '../clickhouse/client';
-import { cellDir, runDir, writeJsonAtomic, readJsonIfExists } from '../results/store';
+import { cellDir, runDir, writeJsonAtomic, readRecordIfExists } from '../results/store';
 import { ApplicationFailure } from '@temporalio/common';
 import { FAILURE } from '../schema/failures';
 import { probeServer } from '../clickhouse/probe';
@@ -32,7 +32,7 @@ import { heartbeat } from '../temporal/activity-context';
 import { keepAliveDuring } from '../clickhouse/statement-watch';
 import type { CellInput, ProvisionResult, ServerInfo } from '../schema/cell';
 import type { TargetHandle } from '../schema/target';
-import type { CapabilityProbe, CellSettings, ProvisionRecord, ServerDefaults } from '../schema/results';
+import { CellSettings, type CapabilityProbe, type ProvisionRecord, type ServerDefaults } from '../schema/results';
 import { currentOwner, type OwnerDeps } from '../temporal/owner';
 import { hostFacts, type HostDeps } from '../temporal/host';
 
@@ -152,7 +152,10 @@ function resolveCellSettings(cell: CellInput, m: WorkloadManifest, probe: Capabi
 /** Read a cell's `settings.json` (written at provisioning); empty settings when absent. */
 export function readCellSettings(cell: CellInput): CellSettings {
   return (
-    readJsonIfExists<CellSettings>(path.join(cellDir(cell.resultsDir, cell.runId, cell.cellKey), 'settings.json')) ?? {
+    readRecordIfExists(
+      path.join(cellDir(cell.resultsDir, cell.runId, cell.cellKey), 'settings.json'),
+      CellSettings,
+    ) ?? {
       load: {},
       runs: {},
       table: {},

@@ -64,7 +64,7 @@ export async function renderRunReports(input: ReportInput): Promise<{ reportPath
   );
   writeTextAtomic(htmlPath, html);
   // Every cell's flat samples in one file, for loading the run into a database (docs/method.md "What a cell measures", flat samples).
-  writeRunSamples(dir, readJson<{ cells: string[] }>(runFile).cells);
+  writeRunSamples(dir, readRecord(runFile, RunRecord).cells);
   return { reportPath, htmlPath };
 }
 

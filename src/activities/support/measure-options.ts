@@ -7,12 +7,12 @@
 import path from 'node:path';
 import type { MeasureOptions } from '../../measure/protocol';
 import { coldCacheDrops, serverPodOf } from '../../measure/cold-cycle';
-import { cellDir, readJsonIfExists } from '../../results/store';
+import { cellDir, readRecordIfExists } from '../../results/store';
 import { attempt, heartbeat, cancellationSignal } from '../../temporal/activity-context';
 import { killOnCancel, isTargetGone } from './attempts';
 import { capabilitiesOf } from '../../targets';
 import type { StepInput } from '../../schema/cell';
-import type { CapabilityProbe } from '../../schema/results';
+import { CapabilityProbe } from '../../schema/results';
 import { readCellSettings } from '../provision';
 
 /**
@@ -29,8 +29,9 @@ export function cellMeasureOptions(
   step: string,
 ): { options: MeasureOptions; probe: CapabilityProbe | undefined } {
   const caps = capabilitiesOf(target);
-  const probe = readJsonIfExists<CapabilityProbe>(
+  const probe = readRecordIfExists(
     path.join(cellDir(cell.resultsDir, cell.runId, cell.cellKey), 'probe.json'),
+    CapabilityProbe,
   );
   const options: MeasureOptions = {
     coldRuns: cell.protocol.coldRuns,
