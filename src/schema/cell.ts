@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import type { Codec, CodecProfile, ProtocolSpec, TargetSpec } from './run-spec';
 import type { TargetHandle } from './target';
+import type { ServerRecord } from './results';
 import type { GridsSpec } from './grids';
 import { HostLoss, type HostFacts, type HostPlacement } from './host';
 
@@ -81,21 +82,8 @@ export interface StepInput {
   target: TargetHandle;
 }
 
-/** Server facts recorded at provisioning. */
-export interface ServerInfo {
-  /** `SELECT version()`. */
-  version: string;
-  /** `SELECT timezone()`. */
-  timezone: string;
-  /** Logical CPUs: `system.asynchronous_metrics`/host `os.cpus()` (see `cpu_source`). */
-  cpus: number | null;
-  cpu_source: string;
-  /** Memory in bytes (see `memory_source`). */
-  memory_bytes: number | null;
-  memory_source: string;
-  /** Whether `system.query_log` can be read on this target (it is created lazily on real servers). */
-  query_log: 'available' | 'not available';
-}
+/** Server facts recorded at provisioning: one definition, `ServerRecord` in `schema/results.ts`. */
+export type ServerInfo = ServerRecord;
 
 /** Result of the provision step. */
 export interface ProvisionResult {

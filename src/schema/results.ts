@@ -25,7 +25,7 @@
  * {@link RunCostRecord}.
  */
 import { z } from 'zod';
-import { KubernetesFacts } from './target';
+import { KubernetesFacts, TargetRecord } from './target';
 import { RunSpec } from './run-spec';
 import { HostActivity, HostFacts, HostLoss } from './host';
 import { ConcurrencyStepInput, ConcurrencyStepSummary, InsertPoint, InsertPointSummary, LatencySummary } from './grids';
@@ -170,34 +170,10 @@ export const CellSettings = z.object({
 });
 export type CellSettings = z.infer<typeof CellSettings>;
 
-/**
- * The target handle as recorded (same shape as `TargetHandle` in `schema/target.ts`). `kind` is a
- * plain string here: a result written by a target kind this chbench does not know still reads.
- */
-export const TargetRecord = z.object({
-  kind: z.string(),
-  /** Base URL of the ClickHouse HTTP interface. */
-  url: z.string(),
-  database: z.string(),
-  username: z.string(),
-  /** Name of the environment variable holding the password; never the password. */
-  passwordEnv: z.string().optional(),
-  /** PID of the server process chbench started (embedded/local). */
-  pid: z.number().optional(),
-  /** Directory chbench created for this cell's server. */
-  dataDir: z.string().optional(),
-  runId: z.string(),
-  cellKey: z.string(),
-  /** One human line on how it was provisioned. */
-  provisionedBy: z.string(),
-  /** Secret holding the password (kubernetes): namespace, name, key. Never the password. */
-  passwordSecret: z.object({ namespace: z.string(), name: z.string(), key: z.string() }).optional(),
-  /** The cell's pod, PVC, node and volume (kubernetes); see `KubernetesFacts` in `schema/target.ts`. */
-  kubernetes: KubernetesFacts.optional(),
-});
-export type TargetRecord = z.infer<typeof TargetRecord>;
+/** The target handle as recorded: one definition, in `schema/target.ts`. */
+export { TargetRecord } from './target';
 
-/** Server facts recorded at provisioning (same shape as `ServerInfo` in `schema/cell.ts`). */
+/** Server facts recorded at provisioning (`provision.json` `server`; `ServerInfo` in the workflow's types). */
 export const ServerRecord = z.object({
   /** `SELECT version()`. */
   version: z.string(),

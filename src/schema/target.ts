@@ -13,37 +13,6 @@ import { z } from 'zod';
 /** How a cell got its ClickHouse. */
 export type TargetKind = 'embedded' | 'local' | 'external' | 'kubernetes';
 
-/** A reachable ClickHouse for one cell. Stored in workflow history: keep it small, never put a secret here. */
-export interface TargetHandle {
-  kind: TargetKind;
-  /** Base URL of the ClickHouse HTTP interface, e.g. `http://127.0.0.1:18123`. Loopback for embedded/local. */
-  url: string;
-  /** Database the cell's tables live in. */
-  database: string;
-  /** ClickHouse user name (`default` unless the spec says otherwise). */
-  username: string;
-  /** Name of the environment variable holding the password (external targets). Never the password itself. */
-  passwordEnv?: string;
-  /** PID of the server process chbench started (embedded/local); absent for external. */
-  pid?: number;
-  /** Directory chbench created for this cell's server (data, config, logs); removed at teardown. */
-  dataDir?: string;
-  /** Run id this resource belongs to (label used by gc). */
-  runId: string;
-  /** Cell key this resource belongs to. */
-  cellKey: string;
-  /** One human line on how it was provisioned and which package served it, e.g. `npm chdb@3.4.0 (ClickHouse 26.7.2.1) in pid 1234, separate process`. */
-  provisionedBy: string;
-  /**
-   * Where the password is, for targets whose credentials live in a Kubernetes Secret: the Secret's
-   * namespace, name and data key. The worker reads it (never the spec, never history). Username is
-   * in `username`.
-   */
-  passwordSecret?: { namespace: string; name: string; key: string };
-  /** The cell's Kubernetes objects and where they landed (kind `kubernetes` only). */
-  kubernetes?: KubernetesFacts;
-}
-
 /**
  * Where a `kubernetes` cell runs, read from the API server at provisioning: the pod and PVC chbench
  * created, the node the scheduler picked and the volume the CSI driver made. Recorded in the handle
@@ -110,6 +79,45 @@ export const KubernetesFacts = z.object({
   context: z.string().optional(),
 });
 export type KubernetesFacts = z.infer<typeof KubernetesFacts>;
+
+/**
+ * A reachable ClickHouse for one cell. Stored in workflow history: keep it small, never put a secret here.
+ * `TargetRecord` is its zod schema, as `provision.json` records it: `kind` is a plain string there, so
+ * a result written by a target kind this chbench does not know still reads.
+ */
+export const TargetRecord = z.object({
+  kind: z.string(),
+  /** Base URL of the ClickHouse HTTP interface, e.g. `http://127.0.0.1:18123`. Loopback for embedded/local. */
+  url: z.string(),
+  /** Database the cell's tables live in. */
+  database: z.string(),
+  /** ClickHouse user name (`default` unless the spec says otherwise). */
+  username: z.string(),
+  /** Name of the environment variable holding the password (external targets). Never the password itself. */
+  passwordEnv: z.string().optional(),
+  /** PID of the server process chbench started (embedded/local); absent for external. */
+  pid: z.number().optional(),
+  /** Directory chbench created for this cell's server (data, config, logs); removed at teardown. */
+  dataDir: z.string().optional(),
+  /** Run id this resource belongs to (label used by gc). */
+  runId: z.string(),
+  /** Cell key this resource belongs to. */
+  cellKey: z.string(),
+  /** One human line on how it was provisioned and which package served it, e.g. `npm chdb@3.4.0 (ClickHouse 26.7.2.1) in pid 1234, separate process`. */
+  provisionedBy: z.string(),
+  /**
+   * Where the password is, for targets whose credentials live in a Kubernetes Secret: the Secret's
+   * namespace, name and data key. The worker reads it (never the spec, never history). Username is
+   * in `username`.
+   */
+  passwordSecret: z.object({ namespace: z.string(), name: z.string(), key: z.string() }).optional(),
+  /** The cell's Kubernetes objects and where they landed (kind `kubernetes` only). */
+  kubernetes: KubernetesFacts.optional(),
+});
+export type TargetRecord = z.infer<typeof TargetRecord>;
+
+/** The handle a provisioned target returns ({@link TargetRecord} with a known `kind`). */
+export type TargetHandle = Omit<TargetRecord, 'kind'> & { kind: TargetKind };
 
 /**
  * Where the workflow that owns a target lives, written into the target's label so that `chbench gc`
