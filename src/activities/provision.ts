@@ -11,8 +11,8 @@ import { capabilitiesOf, provisionTarget } from '../targets';
 import { connect, queryRows, queryScalar } from '../clickhouse/client';
 import { cellDir, runDir, writeJsonAtomic, readRecordIfExists } from '../results/store';
 import { ApplicationFailure } from '@temporalio/common';
-import { FAILURE } from '../schema/failures';
-import { probeServer } from '../clickhouse/probe';
+import { FAILURE, PROBE_INTERRUPTED_ATTEMPTS } from '../schema/failures';
+import { probeServer, ProbeInterruptedError } from '../clickhouse/probe';
 import { readServerDefaults } from '../clickhouse/defaults';
 import { checkSettings } from '../clickhouse/settings';
 import {
@@ -28,7 +28,7 @@ import { trialCodecs } from '../clickhouse/codec-check';
 import { schemaColumns } from '../measure/insert-load';
 import { cellCodecProfile } from '../schema/cell';
 import { versionMatchesLabel } from '../schema/version';
-import { heartbeat } from '../temporal/activity-context';
+import { attempt, heartbeat } from '../temporal/activity-context';
 import { keepAliveDuring } from '../clickhouse/statement-watch';
 import type { CellInput, ProvisionResult, ServerInfo } from '../schema/cell';
 import type { TargetHandle } from '../schema/target';
@@ -78,7 +78,7 @@ async function readServerInfo(
     if (cpus === null && onHost) [cpus, cpuSource] = [os.cpus().length, 'worker host os.cpus() (same host)'];
     if (memory === null && onHost) [memory, memSource] = [os.totalmem(), 'worker host os.totalmem() (same host)'];
     // system.query_log is created lazily: the capability probe runs a logged query and flushes first.
-    const probe = await probeServer(client, version);
+    const probe = await probeServer(client, version, { target: `${t.kind} target ${t.url}` });
     const defaults = await readServerDefaults(client, version);
     return {
       version,
@@ -165,6 +165,27 @@ export function readCellSettings(cell: CellInput): CellSettings {
   );
 }
 
+/**
+ * The failure of a provision attempt whose capability probe the server stopped answering: type
+ * `ProbeInterrupted`, naming the statement and the target; retryable (a restarted server may answer)
+ * until the {@link PROBE_INTERRUPTED_ATTEMPTS}th attempt, non-retryable from it.
+ */
+function probeInterrupted(e: ProbeInterruptedError): ApplicationFailure {
+  const n = attempt();
+  const last = n >= PROBE_INTERRUPTED_ATTEMPTS;
+  return ApplicationFailure.create({
+    type: FAILURE.ProbeInterrupted,
+    nonRetryable: last,
+    message: `${e.message} (provision attempt ${n}; ${
+      last
+        ? `the server stopped answering during the probe on attempt ${n}: not retried further`
+        : 'retried: a restarted server may answer'
+    }; no probe.json written)`,
+    // The message has the client's error (its first line); the details the statement and target.
+    details: [{ statement: e.statement, index: e.index, target: e.target }],
+  });
+}
+
 /** Activity factory. */
 export function createProvision(deps: ProvisionDeps) {
   return {
@@ -173,6 +194,8 @@ export function createProvision(deps: ProvisionDeps) {
      * provision) empties the cell's result folder first; a re-provision after a lost server keeps it.
      * @returns the handle (no secrets), server facts and, if this version cannot run the cell, why.
      * @throws Error when the server cannot be started or reached.
+     * @throws ApplicationFailure `ProbeInterrupted` when the server stopped answering during the
+     *   capability probe (retryable before attempt {@link PROBE_INTERRUPTED_ATTEMPTS}); no `probe.json` is written.
      */
     async provision(cell: CellInput, fresh = false): Promise<ProvisionResult> {
       heartbeat({ step: 'provision' });
@@ -204,8 +227,11 @@ export function createProvision(deps: ProvisionDeps) {
       );
       heartbeat({ step: 'provision', url: target.url });
       const dir = cellDir(cell.resultsDir, cell.runId, cell.cellKey);
-      // Server facts and the capability probe (written to probe.json, not to history).
-      const { probe, defaults, ...server } = await readServerInfo(target);
+      // Server facts and the capability probe (written to probe.json, not to history). A server
+      // that stops answering mid-probe fails this attempt: nothing is recorded of a dead server.
+      const { probe, defaults, ...server } = await readServerInfo(target).catch((e: unknown) => {
+        throw e instanceof ProbeInterruptedError ? probeInterrupted(e) : e;
+      });
       writeJsonAtomic(path.join(dir, 'probe.json'), probe);
       // The server's own defaults (report: "What differs between these versions").
       writeJsonAtomic(path.join(dir, 'defaults.json'), defaults);

@@ -883,7 +883,11 @@ export async function queryScalar<T = string>(client: ClickHouseClient, sql: str
   return body.data[0][0] as T;
 }
 
-/** Run a statement; return its outcome instead of throwing on a server error. */
+/**
+ * Run a statement; return its outcome instead of throwing on any error (a server error, and also a
+ * server that did not answer: callers that must tell the two apart, like the capability probe, use
+ * {@link failedOutcome} with `classifyFailure` of `./no-answer.ts`).
+ */
 export async function tryCommand(
   client: ClickHouseClient,
   sql: string,
@@ -893,13 +897,21 @@ export async function tryCommand(
     await client.command({ query: sql, clickhouse_settings: settings });
     return { sql, ok: true };
   } catch (e) {
-    if (e instanceof ClickHouseError) return { sql, ok: false, code: e.code, error: e.message.split('\n')[0] };
-    // Old servers (e.g. 18.16) answer `Code: 60, e.displayText() = DB::Exception: …`, which the client
-    // does not parse into a ClickHouseError: take the code from the text.
-    const msg = (e as Error).message ?? String(e);
-    const code = errorCode(e);
-    return { sql, ok: false, ...(code ? { code } : {}), error: msg.split('\n')[0] };
+    return failedOutcome(sql, e);
   }
+}
+
+/**
+ * The outcome of `sql` that failed with `e`: `{ sql, ok: false, code?, error }`, the error's first
+ * line and its ClickHouse code (`ClickHouseError.code`, else the `Code: N` of the text).
+ */
+export function failedOutcome(sql: string, e: unknown): CommandOutcome {
+  if (e instanceof ClickHouseError) return { sql, ok: false, code: e.code, error: e.message.split('\n')[0] };
+  // Old servers (e.g. 18.16) answer `Code: 60, e.displayText() = DB::Exception: …`, which the client
+  // does not parse into a ClickHouseError: take the code from the text.
+  const msg = (e as Error)?.message ?? String(e);
+  const code = errorCode(e);
+  return { sql, ok: false, ...(code ? { code } : {}), error: msg.split('\n')[0] };
 }
 
 /** ClickHouse error code of an error from any server version, or undefined. */

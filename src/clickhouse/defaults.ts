@@ -6,6 +6,7 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { ServerDefaults, SettingsChange } from '../schema/results';
 import { queryRows } from './client';
+import { serverDidNotAnswer } from './no-answer';
 
 async function columnsOf(client: ClickHouseClient, table: string): Promise<string[]> {
   try {
@@ -14,7 +15,8 @@ async function columnsOf(client: ClickHouseClient, table: string): Promise<strin
       `SELECT name FROM system.columns WHERE database = 'system' AND table = '${table}'`,
     );
     return rows.map((r) => r.name);
-  } catch {
+  } catch (e) {
+    if (serverDidNotAnswer(e)) throw e;
     return [];
   }
 }
@@ -45,6 +47,7 @@ async function defaultsOf(
       source: hasDefault ? `system.${table}.default` : `system.${table}.value (changed = 0)`,
     };
   } catch (e) {
+    if (serverDidNotAnswer(e)) throw e;
     return { values: null, changed: null, source: `system.${table}: ${(e as Error).message.split('\n')[0]}` };
   }
 }
@@ -72,13 +75,17 @@ async function settingsChanges(client: ClickHouseClient): Promise<SettingsChange
         reason: String(c.reason ?? ''),
       })),
     );
-  } catch {
+  } catch (e) {
+    if (serverDidNotAnswer(e)) throw e;
     return null;
   }
 }
 
 /**
- * Read the server's defaults. Never throws for a missing table or column: that part is null.
+ * Read the server's defaults. Never throws for a missing table or column (the server answers with
+ * an error): that part is null.
+ * @throws the client's error when the server does not answer (connection refused or reset, timeout:
+ *   `serverDidNotAnswer` of `./no-answer.ts`), so no record says "unreadable" of a dead server.
  * @param version the server's `version()` (recorded with the defaults)
  */
 export async function readServerDefaults(client: ClickHouseClient, version: string): Promise<ServerDefaults> {

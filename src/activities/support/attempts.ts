@@ -147,11 +147,9 @@ async function killAndWaitGone(target: TargetHandle, queryId: string): Promise<C
   }
 }
 
-/** Network errors that mean the server is gone (process died, port closed). */
-const GONE = /ECONNREFUSED|ECONNRESET|socket hang up|EPIPE|ENOTCONN|other side closed/i;
-
-/** True when `e` says the target server is unreachable rather than that a statement failed. */
-export function isTargetGone(e: unknown): boolean {
-  const err = e as NodeJS.ErrnoException & { cause?: unknown };
-  return GONE.test(`${err?.code ?? ''} ${err?.message ?? ''}`) || (err?.cause !== undefined && isTargetGone(err.cause));
-}
+/**
+ * True when `e` says the target server is unreachable rather than that a statement failed. Defined
+ * in library code (`src/clickhouse/no-answer.ts`, shared with the capability probe); kept here for
+ * the activities that import it from this module.
+ */
+export { isTargetGone } from '../../clickhouse/no-answer';
