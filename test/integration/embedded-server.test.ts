@@ -232,6 +232,26 @@ describe('embedded target (chdb in a separate process)', { timeout: 180_000 }, (
     assert.notEqual(before, 3);
   });
 
+  it('compatibility for one statement: the defaults it changed are back for the next statement', async () => {
+    // 26.7 ships output_format_json_quote_64bit_integers = 0 and use_query_condition_cache = 1; 24.8
+    // had 1 and no cache. `SET compatibility = DEFAULT` alone leaves them at 24.8's values.
+    const read = async (settings?: Record<string, string>) => {
+      const rs = await client.query({
+        query:
+          "SELECT name, value FROM system.settings WHERE name IN ('output_format_json_quote_64bit_integers', 'use_query_condition_cache', 'compatibility') ORDER BY name",
+        format: 'JSONEachRow',
+        clickhouse_settings: settings,
+      });
+      return Object.fromEntries((await rs.json<{ name: string; value: string }>()).map((r) => [r.name, r.value]));
+    };
+    const shipped = await read();
+    assert.equal(shipped.output_format_json_quote_64bit_integers, '0', JSON.stringify(shipped));
+    const pinned = await read({ compatibility: '24.8' });
+    assert.equal(pinned.compatibility, '24.8');
+    assert.equal(pinned.output_format_json_quote_64bit_integers, '1', 'pinned to 24.8: quoted 64-bit integers');
+    assert.deepEqual(await read(), shipped, 'the next statement has the shipped defaults again');
+  });
+
   it('honours database and query parameters', async () => {
     await client.command({ query: 'CREATE DATABASE IF NOT EXISTS other' });
     const other = createClient({ url: handle.url, database: 'other', log: QUIET });
