@@ -2,8 +2,8 @@
  * The target registry: one {@link Target} per {@link TargetKind}. Each target module registers
  * itself when loaded (`registerTarget(embeddedTarget)` at the end of `./embedded/index.ts`), PKB
  * style. Adding a kind is not one folder alone: its folder here and one import line in `./index.ts`,
- * plus its shapes in `src/schema/` (the spec in `run-spec.ts` `TargetSpec`, the kind in `target.ts`
- * `TargetKind` with any handle facts, their record in `results.ts`; then `npm run schema`), and its
+ * plus its shapes in `src/schema/` (the spec in `run-spec.ts` `TargetSpec`; the kind in `target.ts`
+ * `TargetKind`, with any handle facts in its one `TargetRecord`; then `npm run schema`), and its
  * leftovers in `./gc.ts` when it leaves any (leftovers are not a Target verb).
  *
  * Registration refuses a second target of the same kind and a target whose capability flags are
