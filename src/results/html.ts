@@ -47,7 +47,7 @@ export function table(head: string[], rows: (string | Raw)[][]): Raw {
 }
 
 /**
- * One of report.md's tables (`rows`: header row first, as the row builders of `report.ts` return it),
+ * One of report.md's tables (`rows`: header row first, as the sections' row builders return it),
  * collapsed under a summary: `<details><summary>…</summary><table>…</table></details>`. Nothing when
  * the table has no body row.
  */

@@ -9,8 +9,9 @@
  * tables, built by the same row functions, queries and cells in report.md's order. The page walks the
  * report's ordered list of sections (`sections/index.ts`, `REPORT_SECTIONS`), as report.md does.
  *
-XX
- * `result.json`, parsed with `src/schema/results.ts`). Every text put into the page is escaped.
+ * Reads the run folder as `report.md` does (`buildContext` in `sections/section.ts`: `run.json`, each
+ * cell's `result.json`, parsed with `src/schema/results.ts`, and `comparison.json`). Every text put into
+ * the page is escaped.
  */
 import { escapeHtml } from './html';
 import { buildContext, htmlSections } from './sections';
