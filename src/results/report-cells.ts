@@ -9,6 +9,33 @@ import { interquartileRange } from 'simple-statistics';
 import type { CellResult, QueryRecord, RunRecord, RunSample } from '../schema/results';
 import { fmtInt } from './format';
 
+/** The label of a cell in report.md's and report.html's tables: its key, with its status when it did not succeed. */
+export function rowLabel(c: CellResult): string {
+  return c.status === 'succeeded' ? c.cellKey : `${c.cellKey} (${c.status})`;
+}
+
+/**
+ * A read figure (read_rows / read_bytes) for a table cell: a recorded 0 (results written before 0 reads
+ * were recorded as unknown, from engines whose statistics say 0) is shown as unknown, never as a figure.
+ */
+export function fmtRead(
+  x: number | null | undefined,
+  fmt: (x: number | null | undefined) => string,
+  q?: QueryRecord,
+): string {
+  if (x === 0) return 'unknown (0 reported)';
+  // The last warm run's figure was refused (its source said 0): say so rather than a bare n/a.
+  const last = q?.samples.filter((s) => s.kind === 'warm').at(-1);
+  if ((x === null || x === undefined) && last?.read_unknown) return 'unknown (0 reported)';
+  return fmt(x);
+}
+
+/** The warm headline statistic of a query (`stats.warm_min_ms` or `stats.warm_median_ms`, ms), or null without a record. */
+export function headline(q: QueryRecord | undefined, stat: 'min' | 'median'): number | null {
+  if (!q) return null;
+  return stat === 'min' ? q.stats.warm_min_ms : q.stats.warm_median_ms;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Settings that did not reach the table
 
