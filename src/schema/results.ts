@@ -25,7 +25,7 @@
  * {@link RunCostRecord}.
  */
 import { z } from 'zod';
-import { KubernetesFacts, TargetRecord } from './target';
+import { TargetRecord } from './target';
 import { RunSpec } from './run-spec';
 import { HostActivity, HostFacts, HostLoss } from './host';
 import { ConcurrencyStepInput, ConcurrencyStepSummary, InsertPoint, InsertPointSummary, LatencySummary } from './grids';
