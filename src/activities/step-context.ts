@@ -139,11 +139,8 @@ export function cellActivity<A extends unknown[], R extends object>(
   });
 }
 
-/**
- * Wrap a cell step function of any arguments with the attempt, cancellation and lost-server rules
- * of {@link cellActivity} (for steps whose first argument is not a `StepInput`).
- */
-export function cellStep<A extends unknown[], R extends object>(
+/** The attempt, cancellation and lost-server rules of {@link cellActivity}, around any step function. */
+function cellStep<A extends unknown[], R extends object>(
   name: string,
   fn: (...a: A) => Promise<R>,
 ): (...a: A) => Promise<R & { attempt: number }> {

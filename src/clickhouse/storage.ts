@@ -72,22 +72,7 @@ async function readStorageWithoutParts(client: ClickHouseClient, table: string):
     rec.columns_unavailable_reason = `system.columns reports 0 compressed bytes for ${cols.filter((c) => !(Number(c.c) > 0)).length} of ${cols.length} column(s) (Compact parts keep no per-column sizes), and ${noSystemTable('parts_columns')}`;
     return rec;
   }
-  const codecs = await readColumnCodecs(client, table);
-  rec.sources.codec = codecs
-    ? "system.columns.compression_codec (empty = the column names none: each part's default_compression_codec applies)"
-    : 'not available on this server (system.columns has no compression_codec)';
-  rec.columns = cols.map((c) => {
-    const codec = codecs?.find((x) => x.column === c.column)?.compression_codec;
-    return {
-      column: c.column,
-      type: c.type,
-      compressed_bytes: Number(c.c),
-      uncompressed_bytes: Number(c.u),
-      ratio: Number(c.u) / Number(c.c),
-      share: Number(c.c) / compressed!,
-      ...(codec !== undefined ? { codec } : {}),
-    };
-  });
+  await addColumns(client, table, rec, cols, compressed!);
   return rec;
 }
 
@@ -164,7 +149,22 @@ export async function readStorage(client: ClickHouseClient, table: string): Prom
     rec.columns_unavailable_reason = 'every column reports the same compressed size (Compact-part symptom)';
     return rec;
   }
-  // Each column's codec as the server has it (not as the spec asked): shown beside its sizes.
+  await addColumns(client, table, rec, cols, compressed);
+  return rec;
+}
+
+/**
+ * Fill `rec.columns` from per-column sizes (`c` compressed, `u` uncompressed bytes, as read) with
+ * each column's codec as the server has it (`system.columns.compression_codec`, not as the spec
+ * asked), and `rec.sources.codec`. `compressed` is the table's compressed bytes (each column's share).
+ */
+async function addColumns(
+  client: ClickHouseClient,
+  table: string,
+  rec: StorageRecord,
+  cols: { column: string; type: string; c: string; u: string }[],
+  compressed: number,
+): Promise<void> {
   const codecs = await readColumnCodecs(client, table);
   rec.sources.codec = codecs
     ? "system.columns.compression_codec (empty = the column names none: each part's default_compression_codec applies)"
@@ -181,5 +181,4 @@ export async function readStorage(client: ClickHouseClient, table: string): Prom
       ...(codec !== undefined ? { codec } : {}),
     };
   });
-  return rec;
 }

@@ -18,7 +18,7 @@ export const FAILURE = {
   InvalidSpec: 'InvalidSpec',
   /** A spec setting is unknown on the server or at the wrong level (provision). */
   InvalidSetting: 'InvalidSetting',
-  /** The cell's ClickHouse server is unreachable; the cell workflow provisions again (cellStep). */
+  /** The cell's ClickHouse server is unreachable; the cell workflow provisions again (cellActivity). */
   TargetUnavailable: 'TargetUnavailable',
   /** A measured query failed on the server; the record with what was measured is written first (runQueries). */
   QueryFailed: 'QueryFailed',

@@ -236,7 +236,7 @@ export function stubActivities(): Stubs {
       const err = stubs.failWith?.(name, key, n, args);
       if (err) throw err;
       const r = (await fn(...args)) as object;
-      // Cell steps report the attempt that produced them (as cellStep does).
+      // Cell steps report the attempt that produced them (as cellActivity does).
       return name === 'writeCellResult' ||
         name === 'validateSpec' ||
         name === 'writeReport' ||
