@@ -16,6 +16,7 @@ import { promisify } from 'node:util';
 import { ClickHouseLogLevel, createClient } from '@clickhouse/client';
 import { migrate } from '../../src/results/db/migrations';
 import { samplesExportSql } from '../../src/results/db/export';
+import { SAMPLE_FIGURES } from '../../src/results/db/rows';
 import {
   embeddedResultsDbProcess,
   ensureEmbeddedResultsDb,
@@ -213,7 +214,15 @@ describe('results database (embedded engine process, real chdb)', { timeout: 300
         'SELECT name FROM system.tables WHERE database = currentDatabase() ORDER BY name',
       )
     ).map((r) => r.name);
-    assert.deepEqual(tables, ['cells', 'comparison_queries', 'comparisons', 'runs', 'samples', 'schema_migrations']);
+    assert.deepEqual(tables, [
+      'cells',
+      'comparison_queries',
+      'comparisons',
+      'figures',
+      'runs',
+      'samples',
+      'schema_migrations',
+    ]);
     const again = await openResultsDb({ kind: 'embedded', dir: dbDir });
     await again.close();
     const m = await db.query<{ version: number; n: string }>(
@@ -669,8 +678,125 @@ describe('results database (embedded engine process, real chdb)', { timeout: 300
           [1, 1],
           [2, 1],
           [3, 1],
+          [4, 1],
         ],
       );
+    } finally {
+      await old.close();
+    }
+  });
+
+  it('upgrades a database of schema 3: migration 4 backfills one figures row per figure from the samples columns; re-storing and re-migrating add no rows', async () => {
+    const dir = path.join(tmp, 'schema-3', 'db');
+    dbDirs.push(dir);
+    const proc = await ensureEmbeddedResultsDb(dir);
+    pids.push(proc.pid);
+    const admin = createClient({ url: proc.url, log: { level: ClickHouseLogLevel.OFF } });
+    await admin.command({ query: 'CREATE DATABASE IF NOT EXISTS chbench' });
+    await admin.close();
+    const old = createClient({ url: proc.url, database: 'chbench', log: { level: ClickHouseLogLevel.OFF } });
+    const figuresOf = async (runId: string) =>
+      (
+        await (
+          await old.query({
+            query: `SELECT figure, value, unit, source, unknown FROM figures WHERE run_id = '${runId}' ORDER BY kind, n, figure`,
+            format: 'JSONEachRow',
+          })
+        ).json<{ figure: string; value: number | null; unit: string; source: string | null; unknown: string | null }>()
+      ).map((r) => [r.figure, r.value, r.unit, r.source, r.unknown]);
+    try {
+      assert.deepEqual(await migrate(old, '0.7.0', 3), [1, 2, 3]);
+      const base = {
+        cell_key: 'v24.8-lz4',
+        phase: 'baseline',
+        query_id: 'q1',
+        query_pos: 0,
+        n: 1,
+        server_elapsed_source: 'system.query_log query_duration_ms',
+        wall_ms: 4,
+        elapsed_source: 'client wall time',
+        result_rows: 1,
+        result_bytes: 20,
+        result_sha256: 'x',
+        valid: 1,
+        invalid_reason: null,
+        started_at: null,
+        statement_id: 's',
+      };
+      await old.insert({
+        table: 'samples',
+        format: 'JSONEachRow',
+        values: [
+          {
+            ...base,
+            run_id: 'old-3',
+            kind: 'warm',
+            server_elapsed_ms: 3,
+            elapsed_ms: 4,
+            read_rows: 122951,
+            read_bytes: 983608,
+            read_source: 'system.query_log',
+            memory_usage: 4194304,
+          },
+          {
+            ...base,
+            run_id: 'old-3',
+            kind: 'cold',
+            server_elapsed_ms: null,
+            elapsed_ms: 4,
+            read_rows: 0,
+            read_bytes: 0,
+            read_source: null,
+            memory_usage: null,
+          },
+        ],
+      });
+      const up = await openResultsDb({ kind: 'embedded', dir });
+      try {
+        const back = await figuresOf('old-3');
+        const zero =
+          'recorded as 0 (a result written before a 0 read was recorded as unknown): a 0 read is unknown, not a figure';
+        assert.deepEqual(back, [
+          ['elapsed_ms', 4, 'ms', 'client wall time', null],
+          ['memory_usage', null, 'bytes', null, null],
+          ['read_bytes', null, 'bytes', null, zero],
+          ['read_rows', null, 'rows', null, zero],
+          ['result_bytes', 20, 'bytes', 'client result', null],
+          ['result_rows', 1, 'rows', 'client result', null],
+          ['server_elapsed_ms', null, 'ms', 'system.query_log query_duration_ms', null],
+          ['wall_ms', 4, 'ms', 'client wall time', null],
+          ['elapsed_ms', 4, 'ms', 'client wall time', null],
+          ['memory_usage', 4194304, 'bytes', 'system.query_log.memory_usage', null],
+          ['read_bytes', 983608, 'bytes', 'system.query_log', null],
+          ['read_rows', 122951, 'rows', 'system.query_log', null],
+          ['result_bytes', 20, 'bytes', 'client result', null],
+          ['result_rows', 1, 'rows', 'client result', null],
+          ['server_elapsed_ms', 3, 'ms', 'system.query_log query_duration_ms', null],
+          ['wall_ms', 4, 'ms', 'client wall time', null],
+        ]);
+        // A run stored now writes its figures; storing it again leaves one row per figure, not two.
+        const id = 'schema-4-run';
+        const ownResults = path.join(tmp, 'schema-3', 'results');
+        makeRun(ownResults, id, { startedAt: '2026-04-02T00:00:00.000Z', status: 'completed' });
+        const { samples } = await up.storeRun(path.join(ownResults, id));
+        await up.storeRun(path.join(ownResults, id));
+        const stored = await figuresOf(id);
+        assert.equal(stored.length, samples * SAMPLE_FIGURES.length);
+        const reads = stored.filter((r) => r[0] === 'read_rows' && r[1] !== null);
+        assert.ok(
+          reads.length > 0 && reads.every((r) => Number(r[1]) > 0 && typeof r[3] === 'string'),
+          JSON.stringify(reads.slice(0, 3)),
+        );
+      } finally {
+        await up.close();
+      }
+      // Migration 4 again (its version row gone, as when two openers raced): the backfill adds nothing.
+      await old.command({
+        query: 'ALTER TABLE schema_migrations DELETE WHERE version = 4',
+        clickhouse_settings: { mutations_sync: '2' },
+      });
+      assert.deepEqual(await migrate(old, '0.8.0'), [4]);
+      assert.equal((await figuresOf('old-3')).length, 16);
     } finally {
       await old.close();
     }

@@ -8,7 +8,7 @@ import { median } from 'simple-statistics';
 import { ComparisonRecord } from '../../schema/comparison';
 import { sqlString } from '../../lib/sql';
 import { sanitizePathSegment } from '../../lib/fs';
-import { comparisonRows, fromDbTime, readRunRows, sampleReads, toDbTime } from './rows';
+import { comparisonRows, figureRows, fromDbTime, readRunRows, sampleReads, toDbTime } from './rows';
 import type { RunSample } from '../../schema/results';
 import type { ResultsDb, SeriesPoint, StoredCell, StoredRun, StoredSample } from './types';
 
@@ -244,11 +244,13 @@ export class ClickHouseResultsDb implements ResultsDb {
   async storeRun(runDir: string): Promise<{ runs: number; cells: number; samples: number; comparisons: number }> {
     const { run, cells, samples, comparison } = readRunRows(runDir);
     // The runs row goes first out and last in: a run row means its cells and samples are all there.
-    for (const t of ['runs', 'cells', 'samples']) await this.deleteRun(t, run.run_id);
+    for (const t of ['runs', 'cells', 'samples', 'figures']) await this.deleteRun(t, run.run_id);
     await this.insert(
       'samples',
       samples.map((s) => ({ ...s, valid: s.valid ? 1 : 0, started_at: toDbTime(s.started_at) })),
     );
+    // One row per figure (schema 4): what series, exports and dashboards read.
+    await this.insert('figures', figureRows(samples) as unknown as Record<string, unknown>[]);
     await this.insert(
       'cells',
       cells.map((c) => ({ ...c, written_at: toDbTime(c.written_at) })),
@@ -306,11 +308,13 @@ export class ClickHouseResultsDb implements ResultsDb {
     const rows = await this.rows<Record<string, unknown> & { srv: number[]; wall: number[]; srv_missing: string }>(
       `SELECT s.run_id AS run_id, r.started_at AS started_at, s.cell_key AS cell_key, c.version_label AS version_label,
         c.server_version AS server_version, c.codec AS codec, s.phase AS phase, s.query_id AS query_id,
-        groupArray(s.server_elapsed_ms) AS srv, groupArray(s.wall_ms) AS wall, countIf(isNull(s.server_elapsed_ms)) AS srv_missing
-      FROM samples AS s
+        groupArrayIf(s.value, s.figure = 'server_elapsed_ms') AS srv, groupArrayIf(s.value, s.figure = 'wall_ms') AS wall,
+        countIf(s.figure = 'server_elapsed_ms' AND isNull(s.value)) AS srv_missing
+      FROM figures AS s
       INNER JOIN (SELECT run_id, started_at FROM runs WHERE ${which} ORDER BY started_at DESC LIMIT ${limit}) AS r ON r.run_id = s.run_id
       INNER JOIN cells AS c ON c.run_id = s.run_id AND c.cell_key = s.cell_key
-      WHERE s.kind = 'warm' AND s.valid = 1
+      WHERE s.kind = 'warm' AND s.figure IN ('server_elapsed_ms', 'wall_ms')
+        AND (s.run_id, s.cell_key, s.phase, s.query_id, s.kind, s.n) NOT IN (SELECT run_id, cell_key, phase, query_id, kind, n FROM samples WHERE valid = 0)
       GROUP BY run_id, started_at, cell_key, version_label, server_version, codec, phase, query_id
       ORDER BY started_at, cell_key, phase, query_id`,
     );

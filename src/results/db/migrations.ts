@@ -84,6 +84,34 @@ export const MIGRATIONS: readonly Migration[] = [
       `ALTER TABLE samples ADD COLUMN IF NOT EXISTS memory_usage Nullable(UInt64) AFTER result_values_sha256`,
     ],
   },
+  {
+    version: 4,
+    description:
+      'figures: one row per (run, cell, phase, query, run kind/number, figure) with value, unit and source, backfilled from the samples columns',
+    statements: [
+      `CREATE TABLE IF NOT EXISTS figures (
+        run_id String, cell_key String, phase String, query_id String, kind String, n UInt32,
+        figure String, value Nullable(Float64), unit String, source Nullable(String), unknown Nullable(String)
+      ) ENGINE = MergeTree ORDER BY (run_id, cell_key, phase, query_id, kind, n, figure)`,
+      // The figures of rows stored before schema 4, as the samples columns hold them (frozen here: a
+      // later figure is written by the store, never by this backfill). Runs already in `figures` are
+      // skipped, so a second run of this statement (two openers racing) adds nothing.
+      `INSERT INTO figures (run_id, cell_key, phase, query_id, kind, n, figure, value, unit, source, unknown)
+      SELECT run_id, cell_key, phase, query_id, kind, n, f.1, f.2, f.3, f.4, f.5
+      FROM samples
+      ARRAY JOIN [
+        tuple('server_elapsed_ms', toNullable(toFloat64OrNull(toString(server_elapsed_ms))), 'ms', server_elapsed_source, CAST(NULL, 'Nullable(String)')),
+        tuple('wall_ms', toNullable(toFloat64(wall_ms)), 'ms', toNullable('client wall time'), CAST(NULL, 'Nullable(String)')),
+        tuple('elapsed_ms', toFloat64OrNull(toString(elapsed_ms)), 'ms', elapsed_source, CAST(NULL, 'Nullable(String)')),
+        tuple('read_rows', if(read_rows = 0, NULL, toFloat64OrNull(toString(read_rows))), 'rows', read_source, if(read_rows = 0, toNullable('recorded as 0 (a result written before a 0 read was recorded as unknown): a 0 read is unknown, not a figure'), read_unknown)),
+        tuple('read_bytes', if(read_bytes = 0 OR read_rows = 0, NULL, toFloat64OrNull(toString(read_bytes))), 'bytes', read_source, if(read_bytes = 0 OR read_rows = 0, toNullable('recorded as 0 (a result written before a 0 read was recorded as unknown): a 0 read is unknown, not a figure'), read_unknown)),
+        tuple('result_rows', toNullable(toFloat64(result_rows)), 'rows', toNullable('client result'), CAST(NULL, 'Nullable(String)')),
+        tuple('result_bytes', toFloat64OrNull(toString(result_bytes)), 'bytes', toNullable('client result'), CAST(NULL, 'Nullable(String)')),
+        tuple('memory_usage', toFloat64OrNull(toString(memory_usage)), 'bytes', if(isNull(memory_usage), NULL, toNullable('system.query_log.memory_usage')), CAST(NULL, 'Nullable(String)'))
+      ] AS f
+      WHERE run_id NOT IN (SELECT DISTINCT run_id FROM figures)`,
+    ],
+  },
 ];
 
 /** The newest schema version this chbench knows. */

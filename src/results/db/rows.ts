@@ -242,3 +242,65 @@ export function comparisonRows(c: ComparisonRecord): { comparison: Record<string
     ),
   };
 }
+
+/**
+ * One figure of one measured query run: a `figures` row (schema 4). `value` in `unit` (`ms`, `rows`,
+ * `bytes`); null = unknown (n/a), with `unknown` saying why when a source answered; `source` the
+ * system table/column or API it came from (e.g. `system.query_log`, `http summary`, `client wall time`).
+ */
+export interface StoredFigure {
+  run_id: string;
+  cell_key: string;
+  phase: StoredSample['phase'];
+  query_id: string;
+  kind: StoredSample['kind'];
+  n: number;
+  figure: string;
+  value: number | null;
+  unit: 'ms' | 'rows' | 'bytes';
+  source: string | null;
+  unknown: string | null;
+}
+
+/** A figure the store writes to `figures`: its name, unit and how a `samples` row gives its value and source. */
+export interface FigureDef {
+  name: string;
+  unit: StoredFigure['unit'];
+  value: (s: StoredSample) => number | null | undefined;
+  source: (s: StoredSample) => string | null | undefined;
+  unknown?: (s: StoredSample) => string | null | undefined;
+}
+
+/**
+ * The figures of a measured run, the one list the store writes (`figures` rows) and the readers
+ * name. Adding a figure already in {@link StoredSample} is one entry here.
+ */
+export const SAMPLE_FIGURES: readonly FigureDef[] = [
+  { name: 'server_elapsed_ms', unit: 'ms', value: (s) => s.server_elapsed_ms, source: (s) => s.server_elapsed_source },
+  { name: 'wall_ms', unit: 'ms', value: (s) => s.wall_ms, source: () => 'client wall time' },
+  { name: 'elapsed_ms', unit: 'ms', value: (s) => s.elapsed_ms, source: (s) => s.elapsed_source },
+  { name: 'read_rows', unit: 'rows', value: (s) => s.read_rows, source: (s) => s.read_source, unknown: (s) => s.read_unknown },
+  { name: 'read_bytes', unit: 'bytes', value: (s) => s.read_bytes, source: (s) => s.read_source, unknown: (s) => s.read_unknown },
+  { name: 'result_rows', unit: 'rows', value: (s) => s.result_rows, source: () => 'client result' },
+  { name: 'result_bytes', unit: 'bytes', value: (s) => s.result_bytes, source: () => 'client result' },
+  { name: 'memory_usage', unit: 'bytes', value: (s) => s.memory_usage, source: (s) => (s.memory_usage == null ? null : 'system.query_log.memory_usage') },
+];
+
+/** The `figures` rows of `samples` rows: one per sample and {@link SAMPLE_FIGURES} entry (an unknown figure is a row with a null value). */
+export function figureRows(samples: readonly StoredSample[]): StoredFigure[] {
+  return samples.flatMap((s) =>
+    SAMPLE_FIGURES.map((f) => ({
+      run_id: s.run_id,
+      cell_key: s.cell_key,
+      phase: s.phase,
+      query_id: s.query_id,
+      kind: s.kind,
+      n: s.n,
+      figure: f.name,
+      value: f.value(s) ?? null,
+      unit: f.unit,
+      source: f.source(s) ?? null,
+      unknown: f.unknown?.(s) ?? null,
+    })),
+  );
+}
