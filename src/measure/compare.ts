@@ -41,7 +41,8 @@
  */
 import seedrandom from 'seedrandom';
 import { median as ssMedian, quantileSorted } from 'simple-statistics';
-import type { StoredCell, StoredSample } from '../results/db/types';
+import type { StoredCell, StoredFigure, StoredSample } from '../results/db/types';
+import { compareWork, workLabel } from './work';
 import {
   COMPARISON_SCHEMA,
   type CellPair,
@@ -367,6 +368,9 @@ export interface CompareRunsInput {
   newCells: StoredCell[];
   baselineSamples: StoredSample[];
   newSamples: StoredSample[];
+  /** The runs' `figures` rows (schema 4), for the work comparison beside each time verdict; without them no `work`. */
+  baselineFigures?: StoredFigure[];
+  newFigures?: StoredFigure[];
   options: {
     minChange: number;
     unstableAbove: number;
@@ -476,7 +480,25 @@ export function compareRuns(input: CompareRunsInput): ComparisonRecord {
           noiseSeed: `${p.baseline.run_id}:${p.baseline.cell_key}:${flagId(q)}`,
         },
       );
-      return { query_id: q.query_id, phase: q.phase, figure, ...c, final: c.verdict };
+      const mine = (fs: StoredFigure[] | undefined, run: string, cell: string) =>
+        (fs ?? []).filter(
+          (f) => f.run_id === run && f.cell_key === cell && f.phase === q.phase && f.query_id === q.query_id,
+        );
+      const work =
+        input.baselineFigures && input.newFigures
+          ? compareWork(
+              mine(input.baselineFigures, p.baseline.run_id, p.baseline.cell_key),
+              mine(input.newFigures, p.new.run_id, p.new.cell_key),
+            )
+          : undefined;
+      return {
+        query_id: q.query_id,
+        phase: q.phase,
+        figure,
+        ...c,
+        final: c.verdict,
+        ...(work ? { work: { ...work, label: workLabel(c.verdict, work) } } : {}),
+      };
     });
     return {
       pair_key: pairKey,

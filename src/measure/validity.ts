@@ -34,6 +34,10 @@ export const RUN_COUNTERS = [
   // later): what the versions section explains a change in read_rows with (src/results/report-versions.ts).
   'SelectedMarks',
   'SelectedParts',
+  // Ranges of marks the query selected and the compressed bytes it read: with the three above and
+  // read_rows / read_bytes, the run's work (deterministic for the same data and query: ./work).
+  'SelectedRanges',
+  'ReadCompressedBytes',
   'QueryConditionCacheHits',
   'QueryConditionCacheMisses',
 ] as const;

@@ -42,7 +42,9 @@ function rerun(q: QueryComparison, record: ComparisonRecord): string {
  */
 export function pairTable(pair: CellPair, record: ComparisonRecord, opts: { rerun?: boolean } = {}): string {
   const withRerun = opts.rerun ?? true;
-  const head = ['query', 'source', 'runs (base/new)', 'baseline median', 'new median', 'ratio [95 % CI]', 'threshold', 'first pass', ...(withRerun ? ['re-run', 'final'] : [])];
+  // The work column (src/measure/work.ts) when the record has work comparisons (made from schema-4 `figures` rows).
+  const withWork = pair.queries.some((q) => q.work);
+  const head = ['query', 'source', 'runs (base/new)', 'baseline median', 'new median', 'ratio [95 % CI]', 'threshold', 'first pass', ...(withRerun ? ['re-run', 'final'] : []), ...(withWork ? ['work (one run per side)'] : [])];
   const rows = pair.queries.map((q) => [
     queryLabel(q),
     figureSource(q),
@@ -53,13 +55,17 @@ export function pairTable(pair: CellPair, record: ComparisonRecord, opts: { reru
     pct(q.threshold),
     bold(q.verdict),
     ...(withRerun ? [rerun(q, record), bold(q.final)] : []),
+    ...(withWork ? [q.work ? (q.work.label ?? q.work.verdict) : '–'] : []),
   ]);
-  return markdownTable([head, ...rows], { align: ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'l', 'l', 'l'] });
+  return markdownTable([head, ...rows], { align: ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'l', 'l', 'l', 'l'] });
 }
 
 /** The lines under a query table: each non-obvious verdict's reason. */
 function reasons(pair: CellPair): string[] {
-  return pair.queries.filter((q) => q.verdict !== 'unchanged' || q.confirm).map((q) => `- ${queryLabel(q)}: ${q.reason}${q.confirm ? `; ${q.confirm.reason}` : ''}`);
+  return [
+    ...pair.queries.filter((q) => q.verdict !== 'unchanged' || q.confirm).map((q) => `- ${queryLabel(q)}: ${q.reason}${q.confirm ? `; ${q.confirm.reason}` : ''}`),
+    ...pair.queries.filter((q) => q.work?.verdict === 'work change').map((q) => `- ${queryLabel(q)}: work change (deterministic counters, no statistics): ${q.work!.reason}`),
+  ];
 }
 
 const list = (ids: string[]) => (ids.length ? ids.join(', ') : 'none');

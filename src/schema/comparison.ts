@@ -62,6 +62,30 @@ export const QueryComparison = z.object({
     .optional(),
   /** The final verdict: the first pass's when not flagged, else the first pass's only if the re-run confirmed it (`unchanged` otherwise). */
   final: Verdict,
+  /**
+   * The work of both sides (src/measure/work.ts): read_rows / read_bytes and the ProfileEvents
+   * SelectedParts / SelectedRanges / SelectedMarks / ReadCompressedBytes of one run per side, no
+   * statistics (deterministic counts). Absent in records made without `figures` rows (before schema 4).
+   */
+  work: z
+    .object({
+      verdict: z.enum(['work change', 'work unchanged', 'work unknown']),
+      /** `work change`, or `time changed, work unchanged` beside a regression/improvement; null = no label. */
+      label: z.enum(['work change', 'time changed, work unchanged']).nullable(),
+      changed: z.array(
+        z.object({
+          figure: z.string(),
+          unit: z.string(),
+          baseline: z.number().nullable(),
+          new: z.number().nullable(),
+          baseline_source: z.string().nullable(),
+          new_source: z.string().nullable(),
+        }),
+      ),
+      compared: z.array(z.string()),
+      reason: z.string(),
+    })
+    .optional(),
 });
 export type QueryComparison = z.infer<typeof QueryComparison>;
 

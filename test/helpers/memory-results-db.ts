@@ -5,10 +5,17 @@
  * fixture `test/fixtures/results/embedded-26.7`) or from synthetic runs ({@link syntheticRun}).
  */
 import seedrandom from 'seedrandom';
-import type { ResultsDb, SeriesPoint, StoredCell, StoredRun, StoredSample } from '../../src/results/db/types';
+import type {
+  ResultsDb,
+  SeriesPoint,
+  StoredCell,
+  StoredFigure,
+  StoredRun,
+  StoredSample,
+} from '../../src/results/db/types';
 import type { ComparisonRecord } from '../../src/schema/comparison';
 import { lognormalSamples } from '../../src/measure/compare';
-import { readRunRows } from '../../src/results/db/rows';
+import { figureRows, readRunRows } from '../../src/results/db/rows';
 import { sanitizePathSegment } from '../../src/lib/fs';
 
 /** In-memory rows; `storeRun` reads `run.json` and each cell's `result.json` of a results folder. */
@@ -17,13 +24,14 @@ export class MemoryResultsDb implements ResultsDb {
   runs: StoredRun[] = [];
   cellRows: StoredCell[] = [];
   sampleRows: StoredSample[] = [];
+  figureRows: StoredFigure[] = [];
   comparisons: ComparisonRecord[] = [];
   closed = false;
 
   /** Rows from a results folder, read by the real store's reader (`readRunRows`). */
   async storeRun(runDir: string) {
-    const { run, cells, samples } = readRunRows(runDir);
-    this.add(run, cells, samples);
+    const { run, cells, samples, figures } = readRunRows(runDir);
+    this.add(run, cells, samples, figures);
     return { runs: 1, cells: cells.length, samples: samples.length, comparisons: 0 };
   }
 
@@ -32,7 +40,13 @@ export class MemoryResultsDb implements ResultsDb {
   }
 
   /** Replace a run's rows (as the real store does: idempotent). */
-  add(run: StoredRun, cells: StoredCell[], samples: StoredSample[]): void {
+  add(
+    run: StoredRun,
+    cells: StoredCell[],
+    samples: StoredSample[],
+    figures: StoredFigure[] = samples.flatMap((s) => figureRows(s)),
+  ): void {
+    this.figureRows = [...this.figureRows.filter((f) => f.run_id !== run.run_id), ...figures];
     this.runs = [...this.runs.filter((r) => r.run_id !== run.run_id), run];
     this.cellRows = [...this.cellRows.filter((c) => c.run_id !== run.run_id), ...cells];
     this.sampleRows = [...this.sampleRows.filter((s) => s.run_id !== run.run_id), ...samples];
@@ -55,6 +69,9 @@ export class MemoryResultsDb implements ResultsDb {
   }
   async samples(runId: string, cellKey?: string) {
     return this.sampleRows.filter((s) => s.run_id === runId && (cellKey === undefined || s.cell_key === cellKey));
+  }
+  async figures(runId: string) {
+    return this.figureRows.filter((f) => f.run_id === runId);
   }
   async comparison(runId: string) {
     return this.comparisons.find((c) => c.run_id === runId);

@@ -201,6 +201,7 @@ export function createCompareBaseline(deps: { openDb?: OpenResultsDb } = {}) {
         else {
           const same = resolved.run.run_id === input.runId;
           const newSamples = await db.samples(input.runId);
+          const newFigures = await db.figures(input.runId);
           record = compareRuns({
             comparisonId: `${input.runId}-vs-${same ? `v${(input.baseline as { version: string }).version}` : resolved.run.run_id}`,
             runId: input.runId,
@@ -211,6 +212,8 @@ export function createCompareBaseline(deps: { openDb?: OpenResultsDb } = {}) {
             newCells,
             baselineSamples: same ? newSamples : await db.samples(resolved.run.run_id),
             newSamples,
+            baselineFigures: same ? newFigures : await db.figures(resolved.run.run_id),
+            newFigures,
             options: input.baseline,
             createdAt: now,
           });

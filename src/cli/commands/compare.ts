@@ -132,6 +132,8 @@ export async function runCompare(
         newCells: await db.cells(runB),
         baselineSamples: await db.samples(runA),
         newSamples: await db.samples(runB),
+        baselineFigures: await db.figures(runA),
+        newFigures: await db.figures(runB),
         options: spec.data,
         createdAt: new Date().toISOString(),
       });

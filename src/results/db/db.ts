@@ -8,9 +8,9 @@ import { median } from 'simple-statistics';
 import { ComparisonRecord } from '../../schema/comparison';
 import { sqlString } from '../../lib/sql';
 import { sanitizePathSegment } from '../../lib/fs';
-import { comparisonRows, figureRows, fromDbTime, readRunRows, sampleReads, toDbTime } from './rows';
+import { comparisonRows, fromDbTime, readRunRows, sampleReads, toDbTime } from './rows';
 import type { RunSample } from '../../schema/results';
-import type { ResultsDb, SeriesPoint, StoredCell, StoredRun, StoredSample } from './types';
+import type { ResultsDb, SeriesPoint, StoredCell, StoredFigure, StoredRun, StoredSample } from './types';
 
 /** Default number of runs {@link ClickHouseResultsDb.series} looks back. */
 export const DEFAULT_SERIES_LIMIT = 20;
@@ -242,7 +242,7 @@ export class ClickHouseResultsDb implements ResultsDb {
   }
 
   async storeRun(runDir: string): Promise<{ runs: number; cells: number; samples: number; comparisons: number }> {
-    const { run, cells, samples, comparison } = readRunRows(runDir);
+    const { run, cells, samples, figures, comparison } = readRunRows(runDir);
     // The runs row goes first out and last in: a run row means its cells and samples are all there.
     for (const t of ['runs', 'cells', 'samples', 'figures']) await this.deleteRun(t, run.run_id);
     await this.insert(
@@ -250,7 +250,7 @@ export class ClickHouseResultsDb implements ResultsDb {
       samples.map((s) => ({ ...s, valid: s.valid ? 1 : 0, started_at: toDbTime(s.started_at) })),
     );
     // One row per figure (schema 4): what series, exports and dashboards read.
-    await this.insert('figures', figureRows(samples) as unknown as Record<string, unknown>[]);
+    await this.insert('figures', figures as unknown as Record<string, unknown>[]);
     await this.insert(
       'cells',
       cells.map((c) => ({ ...c, written_at: toDbTime(c.written_at) })),
@@ -282,6 +282,14 @@ export class ClickHouseResultsDb implements ResultsDb {
     return (
       await this.rows(`SELECT * FROM samples WHERE run_id = ${sqlString(runId)}${cell} ORDER BY cell_key, phase, query_id, indexOf(['cold', 'warmup', 'warm'], kind), n`)
     ).map(toSample);
+  }
+
+  async figures(runId: string): Promise<StoredFigure[]> {
+    return (
+      await this.rows<StoredFigure>(
+        `SELECT run_id, cell_key, phase, query_id, kind, n, figure, value, unit, source, unknown FROM figures WHERE run_id = ${sqlString(runId)} ORDER BY cell_key, phase, query_id, indexOf(['cold', 'warmup', 'warm'], kind), n, figure`,
+      )
+    ).map((f) => ({ ...f, n: Number(f.n), value: f.value === null ? null : Number(f.value) }));
   }
 
   async comparison(runId: string): Promise<ComparisonRecord | undefined> {

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { ComparisonRecord } from '../../schema/comparison';
 import { CellResult, RunRecord, type QueriesRecord, type RunSample } from '../../schema/results';
 import { readRecord, readRecordIfExists } from '../store';
-import type { StoredCell, StoredRun, StoredSample } from './types';
+import type { StoredCell, StoredFigure, StoredRun, StoredSample } from './types';
 import { runElapsed } from '../../measure/figures';
 
 /** Everything one run folder contributes. */
@@ -19,6 +19,8 @@ export interface RunRows {
   run: StoredRun;
   cells: StoredCell[];
   samples: StoredSample[];
+  /** One row per measured run and figure ({@link SAMPLE_FIGURES}). */
+  figures: StoredFigure[];
   comparison: ComparisonRecord | undefined;
 }
 
@@ -115,31 +117,44 @@ export function cellRow(runId: string, r: CellResult): StoredCell {
 
 /** One row per measured query run of a cell (both phases, record order). */
 export function sampleRows(runId: string, r: CellResult): StoredSample[] {
-  const out: StoredSample[] = [];
+  return measuredRuns(runId, r).map((x) => x.stored);
+}
+
+/** Each measured query run of a cell (both phases, record order): its `samples` row and the run as recorded. */
+function measuredRuns(runId: string, r: CellResult): { stored: StoredSample; run: RunSample }[] {
+  const out: { stored: StoredSample; run: RunSample }[] = [];
   for (const rec of [r.queries_baseline, r.queries_index] as (QueriesRecord | null)[])
     for (const [pos, q] of (rec?.queries ?? []).entries())
       for (const s of q.samples)
         out.push({
-          run_id: runId,
-          cell_key: r.cellKey,
-          phase: rec!.phase,
-          query_id: q.id,
-          query_pos: pos,
-          kind: s.kind,
-          n: s.n,
-          ...runElapsed(q.stats.timing_source, s),
-          wall_ms: s.wall_ms,
-          ...sampleReads(s),
-          result_rows: s.result_rows,
-          result_bytes: s.result_bytes,
-          result_sha256: s.result_sha256,
-          result_values_sha256: s.result_values_sha256 ?? null,
-          memory_usage: sampleMemory(s),
-          ...sampleValidity(s),
-          started_at: s.started_at ?? null,
-          statement_id: s.query_id,
+          run: s,
+          stored: {
+            run_id: runId,
+            cell_key: r.cellKey,
+            phase: rec!.phase,
+            query_id: q.id,
+            query_pos: pos,
+            kind: s.kind,
+            n: s.n,
+            ...runElapsed(q.stats.timing_source, s),
+            wall_ms: s.wall_ms,
+            ...sampleReads(s),
+            result_rows: s.result_rows,
+            result_bytes: s.result_bytes,
+            result_sha256: s.result_sha256,
+            result_values_sha256: s.result_values_sha256 ?? null,
+            memory_usage: sampleMemory(s),
+            ...sampleValidity(s),
+            started_at: s.started_at ?? null,
+            statement_id: s.query_id,
+          },
         });
   return out;
+}
+
+/** The `figures` rows of a cell's measured runs (see {@link SAMPLE_FIGURES}). */
+export function cellFigureRows(runId: string, r: CellResult): StoredFigure[] {
+  return measuredRuns(runId, r).flatMap((x) => figureRows(x.stored, x.run));
 }
 
 /**
@@ -155,6 +170,7 @@ export function readRunRows(dir: string): RunRows {
   const results = keys.map((k) => readRecordIfExists(path.join(cellsDir, k, 'result.json'), CellResult)).filter((r): r is CellResult => r !== undefined);
   const cells = results.map((r) => cellRow(run.runId, r));
   const samples = results.flatMap((r) => sampleRows(run.runId, r));
+  const figures = results.flatMap((r) => cellFigureRows(run.runId, r));
   const stored: StoredRun = {
     run_id: run.runId,
     name: run.spec.name,
@@ -172,7 +188,7 @@ export function readRunRows(dir: string): RunRows {
     cells_total: run.cells.length,
     cells_succeeded: cells.filter((c) => c.status === 'succeeded').length,
   };
-  return { run: stored, cells, samples, comparison: readRecordIfExists(path.join(dir, 'comparison.json'), ComparisonRecord) };
+  return { run: stored, cells, samples, figures, comparison: readRecordIfExists(path.join(dir, 'comparison.json'), ComparisonRecord) };
 }
 
 /** A `DateTime64(3)` value (`YYYY-MM-DD hh:mm:ss.sss`, UTC) from an ISO time; null stays null. */
@@ -243,37 +259,54 @@ export function comparisonRows(c: ComparisonRecord): { comparison: Record<string
   };
 }
 
-/**
- * One figure of one measured query run: a `figures` row (schema 4). `value` in `unit` (`ms`, `rows`,
- * `bytes`); null = unknown (n/a), with `unknown` saying why when a source answered; `source` the
- * system table/column or API it came from (e.g. `system.query_log`, `http summary`, `client wall time`).
- */
-export interface StoredFigure {
-  run_id: string;
-  cell_key: string;
-  phase: StoredSample['phase'];
-  query_id: string;
-  kind: StoredSample['kind'];
-  n: number;
-  figure: string;
-  value: number | null;
-  unit: 'ms' | 'rows' | 'bytes';
-  source: string | null;
-  unknown: string | null;
-}
-
-/** A figure the store writes to `figures`: its name, unit and how a `samples` row gives its value and source. */
+/** A figure the store writes to `figures`: its name, unit and how a measured run gives its value, source and why it is unknown. */
 export interface FigureDef {
   name: string;
   unit: StoredFigure['unit'];
-  value: (s: StoredSample) => number | null | undefined;
-  source: (s: StoredSample) => string | null | undefined;
-  unknown?: (s: StoredSample) => string | null | undefined;
+  value: (s: StoredSample, run: RunSample | undefined) => number | null | undefined;
+  source: (s: StoredSample, run: RunSample | undefined) => string | null | undefined;
+  unknown?: (s: StoredSample, run: RunSample | undefined) => string | null | undefined;
 }
 
 /**
+ * A work counter of the run (a ProfileEvents name of `RUN_COUNTERS`, src/measure/validity.ts), from
+ * `RunSample.counters`: source `<counters_source> <name>`; null with the reason when the target gave
+ * no per-run counters or the version lacks the counter.
+ */
+function counterFigure(name: string, unit: StoredFigure['unit']): FigureDef {
+  return {
+    name,
+    unit,
+    value: (_s, run) => run?.counters?.[name] ?? null,
+    source: (_s, run) => (run?.counters?.[name] == null ? null : `${run.counters_source} ${name}`),
+    unknown: (_s, run) =>
+      !run
+        ? null
+        : !run.counters
+          ? 'n/a: no per-run counters on this target (no system.query_log and no system.events difference)'
+          : !(name in run.counters)
+            ? `n/a: not recorded (measured before chbench read ${name})`
+            : run.counters[name] === null
+              ? `n/a: the server does not have the counter ${name}`
+              : null,
+  };
+}
+
+/**
+ * The work counters compared without statistics (deterministic for the same data and query):
+ * read_rows / read_bytes (in {@link SAMPLE_FIGURES} as figures of their own) and these.
+ */
+export const WORK_COUNTERS: readonly { name: string; unit: StoredFigure['unit'] }[] = [
+  { name: 'SelectedParts', unit: 'parts' },
+  { name: 'SelectedRanges', unit: 'ranges' },
+  { name: 'SelectedMarks', unit: 'marks' },
+  { name: 'ReadCompressedBytes', unit: 'bytes' },
+];
+
+/**
  * The figures of a measured run, the one list the store writes (`figures` rows) and the readers
- * name. Adding a figure already in {@link StoredSample} is one entry here.
+ * name. A figure already in {@link StoredSample} or a per-run counter is one entry here (a counter
+ * also needs its name in `RUN_COUNTERS`).
  */
 export const SAMPLE_FIGURES: readonly FigureDef[] = [
   { name: 'server_elapsed_ms', unit: 'ms', value: (s) => s.server_elapsed_ms, source: (s) => s.server_elapsed_source },
@@ -284,23 +317,22 @@ export const SAMPLE_FIGURES: readonly FigureDef[] = [
   { name: 'result_rows', unit: 'rows', value: (s) => s.result_rows, source: () => 'client result' },
   { name: 'result_bytes', unit: 'bytes', value: (s) => s.result_bytes, source: () => 'client result' },
   { name: 'memory_usage', unit: 'bytes', value: (s) => s.memory_usage, source: (s) => (s.memory_usage == null ? null : 'system.query_log.memory_usage') },
+  ...WORK_COUNTERS.map((c) => counterFigure(c.name, c.unit)),
 ];
 
-/** The `figures` rows of `samples` rows: one per sample and {@link SAMPLE_FIGURES} entry (an unknown figure is a row with a null value). */
-export function figureRows(samples: readonly StoredSample[]): StoredFigure[] {
-  return samples.flatMap((s) =>
-    SAMPLE_FIGURES.map((f) => ({
-      run_id: s.run_id,
-      cell_key: s.cell_key,
-      phase: s.phase,
-      query_id: s.query_id,
-      kind: s.kind,
-      n: s.n,
-      figure: f.name,
-      value: f.value(s) ?? null,
-      unit: f.unit,
-      source: f.source(s) ?? null,
-      unknown: f.unknown?.(s) ?? null,
-    })),
-  );
+/** The `figures` rows of one measured run: one per {@link SAMPLE_FIGURES} entry (an unknown figure is a row with a null value). */
+export function figureRows(s: StoredSample, run?: RunSample): StoredFigure[] {
+  return SAMPLE_FIGURES.map((f) => ({
+    run_id: s.run_id,
+    cell_key: s.cell_key,
+    phase: s.phase,
+    query_id: s.query_id,
+    kind: s.kind,
+    n: s.n,
+    figure: f.name,
+    value: f.value(s, run) ?? null,
+    unit: f.unit,
+    source: f.source(s, run) ?? null,
+    unknown: f.unknown?.(s, run) ?? null,
+  }));
 }

@@ -74,6 +74,25 @@ export interface StoredCell {
 }
 
 /** One row of `samples`: one measured run of one query. Figures the server did not give are null. */
+/**
+ * One figure of one measured query run: a `figures` row (schema 4). `value` in `unit` (`ms`, `rows`,
+ * `bytes`); null = unknown (n/a), with `unknown` saying why when a source answered; `source` the
+ * system table/column or API it came from (e.g. `system.query_log`, `http summary`, `client wall time`).
+ */
+export interface StoredFigure {
+  run_id: string;
+  cell_key: string;
+  phase: StoredSample['phase'];
+  query_id: string;
+  kind: StoredSample['kind'];
+  n: number;
+  figure: string;
+  value: number | null;
+  unit: 'ms' | 'rows' | 'bytes' | 'parts' | 'ranges' | 'marks';
+  source: string | null;
+  unknown: string | null;
+}
+
 export interface StoredSample {
   run_id: string;
   cell_key: string;
@@ -148,6 +167,8 @@ export interface ResultsDb {
   run(runId: string): Promise<StoredRun | undefined>;
   cells(runId: string): Promise<StoredCell[]>;
   samples(runId: string, cellKey?: string): Promise<StoredSample[]>;
+  /** The run's `figures` rows (schema 4), one per measured run and figure, in sample order then figure name. */
+  figures(runId: string): Promise<StoredFigure[]>;
   comparison(runId: string): Promise<ComparisonRecord | undefined>;
   /** The newest run of `scheduleId` that started before `beforeStartedAt`, finished `completed` and has at least one succeeded cell. */
   previousSuccessfulRun(scheduleId: string, beforeStartedAt: string): Promise<StoredRun | undefined>;

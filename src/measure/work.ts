@@ -1,0 +1,110 @@
+/**
+ * The work a query did, compared between two sides without statistics.
+ *
+ * read_rows, read_bytes and the per-run ProfileEvents SelectedParts, SelectedRanges, SelectedMarks
+ * and ReadCompressedBytes are deterministic for the same data and query: every run of a side gives
+ * the same count, so one run per side is enough and a difference is a change in the work itself
+ * (e.g. a primary key analysis that selects fewer granules), not noise. A time verdict
+ * (regression/improvement) beside unchanged work is labelled "time changed, work unchanged": the
+ * server did the same reading faster or slower.
+ *
+ * Pure.
+ */
+import type { StoredFigure } from '../results/db/types';
+
+/** The figures compared as work, in report order (names of `figures` rows: `SAMPLE_FIGURES` in src/results/db/rows.ts). */
+export const WORK_FIGURES = [
+  'read_rows',
+  'read_bytes',
+  'SelectedParts',
+  'SelectedRanges',
+  'SelectedMarks',
+  'ReadCompressedBytes',
+] as const;
+export type WorkFigure = (typeof WORK_FIGURES)[number];
+
+/** One work figure of both sides: the value (in its unit) and source of the single run used; null = unknown on that side. */
+export interface WorkDifference {
+  figure: WorkFigure;
+  unit: string;
+  baseline: number | null;
+  new: number | null;
+  baseline_source: string | null;
+  new_source: string | null;
+}
+
+/**
+ * The work comparison of one query: `work change` when a figure known on both sides differs,
+ * `work unchanged` when at least one is known on both sides and none differs, `work unknown` when
+ * none is known on both sides (e.g. 18.16 against an engine without per-run counters).
+ * `changed` lists the differing figures, `compared` the figures known on both sides.
+ */
+export interface WorkComparison {
+  verdict: 'work change' | 'work unchanged' | 'work unknown';
+  changed: WorkDifference[];
+  compared: WorkFigure[];
+  /** In words, e.g. "read_rows 122951 → 40960 (system.query_log)". */
+  reason: string;
+}
+
+/**
+ * The single run whose figure a side gives: the first warm run, else the first run of any kind
+ * (`runs` are one side's `figures` rows of one query and phase), that has the figure known.
+ */
+function pick(runs: readonly StoredFigure[], figure: WorkFigure): StoredFigure | undefined {
+  const known = runs.filter((f) => f.figure === figure && f.value !== null);
+  return known.find((f) => f.kind === 'warm') ?? known[0];
+}
+
+/**
+ * Compare the work of one query between two sides.
+ * @param baseline the baseline side's `figures` rows of this query and phase (any kinds)
+ * @param next the new side's rows of the same query and phase
+ */
+export function compareWork(baseline: readonly StoredFigure[], next: readonly StoredFigure[]): WorkComparison {
+  const changed: WorkDifference[] = [];
+  const compared: WorkFigure[] = [];
+  for (const figure of WORK_FIGURES) {
+    const b = pick(baseline, figure);
+    const n = pick(next, figure);
+    if (!b || !n) continue;
+    compared.push(figure);
+    if (b.value !== n.value)
+      changed.push({
+        figure,
+        unit: b.unit,
+        baseline: b.value,
+        new: n.value,
+        baseline_source: b.source,
+        new_source: n.source,
+      });
+  }
+  if (!compared.length)
+    return { verdict: 'work unknown', changed, compared, reason: 'no work figure known on both sides' };
+  if (!changed.length) return { verdict: 'work unchanged', changed, compared, reason: `${compared.join(', ')} equal` };
+  return {
+    verdict: 'work change',
+    changed,
+    compared,
+    reason: changed
+      .map(
+        (d) =>
+          `${d.figure} ${d.baseline} → ${d.new} ${d.unit} (${d.baseline_source === d.new_source ? d.new_source : `${d.baseline_source} / ${d.new_source}`})`,
+      )
+      .join('; '),
+  };
+}
+
+/**
+ * The label beside a time verdict: `work change` whenever the work changed, `time changed, work
+ * unchanged` for a regression or improvement with the same work, else null (no label).
+ */
+export function workLabel(
+  timeVerdict: string,
+  work: WorkComparison,
+): 'work change' | 'time changed, work unchanged' | null {
+  if (work.verdict === 'work change') return 'work change';
+  if (work.verdict === 'work unchanged' && (timeVerdict === 'regression' || timeVerdict === 'improvement'))
+    return 'time changed, work unchanged';
+  return null;
+}
