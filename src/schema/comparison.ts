@@ -80,6 +80,8 @@ export const QueryComparison = z.object({
           new: z.number().nullable(),
           baseline_source: z.string().nullable(),
           new_source: z.string().nullable(),
+          /** Rows, parts, ranges or marks (decides `work change`); byte figures are listed, not deciding. */
+          deciding: z.boolean(),
         }),
       ),
       compared: z.array(z.string()),

@@ -106,12 +106,19 @@ test('fewer marks read on one side is a work change from a single run, whatever 
   const w = compareWork(figuresOf(rows[0], 'a'), next);
   assert.equal(w.verdict, 'work change');
   assert.deepEqual(
-    w.changed.map((d) => [d.figure, d.baseline, d.new]),
+    w.changed.map((d) => [d.figure, d.baseline, d.new, d.deciding]),
     [
-      ['SelectedMarks', 28, 10],
-      ['ReadCompressedBytes', 8063025, 2880000],
+      ['SelectedMarks', 28, 10, true],
+      ['ReadCompressedBytes', 8063025, 2880000, false],
     ],
   );
+  assert.match(w.reason, /bytes differ \(part format, not deciding\): ReadCompressedBytes 8063025 → 2880000/);
+  // Bytes alone do not make a work change.
+  const bytesOnly = compareWork(
+    figuresOf(rows[0], 'a'),
+    figuresOf(rows[2], 'b', (c) => (c.ReadCompressedBytes = 1)),
+  );
+  assert.equal(bytesOnly.verdict, 'work unchanged');
   assert.match(w.reason, /SelectedMarks 28 → 10 marks \(system\.query_log ProfileEvents SelectedMarks\)/);
   assert.equal(workLabel('unchanged', w), 'work change');
   assert.equal(compareWork([], next).verdict, 'work unknown');
