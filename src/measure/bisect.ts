@@ -65,12 +65,18 @@ export function bisectBudget(n: number): number {
 
 /**
  * The versions between `good` and `bad` (both included), oldest first, out of `all` (any order;
- * labels `<major>.<minor>[.<patch>…]`). @throws Error when a label is not in `all` or good is not older than bad.
+ * labels `<major>.<minor>[.<patch>…]`; a label longer than another it extends names the same build). @throws Error when a label is not in `all` or good is not older than bad.
  */
 export function versionRange(all: readonly string[], good: string, bad: string): string[] {
-  const sorted = [...new Set(all)].sort(compareVersions);
-  const g = sorted.indexOf(good);
-  const b = sorted.indexOf(bad);
+  // A source lists one build under several labels (`26.7`, `26.7.2`, `26.7.2.1`): keep the shortest.
+  const labels = [...new Set(all)];
+  const canonical = (l: string) =>
+    labels
+      .filter((x) => x.split('.').length >= 2 && `${l}.`.startsWith(`${x}.`))
+      .sort((a, b) => a.length - b.length)[0] ?? l;
+  const sorted = [...new Set(labels.map(canonical))].sort(compareVersions);
+  const g = sorted.indexOf(canonical(good));
+  const b = sorted.indexOf(canonical(bad));
   if (g < 0) throw new Error(`--good ${good}: not a version the target can serve (${sorted.join(', ')})`);
   if (b < 0) throw new Error(`--bad ${bad}: not a version the target can serve (${sorted.join(', ')})`);
   if (g >= b) throw new Error(`--good ${good} must be older than --bad ${bad}`);

@@ -127,3 +127,7 @@ test('bisect.md names the path, the pair and the verdict', () => {
   assert.match(md, /Bracketing pair: 23.10 .* 24.8/);
   assert.match(md, /engine code/);
 });
+
+test('versionRange: the labels of one build count once', () => {
+  assert.deepEqual(versionRange([...INSTALLED, '26.7.2', '26.7.2.1'], '26.5', '26.7.2.1'), ['26.5', '26.7']);
+});
