@@ -127,7 +127,10 @@ export async function bisectVersions(input: BisectInput): Promise<BisectResult> 
   const v = await validateSpec({ spec: specInput, runId, workflowId, startedAt: new Date().toISOString() });
   const query = input.query ?? v.spec.queries?.[0] ?? 'q1';
   const cells = cellInputs(v.spec, runId, v.indexQueries, v.afterLoad ?? []);
-  const reused = new Map(v.reused.map((r) => [r.cellKey, r]));
+  // Measured cells of an earlier start (a cancelled or failed one is run again).
+  const reused = new Map(
+    v.reused.filter((r) => r.status === 'succeeded' || r.status === 'skipped').map((r) => [r.cellKey, r]),
+  );
   upsertSearchAttributes([{ key: PHASE, value: 'cells' }]);
   let cellsRun = 0;
 

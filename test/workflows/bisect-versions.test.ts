@@ -19,6 +19,8 @@ import type { BisectResult } from '../../src/workflows/bisect-versions';
 const stubs = stubActivities();
 const real = createBisectActivities();
 let env: StubEnv;
+/** Awaited before each figure is read (the resume test holds the third one). */
+let gate: ((resultFile: string) => Promise<void>) | undefined;
 
 /** The change: read_rows drops from 26.3 on; the setting that carries it (null: engine code). */
 const CHANGE_AT = '26.3';
@@ -45,10 +47,10 @@ before(async () => {
   env = await startStubEnv('bisect', {
     ...stubs.activities,
     bisectRange: real.bisectRange,
-    bisectFigure: async (i: { resultFile: string }) => ({
-      status: 'succeeded',
-      readRows: scriptedReadRows(cellOf(i.resultFile)),
-    }),
+    bisectFigure: async (i: { resultFile: string }) => {
+      await gate?.(i.resultFile);
+      return { status: 'succeeded', readRows: scriptedReadRows(cellOf(i.resultFile)) };
+    },
     bisectDefaults: async () => DIFFS,
     writeBisectReport: async (i: { report: { runId: string } }) => `/stub/${i.report.runId}/bisect.md`,
   });
@@ -112,4 +114,38 @@ test('ends alike: two cells and a stop that says so', async () => {
   assert.equal(r.outcome.cellsRun, 2);
   assert.equal(r.outcome.bracket, undefined);
   assert.match(r.verdict, /^no change between 23.10 and 26.1: read_rows 122,880 at both ends/);
+});
+
+test('a cancelled bisect keeps its cells: started again with the same id, it reuses them', async () => {
+  carrier = 'optimize_read_in_order_x';
+  const runId = `wf-bisect-${randomUUID().slice(0, 8)}`;
+  let release: () => void = () => {};
+  let reads = 0;
+  let held: (() => void) | undefined;
+  const heldAt = new Promise<void>((r) => (held = r));
+  gate = async () => {
+    if (++reads === 3) {
+      held?.();
+      await new Promise<void>((r) => (release = r));
+    }
+  };
+  const args = [{ spec, good: '23.10', bad: '26.9', query: 'q3' }];
+  const h = await env.client.workflow.start('bisectVersions', { taskQueue: env.taskQueue, workflowId: runId, args });
+  await heldAt;
+  await h.cancel();
+  await assert.rejects(h.result(), /cancel/i);
+  release();
+  gate = undefined;
+  const provisionsOf = () => stubs.calls.filter((c) => c.activity === 'provision' && c.key.startsWith(`${runId}/`));
+  const before = provisionsOf().map((c) => c.key);
+  assert.equal(before.length, 3, 'both ends and the first midpoint were measured before the cancel');
+  const r = (await env.client.workflow.execute('bisectVersions', {
+    taskQueue: env.taskQueue,
+    workflowId: runId,
+    args,
+  })) as BisectResult;
+  assert.deepEqual(r.outcome.bracket, ['26.1', '26.3']);
+  const keys = provisionsOf().map((c) => c.key);
+  assert.equal(new Set(keys).size, keys.length, 'no cell provisioned twice');
+  for (const k of before) assert.ok(keys.includes(k));
 });
