@@ -1,9 +1,9 @@
 /**
- * `bisect.md`: the report of a bisect (`src/measure/bisect.ts`) — the path taken (every step, in
+ * `bisect.md`: the report of a bisect (`src/schema/bisect.ts`) — the path taken (every step, in
  * order, with its figure and why it went to that side), the bracketing pair, the attribution's
  * probes and verdict, and the settings whose defaults differ between the pair.
  */
-import type { AttributionState, BisectOutcome, BisectStep, DefaultDiff } from '../measure/bisect';
+import type { AttributionState, BisectOutcome, BisectStep, DefaultDiff } from '../schema/bisect';
 
 /** What the report says; figures as the steps recorded them. */
 export interface BisectReportInput {

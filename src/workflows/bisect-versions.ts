@@ -1,7 +1,7 @@
 /**
  * bisectVersions: find the first version where a query's read_rows changes between a good and a bad
  * version label, then attribute the change (`chbench bisect`, docs/regression.md "Bisect"). The
- * method is `src/measure/bisect.ts`; this workflow only orchestrates:
+ * method is `src/schema/bisect.ts`; this workflow only orchestrates:
  *
  * 1. `bisectRange`: the versions the target's version sources serve between the labels, oldest first.
  * 2. `validateSpec` with `matrix.version` = those versions, the first codec, shipped defaults: writes
@@ -46,7 +46,7 @@ import {
   type BisectState,
   type BisectStep,
   type DefaultDiff,
-} from '../measure/bisect';
+} from '../schema/bisect';
 import { benchmarkCell } from './benchmark-cell';
 
 const QUICK: ActivityOptions = {

@@ -1,5 +1,5 @@
 /**
- * The bisect method (`src/measure/bisect.ts`): probe order, the ⌈log2 N⌉ + 2 budget over every
+ * The bisect method (`src/schema/bisect.ts`): probe order, the ⌈log2 N⌉ + 2 budget over every
  * position of the change, skipped versions named, ends alike stop, and the settings attribution
  * finds the one setting that carries a change (and says so when none does alone). No server.
  */
@@ -19,7 +19,7 @@ import {
   startBisect,
   versionRange,
   type AttributionState,
-} from '../../src/measure/bisect';
+} from '../../src/schema/bisect';
 import { bisectMarkdown } from '../../src/results/report-bisect';
 
 const INSTALLED = ['26.9', '23.10', '24.8', '25.8', '26.1', '26.3', '26.5', '26.7'];

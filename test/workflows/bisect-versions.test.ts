@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { startStubEnv, type StubEnv } from '../helpers/temporal-env';
 import { stubActivities } from '../helpers/stub-activities';
 import { createBisectActivities } from '../../src/activities/bisect/bisect';
-import { bisectBudget, compareVersions, type DefaultDiff } from '../../src/measure/bisect';
+import { bisectBudget, compareVersions, type DefaultDiff } from '../../src/schema/bisect';
 import type { CellInput } from '../../src/schema/cell';
 import type { BisectResult } from '../../src/workflows/bisect-versions';
 

@@ -10,7 +10,7 @@ import { FAILURE } from '../../schema/failures';
 import { CellResult, ServerDefaults } from '../../schema/results';
 import { readRecordIfExists, runDir } from '../../results/store';
 import { versionSourcesOf } from '../../targets/versions';
-import { differingDefaults, versionRange, type DefaultDiff } from '../../measure/bisect';
+import { differingDefaults, versionRange, type DefaultDiff } from '../../schema/bisect';
 import { bisectMarkdown, type BisectReportInput } from '../../results/report-bisect';
 
 /** A cell's figure for the bisected query. */

@@ -2,7 +2,8 @@
  * Bisecting a change between two versions, and attributing it: the pure method behind
  * `chbench bisect` / the `bisectVersions` workflow (issue 25). No I/O: the caller measures cells and
  * feeds their figures in; this module says which version to measure next, when two adjacent
- * versions bracket the change, and what carries it.
+ * versions bracket the change, and what carries it. In src/schema (as the grids' `nextStepDecision`):
+ * the workflow uses its values, and workflow code imports values only from src/schema and src/workflows.
  *
  * ## Versions
  * Over `versions` (ordered oldest → newest, index 0 = the good end, last = the bad end) both ends are
