@@ -24,6 +24,7 @@ import { registerResultsCommand } from './cli/commands/results';
 import { registerExportCommand } from './cli/commands/export';
 import { registerCompareCommand } from './cli/commands/compare';
 import { registerEnginesCommand } from './cli/commands/engines';
+import { registerBisectCommand } from './cli/commands/bisect';
 
 /** Every command, in the order of `chbench --help`. */
 const COMMANDS: ((program: Command) => void)[] = [
@@ -40,6 +41,7 @@ const COMMANDS: ((program: Command) => void)[] = [
   registerExportCommand,
   registerCompareCommand,
   registerEnginesCommand,
+  registerBisectCommand,
 ];
 
 const program = new Command('chbench')

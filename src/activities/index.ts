@@ -28,6 +28,7 @@ import { createCompareBaseline } from './matrix/compare-baseline';
 import { createAwaitWorkflowClosed, type TemporalDeps } from './matrix/await-workflow-closed';
 import { createConfirmComparison } from './matrix/confirm-comparison';
 import { createDiscoverHosts } from './matrix/discover-hosts';
+import { createBisectActivities } from './bisect/bisect';
 
 import { ApplicationFailure } from '@temporalio/common';
 import { ClickHouseError } from '@clickhouse/client';
@@ -141,6 +142,7 @@ function buildActivities(deps: ActivityDeps) {
     ...createAwaitWorkflowClosed(deps),
     ...createConfirmComparison(),
     ...createDiscoverHosts(deps),
+    ...createBisectActivities(),
   };
 }
 

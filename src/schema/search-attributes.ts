@@ -21,6 +21,12 @@ export const SCHEDULE = defineSearchAttributeKey('ChbenchSchedule', SearchAttrib
 export const VERDICT = defineSearchAttributeKey('ChbenchVerdict', SearchAttributeType.KEYWORD);
 
 /**
+ * A bisect's attribution verdict (`bisectVersions`): `default change: <setting> <old>→<new> (<version>)`,
+ * `engine code (defaults pinned, still changed)`, `could not attribute: <why>`, or why there is no bracket.
+ */
+export const BISECT_VERDICT = defineSearchAttributeKey('ChbenchBisectVerdict', SearchAttributeType.KEYWORD);
+
+/**
  * Temporal's own attribute on a workflow a schedule started: the time the schedule's action was due
  * (its nominal time; for a trigger, the trigger's time). Set by the server, not registered by chbench.
  */
@@ -37,4 +43,5 @@ export const SEARCH_ATTRIBUTES: Record<string, 'Keyword'> = {
   ChbenchPhase: 'Keyword',
   ChbenchSchedule: 'Keyword',
   ChbenchVerdict: 'Keyword',
+  ChbenchBisectVerdict: 'Keyword',
 };

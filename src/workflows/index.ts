@@ -2,3 +2,4 @@
 export { benchmarkMatrix, matrixProgressQuery, type MatrixProgress, type MatrixResult } from './benchmark-matrix';
 export { benchmarkCell, cellProgressQuery, type CellProgress } from './benchmark-cell';
 export { confirmComparison } from './confirm-comparison';
+export { bisectVersions, type BisectInput, type BisectResult } from './bisect-versions';

@@ -1,0 +1,73 @@
+/**
+ * The bisect's activities (`bisectVersions`, src/workflows/bisect-versions.ts): which versions the
+ * target's version sources serve between the two labels, a measured cell's figure for one query,
+ * the defaults that differ between two cells' servers, and `bisect.md`.
+ */
+import path from 'node:path';
+import { writeFileSync } from 'node:fs';
+import { ApplicationFailure } from '@temporalio/common';
+import { FAILURE } from '../../schema/failures';
+import { CellResult, ServerDefaults } from '../../schema/results';
+import { readRecordIfExists, runDir } from '../../results/store';
+import { versionSourcesOf } from '../../targets/versions';
+import { differingDefaults, versionRange, type DefaultDiff } from '../../schema/bisect';
+import { bisectMarkdown, type BisectReportInput } from '../../results/report-bisect';
+
+/** A cell's figure for the bisected query. */
+export interface BisectFigure {
+  /** The cell's status (`succeeded`, `skipped`, `failed`, …) from its `result.json`. */
+  status: string;
+  /** `stats.read_rows` of the query (read_rows of its last warm run, `system.query_log`), null when unknown. */
+  readRows: number | null;
+  /** Why the version cannot run the workload (skip reason, cell error or the query's error). */
+  problem?: string;
+}
+
+/** Activity factory. */
+export function createBisectActivities() {
+  return {
+    /**
+     * The versions the target's version sources serve between `good` and `bad` (both included), oldest first.
+     * @throws ApplicationFailure `InvalidSpec` (non-retryable) when a label is not served or good is not older.
+     */
+    async bisectRange(input: { target: Record<string, unknown>; good: string; bad: string }): Promise<string[]> {
+      const labels = versionSourcesOf(input.target).flatMap((s) => s.labels());
+      try {
+        return versionRange(labels, input.good, input.bad);
+      } catch (e) {
+        throw ApplicationFailure.nonRetryable((e as Error).message, FAILURE.InvalidSpec);
+      }
+    },
+
+    /** The figure of query `query` in the cell's `result.json` (`queries_baseline`). */
+    async bisectFigure(input: { resultFile: string; query: string }): Promise<BisectFigure> {
+      const r = readRecordIfExists(input.resultFile, CellResult);
+      if (!r) return { status: 'missing', readRows: null, problem: `no result at ${input.resultFile}` };
+      if (r.status !== 'succeeded')
+        return { status: r.status, readRows: null, problem: r.skip_reason ?? r.error ?? r.status };
+      const q = r.queries_baseline?.queries.find((x) => x.id === input.query);
+      if (!q) return { status: r.status, readRows: null, problem: `query ${input.query} not measured` };
+      if (q.error) return { status: r.status, readRows: null, problem: `query ${input.query}: ${q.error.message}` };
+      return { status: r.status, readRows: q.stats.read_rows };
+    },
+
+    /**
+     * The session settings whose defaults differ between two cells' servers (`defaults.json` of each
+     * cell, from `system.settings.default` read at provisioning). Empty when either is unreadable.
+     */
+    async bisectDefaults(input: { olderResultFile: string; newerResultFile: string }): Promise<DefaultDiff[]> {
+      const read = (f: string) =>
+        readRecordIfExists(path.join(path.dirname(f), 'defaults.json'), ServerDefaults)?.settings ?? null;
+      const older = read(input.olderResultFile);
+      const newer = read(input.newerResultFile);
+      return older && newer ? differingDefaults(older, newer) : [];
+    },
+
+    /** Write `bisect.md` into the run folder. @returns its absolute path. */
+    async writeBisectReport(input: { resultsDir: string; report: BisectReportInput }): Promise<string> {
+      const file = path.join(runDir(input.resultsDir, input.report.runId), 'bisect.md');
+      writeFileSync(file, bisectMarkdown(input.report));
+      return file;
+    },
+  };
+}

@@ -1,0 +1,52 @@
+/**
+ * `chbench bisect --good <label> --bad <label> [--query q] [--metric read_rows] <spec>`: start the
+ * bisectVersions workflow (src/workflows/bisect-versions.ts), wait for it, print every step and the
+ * verdict. Starting it again with the same `--run-id` resumes: cells already measured are reused.
+ */
+import type { Command } from 'commander';
+import { newRunId } from '../../temporal/run-client';
+import { runIdProblem } from '../../schema/run-id';
+import type { BisectResult } from '../../workflows/bisect-versions';
+import { say } from '../follow';
+import { EXIT, fail } from '../exit-codes';
+import { validateFile } from '../spec';
+import { temporalClient } from '../temporal-run';
+
+/** Add `bisect` to the chbench program. */
+export function registerBisectCommand(program: Command): void {
+  program
+    .command('bisect <spec>')
+    .description(
+      'find the first version where a query changes between two version labels, then attribute it (bisectVersions workflow; needs a running worker). The same --run-id resumes, reusing measured cells',
+    )
+    .requiredOption('--good <label>', 'version without the change (older)')
+    .requiredOption('--bad <label>', 'version with the change (newer)')
+    .option('--query <id>', "query id (default: the spec's first selected query, else q1)")
+    .option('--metric <metric>', 'figure followed: read_rows (system.query_log.read_rows of the warm run)', 'read_rows')
+    .option('--run-id <id>', 'workflow id / run id (default bisect-<UTC timestamp>)')
+    .action(async (file: string, o: { good: string; bad: string; query?: string; metric: string; runId?: string }) => {
+      const { raw } = validateFile(file);
+      if (o.metric !== 'read_rows')
+        fail(EXIT.invalid, `--metric ${o.metric}: only read_rows is bisected in this version`);
+      const runId = o.runId ?? newRunId('bisect');
+      const bad = runIdProblem(runId);
+      if (bad) fail(EXIT.invalid, `--run-id ${JSON.stringify(runId)}: ${bad}`);
+      const { client, connection, cfg } = await temporalClient();
+      try {
+        say(`bisect ${runId} started on task queue ${cfg.taskQueue}: ${o.good} → ${o.bad}, metric ${o.metric}`);
+        const r = (await client.workflow.execute('bisectVersions', {
+          taskQueue: cfg.taskQueue,
+          workflowId: runId,
+          args: [{ spec: raw, good: o.good, bad: o.bad, metric: 'read_rows', ...(o.query ? { query: o.query } : {}) }],
+        })) as BisectResult;
+        for (const s of r.steps) say(`  ${s.version}: ${s.side}, ${s.figure} (${s.reason})`);
+        if (r.outcome.skipped.length) say(`  skipped (cannot run the workload): ${r.outcome.skipped.join(', ')}`);
+        console.log(
+          `versions ${r.versions.length}, cells run ${r.cellsRun}, first changed ${r.firstChanged ?? 'none'}, verdict ${r.verdict}`,
+        );
+        console.log(r.reportPath);
+      } finally {
+        await connection.close();
+      }
+    });
+}

@@ -1,0 +1,54 @@
+/**
+ * `bisect.md`: the report of a bisect (`src/schema/bisect.ts`) — the path taken (every step, in
+ * order, with its figure and why it went to that side), the bracketing pair, the attribution's
+ * probes and verdict, and the settings whose defaults differ between the pair.
+ */
+import type { AttributionState, BisectOutcome, BisectStep, DefaultDiff } from '../schema/bisect';
+
+/** What the report says; figures as the steps recorded them. */
+export interface BisectReportInput {
+  /** Run id (the run folder's name). */
+  runId: string;
+  /** The query bisected (e.g. `q3`) and the metric (`read_rows`: `system.query_log.read_rows` of the last warm run). */
+  query: string;
+  metric: string;
+  versions: string[];
+  steps: BisectStep[];
+  outcome: BisectOutcome;
+  attribution?: AttributionState;
+  diffs?: DefaultDiff[];
+}
+
+/** The report as Markdown. */
+export function bisectMarkdown(r: BisectReportInput): string {
+  const lines: string[] = [`# Bisect ${r.runId}`, ''];
+  lines.push(`Query ${r.query}, metric ${r.metric}, over ${r.versions.length} versions: ${r.versions.join(', ')}.`, '');
+  lines.push('## Path taken', '', '| # | version | side | figure | why |', '|---|---|---|---|---|');
+  r.steps.forEach((s, i) => lines.push(`| ${i + 1} | ${s.version} | ${s.side} | ${s.figure} | ${s.reason} |`));
+  lines.push('', `Cells run: ${r.outcome.cellsRun}.`);
+  if (r.outcome.skipped.length) lines.push(`Skipped (cannot run the workload): ${r.outcome.skipped.join(', ')}.`);
+  lines.push('', '## Result', '');
+  if (r.outcome.bracket) {
+    const [o, n] = r.outcome.bracket;
+    lines.push(`Bracketing pair: ${o} (like the good end) → ${n} (like the bad end); first changed ${n}.`);
+    lines.push(
+      r.metric === 'read_rows'
+        ? 'Confidence: read_rows is a deterministic work counter; one run per version decides.'
+        : 'Confidence: each step judged with the comparison method (bootstrap CI against the good end).',
+    );
+  } else lines.push(`No bracket: ${r.outcome.stopped}.`);
+  if (r.attribution) {
+    lines.push('', '## Attribution', '', '| probe: set to the older values | change disappeared |', '|---|---|');
+    for (const p of r.attribution.probes) lines.push(`| ${p.settings.join(', ')} | ${p.disappeared ? 'yes' : 'no'} |`);
+    lines.push('', `Verdict: ${r.attribution.verdict ?? 'not finished'}.`);
+  }
+  if (r.diffs) {
+    lines.push('', '## Differing defaults (system.settings.default of both servers)', '');
+    if (!r.diffs.length) lines.push('None.');
+    else {
+      lines.push('| setting | older | newer |', '|---|---|---|');
+      for (const d of r.diffs) lines.push(`| ${d.name} | ${d.old} | ${d.new} |`);
+    }
+  }
+  return lines.join('\n') + '\n';
+}

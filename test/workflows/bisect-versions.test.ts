@@ -1,0 +1,151 @@
+/**
+ * The bisect workflow (`bisectVersions`) on a real Temporal dev server with stub cell activities:
+ * the versions come from the embedded target's real version sources, each probe is a real
+ * `benchmarkCell` child workflow, and the query's read_rows per version is scripted (the only stub
+ * figure). Asserts the bracketing pair, the number of cells (≤ ⌈log2 N⌉ + 2 for the bisect), that
+ * each version's cell ran once, and that a default flipped by hand on the newer side is found as the
+ * cause (or "engine code" when pinning the defaults leaves the change).
+ */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { startStubEnv, type StubEnv } from '../helpers/temporal-env';
+import { stubActivities } from '../helpers/stub-activities';
+import { createBisectActivities } from '../../src/activities/bisect/bisect';
+import { bisectBudget, compareVersions, type DefaultDiff } from '../../src/schema/bisect';
+import type { CellInput } from '../../src/schema/cell';
+import type { BisectResult } from '../../src/workflows/bisect-versions';
+
+const stubs = stubActivities();
+const real = createBisectActivities();
+let env: StubEnv;
+/** Awaited before each figure is read (the resume test holds the third one). */
+let gate: ((resultFile: string) => Promise<void>) | undefined;
+
+/** The change: read_rows drops from 26.3 on; the setting that carries it (null: engine code). */
+const CHANGE_AT = '26.3';
+let carrier: string | null = 'optimize_read_in_order_x';
+const DIFFS: DefaultDiff[] = ['a_setting', 'b_setting', 'optimize_read_in_order_x', 'z_setting', 'y_setting'].map(
+  (name) => ({ name, old: '0', new: '1' }),
+);
+
+/** The cell a result file belongs to, as the workflow provisioned it. */
+function cellOf(resultFile: string): CellInput {
+  const key = resultFile.split('/').slice(2, 4).join('/');
+  const call = stubs.calls.find((c) => c.activity === 'provision' && c.key === key);
+  assert.ok(call, `no provision for ${key}`);
+  return call.args[0] as CellInput;
+}
+
+function scriptedReadRows(cell: CellInput): number {
+  if (compareVersions(cell.version, CHANGE_AT) < 0) return 122_880;
+  const oldDefaults = cell.pinDefaults !== undefined || (carrier !== null && cell.settings?.query[carrier] === '0');
+  return carrier !== null && oldDefaults ? 122_880 : 114_688;
+}
+
+before(async () => {
+  env = await startStubEnv('bisect', {
+    ...stubs.activities,
+    bisectRange: real.bisectRange,
+    bisectFigure: async (i: { resultFile: string }) => {
+      await gate?.(i.resultFile);
+      return { status: 'succeeded', readRows: scriptedReadRows(cellOf(i.resultFile)) };
+    },
+    bisectDefaults: async () => DIFFS,
+    writeBisectReport: async (i: { report: { runId: string } }) => `/stub/${i.report.runId}/bisect.md`,
+  });
+});
+after(async () => {
+  await env?.stop();
+});
+
+const spec = {
+  name: 'wf-bisect',
+  workload: 'logs',
+  scale: 1000,
+  target: { kind: 'embedded' },
+  matrix: { version: ['26.7'], codec: ['LZ4'] },
+  skipIndex: false,
+  resultsDir: '/stub',
+};
+
+async function bisect(good: string, bad: string): Promise<{ r: BisectResult; runId: string }> {
+  const runId = `wf-bisect-${randomUUID().slice(0, 8)}`;
+  const r = (await env.client.workflow.execute('bisectVersions', {
+    taskQueue: env.taskQueue,
+    workflowId: runId,
+    args: [{ spec, good, bad, query: 'q3' }],
+  })) as BisectResult;
+  return { r, runId };
+}
+
+test('bisect brackets the change within ⌈log2 N⌉ + 2 cells and attributes it to the flipped default', async () => {
+  carrier = 'optimize_read_in_order_x';
+  const { r, runId } = await bisect('23.10', '26.9');
+  assert.deepEqual(r.versions, ['23.10', '24.8', '25.8', '26.1', '26.3', '26.5', '26.7', '26.9']);
+  assert.deepEqual(r.outcome.bracket, ['26.1', '26.3']);
+  assert.equal(r.firstChanged, '26.3');
+  assert.ok(r.outcome.cellsRun <= bisectBudget(8), `${r.outcome.cellsRun} bisect cells`);
+  assert.equal(r.steps[0].version, '23.10');
+  assert.equal(r.steps[1].version, '26.9');
+  assert.equal(r.verdict, 'default change: optimize_read_in_order_x 0→1 (26.3)');
+  // Every cell (versions, the pinned one, the settings probes) ran once, as a child workflow.
+  const provisions = stubs.calls.filter((c) => c.activity === 'provision' && c.key.startsWith(`${runId}/`));
+  assert.equal(new Set(provisions.map((c) => c.key)).size, provisions.length);
+  assert.equal(provisions.length, r.cellsRun);
+  assert.ok(
+    provisions.some((c) => (c.args[0] as CellInput).pinDefaults === '26.1'),
+    'the pinned re-run',
+  );
+  // The search attribute carries the verdict.
+  const desc = await env.client.workflow.getHandle(runId).describe();
+  assert.equal(desc.searchAttributes.ChbenchBisectVerdict?.[0], r.verdict);
+});
+
+test('pinning the older defaults leaves the change: engine code', async () => {
+  carrier = null;
+  const { r } = await bisect('24.8', '26.5');
+  assert.deepEqual(r.outcome.bracket, ['26.1', '26.3']);
+  assert.equal(r.verdict, 'engine code (defaults pinned, still changed)');
+});
+
+test('ends alike: two cells and a stop that says so', async () => {
+  const { r } = await bisect('23.10', '26.1');
+  assert.equal(r.outcome.cellsRun, 2);
+  assert.equal(r.outcome.bracket, undefined);
+  assert.match(r.verdict, /^no change between 23.10 and 26.1: read_rows 122,880 at both ends/);
+});
+
+test('a cancelled bisect keeps its cells: started again with the same id, it reuses them', async () => {
+  carrier = 'optimize_read_in_order_x';
+  const runId = `wf-bisect-${randomUUID().slice(0, 8)}`;
+  let release: () => void = () => {};
+  let reads = 0;
+  let held: (() => void) | undefined;
+  const heldAt = new Promise<void>((r) => (held = r));
+  gate = async () => {
+    if (++reads === 3) {
+      held?.();
+      await new Promise<void>((r) => (release = r));
+    }
+  };
+  const args = [{ spec, good: '23.10', bad: '26.9', query: 'q3' }];
+  const h = await env.client.workflow.start('bisectVersions', { taskQueue: env.taskQueue, workflowId: runId, args });
+  await heldAt;
+  await h.cancel();
+  await assert.rejects(h.result(), /cancel/i);
+  release();
+  gate = undefined;
+  const provisionsOf = () => stubs.calls.filter((c) => c.activity === 'provision' && c.key.startsWith(`${runId}/`));
+  const before = provisionsOf().map((c) => c.key);
+  assert.equal(before.length, 3, 'both ends and the first midpoint were measured before the cancel');
+  const r = (await env.client.workflow.execute('bisectVersions', {
+    taskQueue: env.taskQueue,
+    workflowId: runId,
+    args,
+  })) as BisectResult;
+  assert.deepEqual(r.outcome.bracket, ['26.1', '26.3']);
+  const keys = provisionsOf().map((c) => c.key);
+  assert.equal(new Set(keys).size, keys.length, 'no cell provisioned twice');
+  for (const k of before) assert.ok(keys.includes(k));
+});
