@@ -163,7 +163,9 @@ export function createCellCgroup(
     try {
       fs.writeFileSync(path.join(d, file), value);
     } catch (e) {
-      throw new Error(`cgroup: writing "${value}" to ${path.join(d, file)} failed: ${(e as Error).message}`);
+      throw new Error(`cgroup: writing "${value}" to ${path.join(d, file)} failed: ${(e as Error).message}`, {
+        cause: e,
+      });
     }
   };
   const v = limits.volume;
@@ -330,7 +332,7 @@ function removeTree(mount: string, d: string, up = true): string[] {
  */
 export function gcCgroups(runs?: string[], root = cgroupRoot()): string[] {
   const removed: string[] = [];
-  let mounts: string[] = [];
+  let mounts: string[];
   try {
     mounts = fs.readdirSync(root).map((m) => path.join(root, m));
   } catch {
