@@ -23,6 +23,8 @@ import {
   removeCellCgroup,
 } from '../../src/process/cgroup';
 import { resourceLimits } from '../../src/schema/resources';
+import { labelLocalWindow } from '../../src/measure/local-bottleneck';
+import { descendants, hostDiskCapacity, readProcCounters } from '../../src/process/server-counters';
 
 const MiB = 1024 * 1024;
 const ROOT = '/sys/fs/cgroup';
@@ -95,6 +97,23 @@ describe('cell cgroups (real kernel, root)', () => {
       assert.ok(seconds >= 1.5, `throttled: ${seconds.toFixed(2)} s`);
       assert.ok(rate <= 20 * MiB * 1.1, `achieved ${(rate / MiB).toFixed(1)} MiB/s under 20 MiB/s`);
       assert.ok(after.cpuNs > before.cpuNs, 'cpuacct.usage advanced');
+      // The window's label: disk-bound, its evidence is the counters' rate against the limit.
+      const ms = seconds * 1000;
+      const l = labelLocalWindow(
+        {
+          ms,
+          readBytes: read,
+          writeBytes: after.writeBytes - before.writeBytes,
+          cpuNs: after.cpuNs - before.cpuNs,
+          source: 'cgroup v1 blkio.throttle.io_service_bytes, cpuacct.usage',
+        },
+        { limits, hostCores: os.availableParallelism() },
+        cg.writesThrottled,
+      );
+      assert.equal(l.label, 'disk-bound', l.evidence);
+      assert.ok(l.limitHeld, l.evidence);
+      assert.ok(l.evidence.startsWith(`read ${(read / MiB / seconds).toFixed(1)} MiB/s = `), l.evidence);
+      assert.match(l.evidence, /of the explicit read limit 20\.0 MiB\/s/);
     } finally {
       const removed = removeCellCgroup(cg);
       assert.ok(removed.length > 0);
@@ -124,6 +143,32 @@ describe('cell cgroups (real kernel, root)', () => {
     } finally {
       sleeper.kill();
       fs.rmdirSync(foreign);
+    }
+  });
+
+  it('reads /proc counters over a process and its children, and caches the host disk capacity', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cg-proc-'));
+    try {
+      const file = path.join(dir, 'blob');
+      spawnSync('dd', ['if=/dev/zero', `of=${file}`, 'bs=1M', 'count=16', 'oflag=direct'], { stdio: 'ignore' });
+      // sh forks a python3 child that reads the file with O_DIRECT (16 MiB from the disk) and stays alive.
+      const py = `import os,mmap,time\nfd=os.open('${file}',os.O_RDONLY|os.O_DIRECT)\nb=mmap.mmap(-1,1<<20)\nwhile os.readv(fd,[b])>0: pass\nprint('done',flush=True)\ntime.sleep(10)`;
+      const sh = spawn('sh', ['-c', 'python3 -c "$0"; true', py], { stdio: ['ignore', 'pipe', 'inherit'] });
+      await new Promise<void>((r) => sh.stdout!.once('data', () => r()));
+      const c = readProcCounters(sh.pid!);
+      const pids = descendants(sh.pid!);
+      for (const p of pids.reverse()) process.kill(p);
+      assert.ok(pids.length >= 2, 'sh and its python3 child');
+      assert.ok(c.readBytes >= 16 * MiB && c.readBytes < 17 * MiB, `read_bytes summed over the child: ${c.readBytes}`);
+      const device = blockDeviceOf(dir);
+      const state = path.join(dir, 'state');
+      const m1 = hostDiskCapacity(state, device, 32);
+      assert.ok(m1.readBytesPerSec > 20 * MiB, `host disk reads ${(m1.readBytesPerSec / MiB).toFixed(0)} MiB/s direct`);
+      const m2 = hostDiskCapacity(state, device, 32);
+      assert.deepEqual(m2, m1, 'cached: measured once per host and device');
+      assert.ok(fs.existsSync(path.join(state, 'host-disk-capacity.json')));
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
     }
   });
 });
