@@ -47,7 +47,10 @@ export interface BlockDevice {
  *   backing disk)
  */
 export function blockDeviceOf(dir: string): BlockDevice {
-  const dev = fs.statSync(dir).dev;
+  // The nearest existing ancestor (a cell's directory may not exist yet).
+  let at = path.resolve(dir);
+  while (!fs.existsSync(at) && path.dirname(at) !== at) at = path.dirname(at);
+  const dev = fs.statSync(at).dev;
   // Linux dev_t encoding (new_encode_dev): minor low 8 bits + bits 20..31, major bits 8..19.
   const major = (dev >> 8) & 0xfff;
   const minor = (dev & 0xff) | ((dev >> 12) & 0xfff00);
@@ -343,6 +346,26 @@ export function gcCgroups(runs?: string[], root = cgroupRoot()): string[] {
     if (!fs.existsSync(top)) continue;
     const targets = runs ? runs.map((r) => path.join(top, safe(r))).filter((p) => fs.existsSync(p)) : [top];
     for (const t of targets) removed.push(...removeTree(mount, t));
+  }
+  return removed;
+}
+
+/**
+ * Remove the cgroups of one cell (`chbench/<run>/<cell>` under every controller of `root`), moving a
+ * left-over process to the controller's root group. Idempotent (nothing there is fine).
+ * @returns the directories removed
+ */
+export function removeCellCgroups(run: string, cell: string, root = cgroupRoot()): string[] {
+  const removed: string[] = [];
+  let mounts: string[];
+  try {
+    mounts = fs.readdirSync(root).map((m) => path.join(root, m));
+  } catch {
+    return removed;
+  }
+  for (const mount of mounts) {
+    const d = path.join(mount, 'chbench', safe(run), safe(cell));
+    if (fs.existsSync(d)) removed.push(...removeTree(mount, d));
   }
   return removed;
 }
