@@ -159,7 +159,7 @@ describe('cell cgroups (real kernel, root)', () => {
       const pids = descendants(sh.pid!);
       for (const p of pids.reverse()) process.kill(p);
       assert.ok(pids.length >= 2, 'sh and its python3 child');
-      assert.ok(c.readBytes >= 16 * MiB && c.readBytes < 17 * MiB, `read_bytes summed over the child: ${c.readBytes}`);
+      assert.ok(c.readBytes >= 16 * MiB, `read_bytes summed over the child: ${c.readBytes}`);
       const device = blockDeviceOf(dir);
       const state = path.join(dir, 'state');
       const m1 = hostDiskCapacity(state, device, 32);
