@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import { GridsSpec, SettingsProfile } from './grids';
 import { formatSpecIssue } from './spec-issues';
+import { ResourcesSpec } from './resources';
 
 /**
  * Codec names of chbench before codec profiles (0.6.0 and older). Still accepted as they were — a plain
@@ -173,6 +174,8 @@ export const TargetSpec = z.discriminatedUnion('kind', [
        * A PyPI build is installed on demand by provision, or ahead with `chbench engines install`.
        */
       engines: z.enum(['auto', 'npm', 'pypi']).optional(),
+      /** Limits the kernel applies to the cell's server process (src/schema/resources.ts, docs/targets.md). */
+      resources: ResourcesSpec.optional(),
     })
     .describe(
       'a chdb engine (the bundled npm one, or a PyPI build of another ClickHouse release) in a separate process per cell, serving the HTTP interface on loopback',
@@ -182,6 +185,8 @@ export const TargetSpec = z.discriminatedUnion('kind', [
       kind: z.literal('local'),
       /** version label → path of a ClickHouse server binary (`clickhouse-server` or the multi-call `clickhouse`). */
       binaries: z.record(versionLabel, z.string().min(1)),
+      /** Limits the kernel applies to the cell's server process (src/schema/resources.ts, docs/targets.md). */
+      resources: ResourcesSpec.optional(),
     })
     .describe('a local ClickHouse server binary started per cell with a generated config'),
   z

@@ -27,6 +27,7 @@ import { readdirSync, rmSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { listCellDirs, readLabel, readOwner, stopProcess } from './process';
+import { removeCellCgroups } from '../process/cgroup';
 import { TemporalOwner } from '../schema/target';
 import { kubeFor } from './kubernetes/kube';
 import { deletePod, deletePvc } from './kubernetes/provision';
@@ -248,7 +249,10 @@ export async function collectGarbage(
           kept.push(entry);
           continue;
         }
-        if (!opts.dryRun) await stopProcess(undefined, dir, 5000);
+        if (!opts.dryRun) {
+          await stopProcess(undefined, dir, 5000);
+          removeCellCgroups(runId, cellKey);
+        }
         removed.push(entry);
       }
       const runPath = path.join(workDir, runDirName);

@@ -14,7 +14,7 @@ import { spawnSync } from 'node:child_process';
 import { enginesDir } from '../../engine/install';
 import * as path from 'node:path';
 import { writeFileAtomic } from '../../lib/fs';
-import { describeProcessTeardown, teardownProcessCell } from '../process';
+import { describeProcessTeardown, resourcesProblems, teardownProcessCell } from '../process';
 import { registerTarget } from '../registry';
 import { checkServer, sendKill } from '../server-verbs';
 import type { Target, TargetSpecOf } from '../target';
@@ -39,7 +39,7 @@ export const embeddedTarget: Target<TargetSpecOf<'embedded'>> = {
     restartable: true,
     statementArchive: true,
   },
-  provision: (spec, req) => provisionEmbedded(req, spec.engines ?? 'auto'),
+  provision: (spec, req) => provisionEmbedded(req, spec.engines ?? 'auto', spec.resources),
   teardown: teardownEmbedded,
   teardownCell: (_spec, req) => teardownProcessCell(req),
   describeTeardown: describeProcessTeardown,
@@ -81,7 +81,10 @@ export const embeddedTarget: Target<TargetSpecOf<'embedded'>> = {
     if (place === 'input') return resolved.flatMap((r) => (r.ok ? [] : [r.problem]));
     // On the worker: a build it will have to install needs a writable engines directory and a Python with venv.
     const missing = resolved.flatMap((r) => (r.ok && r.resolution.installed === null ? [r.resolution] : []));
-    return missing.length ? installProblems(missing.map((m) => m.label)) : [];
+    return [
+      ...(missing.length ? installProblems(missing.map((m) => m.label)) : []),
+      ...resourcesProblems(target, place),
+    ];
   },
 };
 

@@ -12,6 +12,7 @@
  * The server outlives a worker crash; a retried provision adopts it instead of starting a second one
  * (the skeleton in `../process/provision-process.ts`).
  */
+import type { ResourcesSpec } from '../../schema/resources';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
@@ -187,9 +188,10 @@ const embeddedServer = (engine: EmbeddedEngine): ProcessServer<EmbeddedFacts> =>
 export async function provisionEmbedded(
   req: ProvisionRequest,
   engines: EmbeddedEngines = 'auto',
+  resources?: ResourcesSpec,
 ): Promise<TargetHandle> {
   const engine = await embeddedEngine(req.version, engines);
-  return provisionProcess(embeddedServer(engine), req);
+  return provisionProcess(embeddedServer(engine), req, resources);
 }
 
 /**

@@ -9,7 +9,7 @@
 import { accessSync, constants } from 'node:fs';
 import { ApplicationFailure } from '@temporalio/common';
 import { FAILURE } from '../../schema/failures';
-import { describeProcessTeardown, teardownProcessCell } from '../process';
+import { describeProcessTeardown, resourcesProblems, teardownProcessCell } from '../process';
 import { registerTarget } from '../registry';
 import {
   archiveFromQueryLog,
@@ -51,7 +51,7 @@ export const localTarget: Target<TargetSpecOf<'local'>> = {
         nonRetryable: true,
         message: `local target: no binary for version ${req.version} in target.binaries (has: ${Object.keys(spec.binaries).join(', ') || 'none'})`,
       });
-    return provisionLocal(req, bin);
+    return provisionLocal(req, bin, spec.resources);
   },
   teardown: teardownLocal,
   teardownCell: (_spec, req) => teardownProcessCell(req),
@@ -85,7 +85,7 @@ export const localTarget: Target<TargetSpecOf<'local'>> = {
         problems.push(`target.binaries.${v}: "${bin}" is not an executable file on the worker`);
       }
     }
-    return problems;
+    return [...problems, ...resourcesProblems(target, place)];
   },
 };
 

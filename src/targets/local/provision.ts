@@ -10,6 +10,7 @@
  * The server outlives a worker crash; a retried provision adopts it instead of starting a second one
  * (the skeleton in `../process/provision-process.ts`).
  */
+import type { ResourcesSpec } from '../../schema/resources';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
@@ -120,7 +121,11 @@ function localServer(bin: string): ProcessServer {
  *   server is then stopped); Error when the server does not answer `/ping` within 60 s or exits
  *   (message has the tails of its logs)
  */
-export async function provisionLocal(req: ProvisionRequest, binaryPath: string): Promise<TargetHandle> {
+export async function provisionLocal(
+  req: ProvisionRequest,
+  binaryPath: string,
+  resources?: ResourcesSpec,
+): Promise<TargetHandle> {
   cellDataDir(req.workDir, req.runId, req.cellKey); // an invalid work dir is reported before a missing binary
   const bin = resolveExecutable(binaryPath);
   if (!bin) {
@@ -132,7 +137,7 @@ export async function provisionLocal(req: ProvisionRequest, binaryPath: string):
         `(Debian: apt-get install -y clickhouse-server installs /usr/sbin/clickhouse-server)`,
     });
   }
-  return provisionProcess(localServer(bin), req);
+  return provisionProcess(localServer(bin), req, resources);
 }
 
 /**

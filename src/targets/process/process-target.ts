@@ -4,6 +4,7 @@ import type { ProvisionRequest, TargetHandle } from '../../schema/target';
 import { listCellDirs } from './cell-dir';
 import { sanitizePathSegment } from '../../lib/fs';
 import { stopProcess } from './proc';
+import { removeCellCgroups } from '../../process/cgroup';
 
 /** Milliseconds between SIGTERM and SIGKILL when a cell is torn down without a handle. */
 const CELL_STOP_GRACE_MS = 15_000;
@@ -17,6 +18,7 @@ const CELL_STOP_GRACE_MS = 15_000;
 export async function teardownProcess(handle: TargetHandle, graceMs: number): Promise<void> {
   if (!handle.dataDir) throw new Error(`teardown of ${handle.kind} target: handle has no dataDir`);
   await stopProcess(handle.pid, handle.dataDir, graceMs);
+  if (handle.runId && handle.cellKey) removeCellCgroups(handle.runId, handle.cellKey);
 }
 
 /**
@@ -29,6 +31,7 @@ export async function teardownProcessCell(req: ProvisionRequest): Promise<string
     (d) => path.basename(d) === sanitizePathSegment(req.cellKey),
   );
   for (const d of dirs) await stopProcess(undefined, d, CELL_STOP_GRACE_MS);
+  removeCellCgroups(req.runId, req.cellKey);
   return dirs.length ? `stopped and removed ${dirs.join(', ')}` : 'nothing to remove';
 }
 

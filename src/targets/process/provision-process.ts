@@ -20,6 +20,15 @@ import { findRunningServer, handleFromLabel, tryAdopt } from './adopt';
 import { withCellLock } from './cell-lock';
 import { waitForPing } from './ping';
 import { stopProcess } from './proc';
+import { describeLimits, resourceLimits, ResourcesSpec } from '../../schema/resources';
+import {
+  addToCgroup,
+  blockDeviceOf,
+  CgroupUnavailableError,
+  createCellCgroup,
+  planCgroup,
+  type CellCgroup,
+} from '../../process/cgroup';
 
 /** A server process that {@link ProcessServer.spawn} started and whose HTTP URL is known. */
 export interface SpawnedServer {
@@ -88,9 +97,50 @@ export interface ProcessServer<F extends ServerFacts = ServerFacts> {
 export async function provisionProcess<F extends ServerFacts>(
   server: ProcessServer<F>,
   req: ProvisionRequest,
+  resources?: ResourcesSpec,
 ): Promise<TargetHandle> {
   const dataDir = cellDataDir(req.workDir, req.runId, req.cellKey);
-  return withCellLock(dataDir, () => provisionLocked(server, req, dataDir));
+  const limiter = resources ? cellLimiter(resources, req, dataDir) : undefined;
+  return withCellLock(dataDir, () => provisionLocked(server, req, dataDir, limiter));
+}
+
+/** How a cell's `target.resources` is applied to its server pid, and the line saying so. */
+interface CellLimiter {
+  apply(pid: number): CellCgroup;
+  describe(cg: CellCgroup): string;
+}
+
+/**
+ * Check, before anything starts, that the cell's limits can be applied on this host (root, the
+ * controllers, the data directory's block device), and return how to apply them.
+ * @throws ApplicationFailure `TargetUnavailable` (non-retryable) naming what is missing: a cell is
+ *   never run unthrottled under a profile's label
+ */
+function cellLimiter(resources: ResourcesSpec, req: ProvisionRequest, dataDir: string): CellLimiter {
+  const limits = resourceLimits(resources);
+  try {
+    const plan = planCgroup(limits);
+    const device = limits.volume ? blockDeviceOf(path.dirname(dataDir)) : undefined;
+    return {
+      apply(pid) {
+        const cg = createCellCgroup(plan, req.runId, req.cellKey, limits, device);
+        addToCgroup(cg, pid);
+        return cg;
+      },
+      describe: (cg) =>
+        `${describeLimits(limits)}${device ? ` on ${device.name} (${device.major}:${device.minor})` : ''}, cgroup v${cg.version}${
+          cg.version === 1 ? (limits.volume ? ' blkio (buffered writeback not throttled)' : '') : ' io.max'
+        } ${cg.name}`,
+    };
+  } catch (e) {
+    if (!(e instanceof CgroupUnavailableError)) throw e;
+    throw ApplicationFailure.create({
+      type: FAILURE.TargetUnavailable,
+      nonRetryable: true,
+      message: e.message,
+      cause: e,
+    });
+  }
 }
 
 /** The non-retryable `VersionMismatch` when `actual` (the server's `version()`) does not match the cell's `label`. */
@@ -112,12 +162,15 @@ async function provisionLocked<F extends ServerFacts>(
   server: ProcessServer<F>,
   req: ProvisionRequest,
   dataDir: string,
+  limiter: CellLimiter | undefined,
 ): Promise<TargetHandle> {
   recordOwner(dataDir, req.owner);
   const adopted = await tryAdopt(dataDir, { runId: req.runId, cellKey: req.cellKey, kind: server.kind });
   if (adopted) {
     const wrong = versionError(server, (await server.readFacts(adopted.url)).version, req.version);
     if (wrong) throw wrong;
+    // A worker crash left the server in its cgroup: adoption keeps it there (re-placing it is idempotent).
+    limiter?.apply(adopted.pid);
     return handleFromLabel(adopted);
   }
 
@@ -129,6 +182,8 @@ async function provisionLocked<F extends ServerFacts>(
     const spawned = await server.spawn(dataDir);
     let wrongVersion = false;
     try {
+      // In the cell's cgroup before it serves anything: its later children inherit the group.
+      const limited = limiter ? limiter.describe(limiter.apply(spawned.pid)) : undefined;
       await waitForPing(spawned.url, server.startTimeoutMs, { pid: spawned.pid, logFiles: spawned.logFiles });
       const facts = await server.readFacts(spawned.url);
       const wrong = versionError(server, facts.version, req.version);
@@ -152,7 +207,7 @@ async function provisionLocked<F extends ServerFacts>(
         url: spawned.url,
         dataDir,
         startedAt: new Date().toISOString(),
-        provisionedBy: server.describe(spawned, facts, dataDir),
+        provisionedBy: server.describe(spawned, facts, dataDir) + (limited ? `; ${limited}` : ''),
         ...(req.owner ? { owner: req.owner } : {}),
       };
       writeLabel(label);
@@ -166,5 +221,22 @@ async function provisionLocked<F extends ServerFacts>(
       if (!wrongVersion && attempt < (server.startAttempts ?? 1) && server.retryStart?.(spawned, e)) continue;
       throw e;
     }
+  }
+}
+
+/**
+ * `checkSpec` of the process targets for `target.resources`: on the worker host, the problems that
+ * would make provisioning refuse (not root, a cgroup controller missing), one line each.
+ */
+export function resourcesProblems(target: Record<string, unknown>, place: 'input' | 'worker host'): string[] {
+  if (place !== 'worker host' || target.resources === undefined) return [];
+  const r = ResourcesSpec.safeParse(target.resources);
+  if (!r.success) return []; // the schema reports it
+  try {
+    planCgroup(resourceLimits(r.data));
+    return [];
+  } catch (e) {
+    if (e instanceof CgroupUnavailableError) return e.missing.map((m) => `target.resources: ${m}`);
+    throw e;
   }
 }

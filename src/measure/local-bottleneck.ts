@@ -1,0 +1,145 @@
+/**
+ * The bottleneck label of a step window for a cell whose server runs on this host (embedded, local):
+ * the server's I/O and CPU in the window — from its cgroup (`blkio.throttle.io_service_bytes`,
+ * `cpuacct.usage`) when the cell has one, else `/proc/<pid>/io` read_bytes/write_bytes and
+ * `/proc/<pid>/stat` utime+stime summed over the server and its children — against the cell's
+ * `target.resources` limits, or the host disk's measured unthrottled capacity when the cell is not
+ * throttled. Same rule and thresholds as the CloudWatch labels (`labelBottleneck` in
+ * `src/cloud/metrics.ts`): disk-bound at `diskUtilisation` of the binding limit, CPU-bound at `cpuPct`
+ * of the cores available; both over: the larger share wins. Pure (no I/O).
+ */
+import type { BottleneckLabel } from '../schema/results';
+import type { ResourceLimits } from '../schema/resources';
+
+const MiB = 1024 * 1024;
+
+/** What the server did in one window (differences of cumulative counters). */
+export interface WindowCounters {
+  /** Window length, ms (client wall clock between the two counter reads). */
+  ms: number;
+  /** Bytes read from the block device in the window. */
+  readBytes: number;
+  /** Bytes written to it in the window. */
+  writeBytes: number;
+  /** CPU time of the server and its children in the window, ns. */
+  cpuNs: number;
+  /** Where the counters came from, e.g. `cgroup v1 blkio.throttle.io_service_bytes, cpuacct.usage` or `/proc/<pid>/io, /proc/<pid>/stat`. */
+  source: string;
+}
+
+/** What the window is measured against. */
+export interface LocalCapacity {
+  /** The cell's applied limits (absent or without `volume`: not throttled). */
+  limits?: ResourceLimits;
+  /** The host disk's unthrottled direct-I/O read rate, bytes/s (measured once per host), if known. */
+  hostReadBytesPerSec?: number;
+  /** Cores the host has (used when `limits.cpus` is absent). */
+  hostCores: number;
+}
+
+/** A label, its evidence, and whether a read limit was exceeded (the limit did not hold). */
+export interface LocalBottleneck {
+  label: BottleneckLabel;
+  /** E.g. `read 19.6 MiB/s = 98 % of the 20 MiB/s read limit; CPU 0.12 of 2 cores = 6 %`. */
+  evidence: string;
+  /** Achieved read rate, bytes/s. */
+  readBytesPerSec: number;
+  /** Achieved write rate, bytes/s. */
+  writeBytesPerSec: number;
+  /** CPU cores used on average in the window. */
+  coresUsed: number;
+  /** False when the achieved read (or, where throttled, write) rate exceeded its limit by more than `tolerance`. */
+  limitHeld: boolean;
+}
+
+/** Thresholds, as for the CloudWatch labels. */
+export interface LocalThresholds {
+  /** Disk-bound at this share (0..1) of the binding throughput limit. @default 0.9 */
+  diskUtilisation: number;
+  /** CPU-bound at this share (%) of the cores available. @default 80 */
+  cpuPct: number;
+  /** A rate above its limit by more than this share counts as "limit did not hold" (the throttle's first slice). @default 0.1 */
+  tolerance: number;
+}
+
+const DEFAULTS: LocalThresholds = { diskUtilisation: 0.9, cpuPct: 80, tolerance: 0.1 };
+
+const f = (x: number): string =>
+  x >= 100 ? Math.round(x).toLocaleString('en-US') : x >= 10 ? x.toFixed(1) : x.toFixed(2);
+const pct = (x: number): string => `${Math.round(x * 100)} %`;
+
+/**
+ * Label one window. A window shorter than 1 ms or without counters is `unknown`.
+ * @param writesThrottled whether the write limit binds buffered writes (cgroup v2); on cgroup v1 it does
+ *   not, so writes are compared with the host capacity only and the evidence says so
+ */
+export function labelLocalWindow(
+  w: WindowCounters,
+  cap: LocalCapacity,
+  writesThrottled: boolean,
+  thresholds: Partial<LocalThresholds> = {},
+): LocalBottleneck {
+  const t = { ...DEFAULTS, ...thresholds };
+  const s = w.ms / 1000;
+  if (!(s >= 0.001))
+    return {
+      label: 'unknown',
+      evidence: `window of ${w.ms} ms`,
+      readBytesPerSec: 0,
+      writeBytesPerSec: 0,
+      coresUsed: 0,
+      limitHeld: true,
+    };
+  const rbps = w.readBytes / s;
+  const wbps = w.writeBytes / s;
+  const cores = w.cpuNs / 1e9 / s;
+  const v = cap.limits?.volume;
+  const parts: string[] = [];
+  let diskShare: number | null = null;
+  let held = true;
+  const against = (what: string, rate: number, limit: number | undefined, name: string): void => {
+    if (limit === undefined || limit <= 0) return;
+    const share = rate / limit;
+    diskShare = Math.max(diskShare ?? 0, share);
+    if (share > 1 + t.tolerance) held = false;
+    parts.push(
+      `${what} ${f(rate / MiB)} MiB/s = ${pct(share)} of ${name} ${f(limit / MiB)} MiB/s${share > 1 + t.tolerance ? ' (limit did not hold)' : ''}`,
+    );
+  };
+  if (v?.readBytesPerSec !== undefined) against('read', rbps, v.readBytesPerSec, `the ${v.profile} read limit`);
+  else against('read', rbps, cap.hostReadBytesPerSec, 'the host disk (unthrottled, measured)');
+  if (v?.writeBytesPerSec !== undefined && writesThrottled)
+    against('write', wbps, v.writeBytesPerSec, `the ${v.profile} write limit`);
+  else if (w.writeBytes > 0)
+    parts.push(
+      `write ${f(wbps / MiB)} MiB/s${v?.writeBytesPerSec !== undefined ? ' (buffered writes are not throttled by cgroup v1; not compared)' : ''}`,
+    );
+  if (diskShare === null) parts.push(`read ${f(rbps / MiB)} MiB/s (no limit or host capacity known)`);
+  const avail = cap.limits?.cpus ?? cap.hostCores;
+  const cpuShare = cores / avail;
+  parts.push(
+    `CPU ${f(cores)} of ${f(avail)} cores${cap.limits?.cpus !== undefined ? ' (limit)' : ''} = ${pct(cpuShare)}`,
+  );
+  const disk = diskShare !== null && diskShare >= t.diskUtilisation;
+  const cpu = cpuShare * 100 >= t.cpuPct;
+  const label: BottleneckLabel =
+    disk && cpu
+      ? diskShare! >= cpuShare
+        ? 'disk-bound'
+        : 'cpu-bound'
+      : disk
+        ? 'disk-bound'
+        : cpu
+          ? 'cpu-bound'
+          : diskShare === null
+            ? 'unknown'
+            : 'neither';
+  return {
+    label,
+    evidence: `${parts.join('; ')} [${w.source}]`,
+    readBytesPerSec: rbps,
+    writeBytesPerSec: wbps,
+    coresUsed: cores,
+    limitHeld: held,
+  };
+}
