@@ -6,7 +6,8 @@
  * commands' descriptions). Exit codes: `src/cli/exit-codes.ts`.
  *
  * A new command: a file `src/cli/commands/<name>.ts` exporting `register<Name>Command`, and one line
- * in `COMMANDS`.
+ * in `COMMANDS`. A command with many subcommands is a folder `src/cli/commands/<name>/` whose
+ * `index.ts` exports `register<Name>Command` and registers one file per subcommand (`schedule/`).
  */
 import { Command } from 'commander';
 import { chbenchVersion } from './activities/matrix/validate-spec';
