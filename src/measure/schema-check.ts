@@ -6,6 +6,7 @@
  * - the declared table settings as far as the server shows them (the `SETTINGS` of `SHOW CREATE TABLE`);
  * - the workload's after-load statements on an empty scratch copy of the table;
  * - every selected query's `EXPLAIN` on the empty table (or its scratch copy), with the runs' settings.
+ * - at provisioning, the cell's codecs on a throwaway table (`trialCellCodecs`).
  * Each check that fails has its non-retryable failure here, naming the column, statement or query.
  */
 import path from 'node:path';
@@ -13,13 +14,17 @@ import { readFileSync } from 'node:fs';
 import type { ClickHouseClient } from '@clickhouse/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { tryCommand } from '../clickhouse/client';
-import { codecMatches, readColumnCodecs } from '../clickhouse/codec-check';
+import { codecMatches, readColumnCodecs, trialCodecs } from '../clickhouse/codec-check';
+import { schemaColumns } from './insert-load';
 import { hasExplain } from '../clickhouse/show-create';
 import {
   afterLoadStatements,
+  codecFor,
   declaredCodecs,
   formatClauseProblem,
+  renderTemplate,
   sqlRoot,
+  templateColumns,
   workloadQueries,
   type WorkloadManifest,
 } from '../lib/workload';
@@ -235,5 +240,40 @@ export function queryRefused(
     type: FAILURE.InvalidWorkloadQuery,
     nonRetryable: true,
     message: `query ${bad.id} (${path.join(sqlRoot(), 'workloads', m.name, bad.file)}) ${bad.code ? `fails on the empty table ${m.table}${afterStatements ? ' after its after-load statements' : ''}: Code: ${bad.code}. ` : 'is refused before loading: '}${bad.error}`,
+  });
+}
+
+/**
+ * The cell's codecs tried on a throwaway temporary table with the schema's column types (the columns
+ * whose codec the schema leaves to the profile, `{{codec}}`), via `trialCodecs`: an expression this
+ * server refuses (unknown, or meaningless for a column's type) fails the cell before anything is made.
+ * @returns the `CodecRefused` failure (non-retryable) naming the column, its type, the trial
+ *   statement and the server's error (with a suggestion when one is close); undefined when accepted.
+ */
+export async function trialCellCodecs(
+  client: ClickHouseClient,
+  m: WorkloadManifest,
+  cell: SchemaCheckCell,
+  version: string,
+): Promise<ApplicationFailure | undefined> {
+  const profile = cell.codec;
+  const placed = new Set(
+    templateColumns(readFileSync(path.join(sqlRoot(), 'workloads', m.name, m.schema), 'utf8'))
+      .filter((c) => c.placeholder)
+      .map((c) => c.name),
+  );
+  const cols = schemaColumns(
+    renderTemplate(m.name, m.schema, { table: m.table, rows: cell.rows, codec: 'LZ4' }),
+    m.name,
+  ).filter((c) => placed.has(c.name));
+  const trial = await trialCodecs(
+    client,
+    cols.map((c) => ({ name: c.name, type: c.type, codec: codecFor(profile, c.name) })),
+  );
+  if (trial.ok) return undefined;
+  return ApplicationFailure.create({
+    type: FAILURE.CodecRefused,
+    nonRetryable: true,
+    message: `codec profile "${profile.name}": ClickHouse ${version} refuses CODEC(${trial.column.codec}) on column ${trial.column.name} ${trial.column.type} (trial \`${trial.statement}\`): ${trial.error}${trial.suggestion ? ` — ${trial.suggestion}` : ''}`,
   });
 }
