@@ -32,6 +32,25 @@ import { isTargetGone } from './support/attempts';
 /** Settings of a cell before provisioning wrote `settings.json` (nothing checked, nothing applied). */
 const NO_SETTINGS: CellSettings = { load: {}, runs: {}, table: {}, not_applied: {}, problems: [] };
 
+/**
+ * A cell's `settings.json` (written at provisioning, `<resultsDir>/<runId>/cells/<cellKey>/`) through
+ * its schema; empty settings when absent. @throws Error on a record that does not fit.
+ */
+export function readCellSettings(cell: CellInput): CellSettings {
+  return (
+    readRecordIfExists(
+      path.join(cellDir(cell.resultsDir, cell.runId, cell.cellKey), 'settings.json'),
+      CellSettings,
+    ) ?? {
+      load: {},
+      runs: {},
+      table: {},
+      not_applied: {},
+      problems: [],
+    }
+  );
+}
+
 /** What a cell step reads. Built by {@link stepContext}; see the module comment. */
 export interface StepContext {
   readonly cell: CellInput;

@@ -43,3 +43,23 @@ export async function readEvents(
   for (const r of rows) out[r.k] = Number(r.v);
   return out;
 }
+
+/** The two `system.events` counters read around a load's INSERT (absent from the table = 0). */
+export interface LoadCounters {
+  DuplicatedInsertedBlocks: number;
+  InsertedRows: number;
+}
+
+/**
+ * `DuplicatedInsertedBlocks` and `InsertedRows` from `system.events` (a counter the table does not
+ * list is 0), read around a load's INSERT so their difference is the INSERT's.
+ * @returns the two counts, or null when the server does not answer the read (never throws).
+ */
+export async function readLoadCounters(client: ClickHouseClient): Promise<LoadCounters | null> {
+  try {
+    const e = await readEvents(client, ['DuplicatedInsertedBlocks', 'InsertedRows']);
+    return { DuplicatedInsertedBlocks: e.DuplicatedInsertedBlocks ?? 0, InsertedRows: e.InsertedRows ?? 0 };
+  } catch {
+    return null;
+  }
+}

@@ -87,6 +87,25 @@ export async function readInsertSettingsRows(
 }
 
 /**
+ * {@link readInsertSettingsRows}, or why it could not read them: `rows` null and `source`
+ * `not available: <the client's first error line>`. Never throws.
+ * @returns the rows and their source (`system.settings of this server, read with the INSERT's settings`).
+ */
+export async function readInsertSettingsOrWhy(
+  client: ClickHouseClient,
+  settings: Record<string, string | number>,
+): Promise<{ rows: InsertSettingsRow[] | null; source: string }> {
+  try {
+    return {
+      rows: await readInsertSettingsRows(client, settings),
+      source: "system.settings of this server, read with the INSERT's settings",
+    };
+  } catch (e) {
+    return { rows: null, source: `not available: ${(e as Error).message.split('\n')[0]}` };
+  }
+}
+
+/**
  * What the load adds to its INSERT's settings so the INSERT is one synchronous insert that has
  * written every row when it answers, with a note per addition. Pure.
  * - `async_insert` in effect 1 and not set by the spec: `async_insert = 0` (on by default in 26.3+;

@@ -25,6 +25,7 @@ import './kubernetes';
 export type { TargetHandle, ProvisionRequest, TargetCapabilities, TargetKind } from '../schema/target';
 export type { Target, TargetCheck, SpecCheckPlace, TargetSpecOf } from './target';
 export { capabilitiesOf, targetOf, targets, registerTarget, TargetRegistry } from './registry';
+export { provisionCellTarget } from './provision-cell';
 
 /**
  * Start or reach the cell's ClickHouse. Idempotent: a retry adopts what an earlier attempt started.

@@ -20,7 +20,8 @@ import {
   workloadProblems,
 } from '../../src/lib/workload';
 import { codecMatches, parseCodecChain } from '../../src/clickhouse/codec-check';
-import { appliedTableSettings, shownTableSettings } from '../../src/activities/create-schema';
+import { appliedTableSettings } from '../../src/measure/schema-check';
+import { shownTableSettings } from '../../src/clickhouse/show-create';
 import { REPO_ROOT } from '../../src/config';
 import { settingsCheck } from '../../src/measure/figures';
 

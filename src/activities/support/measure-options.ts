@@ -13,7 +13,7 @@ import { killOnCancel, isTargetGone } from './attempts';
 import { capabilitiesOf } from '../../targets';
 import type { StepInput } from '../../schema/cell';
 import { CapabilityProbe } from '../../schema/results';
-import { readCellSettings } from '../provision';
+import { readCellSettings } from '../step-context';
 
 /**
  * Measurement options for the cell of `si`.
