@@ -9,7 +9,4 @@ if [ -f "$stamp" ] && [ -f dist/src/workflow-bundle.js ] && [ -z "$(find src dem
   echo "dist/ is up to date (no source newer than $stamp)"
   exit 0
 fi
-mkdir -p dist
-touch "$stamp.new"
-npm run build --silent
-mv "$stamp.new" "$stamp"
+exec sh scripts/build.sh
