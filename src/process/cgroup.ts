@@ -328,6 +328,15 @@ function removeTree(mount: string, d: string, up = true): string[] {
   return removed;
 }
 
+/** The controller mounts under `root` (one directory each); none when `root` cannot be read. */
+function controllerMounts(root: string): string[] {
+  try {
+    return fs.readdirSync(root).map((m) => path.join(root, m));
+  } catch {
+    return [];
+  }
+}
+
 /**
  * `chbench gc`: remove the cgroups chbench made (`<mount>/chbench/<run>/…` under each controller), for
  * the given runs or, without `runs`, all of them. Nothing outside `chbench/` is touched.
@@ -335,13 +344,7 @@ function removeTree(mount: string, d: string, up = true): string[] {
  */
 export function gcCgroups(runs?: string[], root = cgroupRoot()): string[] {
   const removed: string[] = [];
-  let mounts: string[];
-  try {
-    mounts = fs.readdirSync(root).map((m) => path.join(root, m));
-  } catch {
-    return removed;
-  }
-  for (const mount of mounts) {
+  for (const mount of controllerMounts(root)) {
     const top = path.join(mount, 'chbench');
     if (!fs.existsSync(top)) continue;
     const targets = runs ? runs.map((r) => path.join(top, safe(r))).filter((p) => fs.existsSync(p)) : [top];
@@ -357,13 +360,7 @@ export function gcCgroups(runs?: string[], root = cgroupRoot()): string[] {
  */
 export function removeCellCgroups(run: string, cell: string, root = cgroupRoot()): string[] {
   const removed: string[] = [];
-  let mounts: string[];
-  try {
-    mounts = fs.readdirSync(root).map((m) => path.join(root, m));
-  } catch {
-    return removed;
-  }
-  for (const mount of mounts) {
+  for (const mount of controllerMounts(root)) {
     const d = path.join(mount, 'chbench', safe(run), safe(cell));
     if (fs.existsSync(d)) removed.push(...removeTree(mount, d));
   }

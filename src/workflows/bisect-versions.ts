@@ -237,33 +237,24 @@ export async function bisectVersions(input: BisectInput): Promise<BisectResult> 
     }
   }
   const verdict = attribution?.verdict ?? outcome.stopped ?? 'no bracket';
-  const reportPath = await writeBisectReport({
-    resultsDir: v.spec.resultsDir,
-    report: {
-      runId,
-      query,
-      metric,
-      versions,
-      steps: s.steps,
-      outcome,
-      ...(attribution ? { attribution } : {}),
-      ...(diffs ? { diffs } : {}),
-    },
-  });
-  upsertSearchAttributes([
-    { key: PHASE, value: 'done' },
-    { key: BISECT_VERDICT, value: verdict.slice(0, 250) },
-  ]);
-  return {
+  const report = {
     runId,
     query,
     metric,
     versions,
     steps: s.steps,
     outcome,
-    ...(outcome.bracket ? { firstChanged: outcome.bracket[1] } : {}),
     ...(attribution ? { attribution } : {}),
     ...(diffs ? { diffs } : {}),
+  };
+  const reportPath = await writeBisectReport({ resultsDir: v.spec.resultsDir, report });
+  upsertSearchAttributes([
+    { key: PHASE, value: 'done' },
+    { key: BISECT_VERDICT, value: verdict.slice(0, 250) },
+  ]);
+  return {
+    ...report,
+    ...(outcome.bracket ? { firstChanged: outcome.bracket[1] } : {}),
     verdict,
     cellsRun,
     reportPath,
