@@ -6,11 +6,27 @@
  */
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
+import { z } from 'zod';
 import type { Client } from '@temporalio/client';
 import { workflowPollers, type PollerSeen } from '../temporal/run-client';
 import type { ProgressView } from '../temporal/progress';
 import type { MatrixProgress } from '../schema/progress';
-import { readJsonIfExists } from '../results/store';
+import { readRecordIfExists } from '../results/store';
+import { CellResult, RunRecord } from '../schema/results';
+import { KubernetesFacts, TargetRecord } from '../schema/target';
+
+/** The fields of `run.json` the CLI reads here, each through its own schema (other fields are not checked). */
+const RunCells = RunRecord.pick({ runId: true, status: true, cells: true }).partial();
+/** A cell's `result.json` status. */
+const CellStatusOnly = CellResult.pick({ status: true }).partial();
+/** What `keptServers` reads of `provision.json`: the target's kind, URL, pid, data dir and pod, each optional. */
+const KeptTarget = z
+  .object({
+    target: TargetRecord.pick({ kind: true, url: true, pid: true, dataDir: true })
+      .extend({ kubernetes: KubernetesFacts.pick({ namespace: true, pod: true, pvc: true }).partial().optional() })
+      .partial(),
+  })
+  .partial();
 import { EXIT_DETACHED } from './exit-codes';
 
 /** Where a run's workflows live and are polled. */
@@ -237,12 +253,12 @@ export interface KeptServer {
 /**
  * The servers of run directory `dir` that were provisioned and not torn down: each cell of
  * `run.json` (else each folder under `cells/`) with a `provision.json` and no `teardown.json`.
- * Reads the files as plain JSON (fields `target.kind/url/pid/dataDir/kubernetes`), so records of
- * other chbench versions still list; unreadable records are left out.
+ * Reads only the fields it lists (`target.kind/url/pid/dataDir/kubernetes`, through their schemas), so
+ * records of other chbench versions still list; unreadable records are left out.
  */
 export function keptServers(dir: string): KeptServer[] {
   const cellsDir = path.join(dir, 'cells');
-  const run = readJsonIfExists<{ cells?: string[] }>(path.join(dir, 'run.json'));
+  const run = readRecordIfExists(path.join(dir, 'run.json'), RunCells);
   const keys = run?.cells ?? (existsSync(cellsDir) ? readdirSync(cellsDir) : []);
   const out: KeptServer[] = [];
   for (const k of keys) {
@@ -250,15 +266,7 @@ export function keptServers(dir: string): KeptServer[] {
     const record = path.join(cd, 'provision.json');
     if (!existsSync(record) || existsSync(path.join(cd, 'teardown.json'))) continue;
     try {
-      const p = readJsonIfExists<{
-        target?: {
-          kind?: string;
-          url?: string;
-          pid?: number;
-          dataDir?: string;
-          kubernetes?: { namespace?: string; pod?: string; pvc?: string };
-        };
-      }>(record);
+      const p = readRecordIfExists(record, KeptTarget);
       const t = p?.target;
       if (!t?.kind) continue;
       const kube = t.kubernetes;
@@ -304,10 +312,10 @@ export function keptServerLines(servers: readonly KeptServer[]): string[] {
  * skipped (the cells resume would reuse).
  */
 export function nothingToResume(dir: string): string | undefined {
-  const run = readJsonIfExists<{ runId?: string; status?: string; cells?: string[] }>(path.join(dir, 'run.json'));
+  const run = readRecordIfExists(path.join(dir, 'run.json'), RunCells);
   if (!run?.cells?.length || run.status !== 'completed') return undefined;
   const statuses = run.cells.map(
-    (k) => readJsonIfExists<{ status?: string }>(path.join(dir, 'cells', k, 'result.json'))?.status,
+    (k) => readRecordIfExists(path.join(dir, 'cells', k, 'result.json'), CellStatusOnly)?.status,
   );
   if (!statuses.every((s) => s === 'succeeded' || s === 'skipped')) return undefined;
   const skipped = statuses.filter((s) => s === 'skipped').length;

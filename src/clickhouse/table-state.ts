@@ -5,7 +5,8 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import { queryRows, queryScalar } from './client';
 import { sqlString } from '../lib/sql';
-import type { MutationRow } from '../schema/results';
+import type { MutationRow, TableState } from '../schema/results';
+import { readShowCreateTable } from './show-create';
 
 /**
  * Active parts of a table (source: `system.parts`, `active = 1`). On a server without `system.parts`
@@ -174,4 +175,26 @@ export async function indexSize(
   } catch {
     return { bytes: null, uncompressed_bytes: null, source: 'not available on this version' };
   }
+}
+
+/** The table's state: `SHOW CREATE TABLE` and the ids of its mutations (`system.mutations`, by mutation_id). */
+export async function tableState(client: ClickHouseClient, table: string): Promise<TableState> {
+  const show = await readShowCreateTable(client, table);
+  return { show_create_table: show, mutation_ids: (await tableMutations(client, table)).map((r) => r.mutation_id) };
+}
+
+/** A mutation of a table as `system.mutations` lists it (`is_done` as the server sends it: 0/1, or quoted). */
+export type TableMutation = {
+  mutation_id: string;
+  command: string;
+  is_done: number | string;
+  latest_fail_reason: string;
+};
+
+/** Every mutation of `table` in the current database, by mutation_id (source: `system.mutations`). */
+export async function tableMutations(client: ClickHouseClient, table: string): Promise<TableMutation[]> {
+  return queryRows<TableMutation>(
+    client,
+    `SELECT mutation_id, command, is_done, latest_fail_reason FROM system.mutations WHERE database = currentDatabase() AND table = ${sqlString(table)} ORDER BY mutation_id`,
+  );
 }

@@ -4,7 +4,7 @@
  * chbench issues it), and pure functions over its text and read_rows figures.
  */
 import type { ClickHouseClient } from '@clickhouse/client';
-import type { IndexProof, IndexVerification } from '../schema/results';
+import type { IndexProof, IndexVerification, QueriesRecord, QueryRecord } from '../schema/results';
 import { queryRows } from '../clickhouse/client';
 import { sqlString } from '../lib/sql';
 
@@ -270,4 +270,16 @@ export async function verifyIndex(
     verified: bad ? false : unknown ? null : true,
     reasons,
   };
+}
+
+/**
+ * Set each measured run's `index_proof` ({@link judgeIndexUse}): its EXPLAIN (taken under the runs'
+ * own settings) and its read_rows against the same query's in `baseline` (`queries-baseline.json`;
+ * read_rows null where the baseline is missing or did not run it). Mutates `records`.
+ */
+export function attachIndexProofs(records: QueryRecord[], index: string, baseline: QueriesRecord | undefined): void {
+  for (const r of records) {
+    const before = baseline?.queries.find((b) => b.id === r.id)?.stats.read_rows ?? null;
+    r.index_proof = judgeIndexUse(index, r.explain_error ? null : r.explain_indexes, r.stats.read_rows, before);
+  }
 }
