@@ -36,6 +36,7 @@ import {
   attributionStart,
   bisectOutcome,
   endsAlike,
+  handSettingsOf,
   nextProbe,
   nextSettingsProbe,
   record,
@@ -68,6 +69,13 @@ export interface BisectInput {
   query?: string;
   /** Metric; `read_rows` (`system.query_log.read_rows` of the last warm run) only in this version. */
   metric?: 'read_rows';
+  /**
+   * Query settings set by hand from a version on: version label (one of the range) → name → value.
+   * A version runs with those of the newest label at or before it, over the spec's `settings.query`;
+   * the attribution counts them as that version's defaults (a hand-made default change, found as
+   * `default change: <name> <old>→<new> (<version>, set by hand)`). Absent: none.
+   */
+  handSettings?: Record<string, Record<string, string | number>>;
 }
 
 /** Result of {@link bisectVersions}. */
@@ -118,6 +126,15 @@ export async function bisectVersions(input: BisectInput): Promise<BisectResult> 
     good: input.good,
     bad: input.bad,
   });
+  const handProblem = Object.entries(input.handSettings ?? {})
+    .flatMap(([label, set]) => [
+      ...(versions.includes(label) ? [] : [`handSettings: ${label} is not a version of the range (${versions.join(', ')})`]),
+      ...Object.keys(set)
+        .filter((n) => !/^[A-Za-z_][A-Za-z0-9_]*$/.test(n) || n === 'compatibility')
+        .map((n) => `handSettings.${label}: ${JSON.stringify(n)} is not a setting name that can be set by hand`),
+    ])
+    .join('; ');
+  if (handProblem) throw ApplicationFailure.nonRetryable(handProblem, FAILURE.InvalidSpec);
   const codecs = input.spec.matrix.codec;
   const specInput: RunSpecInput = {
     ...input.spec,
@@ -126,7 +143,13 @@ export async function bisectVersions(input: BisectInput): Promise<BisectResult> 
   };
   const v = await validateSpec({ spec: specInput, runId, workflowId, startedAt: new Date().toISOString() });
   const query = input.query ?? v.spec.queries?.[0] ?? 'q1';
-  const cells = cellInputs(v.spec, runId, v.indexQueries, v.afterLoad ?? []);
+  const handOf = (version: string) => handSettingsOf(input.handSettings, version);
+  const cells = cellInputs(v.spec, runId, v.indexQueries, v.afterLoad ?? []).map((c) => {
+    const hand = handOf(c.version);
+    if (!Object.keys(hand).length) return c;
+    const base = c.settings ?? { query: {}, mergeTree: {}, optional: [] };
+    return { ...c, settings: { ...base, query: { ...base.query, ...hand } } };
+  });
   // Measured cells of an earlier start (a cancelled or failed one is run again).
   const reused = new Map(
     v.reused.filter((r) => r.status === 'succeeded' || r.status === 'skipped').map((r) => [r.cellKey, r]),
@@ -207,12 +230,22 @@ export async function bisectVersions(input: BisectInput): Promise<BisectResult> 
     const newer = byIndex.get(s.hi)!;
     const pair = outcome.bracket;
     const newerCell = cells[s.hi];
+    const olderHand = handOf(pair[0]);
+    const newerHand = handOf(pair[1]);
+    const anyHand = Object.keys(olderHand).length + Object.keys(newerHand).length > 0;
     diffs = await bisectDefaults({
       olderResultFile: older.outcome.resultFile,
       newerResultFile: newer.outcome.resultFile,
+      ...(anyHand ? { olderHand, newerHand } : {}),
     });
     const likeOlder = (m: Measured) => m.readRows !== null && m.readRows === older.readRows;
-    const pinned = await measure({ ...newerCell, pinDefaults: pair[0], cellKey: `${newerCell.cellKey}-pin${pair[0]}` });
+    // The newer version with the older side's defaults: its `compatibility`, and its hand-set settings.
+    const pinned = await measure({
+      ...newerCell,
+      ...(anyHand ? { settings: cells[s.lo].settings } : {}),
+      pinDefaults: pair[0],
+      cellKey: `${newerCell.cellKey}-pin${pair[0]}`,
+    });
     if (pinned.readRows === null)
       attribution = {
         candidates: [],

@@ -10,7 +10,7 @@ import { FAILURE } from '../../schema/failures';
 import { CellResult, ServerDefaults } from '../../schema/results';
 import { readRecordIfExists, runDir } from '../../results/store';
 import { versionSourcesOf } from '../../targets/versions';
-import { differingDefaults, versionRange, type DefaultDiff } from '../../schema/bisect';
+import { differingDefaults, versionRange, withHandSettings, type DefaultDiff } from '../../schema/bisect';
 import { bisectMarkdown, type BisectReportInput } from '../../results/report-bisect';
 
 /** A cell's figure for the bisected query. */
@@ -54,13 +54,21 @@ export function createBisectActivities() {
     /**
      * The session settings whose defaults differ between two cells' servers (`defaults.json` of each
      * cell, from `system.settings.default` read at provisioning). Empty when either is unreadable.
+     * Settings set by hand on a side (`olderHand` / `newerHand`: name → value, the bisect input's
+     * `handSettings`) count as that side's defaults ({@link withHandSettings}; `byHand` on them).
      */
-    async bisectDefaults(input: { olderResultFile: string; newerResultFile: string }): Promise<DefaultDiff[]> {
+    async bisectDefaults(input: {
+      olderResultFile: string;
+      newerResultFile: string;
+      olderHand?: Record<string, string | number>;
+      newerHand?: Record<string, string | number>;
+    }): Promise<DefaultDiff[]> {
       const read = (f: string) =>
         readRecordIfExists(path.join(path.dirname(f), 'defaults.json'), ServerDefaults)?.settings ?? null;
       const older = read(input.olderResultFile);
       const newer = read(input.newerResultFile);
-      return older && newer ? differingDefaults(older, newer) : [];
+      const diffs = older && newer ? differingDefaults(older, newer) : [];
+      return withHandSettings(diffs, older, newer, input.olderHand ?? {}, input.newerHand ?? {});
     },
 
     /** Write `bisect.md` into the run folder. @returns its absolute path. */

@@ -1,0 +1,1 @@
+INSERT INTO {{table}} SELECT number, (number * 7919) % {{rows}} FROM numbers({{rows}})
