@@ -9,8 +9,8 @@
  *   vanishes), and halving the defaults that differ between the two servers (their `defaults.json`)
  *   ends at that setting: `default change: use_skip_indexes_for_top_k 0→1 (26.5)`.
  * - A setting flipped by hand on both sides: `use_skip_indexes` (default 1 on every version) is set
- *   to 1 on 26.1 and to 0 from 26.3 on (the input's `handSettings`), so q2 (a filter on v) reads
- *   every row from 26.3. The bisect over 26.1 … 26.5 brackets [26.1, 26.3], the pinned re-run
+ *   to 1 on 26.1 and to 0 from 26.3 on (the input's `handSettings`), so q2 (a range of w) reads 1,024
+ *   rows on 26.1 and every row from 26.3 (query condition cache off in the spec). The bisect over 26.1 … 26.5 brackets [26.1, 26.3], the pinned re-run
  *   (26.3 with 26.1's defaults and hand settings) reads as few rows as 26.1, and the halving finds
  *   the hand-set setting among the real differing defaults: `default change: use_skip_indexes 1→0
  *   (26.3, set by hand)`.
@@ -44,21 +44,32 @@ const spec = (query: string) => ({
   queries: [query],
   skipIndex: false,
   protocol: { coldRuns: 1, warmupRuns: 0, warmRuns: 1, dropOsPageCache: false },
+  // Without the query condition cache (26.x) a repeated filter's read_rows is the index's alone.
+  settings: { query: { use_query_condition_cache: 0 } },
   resultsDir: env.resultsDir,
 });
+
+/** Every step and probe as a test diagnostic (the figures quoted in docs/regression.md). */
+function show(t: { diagnostic(m: string): void }, r: BisectResult): void {
+  for (const s of r.steps) t.diagnostic(`${s.version}: ${s.side}, ${s.figure} (${s.reason})`);
+  for (const p of r.attribution?.probes ?? [])
+    t.diagnostic(`probe ${p.settings.join(', ')}: change ${p.disappeared ? 'gone' : 'stays'}`);
+  t.diagnostic(`cells run ${r.cellsRun}, candidates ${r.diffs?.length ?? 0}, verdict ${r.verdict}`);
+}
 
 const rowsOf = (figure: string) => Number(/read_rows ([\d,]+)/.exec(figure)?.[1].replace(/,/g, '') ?? NaN);
 
 test(
   'a real default change (use_skip_indexes_for_top_k, 26.3 → 26.5): pinned back with compatibility the change vanishes, and the halving names the setting',
   { timeout: 900_000 },
-  async () => {
+  async (t) => {
     const runId = `bisect-attr-topk-${Date.now()}`;
     const r = (await env.client.workflow.execute('bisectVersions', {
       taskQueue: env.taskQueue,
       workflowId: runId,
       args: [{ spec: spec('q1'), good: '26.3', bad: '26.5', query: 'q1' }],
     })) as BisectResult;
+    show(t, r);
     assert.deepEqual(r.versions, ['26.3', '26.5']);
     assert.deepEqual(r.outcome.bracket, ['26.3', '26.5'], JSON.stringify(r.steps));
     const [good, bad] = r.steps.map((s) => rowsOf(s.figure));
@@ -78,7 +89,7 @@ test(
 test(
   'a setting flipped by hand on both sides (use_skip_indexes 1 on 26.1, 0 from 26.3): bracketed at 26.3 and found as the cause among the real differing defaults',
   { timeout: 900_000 },
-  async () => {
+  async (t) => {
     const runId = `bisect-attr-hand-${Date.now()}`;
     const r = (await env.client.workflow.execute('bisectVersions', {
       taskQueue: env.taskQueue,
@@ -93,6 +104,7 @@ test(
         },
       ],
     })) as BisectResult;
+    show(t, r);
     assert.deepEqual(r.versions, ['26.1', '26.3', '26.5']);
     assert.deepEqual(r.outcome.bracket, ['26.1', '26.3'], JSON.stringify(r.steps));
     assert.equal(r.firstChanged, '26.3');

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { writeFileSync } from 'node:fs';
 import { ApplicationFailure } from '@temporalio/common';
 import { FAILURE } from '../../schema/failures';
-import { CellResult, ServerDefaults } from '../../schema/results';
+import { CapabilityProbe, CellResult, ServerDefaults } from '../../schema/results';
 import { readRecordIfExists, runDir } from '../../results/store';
 import { versionSourcesOf } from '../../targets/versions';
 import { differingDefaults, versionRange, withHandSettings, type DefaultDiff } from '../../schema/bisect';
@@ -56,6 +56,10 @@ export function createBisectActivities() {
      * cell, from `system.settings.default` read at provisioning). Empty when either is unreadable.
      * Settings set by hand on a side (`olderHand` / `newerHand`: name → value, the bisect input's
      * `handSettings`) count as that side's defaults ({@link withHandSettings}; `byHand` on them).
+     * Only settings the newer server takes per query (in its cell's `probe.json` `query_settings`,
+     * from `system.settings`) are kept: an obsolete one listed with a default but refused as a query
+     * setting (26.3's `background_schedule_pool_size`, a server setting there) cannot be set to the
+     * older value in a probe.
      */
     async bisectDefaults(input: {
       olderResultFile: string;
@@ -67,7 +71,12 @@ export function createBisectActivities() {
         readRecordIfExists(path.join(path.dirname(f), 'defaults.json'), ServerDefaults)?.settings ?? null;
       const older = read(input.olderResultFile);
       const newer = read(input.newerResultFile);
-      const diffs = older && newer ? differingDefaults(older, newer) : [];
+      const settable = readRecordIfExists(
+        path.join(path.dirname(input.newerResultFile), 'probe.json'),
+        CapabilityProbe,
+      )?.query_settings;
+      const keep = settable ? new Set(settable) : null;
+      const diffs = (older && newer ? differingDefaults(older, newer) : []).filter((d) => !keep || keep.has(d.name));
       return withHandSettings(diffs, older, newer, input.olderHand ?? {}, input.newerHand ?? {});
     },
 
