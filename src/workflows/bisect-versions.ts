@@ -128,7 +128,9 @@ export async function bisectVersions(input: BisectInput): Promise<BisectResult> 
   });
   const handProblem = Object.entries(input.handSettings ?? {})
     .flatMap(([label, set]) => [
-      ...(versions.includes(label) ? [] : [`handSettings: ${label} is not a version of the range (${versions.join(', ')})`]),
+      ...(versions.includes(label)
+        ? []
+        : [`handSettings: ${label} is not a version of the range (${versions.join(', ')})`]),
       ...Object.keys(set)
         .filter((n) => !/^[A-Za-z_][A-Za-z0-9_]*$/.test(n) || n === 'compatibility')
         .map((n) => `handSettings.${label}: ${JSON.stringify(n)} is not a setting name that can be set by hand`),
