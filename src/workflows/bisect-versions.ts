@@ -10,8 +10,12 @@
  *    an earlier start measured — and `bisectFigure` reads the query's figure from its `result.json`.
  *    Both ends first; ends alike → stop. A version whose cell is skipped or fails is named and skipped.
  * 4. Attribution on the bracketing pair (older O, newer N): N with `compatibility = O` (the cell's
- *    `pinDefaults`), then N with halves of the differing defaults (`bisectDefaults`, from both cells'
- *    `defaults.json`) set to O's values as query settings, to the one setting.
+ *    `pinDefaults`; with `handSettings`, also O's hand-set settings), then N with halves of the
+ *    differing defaults (`bisectDefaults`, from both cells' `defaults.json`, hand-set settings counted
+ *    as defaults) set to O's values as query settings, to the one setting.
+ *
+ * `handSettings` changes only the cells' inputs (their settings), never which commands run, so the
+ * command shape of a start without it is unchanged (no `patched()` needed).
  * 5. `writeBisectReport` (`bisect.md`); the verdict is the result and the `ChbenchBisectVerdict` search attribute.
  *
  * Input is JSON, so `temporal workflow start --type bisectVersions --task-queue chbench --input-file x.json` works.
