@@ -166,4 +166,19 @@ test('hand-set settings: the newest label at or before a version applies; they r
   );
   s = recordSettingsProbe(s, nextSettingsProbe(s)!, true, pair);
   assert.equal(s.verdict, 'default change: use_skip_indexes 1→0 (26.3, set by hand)');
+  const md = bisectMarkdown({
+    runId: 'b1',
+    query: 'q2',
+    metric: 'read_rows',
+    versions: ['26.1', '26.3'],
+    steps: [],
+    outcome: { bracket: ['26.1', '26.3'], skipped: [], cellsRun: 2 },
+    attribution: s,
+    diffs: [
+      { name: 'async_insert', old: '0', new: '1' },
+      { name: 'use_skip_indexes', old: '1', new: '0', byHand: true },
+    ],
+  });
+  assert.match(md, /\| async_insert \| 0 \| 1 \| system\.settings\.default \|/);
+  assert.match(md, /\| use_skip_indexes \| 1 \| 0 \| set by hand \(handSettings\)/);
 });
