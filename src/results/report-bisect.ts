@@ -46,8 +46,11 @@ export function bisectMarkdown(r: BisectReportInput): string {
     lines.push('', '## Differing defaults (system.settings.default of both servers)', '');
     if (!r.diffs.length) lines.push('None.');
     else {
-      lines.push('| setting | older | newer |', '|---|---|---|');
-      for (const d of r.diffs) lines.push(`| ${d.name} | ${d.old} | ${d.new} |`);
+      lines.push('| setting | older | newer | source |', '|---|---|---|---|');
+      for (const d of r.diffs)
+        lines.push(
+          `| ${d.name} | ${d.old} | ${d.new} | ${d.byHand ? 'set by hand (handSettings), else the server default' : 'system.settings.default'} |`,
+        );
     }
   }
   return lines.join('\n') + '\n';

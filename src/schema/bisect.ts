@@ -190,6 +190,62 @@ export interface DefaultDiff {
   old: string;
   /** Default on the newer version. */
   new: string;
+  /**
+   * Set when the value on either side was set by hand (the bisect input's `handSettings`), not a
+   * server default: the verdict says so.
+   */
+  byHand?: boolean;
+}
+
+/**
+ * The settings each side ran with, where hand-set settings (`handSettings` of the bisect input, per
+ * version label) are counted as that side's defaults: `diffs` (from both servers'
+ * `system.settings.default`) with each hand-set name's values replaced (old: the older side's hand
+ * value, else its default; new: likewise), and the hand-set names that differ added. A hand-set
+ * name whose two values are equal is dropped. Sorted by name.
+ */
+export function withHandSettings(
+  diffs: readonly DefaultDiff[],
+  olderDefaults: Record<string, string> | null,
+  newerDefaults: Record<string, string> | null,
+  olderHand: Record<string, string | number>,
+  newerHand: Record<string, string | number>,
+): DefaultDiff[] {
+  const hand = new Set([...Object.keys(olderHand), ...Object.keys(newerHand)]);
+  const out = diffs.filter((d) => !hand.has(d.name));
+  for (const name of hand) {
+    const before = sideValue(name, olderHand, olderDefaults, diffs, 'old');
+    const after = sideValue(name, newerHand, newerDefaults, diffs, 'new');
+    if (before !== undefined && after !== undefined && before !== after)
+      out.push({ name, old: before, new: after, byHand: true });
+  }
+  return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+function sideValue(
+  name: string,
+  hand: Record<string, string | number>,
+  defaults: Record<string, string> | null,
+  diffs: readonly DefaultDiff[],
+  side: 'old' | 'new',
+): string | undefined {
+  if (name in hand) return String(hand[name]);
+  return defaults?.[name] ?? diffs.find((x) => x.name === name)?.[side];
+}
+
+/**
+ * The hand-set settings that apply to `version` out of `handSettings` (version label → settings):
+ * those of the newest label at or before it (a hand-made "default change" at that label holds for
+ * the versions after it), empty when none is at or before it.
+ */
+export function handSettingsOf(
+  handSettings: Record<string, Record<string, string | number>> | undefined,
+  version: string,
+): Record<string, string | number> {
+  const labels = Object.keys(handSettings ?? {})
+    .filter((l) => compareVersions(l, version) <= 0)
+    .sort(compareVersions);
+  return labels.length ? handSettings![labels[labels.length - 1]] : {};
 }
 
 /** The settings whose defaults differ, from both servers' `system.settings` defaults (name → default). */
@@ -235,7 +291,9 @@ function finishIfOne(s: AttributionState, pair: [string, string]): AttributionSt
   const d = s.candidates[0];
   // Only a probe of that one setting alone, which removed the change, names it the cause.
   const shown = s.probes.some((p) => p.disappeared && p.settings.length === 1 && p.settings[0] === d.name);
-  return shown ? { ...s, verdict: `default change: ${d.name} ${d.old}→${d.new} (${pair[1]})` } : s;
+  return shown
+    ? { ...s, verdict: `default change: ${d.name} ${d.old}→${d.new} (${pair[1]}${d.byHand ? ', set by hand' : ''})` }
+    : s;
 }
 
 /**

@@ -10,8 +10,12 @@
  *    an earlier start measured — and `bisectFigure` reads the query's figure from its `result.json`.
  *    Both ends first; ends alike → stop. A version whose cell is skipped or fails is named and skipped.
  * 4. Attribution on the bracketing pair (older O, newer N): N with `compatibility = O` (the cell's
- *    `pinDefaults`), then N with halves of the differing defaults (`bisectDefaults`, from both cells'
- *    `defaults.json`) set to O's values as query settings, to the one setting.
+ *    `pinDefaults`; with `handSettings`, also O's hand-set settings), then N with halves of the
+ *    differing defaults (`bisectDefaults`, from both cells' `defaults.json`, hand-set settings counted
+ *    as defaults) set to O's values as query settings, to the one setting.
+ *
+ * `handSettings` changes only the cells' inputs (their settings), never which commands run, so the
+ * command shape of a start without it is unchanged (no `patched()` needed).
  * 5. `writeBisectReport` (`bisect.md`); the verdict is the result and the `ChbenchBisectVerdict` search attribute.
  *
  * Input is JSON, so `temporal workflow start --type bisectVersions --task-queue chbench --input-file x.json` works.
@@ -36,6 +40,7 @@ import {
   attributionStart,
   bisectOutcome,
   endsAlike,
+  handSettingsOf,
   nextProbe,
   nextSettingsProbe,
   record,
@@ -68,6 +73,13 @@ export interface BisectInput {
   query?: string;
   /** Metric; `read_rows` (`system.query_log.read_rows` of the last warm run) only in this version. */
   metric?: 'read_rows';
+  /**
+   * Query settings set by hand from a version on: version label (one of the range) → name → value.
+   * A version runs with those of the newest label at or before it, over the spec's `settings.query`;
+   * the attribution counts them as that version's defaults (a hand-made default change, found as
+   * `default change: <name> <old>→<new> (<version>, set by hand)`). Absent: none.
+   */
+  handSettings?: Record<string, Record<string, string | number>>;
 }
 
 /** Result of {@link bisectVersions}. */
@@ -118,6 +130,17 @@ export async function bisectVersions(input: BisectInput): Promise<BisectResult> 
     good: input.good,
     bad: input.bad,
   });
+  const handProblem = Object.entries(input.handSettings ?? {})
+    .flatMap(([label, set]) => [
+      ...(versions.includes(label)
+        ? []
+        : [`handSettings: ${label} is not a version of the range (${versions.join(', ')})`]),
+      ...Object.keys(set)
+        .filter((n) => !/^[A-Za-z_][A-Za-z0-9_]*$/.test(n) || n === 'compatibility')
+        .map((n) => `handSettings.${label}: ${JSON.stringify(n)} is not a setting name that can be set by hand`),
+    ])
+    .join('; ');
+  if (handProblem) throw ApplicationFailure.nonRetryable(handProblem, FAILURE.InvalidSpec);
   const codecs = input.spec.matrix.codec;
   const specInput: RunSpecInput = {
     ...input.spec,
@@ -126,7 +149,13 @@ export async function bisectVersions(input: BisectInput): Promise<BisectResult> 
   };
   const v = await validateSpec({ spec: specInput, runId, workflowId, startedAt: new Date().toISOString() });
   const query = input.query ?? v.spec.queries?.[0] ?? 'q1';
-  const cells = cellInputs(v.spec, runId, v.indexQueries, v.afterLoad ?? []);
+  const handOf = (version: string) => handSettingsOf(input.handSettings, version);
+  const cells = cellInputs(v.spec, runId, v.indexQueries, v.afterLoad ?? []).map((c) => {
+    const hand = handOf(c.version);
+    if (!Object.keys(hand).length) return c;
+    const base = c.settings ?? { query: {}, mergeTree: {}, optional: [] };
+    return { ...c, settings: { ...base, query: { ...base.query, ...hand } } };
+  });
   // Measured cells of an earlier start (a cancelled or failed one is run again).
   const reused = new Map(
     v.reused.filter((r) => r.status === 'succeeded' || r.status === 'skipped').map((r) => [r.cellKey, r]),
@@ -207,12 +236,22 @@ export async function bisectVersions(input: BisectInput): Promise<BisectResult> 
     const newer = byIndex.get(s.hi)!;
     const pair = outcome.bracket;
     const newerCell = cells[s.hi];
+    const olderHand = handOf(pair[0]);
+    const newerHand = handOf(pair[1]);
+    const anyHand = Object.keys(olderHand).length + Object.keys(newerHand).length > 0;
     diffs = await bisectDefaults({
       olderResultFile: older.outcome.resultFile,
       newerResultFile: newer.outcome.resultFile,
+      ...(anyHand ? { olderHand, newerHand } : {}),
     });
     const likeOlder = (m: Measured) => m.readRows !== null && m.readRows === older.readRows;
-    const pinned = await measure({ ...newerCell, pinDefaults: pair[0], cellKey: `${newerCell.cellKey}-pin${pair[0]}` });
+    // The newer version with the older side's defaults: its `compatibility`, and its hand-set settings.
+    const pinned = await measure({
+      ...newerCell,
+      ...(anyHand ? { settings: cells[s.lo].settings } : {}),
+      pinDefaults: pair[0],
+      cellKey: `${newerCell.cellKey}-pin${pair[0]}`,
+    });
     if (pinned.readRows === null)
       attribution = {
         candidates: [],

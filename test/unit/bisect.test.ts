@@ -11,6 +11,7 @@ import {
   bisectOutcome,
   differingDefaults,
   endsAlike,
+  handSettingsOf,
   judgeCounter,
   nextProbe,
   nextSettingsProbe,
@@ -18,6 +19,7 @@ import {
   recordSettingsProbe,
   startBisect,
   versionRange,
+  withHandSettings,
   type AttributionState,
 } from '../../src/schema/bisect';
 import { bisectMarkdown } from '../../src/results/report-bisect';
@@ -130,4 +132,53 @@ test('bisect.md names the path, the pair and the verdict', () => {
 
 test('versionRange: the labels of one build count once', () => {
   assert.deepEqual(versionRange([...INSTALLED, '26.7.2', '26.7.2.1'], '26.5', '26.7.2.1'), ['26.5', '26.7']);
+});
+
+test('hand-set settings: the newest label at or before a version applies; they replace and join the differing defaults', () => {
+  const hand = { '26.1': { use_skip_indexes: 1 }, '26.3': { use_skip_indexes: 0 } };
+  assert.deepEqual(handSettingsOf(hand, '25.8'), {});
+  assert.deepEqual(handSettingsOf(hand, '26.1'), { use_skip_indexes: 1 });
+  assert.deepEqual(handSettingsOf(hand, '26.3'), { use_skip_indexes: 0 });
+  assert.deepEqual(handSettingsOf(hand, '26.9'), { use_skip_indexes: 0 });
+  assert.deepEqual(handSettingsOf(undefined, '26.9'), {});
+  const older = { use_skip_indexes: '1', async_insert: '0', max_threads: '2' };
+  const newer = { use_skip_indexes: '1', async_insert: '1', max_threads: '2' };
+  const diffs = differingDefaults(older, newer);
+  // Flipped by hand on both sides: a candidate marked byHand, beside the real default change.
+  assert.deepEqual(withHandSettings(diffs, older, newer, { use_skip_indexes: 1 }, { use_skip_indexes: 0 }), [
+    { name: 'async_insert', old: '0', new: '1' },
+    { name: 'use_skip_indexes', old: '1', new: '0', byHand: true },
+  ]);
+  // Set on one side only: the other side's server default is its value.
+  assert.deepEqual(withHandSettings(diffs, older, newer, {}, { max_threads: 1 }), [
+    { name: 'async_insert', old: '0', new: '1' },
+    { name: 'max_threads', old: '2', new: '1', byHand: true },
+  ]);
+  // A real default change pinned by hand to one value on both sides is no candidate any more.
+  assert.deepEqual(withHandSettings(diffs, older, newer, { async_insert: 0 }, { async_insert: 0 }), []);
+  // The verdict says the setting was set by hand.
+  const pair: [string, string] = ['26.1', '26.3'];
+  let s = attributionStart(
+    [{ name: 'use_skip_indexes', old: '1', new: '0', byHand: true }],
+    true,
+    pair,
+    'read_rows 1,024',
+  );
+  s = recordSettingsProbe(s, nextSettingsProbe(s)!, true, pair);
+  assert.equal(s.verdict, 'default change: use_skip_indexes 1→0 (26.3, set by hand)');
+  const md = bisectMarkdown({
+    runId: 'b1',
+    query: 'q2',
+    metric: 'read_rows',
+    versions: ['26.1', '26.3'],
+    steps: [],
+    outcome: { bracket: ['26.1', '26.3'], skipped: [], cellsRun: 2 },
+    attribution: s,
+    diffs: [
+      { name: 'async_insert', old: '0', new: '1' },
+      { name: 'use_skip_indexes', old: '1', new: '0', byHand: true },
+    ],
+  });
+  assert.match(md, /\| async_insert \| 0 \| 1 \| system\.settings\.default \|/);
+  assert.match(md, /\| use_skip_indexes \| 1 \| 0 \| set by hand \(handSettings\)/);
 });

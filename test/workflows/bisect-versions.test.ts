@@ -25,6 +25,8 @@ let gate: ((resultFile: string) => Promise<void>) | undefined;
 /** The change: read_rows drops from 26.3 on; the setting that carries it (null: engine code). */
 const CHANGE_AT = '26.3';
 let carrier: string | null = 'optimize_read_in_order_x';
+/** Versions whose query fails (as a version that cannot run the workload). */
+let cannotRun = new Set<string>();
 const DIFFS: DefaultDiff[] = ['a_setting', 'b_setting', 'optimize_read_in_order_x', 'z_setting', 'y_setting'].map(
   (name) => ({ name, old: '0', new: '1' }),
 );
@@ -49,7 +51,10 @@ before(async () => {
     bisectRange: real.bisectRange,
     bisectFigure: async (i: { resultFile: string }) => {
       await gate?.(i.resultFile);
-      return { status: 'succeeded', readRows: scriptedReadRows(cellOf(i.resultFile)) };
+      const cell = cellOf(i.resultFile);
+      if (cannotRun.has(cell.version))
+        return { status: 'succeeded', readRows: null, problem: `query q3: Code: 115. DB::Exception: Unknown setting` };
+      return { status: 'succeeded', readRows: scriptedReadRows(cell) };
     },
     bisectDefaults: async () => DIFFS,
     writeBisectReport: async (i: { report: { runId: string } }) => `/stub/${i.report.runId}/bisect.md`,
@@ -107,6 +112,39 @@ test('pinning the older defaults leaves the change: engine code', async () => {
   const { r } = await bisect('24.8', '26.5');
   assert.deepEqual(r.outcome.bracket, ['26.1', '26.3']);
   assert.equal(r.verdict, 'engine code (defaults pinned, still changed)');
+});
+
+test('a version in the range that cannot run the workload is skipped and named; the bisect goes on around it', async () => {
+  carrier = 'optimize_read_in_order_x';
+  cannotRun = new Set(['26.1']);
+  try {
+    const { r } = await bisect('23.10', '26.9');
+    assert.deepEqual(r.outcome.skipped, ['26.1']);
+    const step = r.steps.find((x) => x.version === '26.1');
+    assert.equal(step?.side, 'skipped');
+    assert.match(step?.figure ?? '', /Unknown setting/);
+    // 26.1 was the first midpoint; the next nearest (26.3) is bad, then 25.8 good: bracket across the gap.
+    assert.deepEqual(r.outcome.bracket, ['25.8', '26.3']);
+    assert.equal(r.verdict, 'default change: optimize_read_in_order_x 0→1 (26.3)');
+  } finally {
+    cannotRun = new Set();
+  }
+});
+
+test('handSettings on a label outside the range: refused before any cell is provisioned', async () => {
+  const runId = `wf-bisect-${randomUUID().slice(0, 8)}`;
+  await assert.rejects(
+    env.client.workflow.execute('bisectVersions', {
+      taskQueue: env.taskQueue,
+      workflowId: runId,
+      args: [{ spec, good: '24.8', bad: '26.1', query: 'q3', handSettings: { '26.5': { use_skip_indexes: 0 } } }],
+    }),
+    (e: Error) =>
+      /handSettings: 26\.5 is not a version of the range \(24\.8, 25\.8, 26\.1\)/.test(
+        String((e.cause as Error)?.message ?? e.message),
+      ),
+  );
+  assert.equal(stubs.calls.filter((c) => c.activity === 'provision' && c.key.startsWith(`${runId}/`)).length, 0);
 });
 
 test('ends alike: two cells and a stop that says so', async () => {

@@ -7,10 +7,10 @@ import path from 'node:path';
 import { writeFileSync } from 'node:fs';
 import { ApplicationFailure } from '@temporalio/common';
 import { FAILURE } from '../../schema/failures';
-import { CellResult, ServerDefaults } from '../../schema/results';
+import { CapabilityProbe, CellResult, ServerDefaults } from '../../schema/results';
 import { readRecordIfExists, runDir } from '../../results/store';
 import { versionSourcesOf } from '../../targets/versions';
-import { differingDefaults, versionRange, type DefaultDiff } from '../../schema/bisect';
+import { differingDefaults, versionRange, withHandSettings, type DefaultDiff } from '../../schema/bisect';
 import { bisectMarkdown, type BisectReportInput } from '../../results/report-bisect';
 
 /** A cell's figure for the bisected query. */
@@ -54,13 +54,30 @@ export function createBisectActivities() {
     /**
      * The session settings whose defaults differ between two cells' servers (`defaults.json` of each
      * cell, from `system.settings.default` read at provisioning). Empty when either is unreadable.
+     * Settings set by hand on a side (`olderHand` / `newerHand`: name → value, the bisect input's
+     * `handSettings`) count as that side's defaults ({@link withHandSettings}; `byHand` on them).
+     * Only settings the newer server takes per query (in its cell's `probe.json` `query_settings`,
+     * from `system.settings`) are kept: an obsolete one listed with a default but refused as a query
+     * setting (26.3's `background_schedule_pool_size`, a server setting there) cannot be set to the
+     * older value in a probe.
      */
-    async bisectDefaults(input: { olderResultFile: string; newerResultFile: string }): Promise<DefaultDiff[]> {
+    async bisectDefaults(input: {
+      olderResultFile: string;
+      newerResultFile: string;
+      olderHand?: Record<string, string | number>;
+      newerHand?: Record<string, string | number>;
+    }): Promise<DefaultDiff[]> {
       const read = (f: string) =>
         readRecordIfExists(path.join(path.dirname(f), 'defaults.json'), ServerDefaults)?.settings ?? null;
       const older = read(input.olderResultFile);
       const newer = read(input.newerResultFile);
-      return older && newer ? differingDefaults(older, newer) : [];
+      const settable = readRecordIfExists(
+        path.join(path.dirname(input.newerResultFile), 'probe.json'),
+        CapabilityProbe,
+      )?.query_settings;
+      const keep = settable ? new Set(settable) : null;
+      const diffs = (older && newer ? differingDefaults(older, newer) : []).filter((d) => !keep || keep.has(d.name));
+      return withHandSettings(diffs, older, newer, input.olderHand ?? {}, input.newerHand ?? {});
     },
 
     /** Write `bisect.md` into the run folder. @returns its absolute path. */

@@ -1,5 +1,5 @@
 /**
- * `chbench bisect --good <label> --bad <label> [--query q] [--metric read_rows] <spec>`: start the
+ * `chbench bisect --good <label> --bad <label> [--query q] [--metric read_rows] [--hand-setting v:name=value]… <spec>`: start the
  * bisectVersions workflow (src/workflows/bisect-versions.ts), wait for it, print every step and the
  * verdict. Starting it again with the same `--run-id` resumes: cells already measured are reused.
  */
@@ -12,6 +12,35 @@ import { EXIT, fail } from '../exit-codes';
 import { validateFile } from '../spec';
 import { temporalClient } from '../temporal-run';
 
+interface Options {
+  good: string;
+  bad: string;
+  query?: string;
+  metric: string;
+  runId?: string;
+  handSetting: string[];
+}
+
+/**
+ * `--hand-setting 26.3:use_skip_indexes=0` entries → the workflow's `handSettings` (label → name →
+ * value; a number when the value is one). Exits with EXIT.invalid on an entry of another shape.
+ */
+function parseHandSettings(entries: string[]): Record<string, Record<string, string | number>> | undefined {
+  if (!entries.length) return undefined;
+  const out: Record<string, Record<string, string | number>> = {};
+  for (const e of entries) {
+    const m = /^(\d+(?:\.\d+){1,3}):([A-Za-z_][A-Za-z0-9_]*)=(.*)$/.exec(e);
+    if (!m)
+      fail(
+        EXIT.invalid,
+        `--hand-setting ${JSON.stringify(e)}: expected <version>:<setting>=<value>, e.g. 26.3:use_skip_indexes=0`,
+      );
+    const [, label, name, value] = m;
+    (out[label] ??= {})[name] = value !== '' && Number.isFinite(Number(value)) ? Number(value) : value;
+  }
+  return out;
+}
+
 /** Add `bisect` to the chbench program. */
 export function registerBisectCommand(program: Command): void {
   program
@@ -23,9 +52,16 @@ export function registerBisectCommand(program: Command): void {
     .requiredOption('--bad <label>', 'version with the change (newer)')
     .option('--query <id>', "query id (default: the spec's first selected query, else q1)")
     .option('--metric <metric>', 'figure followed: read_rows (system.query_log.read_rows of the warm run)', 'read_rows')
+    .option(
+      '--hand-setting <version:name=value>',
+      "set a query setting by hand from that version on (repeatable); the attribution counts it as that version's default",
+      (v: string, acc: string[]) => [...acc, v],
+      [] as string[],
+    )
     .option('--run-id <id>', 'workflow id / run id (default bisect-<UTC timestamp>)')
-    .action(async (file: string, o: { good: string; bad: string; query?: string; metric: string; runId?: string }) => {
+    .action(async (file: string, o: Options) => {
       const { raw } = validateFile(file);
+      const handSettings = parseHandSettings(o.handSetting);
       if (o.metric !== 'read_rows')
         fail(EXIT.invalid, `--metric ${o.metric}: only read_rows is bisected in this version`);
       const runId = o.runId ?? newRunId('bisect');
@@ -37,7 +73,16 @@ export function registerBisectCommand(program: Command): void {
         const r = (await client.workflow.execute('bisectVersions', {
           taskQueue: cfg.taskQueue,
           workflowId: runId,
-          args: [{ spec: raw, good: o.good, bad: o.bad, metric: 'read_rows', ...(o.query ? { query: o.query } : {}) }],
+          args: [
+            {
+              spec: raw,
+              good: o.good,
+              bad: o.bad,
+              metric: 'read_rows',
+              ...(o.query ? { query: o.query } : {}),
+              ...(handSettings ? { handSettings } : {}),
+            },
+          ],
         })) as BisectResult;
         for (const s of r.steps) say(`  ${s.version}: ${s.side}, ${s.figure} (${s.reason})`);
         if (r.outcome.skipped.length) say(`  skipped (cannot run the workload): ${r.outcome.skipped.join(', ')}`);
