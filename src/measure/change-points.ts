@@ -267,6 +267,10 @@ export function seriesChangePoints(values: RunValue[]): SeriesChangePoints {
     changePoints: changePointsTested ? r.changePoints : [],
     changePointsTested,
     drift: driftTested ? r.drift : null,
-    ...(missing.length ? { tooFew: `${runs} run(s): ${missing.join(', ')} (fewer can never be significant at α ${SERIES_CHANGE_POINTS.alpha})` } : {}),
+    ...(missing.length
+      ? {
+          tooFew: `${runs} run(s): ${missing.join(', ')} (fewer can never be significant at α ${SERIES_CHANGE_POINTS.alpha})`,
+        }
+      : {}),
   };
 }

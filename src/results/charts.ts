@@ -378,7 +378,8 @@ export function seriesChart(points: SeriesPoint[], changes: SeriesChanges[] = []
   const label = (side: 'left' | 'right') => ({
     name: `change_labels_${side}`,
     transform: [{ filter: `datum.layer === 'change' && datum.side === '${side}'` }],
-    mark: { type: 'text', align: side, baseline: 'top', dx: side === 'left' ? 4 : -4, y: 4, fontSize: 10, color: '#b22222', limit: 420 },
+    // Above the plot, under the panel's header: clear of the lines.
+    mark: { type: 'text', align: side, baseline: 'bottom', dx: side === 'left' ? 4 : -4, y: -3, fontSize: 10, color: '#b22222', limit: 420 },
     encoding: { x, text: { field: 'label', type: 'nominal' } },
   });
   const spec = {

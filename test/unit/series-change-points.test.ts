@@ -30,7 +30,11 @@ function series(seed: string, factor: (i: number) => number, n = 12, cv = 0.03):
   const rng = seedrandom(seed);
   return Array.from({ length: n }, (_, i) => {
     const g = Math.sqrt(-2 * Math.log(1 - rng())) * Math.cos(2 * Math.PI * rng());
-    return { runId: `r${i}`, at: new Date(Date.UTC(2024, 3 * i, 1)).toISOString(), value: 100 * factor(i) * Math.exp(cv * g) };
+    return {
+      runId: `r${i}`,
+      at: new Date(Date.UTC(2024, 3 * i, 1)).toISOString(),
+      value: 100 * factor(i) * Math.exp(cv * g),
+    };
   });
 }
 
@@ -65,13 +69,21 @@ test('a 20 % drift over 12 runs is found by Mann-Kendall although no adjacent pa
   const f = seriesChangePoints(pts);
   assert.equal(f.drift?.significant, true);
   assert.ok(f.drift!.pValue < 0.01, `p ${f.drift!.pValue}`);
-  assert.ok(f.drift!.relativeChange > 0.1 && f.drift!.relativeChange < 0.3, `over the series ${f.drift!.relativeChange}`);
-  for (const s of SEEDS) assert.equal(seriesChangePoints(series(`drift-${s}`, (i) => 1 + (0.2 * i) / 11)).drift?.significant, true, s);
+  assert.ok(
+    f.drift!.relativeChange > 0.1 && f.drift!.relativeChange < 0.3,
+    `over the series ${f.drift!.relativeChange}`,
+  );
+  for (const s of SEEDS)
+    assert.equal(seriesChangePoints(series(`drift-${s}`, (i) => 1 + (0.2 * i) / 11)).drift?.significant, true, s);
 });
 
 test('the fewest runs: a doubling is a change point from MIN_CHANGE_POINT_RUNS runs on, a rise a drift from MIN_DRIFT_RUNS', () => {
   const step = (n: number): RunValue[] =>
-    Array.from({ length: n }, (_, i) => ({ runId: `r${i}`, at: new Date(Date.UTC(2024, i, 1)).toISOString(), value: (i >= Math.floor(n / 2) ? 200 : 100) + i / 1000 }));
+    Array.from({ length: n }, (_, i) => ({
+      runId: `r${i}`,
+      at: new Date(Date.UTC(2024, i, 1)).toISOString(),
+      value: (i >= Math.floor(n / 2) ? 200 : 100) + i / 1000,
+    }));
   assert.deepEqual(detectChangePoints(step(MIN_CHANGE_POINT_RUNS - 1), SERIES_CHANGE_POINTS).changePoints, []);
   assert.equal(detectChangePoints(step(MIN_CHANGE_POINT_RUNS), SERIES_CHANGE_POINTS).changePoints.length, 1);
   const rise = (n: number) => Array.from({ length: n }, (_, i) => 100 + i);
@@ -81,7 +93,10 @@ test('the fewest runs: a doubling is a change point from MIN_CHANGE_POINT_RUNS r
   const short = seriesChangePoints(step(MIN_DRIFT_RUNS));
   assert.equal(short.changePointsTested, false);
   assert.ok(short.drift, 'drift tested');
-  assert.match(short.tooFew!, new RegExp(`^${MIN_DRIFT_RUNS} run\\(s\\): change points need at least ${MIN_CHANGE_POINT_RUNS} runs`));
+  assert.match(
+    short.tooFew!,
+    new RegExp(`^${MIN_DRIFT_RUNS} run\\(s\\): change points need at least ${MIN_CHANGE_POINT_RUNS} runs`),
+  );
   const tiny = seriesChangePoints(step(3));
   assert.equal(tiny.drift, null);
   assert.match(tiny.tooFew!, /a drift at least 5/);
@@ -105,7 +120,8 @@ function storedSeries(): SeriesPoint[] {
         codec: 'LZ4',
         phase: 'baseline',
         query_id,
-        warm_median_ms: (base * noise[2 * r + (query_id === 'q1' ? 0 : 1)]!.value) / 100 * (query_id === 'q2' && r >= 6 ? 1.15 : 1),
+        warm_median_ms:
+          ((base * noise[2 * r + (query_id === 'q1' ? 0 : 1)]!.value) / 100) * (query_id === 'q2' && r >= 6 ? 1.15 : 1),
         figure: 'server_elapsed_ms',
       });
   return out;
@@ -124,7 +140,11 @@ test('report.html: the series gets the change point of seriesChangePoints, drawn
   const q2 = changes.find((c) => c.query_id === 'q2')!;
   assert.deepEqual(
     q2.found,
-    seriesChangePoints(pts.filter((p) => p.query_id === 'q2').map((p) => ({ runId: p.run_id, at: p.started_at, value: p.warm_median_ms }))),
+    seriesChangePoints(
+      pts
+        .filter((p) => p.query_id === 'q2')
+        .map((p) => ({ runId: p.run_id, at: p.started_at, value: p.warm_median_ms })),
+    ),
     'the same function and parameters as the CLI',
   );
   assert.deepEqual(
@@ -163,9 +183,18 @@ test('chbench series text: runs with value, unit and source, the change point an
   const [s] = seriesOfPoints(pts);
   const text = formatSeries(s!);
   assert.match(text, /^q2 · cell v26\.7-lz4 · before the skip index · warm \(12 run\(s\)\)/);
-  assert.match(text, /\| +0 \| quarterly-0 +\| 2024-01-01T00:00:00Z \| completed \| 26\.7\.2\.1 \| +\d+\.\d \| ms +\| server_elapsed_ms, median of 3 run\(s\): system\.query_log query_duration_ms \|/);
-  assert.match(text, /change points \(1; E-divisive means, permutation test \(199 shuffles, seed 1\), α 0\.05; 12 runs\)/);
-  assert.match(text, /\| +6 \| quarterly-6 \| 2025-07-01T00:00:00Z \| +\d+\.\d → \d+\.\d \| +\+1\d\.\d % \| +0\.0\d\d \| E-divisive means \|/);
+  assert.match(
+    text,
+    /\| +0 \| quarterly-0 +\| 2024-01-01T00:00:00Z \| completed \| 26\.7\.2\.1 \| +\d+\.\d \| ms +\| server_elapsed_ms, median of 3 run\(s\): system\.query_log query_duration_ms \|/,
+  );
+  assert.match(
+    text,
+    /change points \(1; E-divisive means, permutation test \(199 shuffles, seed 1\), α 0\.05; 12 runs\)/,
+  );
+  assert.match(
+    text,
+    /\| +6 \| quarterly-6 \| 2025-07-01T00:00:00Z \| +\d+\.\d → \d+\.\d \| +\+1\d\.\d % \| +0\.0\d\d \| E-divisive means \|/,
+  );
   assert.match(text, /drift: (yes|no) \(Mann-Kendall trend test with Sen's slope, α 0\.05: S = -?\d+, p /);
   const few = formatSeries(seriesOfPoints(pts.slice(0, 3))[0]!);
   assert.match(few, /change points: not tested, 3 run\(s\): change points need at least 8 runs, a drift at least 5/);

@@ -101,7 +101,16 @@ export function formatSeries(s: PrintedSeries): string {
       p.value === null
         ? `n/a: ${p.unknown.join('; ') || 'no valid measured run'}`
         : `${p.from_figure}, median of ${p.runs} run(s): ${p.sources.join(' / ') || 'no source recorded'}`;
-    return [index, p.run_id, utc(p.started_at), p.status ?? '', p.server_version ?? p.version_label, fmtValue(p.value, p.unit), p.unit, source];
+    return [
+      index,
+      p.run_id,
+      utc(p.started_at),
+      p.status ?? '',
+      p.server_version ?? p.version_label,
+      fmtValue(p.value, p.unit),
+      p.unit,
+      source,
+    ];
   });
   lines.push(
     markdownTable([['#', 'run', 'started (UTC)', 'status', 'server', 'value', 'unit', 'source'], ...runs], {
@@ -211,7 +220,8 @@ workload; 3 results database busy or unreachable
       if (!SERIES_FIGURES.includes(o.figure))
         fail(RESULTS_EXIT.invalid, `--figure ${o.figure}: expected one of ${SERIES_FIGURES.join(', ')}`);
       const limit = Number(o.limit);
-      if (!/^\d+$/.test(o.limit) || limit < 1) fail(RESULTS_EXIT.invalid, `--limit ${o.limit}: expected a whole number of runs above 0`);
+      if (!/^\d+$/.test(o.limit) || limit < 1)
+        fail(RESULTS_EXIT.invalid, `--limit ${o.limit}: expected a whole number of runs above 0`);
       if (o.db && o.url) fail(RESULTS_EXIT.invalid, '--db and --url both name a results database: give one');
       const run = async (db: ResultsDb) => {
         try {
