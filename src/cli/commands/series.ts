@@ -145,7 +145,10 @@ export function formatSeries(s: PrintedSeries): string {
   if (!d) lines.push(`drift: not tested, ${f.runs} run(s) (Mann-Kendall needs at least ${MIN_DRIFT_RUNS})`);
   else
     lines.push(
-      `drift: ${d.significant ? 'yes' : 'no'} (${f.driftMethod}: S = ${d.s}, p ${fmtP(d.pValue)}; Sen's slope ${pct(d.relativeSlopePerRun)} per run, ${pct(d.relativeChange)} over the series)`,
+      `drift: ${d.significant ? 'yes' : 'no'} (${f.driftMethod}: S = ${d.s}, p ${fmtP(d.pValue)}; Sen's slope ${pct(d.relativeSlopePerRun)} per run, ${pct(d.relativeChange)} over the series)` +
+        (d.significant && f.changePoints.length
+          ? '; a step also reads as a trend: the change point(s) above may account for it'
+          : ''),
     );
   return lines.join('\n');
 }
