@@ -253,7 +253,7 @@ async function main(): Promise<void> {
     // Start the clock once every worker polls (their start-up, the workflow bundle, is not the matrix's).
     await pollUntil(
       async () =>
-        (await pollingHosts({ temporalAddress: dev!.address, namespace: 'default' }, taskQueue)).length >= WORKERS,
+        (await pollingHosts({ client: async () => client, namespace: 'default' }, taskQueue)).length >= WORKERS,
       {
         timeoutMs: 300_000,
         intervalMs: 500,

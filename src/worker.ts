@@ -9,6 +9,7 @@ import { loadConfig, logLevel, type Config } from './config';
 import { ensureSearchAttributes } from './temporal/search-attribute-registry';
 import { targetAccessInterceptors } from './temporal/target-access';
 import { targets } from './targets';
+import { temporalAccess } from './temporal/worker-client';
 import os from 'node:os';
 import path from 'node:path';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
@@ -121,10 +122,13 @@ export async function createWorker(
   await ensureSearchAttributes(cfg.temporalAddress, cfg.namespace);
   const connection = await NativeConnection.connect({ address: cfg.temporalAddress });
   const hostId = cfg.hostId ?? os.hostname();
+  // One client for every activity that asks Temporal something (built here once, closed with the worker).
+  const temporal = temporalAccess(cfg.temporalAddress, cfg.namespace);
   const activities = createActivities({
     workDir: cfg.workDir,
     temporalAddress: cfg.temporalAddress,
     namespace: cfg.namespace,
+    temporal,
     host: { hostId, taskQueue: cfg.taskQueue },
   });
   const common = {
@@ -166,6 +170,7 @@ export async function createWorker(
       } finally {
         for (const w of [shared, own]) if (w.getState() === 'RUNNING') w.shutdown();
         await Promise.allSettled(runs);
+        await temporal.close();
       }
       await Promise.all(runs);
     },

@@ -37,6 +37,7 @@ import { attempt, sleep } from '../temporal/activity-context';
 import { cellActivity } from './step-context';
 import { withAttemptLog } from './support/attempt-log';
 import { runWatched } from '../clickhouse/statement-watch';
+import { temporalAccess } from '../temporal/worker-client';
 
 /**
  * A ClickHouse server error of any version as the typed failure `ClickHouse.<NAME>` (details
@@ -65,8 +66,13 @@ function withClickHouseFailures<T extends Record<string, (...a: any[]) => Promis
   return out as T;
 }
 
-/** What the worker provides to activities. */
-export type ActivityDeps = ProvisionDeps & TemporalDeps;
+/**
+ * What the worker provides to activities: the work directory, its host, where Temporal is
+ * (`temporalAddress`, `namespace`, recorded in target labels) and the one Temporal client the
+ * activities share (`temporal`; the worker builds it, see `src/worker.ts`; left out, `createActivities`
+ * builds one from `temporalAddress`).
+ */
+export type ActivityDeps = ProvisionDeps & Partial<TemporalDeps> & { temporalAddress: string; namespace: string };
 
 /**
  * Fault-injection aid for the chaos suite: `CHBENCH_FAULT_STEP_DELAY_MS` makes every activity wait
@@ -107,10 +113,13 @@ function withStatementWatch<T extends Record<string, (...a: any[]) => Promise<un
  * Temporal receives it) in the cell's `attempts.jsonl` (`./support/attempt-log.ts`).
  */
 export function createActivities(deps: ActivityDeps) {
-  return withFaultDelay(withAttemptLog(withClickHouseFailures(withStatementWatch(buildActivities(deps)))));
+  const temporal = deps.temporal ?? temporalAccess(deps.temporalAddress, deps.namespace);
+  return withFaultDelay(
+    withAttemptLog(withClickHouseFailures(withStatementWatch(buildActivities({ ...deps, temporal })))),
+  );
 }
 
-function buildActivities(deps: ActivityDeps) {
+function buildActivities(deps: ActivityDeps & TemporalDeps) {
   const { provision } = createProvision(deps);
   const { createSchema } = createCreateSchema();
   const { loadData } = createLoadData();

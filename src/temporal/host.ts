@@ -4,7 +4,7 @@
  * whose identities chbench workers set to `chbench@<hostId>/<pid>`).
  */
 import os from 'node:os';
-import { Client, Connection } from '@temporalio/client';
+import type { TemporalAccess } from './worker-client';
 import { hostOfIdentity, hostTaskQueue, type HostFacts, type HostPlacement } from '../schema/host';
 
 /** Who this worker is: its host's id and that host's own task queue. */
@@ -44,26 +44,21 @@ export const POLLER_ALIVE_MS = 90_000;
  * @throws the gRPC error when Temporal cannot be reached
  */
 export async function pollingHosts(
-  deps: { temporalAddress: string; namespace: string },
+  temporal: Pick<TemporalAccess, 'client' | 'namespace'>,
   taskQueue: string,
   now = Date.now(),
 ): Promise<HostPlacement[]> {
-  const connection = await Connection.connect({ address: deps.temporalAddress });
-  try {
-    const client = new Client({ connection, namespace: deps.namespace });
-    const r = await client.workflowService.describeTaskQueue({
-      namespace: deps.namespace,
-      taskQueue: { name: taskQueue },
-      taskQueueType: 2, // TASK_QUEUE_TYPE_ACTIVITY
-    });
-    const ids = new Set<string>();
-    for (const p of r.pollers ?? []) {
-      const id = hostOfIdentity(p.identity ?? '');
-      const seconds = Number(p.lastAccessTime?.seconds ?? 0);
-      if (id && now - seconds * 1000 <= POLLER_ALIVE_MS) ids.add(id);
-    }
-    return [...ids].sort().map((id) => ({ id, taskQueue: hostTaskQueue(taskQueue, id) }));
-  } finally {
-    await connection.close();
+  const client = await temporal.client();
+  const r = await client.workflowService.describeTaskQueue({
+    namespace: temporal.namespace,
+    taskQueue: { name: taskQueue },
+    taskQueueType: 2, // TASK_QUEUE_TYPE_ACTIVITY
+  });
+  const ids = new Set<string>();
+  for (const p of r.pollers ?? []) {
+    const id = hostOfIdentity(p.identity ?? '');
+    const seconds = Number(p.lastAccessTime?.seconds ?? 0);
+    if (id && now - seconds * 1000 <= POLLER_ALIVE_MS) ids.add(id);
   }
+  return [...ids].sort().map((id) => ({ id, taskQueue: hostTaskQueue(taskQueue, id) }));
 }

@@ -137,7 +137,7 @@ async function main(): Promise<void> {
     // Both hosts poll before the run starts (the matrix places cells on the hosts it finds).
     await pollUntil(
       async () => {
-        const seen = (await pollingHosts({ temporalAddress: server.address, namespace: 'default' }, taskQueue)).map(
+        const seen = (await pollingHosts({ client: async () => client, namespace: 'default' }, taskQueue)).map(
           (h) => h.id,
         );
         return hosts.every((h) => seen.includes(h.id));

@@ -21,7 +21,7 @@ export function createDiscoverHosts(deps: TemporalDeps) {
      */
     async discoverHosts(input: { runId: string; taskQueue: string; targetKind: TargetKind }): Promise<HostPlacement[]> {
       if (!capabilitiesOf({ kind: input.targetKind }).onWorkerHost) return [];
-      return pollingHosts(deps, input.taskQueue);
+      return pollingHosts(deps.temporal, input.taskQueue);
     },
   };
 }
