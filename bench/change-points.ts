@@ -13,7 +13,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import seedrandom from 'seedrandom';
 import { REPO_ROOT } from '../src/config';
-import { detectChangePoints, type SeriesPoint } from '../src/measure/change-points';
+import { detectChangePoints, type RunValue } from '../src/measure/change-points';
 
 const SERIES = 200;
 const N = 12;
@@ -26,7 +26,7 @@ function gauss(rng: () => number): number {
   return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * rng());
 }
 
-function series(kind: 'aa' | 'step' | 'drift', size: number, seed: number): SeriesPoint[] {
+function series(kind: 'aa' | 'step' | 'drift', size: number, seed: number): RunValue[] {
   const rng = seedrandom(`${kind}-${size}-${seed}`);
   return Array.from({ length: N }, (_, i) => {
     const factor = kind === 'step' ? (i >= N / 2 ? 1 + size : 1) : kind === 'drift' ? 1 + (size * i) / (N - 1) : 1;

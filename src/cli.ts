@@ -26,6 +26,7 @@ import { registerExportCommand } from './cli/commands/export';
 import { registerCompareCommand } from './cli/commands/compare';
 import { registerEnginesCommand } from './cli/commands/engines';
 import { registerBisectCommand } from './cli/commands/bisect';
+import { registerSeriesCommand } from './cli/commands/series';
 
 /** Every command, in the order of `chbench --help`. */
 const COMMANDS: ((program: Command) => void)[] = [
@@ -43,6 +44,7 @@ const COMMANDS: ((program: Command) => void)[] = [
   registerCompareCommand,
   registerEnginesCommand,
   registerBisectCommand,
+  registerSeriesCommand,
 ];
 
 const program = new Command('chbench')

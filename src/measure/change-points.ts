@@ -18,8 +18,12 @@
  */
 import seedrandom from 'seedrandom';
 
-/** One run's figure: `value` in the unit of the statistic (ms, rows, bytes). */
-export interface SeriesPoint {
+/**
+ * One run's value of the followed figure, the detector's input: `value` in the unit of the statistic
+ * (ms, rows, bytes). Not the results database's `SeriesPoint` (`src/results/db/types.ts`, a stored
+ * warm median with its cell and query): a caller maps those to these.
+ */
+export interface RunValue {
   runId: string;
   /** ISO 8601 time of the run. */
   at: string;
@@ -151,7 +155,7 @@ export function mannKendall(x: number[], alpha = 0.05): Drift {
  * Change points of `points` (sorted by `at` first). Throws on a non-finite value.
  * @returns change points (index into the time-ordered series) and the drift test.
  */
-export function detectChangePoints(points: SeriesPoint[], opts: ChangePointOptions = {}): ChangePointResult {
+export function detectChangePoints(points: RunValue[], opts: ChangePointOptions = {}): ChangePointResult {
   const alpha = opts.alpha ?? 0.05;
   const permutations = opts.permutations ?? 199;
   const minSize = opts.minSize ?? 2;
@@ -192,4 +196,81 @@ export function detectChangePoints(points: SeriesPoint[], opts: ChangePointOptio
     };
   });
   return { changePoints, drift: mannKendall(x, alpha) };
+}
+
+/**
+ * The detector's parameters for a stored series of runs: the one setting `chbench series` and
+ * report.html's series chart both use (through {@link seriesChangePoints}), so both name the same
+ * change points. The bench (`bench/change-points.ts`) measures these defaults.
+ */
+export const SERIES_CHANGE_POINTS: Readonly<Required<ChangePointOptions>> = Object.freeze({
+  alpha: 0.05,
+  permutations: 199,
+  seed: 1,
+  minSize: 2,
+});
+
+/**
+ * Fewest runs in which {@link SERIES_CHANGE_POINTS} can find a change point: with 7 runs even a
+ * doubling after the 4th run gives a permutation p-value ≥ 0.05 (few distinct shuffles), with 8 it
+ * gives p = 0.025 (checked by `test/unit/change-points.test.ts`).
+ */
+export const MIN_CHANGE_POINT_RUNS = 8;
+
+/**
+ * Fewest runs in which the Mann-Kendall test can reach p < 0.05: 4 strictly rising runs give S = 6
+ * and a two-sided p of 0.089, 5 give 0.027.
+ */
+export const MIN_DRIFT_RUNS = 5;
+
+/** The change-point method as printed beside its results. */
+export const CHANGE_POINT_METHOD = `E-divisive means, permutation test (${SERIES_CHANGE_POINTS.permutations} shuffles, seed ${SERIES_CHANGE_POINTS.seed}), α ${SERIES_CHANGE_POINTS.alpha}`;
+
+/** The drift method as printed beside its result. */
+export const DRIFT_METHOD = `Mann-Kendall trend test with Sen's slope, α ${SERIES_CHANGE_POINTS.alpha}`;
+
+/** {@link seriesChangePoints}' answer for one series. */
+export interface SeriesChangePoints {
+  /** Runs in the series (points with a value). */
+  runs: number;
+  /** Change points sorted by index; empty when none was significant or {@link changePointsTested} is false. */
+  changePoints: ChangePoint[];
+  /** False when the series has fewer than {@link MIN_CHANGE_POINT_RUNS} runs (no split could be significant). */
+  changePointsTested: boolean;
+  /** The Mann-Kendall drift test; null when the series has fewer than {@link MIN_DRIFT_RUNS} runs. */
+  drift: Drift | null;
+  /** Why a test was not run (too few runs), as a sentence; undefined when both ran. */
+  tooFew?: string;
+  method: string;
+  driftMethod: string;
+}
+
+/**
+ * Change points and drift of one stored series (one query, cell, phase and figure across runs) with
+ * the {@link SERIES_CHANGE_POINTS} parameters: the one function `chbench series` and report.html use.
+ * Tests only what the series' length allows: change points from {@link MIN_CHANGE_POINT_RUNS} runs,
+ * drift from {@link MIN_DRIFT_RUNS}; below that `tooFew` says what is missing.
+ * @throws Error when a value is not finite (as {@link detectChangePoints})
+ */
+export function seriesChangePoints(values: RunValue[]): SeriesChangePoints {
+  const runs = values.length;
+  const base = { runs, method: CHANGE_POINT_METHOD, driftMethod: DRIFT_METHOD };
+  const r = detectChangePoints(values, SERIES_CHANGE_POINTS);
+  const changePointsTested = runs >= MIN_CHANGE_POINT_RUNS;
+  const driftTested = runs >= MIN_DRIFT_RUNS;
+  const missing = [
+    ...(changePointsTested ? [] : [`change points need at least ${MIN_CHANGE_POINT_RUNS} runs`]),
+    ...(driftTested ? [] : [`a drift at least ${MIN_DRIFT_RUNS}`]),
+  ];
+  return {
+    ...base,
+    changePoints: changePointsTested ? r.changePoints : [],
+    changePointsTested,
+    drift: driftTested ? r.drift : null,
+    ...(missing.length
+      ? {
+          tooFew: `${runs} run(s): ${missing.join(', ')} (fewer can never be significant at α ${SERIES_CHANGE_POINTS.alpha})`,
+        }
+      : {}),
+  };
 }

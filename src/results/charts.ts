@@ -14,6 +14,7 @@ import type * as VegaLiteModule from 'vega-lite' with { 'resolution-mode': 'impo
 import type { CellResult, QueryRecord, RunSample } from '../schema/results';
 import type { ComparisonRecord, Verdict } from '../schema/comparison';
 import type { SeriesPoint } from './db/types';
+import type { SeriesChanges } from './series-changes';
 
 /** One chart: a Vega-Lite spec plus the words the page shows around it. */
 export interface Chart {
@@ -318,17 +319,22 @@ export function comparisonChart(c: ComparisonRecord): Chart | null {
 
 /**
  * Chart 5: a scheduled series, each query's warm median across past runs (x = the run's start time),
- * one panel per cell and phase, one line per query, log scale when a panel's values are wide.
+ * one panel per cell and phase, one line per query, log scale when a panel's values are wide. Each
+ * change point of `changes` (`changesOfSeries`, the detector `chbench series` uses) is a dashed
+ * vertical rule at the first run after the change, labelled with its query, before → after means
+ * (ms), relative change and p-value; runs that share a change in one panel share one rule.
  * Source: the results database's `series()` rows ({@link SeriesPoint}), passed in by the caller.
  * `null` for an empty series.
  */
-export function seriesChart(points: SeriesPoint[]): Chart | null {
+export function seriesChart(points: SeriesPoint[], changes: SeriesChanges[] = []): Chart | null {
+  const panelOf = (cell: string, phase: SeriesPoint['phase']) => `${cell} · ${phase === 'index' ? 'after the skip index' : 'before the skip index'}`;
   const rows = points
     .filter((p) => Number.isFinite(p.warm_median_ms) && p.warm_median_ms > 0)
     .map((p) => ({
+      layer: 'run',
       run: p.run_id,
       started_at: p.started_at,
-      panel: `${p.cell_key} · ${p.phase === 'index' ? 'after the skip index' : 'before the skip index'}`,
+      panel: panelOf(p.cell_key, p.phase),
       cell: p.cell_key,
       order: p.phase === 'index' ? 1 : 0,
       query: p.query_id,
@@ -337,27 +343,79 @@ export function seriesChart(points: SeriesPoint[]): Chart | null {
     .sort((a, b) => a.cell.localeCompare(b.cell) || a.order - b.order)
     .map((r, i) => ({ ...r, rank: i }));
   if (!rows.length) return null;
+  const rankOf = new Map(rows.map((r) => [r.panel, r.rank]));
+  // One marker per panel and run: the change points of every query of the panel at that run.
+  const markers = new Map<string, { panel: string; started_at: string; labels: string[]; right: boolean }>();
+  for (const c of changes) {
+    const panel = panelOf(c.cell_key, c.phase);
+    if (!rankOf.has(panel)) continue;
+    for (const cp of c.found.changePoints) {
+      const k = `${panel}\u0000${cp.at}`;
+      const m = markers.get(k) ?? { panel, started_at: cp.at, labels: [], right: cp.index > c.found.runs / 2 };
+      const ms = (v: number) => (v < 10 ? v.toFixed(2) : v.toFixed(1));
+      m.labels.push(`${c.query_id} ${ms(cp.meanBefore)}→${ms(cp.meanAfter)} ms (${cp.relativeChange >= 0 ? '+' : ''}${(100 * cp.relativeChange).toFixed(1)} %, p ${cp.pValue.toFixed(3)})`);
+      markers.set(k, m);
+    }
+  }
+  const marks = [...markers.values()].map((m) => ({
+    layer: 'change',
+    panel: m.panel,
+    rank: rankOf.get(m.panel)!,
+    started_at: m.started_at,
+    label: `change: ${m.labels.join('; ')}`,
+    side: m.right ? 'right' : 'left',
+  }));
   const log = groups(rows, (r) => r.panel).some((rs) => wide(rs.map((r) => r.ms)));
   const figures = [...new Set(points.map((p) => (p.figure === 'server_elapsed_ms' ? 'server-side elapsed' : 'client wall time')))];
   const runs = new Set(rows.map((r) => r.run)).size;
+  const nChanges = changes.reduce((n, c) => n + c.found.changePoints.length, 0);
+  const method = changes[0]?.found.method;
   const title = `Warm median per query across ${runs} run(s)`;
-  const source = `results database, series of past runs (warm_median_ms: median of each run's valid warm runs, ${figures.join(' / ')}), ms; x = the run's start time (UTC).`;
+  const source =
+    `results database, series of past runs (warm_median_ms: median of each run's valid warm runs, ${figures.join(' / ')}), ms; x = the run's start time (UTC).` +
+    (method ? ` Dashed rules: change points (${method}), ${nChanges} found.` : '');
+  const x = { field: 'started_at', type: 'temporal', title: 'run started (UTC)', axis: { format: '%Y-%m-%d %H:%M' }, scale: { type: 'utc' } };
+  const label = (side: 'left' | 'right') => ({
+    name: `change_labels_${side}`,
+    transform: [{ filter: `datum.layer === 'change' && datum.side === '${side}'` }],
+    // Above the plot, under the panel's header: clear of the lines.
+    mark: { type: 'text', align: side, baseline: 'bottom', dx: side === 'left' ? 4 : -4, y: -3, fontSize: 10, color: '#b22222', limit: 420 },
+    encoding: { x, text: { field: 'label', type: 'nominal' } },
+  });
   const spec = {
     ...base,
-    title: { text: title, subtitle: `ms, ${figures.join(' / ')}; one panel per cell and phase` },
-    data: { values: rows },
+    title: { text: title, subtitle: `ms, ${figures.join(' / ')}; one panel per cell and phase${nChanges ? '; dashed rules: change points' : ''}` },
+    data: { values: [...rows, ...marks] },
     // Panels cell by cell, before the index first (not alphabetically: "after" < "before").
     facet: { row: { field: 'panel', type: 'nominal', sort: { field: 'rank', op: 'min' }, title: null, header: { labelAngle: 0, labelOrient: 'top', labelAnchor: 'start', labelFontWeight: 'bold', labelLimit: 700 } } },
     resolve: { scale: { y: 'independent' } },
     spec: {
       width: 620,
       height: 180,
-      mark: { type: 'line', point: { filled: true, size: 40 } },
-      encoding: {
-        x: { field: 'started_at', type: 'temporal', title: 'run started (UTC)', axis: { format: '%Y-%m-%d %H:%M' }, scale: { type: 'utc' } },
-        y: { field: 'ms', type: 'quantitative', title: `warm median, ms${log ? ' (log scale)' : ''}`, scale: log ? { type: 'log' } : { zero: true } },
-        color: { field: 'query', type: 'nominal', title: 'query' },
-      },
+      layer: [
+        {
+          name: 'series_lines',
+          transform: [{ filter: "datum.layer === 'run'" }],
+          mark: { type: 'line', point: { filled: true, size: 40 } },
+          encoding: {
+            x,
+            y: { field: 'ms', type: 'quantitative', title: `warm median, ms${log ? ' (log scale)' : ''}`, scale: log ? { type: 'log' } : { zero: true } },
+            color: { field: 'query', type: 'nominal', title: 'query' },
+          },
+        },
+        ...(marks.length
+          ? [
+              {
+                name: 'change_points',
+                transform: [{ filter: "datum.layer === 'change'" }],
+                mark: { type: 'rule', color: '#b22222', strokeDash: [5, 3], strokeWidth: 1.5 },
+                encoding: { x },
+              },
+              label('left'),
+              label('right'),
+            ]
+          : []),
+      ],
     },
   } as TopLevelSpec;
   return { id: 'series', title, source, spec };

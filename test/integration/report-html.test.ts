@@ -118,14 +118,9 @@ function comparison(): ComparisonRecord {
   });
 }
 
-/** Four quarterly runs of both cells, every query before the index and Q5 after it. */
+/** Twelve quarterly runs of both cells, every query before the index and Q5 after it; q2 is 15 % slower from the 7th run on. */
 function series(): SeriesPoint[] {
-  const starts = [
-    '2026-03-01T06:00:00.000Z',
-    '2026-05-30T06:00:00.000Z',
-    '2026-08-30T06:00:00.000Z',
-    '2026-11-30T06:46:39.818Z',
-  ];
+  const starts = Array.from({ length: 12 }, (_, r) => new Date(Date.UTC(2024, 3 * r, 1, 6)).toISOString());
   const out: SeriesPoint[] = [];
   starts.forEach((started_at, r) => {
     for (const cell_key of CELLS)
@@ -146,7 +141,8 @@ function series(): SeriesPoint[] {
           codec: cell_key.endsWith('lz4') ? 'LZ4' : 'ZSTD(3)',
           phase,
           query_id,
-          warm_median_ms: ms * (1 + 0.1 * r),
+          // ±1 % of run-to-run spread, the same for every query; q2's step.
+          warm_median_ms: ms * (1 + (0.01 * (((r * 7) % 5) - 2)) / 2) * (query_id === 'q2' && r >= 6 ? 1.15 : 1),
           figure: 'server_elapsed_ms',
         });
   });
@@ -176,13 +172,24 @@ interface Loaded {
   requests: string[];
   charts: { id: string; failed: boolean; width: number; height: number; content: number; total: number }[];
   text: string;
+  /** The series chart's change-point rules (their on-screen heights, px) and labels. */
+  changeRules: number[];
+  changeLabels: string[];
 }
 
 /** Open a page from a file in a fresh tab and measure every chart in it. */
 async function load(browser: Browser, file: string): Promise<Loaded> {
   const page = await browser.newPage();
   try {
-    const out: Loaded = { consoleErrors: [], pageErrors: [], requests: [], charts: [], text: '' };
+    const out: Loaded = {
+      consoleErrors: [],
+      pageErrors: [],
+      requests: [],
+      charts: [],
+      text: '',
+      changeRules: [],
+      changeLabels: [],
+    };
     page.on('console', (m) => {
       if (m.type() === 'error') out.consoleErrors.push(m.text());
     });
@@ -207,6 +214,11 @@ async function load(browser: Browser, file: string): Promise<Loaded> {
         ...(shot ? contentPixels(shot) : { content: 0, total: 0 }),
       });
     }
+    for (const rule of await page.$$('#chart-series g.change_points_marks line'))
+      out.changeRules.push((await rule.boundingBox())?.height ?? 0);
+    out.changeLabels = await page.$$eval('#chart-series g[class*="change_labels_"] text', (ts) =>
+      ts.map((t) => t.textContent ?? ''),
+    );
     return out;
   } finally {
     await page.close();
@@ -277,6 +289,18 @@ describe('report.html in headless Chromium', { timeout: 180_000 }, () => {
     ])
       assert.ok(r.text.includes(s), `page text has "${s}"`);
     assert.match(r.text, /No ratio: q5 @index in v26\.7-lz4→v26\.7-lz4: too few valid warm runs/);
+    // The series' change points: q2 in both cells at the 7th run, a dashed rule across the panel and its label.
+    assert.equal(r.changeRules.length, 2, 'one rule per panel with a change point');
+    for (const hgt of r.changeRules) assert.ok(hgt > 100, `the rule spans the panel (${hgt} px)`);
+    assert.deepEqual(r.changeLabels, Array(2).fill('change: q2 44.9→51.7 ms (+15.2 %, p 0.005)'));
+    assert.match(
+      r.text,
+      /Over 12 series \(query × cell × phase, up to 12 runs\): 2 change point\(s\) \(E-divisive means/,
+    );
+    assert.match(
+      r.text,
+      /q2\tv26\.7-lz4\tbefore the skip index\tchange point\tdemo-6 \(2025-07-01T06:00:00Z\), index 6\t44\.9 ms → 51\.7 ms\t\+15\.2 %\t0\.005/,
+    );
     const kb = Buffer.byteLength(html) / 1024;
     assert.ok(kb < 1024, `page stays small (${kb.toFixed(0)} KB)`);
   });

@@ -6,9 +6,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import seedrandom from 'seedrandom';
-import { detectChangePoints, type SeriesPoint } from '../../src/measure/change-points';
+import { detectChangePoints, type RunValue } from '../../src/measure/change-points';
 
-function series(seed: string, factor: (i: number) => number, n = 12): SeriesPoint[] {
+function series(seed: string, factor: (i: number) => number, n = 12): RunValue[] {
   const rng = seedrandom(seed);
   return Array.from({ length: n }, (_, i) => {
     const g = Math.sqrt(-2 * Math.log(1 - rng())) * Math.cos(2 * Math.PI * rng());
