@@ -124,7 +124,7 @@ export function sampleRows(runId: string, r: CellResult): StoredSample[] {
   return measuredRuns(runId, r).map((x) => x.stored);
 }
 
-/** Each measured query run of a cell (both phases, record order): its `samples` row and the run as recorded. */
+/** Each measured query run of a cell (both phases, record order): its sample (the `query_runs` row with its figures as named fields) and the run as recorded. */
 function measuredRuns(runId: string, r: CellResult): { stored: StoredSample; run: RunSample }[] {
   const out: { stored: StoredSample; run: RunSample }[] = [];
   for (const rec of [r.queries_baseline, r.queries_index] as (QueriesRecord | null)[])

@@ -202,7 +202,7 @@ export interface SeriesPoint {
 export interface ResultsDb {
   /** Human-readable location, e.g. `embedded database /…/results/db` or `http://host:8123 database chbench`. */
   readonly description: string;
-  /** Store a run from its results folder (`run.json`, every cell's `result.json`, `comparison.json` if any): replaces earlier rows of the run. @returns rows written per table. */
+  /** Store a run from its results folder (`run.json`, every cell's `result.json`, `comparison.json` if any): replaces earlier rows of the run. @returns rows written: runs, cells, samples (= `query_runs` rows, measured query runs; each also has one `figures` row per figure), comparisons. */
   storeRun(runDir: string): Promise<{ runs: number; cells: number; samples: number; comparisons: number }>;
   storeComparison(c: ComparisonRecord): Promise<void>;
   run(runId: string): Promise<StoredRun | undefined>;
