@@ -137,7 +137,10 @@ function assertExtends(now: string, before: string, format: 'csv' | 'jsonl'): st
       return '';
     }
     const head = format === 'csv' ? `${b[i]},` : `${b[i].slice(0, -1)},"`;
-    assert.ok(line.startsWith(head), `${format} line ${i + 1}:\n  now    ${line.slice(0, head.length + 40)}\n  before ${b[i]}`);
+    assert.ok(
+      line.startsWith(head),
+      `${format} line ${i + 1}:\n  now    ${line.slice(0, head.length + 40)}\n  before ${b[i]}`,
+    );
     return format === 'csv' ? line.slice(head.length) : `"${line.slice(head.length)}`;
   });
 }
@@ -624,7 +627,11 @@ describe('results database (embedded engine process, real chdb)', { timeout: 300
           // A figure no fixture run has (a counter the engine did not give) has no rows; the timings do.
           if (figure === null || ['elapsed_ms', 'wall_ms', 'server_elapsed_ms', 'read_rows'].includes(figure))
             assert.ok(rows.length > 0, `${p.title} (${figure ?? ''}): rows`);
-          if (figure === 'wall_ms') assert.ok(rows.every((r) => String(r.series).endsWith(' (ms)')), `${p.title}: unit in the series name`);
+          if (figure === 'wall_ms')
+            assert.ok(
+              rows.every((r) => String(r.series).endsWith(' (ms)')),
+              `${p.title}: unit in the series name`,
+            );
         }
       }
     }
@@ -924,7 +931,14 @@ describe('results database (embedded engine process, real chdb)', { timeout: 300
         await old.insert({
           table: 'runs',
           format: 'JSONEachRow',
-          values: [{ ...rows.run, started_at: toDbTime(rows.run.started_at), finished_at: toDbTime(rows.run.finished_at), stored_at: toDbTime(new Date().toISOString()) }],
+          values: [
+            {
+              ...rows.run,
+              started_at: toDbTime(rows.run.started_at),
+              finished_at: toDbTime(rows.run.finished_at),
+              stored_at: toDbTime(new Date().toISOString()),
+            },
+          ],
         });
         const figuresBefore = from === 4 ? rows.figures.length : 0;
         const up = await openResultsDb({ kind: 'embedded', dir });
@@ -986,23 +1000,42 @@ describe('results database (embedded engine process, real chdb)', { timeout: 300
     fs.cpSync(FIXTURE, path.join(ownResults, FIXTURE_RUN), { recursive: true });
     const edited = path.join(own, 'edited');
     fs.cpSync(FIXTURE, path.join(edited, FIXTURE_RUN), { recursive: true });
-    const marks = (c: CellResult, s: { n: number; kind: string }, q: number) => 100 * (q + 1) + (c.cellKey.includes('zstd') ? 7 : 3) + (s.kind === 'cold' ? 0 : 0);
+    const marks = (c: CellResult, s: { n: number; kind: string }, q: number) =>
+      100 * (q + 1) + (c.cellKey.includes('zstd') ? 7 : 3) + (s.kind === 'cold' ? 0 : 0);
     editedRun(path.join(edited, FIXTURE_RUN), (c) => {
       for (const rec of [c.queries_baseline, c.queries_index])
         for (const [qi, q] of (rec?.queries ?? []).entries())
           for (const x of q.samples) x.counters = { ...(x.counters ?? {}), SelectedMarks: marks(c, x, qi) };
     });
-    const base = makeRun(ownResults, 'flow-base', { startedAt: '2026-05-01T00:00:00.000Z', scheduleId: 'flow', status: 'completed' });
+    const base = makeRun(ownResults, 'flow-base', {
+      startedAt: '2026-05-01T00:00:00.000Z',
+      scheduleId: 'flow',
+      status: 'completed',
+    });
     fs.rmSync(base, { recursive: true });
     fs.cpSync(path.join(edited, FIXTURE_RUN), base, { recursive: true });
     const fixRunId = (dir: string, id: string, startedAt: string) => {
       const rf = path.join(dir, 'run.json');
-      fs.writeFileSync(rf, JSON.stringify({ ...JSON.parse(fs.readFileSync(rf, 'utf8')), runId: id, startedAt, scheduleId: 'flow', status: 'completed' }));
+      fs.writeFileSync(
+        rf,
+        JSON.stringify({
+          ...JSON.parse(fs.readFileSync(rf, 'utf8')),
+          runId: id,
+          startedAt,
+          scheduleId: 'flow',
+          status: 'completed',
+        }),
+      );
     };
     fixRunId(base, 'flow-base', '2026-05-01T00:00:00.000Z');
     const TEST_FIGURE = 'test_result_rows_twice';
     const figures = SAMPLE_FIGURES as FigureDef[];
-    figures.push({ name: TEST_FIGURE, unit: 'rows', value: (x) => 2 * x.result_rows, source: () => 'test: 2 × client result rows' });
+    figures.push({
+      name: TEST_FIGURE,
+      unit: 'rows',
+      value: (x) => 2 * x.result_rows,
+      source: () => 'test: 2 × client result rows',
+    });
     let fdb: ResultsDb | undefined;
     try {
       fdb = await openResultsDb({ kind: 'embedded', dir: path.join(ownResults, 'db') });
@@ -1046,10 +1079,17 @@ describe('results database (embedded engine process, real chdb)', { timeout: 300
       assert.equal(lines.length, perRun);
       for (const l of lines) {
         const c = cells.find((x) => x.cellKey === l.cell_key)!;
-        const qi = (l.phase === 'baseline' ? c.queries_baseline : c.queries_index)!.queries.findIndex((q) => q.id === l.query_id);
+        const qi = (l.phase === 'baseline' ? c.queries_baseline : c.queries_index)!.queries.findIndex(
+          (q) => q.id === l.query_id,
+        );
         assert.deepEqual(
           [l.SelectedMarks, l.SelectedMarks_unit, l.SelectedMarks_source, l.SelectedMarks_unknown],
-          [marks(c, { n: 0, kind: '' }, qi), 'marks', `${c.queries_baseline!.queries[0].samples[0].counters_source} SelectedMarks`, null],
+          [
+            marks(c, { n: 0, kind: '' }, qi),
+            'marks',
+            `${c.queries_baseline!.queries[0].samples[0].counters_source} SelectedMarks`,
+            null,
+          ],
           JSON.stringify(l),
         );
         assert.deepEqual(
@@ -1074,7 +1114,9 @@ describe('results database (embedded engine process, real chdb)', { timeout: 300
         panels: { id: number; targets: { rawSql: string }[] }[];
         templating: { list: { name: string; query?: string }[] };
       };
-      const names = (await fdb.query<{ figure: string }>(dash.templating.list.find((v) => v.name === 'figure')!.query!)).map((r) => r.figure);
+      const names = (
+        await fdb.query<{ figure: string }>(dash.templating.list.find((v) => v.name === 'figure')!.query!)
+      ).map((r) => r.figure);
       assert.ok(names.includes('SelectedMarks') && names.includes(TEST_FIGURE), names.join(', '));
       const panel = dash.panels.find((p) => p.targets[0].rawSql.includes('${figure}'))!;
       const sqlOf = (figure: string) =>
@@ -1090,7 +1132,11 @@ describe('results database (embedded engine process, real chdb)', { timeout: 300
       assert.ok((await fdb.query(sqlOf(TEST_FIGURE))).length > 0);
       // 4. The baseline lookup: the previous successful run of the schedule, read back with every figure,
       //    and the comparison against it (chbench compare) compares SelectedMarks as work.
-      const next = makeRun(ownResults, 'flow-next', { startedAt: '2026-06-01T00:00:00.000Z', scheduleId: 'flow', status: 'completed' });
+      const next = makeRun(ownResults, 'flow-next', {
+        startedAt: '2026-06-01T00:00:00.000Z',
+        scheduleId: 'flow',
+        status: 'completed',
+      });
       fs.rmSync(next, { recursive: true });
       fs.cpSync(base, next, { recursive: true });
       fixRunId(next, 'flow-next', '2026-06-01T00:00:00.000Z');
@@ -1103,14 +1149,25 @@ describe('results database (embedded engine process, real chdb)', { timeout: 300
       for (const x of looked) {
         assert.equal(x.figures?.SelectedMarks?.unit, 'marks');
         assert.ok(Number(x.figures?.SelectedMarks?.value) > 0, JSON.stringify(x.figures?.SelectedMarks));
-        assert.deepEqual(x.figures?.[TEST_FIGURE], { value: 2 * x.result_rows, unit: 'rows', source: 'test: 2 × client result rows', unknown: null });
+        assert.deepEqual(x.figures?.[TEST_FIGURE], {
+          value: 2 * x.result_rows,
+          unit: 'rows',
+          source: 'test: 2 × client result rows',
+          unknown: null,
+        });
       }
       const cmp = await runCompare('flow-base', 'flow-next', { resultsDir: ownResults, json: true });
       const qs = cmp.record!.pairs.flatMap((p) => p.queries);
-      assert.ok(qs.length > 0 && qs.every((q) => q.work?.compared.includes('SelectedMarks')), JSON.stringify(qs[0]?.work));
+      assert.ok(
+        qs.length > 0 && qs.every((q) => q.work?.compared.includes('SelectedMarks')),
+        JSON.stringify(qs[0]?.work),
+      );
       assert.ok(qs.every((q) => q.work?.verdict === 'work unchanged'));
     } finally {
-      figures.splice(figures.findIndex((f) => f.name === TEST_FIGURE), 1);
+      figures.splice(
+        figures.findIndex((f) => f.name === TEST_FIGURE),
+        1,
+      );
       await fdb?.close();
     }
   });
