@@ -14,6 +14,7 @@ import { CellResult, RunRecord, type QueriesRecord, type RunSample } from '../..
 import { readRecord, readRecordIfExists } from '../store';
 import type { FigureValue, StoredCell, StoredFigure, StoredQueryRun, StoredRun, StoredSample } from './types';
 import { runElapsed } from '../../measure/figures';
+import { WORK_COUNTERS } from '../../measure/work';
 
 /** Everything one run folder contributes. */
 export interface RunRows {
@@ -377,16 +378,8 @@ function counterFigure(name: string, unit: StoredFigure['unit']): FigureDef {
   };
 }
 
-/**
- * The work counters compared without statistics (deterministic for the same data and query):
- * read_rows / read_bytes (in {@link SAMPLE_FIGURES} as figures of their own) and these.
- */
-export const WORK_COUNTERS: readonly { name: string; unit: StoredFigure['unit'] }[] = [
-  { name: 'SelectedParts', unit: 'parts' },
-  { name: 'SelectedRanges', unit: 'ranges' },
-  { name: 'SelectedMarks', unit: 'marks' },
-  { name: 'ReadCompressedBytes', unit: 'bytes' },
-];
+/** The work counters (defined with the work comparison, `src/measure/work.ts`): each one a figure of {@link SAMPLE_FIGURES}. */
+export { WORK_COUNTERS };
 
 /**
  * The figures of a measured run, the one list the store writes (`figures` rows) and the readers
