@@ -12,7 +12,7 @@
  * 5. Print `regression demo: A/A flagged 0 of N; A/B flagged <ids> (slowed <ids>); confirmed by re-run <ids>; report <path>`
  *    ("flagged": the first pass, per pair and query; "confirmed": what the interleaved re-run kept) — the
  *    check is that nothing stays flagged in A/A and exactly the slowed queries do in A/B
- *    and check that `SELECT count() FROM samples` in the results database equals the measured runs
+ *    and check that `SELECT count() FROM query_runs` in the results database equals the measured runs
  *    in the three runs' result files.
  *
  * REGRESSION_DEMO_SCALE overrides the rows (CI runs it small). With `--keep` the dev server and its Web
@@ -180,11 +180,11 @@ async function main(): Promise<void> {
     await withResultsDb(undefined, resultsDir, async (db) => {
       const runs = [first, aa, ab];
       const inDb = await db.query<{ n: string }>(
-        `SELECT count() AS n FROM samples WHERE run_id IN (${runs.map((r) => sqlString(r.runId)).join(', ')})`,
+        `SELECT count() AS n FROM query_runs WHERE run_id IN (${runs.map((r) => sqlString(r.runId)).join(', ')})`,
       );
       const inFiles = runs.reduce((n, r) => n + measuredRuns(r), 0);
       console.error(
-        `regression demo: results database (${db.description}): samples of the three runs ${inDb[0]?.n}, measured runs in their result files ${inFiles}`,
+        `regression demo: results database (${db.description}): measured runs (query_runs rows) of the three runs ${inDb[0]?.n}, measured runs in their result files ${inFiles}`,
       );
       if (Number(inDb[0]?.n) !== inFiles) {
         failed = true;

@@ -12,28 +12,35 @@
  */
 import type { StoredFigure } from '../results/db/types';
 
+/**
+ * The per-run work counters (ProfileEvents names, each also in `RUN_COUNTERS` of
+ * src/measure/validity.ts) with their unit. Each is a figure the store writes (`SAMPLE_FIGURES` in
+ * src/results/db/rows.ts) and one {@link compareWork} compares: a counter added here reaches the
+ * `figures` rows, the exports, the dashboard and the work comparison with no other edit (a counter
+ * in bytes is listed when it differs but does not decide, see {@link DECIDING_WORK}).
+ */
+export const WORK_COUNTERS = [
+  { name: 'SelectedParts', unit: 'parts' },
+  { name: 'SelectedRanges', unit: 'ranges' },
+  { name: 'SelectedMarks', unit: 'marks' },
+  { name: 'ReadCompressedBytes', unit: 'bytes' },
+] as const satisfies readonly { name: string; unit: StoredFigure['unit'] }[];
+
+/** A figure compared as work: read_rows, read_bytes or a {@link WORK_COUNTERS} name. */
+export type WorkFigure = 'read_rows' | 'read_bytes' | (typeof WORK_COUNTERS)[number]['name'];
+
 /** The figures compared as work, in report order (names of `figures` rows: `SAMPLE_FIGURES` in src/results/db/rows.ts). */
-export const WORK_FIGURES = [
-  'read_rows',
-  'read_bytes',
-  'SelectedParts',
-  'SelectedRanges',
-  'SelectedMarks',
-  'ReadCompressedBytes',
-] as const;
-export type WorkFigure = (typeof WORK_FIGURES)[number];
+export const WORK_FIGURES: readonly WorkFigure[] = ['read_rows', 'read_bytes', ...WORK_COUNTERS.map((c) => c.name)];
 
 /**
- * The figures whose difference is a work change: rows, parts, ranges and marks read. The byte
- * figures (read_bytes, ReadCompressedBytes) are listed when they differ but do not decide: they
+ * The figures whose difference is a work change: rows, parts, ranges and marks read (read_rows and
+ * every {@link WORK_COUNTERS} entry not in bytes). The byte figures (read_bytes, ReadCompressedBytes) are listed when they differ but do not decide: they
  * depend on the part format the version wrote (measured here: the same 2-day sum read 712,523
  * compressed bytes on 23.10 and 695,094 on 24.8 with the same rows and marks).
  */
-export const DECIDING_WORK: ReadonlySet<WorkFigure> = new Set([
+export const DECIDING_WORK: ReadonlySet<WorkFigure> = new Set<WorkFigure>([
   'read_rows',
-  'SelectedParts',
-  'SelectedRanges',
-  'SelectedMarks',
+  ...WORK_COUNTERS.filter((c) => c.unit !== 'bytes').map((c) => c.name),
 ]);
 
 /** One work figure of both sides: the value (in its unit) and source of the single run used; null = unknown on that side. */

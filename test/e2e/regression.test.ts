@@ -106,7 +106,7 @@ test('A/B with the skip index off: Q5 after the index is flagged and confirmed b
   // The results database holds both runs' every measured run and the comparison.
   const db = await openResultsDb(resultsDbLocation(undefined, env.resultsDir));
   try {
-    const [n] = await db.query<{ n: string }>(`SELECT count() AS n FROM samples WHERE run_id IN ('${a}', '${b}')`);
+    const [n] = await db.query<{ n: string }>(`SELECT count() AS n FROM query_runs WHERE run_id IN ('${a}', '${b}')`);
     assert.equal(Number(n.n), measuredRuns(ra) + measuredRuns(rb));
     assert.equal((await db.comparison(b))?.verdict, 'regression');
     assert.equal((await db.run(b))?.status, 'completed');

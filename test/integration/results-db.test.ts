@@ -15,8 +15,16 @@ import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { ClickHouseLogLevel, createClient } from '@clickhouse/client';
 import { migrate } from '../../src/results/db/migrations';
-import { samplesExportSql } from '../../src/results/db/export';
-import { SAMPLE_FIGURES } from '../../src/results/db/rows';
+import { samplesExport, samplesExportSql } from '../../src/results/db/export';
+import {
+  readRunRows,
+  SAMPLE_FIGURES,
+  SAMPLES_COLUMN_FIGURES,
+  toDbTime,
+  WORK_COUNTERS,
+  type FigureDef,
+} from '../../src/results/db/rows';
+import type { StoredFigure, StoredSample } from '../../src/results/db/types';
 import {
   embeddedResultsDbProcess,
   ensureEmbeddedResultsDb,
@@ -88,6 +96,67 @@ function fixtureSampleCount(): number {
         0,
       ),
     0,
+  );
+}
+
+/** `chbench export` of the fixture run as written before the export read `figures` (see its README). */
+const EXPORT_FIXTURE = path.join(REPO_ROOT, 'test', 'fixtures', 'results', 'export-embedded-26.7');
+
+/**
+ * Edit a copied fixture run as the export fixture's `edited.*`: in each cell, q1's first warm run not
+ * quiet, with a memory_usage of 123456789 bytes and a start time; q2's cold run reading 0 rows and 0 bytes.
+ */
+function editedRun(dir: string, more?: (c: CellResult) => void): void {
+  const r = JSON.parse(fs.readFileSync(path.join(dir, 'run.json'), 'utf8')) as RunRecord;
+  for (const k of r.cells) {
+    const f = path.join(dir, 'cells', k, 'result.json');
+    const c = JSON.parse(fs.readFileSync(f, 'utf8')) as CellResult;
+    const w = c.queries_baseline!.queries[0].samples.find((x) => x.kind === 'warm' && x.n === 1)!;
+    w.validity.quiet = { valid: false, label: 'not quiet', reasons: ['a merge ran'] };
+    w.query_log = { ...(typeof w.query_log === 'object' && w.query_log ? w.query_log : {}), memory_usage: '123456789' };
+    w.started_at = '2026-11-30T06:47:00.123Z';
+    const z = c.queries_baseline!.queries[1].samples.find((x) => x.kind === 'cold')!;
+    [z.read_rows, z.read_bytes] = [0, 0];
+    more?.(c);
+    fs.writeFileSync(f, JSON.stringify(c));
+  }
+}
+
+/**
+ * Assert that every line of `now` (an export, csv or jsonl) is the same line of `before` byte for
+ * byte with columns appended: csv `<before>,<more>`, jsonl `<before without its closing brace>,"<more>}`.
+ * @returns the appended text of each line (csv: header first)
+ */
+function assertExtends(now: string, before: string, format: 'csv' | 'jsonl'): string[] {
+  const a = now.split('\n');
+  const b = before.split('\n');
+  assert.equal(a.length, b.length, `${format}: as many lines`);
+  return a.map((line, i) => {
+    if (b[i] === '') {
+      assert.equal(line, '', `${format} line ${i + 1}`);
+      return '';
+    }
+    const head = format === 'csv' ? `${b[i]},` : `${b[i].slice(0, -1)},"`;
+    assert.ok(
+      line.startsWith(head),
+      `${format} line ${i + 1}:\n  now    ${line.slice(0, head.length + 40)}\n  before ${b[i]}`,
+    );
+    return format === 'csv' ? line.slice(head.length) : `"${line.slice(head.length)}`;
+  });
+}
+
+/** `figures` rows in the order `ResultsDb.figures` returns them. */
+async function sortedFigures(fs_: StoredFigure[]): Promise<StoredFigure[]> {
+  const kinds = ['cold', 'warmup', 'warm'];
+  const cmp = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
+  return [...fs_].sort(
+    (a, b) =>
+      cmp(a.cell_key, b.cell_key) ||
+      cmp(a.phase, b.phase) ||
+      cmp(a.query_id, b.query_id) ||
+      kinds.indexOf(a.kind) - kinds.indexOf(b.kind) ||
+      a.n - b.n ||
+      cmp(a.figure, b.figure),
   );
 }
 
@@ -219,6 +288,7 @@ describe('results database (embedded engine process, real chdb)', { timeout: 300
       'comparison_queries',
       'comparisons',
       'figures',
+      'query_runs',
       'runs',
       'samples',
       'schema_migrations',
@@ -246,13 +316,14 @@ describe('results database (embedded engine process, real chdb)', { timeout: 300
         Object.entries(
           (
             await db.query<Record<string, string | number>>(
-              'SELECT (SELECT count() FROM runs) AS runs, (SELECT count() FROM cells) AS cells, (SELECT count() FROM samples) AS samples, (SELECT count() FROM comparisons) AS comparisons, (SELECT count() FROM comparison_queries) AS cq',
+              'SELECT (SELECT count() FROM runs) AS runs, (SELECT count() FROM cells) AS cells, (SELECT count() FROM query_runs) AS samples, (SELECT count() FROM samples) AS wide, (SELECT count() FROM comparisons) AS comparisons, (SELECT count() FROM comparison_queries) AS cq',
             )
           )[0],
         ).map(([k, v]) => [k, Number(v)]),
       );
     const first = await counts();
-    assert.deepEqual(first, { runs: 4, cells: 8, samples: 4 * perRun, comparisons: 1, cq: 2 });
+    // The wide samples table (schema 1–4) is no longer written.
+    assert.deepEqual(first, { runs: 4, cells: 8, samples: 4 * perRun, wide: 0, comparisons: 1, cq: 2 });
     for (const id of [FIXTURE_RUN, 'nightly-2']) await db.storeRun(path.join(resultsDir, id));
     assert.deepEqual(await counts(), first);
   });
@@ -436,7 +507,7 @@ describe('results database (embedded engine process, real chdb)', { timeout: 300
     const j = await cli(
       'results',
       'sql',
-      'SELECT count() AS n FROM samples',
+      'SELECT count() AS n FROM query_runs',
       '--results-dir',
       resultsDir,
       '--format',
@@ -464,7 +535,7 @@ describe('results database (embedded engine process, real chdb)', { timeout: 300
     const c2 = await cli(
       'results',
       'sql',
-      'SELECT count() AS n FROM samples',
+      'SELECT count() AS n FROM query_runs',
       '--results-dir',
       other,
       '--format',
@@ -532,8 +603,11 @@ describe('results database (embedded engine process, real chdb)', { timeout: 300
   it("every Grafana panel's SQL returns rows", async () => {
     const dash = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'manifests', 'grafana-dashboard.json'), 'utf8')) as {
       panels: { title: string; datasource: { type: string }; targets: { rawSql: string }[] }[];
+      templating: { list: { name: string; query?: string }[] };
     };
     assert.ok(dash.panels.length >= 5);
+    const figureVar = dash.templating.list.find((v) => v.name === 'figure')!;
+    assert.ok(figureVar?.query, 'a figure variable with a query');
     for (const p of dash.panels) {
       assert.equal(p.datasource.type, 'grafana-clickhouse-datasource', p.title);
       for (const t of p.targets) {
@@ -542,9 +616,23 @@ describe('results database (embedded engine process, real chdb)', { timeout: 300
           /\$__timeFilter\(([^)]+)\)/g,
           '($1 >= toDateTime(946684800) AND $1 <= toDateTime(4102444800))',
         );
-        assert.doesNotMatch(sql, /\$/, `${p.title}: no other macro or variable`);
-        const rows = await db.query(sql);
-        assert.ok(rows.length > 0, `${p.title}: rows`);
+        // The Figure variable: every figure name its query lists (every SAMPLE_FIGURES name).
+        const names: string[] = (await db.query<{ figure: string }>(figureVar.query!)).map((r) => r.figure);
+        assert.deepEqual(names, SAMPLE_FIGURES.map((f) => f.name).sort());
+        const each: (string | null)[] = sql.includes('${figure}') ? names : [null];
+        for (const figure of each) {
+          const one = figure === null ? sql : sql.replaceAll('${figure}', figure);
+          assert.doesNotMatch(one, /\$/, `${p.title}: no other macro or variable`);
+          const rows = await db.query<Record<string, unknown>>(one);
+          // A figure no fixture run has (a counter the engine did not give) has no rows; the timings do.
+          if (figure === null || ['elapsed_ms', 'wall_ms', 'server_elapsed_ms', 'read_rows'].includes(figure))
+            assert.ok(rows.length > 0, `${p.title} (${figure ?? ''}): rows`);
+          if (figure === 'wall_ms')
+            assert.ok(
+              rows.every((r) => String(r.series).endsWith(' (ms)')),
+              `${p.title}: unit in the series name`,
+            );
+        }
       }
     }
   });
@@ -614,7 +702,8 @@ describe('results database (embedded engine process, real chdb)', { timeout: 300
         const [o] = await up.samples('old-run');
         assert.equal(o.read_rows, null);
         assert.equal(o.read_bytes, null);
-        assert.match(o.read_unknown ?? '', /read_rows and read_bytes recorded as 0 .*unknown, not a figure/);
+        // Read from its figures rows (migration 4's backfill, migration 5's query_runs row).
+        assert.match(o.read_unknown ?? '', /^recorded as 0 .*unknown, not a figure/);
         assert.equal(o.result_values_sha256, null);
         assert.equal(o.memory_usage, null);
         // A run stored now keeps each of the new figures (values edited into the fixture's files).
@@ -679,6 +768,7 @@ describe('results database (embedded engine process, real chdb)', { timeout: 300
           [2, 1],
           [3, 1],
           [4, 1],
+          [5, 1],
         ],
       );
     } finally {
@@ -799,6 +889,286 @@ describe('results database (embedded engine process, real chdb)', { timeout: 300
       assert.equal((await figuresOf('old-3')).length, 16);
     } finally {
       await old.close();
+    }
+  });
+
+  it('upgrades databases of schema 3 and 4 in place: migration 5 backfills query_runs; no figure lost, the export unchanged, the wide samples table no longer written', async () => {
+    const fixtureExport = (f: string) => fs.readFileSync(path.join(EXPORT_FIXTURE, f), 'utf8');
+    for (const from of [3, 4]) {
+      const dir = path.join(tmp, `schema-${from}-to-5`, 'db');
+      dbDirs.push(dir);
+      const proc = await ensureEmbeddedResultsDb(dir);
+      pids.push(proc.pid);
+      const admin = createClient({ url: proc.url, log: { level: ClickHouseLogLevel.OFF } });
+      await admin.command({ query: 'CREATE DATABASE IF NOT EXISTS chbench' });
+      await admin.close();
+      const old = createClient({ url: proc.url, database: 'chbench', log: { level: ClickHouseLogLevel.OFF } });
+      const count = async (table: string) =>
+        Number(
+          (
+            await (
+              await old.query({ query: `SELECT count() AS n FROM ${table}`, format: 'JSONEachRow' })
+            ).json<{ n: string }>()
+          )[0].n,
+        );
+      try {
+        // The fixture run as chbench stored it at schema `from`: wide samples rows (and, at 4, its figures rows).
+        assert.deepEqual(await migrate(old, '0.8.0', from), from === 3 ? [1, 2, 3] : [1, 2, 3, 4]);
+        const rows = readRunRows(path.join(FIXTURE));
+        const runId = rows.run.run_id;
+        assert.equal(runId, FIXTURE_RUN);
+        await old.insert({
+          table: 'samples',
+          format: 'JSONEachRow',
+          values: rows.samples.map((x) => ({ ...x, valid: x.valid ? 1 : 0, started_at: toDbTime(x.started_at) })),
+        });
+        if (from === 4) await old.insert({ table: 'figures', format: 'JSONEachRow', values: rows.figures });
+        await old.insert({
+          table: 'cells',
+          format: 'JSONEachRow',
+          values: rows.cells.map((c) => ({ ...c, written_at: toDbTime(c.written_at) })),
+        });
+        await old.insert({
+          table: 'runs',
+          format: 'JSONEachRow',
+          values: [
+            {
+              ...rows.run,
+              started_at: toDbTime(rows.run.started_at),
+              finished_at: toDbTime(rows.run.finished_at),
+              stored_at: toDbTime(new Date().toISOString()),
+            },
+          ],
+        });
+        const figuresBefore = from === 4 ? rows.figures.length : 0;
+        const up = await openResultsDb({ kind: 'embedded', dir });
+        try {
+          assert.equal(await count('query_runs'), perRun);
+          // Schema 3: migration 4's backfill writes the 8 figures the samples columns hold; schema 4: every figure stays.
+          assert.equal(await count('figures'), from === 4 ? figuresBefore : perRun * SAMPLES_COLUMN_FIGURES.length);
+          // Every measured run reads back as it was stored, each figure included.
+          const back = (await up.samples(runId)).map(({ figures, ...rest }) => {
+            assert.ok(figures && Object.keys(figures).length >= SAMPLES_COLUMN_FIGURES.length);
+            return rest;
+          });
+          const key = (x: StoredSample) => `${x.cell_key}|${x.phase}|${x.query_id}|${x.kind}|${x.n}`;
+          assert.deepEqual(
+            new Map(back.map((x) => [key(x), x])),
+            new Map(rows.samples.map((x) => [key(x), { ...x, result_values_sha256: x.result_values_sha256 ?? null }])),
+          );
+          if (from === 4) assert.deepEqual(await up.figures(runId), await sortedFigures(rows.figures));
+          // The export reads the upgraded tables and writes the bytes it wrote when it read samples
+          // (schema 3: no figure but the samples columns, so nothing appended; schema 4: the counters appended).
+          for (const [format, file] of [
+            ['csv', 'samples.csv'],
+            ['jsonl', 'samples.jsonl'],
+          ] as const) {
+            const text = await samplesExport(up, runId, format);
+            if (from === 3) assert.equal(text, fixtureExport(file), `${format} of schema 3 upgraded`);
+            else assertExtends(text, fixtureExport(file), format);
+          }
+          // Storing the run again: the wide rows go, one query_runs row and one row per figure.
+          await up.storeRun(FIXTURE);
+          assert.deepEqual(
+            [await count('samples'), await count('query_runs'), await count('figures')],
+            [0, perRun, perRun * SAMPLE_FIGURES.length],
+          );
+        } finally {
+          await up.close();
+        }
+        // Migration 5 again (its version row gone, as when two openers raced): the backfill adds nothing.
+        await old.command({
+          query: 'ALTER TABLE schema_migrations DELETE WHERE version = 5',
+          clickhouse_settings: { mutations_sync: '2' },
+        });
+        assert.deepEqual(await migrate(old, '0.9.0'), [5]);
+        assert.equal(await count('query_runs'), perRun);
+      } finally {
+        await old.close();
+      }
+    }
+  });
+
+  it('a figure only in figures (SelectedMarks) and a test-only SAMPLE_FIGURES entry reach the csv/jsonl export, the Grafana figure panel and the baseline lookup; the existing figures export byte for byte as before', async () => {
+    const own = path.join(tmp, 'figures-flow');
+    const ownResults = path.join(own, 'results');
+    dbDirs.push(path.join(ownResults, 'db'));
+    const cli = (...args: string[]) =>
+      run(process.execPath, [CLI, ...args, '--results-dir', ownResults], { cwd: tmp, maxBuffer: 32 << 20 });
+    // The committed run, and the same run edited as the export fixture's `edited.*` (see its README)
+    // with per-run SelectedMarks counters, under another results folder.
+    fs.cpSync(FIXTURE, path.join(ownResults, FIXTURE_RUN), { recursive: true });
+    const edited = path.join(own, 'edited');
+    fs.cpSync(FIXTURE, path.join(edited, FIXTURE_RUN), { recursive: true });
+    const marks = (c: CellResult, s: { n: number; kind: string }, q: number) =>
+      100 * (q + 1) + (c.cellKey.includes('zstd') ? 7 : 3) + (s.kind === 'cold' ? 0 : 0);
+    editedRun(path.join(edited, FIXTURE_RUN), (c) => {
+      for (const rec of [c.queries_baseline, c.queries_index])
+        for (const [qi, q] of (rec?.queries ?? []).entries())
+          for (const x of q.samples) x.counters = { ...(x.counters ?? {}), SelectedMarks: marks(c, x, qi) };
+    });
+    const base = makeRun(ownResults, 'flow-base', {
+      startedAt: '2026-05-01T00:00:00.000Z',
+      scheduleId: 'flow',
+      status: 'completed',
+    });
+    fs.rmSync(base, { recursive: true });
+    fs.cpSync(path.join(edited, FIXTURE_RUN), base, { recursive: true });
+    const fixRunId = (dir: string, id: string, startedAt: string) => {
+      const rf = path.join(dir, 'run.json');
+      fs.writeFileSync(
+        rf,
+        JSON.stringify({
+          ...JSON.parse(fs.readFileSync(rf, 'utf8')),
+          runId: id,
+          startedAt,
+          scheduleId: 'flow',
+          status: 'completed',
+        }),
+      );
+    };
+    fixRunId(base, 'flow-base', '2026-05-01T00:00:00.000Z');
+    const TEST_FIGURE = 'test_result_rows_twice';
+    const figures = SAMPLE_FIGURES as FigureDef[];
+    figures.push({
+      name: TEST_FIGURE,
+      unit: 'rows',
+      value: (x) => 2 * x.result_rows,
+      source: () => 'test: 2 × client result rows',
+    });
+    let fdb: ResultsDb | undefined;
+    try {
+      fdb = await openResultsDb({ kind: 'embedded', dir: path.join(ownResults, 'db') });
+      pids.push(embeddedResultsDbProcess(path.join(ownResults, 'db'))!.pid);
+      // 1. The committed run: clickbench byte-identical, csv/jsonl = the fixture with the other figures' columns appended.
+      await fdb.storeRun(path.join(ownResults, FIXTURE_RUN));
+      const cbDir = path.join(own, 'cb');
+      await cli('export', FIXTURE_RUN, '--format', 'clickbench', '--out', cbDir);
+      for (const f of fs.readdirSync(path.join(EXPORT_FIXTURE, 'clickbench')))
+        assert.equal(
+          fs.readFileSync(path.join(cbDir, f), 'utf8'),
+          fs.readFileSync(path.join(EXPORT_FIXTURE, 'clickbench', f), 'utf8'),
+          f,
+        );
+      const extra = [...WORK_COUNTERS.map((c) => c.name), TEST_FIGURE];
+      for (const [format, file] of [
+        ['csv', 'samples.csv'],
+        ['jsonl', 'samples.jsonl'],
+      ] as const) {
+        const out = (await cli('export', FIXTURE_RUN, '--format', format)).stdout;
+        const added = assertExtends(out, fs.readFileSync(path.join(EXPORT_FIXTURE, file), 'utf8'), format);
+        if (format === 'csv')
+          assert.equal(
+            added[0],
+            extra.flatMap((x) => [x, `${x}_unit`, `${x}_source`, `${x}_unknown`].map((h) => `"${h}"`)).join(','),
+          );
+      }
+      // 2. The edited run (invalid run, memory, a 0 read, SelectedMarks counters), stored over it.
+      await fdb.storeRun(path.join(edited, FIXTURE_RUN));
+      const cb = (await cli('export', FIXTURE_RUN, '--format', 'clickbench')).stdout;
+      assert.equal(cb, fs.readFileSync(path.join(EXPORT_FIXTURE, 'edited.clickbench.json'), 'utf8'));
+      const csv = (await cli('export', FIXTURE_RUN, '--format', 'csv')).stdout;
+      assertExtends(csv, fs.readFileSync(path.join(EXPORT_FIXTURE, 'edited.csv'), 'utf8'), 'csv');
+      const jsonl = (await cli('export', FIXTURE_RUN, '--format', 'jsonl')).stdout;
+      assertExtends(jsonl, fs.readFileSync(path.join(EXPORT_FIXTURE, 'edited.jsonl'), 'utf8'), 'jsonl');
+      const cells = fixtureCells();
+      const lines = jsonl
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
+      assert.equal(lines.length, perRun);
+      for (const l of lines) {
+        const c = cells.find((x) => x.cellKey === l.cell_key)!;
+        const qi = (l.phase === 'baseline' ? c.queries_baseline : c.queries_index)!.queries.findIndex(
+          (q) => q.id === l.query_id,
+        );
+        assert.deepEqual(
+          [l.SelectedMarks, l.SelectedMarks_unit, l.SelectedMarks_source, l.SelectedMarks_unknown],
+          [
+            marks(c, { n: 0, kind: '' }, qi),
+            'marks',
+            `${c.queries_baseline!.queries[0].samples[0].counters_source} SelectedMarks`,
+            null,
+          ],
+          JSON.stringify(l),
+        );
+        assert.deepEqual(
+          [l[TEST_FIGURE], l[`${TEST_FIGURE}_unit`], l[`${TEST_FIGURE}_source`]],
+          [2 * Number(l.result_rows), 'rows', 'test: 2 × client result rows'],
+        );
+        // A counter the run did not record: null, with why.
+        assert.equal(l.SelectedParts, null);
+        assert.match(String(l.SelectedParts_unknown), /not recorded/);
+      }
+      const [head, ...rest] = csv.trim().split('\n');
+      // Counted from the end (a quoted field before it may hold a comma).
+      const heads = head.split(',');
+      const fromEnd = heads.length - heads.indexOf('"SelectedMarks"');
+      assert.ok(fromEnd < heads.length);
+      assert.deepEqual(
+        rest.map((r) => Number(r.split(',').at(-fromEnd))),
+        lines.map((l) => l.SelectedMarks),
+      );
+      // 3. Grafana: the figure variable lists both; the figure panel gives their warm medians.
+      const dash = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'manifests', 'grafana-dashboard.json'), 'utf8')) as {
+        panels: { id: number; targets: { rawSql: string }[] }[];
+        templating: { list: { name: string; query?: string }[] };
+      };
+      const names = (
+        await fdb.query<{ figure: string }>(dash.templating.list.find((v) => v.name === 'figure')!.query!)
+      ).map((r) => r.figure);
+      assert.ok(names.includes('SelectedMarks') && names.includes(TEST_FIGURE), names.join(', '));
+      const panel = dash.panels.find((p) => p.targets[0].rawSql.includes('${figure}'))!;
+      const sqlOf = (figure: string) =>
+        panel.targets[0].rawSql
+          .replaceAll('${figure}', figure)
+          .replace(/\$__timeFilter\(([^)]+)\)/g, '($1 >= toDateTime(946684800) AND $1 <= toDateTime(4102444800))');
+      const pts = await fdb.query<{ series: string; warm_median: number }>(sqlOf('SelectedMarks'));
+      const q1 = cells[0].queries_baseline!.queries[0].id;
+      assert.deepEqual(
+        pts.filter((p) => p.series.startsWith(`${q1} baseline `)).map((p) => [p.series, Number(p.warm_median)]),
+        cells.map((c) => [`${q1} baseline ${c.matrix.codec} (marks)`, marks(c, { n: 0, kind: '' }, 0)]).sort(),
+      );
+      assert.ok((await fdb.query(sqlOf(TEST_FIGURE))).length > 0);
+      // 4. The baseline lookup: the previous successful run of the schedule, read back with every figure,
+      //    and the comparison against it (chbench compare) compares SelectedMarks as work.
+      const next = makeRun(ownResults, 'flow-next', {
+        startedAt: '2026-06-01T00:00:00.000Z',
+        scheduleId: 'flow',
+        status: 'completed',
+      });
+      fs.rmSync(next, { recursive: true });
+      fs.cpSync(base, next, { recursive: true });
+      fixRunId(next, 'flow-next', '2026-06-01T00:00:00.000Z');
+      await fdb.storeRun(base);
+      await fdb.storeRun(next);
+      const prev = await fdb.previousSuccessfulRun('flow', '2026-06-01T00:00:00.000Z');
+      assert.equal(prev?.run_id, 'flow-base');
+      const looked = await fdb.samples(prev.run_id);
+      assert.equal(looked.length, perRun);
+      for (const x of looked) {
+        assert.equal(x.figures?.SelectedMarks?.unit, 'marks');
+        assert.ok(Number(x.figures?.SelectedMarks?.value) > 0, JSON.stringify(x.figures?.SelectedMarks));
+        assert.deepEqual(x.figures?.[TEST_FIGURE], {
+          value: 2 * x.result_rows,
+          unit: 'rows',
+          source: 'test: 2 × client result rows',
+          unknown: null,
+        });
+      }
+      const cmp = await runCompare('flow-base', 'flow-next', { resultsDir: ownResults, json: true });
+      const qs = cmp.record!.pairs.flatMap((p) => p.queries);
+      assert.ok(
+        qs.length > 0 && qs.every((q) => q.work?.compared.includes('SelectedMarks')),
+        JSON.stringify(qs[0]?.work),
+      );
+      assert.ok(qs.every((q) => q.work?.verdict === 'work unchanged'));
+    } finally {
+      figures.splice(
+        figures.findIndex((f) => f.name === TEST_FIGURE),
+        1,
+      );
+      await fdb?.close();
     }
   });
 

@@ -10,7 +10,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { clickBenchResults, samplesExportSql } from '../../results/db/export';
+import { clickBenchResults, samplesExport } from '../../results/db/export';
 import { fail } from '../exit-codes';
 import { dbErrorCode, withDb, withDbOptions, type DbOptions } from '../results-db';
 
@@ -18,7 +18,7 @@ import { dbErrorCode, withDb, withDbOptions, type DbOptions } from '../results-d
 export function registerExportCommand(program: Command): void {
   withDbOptions(program.command('export <runId>'))
     .description(
-      'write a stored run in a format other tools read: clickbench (ClickBench result JSON per cell and phase), jsonl or csv (one line per measured query run)',
+      'write a stored run in a format other tools read: clickbench (ClickBench result JSON per cell and phase), jsonl or csv (one line per measured query run, a column per figure)',
     )
     .requiredOption('--format <format>', 'clickbench | jsonl | csv')
     .option('--out <path>', 'file (jsonl, csv) or directory (clickbench: <cell>.<phase>.json each); default stdout')
@@ -50,7 +50,7 @@ export function registerExportCommand(program: Command): void {
             console.log(`${docs.length} ClickBench result file(s) in ${path.resolve(o.out)}`);
             return;
           }
-          const text = await db.queryText(samplesExportSql(runId), o.format === 'csv' ? 'CSVWithNames' : 'JSONEachRow');
+          const text = await samplesExport(db, runId, o.format as 'jsonl' | 'csv');
           if (!o.out) return void process.stdout.write(text);
           mkdirSync(path.dirname(path.resolve(o.out)), { recursive: true });
           writeFileSync(o.out, text);

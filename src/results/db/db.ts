@@ -8,9 +8,8 @@ import { median } from 'simple-statistics';
 import { ComparisonRecord } from '../../schema/comparison';
 import { sqlString } from '../../lib/sql';
 import { sanitizePathSegment } from '../../lib/fs';
-import { comparisonRows, fromDbTime, readRunRows, sampleReads, toDbTime } from './rows';
-import type { RunSample } from '../../schema/results';
-import type { ResultsDb, SeriesPoint, StoredCell, StoredFigure, StoredRun, StoredSample } from './types';
+import { comparisonRows, fromDbTime, readRunRows, samplesOf, toDbTime } from './rows';
+import type { ResultsDb, SeriesPoint, StoredCell, StoredFigure, StoredQueryRun, StoredRun, StoredSample } from './types';
 
 /** Default number of runs {@link ClickHouseResultsDb.series} looks back. */
 export const DEFAULT_SERIES_LIMIT = 20;
@@ -158,32 +157,6 @@ function toCell(r: Record<string, unknown>): StoredCell {
   };
 }
 
-function toSample(r: Record<string, unknown>): StoredSample {
-  return {
-    ...(r as unknown as StoredSample),
-    n: Number(r.n),
-    server_elapsed_ms: num(r.server_elapsed_ms),
-    wall_ms: Number(r.wall_ms),
-    elapsed_ms: num(r.elapsed_ms),
-    query_pos: num(r.query_pos),
-    server_resolution_ms: num(r.server_resolution_ms),
-    server_elapsed_below_ms: num(r.server_elapsed_below_ms),
-    // A stored 0 (rows stored before schema 3 kept the engines' 0 statistics) is unknown: null, with why.
-    ...sampleReads({
-      read_rows: num(r.read_rows),
-      read_bytes: num(r.read_bytes),
-      read_source: (r.read_source as RunSample['read_source'] | undefined) ?? null,
-      read_unknown: (r.read_unknown as string | null | undefined) ?? undefined,
-    }),
-    result_rows: Number(r.result_rows),
-    result_bytes: num(r.result_bytes),
-    result_values_sha256: (r.result_values_sha256 as string | null | undefined) ?? null,
-    memory_usage: num(r.memory_usage),
-    valid: Number(r.valid) === 1,
-    started_at: fromDbTime(r.started_at as string | null),
-  };
-}
-
 /** The results database over one `@clickhouse/client` connection whose default database is the results database. */
 export class ClickHouseResultsDb implements ResultsDb {
   /**
@@ -242,14 +215,15 @@ export class ClickHouseResultsDb implements ResultsDb {
   }
 
   async storeRun(runDir: string): Promise<{ runs: number; cells: number; samples: number; comparisons: number }> {
-    const { run, cells, samples, figures, comparison } = readRunRows(runDir);
-    // The runs row goes first out and last in: a run row means its cells and samples are all there.
-    for (const t of ['runs', 'cells', 'samples', 'figures']) await this.deleteRun(t, run.run_id);
+    const { run, cells, queryRuns, figures, comparison } = readRunRows(runDir);
+    // The runs row goes first out and last in: a run row means its cells, query runs and figures are all there.
+    // `samples` (schema 1–4) is no longer written; a run stored there before schema 5 loses those rows here.
+    for (const t of ['runs', 'cells', 'samples', 'query_runs', 'figures']) await this.deleteRun(t, run.run_id);
     await this.insert(
-      'samples',
-      samples.map((s) => ({ ...s, valid: s.valid ? 1 : 0, started_at: toDbTime(s.started_at) })),
+      'query_runs',
+      queryRuns.map((q) => ({ ...q, valid: q.valid ? 1 : 0, started_at: toDbTime(q.started_at) })),
     );
-    // One row per figure (schema 4): what series, exports and dashboards read.
+    // One row per figure (schema 4): what every reader of a figure reads.
     await this.insert('figures', figures as unknown as Record<string, unknown>[]);
     await this.insert(
       'cells',
@@ -257,7 +231,7 @@ export class ClickHouseResultsDb implements ResultsDb {
     );
     await this.insert('runs', [{ ...run, started_at: toDbTime(run.started_at), finished_at: toDbTime(run.finished_at), stored_at: toDbTime(new Date().toISOString()) }]);
     if (comparison) await this.storeComparison(comparison);
-    return { runs: 1, cells: cells.length, samples: samples.length, comparisons: comparison ? 1 : 0 };
+    return { runs: 1, cells: cells.length, samples: queryRuns.length, comparisons: comparison ? 1 : 0 };
   }
 
   async storeComparison(c: ComparisonRecord): Promise<void> {
@@ -279,9 +253,25 @@ export class ClickHouseResultsDb implements ResultsDb {
 
   async samples(runId: string, cellKey?: string): Promise<StoredSample[]> {
     const cell = cellKey === undefined ? '' : ` AND cell_key = ${sqlString(cellKey)}`;
-    return (
-      await this.rows(`SELECT * FROM samples WHERE run_id = ${sqlString(runId)}${cell} ORDER BY cell_key, phase, query_id, indexOf(['cold', 'warmup', 'warm'], kind), n`)
-    ).map(toSample);
+    const runs = (
+      await this.rows(
+        `SELECT run_id, cell_key, phase, query_id, query_pos, kind, n, server_resolution_ms, server_elapsed_below_ms, result_sha256, result_values_sha256, valid, invalid_reason, started_at, statement_id
+        FROM query_runs WHERE run_id = ${sqlString(runId)}${cell} ORDER BY cell_key, phase, query_id, indexOf(['cold', 'warmup', 'warm'], kind), n`,
+      )
+    ).map(
+      (r): StoredQueryRun => ({
+        ...(r as unknown as StoredQueryRun),
+        n: Number(r.n),
+        query_pos: num(r.query_pos),
+        server_resolution_ms: num(r.server_resolution_ms),
+        server_elapsed_below_ms: num(r.server_elapsed_below_ms),
+        result_values_sha256: (r.result_values_sha256 as string | null | undefined) ?? null,
+        valid: Number(r.valid) === 1,
+        started_at: fromDbTime(r.started_at as string | null),
+      }),
+    );
+    const figures = (await this.figures(runId)).filter((f) => cellKey === undefined || f.cell_key === cellKey);
+    return samplesOf(runs, figures);
   }
 
   async figures(runId: string): Promise<StoredFigure[]> {
@@ -322,7 +312,7 @@ export class ClickHouseResultsDb implements ResultsDb {
       INNER JOIN (SELECT run_id, started_at FROM runs WHERE ${which} ORDER BY started_at DESC LIMIT ${limit}) AS r ON r.run_id = s.run_id
       INNER JOIN cells AS c ON c.run_id = s.run_id AND c.cell_key = s.cell_key
       WHERE s.kind = 'warm' AND s.figure IN ('server_elapsed_ms', 'wall_ms')
-        AND (s.run_id, s.cell_key, s.phase, s.query_id, s.kind, s.n) NOT IN (SELECT run_id, cell_key, phase, query_id, kind, n FROM samples WHERE valid = 0)
+        AND (s.run_id, s.cell_key, s.phase, s.query_id, s.kind, s.n) NOT IN (SELECT run_id, cell_key, phase, query_id, kind, n FROM query_runs WHERE valid = 0)
       GROUP BY run_id, started_at, cell_key, version_label, server_version, codec, phase, query_id
       ORDER BY started_at, cell_key, phase, query_id`,
     );

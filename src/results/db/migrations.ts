@@ -112,6 +112,27 @@ export const MIGRATIONS: readonly Migration[] = [
       WHERE run_id NOT IN (SELECT DISTINCT run_id FROM figures)`,
     ],
   },
+  {
+    version: 5,
+    description:
+      'query_runs: one row per measured query run without its figures (position, validity, result hashes, start, statement id, the server clock\'s resolution), backfilled from samples; the store stops writing samples',
+    statements: [
+      `CREATE TABLE IF NOT EXISTS query_runs (
+        run_id String, cell_key String, phase String, query_id String, query_pos Nullable(UInt32), kind String, n UInt32,
+        server_resolution_ms Nullable(Float64), server_elapsed_below_ms Nullable(Float64),
+        result_sha256 String, result_values_sha256 Nullable(String), valid UInt8, invalid_reason Nullable(String),
+        started_at Nullable(DateTime64(3, 'UTC')), statement_id String
+      ) ENGINE = MergeTree ORDER BY (run_id, cell_key, phase, query_id, kind, n)`,
+      // Runs stored before schema 5 (their figures are in figures since migration 4). Runs already in
+      // query_runs are skipped, so a second run of this statement (two openers racing) adds nothing.
+      `INSERT INTO query_runs (run_id, cell_key, phase, query_id, query_pos, kind, n, server_resolution_ms, server_elapsed_below_ms,
+        result_sha256, result_values_sha256, valid, invalid_reason, started_at, statement_id)
+      SELECT run_id, cell_key, phase, query_id, query_pos, kind, n, server_resolution_ms, server_elapsed_below_ms,
+        result_sha256, result_values_sha256, valid, invalid_reason, started_at, statement_id
+      FROM samples
+      WHERE run_id NOT IN (SELECT DISTINCT run_id FROM query_runs)`,
+    ],
+  },
 ];
 
 /** The newest schema version this chbench knows. */

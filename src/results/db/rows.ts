@@ -1,7 +1,8 @@
 /**
  * Rows of the results database from a run's results folder (pure apart from reading the files):
- * `run.json` → one `runs` row, every `cells/<key>/result.json` → one `cells` row and one `samples`
- * row per measured query run (cold, warm-up and warm of both phases), `comparison.json` → the
+ * `run.json` → one `runs` row, every `cells/<key>/result.json` → one `cells` row, one `query_runs`
+ * row per measured query run (cold, warm-up and warm of both phases) and one `figures` row per
+ * measured run and {@link SAMPLE_FIGURES} entry, `comparison.json` → the
  * `comparisons` / `comparison_queries` rows. Files are read with `readRecord`, so a foreign or old
  * file fails naming the file and field.
  */
@@ -11,14 +12,18 @@ import path from 'node:path';
 import { ComparisonRecord } from '../../schema/comparison';
 import { CellResult, RunRecord, type QueriesRecord, type RunSample } from '../../schema/results';
 import { readRecord, readRecordIfExists } from '../store';
-import type { StoredCell, StoredFigure, StoredRun, StoredSample } from './types';
+import type { FigureValue, StoredCell, StoredFigure, StoredQueryRun, StoredRun, StoredSample } from './types';
 import { runElapsed } from '../../measure/figures';
+import { WORK_COUNTERS } from '../../measure/work';
 
 /** Everything one run folder contributes. */
 export interface RunRows {
   run: StoredRun;
   cells: StoredCell[];
+  /** Each measured query run with its figures as named fields (from which `queryRuns` and `figures` are written). */
   samples: StoredSample[];
+  /** The `query_runs` rows: one per measured query run, no figures. */
+  queryRuns: StoredQueryRun[];
   /** One row per measured run and figure ({@link SAMPLE_FIGURES}). */
   figures: StoredFigure[];
   comparison: ComparisonRecord | undefined;
@@ -120,7 +125,7 @@ export function sampleRows(runId: string, r: CellResult): StoredSample[] {
   return measuredRuns(runId, r).map((x) => x.stored);
 }
 
-/** Each measured query run of a cell (both phases, record order): its `samples` row and the run as recorded. */
+/** Each measured query run of a cell (both phases, record order): its sample (the `query_runs` row with its figures as named fields) and the run as recorded. */
 function measuredRuns(runId: string, r: CellResult): { stored: StoredSample; run: RunSample }[] {
   const out: { stored: StoredSample; run: RunSample }[] = [];
   for (const rec of [r.queries_baseline, r.queries_index] as (QueriesRecord | null)[])
@@ -157,6 +162,86 @@ export function cellFigureRows(runId: string, r: CellResult): StoredFigure[] {
   return measuredRuns(runId, r).flatMap((x) => figureRows(x.stored, x.run));
 }
 
+/** The `query_runs` row of a measured run: its keys, position, validity, hashes, start and statement id (its figures go to `figures`). */
+export function queryRunRow(s: StoredSample): StoredQueryRun {
+  return {
+    run_id: s.run_id,
+    cell_key: s.cell_key,
+    phase: s.phase,
+    query_id: s.query_id,
+    query_pos: s.query_pos ?? null,
+    kind: s.kind,
+    n: s.n,
+    server_resolution_ms: s.server_resolution_ms ?? null,
+    server_elapsed_below_ms: s.server_elapsed_below_ms ?? null,
+    result_sha256: s.result_sha256,
+    result_values_sha256: s.result_values_sha256 ?? null,
+    valid: s.valid,
+    invalid_reason: s.invalid_reason,
+    started_at: s.started_at,
+    statement_id: s.statement_id,
+  };
+}
+
+/**
+ * The figures that were columns of the wide `samples` table (schema 1–4), in its column order: the
+ * csv/jsonl export keeps them in their columns (with their source columns) so its output for them
+ * is what it was when it read `samples`; every other figure is appended after them.
+ */
+export const SAMPLES_COLUMN_FIGURES = [
+  'server_elapsed_ms',
+  'wall_ms',
+  'elapsed_ms',
+  'read_rows',
+  'read_bytes',
+  'result_rows',
+  'result_bytes',
+  'memory_usage',
+] as const;
+
+/** Key of a measured run within a database: run, cell, phase, query, kind, n. */
+function runKey(x: Pick<StoredFigure, 'run_id' | 'cell_key' | 'phase' | 'query_id' | 'kind' | 'n'>): string {
+  return [x.run_id, x.cell_key, x.phase, x.query_id, x.kind, x.n].join('\u0000');
+}
+
+/**
+ * Measured runs with their figures, from `query_runs` rows and `figures` rows: each run's named
+ * figure fields (`server_elapsed_ms` with `server_elapsed_source`, `wall_ms`, `elapsed_ms` with
+ * `elapsed_source`, `read_rows`/`read_bytes` with `read_source` and `read_unknown`, `result_rows`,
+ * `result_bytes`, `memory_usage`) taken from its `figures` rows of those names, and every one of its
+ * figures rows in `figures` by name. A run without a `wall_ms` or `result_rows` row gets NaN there.
+ */
+export function samplesOf(queryRuns: readonly StoredQueryRun[], figures: readonly StoredFigure[]): StoredSample[] {
+  const byRun = new Map<string, Record<string, FigureValue>>();
+  for (const f of figures) {
+    const k = runKey(f);
+    const m = byRun.get(k) ?? {};
+    m[f.figure] = { value: f.value, unit: f.unit, source: f.source, unknown: f.unknown };
+    byRun.set(k, m);
+  }
+  return queryRuns.map((q) => {
+    const fs = byRun.get(runKey(q)) ?? {};
+    const value = (name: string) => fs[name]?.value ?? null;
+    const source = (name: string) => fs[name]?.source ?? null;
+    return {
+      ...q,
+      server_elapsed_ms: value('server_elapsed_ms'),
+      server_elapsed_source: source('server_elapsed_ms'),
+      wall_ms: value('wall_ms') ?? Number.NaN,
+      elapsed_ms: value('elapsed_ms'),
+      elapsed_source: source('elapsed_ms'),
+      read_rows: value('read_rows'),
+      read_bytes: value('read_bytes'),
+      read_source: source('read_rows') ?? source('read_bytes'),
+      read_unknown: fs.read_rows?.unknown ?? fs.read_bytes?.unknown ?? null,
+      result_rows: value('result_rows') ?? Number.NaN,
+      result_bytes: value('result_bytes'),
+      memory_usage: value('memory_usage'),
+      figures: fs,
+    };
+  });
+}
+
 /**
  * Read a run folder into rows.
  * @param dir `results/<runId>/` (absolute or relative to the cwd)
@@ -171,6 +256,7 @@ export function readRunRows(dir: string): RunRows {
   const cells = results.map((r) => cellRow(run.runId, r));
   const samples = results.flatMap((r) => sampleRows(run.runId, r));
   const figures = results.flatMap((r) => cellFigureRows(run.runId, r));
+  const queryRuns = samples.map(queryRunRow);
   const stored: StoredRun = {
     run_id: run.runId,
     name: run.spec.name,
@@ -188,7 +274,7 @@ export function readRunRows(dir: string): RunRows {
     cells_total: run.cells.length,
     cells_succeeded: cells.filter((c) => c.status === 'succeeded').length,
   };
-  return { run: stored, cells, samples, figures, comparison: readRecordIfExists(path.join(dir, 'comparison.json'), ComparisonRecord) };
+  return { run: stored, cells, samples, queryRuns, figures, comparison: readRecordIfExists(path.join(dir, 'comparison.json'), ComparisonRecord) };
 }
 
 /** A `DateTime64(3)` value (`YYYY-MM-DD hh:mm:ss.sss`, UTC) from an ISO time; null stays null. */
@@ -292,16 +378,8 @@ function counterFigure(name: string, unit: StoredFigure['unit']): FigureDef {
   };
 }
 
-/**
- * The work counters compared without statistics (deterministic for the same data and query):
- * read_rows / read_bytes (in {@link SAMPLE_FIGURES} as figures of their own) and these.
- */
-export const WORK_COUNTERS: readonly { name: string; unit: StoredFigure['unit'] }[] = [
-  { name: 'SelectedParts', unit: 'parts' },
-  { name: 'SelectedRanges', unit: 'ranges' },
-  { name: 'SelectedMarks', unit: 'marks' },
-  { name: 'ReadCompressedBytes', unit: 'bytes' },
-];
+/** The work counters (defined with the work comparison, `src/measure/work.ts`): each one a figure of {@link SAMPLE_FIGURES}. */
+export { WORK_COUNTERS };
 
 /**
  * The figures of a measured run, the one list the store writes (`figures` rows) and the readers

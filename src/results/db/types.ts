@@ -5,9 +5,13 @@
  * (`results: { url, database, passwordEnv }` in the run spec, or `CHBENCH_RESULTS_URL`).
  *
  * Tables (schema version in `schema_migrations`): `runs` (one row per run), `cells` (one per cell),
- * `samples` (one row per measured query run: cold, warm-up and warm, with its validity),
- * `comparisons` and `comparison_queries` (see `schema/comparison.ts`). Writes are idempotent:
- * storing a run again replaces its rows, it never doubles them.
+ * `query_runs` (schema 5: one row per measured query run, cold, warm-up and warm, with its position,
+ * validity, result hashes and statement id, no figures), `figures` (schema 4: one row per measured
+ * run and figure: value, unit, source, why unknown), `comparisons` and `comparison_queries` (see
+ * `schema/comparison.ts`). `samples` (schema 1–4: one wide row per measured run, a column per
+ * figure) keeps the rows of runs stored before schema 5 and is no longer written or read: its runs
+ * are in `query_runs` and `figures` since migrations 4 and 5. Writes are idempotent: storing a run
+ * again replaces its rows, it never doubles them.
  */
 import type { ComparisonRecord } from '../../schema/comparison';
 
@@ -73,7 +77,6 @@ export interface StoredCell {
   compression_ratio: number | null;
 }
 
-/** One row of `samples`: one measured run of one query. Figures the server did not give are null. */
 /**
  * One figure of one measured query run: a `figures` row (schema 4). `value` in `unit` (`ms`, `rows`,
  * `bytes`); null = unknown (n/a), with `unknown` saying why when a source answered; `source` the
@@ -93,6 +96,37 @@ export interface StoredFigure {
   unknown: string | null;
 }
 
+/** A figure's value as {@link StoredSample.figures} holds it: the `figures` row without its keys. */
+export type FigureValue = Pick<StoredFigure, 'value' | 'unit' | 'source' | 'unknown'>;
+
+/**
+ * One row of `query_runs` (schema 5): one measured run of one query without its figures (those are
+ * its `figures` rows). Field meanings as in {@link StoredSample}.
+ */
+export type StoredQueryRun = Pick<
+  StoredSample,
+  | 'run_id'
+  | 'cell_key'
+  | 'phase'
+  | 'query_id'
+  | 'kind'
+  | 'n'
+  | 'server_resolution_ms'
+  | 'server_elapsed_below_ms'
+  | 'result_sha256'
+  | 'result_values_sha256'
+  | 'valid'
+  | 'invalid_reason'
+  | 'started_at'
+  | 'statement_id'
+> & { query_pos: number | null };
+
+/**
+ * One measured run of one query with its figures, as {@link ResultsDb.samples} reads it: its
+ * `query_runs` row, and its `figures` rows both as the named fields below (the figures that were
+ * columns of the wide `samples` table, schema 1–4) and, every one of them, in {@link StoredSample.figures}.
+ * Figures the server did not give are null.
+ */
 export interface StoredSample {
   run_id: string;
   cell_key: string;
@@ -140,6 +174,13 @@ export interface StoredSample {
   started_at: string | null;
   /** The statement's ClickHouse `query_id` (joins `system.query_log`). */
   statement_id: string;
+  /**
+   * Every `figures` row of the run by figure name (`SAMPLE_FIGURES` of rows.ts, e.g. `SelectedMarks`
+   * in marks from `<counters_source> SelectedMarks`): set by {@link ResultsDb.samples}, so a figure
+   * added to `SAMPLE_FIGURES` reaches every reader without a new field; absent on rows built from a
+   * results folder before storing.
+   */
+  figures?: Record<string, FigureValue>;
 }
 
 /** A point of a scheduled series: one query's warm median in one cell of one run. */
@@ -161,11 +202,15 @@ export interface SeriesPoint {
 export interface ResultsDb {
   /** Human-readable location, e.g. `embedded database /…/results/db` or `http://host:8123 database chbench`. */
   readonly description: string;
-  /** Store a run from its results folder (`run.json`, every cell's `result.json`, `comparison.json` if any): replaces earlier rows of the run. @returns rows written per table. */
+  /** Store a run from its results folder (`run.json`, every cell's `result.json`, `comparison.json` if any): replaces earlier rows of the run. @returns rows written: runs, cells, samples (= `query_runs` rows, measured query runs; each also has one `figures` row per figure), comparisons. */
   storeRun(runDir: string): Promise<{ runs: number; cells: number; samples: number; comparisons: number }>;
   storeComparison(c: ComparisonRecord): Promise<void>;
   run(runId: string): Promise<StoredRun | undefined>;
   cells(runId: string): Promise<StoredCell[]>;
+  /**
+   * The run's measured query runs (of one cell when `cellKey` is given), in cell, phase, query, kind
+   * (cold, warmup, warm) and n order: each `query_runs` row with its `figures` rows (see {@link StoredSample}).
+   */
   samples(runId: string, cellKey?: string): Promise<StoredSample[]>;
   /** The run's `figures` rows (schema 4), one per measured run and figure, in sample order then figure name. */
   figures(runId: string): Promise<StoredFigure[]>;
