@@ -6,7 +6,9 @@
  * `target.resources` limits, or the host disk's measured unthrottled capacity when the cell is not
  * throttled. Same rule and thresholds as the CloudWatch labels (`labelBottleneck` in
  * `src/cloud/metrics.ts`): disk-bound at `diskUtilisation` of the binding limit, CPU-bound at `cpuPct`
- * of the cores available; both over: the larger share wins. Pure (no I/O).
+ * of the cores available (the CPU limit; without one, the host's cores, judged by the server's own
+ * use or the host's busy share, whichever is higher, as CloudWatch's instance-wide CPU); both over:
+ * the larger of the disk's share and the server's own CPU share wins. Pure (no I/O).
  */
 import type { BottleneckLabel } from '../schema/results';
 import type { ResourceLimits } from '../schema/resources';
@@ -23,6 +25,10 @@ export interface WindowCounters {
   writeBytes: number;
   /** CPU time of the server and its children in the window, ns. */
   cpuNs: number;
+  /** Busy CPU time of the whole host in the window, ns (`/proc/stat`): CloudWatch's `CPUUtilization` is the instance's, so an unlimited cell is judged by it too. */
+  hostBusyNs?: number;
+  /** All CPU time of the host in the window, ns (busy + idle + iowait, `/proc/stat`). */
+  hostTotalNs?: number;
   /** Where the counters came from, e.g. `cgroup v1 blkio.throttle.io_service_bytes, cpuacct.usage` or `/proc/<pid>/io, /proc/<pid>/stat`. */
   source: string;
 }
@@ -116,15 +122,24 @@ export function labelLocalWindow(
     );
   if (diskShare === null) parts.push(`read ${f(rbps / MiB)} MiB/s (no limit or host capacity known)`);
   const avail = cap.limits?.cpus ?? cap.hostCores;
-  const cpuShare = cores / avail;
+  const serverShare = cores / avail;
+  // Without a CPU limit the server competes for the host's cores: the host's busy share (all
+  // processes, as CloudWatch's instance CPU) counts too, so a CPU-starved step reads as CPU-bound.
+  const hostShare =
+    cap.limits?.cpus === undefined && w.hostTotalNs && w.hostBusyNs !== undefined ? w.hostBusyNs / w.hostTotalNs : undefined;
+  const cpuShare = Math.max(serverShare, hostShare ?? 0);
   parts.push(
-    `CPU ${f(cores)} of ${f(avail)} cores${cap.limits?.cpus !== undefined ? ' (limit)' : ''} = ${pct(cpuShare)}`,
+    `CPU ${f(cores)} of ${f(avail)} cores${cap.limits?.cpus !== undefined ? ' (limit)' : ''} = ${pct(serverShare)}${
+      hostShare !== undefined ? `; host CPU busy ${pct(hostShare)} of ${cap.hostCores} cores (/proc/stat, all processes)` : ''
+    }`,
   );
   const disk = diskShare !== null && diskShare >= t.diskUtilisation;
   const cpu = cpuShare * 100 >= t.cpuPct;
+  // Both over: the larger of the disk's share and the server's OWN CPU share wins (a host kept busy
+  // by others does not make a throttled read CPU-bound).
   const label: BottleneckLabel =
     disk && cpu
-      ? diskShare! >= cpuShare
+      ? diskShare! >= serverShare
         ? 'disk-bound'
         : 'cpu-bound'
       : disk
