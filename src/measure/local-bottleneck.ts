@@ -130,7 +130,13 @@ export function labelLocalWindow(
   const cpuShare = Math.max(serverShare, hostShare ?? 0);
   parts.push(
     `CPU ${f(cores)} of ${f(avail)} cores${cap.limits?.cpus !== undefined ? ' (limit)' : ''} = ${pct(serverShare)}${
-      hostShare !== undefined ? `; host CPU busy ${pct(hostShare)} of ${cap.hostCores} cores (/proc/stat, all processes)` : ''
+      hostShare !== undefined
+        ? `; host CPU busy ${pct(hostShare)} of ${cap.hostCores} cores (/proc/stat, all processes${
+            hostShare * 100 >= t.cpuPct && serverShare * 100 < t.cpuPct
+              ? `: other processes used ${f(Math.max(0, hostShare * cap.hostCores - cores))} cores, the server was starved of CPU`
+              : ''
+          })`
+        : ''
     }`,
   );
   const disk = diskShare !== null && diskShare >= t.diskUtilisation;
