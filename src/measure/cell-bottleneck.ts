@@ -38,8 +38,10 @@ export function enforcementLines(limits: ResourceLimits | undefined, cg: CellCgr
         ? `writes: limited by ${how} (buffered writeback included)`
         : 'writes: direct I/O only; buffered writeback is not throttled by cgroup v1 blkio (the page cache writes on behalf of no cgroup)',
     );
-  if (limits.cpus !== undefined) out.push(`CPU: ${cg.version === 1 ? 'cpu.cfs_quota_us' : 'cpu.max'} quota of ${limits.cpus} cores`);
-  if (limits.memoryBytes !== undefined) out.push(`memory: ${cg.version === 1 ? 'memory.limit_in_bytes' : 'memory.max'}`);
+  if (limits.cpus !== undefined)
+    out.push(`CPU: ${cg.version === 1 ? 'cpu.cfs_quota_us' : 'cpu.max'} quota of ${limits.cpus} cores`);
+  if (limits.memoryBytes !== undefined)
+    out.push(`memory: ${cg.version === 1 ? 'memory.limit_in_bytes' : 'memory.max'}`);
   return out;
 }
 

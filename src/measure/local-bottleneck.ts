@@ -126,7 +126,9 @@ export function labelLocalWindow(
   // Without a CPU limit the server competes for the host's cores: the host's busy share (all
   // processes, as CloudWatch's instance CPU) counts too, so a CPU-starved step reads as CPU-bound.
   const hostShare =
-    cap.limits?.cpus === undefined && w.hostTotalNs && w.hostBusyNs !== undefined ? w.hostBusyNs / w.hostTotalNs : undefined;
+    cap.limits?.cpus === undefined && w.hostTotalNs && w.hostBusyNs !== undefined
+      ? w.hostBusyNs / w.hostTotalNs
+      : undefined;
   const cpuShare = Math.max(serverShare, hostShare ?? 0);
   parts.push(
     `CPU ${f(cores)} of ${f(avail)} cores${cap.limits?.cpus !== undefined ? ' (limit)' : ''} = ${pct(serverShare)}${

@@ -19,9 +19,7 @@ import type { LocalStepLabel } from '../schema/results';
 import { labelLocalWindow, type LocalCapacity, type LocalThresholds } from './local-bottleneck';
 
 /** The two samples a window is measured between, or why there are none. */
-export type Bracket =
-  | { ok: true; from: number; to: number; notes: string[] }
-  | { ok: false; reason: string };
+export type Bracket = { ok: true; from: number; to: number; notes: string[] } | { ok: false; reason: string };
 
 /**
  * The indexes (into `samples`, in file order) of the samples bracketing `[startMs, endMs]`.
@@ -31,14 +29,17 @@ export function bracketWindow(samples: readonly CounterSample[], startMs: number
   if (!samples.length) return { ok: false, reason: 'no counter samples (counters.jsonl is empty or absent)' };
   const notes: string[] = [];
   let from = -1;
-  for (let i = 0; i < samples.length; i++) if (samples[i]!.t <= startMs && (from < 0 || samples[i]!.t >= samples[from]!.t)) from = i;
+  for (let i = 0; i < samples.length; i++)
+    if (samples[i]!.t <= startMs && (from < 0 || samples[i]!.t >= samples[from]!.t)) from = i;
   if (from < 0) {
-    for (let i = 0; i < samples.length; i++) if (samples[i]!.t <= endMs && (from < 0 || samples[i]!.t < samples[from]!.t)) from = i;
+    for (let i = 0; i < samples.length; i++)
+      if (samples[i]!.t <= endMs && (from < 0 || samples[i]!.t < samples[from]!.t)) from = i;
     if (from < 0) return { ok: false, reason: 'no counter sample within the window' };
     notes.push(`from the first sample, ${samples[from]!.t - startMs} ms after the window's start`);
   }
   let to = -1;
-  for (let i = 0; i < samples.length; i++) if (samples[i]!.t >= endMs && (to < 0 || samples[i]!.t < samples[to]!.t)) to = i;
+  for (let i = 0; i < samples.length; i++)
+    if (samples[i]!.t >= endMs && (to < 0 || samples[i]!.t < samples[to]!.t)) to = i;
   if (to < 0) {
     for (let i = 0; i < samples.length; i++)
       if (samples[i]!.t >= samples[from]!.t && (to < 0 || samples[i]!.t >= samples[to]!.t)) to = i;
@@ -47,9 +48,16 @@ export function bracketWindow(samples: readonly CounterSample[], startMs: number
   if (to === from) return { ok: false, reason: 'one counter sample only in the window' };
   const a = samples[from]!;
   const b = samples[to]!;
-  if (a.source !== b.source) return { ok: false, reason: `the counters' source changed within the window (${a.source} → ${b.source}: the server was restarted)` };
+  if (a.source !== b.source)
+    return {
+      ok: false,
+      reason: `the counters' source changed within the window (${a.source} → ${b.source}: the server was restarted)`,
+    };
   if (b.read_bytes < a.read_bytes || b.cpu_ns < a.cpu_ns)
-    return { ok: false, reason: `the counters went backwards within the window (${a.source}: the server was restarted)` };
+    return {
+      ok: false,
+      reason: `the counters went backwards within the window (${a.source}: the server was restarted)`,
+    };
   return { ok: true, from, to, notes };
 }
 

@@ -21,7 +21,9 @@ export const CGROUP_JOIN_EXIT = 97;
  */
 const JOIN_THEN_EXEC = [
   'n=$1; shift',
-  'while [ "$n" -gt 0 ]; do echo $$ > "$1" || { echo "chbench: cannot join cgroup ($1)" >&2; exit ' + CGROUP_JOIN_EXIT + '; }; shift; n=$((n-1)); done',
+  'while [ "$n" -gt 0 ]; do echo $$ > "$1" || { echo "chbench: cannot join cgroup ($1)" >&2; exit ' +
+    CGROUP_JOIN_EXIT +
+    '; }; shift; n=$((n-1)); done',
   'exec "$@"',
 ].join('\n');
 
@@ -67,7 +69,18 @@ export async function spawnDetached(opts: {
   try {
     fs.writeSync(fd, `--- ${new Date().toISOString()} chbench starts: ${[opts.command, ...opts.args].join(' ')}\n`);
     const [command, args]: [string, string[]] = opts.cgroupProcs?.length
-      ? ['/bin/sh', ['-c', JOIN_THEN_EXEC, 'sh', String(opts.cgroupProcs.length), ...opts.cgroupProcs, opts.command, ...opts.args]]
+      ? [
+          '/bin/sh',
+          [
+            '-c',
+            JOIN_THEN_EXEC,
+            'sh',
+            String(opts.cgroupProcs.length),
+            ...opts.cgroupProcs,
+            opts.command,
+            ...opts.args,
+          ],
+        ]
       : [opts.command, opts.args];
     const child = spawn(command, args, {
       cwd: opts.dataDir,

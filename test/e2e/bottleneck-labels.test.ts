@@ -76,7 +76,10 @@ function stepLabel(dir: string, step: string): LocalStepLabel {
   const a = samples[l.counters.from_sample]!;
   const b = samples[l.counters.to_sample]!;
   // The samples bracket the run's record window…
-  assert.ok(a.t <= Date.parse(l.started_at) && b.t >= Date.parse(l.finished_at), `${a.t}…${b.t} brackets ${l.started_at}…${l.finished_at}`);
+  assert.ok(
+    a.t <= Date.parse(l.started_at) && b.t >= Date.parse(l.finished_at),
+    `${a.t}…${b.t} brackets ${l.started_at}…${l.finished_at}`,
+  );
   // … and the evidence is their differences over the time between them.
   assert.equal(l.counters.read_bytes, b.read_bytes - a.read_bytes);
   assert.equal(l.counters.write_bytes, b.write_bytes - a.write_bytes);

@@ -186,7 +186,8 @@ describe('cell cgroups (real kernel, root)', () => {
         cgroupProcs: cg.dirs.map((d) => path.join(d, 'cgroup.procs')),
       });
       const log = path.join(dir, 'server.log');
-      for (let i = 0; i < 100 && !/exited/.test(fs.readFileSync(log, 'utf8')); i++) await new Promise((r) => setTimeout(r, 50));
+      for (let i = 0; i < 100 && !/exited/.test(fs.readFileSync(log, 'utf8')); i++)
+        await new Promise((r) => setTimeout(r, 50));
       const out = fs.readFileSync(log, 'utf8');
       assert.match(out, new RegExp(`^\\d+:blkio:/chbench/${run}/c$`, 'm'), out);
       assert.match(out, new RegExp(`^\\d+:[^:]*cpuacct[^:]*:/chbench/${run}/c$`, 'm'), out);
@@ -194,7 +195,8 @@ describe('cell cgroups (real kernel, root)', () => {
       assert.match(out, new RegExp(`pid ${pid} exited \\(code 1,`), "the wrapper's pid is the program's (exec)");
       // A group the kernel refuses (a file that is not a cgroup.procs) stops the start with a clear line.
       await spawnDetached({ command: 'true', args: [dir], dataDir: dir, cgroupProcs: ['/proc/version'] });
-      for (let i = 0; i < 100 && !/exited \(code 97/.test(fs.readFileSync(log, 'utf8')); i++) await new Promise((r) => setTimeout(r, 50));
+      for (let i = 0; i < 100 && !/exited \(code 97/.test(fs.readFileSync(log, 'utf8')); i++)
+        await new Promise((r) => setTimeout(r, 50));
       const refused = fs.readFileSync(log, 'utf8');
       assert.match(refused, /chbench: cannot join cgroup \(\/proc\/version\)/);
       assert.match(refused, new RegExp(`exited \\(code ${CGROUP_JOIN_EXIT}`));

@@ -93,7 +93,15 @@ test('without a CPU limit a host kept busy by others makes a step CPU-bound, but
   );
   // A read at its limit on the same busy host: both sides over, the disk's 98 % beats the server's own 10 %.
   const throttled = labelLocalWindow(
-    { ms: 1000, readBytes: 19.6 * MiB, writeBytes: 0, cpuNs: 0.2e9, hostBusyNs: 2e9, hostTotalNs: 2e9, source: 'cgroup v1' },
+    {
+      ms: 1000,
+      readBytes: 19.6 * MiB,
+      writeBytes: 0,
+      cpuNs: 0.2e9,
+      hostBusyNs: 2e9,
+      hostTotalNs: 2e9,
+      source: 'cgroup v1',
+    },
     { limits: limitReadOnly, hostCores: 2 },
     false,
   );

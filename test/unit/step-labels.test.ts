@@ -46,7 +46,10 @@ test('a window is measured between the last sample at or before its start and th
     { r: l!.counters!.read_bytes, ms: l!.counters!.ms, rate: l!.counters!.read_bytes_per_s, held: l!.limit_held },
     { r: 40 * MiB, ms: 2000, rate: 20 * MiB, held: true },
   );
-  assert.match(l!.evidence, /^read 20\.0 MiB\/s = 100 % of the explicit read limit 20\.0 MiB\/s; .*\[cgroup v1 chbench\/r\/c, samples 2 → 3 of counters\.jsonl over 2000\.0 ms\]$/);
+  assert.match(
+    l!.evidence,
+    /^read 20\.0 MiB\/s = 100 % of the explicit read limit 20\.0 MiB\/s; .*\[cgroup v1 chbench\/r\/c, samples 2 → 3 of counters\.jsonl over 2000\.0 ms\]$/,
+  );
 });
 
 test('windows without two bracketing samples: partial ends are said, a restart or no sample is unknown', () => {
@@ -56,11 +59,21 @@ test('windows without two bracketing samples: partial ends are said, a restart o
     ok: true,
     from: 0,
     to: 1,
-    notes: ["from the first sample, 500 ms after the window's start", "to the last sample, 500 ms before the window's end"],
+    notes: [
+      "from the first sample, 500 ms after the window's start",
+      "to the last sample, 500 ms before the window's end",
+    ],
   });
-  assert.deepEqual(bracketWindow([], T0, T0 + 1), { ok: false, reason: 'no counter samples (counters.jsonl is empty or absent)' });
+  assert.deepEqual(bracketWindow([], T0, T0 + 1), {
+    ok: false,
+    reason: 'no counter samples (counters.jsonl is empty or absent)',
+  });
   assert.equal(bracketWindow([s(5000, 0, 0)], T0, T0 + 1000).ok, false);
-  const restarted = bracketWindow([s(0, 50, 1, { source: '/proc/42' }), s(1000, 1, 0.1, { source: '/proc/43', pid: 43 })], T0, T0 + 1000);
+  const restarted = bracketWindow(
+    [s(0, 50, 1, { source: '/proc/42' }), s(1000, 1, 0.1, { source: '/proc/43', pid: 43 })],
+    T0,
+    T0 + 1000,
+  );
   assert.equal(restarted.ok, false);
   const [u] = labelStepWindows([{ step: 'load', startMs: T0, endMs: T0 + 1000 }], [], { hostCores: 2 }, false);
   assert.deepEqual(
@@ -72,7 +85,12 @@ test('windows without two bracketing samples: partial ends are said, a restart o
 test('samples of two worker processes are timed by the wall clock, one process by its monotonic clock', () => {
   const a = s(0, 0, 0);
   const b = s(1000, 10, 0, { hr: 1e6 + 999.5 });
-  const [same] = labelStepWindows([{ step: 'x', startMs: T0, endMs: T0 + 1000 }], [a, b], { hostCores: 2, hostReadBytesPerSec: 100 * MiB }, false);
+  const [same] = labelStepWindows(
+    [{ step: 'x', startMs: T0, endMs: T0 + 1000 }],
+    [a, b],
+    { hostCores: 2, hostReadBytesPerSec: 100 * MiB },
+    false,
+  );
   assert.equal(same!.counters!.ms, 999.5);
   const [other] = labelStepWindows(
     [{ step: 'x', startMs: T0, endMs: T0 + 1000 }],

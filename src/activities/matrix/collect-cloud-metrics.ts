@@ -15,7 +15,7 @@
  * the spec, `AWS_ENDPOINT_URL` for another endpoint such as moto); tests inject them.
  */
 import path from 'node:path';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { EC2Client } from '@aws-sdk/client-ec2';
@@ -25,14 +25,9 @@ import { cellDir, readRecord, readRecordIfExists, runDir, writeJsonAtomic } from
 import {
   CELL_COST_SCHEMA,
   CLOUD_METRICS_SCHEMA,
-  IndexRecord,
-  LoadRecord,
   ProvisionRecord,
-  QueriesRecord,
-  QuiesceRecord,
   RUN_COST_SCHEMA,
   RunRecord,
-  TeardownRecord,
   type CellCostRecord,
   type CloudMetricsRecord,
   type CloudResourcesRecord,

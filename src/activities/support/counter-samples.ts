@@ -26,7 +26,9 @@ import { cellCounterReader, COUNTERS_FILE, type CounterSample } from '../../proc
 export const TICK_MS = 500;
 
 /** The cell and server of a cell step's arguments (`step({ cell, target }, …)`), when its server runs on this host. */
-function localServerOf(args: readonly unknown[]): { cell: CellInput; target: TargetHandle & { pid: number } } | undefined {
+function localServerOf(
+  args: readonly unknown[],
+): { cell: CellInput; target: TargetHandle & { pid: number } } | undefined {
   const a = args[0] as { cell?: CellInput; target?: TargetHandle } | undefined;
   const cell = a?.cell;
   const target = a?.target;

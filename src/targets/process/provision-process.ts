@@ -200,7 +200,10 @@ async function provisionLocked<F extends ServerFacts>(
   for (let attempt = 1; ; attempt++) {
     // The group exists first and the server joins it before it execs: not one read escapes the limits.
     const cg = limiter?.prepare();
-    const spawned = await server.spawn(dataDir, cg?.dirs.map((d) => path.join(d, 'cgroup.procs')));
+    const spawned = await server.spawn(
+      dataDir,
+      cg?.dirs.map((d) => path.join(d, 'cgroup.procs')),
+    );
     let wrongVersion = false;
     try {
       if (limiter && cg) limiter.check(cg, spawned.pid);
