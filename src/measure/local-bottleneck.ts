@@ -54,7 +54,7 @@ export interface LocalBottleneck {
   writeBytesPerSec: number;
   /** CPU cores used on average in the window. */
   coresUsed: number;
-  /** False when the achieved read (or, where throttled, write) rate exceeded its limit by more than `tolerance`. */
+  /** False when the achieved read (or, where throttled, write) bytes exceeded limit × seconds × (1 + `tolerance`) plus one throttle slice ({@link THROTTLE_SLICE_S} of the limit). */
   limitHeld: boolean;
 }
 
@@ -67,6 +67,13 @@ export interface LocalThresholds {
   /** A rate above its limit by more than this share counts as "limit did not hold" (the throttle's first slice). @default 0.1 */
   tolerance: number;
 }
+
+/**
+ * The block throttle's slice, s: cgroup v1 blk-throttle (and v2 io.max) dispatch up to one slice's
+ * worth of the limit (`throtl_slice`, 100 ms on non-rotational and most disks) before delaying, so a
+ * window's bytes may exceed limit × seconds by limit × this much without the limit failing.
+ */
+export const THROTTLE_SLICE_S = 0.1;
 
 const DEFAULTS: LocalThresholds = { diskUtilisation: 0.9, cpuPct: 80, tolerance: 0.1 };
 
@@ -107,9 +114,19 @@ export function labelLocalWindow(
     if (limit === undefined || limit <= 0) return;
     const share = rate / limit;
     diskShare = Math.max(diskShare ?? 0, share);
-    if (share > 1 + t.tolerance) held = false;
+    // The throttle lets one slice (THROTTLE_SLICE_S of the limit) through before it delays a bio, so
+    // a window shorter than a few slices may exceed the rate without the limit failing.
+    const over = share > 1 + t.tolerance;
+    const failed = over && rate * s > limit * (s * (1 + t.tolerance) + THROTTLE_SLICE_S);
+    if (failed) held = false;
     parts.push(
-      `${what} ${f(rate / MiB)} MiB/s = ${pct(share)} of ${name} ${f(limit / MiB)} MiB/s${share > 1 + t.tolerance ? ' (limit did not hold)' : ''}`,
+      `${what} ${f(rate / MiB)} MiB/s = ${pct(share)} of ${name} ${f(limit / MiB)} MiB/s${
+        failed
+          ? ' (limit did not hold)'
+          : over
+            ? ` (within the throttle's first ${THROTTLE_SLICE_S * 1000} ms slice of ${f((limit * THROTTLE_SLICE_S) / MiB)} MiB: not a failed limit)`
+            : ''
+      }`,
     );
   };
   if (v?.readBytesPerSec !== undefined) against('read', rbps, v.readBytesPerSec, `the ${v.profile} read limit`);

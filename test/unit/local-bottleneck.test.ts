@@ -115,3 +115,18 @@ test('without a CPU limit a host kept busy by others makes a step CPU-bound, but
   assert.equal(quota.label, 'neither', quota.evidence);
   assert.doesNotMatch(quota.evidence, /host CPU busy/);
 });
+
+test("a short window above the rate but within the throttle's first 100 ms slice is not a failed limit", () => {
+  // 11.7 MiB in 62 ms under 125 MiB/s (as a 1 M-row cold run read): 151 %, but 12.5 MiB is one slice.
+  const short = labelLocalWindow(
+    { ms: 62.3, readBytes: 11.7 * MiB, writeBytes: 0, cpuNs: 0, source: 'cgroup v1' },
+    { limits: gp3, hostCores: 2 },
+    false,
+  );
+  assert.equal(short.limitHeld, true, short.evidence);
+  assert.match(
+    short.evidence,
+    /150 % of the gp3 read limit 125 MiB\/s \(within the throttle's first 100 ms slice of 12\.5 MiB: not a failed limit\)/,
+  );
+  assert.equal(short.label, 'disk-bound');
+});

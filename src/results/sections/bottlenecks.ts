@@ -89,7 +89,7 @@ function method(rec: LocalBottleneckRecord): string {
     'a cell with `target.resources` reads its cgroup (v1 `blkio.throttle.io_service_bytes` on the data disk and `cpuacct.usage`; v2 `io.stat` and `cpu.stat`), other cells `/proc/<pid>/io` read_bytes/write_bytes and `/proc/<pid>/stat` CPU ticks of the server and its children; host CPU from `/proc/stat`. ' +
     'A window is measured between the last sample at or before its start and the first at or after its end; rates divide the differences by the time between those samples. ' +
     `Labels (\`labelLocalWindow\`): disk-bound at ${Math.round(t.disk_utilisation * 100)} % of the read (or, where enforced, write) limit or of the host disk's unthrottled read rate; CPU-bound at ${t.cpu_pct} % of the CPU limit, or of the host's cores by the server's own use or the host's busy share (all processes, as CloudWatch's instance CPU); both: the larger of the disk's and the server's own CPU share. ` +
-    `A read rate more than ${Math.round(t.tolerance * 100)} % above its limit is flagged "limit did not hold". Host disk unthrottled: a direct-I/O read (\`dd iflag=direct\`) measured once per host and device.`
+    `A window whose bytes exceed its read limit × seconds by more than ${Math.round(t.tolerance * 100)} % plus one 100 ms throttle slice is flagged "limit did not hold" (a shorter excess is the throttle's first slice, said in the evidence). Host disk unthrottled: a direct-I/O read (\`dd iflag=direct\`) measured once per host and device.`
   );
 }
 
