@@ -15,7 +15,7 @@
  * the spec, `AWS_ENDPOINT_URL` for another endpoint such as moto); tests inject them.
  */
 import path from 'node:path';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { EC2Client } from '@aws-sdk/client-ec2';
@@ -25,14 +25,9 @@ import { cellDir, readRecord, readRecordIfExists, runDir, writeJsonAtomic } from
 import {
   CELL_COST_SCHEMA,
   CLOUD_METRICS_SCHEMA,
-  IndexRecord,
-  LoadRecord,
   ProvisionRecord,
-  QueriesRecord,
-  QuiesceRecord,
   RUN_COST_SCHEMA,
   RunRecord,
-  TeardownRecord,
   type CellCostRecord,
   type CloudMetricsRecord,
   type CloudResourcesRecord,
@@ -56,7 +51,8 @@ import {
   type StepCloudResult,
 } from '../../cloud/metrics';
 import { PERIOD_S, finalAt, planWindows, type StepWindow } from '../../cloud/windows';
-import { cellStepWindows, type CellSpan, type CellStepRecords } from '../../cloud/steps';
+import { cellStepWindows, type CellSpan } from '../../cloud/steps';
+import { readCellStepRecords } from '../../results/step-records';
 import { ARTICLE_PRICES, TablePriceSource, priceCell, usd, withOverride, type PriceSource } from '../../cloud/cost';
 import { PriceListPriceSource } from '../../cloud/price-list';
 import { heartbeat, sleep } from '../../temporal/activity-context';
@@ -243,25 +239,6 @@ async function resolveResources(
   return { res, rec };
 }
 
-/** Read a cell's step records (those that exist). */
-function readStepRecords(dir: string, provision: ProvisionRecord): CellStepRecords {
-  const quiesce: Record<string, QuiesceRecord> = {};
-  for (const f of readdirSync(dir)
-    .filter((x) => /^quiesce-.+\.json$/.test(x))
-    .sort())
-    quiesce[f.slice('quiesce-'.length, -'.json'.length)] = readRecord(path.join(dir, f), QuiesceRecord);
-  const opt = <T>(v: T | undefined) => v;
-  return {
-    provision,
-    load: opt(readRecordIfExists(path.join(dir, 'load.json'), LoadRecord)),
-    quiesce,
-    queriesBaseline: opt(readRecordIfExists(path.join(dir, 'queries-baseline.json'), QueriesRecord)),
-    index: opt(readRecordIfExists(path.join(dir, 'index.json'), IndexRecord)),
-    queriesIndex: opt(readRecordIfExists(path.join(dir, 'queries-index.json'), QueriesRecord)),
-    teardown: opt(readRecordIfExists(path.join(dir, 'teardown.json'), TeardownRecord)),
-  };
-}
-
 const iso = (t: number) => new Date(t).toISOString();
 
 /** One step's record from the library's result. */
@@ -372,7 +349,7 @@ export function createCollectCloudMetrics(deps: CollectCloudMetricsDeps = {}) {
             });
             continue;
           }
-          const { steps, missing, span } = cellStepWindows(readStepRecords(cdir, provision));
+          const { steps, missing, span } = cellStepWindows(readCellStepRecords(cdir, provision));
           if (!span) {
             summary.skipped.push({ cell, reason: 'no whole-cell span' });
             continue;
