@@ -10,7 +10,7 @@
  * (the confirming re-run), and only what the re-run confirms stays flagged.
  */
 import { z } from 'zod';
-import type { CellInput } from './cell';
+import type { CellInput, StepInput } from './cell';
 import type { BaselineSpec, ResultsDbSpec } from './run-spec';
 
 /** A query's verdict. `unstable`: the baseline's own noise is above `unstableAbove`, or too few valid samples on a side. */
@@ -209,4 +209,26 @@ export interface FinishComparisonInput {
   results?: ResultsDbSpec;
   confirm: ConfirmOutcome[];
   confirmError?: string;
+}
+
+/** Input of the `planConfirmation` activity. */
+export interface PlanConfirmationInput {
+  resultsDir: string;
+  runId: string;
+  results?: ResultsDbSpec;
+  flagged: FlaggedPair[];
+}
+
+/** Input of the `runInterleaved` activity: both sides' cells after setup, and which of their queries to measure. */
+export interface RunInterleavedInput {
+  pairKey: string;
+  baseline: StepInput;
+  candidate: StepInput;
+  /** Whether each side's server keeps `system.query_log` (its provision result). */
+  queryLog: { baseline: boolean; candidate: boolean };
+  phase: 'baseline' | 'index';
+  /** Query ids, e.g. `q5`. */
+  queries: string[];
+  /** Interleaved rounds: each round measures every query once on A, then once on B. */
+  rounds: number;
 }
