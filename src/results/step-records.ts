@@ -1,14 +1,27 @@
-/** A cell's step records as the cloud figures read them (`CellStepRecords`, `src/cloud/steps.ts`). */
-import path from 'node:path';
+/**
+ * The step records of one cell folder that carry step windows (`load.json`, `quiesce-<label>.json`,
+ * `queries-baseline.json`, `index.json`, `queries-index.json`, `teardown.json`), read through their
+ * schemas for `cellStepWindows` (`src/cloud/steps.ts`): the cloud metrics and the local bottleneck
+ * labels attribute their figures to the same windows.
+ */
 import { readdirSync } from 'node:fs';
+import path from 'node:path';
 import { readRecord, readRecordIfExists } from './store';
-import { IndexRecord, LoadRecord, QueriesRecord, QuiesceRecord, TeardownRecord, type ProvisionRecord } from '../schema/results';
+import {
+  IndexRecord,
+  LoadRecord,
+  QueriesRecord,
+  QuiesceRecord,
+  TeardownRecord,
+  type ProvisionRecord,
+} from '../schema/results';
 import type { CellStepRecords } from '../cloud/steps';
 
 /**
- * Read a cell's step records (those that exist): `load.json`, every `quiesce-<label>.json`,
- * `queries-baseline.json`, `index.json`, `queries-index.json`, `teardown.json`, each parsed with its schema.
- * @throws Error naming the file and field when a record does not parse
+ * Read a cell folder's step records (absent file = the step did not run).
+ * @param dir the cell folder `<resultsDir>/<runId>/cells/<cellKey>/`
+ * @param provision its `provision.json`
+ * @throws Error naming the file and field when a record does not fit its schema
  */
 export function readCellStepRecords(dir: string, provision: ProvisionRecord): CellStepRecords {
   const quiesce: Record<string, QuiesceRecord> = {};
@@ -16,14 +29,13 @@ export function readCellStepRecords(dir: string, provision: ProvisionRecord): Ce
     .filter((x) => /^quiesce-.+\.json$/.test(x))
     .sort())
     quiesce[f.slice('quiesce-'.length, -'.json'.length)] = readRecord(path.join(dir, f), QuiesceRecord);
-  const opt = <T>(v: T | undefined) => v;
   return {
     provision,
-    load: opt(readRecordIfExists(path.join(dir, 'load.json'), LoadRecord)),
+    load: readRecordIfExists(path.join(dir, 'load.json'), LoadRecord),
     quiesce,
-    queriesBaseline: opt(readRecordIfExists(path.join(dir, 'queries-baseline.json'), QueriesRecord)),
-    index: opt(readRecordIfExists(path.join(dir, 'index.json'), IndexRecord)),
-    queriesIndex: opt(readRecordIfExists(path.join(dir, 'queries-index.json'), QueriesRecord)),
-    teardown: opt(readRecordIfExists(path.join(dir, 'teardown.json'), TeardownRecord)),
+    queriesBaseline: readRecordIfExists(path.join(dir, 'queries-baseline.json'), QueriesRecord),
+    index: readRecordIfExists(path.join(dir, 'index.json'), IndexRecord),
+    queriesIndex: readRecordIfExists(path.join(dir, 'queries-index.json'), QueriesRecord),
+    teardown: readRecordIfExists(path.join(dir, 'teardown.json'), TeardownRecord),
   };
 }
