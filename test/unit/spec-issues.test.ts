@@ -6,7 +6,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { checkSpec } from '../../src/activities/matrix/validate-spec';
+import { checkSpec } from '../../src/targets/check-spec';
 import { closestName } from '../../src/schema/spec-issues';
 
 const base = {

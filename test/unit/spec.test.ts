@@ -4,7 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseRunSpec, SpecError, runSpecJsonSchema } from '../../src/schema/run-spec';
 import { cellKey, expandMatrix } from '../../src/schema/matrix';
-import { checkSpec } from '../../src/activities/matrix/validate-spec';
+import { checkSpec } from '../../src/targets/check-spec';
 import { readSpecFile } from '../../src/lib/spec-file';
 import { REPO_ROOT } from '../../src/config';
 
