@@ -13,6 +13,7 @@
  */
 import { ApplicationFailure } from '@temporalio/common';
 import type Docker from 'dockerode';
+import { pack } from 'tar-stream';
 import { FAILURE } from '../../schema/failures';
 import { freePorts } from '../../lib/net';
 import { pollUntil } from '../../lib/poll';
@@ -37,6 +38,29 @@ import {
 
 /** Where the volume is mounted in the container (the image's `<path>`). */
 const DATA_PATH = '/var/lib/clickhouse';
+
+/**
+ * `users.d/chbench.xml`, put into the container's `/etc/clickhouse-server/` before it starts: profile
+ * `default` logs every query (`log_queries = 1`), so `system.query_log` holds the cell's statements
+ * for the archive at teardown, as the local target's generated users.xml does. Root `<yandex>`:
+ * 18.16 needs it, newer versions accept it.
+ */
+export const USERS_D_XML =
+  '<?xml version="1.0"?>\n<!-- Written by chbench into this cell container. -->\n<yandex>\n    <profiles>\n        <default>\n            <log_queries>1</log_queries>\n        </default>\n    </profiles>\n</yandex>\n';
+
+/** A tar archive holding `users.d/chbench.xml` ({@link USERS_D_XML}). */
+function usersDArchive(): Promise<Buffer> {
+  const p = pack();
+  p.entry({ name: 'users.d/', type: 'directory', mode: 0o755 });
+  p.entry({ name: 'users.d/chbench.xml', mode: 0o644 }, USERS_D_XML);
+  p.finalize();
+  const chunks: Buffer[] = [];
+  return new Promise((resolve, reject) => {
+    p.on('data', (c) => chunks.push(c as Buffer));
+    p.on('end', () => resolve(Buffer.concat(chunks)));
+    p.on('error', reject);
+  });
+}
 
 /** The image of a version label: `target.images`, else `clickhouse/clickhouse-server:<label>`. */
 export function dockerImageFor(spec: Pick<DockerTargetSpec, 'images'>, version: string): string {
@@ -114,7 +138,7 @@ export async function dockerLimits(docker: Docker, spec: DockerTargetSpec): Prom
       try {
         const d = blockDeviceOf(root);
         device = `/dev/${d.name}`;
-        where = ` on ${device} (${d.major}:${d.minor}, holds the engine's data root ${root})`;
+        where = `; volume limits on ${device} (${d.major}:${d.minor}, holds the engine's data root ${root})`;
       } catch (e) {
         if (!(e instanceof CgroupUnavailableError)) throw e;
         throw nonRetryable(
@@ -122,7 +146,7 @@ export async function dockerLimits(docker: Docker, spec: DockerTargetSpec): Prom
           `docker target: the block device of the engine's data root ${root} cannot be found on this host (${e.missing.join('; ')}); set target.device`,
         );
       }
-    } else where = ` on ${device} (target.device)`;
+    } else where = `; volume limits on ${device} (target.device)`;
     const v = l.volume;
     const rate = (r: number | undefined) => (r === undefined ? undefined : [{ Path: device, Rate: r }]);
     if (v.readBytesPerSec !== undefined) hc.BlkioDeviceReadBps = rate(v.readBytesPerSec);
@@ -292,6 +316,7 @@ export async function provisionDocker(docker: Docker, spec: DockerTargetSpec, re
       throw e;
     }
     try {
+      await container.putArchive(await usersDArchive(), { path: '/etc/clickhouse-server' });
       await container.start();
     } catch (e) {
       if (statusOf(e) !== 304) {
