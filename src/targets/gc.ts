@@ -411,7 +411,9 @@ export interface DockerGcEntry {
  * @returns what was removed and what was kept, each with the reason
  * @throws Error when the engine cannot be listed (`GET /containers/json`, `GET /volumes`)
  */
-export async function collectDockerGarbage(opts: GcOptions = {}): Promise<{ removed: DockerGcEntry[]; kept: DockerGcEntry[] }> {
+export async function collectDockerGarbage(
+  opts: GcOptions = {},
+): Promise<{ removed: DockerGcEntry[]; kept: DockerGcEntry[] }> {
   const docker = dockerClient();
   const filters = JSON.stringify({ label: [`${DOCKER_MANAGED_BY}=${DOCKER_MANAGED_VALUE}`] });
   const containers = await docker.listContainers({ all: true, filters });
@@ -420,7 +422,11 @@ export async function collectDockerGarbage(opts: GcOptions = {}): Promise<{ remo
   const kept: DockerGcEntry[] = [];
   const servers = new Servers(opts.connectTimeoutMs ?? 5000);
   const verdicts = new Map<string, Verdict>();
-  const entryOf = (kind: DockerGcEntry['kind'], name: string, labels: Record<string, string> | null | undefined): DockerGcEntry => {
+  const entryOf = (
+    kind: DockerGcEntry['kind'],
+    name: string,
+    labels: Record<string, string> | null | undefined,
+  ): DockerGcEntry => {
     const l = labels ?? {};
     let owner: TemporalOwner | undefined;
     try {
@@ -429,7 +435,14 @@ export async function collectDockerGarbage(opts: GcOptions = {}): Promise<{ remo
     } catch {
       // not JSON: no owner
     }
-    return { kind, name, runId: l[DOCKER_RUN_LABEL] ?? '?', cellKey: l[DOCKER_CELL_LABEL] ?? '?', ...(owner ? { owner } : {}), reason: '' };
+    return {
+      kind,
+      name,
+      runId: l[DOCKER_RUN_LABEL] ?? '?',
+      cellKey: l[DOCKER_CELL_LABEL] ?? '?',
+      ...(owner ? { owner } : {}),
+      reason: '',
+    };
   };
   try {
     const entries = [

@@ -92,7 +92,8 @@ describe('docker target on a private dockerd', { skip }, () => {
       await c.command({ query: 'CREATE TABLE t (k UInt64, s String) ENGINE = MergeTree ORDER BY k' });
       // Hex of a hash: incompressible enough that the column on disk is tens of MB.
       await c.command({
-        query: 'INSERT INTO t SELECT number, concat(hex(sipHash64(number)), hex(sipHash64(number + 1))) FROM numbers(2000000)',
+        query:
+          'INSERT INTO t SELECT number, concat(hex(sipHash64(number)), hex(sipHash64(number + 1))) FROM numbers(2000000)',
       });
       await c.command({ query: 'OPTIMIZE TABLE t FINAL' });
       const [{ bytes }] = await queryRows<{ bytes: string }>(
@@ -137,11 +138,18 @@ describe('docker target on a private dockerd', { skip }, () => {
 
   test('an unknown image fails non-retryably, naming the image', async () => {
     const s = spec({ images: { '18.16': 'chbench-test/no-such-image:0' } });
-    const f = await assertFailureType(target().provision(s, req(`dk-noimg-${stamp}`)), FAILURE.ImagePull, /no-such-image/);
+    const f = await assertFailureType(
+      target().provision(s, req(`dk-noimg-${stamp}`)),
+      FAILURE.ImagePull,
+      /no-such-image/,
+    );
     assert.equal(f.nonRetryable, true);
     // Pulling from a registry that cannot be reached is refused as clearly.
     const f2 = await assertFailureType(
-      target().provision(spec({ images: { '18.16': 'chbench-test/no-such-image:0' }, pull: true, timeouts: { pullMs: 20_000 } }), req(`dk-noimg2-${stamp}`)),
+      target().provision(
+        spec({ images: { '18.16': 'chbench-test/no-such-image:0' }, pull: true, timeouts: { pullMs: 20_000 } }),
+        req(`dk-noimg2-${stamp}`),
+      ),
       FAILURE.ImagePull,
       /cannot be pulled/,
     );
@@ -186,11 +194,20 @@ describe('docker target on a private dockerd', { skip }, () => {
       assert.equal(dry.removed.filter(mine).length, 2);
       assert.equal((await leftovers(closedRun)).length, 2, 'a dry run removes nothing');
       const r = await collectDockerGarbage({ connectTimeoutMs: 2000 });
-      assert.deepEqual(r.removed.filter(mine).map((e) => `${e.kind} ${e.runId}`).sort(), [`container ${closedRun}`, `volume ${closedRun}`]);
+      assert.deepEqual(
+        r.removed
+          .filter(mine)
+          .map((e) => `${e.kind} ${e.runId}`)
+          .sort(),
+        [`container ${closedRun}`, `volume ${closedRun}`],
+      );
       for (const e of r.removed) assert.match(e.reason, /terminated/);
       const kept = r.kept.filter(mine);
       assert.equal(kept.length, 2);
-      assert.ok(kept.every((e) => e.runId === openRun && /is running/.test(e.reason)), JSON.stringify(kept));
+      assert.ok(
+        kept.every((e) => e.runId === openRun && /is running/.test(e.reason)),
+        JSON.stringify(kept),
+      );
       assert.deepEqual(await leftovers(closedRun), []);
       const n = dockerCellNames(openRun, cell);
       assert.deepEqual((await leftovers(openRun)).sort(), [`container /${n.container}`, `volume ${n.volume}`]);

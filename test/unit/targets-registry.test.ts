@@ -26,7 +26,13 @@ import {
 import { CAPABILITY_VALUES } from '../../src/targets/registry';
 
 /** Every kind of `TargetKind`: a missing or extra key is a compile error. */
-const ALL_KINDS: Record<TargetKind, true> = { embedded: true, local: true, external: true, kubernetes: true, docker: true };
+const ALL_KINDS: Record<TargetKind, true> = {
+  embedded: true,
+  local: true,
+  external: true,
+  kubernetes: true,
+  docker: true,
+};
 
 const FULL: TargetCapabilities = {
   onWorkerHost: false,

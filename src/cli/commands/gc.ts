@@ -76,7 +76,10 @@ export function registerGcCommand(program: Command): void {
       }) => {
         if (o.docker) {
           if (o.force || o.forceUnowned || o.kubernetes)
-            fail(EXIT.invalid, '--docker takes neither --force/--force-unowned nor --kubernetes: an object without owner is always kept');
+            fail(
+              EXIT.invalid,
+              '--docker takes neither --force/--force-unowned nor --kubernetes: an object without owner is always kept',
+            );
           let r: Awaited<ReturnType<typeof collectDockerGarbage>>;
           try {
             r = await collectDockerGarbage({ dryRun: o.dryRun });
@@ -87,9 +90,12 @@ export function registerGcCommand(program: Command): void {
             );
           }
           for (const e of r.removed)
-            console.log(`${o.dryRun ? 'would remove' : 'removed'} ${e.runId}/${e.cellKey} ${e.kind} ${e.name}: ${e.reason}`);
+            console.log(
+              `${o.dryRun ? 'would remove' : 'removed'} ${e.runId}/${e.cellKey} ${e.kind} ${e.name}: ${e.reason}`,
+            );
           for (const e of r.kept) console.log(`kept ${e.runId}/${e.cellKey} ${e.kind} ${e.name}: ${e.reason}`);
-          if (!r.removed.length && !r.kept.length) console.log('nothing labelled chbench.managed-by=chbench on the Docker engine');
+          if (!r.removed.length && !r.kept.length)
+            console.log('nothing labelled chbench.managed-by=chbench on the Docker engine');
           return;
         }
         if (o.kubernetes) {

@@ -77,7 +77,9 @@ export const dockerTarget: Target<DockerTargetSpec> = {
   },
   describeTeardown(h) {
     const f = h.docker;
-    return f ? `stop and remove container ${f.container} and volume ${f.volume} (the cell's data)` : 'nothing (no docker facts)';
+    return f
+      ? `stop and remove container ${f.container} and volume ${f.volume} (the cell's data)`
+      : 'nothing (no docker facts)';
   },
   async check(handle): Promise<TargetCheck> {
     try {

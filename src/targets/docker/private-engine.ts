@@ -34,7 +34,8 @@ export interface PrivateEngine {
 /** Why a private engine cannot start here (not root, no dockerd), or `undefined` when it can. */
 export function privateEngineUnavailable(dockerd = '/usr/sbin/dockerd'): string | undefined {
   if (process.getuid?.() !== 0) return 'dockerd must run as root (uid 0)';
-  if (!existsSync(dockerd)) return `${dockerd} is missing (Debian: apt-get install -y --no-install-recommends docker.io)`;
+  if (!existsSync(dockerd))
+    return `${dockerd} is missing (Debian: apt-get install -y --no-install-recommends docker.io)`;
   return undefined;
 }
 
@@ -106,7 +107,9 @@ export async function startPrivateEngine(
           // gone
         }
       }, 20_000);
-      await new Promise<void>((resolve) => (exitedWith !== undefined ? resolve() : child.once('exit', () => resolve())));
+      await new Promise<void>((resolve) =>
+        exitedWith !== undefined ? resolve() : child.once('exit', () => resolve()),
+      );
       clearTimeout(killer);
     }
     // dockerd may leave its default network namespace and overlay mounts mounted below the directory.
@@ -133,7 +136,7 @@ export async function startPrivateEngine(
     );
   } catch (e) {
     await stop();
-    throw new Error(`${(e as Error).message}\n${logTail()}`);
+    throw new Error(`${(e as Error).message}\n${logTail()}`, { cause: e });
   }
   return { dockerHost: `unix://${socketPath}`, socketPath, dataRoot, pid, docker, logTail, stop };
 }

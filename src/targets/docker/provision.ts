@@ -67,7 +67,8 @@ export function dockerImageFor(spec: Pick<DockerTargetSpec, 'images'>, version: 
   return spec.images?.[version] ?? `clickhouse/clickhouse-server:${version}`;
 }
 
-const nonRetryable = (type: string, message: string) => ApplicationFailure.create({ type, nonRetryable: true, message });
+const nonRetryable = (type: string, message: string) =>
+  ApplicationFailure.create({ type, nonRetryable: true, message });
 
 /**
  * Have `image` on the engine: found (`GET /images/<image>/json`), else pulled when `spec.pull`.
@@ -79,7 +80,10 @@ async function ensureImage(docker: Docker, spec: DockerTargetSpec, image: string
   const found = await orMissing(() => docker.getImage(image).inspect());
   if (found) return found.Id;
   if (!spec.pull)
-    throw nonRetryable(FAILURE.ImagePull, `docker target: image ${image} is not on the engine and target.pull is false`);
+    throw nonRetryable(
+      FAILURE.ImagePull,
+      `docker target: image ${image} is not on the engine and target.pull is false`,
+    );
   let timer: NodeJS.Timeout | undefined;
   try {
     await Promise.race([
@@ -94,7 +98,10 @@ async function ensureImage(docker: Docker, spec: DockerTargetSpec, image: string
         );
       })(),
       new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`still pulling after ${spec.timeouts.pullMs} ms`)), spec.timeouts.pullMs);
+        timer = setTimeout(
+          () => reject(new Error(`still pulling after ${spec.timeouts.pullMs} ms`)),
+          spec.timeouts.pullMs,
+        );
       }),
     ]);
   } catch (e) {
@@ -218,7 +225,7 @@ export async function containerLogTail(docker: Docker, name: string, lines = 20)
     const b = (await docker.getContainer(name).logs({ stdout: true, stderr: true, tail: lines })) as unknown as Buffer;
     // Multiplexed frames: an 8-byte header before each chunk.
     const out: string[] = [];
-    for (let i = 0; i + 8 <= b.length; ) {
+    for (let i = 0; i + 8 <= b.length;) {
       const n = b.readUInt32BE(i + 4);
       out.push(b.subarray(i + 8, i + 8 + n).toString('utf8'));
       i += 8 + n;
@@ -254,7 +261,11 @@ function handleOf(req: ProvisionRequest, facts: DockerFacts, version: string, ad
  *   unknown). Error (retried) when the server does not answer within `timeouts.readyMs` or exits
  *   (message has its log tail; the container is removed, the volume kept)
  */
-export async function provisionDocker(docker: Docker, spec: DockerTargetSpec, req: ProvisionRequest): Promise<TargetHandle> {
+export async function provisionDocker(
+  docker: Docker,
+  spec: DockerTargetSpec,
+  req: ProvisionRequest,
+): Promise<TargetHandle> {
   const names = dockerCellNames(req.runId, req.cellKey);
   const image = dockerImageFor(spec, req.version);
   const imageId = await ensureImage(docker, spec, image);
@@ -321,7 +332,7 @@ export async function provisionDocker(docker: Docker, spec: DockerTargetSpec, re
     } catch (e) {
       if (statusOf(e) !== 304) {
         await removeContainer(docker, names.container).catch(() => undefined);
-        throw new Error(`docker target: container ${names.container} did not start: ${engineText(e)}`);
+        throw new Error(`docker target: container ${names.container} did not start: ${engineText(e)}`, { cause: e });
       }
     }
     const url = `http://127.0.0.1:${ports.http}`;
@@ -339,14 +350,21 @@ export async function provisionDocker(docker: Docker, spec: DockerTargetSpec, re
             );
           return undefined;
         },
-        { what: `ClickHouse in container ${names.container} on ${url}`, timeoutMs: spec.timeouts.readyMs, intervalMs: 250, stopOn: () => true },
+        {
+          what: `ClickHouse in container ${names.container} on ${url}`,
+          timeoutMs: spec.timeouts.readyMs,
+          intervalMs: 250,
+          stopOn: () => true,
+        },
       );
     } catch (e) {
+      // The log tail is read before the container goes (the exit message already carries it).
+      const tail = e instanceof ApplicationFailure ? '' : await containerLogTail(docker, names.container);
       await removeContainer(docker, names.container).catch(() => undefined);
       if (e instanceof ApplicationFailure) throw e;
       const msg = (e as Error).message;
-      if (/Address already in use/i.test(msg) && round < 3) continue;
-      throw new Error(msg.includes(names.container) && msg.includes('exited') ? msg : `${msg}: ${await containerLogTail(docker, names.container)}`);
+      if (/Address already in use/i.test(`${msg}\n${tail}`) && round < 3) continue;
+      throw new Error(msg.includes('exited') ? msg : `${msg}: ${tail}`, { cause: e });
     }
     if (!versionMatchesLabel(version, req.version)) {
       await removeContainer(docker, names.container).catch(() => undefined);
@@ -392,9 +410,12 @@ export async function containerLost(docker: Docker, handle: TargetHandle): Promi
   const c = await orMissing(() => docker.getContainer(f.container).inspect());
   const id = `container ${f.container}`;
   if (!c) return `${id} is gone`;
-  if (c.Id !== f.containerId) return `${id} was re-created (id ${c.Id.slice(0, 12)}, the handle's ${f.containerId.slice(0, 12)})`;
-  if (c.State.OOMKilled) return `${id} was OOM-killed (State.OOMKilled, memory limit ${c.HostConfig?.Memory ?? '?'} bytes)`;
+  if (c.Id !== f.containerId)
+    return `${id} was re-created (id ${c.Id.slice(0, 12)}, the handle's ${f.containerId.slice(0, 12)})`;
+  if (c.State.OOMKilled)
+    return `${id} was OOM-killed (State.OOMKilled, memory limit ${c.HostConfig?.Memory ?? '?'} bytes)`;
   if (!c.State.Running) return `${id} exited (${c.State.ExitCode}${c.State.Error ? `: ${c.State.Error}` : ''})`;
-  if (c.State.StartedAt !== f.startedAt) return `${id} restarted (started ${c.State.StartedAt}, the handle's ${f.startedAt}): the server lost its state`;
+  if (c.State.StartedAt !== f.startedAt)
+    return `${id} restarted (started ${c.State.StartedAt}, the handle's ${f.startedAt}): the server lost its state`;
   return undefined;
 }
