@@ -111,7 +111,15 @@ export const LOG_TAIL_CHARS = 1200;
 export function describeLogTail(...files: string[]): string {
   const each = Math.floor(LOG_TAIL_CHARS / Math.max(1, files.length));
   const parts = files
-    .map((f) => [f, tailFile(f, each * 4).trimEnd().slice(-each)] as const)
+    .map(
+      (f) =>
+        [
+          f,
+          tailFile(f, each * 4)
+            .trimEnd()
+            .slice(-each),
+        ] as const,
+    )
     .filter(([, t]) => t.length > 0)
     .map(([f, t]) => `--- tail of ${f}:\n${t}`);
   return parts.length ? parts.join('\n') : `(no log output in ${files.join(', ')})`;

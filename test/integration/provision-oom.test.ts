@@ -19,7 +19,12 @@ import type { ProvisionRequest } from '../../src/schema/target';
 
 const canLimit = process.getuid?.() === 0 && fs.existsSync('/sys/fs/cgroup/memory/memory.limit_in_bytes');
 const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'chbench-oom-test-'));
-const req: ProvisionRequest = { runId: `test-${randomUUID().slice(0, 8)}`, cellKey: 'cell-oom', version: '26.7', workDir };
+const req: ProvisionRequest = {
+  runId: `test-${randomUUID().slice(0, 8)}`,
+  cellKey: 'cell-oom',
+  version: '26.7',
+  workDir,
+};
 
 after(async () => {
   await embeddedTarget
