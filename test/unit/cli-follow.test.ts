@@ -15,6 +15,7 @@ import {
   nothingToResume,
   summaryLine,
   workerNotice,
+  failedCellLine,
 } from '../../src/cli/follow';
 
 test('summaryLine: succeeded of total, then what else happened, then the duration', () => {
@@ -118,4 +119,14 @@ test('workerNotice: a worker that stops polling is reported once after 75 s, and
   // None listed at all.
   assert.match(workerNotice('unknown', [], now, place).line!, /no worker is polling task queue `chbench`/);
   assert.deepEqual(workerNotice('none', [], now, place), { state: 'none' });
+});
+
+test('failedCellLine: a failed cell reason on one line, cut at 300 characters', () => {
+  assert.equal(
+    failedCellLine('codec refused:\n  Unknown codec family: ZTSD'),
+    'codec refused: Unknown codec family: ZTSD',
+  );
+  const long = failedCellLine('x'.repeat(1000));
+  assert.equal(long.length, 300);
+  assert.ok(long.endsWith('…'));
 });
