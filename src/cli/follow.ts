@@ -8,7 +8,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import type { Client } from '@temporalio/client';
-import { workflowPollers, type PollerSeen } from '../temporal/run-client';
+import { taskQueuePollers, type PollerSeen } from '../temporal/run-client';
 import type { ProgressView } from '../temporal/progress';
 import type { MatrixProgress } from '../schema/progress';
 import { readRecordIfExists } from '../results/store';
@@ -51,8 +51,15 @@ export function noWorkerLine(place: RunPlace): string {
 /** What the follower last said about the run's workers. */
 export type WorkerState = 'unknown' | 'none' | 'polling' | 'silent';
 
-/** Seconds without any poll after which a listed worker counts as gone (~20 s; a live worker polls every few seconds). */
-export const WORKER_SILENT_AFTER_MS = 20_000;
+/**
+ * Time without a poll after which a listed worker counts as gone: 75 s. `lastAccessTime` is set when
+ * a poll reaches the server, and an idle worker's long poll waits up to the server's long-poll
+ * expiry (Temporal's `matching.longPollExpirationInterval`, 1 min by default) before it polls again:
+ * on the dev server here an idle, healthy worker's newest poll was up to 50 s old on both the
+ * workflow and the activity task queue (sampled every second for 80 s). 75 s is past that expiry
+ * with a margin, so a worker that waits in a long poll (a cell in a retry backoff) is not called gone.
+ */
+export const WORKER_SILENT_AFTER_MS = 75_000;
 
 /**
  * Decide what to say about the run's workers after one look at the task queue's pollers
@@ -91,8 +98,8 @@ export function workerNotice(
 }
 
 /**
- * Check at once, then every `everyMs` until stopped, the pollers of the run's workflow task queue
- * ({@link workflowPollers}) and print what {@link workerNotice} says: no worker, a worker that stopped
+ * Check at once, then every `everyMs` until stopped, the pollers of the run's task queue, workflow
+ * and activity pollers both ({@link taskQueuePollers}) and print what {@link workerNotice} says: no worker, a worker that stopped
  * polling (it died), a worker polling again. Errors of the check are ignored (the run's own wait
  * reports an unreachable server).
  * @returns a function that stops the checks
@@ -103,7 +110,7 @@ export function watchForWorker(client: Client, place: RunPlace, everyMs = 3000):
   let timer: NodeJS.Timeout | undefined;
   const check = async (): Promise<void> => {
     try {
-      const pollers = await workflowPollers(client, place.namespace, place.taskQueue);
+      const pollers = await taskQueuePollers(client, place.namespace, place.taskQueue);
       if (stopped) return;
       const n = workerNotice(state, pollers, Date.now(), place);
       state = n.state;
@@ -118,6 +125,15 @@ export function watchForWorker(client: Client, place: RunPlace, everyMs = 3000):
     stopped = true;
     clearTimeout(timer);
   };
+}
+
+/**
+ * Why a cell failed, for one CLI line: its failure message (`CellOutcome.error`) on one line, cut to
+ * 300 characters with `…`. Pure.
+ */
+export function failedCellLine(error: string): string {
+  const line = error.replace(/\s*\n\s*/g, ' ').trim();
+  return line.length > 300 ? `${line.slice(0, 299)}…` : line;
 }
 
 /** The line printed on Ctrl-C while following run `runId`. */

@@ -15,6 +15,7 @@ import {
   countProgress,
   detachedLine,
   detachOnInterrupt,
+  failedCellLine,
   keptServerLines,
   keptServers,
   progressOf,
@@ -87,6 +88,7 @@ export async function follow(
       console.error(
         `chbench: ${failed.length} cell(s) failed: ${failed.map((c) => c.cellKey).join(', ')} (see the report); run them again with \`chbench resume ${runId}\``,
       );
+      for (const c of failed) if (c.error) say(`${c.cellKey}: ${failedCellLine(c.error)}`);
       process.exitCode = EXIT.cellsFailed;
     }
   } catch (e) {

@@ -274,6 +274,7 @@ export async function trialCellCodecs(
   return ApplicationFailure.create({
     type: FAILURE.CodecRefused,
     nonRetryable: true,
-    message: `codec profile "${profile.name}": ClickHouse ${version} refuses CODEC(${trial.column.codec}) on column ${trial.column.name} ${trial.column.type} (trial \`${trial.statement}\`): ${trial.error}${trial.suggestion ? ` — ${trial.suggestion}` : ''}`,
+    // The server's reason first: a banner or a CLI line that cuts the message keeps it; the trial statement last.
+    message: `codec profile "${profile.name}": ClickHouse ${version} refuses CODEC(${trial.column.codec}) on column ${trial.column.name} ${trial.column.type}: ${trial.error}${trial.suggestion ? ` — ${trial.suggestion}` : ''} (trial \`${trial.statement}\`)`,
   });
 }

@@ -134,10 +134,27 @@ export function tailFile(file: string, maxBytes = 4000): string {
   }
 }
 
-/** `tail of <file>:\n<text>` for each file that has content, or a note that none has. */
+/**
+ * Characters of log tail one error message carries, over all its files: 1,200. Temporal keeps a
+ * retryable activity failure only up to 4 KiB (`limit.mutableStateActivityFailureSize.error`) and
+ * replaces a larger one with "Failure exceeds size limit."; the failure holds the message twice (the
+ * message and the stack, which starts with it), so a 3,000-character tail lost the whole failure.
+ */
+export const LOG_TAIL_CHARS = 1200;
+
+/** `tail of <file>:\n<text>` for each file that has content ({@link LOG_TAIL_CHARS} in all), or a note that none has. */
 export function describeLogTail(...files: string[]): string {
+  const each = Math.floor(LOG_TAIL_CHARS / Math.max(1, files.length));
   const parts = files
-    .map((f) => [f, tailFile(f, 3000).trimEnd()] as const)
+    .map(
+      (f) =>
+        [
+          f,
+          tailFile(f, each * 4)
+            .trimEnd()
+            .slice(-each),
+        ] as const,
+    )
     .filter(([, t]) => t.length > 0)
     .map(([f, t]) => `--- tail of ${f}:\n${t}`);
   return parts.length ? parts.join('\n') : `(no log output in ${files.join(', ')})`;

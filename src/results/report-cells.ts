@@ -185,7 +185,8 @@ const samplesOf = (c: CellResult): RunSample[] =>
 /** What a cell that measured nothing or did not finish did, for the banner: `v1 failed in provision: <error>`. */
 function stopNote(c: CellResult): string {
   // The whole message on one line (a first line such as "settings refused before loading:" says little alone).
-  const why = (c.skip_reason ?? c.error ?? '').replace(/\s*\n\s*/g, ' ').slice(0, 240);
+  const whole = (c.skip_reason ?? c.error ?? '').replace(/\s*\n\s*/g, ' ');
+  const why = whole.length > 400 ? `${whole.slice(0, 399)}…` : whole;
   return `${c.cellKey} ${howStopped(c)}${why ? `: ${why}` : ''}`;
 }
 

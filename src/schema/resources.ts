@@ -84,6 +84,15 @@ export const VolumeProfileSpec = z.discriminatedUnion('profile', [
 ]);
 export type VolumeProfileSpec = z.infer<typeof VolumeProfileSpec>;
 
+/**
+ * The smallest `target.resources.memory` accepted: 256 MiB (268,435,456 bytes). Measured on this
+ * machine (cgroup v1 `memory.limit_in_bytes`, the embedded 26.7.2.1 engine server started inside the
+ * cgroup): at 64 MiB it did not open its port within 30 s; at 128 MiB it started and answered a
+ * `SELECT count() FROM numbers(1e7)`, with `memory.max_usage_in_bytes` at the limit. 256 MiB leaves
+ * twice that for loading a table; below it a server is OOM-killed or thrashes rather than measured.
+ */
+export const MIN_MEMORY_BYTES = 256 * MiB;
+
 /** `target.resources`: a volume profile and optional CPU and memory limits (like a pod's limits). */
 export const ResourcesSpec = z
   .strictObject({
@@ -92,7 +101,10 @@ export const ResourcesSpec = z
     /** CPU limit in cores (e.g. 3.5 as the seed article's pod limit); a CFS quota. */
     cpus: z.number().min(0.01).max(1024).optional(),
     /** Memory limit of the server process and its children. */
-    memory: ByteQuantity.optional(),
+    memory: ByteQuantity.refine(
+      (q) => bytesOf(q) >= MIN_MEMORY_BYTES,
+      'at least 256Mi (268435456 bytes): a ClickHouse server does not start and load a table in less',
+    ).optional(),
   })
   .refine((r) => r.volume ?? r.cpus ?? r.memory, 'target.resources: give volume, cpus or memory (or leave resources out)')
   .describe('limits the kernel applies to the cell server: a volume profile (gp3, io2, gp2, st1, explicit), CPU and memory');

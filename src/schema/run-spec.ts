@@ -24,17 +24,105 @@ export const CODECS = ['LZ4', 'LZ4HC', 'ZSTD(1)', 'ZSTD(3)', 'ZSTD(6)', 'ZSTD(9)
  */
 export type Codec = string;
 
+/** The syntax of a codec expression: names with optional integer arguments, comma-separated. */
+const CODEC_SYNTAX =
+  /^[A-Za-z][A-Za-z0-9_]*(\(\s*-?\d+(\s*,\s*-?\d+)*\s*\))?(\s*,\s*[A-Za-z][A-Za-z0-9_]*(\(\s*-?\d+(\s*,\s*-?\d+)*\s*\))?)*$/;
+
+/**
+ * The arguments each ClickHouse codec family takes (ClickHouse's codec documentation, "Column
+ * Compression Codecs", for 19.x–26.x): how many integer arguments, and the range or set of the first.
+ * Checked on the embedded 26.7.2.1: `ZSTD(23)`, `Delta(3)`, `Gorilla(3)`, `GCD(1)`, `ZSTD(1,2,3)` are
+ * refused by the server; `LZ4HC(0)` and `LZ4HC(13)` are accepted but run level 9 and 12.
+ * The spec check refuses a family outside this table and an argument outside its range from the text
+ * alone; what only a server knows (a family this version lacks, an experimental codec that needs a
+ * setting) is left to the trial at provisioning (src/clickhouse/codec-check.ts).
+ */
+export const CODEC_ARGUMENTS: Readonly<
+  Record<string, { maxArgs: number; first?: { min: number; max: number } | { oneOf: number[] } }>
+> = {
+  NONE: { maxArgs: 0 },
+  LZ4: { maxArgs: 0 },
+  LZ4HC: { maxArgs: 1, first: { min: 1, max: 12 } },
+  ZSTD: { maxArgs: 2, first: { min: 1, max: 22 } },
+  ZSTD_QAT: { maxArgs: 1, first: { min: 1, max: 12 } },
+  DEFLATE_QPL: { maxArgs: 0 },
+  Delta: { maxArgs: 1, first: { oneOf: [1, 2, 4, 8] } },
+  DoubleDelta: { maxArgs: 1, first: { oneOf: [1, 2, 4, 8] } },
+  Gorilla: { maxArgs: 1, first: { oneOf: [1, 2, 4, 8] } },
+  T64: { maxArgs: 0 },
+  FPC: { maxArgs: 2, first: { min: 1, max: 28 } },
+  GCD: { maxArgs: 0 },
+  AES_128_GCM_SIV: { maxArgs: 0 },
+  AES_256_GCM_SIV: { maxArgs: 0 },
+};
+
+/**
+ * Problems of one codec expression judged from its text (unknown family, with the nearest one;
+ * too many arguments; a level out of range), one line each; empty when it passes. Pure.
+ */
+export function codecExpressionProblems(expr: string): string[] {
+  const problems: string[] = [];
+  const families = Object.keys(CODEC_ARGUMENTS);
+  for (const part of expr.split(/,(?![^(]*\))/)) {
+    const m = /^\s*([A-Za-z][A-Za-z0-9_]*)\s*(?:\(([^()]*)\))?\s*$/.exec(part);
+    if (!m) continue;
+    const family = families.find((f) => f.toUpperCase() === m[1].toUpperCase());
+    if (!family) {
+      const near = families.find((f) => sameLetters(f.toUpperCase(), m[1].toUpperCase()));
+      problems.push(
+        `unknown codec family ${m[1]}${near ? ` (did you mean ${near}?)` : ''}; ClickHouse has ${families.join(', ')}`,
+      );
+      continue;
+    }
+    const args = m[2] === undefined ? [] : m[2].split(',').map((a) => Number(a.trim()));
+    const rule = CODEC_ARGUMENTS[family];
+    if (args.length > rule.maxArgs) {
+      problems.push(`${family} takes ${rule.maxArgs ? `at most ${rule.maxArgs} argument(s)` : 'no arguments'}, not ${args.length}`);
+      continue;
+    }
+    const first = args[0];
+    if (first === undefined || !rule.first) continue;
+    if ('oneOf' in rule.first && !rule.first.oneOf.includes(first))
+      problems.push(`${family}(${first}): the byte size must be one of ${rule.first.oneOf.join(', ')}`);
+    if ('min' in rule.first && (first < rule.first.min || first > rule.first.max))
+      problems.push(
+        `${family}(${first}): the level must be ${rule.first.min}–${rule.first.max}${
+          family === 'LZ4HC' ? ' (LZ4 takes 0 as its default 9 and caps higher levels at 12: the cell would measure another level than its name)' : ''
+        }`,
+      );
+  }
+  return problems;
+}
+
+/** Whether two names differ by one edit or one swap of neighbours (`ZTSD` / `ZSTD`, `LZ4H` / `LZ4HC`). */
+function sameLetters(a: string, b: string): boolean {
+  if (a === b) return true;
+  if (Math.abs(a.length - b.length) > 1) return false;
+  if (a.length === b.length) {
+    const diff = [...a].map((c, i) => (c === b[i] ? -1 : i)).filter((i) => i >= 0);
+    return diff.length === 1 || (diff.length === 2 && diff[1] === diff[0] + 1 && a[diff[0]] === b[diff[1]] && a[diff[1]] === b[diff[0]]);
+  }
+  const [s, l] = a.length < b.length ? [a, b] : [b, a];
+  for (let i = 0; i < l.length; i++) if (l.slice(0, i) + l.slice(i + 1) === s) return true;
+  return false;
+}
+
 /**
  * A codec expression: codec names (letters, digits, `_`) with optional numeric arguments, separated by
- * commas. The syntax only: whether the server knows the codec is the target's trial's business.
+ * commas, each a ClickHouse codec family with arguments in range ({@link codecExpressionProblems}).
+ * Whether this server version has the family is the target's trial's business.
  */
 export const CodecExpression = z
   .string()
   .trim()
   .regex(
-    /^[A-Za-z][A-Za-z0-9_]*(\(\s*-?\d+(\s*,\s*-?\d+)*\s*\))?(\s*,\s*[A-Za-z][A-Za-z0-9_]*(\(\s*-?\d+(\s*,\s*-?\d+)*\s*\))?)*$/,
+    CODEC_SYNTAX,
     'a codec expression as written inside CODEC(...), such as "ZSTD(3)", "LZ4HC(9)", "T64" or "Delta, ZSTD(1)"',
-  );
+  )
+  .superRefine((expr, ctx) => {
+    if (!CODEC_SYNTAX.test(expr)) return;
+    for (const message of codecExpressionProblems(expr)) ctx.addIssue({ code: 'custom', message });
+  });
 
 /** A named codec profile: a default expression for every column plus per-column overrides. */
 export const CodecProfileSpec = z.strictObject({

@@ -128,4 +128,26 @@ export async function workflowPollers(client: Client, namespace: string, taskQue
   }));
 }
 
+/**
+ * The pollers of `taskQueue`, workflow (`TASK_QUEUE_TYPE_WORKFLOW`) and activity
+ * (`TASK_QUEUE_TYPE_ACTIVITY`) pollers both, from `DescribeTaskQueue` (`identity`, `lastAccessTime`):
+ * a worker busy with activities (a cell retrying provision) polls the activity queue while its
+ * workflow poller waits in a long poll, so the newest poll of either says the worker is alive.
+ * @throws the gRPC error when the server cannot be asked
+ */
+export async function taskQueuePollers(client: Client, namespace: string, taskQueue: string): Promise<PollerSeen[]> {
+  const activity = await client.workflowService.describeTaskQueue({
+    namespace,
+    taskQueue: { name: taskQueue },
+    taskQueueType: 2, // TASK_QUEUE_TYPE_ACTIVITY
+  });
+  return [
+    ...(await workflowPollers(client, namespace, taskQueue)),
+    ...(activity.pollers ?? []).map((p) => ({
+      identity: p.identity ?? 'unknown',
+      lastAccessMs: optionalTsToMs(p.lastAccessTime) ?? null,
+    })),
+  ];
+}
+
 export { WorkflowFailedError };

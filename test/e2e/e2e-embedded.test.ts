@@ -246,7 +246,7 @@ test('a run started with the Temporal CLI (as the README says) completes', async
 
 test('an invalid spec fails with InvalidSpec before anything is provisioned', async () => {
   const runId = `e2e-bad-${Date.now()}`;
-  // `ZSTD(3` is no codec expression (an expression the server refuses, e.g. `ZSTD(99)`, fails at provisioning).
+  // `ZSTD(3` is no codec expression (`ZSTD(99)` is refused by the spec check too; a family only this server lacks fails at provisioning).
   const bad = { ...demoSpec(), matrix: { version: ['26.7'], codec: ['ZSTD(3'] }, queries: ['q9'] };
   await assertFailureType(
     env.client.workflow.execute('benchmarkMatrix', { taskQueue: env.taskQueue, workflowId: runId, args: [bad] }),

@@ -15,6 +15,7 @@ import {
   nothingToResume,
   summaryLine,
   workerNotice,
+  failedCellLine,
 } from '../../src/cli/follow';
 
 test('summaryLine: succeeded of total, then what else happened, then the duration', () => {
@@ -88,28 +89,44 @@ test('keptServers: cells provisioned and not torn down, with where they are; not
   }
 });
 
-test('workerNotice: a worker that stops polling is reported once after ~20 s, and again when one polls', () => {
+test('workerNotice: a worker that stops polling is reported once after 75 s, and again when one polls', () => {
   const place = { temporalAddress: '127.0.0.1:7233', namespace: 'default', taskQueue: 'chbench' };
   const now = 1_000_000;
   const w = (ago: number) => [{ identity: '123@host', lastAccessMs: now - ago }];
   // A live worker: nothing to say.
   assert.deepEqual(workerNotice('unknown', w(2000), now, place), { state: 'polling' });
-  // It died 5 s ago: not yet.
-  assert.deepEqual(workerNotice('polling', w(5000), now, place), { state: 'polling' });
-  // 25 s without a poll while a step is pending: one line naming the queue, the seconds and the last identity.
-  const silent = workerNotice('polling', w(25_000), now, place);
+  // A live worker waiting in an idle long poll (up to the server's 60 s expiry): still polling, no warning.
+  assert.deepEqual(workerNotice('polling', w(21_000), now, place), { state: 'polling' });
+  assert.deepEqual(workerNotice('polling', w(60_000), now, place), { state: 'polling' });
+  // A worker whose activity poll is fresh while its workflow poll is old: the newest poll counts.
+  assert.deepEqual(
+    workerNotice('polling', [...w(70_000), { identity: '123@host', lastAccessMs: now - 3000 }], now, place),
+    { state: 'polling' },
+  );
+  // 80 s without a poll while a step is pending: one line naming the queue, the seconds and the last identity.
+  const silent = workerNotice('polling', w(80_000), now, place);
   assert.equal(silent.state, 'silent');
   assert.match(
     silent.line!,
-    /no worker has polled task queue `chbench` for 25 s \(last: 123@host; .*start one with `chbench worker`/,
+    /no worker has polled task queue `chbench` for 80 s \(last: 123@host; .*start one with `chbench worker`/,
   );
   // Said once per state change.
-  assert.deepEqual(workerNotice('silent', w(40_000), now, place), { state: 'silent' });
+  assert.deepEqual(workerNotice('silent', w(90_000), now, place), { state: 'silent' });
   // Nothing pending: no line.
-  assert.deepEqual(workerNotice('polling', w(25_000), now, place, false), { state: 'polling' });
+  assert.deepEqual(workerNotice('polling', w(80_000), now, place, false), { state: 'polling' });
   // A worker polls again.
   assert.match(workerNotice('silent', w(1000), now, place).line!, /a worker is polling task queue `chbench` now/);
   // None listed at all.
   assert.match(workerNotice('unknown', [], now, place).line!, /no worker is polling task queue `chbench`/);
   assert.deepEqual(workerNotice('none', [], now, place), { state: 'none' });
+});
+
+test('failedCellLine: a failed cell reason on one line, cut at 300 characters', () => {
+  assert.equal(
+    failedCellLine('codec refused:\n  Unknown codec family: ZTSD'),
+    'codec refused: Unknown codec family: ZTSD',
+  );
+  const long = failedCellLine('x'.repeat(1000));
+  assert.equal(long.length, 300);
+  assert.ok(long.endsWith('…'));
 });

@@ -5,8 +5,13 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { ApplicationFailure } from '@temporalio/common';
+import { FAILURE } from '../../src/schema/failures';
 import { KubernetesTargetSpec, parseRunSpec } from '../../src/schema/run-spec';
-import { cellNames } from '../../src/targets/kubernetes/kube';
+import { cellNames, forgetKubeClients } from '../../src/targets/kubernetes/kube';
 import { renderCell } from '../../src/targets/kubernetes/render';
 import { kubernetesTarget } from '../../src/targets/kubernetes';
 import {
@@ -152,4 +157,103 @@ test('checkSpec: input and worker-host problems', () => {
     kubernetesTarget.checkSpec({ kind: 'kubernetes', kubeconfig: '/nonexistent/kubeconfig' }, [], 'worker host')[0],
     /does not exist on the worker/,
   );
+});
+
+/** Run `fn` with HOME pointing at an empty directory and KUBECONFIG / in-cluster variables unset. */
+function withoutKubeconfig<T>(fn: () => T): T {
+  const saved = {
+    HOME: process.env.HOME,
+    KUBECONFIG: process.env.KUBECONFIG,
+    KUBERNETES_SERVICE_HOST: process.env.KUBERNETES_SERVICE_HOST,
+  };
+  process.env.HOME = mkdtempSync(path.join(tmpdir(), 'chb-nohome-'));
+  delete process.env.KUBECONFIG;
+  delete process.env.KUBERNETES_SERVICE_HOST;
+  try {
+    return fn();
+  } finally {
+    for (const [k, v] of Object.entries(saved))
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+  }
+}
+
+const kubeconfigText = (server: string, o: { skip?: boolean; current?: string } = {}) =>
+  [
+    'apiVersion: v1',
+    'kind: Config',
+    'clusters:',
+    '- name: c1',
+    '  cluster:',
+    `    server: ${server}`,
+    ...(o.skip ? ['    insecure-skip-tls-verify: true'] : []),
+    'users:',
+    '- name: u1',
+    '  user: {}',
+    'contexts:',
+    '- name: ctx1',
+    '  context: {cluster: c1, user: u1}',
+    ...(o.current === undefined ? ['current-context: ctx1'] : o.current ? [`current-context: ${o.current}`] : []),
+    '',
+  ].join('\n');
+
+test('worker-host check: an unusable kubeconfig is refused with what is missing', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'chb-kc-'));
+  const file = (name: string, text: string) => {
+    const p = path.join(dir, name);
+    writeFileSync(p, text);
+    return p;
+  };
+  const check = (t: Record<string, unknown>) =>
+    withoutKubeconfig(() => kubernetesTarget.checkSpec({ kind: 'kubernetes', ...t }, ['26.3'], 'worker host'));
+  assert.match(check({}).join('\n'), /no kubeconfig on the worker: .*KUBECONFIG unset, .*\.kube\/config missing/);
+  assert.match(
+    check({ kubeconfig: file('http.yaml', kubeconfigText('http://localhost:8080')) }).join('\n'),
+    /http:\/\/localhost:8080 .* plain HTTP without insecure-skip-tls-verify/,
+  );
+  assert.match(
+    check({ kubeconfig: file('nocur.yaml', kubeconfigText('https://k8s.example:6443', { current: '' })) }).join('\n'),
+    /no current context/,
+  );
+  assert.match(
+    check({ kubeconfig: file('ok.yaml', kubeconfigText('https://k8s.example:6443')), context: 'other' }).join('\n'),
+    /no context "other" \(has: ctx1\)/,
+  );
+  // Usable configs pass: https, or http with insecure-skip-tls-verify (the emulator's).
+  assert.deepEqual(check({ kubeconfig: file('ok2.yaml', kubeconfigText('https://k8s.example:6443')) }), []);
+  assert.deepEqual(
+    check({ kubeconfig: file('emu.yaml', kubeconfigText('http://127.0.0.1:1', { skip: true })), context: 'ctx1' }),
+    [],
+  );
+});
+
+test('a kube-config error is non-retryable at provision; teardown without a handle returns at once', async () => {
+  const spec = KubernetesTargetSpec.parse({ kind: 'kubernetes' });
+  const req = { runId: 'r-kc', cellKey: 'c1', version: '26.3', workDir: tmpdir() };
+  forgetKubeClients();
+  const saved = process.env.HOME;
+  const home = mkdtempSync(path.join(tmpdir(), 'chb-nohome-'));
+  const env = { KUBECONFIG: process.env.KUBECONFIG, KUBERNETES_SERVICE_HOST: process.env.KUBERNETES_SERVICE_HOST };
+  process.env.HOME = home;
+  delete process.env.KUBECONFIG;
+  delete process.env.KUBERNETES_SERVICE_HOST;
+  try {
+    await assert.rejects(
+      kubernetesTarget.provision(spec, req),
+      (e: unknown) =>
+        e instanceof ApplicationFailure &&
+        e.nonRetryable &&
+        e.type === FAILURE.InvalidSpec &&
+        /no kubeconfig on the worker/.test(e.message),
+    );
+    const started = Date.now();
+    assert.match(await kubernetesTarget.teardownCell(spec, req), /^nothing: the kubeconfig cannot reach a cluster/);
+    assert.ok(Date.now() - started < 1000);
+  } finally {
+    process.env.HOME = saved;
+    for (const [k, v] of Object.entries(env))
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    forgetKubeClients();
+  }
 });

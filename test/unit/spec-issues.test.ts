@@ -43,8 +43,24 @@ test('an unknown enum value: quoted, with the closest allowed value and the list
   assert.deepEqual(problems({ ...base, teardown: 'nevr' }), [
     'teardown: "nevr" is not allowed (did you mean "never"?); allowed: "always", "on-success", "never"',
   ]);
-  // Codec expressions are not a closed list: the server's trial at provisioning judges them.
-  assert.deepEqual(problems({ ...base, matrix: { version: ['26.7'], codec: ['ZTSD(3)'] } }), []);
+  // Codec families and levels are judged from the text (the server's trial at provisioning judges the rest).
+  const codec = (c: unknown[]) => problems({ ...base, matrix: { version: ['26.7'], codec: c } });
+  assert.match(
+    codec(['ZTSD(3)'])[0],
+    /^matrix\.codec\.0: unknown codec family ZTSD \(did you mean ZSTD\?\); ClickHouse has /,
+  );
+  assert.match(codec(['ZSTD(99)'])[0], /^matrix\.codec\.0: ZSTD\(99\): the level must be 1–22/);
+  assert.match(codec(['LZ4HC(13)'])[0], /LZ4HC\(13\): the level must be 1–12/);
+  assert.match(codec(['Delta(3), LZ4'])[0], /Delta\(3\): the byte size must be one of 1, 2, 4, 8/);
+  assert.match(codec(['T64(2)'])[0], /T64 takes no arguments, not 1/);
+  assert.match(
+    codec([{ name: 'p', default: 'ZSTD(3)', columns: { message: 'Gorila' } }])[0],
+    /^matrix\.codec\.0\.columns\.message: unknown codec family Gorila \(did you mean Gorilla\?\)/,
+  );
+  assert.deepEqual(
+    codec(['zstd(22)', 'LZ4HC(12)', 'Delta(8), ZSTD(1)', 'T64, LZ4', 'NONE', 'DoubleDelta', 'Gorilla(8)']),
+    [],
+  );
   assert.deepEqual(problems({ ...base, target: { kind: 'embeded' } }), [
     'target.kind: "embeded" is not allowed (did you mean "embedded"?); one of "embedded", "local", "external", "kubernetes", "docker"',
   ]);

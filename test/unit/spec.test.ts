@@ -2,6 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { availableParallelism } from 'node:os';
+import { embeddedTarget } from '../../src/targets/embedded';
 import { parseRunSpec, SpecError, runSpecJsonSchema } from '../../src/schema/run-spec';
 import { cellKey, expandMatrix } from '../../src/schema/matrix';
 import { checkSpec } from '../../src/targets/check-spec';
@@ -256,4 +258,22 @@ test('every example spec is valid (checked as `chbench validate` checks it)', ()
   const files = readdirSync(dir).filter((f) => /\.(ya?ml|json)$/.test(f));
   assert.ok(files.includes('versions.yaml') && files.includes('seed-versions.yaml') && files.includes('seed-gp3.yaml'));
   for (const f of files) assert.deepEqual(checkSpec(readSpecFile(path.join(dir, f))).problems, [], f);
+});
+
+test('target.resources: memory below 256Mi is refused; cpus above the worker host cores refused there', () => {
+  const spec = (resources: unknown) => ({
+    name: 'r',
+    workload: 'logs',
+    scale: 1000,
+    target: { kind: 'embedded', resources },
+    matrix: { version: ['26.7'], codec: ['LZ4'] },
+  });
+  assert.match(checkSpec(spec({ memory: '1k' })).problems.join('\n'), /target\.resources\.memory: at least 256Mi/);
+  assert.match(checkSpec(spec({ memory: 268435455 })).problems.join('\n'), /at least 256Mi/);
+  assert.deepEqual(checkSpec(spec({ memory: '256Mi' })).problems, []);
+  const cores = availableParallelism();
+  assert.match(
+    embeddedTarget.checkSpec({ kind: 'embedded', resources: { cpus: cores + 1 } }, ['26.7'], 'worker host').join('\n'),
+    new RegExp(`cpus: ${cores + 1} is more than the worker host's ${cores} cores`),
+  );
 });

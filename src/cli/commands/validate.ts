@@ -36,7 +36,7 @@ export function registerValidateCommand(program: Command): void {
       );
       console.log(lines.join('\n'));
       console.log(
-        '(checked on the worker when the run starts: local binaries, password variables, the results directory; the version each server runs is read back at provision)',
+        '(checked on the worker when the run starts: local binaries, password variables, the kubeconfig, resource limits against the worker host (cores, cgroups), the results directory; the version each server runs is read back at provision)',
       );
     });
 }

@@ -12,7 +12,6 @@
  */
 import { existsSync, accessSync, constants, readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import * as k8s from '@kubernetes/client-node';
 import { authHeaders, clearTargetAccess, targetAccessKey, targetUrl } from '../../clickhouse/client';
 import { httpGet } from '../process';
 import { writeFileAtomic } from '../../lib/fs';
@@ -29,7 +28,7 @@ import {
 } from '../server-verbs';
 import type { Target, TargetCheck } from '../target';
 import { closeForwards, clusterOf, prepareKubernetes } from './access';
-import { cellNames, kubeFor, orMissing, type Kube } from './kube';
+import { cellNames, KubeConfigError, kubeFor, loadKubeConfig, orMissing, type Kube } from './kube';
 import { deletePod, deletePvc, kubeErrorText, provisionKubernetes, waitGone } from './provision';
 import { imageFor } from './render';
 
@@ -188,8 +187,18 @@ export const kubernetesTarget: Target<KubernetesTargetSpec> = {
   },
   async teardownCell(spec, req) {
     const n = cellNames(req.runId, req.cellKey);
+    let kube: Kube;
     try {
-      await deleteCell(kubeFor(spec), spec.namespace, n.pod, n.pvc);
+      kube = kubeFor(spec);
+    } catch (e) {
+      // No API call through this config can succeed, so no attempt created anything through it either:
+      // retrying the same config error would only hold the cell (and a cancel) until the activity gives up.
+      if (e instanceof KubeConfigError)
+        return `nothing: the kubeconfig cannot reach a cluster, so provisioning created nothing (${e.message})`;
+      throw e;
+    }
+    try {
+      await deleteCell(kube, spec.namespace, n.pod, n.pvc);
     } finally {
       await closeForwards(spec.namespace, n.pod);
     }
@@ -263,22 +272,9 @@ export const kubernetesTarget: Target<KubernetesTargetSpec> = {
       }
     }
     try {
-      const kc = new k8s.KubeConfig();
-      if (kubeconfig) kc.loadFromFile(kubeconfig);
-      else kc.loadFromDefault();
-      if (context && !kc.getContexts().some((c) => c.name === context))
-        problems.push(
-          `target.context: ${context} is not a context of ${kubeconfig ?? 'the default kubeconfig'} (has: ${kc
-            .getContexts()
-            .map((c) => c.name)
-            .join(', ')})`,
-        );
-      if (!kc.getCurrentCluster() && !context)
-        problems.push('target.kubeconfig: no current cluster (set target.context)');
+      loadKubeConfig({ kubeconfig, context });
     } catch (e) {
-      problems.push(
-        `target.kubeconfig: ${kubeconfig ?? 'the default kubeconfig'} cannot be loaded (${(e as Error).message.split('\n')[0]})`,
-      );
+      problems.push(`target.kubeconfig: ${(e as Error).message}`);
     }
     return problems;
   },

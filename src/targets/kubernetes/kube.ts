@@ -4,6 +4,9 @@
  * derived names. Everything goes through `@kubernetes/client-node`.
  */
 import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import * as path from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 
 /** Where the cluster is: a kubeconfig path and context, both optional (client-node's defaults). */
@@ -24,26 +27,72 @@ export interface Kube {
 const cache = new Map<string, Kube>();
 
 /**
+ * A kubeconfig that cannot reach any cluster, whatever is retried: no kubeconfig at all, no current
+ * context, an unknown context, a plain `http://` API server without `insecure-skip-tls-verify`
+ * (client-node 1.4 refuses it on every request). Deterministic: provision raises it non-retryable
+ * and teardown of a cell without a handle treats it as "nothing could have been created".
+ */
+export class KubeConfigError extends Error {
+  override readonly name = 'KubeConfigError';
+}
+
+/** Where `loadFromDefault` takes its config from (client-node 1.4's order), or `undefined` when nowhere. */
+function defaultSource(): string | undefined {
+  if (process.env.KUBECONFIG) return `KUBECONFIG=${process.env.KUBECONFIG}`;
+  const home = path.join(homedir(), '.kube', 'config');
+  if (existsSync(home)) return home;
+  if (process.env.KUBERNETES_SERVICE_HOST) return 'the in-cluster service account';
+  return undefined;
+}
+
+/**
+ * Load the kubeconfig of `ref` and say why no API call through it can succeed, without any network
+ * call. @returns the loaded config and context applied, or @throws KubeConfigError naming what is missing
+ */
+export function loadKubeConfig(ref: ClusterRef): k8s.KubeConfig {
+  const where = ref.kubeconfig ?? defaultSource();
+  if (!where)
+    throw new KubeConfigError(
+      `no kubeconfig on the worker: target.kubeconfig not set, KUBECONFIG unset, ${path.join(homedir(), '.kube', 'config')} missing and not running in a cluster`,
+    );
+  const kc = new k8s.KubeConfig();
+  try {
+    if (ref.kubeconfig) kc.loadFromFile(ref.kubeconfig);
+    else kc.loadFromDefault();
+  } catch (e) {
+    throw new KubeConfigError(`kubeconfig ${where} cannot be loaded (${((e as Error).message ?? '').split('\n')[0]})`);
+  }
+  if (ref.context) {
+    if (!kc.getContexts().some((c) => c.name === ref.context))
+      throw new KubeConfigError(
+        `kubeconfig ${where} has no context "${ref.context}" (has: ${
+          kc
+            .getContexts()
+            .map((c) => c.name)
+            .join(', ') || 'none'
+        })`,
+      );
+    kc.setCurrentContext(ref.context);
+  } else if (!kc.getCurrentContext() || !kc.getContextObject(kc.getCurrentContext()))
+    throw new KubeConfigError(`kubeconfig ${where} has no current context (set current-context or target.context)`);
+  const cluster = kc.getCurrentCluster();
+  if (!cluster) throw new KubeConfigError(`kubeconfig ${where}: context ${kc.getCurrentContext()} names no cluster`);
+  if (cluster.server.startsWith('http:') && !cluster.skipTLSVerify)
+    throw new KubeConfigError(
+      `kubeconfig ${where}: the API server ${cluster.server} of cluster ${cluster.name} is plain HTTP without insecure-skip-tls-verify, which the Kubernetes client refuses (use https, or set insecure-skip-tls-verify: true)`,
+    );
+  return kc;
+}
+
+/**
  * Load a kubeconfig (cached per process) and build the clients.
- * @throws Error when the file cannot be read or parsed, or the context does not exist
+ * @throws KubeConfigError when no API call through the config can succeed ({@link loadKubeConfig})
  */
 export function kubeFor(ref: ClusterRef): Kube {
   const key = `${ref.kubeconfig ?? ''}\u0000${ref.context ?? ''}`;
   const hit = cache.get(key);
   if (hit) return hit;
-  const kc = new k8s.KubeConfig();
-  if (ref.kubeconfig) kc.loadFromFile(ref.kubeconfig);
-  else kc.loadFromDefault();
-  if (ref.context) {
-    if (!kc.getContexts().some((c) => c.name === ref.context))
-      throw new Error(
-        `kubeconfig ${ref.kubeconfig ?? '(default)'} has no context "${ref.context}" (has: ${kc
-          .getContexts()
-          .map((c) => c.name)
-          .join(', ')})`,
-      );
-    kc.setCurrentContext(ref.context);
-  }
+  const kc = loadKubeConfig(ref);
   const kube = { kc, core: kc.makeApiClient(k8s.CoreV1Api), storage: kc.makeApiClient(k8s.StorageV1Api) };
   cache.set(key, kube);
   return kube;

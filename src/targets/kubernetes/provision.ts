@@ -24,6 +24,7 @@ import {
   createOrExists,
   deleteIgnoringMissing,
   kubeFor,
+  KubeConfigError,
   orMissing,
   statusOf,
   type CellNames,
@@ -466,7 +467,15 @@ async function serverVersion(url: string, creds: Credentials): Promise<string> {
  *   failed while starting, a wrong version)
  */
 export async function provisionKubernetes(spec: KubernetesTargetSpec, req: ProvisionRequest): Promise<TargetHandle> {
-  const kube = kubeFor(spec);
+  let kube: Kube;
+  try {
+    kube = kubeFor(spec);
+  } catch (e) {
+    // Deterministic: the same kubeconfig fails the same way on every attempt.
+    if (e instanceof KubeConfigError)
+      throw ApplicationFailure.create({ type: FAILURE.InvalidSpec, nonRetryable: true, message: e.message });
+    throw e;
+  }
   const ns = spec.namespace;
   const names = cellNames(req.runId, req.cellKey);
   const step = (what: string) => heartbeat({ step: 'provision', k8s: what });

@@ -10,6 +10,8 @@
  * directory and how to read what it runs. The version rule is `versionMatchesLabel`
  * (`src/schema/version.ts`), the same one the provision activity applies to every target.
  */
+import { availableParallelism } from 'node:os';
+import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
 import { FAILURE } from '../../schema/failures';
@@ -117,6 +119,26 @@ interface CellLimiter {
   /** @throws Error when `pid` is not in every directory of `cg` (the server must never run outside its limits) */
   check(cg: CellCgroup, pid: number): void;
   describe(cg: CellCgroup): string;
+  /** The memory limit applied, bytes (`target.resources.memory`), if any. */
+  memoryBytes?: number;
+}
+
+/**
+ * How many processes of the cell's cgroup the kernel's OOM killer killed: `oom_kill` of the memory
+ * controller's `memory.oom_control` (v1) or `memory.events` (v2). 0 when unreadable (an older kernel
+ * without the counter, a removed group).
+ */
+export function oomKillsOf(cg: CellCgroup): number {
+  for (const dir of cg.dirs)
+    for (const file of ['memory.events', 'memory.oom_control']) {
+      try {
+        const m = /^oom_kill (\d+)$/m.exec(readFileSync(path.join(dir, file), 'utf8'));
+        if (m) return Number(m[1]);
+      } catch {
+        /* not this controller's directory */
+      }
+    }
+  return 0;
 }
 
 /**
@@ -137,6 +159,7 @@ function cellLimiter(resources: ResourcesSpec, req: ProvisionRequest, dataDir: s
     };
     return {
       prepare,
+      memoryBytes: limits.memoryBytes,
       apply(pid) {
         const cg = prepare();
         addToCgroup(cg, pid);
@@ -242,6 +265,14 @@ async function provisionLocked<F extends ServerFacts>(
       await stopProcess(spawned.pid, dataDir, server.failedStartGraceMs, { keepDir: !wrongVersion }).catch(
         () => undefined,
       );
+      // Killed by the kernel for the cell's memory limit: the same limit kills it on every start.
+      const oom = cg && limiter?.memoryBytes !== undefined ? oomKillsOf(cg) : 0;
+      if (oom > 0)
+        throw ApplicationFailure.create({
+          type: FAILURE.InvalidSpec,
+          nonRetryable: true,
+          message: `${server.who} was killed by the kernel's OOM killer ${oom} time(s) while starting: target.resources.memory ${limiter!.memoryBytes} bytes (${(limiter!.memoryBytes! / 1048576).toFixed(1)} MiB) is too little for this server (cgroup ${cg!.name}, oom_kill ${oom}); give it more memory. First error: ${((e as Error).message ?? '').split('\n')[0].slice(0, 300)}`,
+        });
       if (!wrongVersion && attempt < (server.startAttempts ?? 1) && server.retryStart?.(spawned, e)) continue;
       throw e;
     }
@@ -256,6 +287,12 @@ export function resourcesProblems(target: Record<string, unknown>, place: 'input
   if (place !== 'worker host' || target.resources === undefined) return [];
   const r = ResourcesSpec.safeParse(target.resources);
   if (!r.success) return []; // the schema reports it
+  // A CFS quota above the host's cores limits nothing: the cell would be labelled with CPUs it never had.
+  const cores = availableParallelism();
+  if (r.data.cpus !== undefined && r.data.cpus > cores)
+    return [
+      `target.resources.cpus: ${r.data.cpus} is more than the worker host's ${cores} cores (os.availableParallelism()); a quota above them limits nothing`,
+    ];
   try {
     planCgroup(resourceLimits(r.data));
     return [];
