@@ -75,9 +75,7 @@ export type BisectMetric = 'read_rows' | 'warm' | 'cold';
 /** The comparison's figure in words, with its source. */
 function timeFigure(c: BisectComparison, metric: 'warm' | 'cold'): string {
   const src =
-    c.figure === 'server_elapsed_ms'
-      ? `server-side elapsed (${c.sources.join(', ') || 'server'})`
-      : 'client wall time';
+    c.figure === 'server_elapsed_ms' ? `server-side elapsed (${c.sources.join(', ') || 'server'})` : 'client wall time';
   const ms = (x: number | null) => (x === null ? 'n/a' : `${x.toFixed(1)} ms`);
   return `${metric} median ${ms(c.median_new_ms)} vs good end ${ms(c.median_baseline_ms)}, ${src}, n ${c.n_new}/${c.n_baseline}`;
 }

@@ -120,7 +120,9 @@ export function createBisectActivities() {
         noiseSeed: seedOf(`${input.baselineResultFile}|${input.query}|${input.metric}`),
       });
       const sources =
-        figure === 'wall_ms' ? [] : [...new Set([...b, ...n].map((x) => x.server_elapsed_source ?? ''))].filter(Boolean);
+        figure === 'wall_ms'
+          ? []
+          : [...new Set([...b, ...n].map((x) => x.server_elapsed_source ?? ''))].filter(Boolean);
       return {
         verdict: c.verdict,
         reason: c.reason,
