@@ -64,7 +64,7 @@ import { pollingHosts } from '../src/temporal/host';
 import { prebuiltBundleIsCurrent } from '../src/worker';
 import { execFileSync } from 'node:child_process';
 import { pollUntil } from '../src/lib/poll';
-import { chbenchVersion } from '../src/activities/matrix/validate-spec';
+import { chbenchVersion } from '../src/lib/chbench-version';
 import type { MatrixProgress, MatrixResult } from '../src/workflows/benchmark-matrix';
 
 const REPEAT = Number(process.env.BIG_MATRIX_REPEAT ?? 50);

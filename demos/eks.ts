@@ -22,7 +22,7 @@ import { startDevServer } from '../src/temporal/dev-server';
 import { createWorker, installRuntime } from '../src/worker';
 import { loadConfig, logLevel, REPO_ROOT } from '../src/config';
 import { readSpecFile } from '../src/lib/spec-file';
-import { checkSpec } from '../src/activities/matrix/validate-spec';
+import { checkSpec } from '../src/targets/check-spec';
 import { newRunId, runAndFollow } from '../src/temporal/run-client';
 import { startEksSim } from '../test/k8s/eks-sim';
 

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { REPO_ROOT } from '../src/config';
 import { startDemoEnv } from './env';
 import { readSpecFile } from '../src/lib/spec-file';
-import { checkSpec } from '../src/activities/matrix/validate-spec';
+import { checkSpec } from '../src/targets/check-spec';
 import { codecProfileOf } from '../src/schema/run-spec';
 import { newRunId, runAndFollow } from '../src/temporal/run-client';
 

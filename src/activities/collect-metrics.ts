@@ -2,9 +2,12 @@
  * collectMetrics: snapshot the server's cumulative counters (`system.events`) and the worker host's
  * disk and CPU counters (`/proc/diskstats`, `/proc/stat`, only for a target whose capabilities say it runs on the worker's host), so a cell's
  * result can show how much was read from disk and whether a run was disk- or CPU-bound.
- * Called at the start and the end of a cell; the cell result keeps the difference.
+ * Called at the start and the end of a cell; the cell result keeps the difference. The end snapshot of
+ * a cell whose server runs on this host also labels every step window disk-bound / CPU-bound /
+ * neither from the server's counter samples (`local_bottleneck`, `src/measure/cell-bottleneck.ts`).
  */
 import os from 'node:os';
+import path from 'node:path';
 import { queryRows } from '../clickhouse/client';
 import { readEvents } from '../clickhouse/events';
 import { sqlString } from '../lib/sql';
@@ -13,9 +16,21 @@ import { LOOPBACK_HOST_SCOPE } from '../schema/host';
 import { otherChbenchServers } from '../targets';
 import { readDataDisk, readHost } from '../process/host-counters';
 import { MetricsSnapshot } from '../schema/results';
+import { cellLocalBottleneck } from '../measure/cell-bottleneck';
 import type { StepContext } from './step-context';
 
 export { readDataDisk } from '../process/host-counters';
+
+/**
+ * `local_bottleneck` of the end snapshot (`cellLocalBottleneck`), the host disk's capacity cached in
+ * the worker's work directory (the parent of the run's server directories); a failure is recorded in
+ * the snapshot's place as an absent record, never failing the step.
+ */
+function localBottleneck(ctx: StepContext, dataDir: string): Pick<MetricsSnapshot, 'local_bottleneck'> {
+  const stateDir = path.dirname(path.dirname(dataDir));
+  const rec = cellLocalBottleneck(ctx.dir, (ctx.cell.target as { resources?: unknown }).resources, dataDir, stateDir);
+  return rec ? { local_bottleneck: rec } : {};
+}
 
 /** Activity factory. */
 export function createCollectMetrics(deps: { workDir?: string } = {}) {
@@ -83,6 +98,8 @@ export function createCollectMetrics(deps: { workDir?: string } = {}) {
           : {}),
         // Where the server keeps its data (once, at the start): the report's environment block.
         ...(onHost && label === 'start' && target.dataDir ? { data_disk: readDataDisk(target.dataDir) } : {}),
+        // Every step window labelled from the server's counter samples (once, at the end).
+        ...(onHost && label === 'end' && target.dataDir ? localBottleneck(ctx, target.dataDir) : {}),
       };
       const file = `metrics-${label}.json`;
       ctx.write(file, MetricsSnapshot, snap);

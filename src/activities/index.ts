@@ -36,6 +36,7 @@ import { clickHouseFailure, parseServerError } from '../schema/failures';
 import { attempt, sleep } from '../temporal/activity-context';
 import { cellActivity } from './step-context';
 import { withAttemptLog } from './support/attempt-log';
+import { withCounterSamples } from './support/counter-samples';
 import { runWatched } from '../clickhouse/statement-watch';
 import { temporalAccess } from '../temporal/worker-client';
 
@@ -110,12 +111,16 @@ function withStatementWatch<T extends Record<string, (...a: any[]) => Promise<un
 
 /**
  * Build every activity. Each attempt of a cell step is logged with its outcome (and the failure as
- * Temporal receives it) in the cell's `attempts.jsonl` (`./support/attempt-log.ts`).
+ * Temporal receives it) in the cell's `attempts.jsonl` (`./support/attempt-log.ts`); a cell step whose
+ * server runs on this host samples its counters into `counters.jsonl` (`./support/counter-samples.ts`,
+ * inside the statement watch, whose statement edges it samples at).
  */
 export function createActivities(deps: ActivityDeps) {
   const temporal = deps.temporal ?? temporalAccess(deps.temporalAddress, deps.namespace);
   return withFaultDelay(
-    withAttemptLog(withClickHouseFailures(withStatementWatch(buildActivities({ ...deps, temporal })))),
+    withAttemptLog(
+      withClickHouseFailures(withStatementWatch(withCounterSamples(buildActivities({ ...deps, temporal })))),
+    ),
   );
 }
 

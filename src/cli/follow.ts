@@ -291,7 +291,7 @@ export function keptServers(dir: string): KeptServer[] {
 export function keptServerLines(servers: readonly KeptServer[]): string[] {
   if (!servers.length) return [];
   return [
-    `${servers.length} server(s) kept running (not torn down); remove them with \`chbench gc\`${servers.some((s) => s.kind === 'kubernetes') ? ' (pods: `chbench gc --kubernetes`)' : ''} once the run is closed:`,
+    `${servers.length} server(s) kept running (not torn down); remove them with \`chbench gc\`${servers.some((s) => s.kind === 'kubernetes') ? ' (pods: `chbench gc --kubernetes`)' : ''}${servers.some((s) => s.kind === 'docker') ? ' (containers: `chbench gc --docker`)' : ''} once the run is closed:`,
     ...servers.map(
       (s) =>
         `  ${s.cellKey}: ${s.kind} at ${s.url}${[

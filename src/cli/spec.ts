@@ -1,5 +1,5 @@
 /** The run spec file a command is given, read and checked as `chbench validate` does. */
-import { checkSpec } from '../activities/matrix/validate-spec';
+import { checkSpec } from '../targets/check-spec';
 import { readSpecFile } from '../lib/spec-file';
 import { EXIT, fail } from './exit-codes';
 

@@ -201,6 +201,8 @@ const mib = (b: number) => `${(b / 1048576).toFixed(1)} MiB`;
  */
 export class StatementWatcher {
   private readonly inFlight = new Map<string, Statement>();
+  /** Called synchronously as each statement is registered (before it is sent) and unregistered (its result consumed). */
+  private readonly edgeListeners = new Set<(edge: 'begin' | 'end', queryId: string) => void>();
   private keepAlive = 0;
   private timer: NodeJS.Timeout | undefined;
   private ticking = false;
@@ -240,8 +242,29 @@ export class StatementWatcher {
     this.emit(this.details(progress as string | undefined));
   }
 
+  /**
+   * Call `fn` synchronously at every statement's registration (`begin`, before it is sent) and
+   * unregistration (`end`, once its result is consumed or it failed); the per-cell counter samples
+   * (`src/activities/support/counter-samples.ts`) bracket statements this way. A throwing listener is ignored.
+   * @returns a function removing the listener
+   */
+  onStatementEdge(fn: (edge: 'begin' | 'end', queryId: string) => void): () => void {
+    this.edgeListeners.add(fn);
+    return () => this.edgeListeners.delete(fn);
+  }
+
+  private edge(edge: 'begin' | 'end', queryId: string): void {
+    for (const fn of this.edgeListeners)
+      try {
+        fn(edge, queryId);
+      } catch {
+        /* a listener never fails a statement */
+      }
+  }
+
   /** Register a statement; returns its handle. */
   begin(queryId: string, sql: string, kind: Statement['kind']): Statement {
+    this.edge('begin', queryId);
     let rejectStuck!: (e: ApplicationFailure) => void;
     const stuckPromise = new Promise<never>((_, rej) => (rejectStuck = rej));
     stuckPromise.catch(() => undefined);
@@ -265,6 +288,7 @@ export class StatementWatcher {
 
   /** Unregister a statement. */
   end(st: Statement): void {
+    if (this.inFlight.get(st.queryId) === st) this.edge('end', st.queryId);
     this.inFlight.delete(st.queryId);
     this.maybeStop();
   }

@@ -59,6 +59,8 @@ export interface EngineServerOptions {
    * @default true
    */
   detached?: boolean;
+  /** Detached only: `cgroup.procs` files the server joins before it execs (`spawnDetached` `cgroupProcs`). */
+  cgroupProcs?: readonly string[];
   /** Working directory of a child that is not detached. @default this process's */
   cwd?: string;
   /** Wait for the port file and `/ping`. Off for a simulated container, whose probes do it. @default true */
@@ -118,7 +120,13 @@ export async function startEngineServer(opts: EngineServerOptions): Promise<Star
   let logPath = '';
   let child: ChildProcess | undefined;
   if (opts.detached ?? true) {
-    ({ pid, logPath } = await spawnDetached({ command: process.execPath, args, dataDir, env: opts.env }));
+    ({ pid, logPath } = await spawnDetached({
+      command: process.execPath,
+      args,
+      dataDir,
+      env: opts.env,
+      cgroupProcs: opts.cgroupProcs,
+    }));
   } else {
     const c = spawn(process.execPath, args, {
       cwd: opts.cwd,

@@ -6,7 +6,9 @@
  * `target.resources` limits, or the host disk's measured unthrottled capacity when the cell is not
  * throttled. Same rule and thresholds as the CloudWatch labels (`labelBottleneck` in
  * `src/cloud/metrics.ts`): disk-bound at `diskUtilisation` of the binding limit, CPU-bound at `cpuPct`
- * of the cores available; both over: the larger share wins. Pure (no I/O).
+ * of the cores available (the CPU limit; without one, the host's cores, judged by the server's own
+ * use or the host's busy share, whichever is higher, as CloudWatch's instance-wide CPU); both over:
+ * the larger of the disk's share and the server's own CPU share wins. Pure (no I/O).
  */
 import type { BottleneckLabel } from '../schema/results';
 import type { ResourceLimits } from '../schema/resources';
@@ -23,6 +25,10 @@ export interface WindowCounters {
   writeBytes: number;
   /** CPU time of the server and its children in the window, ns. */
   cpuNs: number;
+  /** Busy CPU time of the whole host in the window, ns (`/proc/stat`): CloudWatch's `CPUUtilization` is the instance's, so an unlimited cell is judged by it too. */
+  hostBusyNs?: number;
+  /** All CPU time of the host in the window, ns (busy + idle + iowait, `/proc/stat`). */
+  hostTotalNs?: number;
   /** Where the counters came from, e.g. `cgroup v1 blkio.throttle.io_service_bytes, cpuacct.usage` or `/proc/<pid>/io, /proc/<pid>/stat`. */
   source: string;
 }
@@ -48,7 +54,7 @@ export interface LocalBottleneck {
   writeBytesPerSec: number;
   /** CPU cores used on average in the window. */
   coresUsed: number;
-  /** False when the achieved read (or, where throttled, write) rate exceeded its limit by more than `tolerance`. */
+  /** False when the achieved read (or, where throttled, write) bytes exceeded limit × seconds × (1 + `tolerance`) plus one throttle slice ({@link THROTTLE_SLICE_S} of the limit). */
   limitHeld: boolean;
 }
 
@@ -61,6 +67,13 @@ export interface LocalThresholds {
   /** A rate above its limit by more than this share counts as "limit did not hold" (the throttle's first slice). @default 0.1 */
   tolerance: number;
 }
+
+/**
+ * The block throttle's slice, s: cgroup v1 blk-throttle (and v2 io.max) dispatch up to one slice's
+ * worth of the limit (`throtl_slice`, 100 ms on non-rotational and most disks) before delaying, so a
+ * window's bytes may exceed limit × seconds by limit × this much without the limit failing.
+ */
+export const THROTTLE_SLICE_S = 0.1;
 
 const DEFAULTS: LocalThresholds = { diskUtilisation: 0.9, cpuPct: 80, tolerance: 0.1 };
 
@@ -101,9 +114,19 @@ export function labelLocalWindow(
     if (limit === undefined || limit <= 0) return;
     const share = rate / limit;
     diskShare = Math.max(diskShare ?? 0, share);
-    if (share > 1 + t.tolerance) held = false;
+    // The throttle lets one slice (THROTTLE_SLICE_S of the limit) through before it delays a bio, so
+    // a window shorter than a few slices may exceed the rate without the limit failing.
+    const over = share > 1 + t.tolerance;
+    const failed = over && rate * s > limit * (s * (1 + t.tolerance) + THROTTLE_SLICE_S);
+    if (failed) held = false;
     parts.push(
-      `${what} ${f(rate / MiB)} MiB/s = ${pct(share)} of ${name} ${f(limit / MiB)} MiB/s${share > 1 + t.tolerance ? ' (limit did not hold)' : ''}`,
+      `${what} ${f(rate / MiB)} MiB/s = ${pct(share)} of ${name} ${f(limit / MiB)} MiB/s${
+        failed
+          ? ' (limit did not hold)'
+          : over
+            ? ` (within the throttle's first ${THROTTLE_SLICE_S * 1000} ms slice of ${f((limit * THROTTLE_SLICE_S) / MiB)} MiB: not a failed limit)`
+            : ''
+      }`,
     );
   };
   if (v?.readBytesPerSec !== undefined) against('read', rbps, v.readBytesPerSec, `the ${v.profile} read limit`);
@@ -116,15 +139,32 @@ export function labelLocalWindow(
     );
   if (diskShare === null) parts.push(`read ${f(rbps / MiB)} MiB/s (no limit or host capacity known)`);
   const avail = cap.limits?.cpus ?? cap.hostCores;
-  const cpuShare = cores / avail;
+  const serverShare = cores / avail;
+  // Without a CPU limit the server competes for the host's cores: the host's busy share (all
+  // processes, as CloudWatch's instance CPU) counts too, so a CPU-starved step reads as CPU-bound.
+  const hostShare =
+    cap.limits?.cpus === undefined && w.hostTotalNs && w.hostBusyNs !== undefined
+      ? w.hostBusyNs / w.hostTotalNs
+      : undefined;
+  const cpuShare = Math.max(serverShare, hostShare ?? 0);
   parts.push(
-    `CPU ${f(cores)} of ${f(avail)} cores${cap.limits?.cpus !== undefined ? ' (limit)' : ''} = ${pct(cpuShare)}`,
+    `CPU ${f(cores)} of ${f(avail)} cores${cap.limits?.cpus !== undefined ? ' (limit)' : ''} = ${pct(serverShare)}${
+      hostShare !== undefined
+        ? `; host CPU busy ${pct(hostShare)} of ${cap.hostCores} cores (/proc/stat, all processes${
+            hostShare * 100 >= t.cpuPct && serverShare * 100 < t.cpuPct
+              ? `: other processes used ${f(Math.max(0, hostShare * cap.hostCores - cores))} cores, the server was starved of CPU`
+              : ''
+          })`
+        : ''
+    }`,
   );
   const disk = diskShare !== null && diskShare >= t.diskUtilisation;
   const cpu = cpuShare * 100 >= t.cpuPct;
+  // Both over: the larger of the disk's share and the server's OWN CPU share wins (a host kept busy
+  // by others does not make a throttled read CPU-bound).
   const label: BottleneckLabel =
     disk && cpu
-      ? diskShare! >= cpuShare
+      ? diskShare! >= serverShare
         ? 'disk-bound'
         : 'cpu-bound'
       : disk

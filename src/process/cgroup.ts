@@ -12,6 +12,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { ResourceLimits } from '../schema/resources';
+import { writeFileAtomic } from '../lib/fs';
 
 /** Default cgroup mount root; tests point `CHBENCH_CGROUP_ROOT` elsewhere to simulate a missing controller. */
 export const DEFAULT_CGROUP_ROOT = '/sys/fs/cgroup';
@@ -220,6 +221,38 @@ export function createCellCgroup(
  */
 export function addToCgroup(cg: CellCgroup, pid: number): void {
   for (const d of cg.dirs) fs.writeFileSync(path.join(d, 'cgroup.procs'), String(pid));
+}
+
+/** Pids in one cgroup directory (`cgroup.procs`); none when it cannot be read. */
+export function cgroupPidsOf(dir: string): number[] {
+  try {
+    return fs
+      .readFileSync(path.join(dir, 'cgroup.procs'), 'utf8')
+      .split('\n')
+      .filter((l) => l.trim())
+      .map(Number);
+  } catch {
+    return [];
+  }
+}
+
+/** File in a cell's server directory recording its {@link CellCgroup} (written at provisioning). */
+export const CELL_CGROUP_FILE = 'cgroup.json';
+
+/** Record the cell's cgroup in `<dataDir>/cgroup.json`, so its steps read the group's counters. */
+export function writeCellCgroup(dataDir: string, cg: CellCgroup): void {
+  fs.mkdirSync(dataDir, { recursive: true });
+  writeFileAtomic(path.join(dataDir, CELL_CGROUP_FILE), JSON.stringify(cg, null, 2) + '\n');
+}
+
+/** The cell's cgroup as provisioning recorded it in `<dataDir>/cgroup.json`; undefined when the cell has none (no `target.resources`) or it is gone. */
+export function readCellCgroup(dataDir: string): CellCgroup | undefined {
+  try {
+    const cg = JSON.parse(fs.readFileSync(path.join(dataDir, CELL_CGROUP_FILE), 'utf8')) as CellCgroup;
+    return cg.dirs.every((d) => fs.existsSync(d)) ? cg : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Pids currently in the cell's cgroup (union over its directories). */

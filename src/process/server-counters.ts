@@ -41,10 +41,11 @@ const CLK_TCK = 100;
  * and `/proc/<pid>/stat` utime + stime + cutime + cstime (ticks → ns; cutime/cstime hold reaped
  * children). A descendant that exited unreaped in the window is missed: the cgroup counters do not
  * have that gap. Processes that vanish mid-read are skipped.
+ * @param pids the processes to sum (default: `pid` and its descendants now, {@link descendants})
  */
-export function readProcCounters(pid: number): CgroupCounters {
+export function readProcCounters(pid: number, pids: readonly number[] = descendants(pid)): CgroupCounters {
   const out: CgroupCounters = { readBytes: 0, writeBytes: 0, cpuNs: 0 };
-  for (const p of descendants(pid)) {
+  for (const p of pids) {
     try {
       const io = fs.readFileSync(`/proc/${p}/io`, 'utf8');
       out.readBytes += Number(/^read_bytes: (\d+)/m.exec(io)?.[1] ?? 0);

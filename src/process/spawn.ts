@@ -12,6 +12,21 @@ export const LOG_FILE = 'server.log';
 /** File name of a server's pid file in its directory. */
 export const PID_FILE = 'server.pid';
 
+/** Exit code of the wrapper shell of {@link spawnDetached} when the kernel refused to put it in a cgroup. */
+export const CGROUP_JOIN_EXIT = 97;
+
+/**
+ * The wrapper of {@link spawnDetached} `cgroupProcs`: `$1` = how many `cgroup.procs` files follow,
+ * then the files, then the command and its arguments. `$$` is the shell's pid, which `exec` keeps.
+ */
+const JOIN_THEN_EXEC = [
+  'n=$1; shift',
+  'while [ "$n" -gt 0 ]; do echo $$ > "$1" || { echo "chbench: cannot join cgroup ($1)" >&2; exit ' +
+    CGROUP_JOIN_EXIT +
+    '; }; shift; n=$((n-1)); done',
+  'exec "$@"',
+].join('\n');
+
 /** What {@link spawnDetached} started. */
 export interface SpawnedProcess {
   pid: number;
@@ -31,6 +46,11 @@ export interface SpawnedProcess {
  * @param opts.args arguments; one of them must mention `dataDir` so the adopt/stop checks recognise it
  * @param opts.dataDir the cell's directory (created if missing)
  * @param opts.env extra environment variables
+ * @param opts.cgroupProcs `cgroup.procs` files the process joins BEFORE it execs `command` (a cell's
+ *   cgroup under `target.resources`): it is started as `/bin/sh -c '<echo $$ into each> && exec "$@"'`,
+ *   so the server's first instruction, its first read and every child already run under the limits;
+ *   the pid stays the same across the `exec`. A refused write makes the shell exit with code
+ *   {@link CGROUP_JOIN_EXIT} after naming the file in `server.log` (the server never starts).
  * @throws Error when the process cannot be spawned (e.g. ENOENT) — with the log tail
  */
 export async function spawnDetached(opts: {
@@ -38,6 +58,7 @@ export async function spawnDetached(opts: {
   args: string[];
   dataDir: string;
   env?: Record<string, string>;
+  cgroupProcs?: readonly string[];
 }): Promise<SpawnedProcess> {
   fs.mkdirSync(opts.dataDir, { recursive: true });
   const logPath = path.join(opts.dataDir, LOG_FILE);
@@ -47,7 +68,21 @@ export async function spawnDetached(opts: {
   delete env.NODE_OPTIONS;
   try {
     fs.writeSync(fd, `--- ${new Date().toISOString()} chbench starts: ${[opts.command, ...opts.args].join(' ')}\n`);
-    const child = spawn(opts.command, opts.args, {
+    const [command, args]: [string, string[]] = opts.cgroupProcs?.length
+      ? [
+          '/bin/sh',
+          [
+            '-c',
+            JOIN_THEN_EXEC,
+            'sh',
+            String(opts.cgroupProcs.length),
+            ...opts.cgroupProcs,
+            opts.command,
+            ...opts.args,
+          ],
+        ]
+      : [opts.command, opts.args];
+    const child = spawn(command, args, {
       cwd: opts.dataDir,
       detached: true,
       stdio: ['ignore', fd, fd],

@@ -10,7 +10,8 @@
  * (the confirming re-run), and only what the re-run confirms stays flagged.
  */
 import { z } from 'zod';
-import type { CellInput } from './cell';
+import type { CellInput, StepInput } from './cell';
+import type { BaselineSpec, ResultsDbSpec } from './run-spec';
 
 /** A query's verdict. `unstable`: the baseline's own noise is above `unstableAbove`, or too few valid samples on a side. */
 export const Verdict = z.enum(['regression', 'improvement', 'unchanged', 'unstable']);
@@ -173,4 +174,61 @@ export interface ConfirmOutcome {
   samples: ConfirmQuerySamples[];
   /** Why this pair's re-run could not be done (its first-pass flags then stand, unconfirmed). */
   error?: string;
+}
+
+/** Input of the matrix's `compareWithBaseline` activity: the run, its baseline spec, and where its results are. */
+export interface CompareWithBaselineInput {
+  resultsDir: string;
+  runId: string;
+  results?: ResultsDbSpec;
+  baseline: BaselineSpec;
+  /** The schedule that started this run (`ChbenchSchedule`), for `from: previous-scheduled`. */
+  scheduleId?: string;
+  /** This run's start, ISO: the previous scheduled run started before it. */
+  startedAt: string;
+}
+
+/** What `compareWithBaseline` returns (small: it goes into workflow history). */
+export interface CompareSummary {
+  comparisonId: string;
+  /** Empty string when there is no baseline. */
+  baselineRunId: string;
+  /** First-pass verdict (`no-baseline` when none was found). */
+  verdict: RunVerdict;
+  /** Interleaved A, B rounds the re-run should do per flagged query (the spec's `confirmRounds`; 0 = no re-run). */
+  confirmRounds: number;
+  flagged: FlaggedPair[];
+  /** Why there is no baseline (verdict `no-baseline`), e.g. "this run was not started by a schedule". */
+  note?: string;
+}
+
+/** Input of `finishComparison`: the confirming re-run's samples per pair (ms), or why it could not run. */
+export interface FinishComparisonInput {
+  resultsDir: string;
+  runId: string;
+  results?: ResultsDbSpec;
+  confirm: ConfirmOutcome[];
+  confirmError?: string;
+}
+
+/** Input of the `planConfirmation` activity. */
+export interface PlanConfirmationInput {
+  resultsDir: string;
+  runId: string;
+  results?: ResultsDbSpec;
+  flagged: FlaggedPair[];
+}
+
+/** Input of the `runInterleaved` activity: both sides' cells after setup, and which of their queries to measure. */
+export interface RunInterleavedInput {
+  pairKey: string;
+  baseline: StepInput;
+  candidate: StepInput;
+  /** Whether each side's server keeps `system.query_log` (its provision result). */
+  queryLog: { baseline: boolean; candidate: boolean };
+  phase: 'baseline' | 'index';
+  /** Query ids, e.g. `q5`. */
+  queries: string[];
+  /** Interleaved rounds: each round measures every query once on A, then once on B. */
+  rounds: number;
 }

@@ -376,6 +376,86 @@ export const DataDisk = z.object({
 });
 export type DataDisk = z.infer<typeof DataDisk>;
 
+/** How a cell was bound by its hardware in one step window, from CloudWatch (`labelBottleneck` in `src/cloud/metrics.ts`) or from the server's own counters on this host (`labelLocalWindow` in `src/measure/local-bottleneck.ts`). */
+export const BottleneckLabel = z.enum(['disk-bound', 'cpu-bound', 'neither', 'unknown']);
+export type BottleneckLabel = z.infer<typeof BottleneckLabel>;
+
+/** One step window's local label (`labelStepWindows` in `src/measure/step-labels.ts`). */
+export const LocalStepLabel = z.object({
+  /** The cloud step's window names: `load`, `quiesce after-load`, `q1 cold (baseline)`, `queries (index)`, `index build`, `cell`. */
+  step: z.string(),
+  /** The window as the step records time it (worker wall clock, `started_at`/`finished_at`). */
+  started_at: z.string(),
+  finished_at: z.string(),
+  label: BottleneckLabel,
+  /** The figures behind the label, e.g. `read 19.6 MiB/s = 98 % of the explicit read limit 20 MiB/s; CPU 0.12 of 2 cores = 6 % [cgroup v1 …]`, or why unknown. */
+  evidence: z.string(),
+  /** The counters' differences between the two bracketing samples; null when no two samples bracket the window. */
+  counters: z
+    .object({
+      /** Indexes of the two samples among the parsed lines of `counters.jsonl` (file order). */
+      from_sample: z.number(),
+      to_sample: z.number(),
+      /** Their wall-clock times (ISO). */
+      from_at: z.string(),
+      to_at: z.string(),
+      /** Time between them, ms (monotonic clock of the worker process when one took both). */
+      ms: z.number(),
+      /** `cgroup v1 chbench/<run>/<cell>`, `cgroup v2 …` or `/proc/<pid>`. */
+      source: z.string(),
+      /** Bytes read from / written to the block device (differences of the samples' cumulative counters). */
+      read_bytes: z.number(),
+      write_bytes: z.number(),
+      /** CPU time of the server (and its children), ns. */
+      cpu_ns: z.number(),
+      /** Busy and all CPU time of the host, ns (`/proc/stat`). */
+      host_busy_ns: z.number(),
+      host_total_ns: z.number(),
+      /** read_bytes / (ms / 1000), write_bytes / (ms / 1000), cpu_ns / 10^6 / ms. */
+      read_bytes_per_s: z.number(),
+      write_bytes_per_s: z.number(),
+      cores_used: z.number(),
+    })
+    .nullable(),
+  /** Under a volume limit: false when the achieved rate exceeded it by more than the tolerance (the limit did not hold); null without one. */
+  limit_held: z.boolean().nullable(),
+});
+export type LocalStepLabel = z.infer<typeof LocalStepLabel>;
+
+/** `metrics-end.json` `local_bottleneck`: every step window labelled from the server's own counters on this host. */
+export const LocalBottleneckRecord = z.object({
+  /** Where the counters came from (`cgroup v1 chbench/<run>/<cell>` or `/proc/<pid>`). */
+  source: z.string(),
+  /** The limits applied (`describeLimits`, with the device and the cgroup), or `not throttled`. */
+  limits: z.string(),
+  /** Read limit, bytes/s; null when reads are not limited. */
+  read_limit_bytes_per_s: z.number().nullable(),
+  /** Write limit, bytes/s; null when writes are not limited. */
+  write_limit_bytes_per_s: z.number().nullable(),
+  /** CPU limit, cores; null without one. */
+  cpu_limit_cores: z.number().nullable(),
+  /** Which limits the kernel enforces here, one line each, e.g. `reads: held (cgroup v1 blkio throttle)`, `buffered writes: not throttled by cgroup v1 blkio (direct I/O only)`. */
+  enforcement: z.array(z.string()),
+  /** The block device holding the data directory (`vda (254:0)`); null when unknown. */
+  device: z.string().nullable(),
+  /** The host disk's unthrottled direct-I/O read rate, bytes/s (`hostDiskCapacity`, measured once per host and cached); null when it could not be measured. */
+  host_read_bytes_per_s: z.number().nullable(),
+  /** How that rate was measured (or why not). */
+  host_capacity_source: z.string(),
+  /** Cores of the host (`os.availableParallelism()`). */
+  host_cores: z.number(),
+  /** Label thresholds: disk-bound at this share of the binding limit, CPU-bound at this % of the cores, tolerance above a limit. */
+  thresholds: z.object({ disk_utilisation: z.number(), cpu_pct: z.number(), tolerance: z.number() }),
+  /** Samples in `counters.jsonl` when labelled. */
+  samples: z.number(),
+  steps: z.array(LocalStepLabel),
+  /** False when some window's achieved read (or throttled write) rate exceeded its limit: the limit did not hold. */
+  limits_held: z.boolean(),
+  /** Steps without a window (their record carries no wall-clock times). */
+  untimed_steps: z.array(z.string()),
+});
+export type LocalBottleneckRecord = z.infer<typeof LocalBottleneckRecord>;
+
 /** `metrics-<label>.json`: a snapshot of cumulative counters. Missing sources are `null` with a reason, never zeros. */
 export const MetricsSnapshot = z.object({
   /** `start` or `end` of the cell. */
@@ -394,6 +474,8 @@ export const MetricsSnapshot = z.object({
   host_activity: HostActivity.optional(),
   /** The disk and filesystem of the server's data directory (start snapshot; targets on the worker's host with a data directory). */
   data_disk: DataDisk.optional(),
+  /** End snapshot of a cell whose server runs on this host: every step window labelled disk-bound / CPU-bound / neither from the server's counters (`counters.jsonl`). */
+  local_bottleneck: LocalBottleneckRecord.optional(),
 });
 export type MetricsSnapshot = z.infer<typeof MetricsSnapshot>;
 
@@ -881,9 +963,6 @@ export type TeardownRecord = z.infer<typeof TeardownRecord>;
 // ---------------------------------------------------------------------------------------------
 // Cloud (Kubernetes on AWS): cloud-metrics.json, cost.json
 
-/** How a cell was bound by its hardware in one step window, as far as CloudWatch tells (`labelBottleneck` in `src/cloud/metrics.ts`). */
-export const BottleneckLabel = z.enum(['disk-bound', 'cpu-bound', 'neither', 'unknown']);
-export type BottleneckLabel = z.infer<typeof BottleneckLabel>;
 
 /** The cell's EBS volume and EC2 instance as chbench found them, each with where the facts came from. */
 export const CloudResourcesRecord = z.object({

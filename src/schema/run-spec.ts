@@ -162,6 +162,42 @@ export const KubernetesTargetSpec = z
   .describe('a pod and a PVC per cell in a Kubernetes cluster (the seed article\'s EKS setting)');
 export type KubernetesTargetSpec = z.infer<typeof KubernetesTargetSpec>;
 
+/**
+ * `target.kind: docker`: per cell one ClickHouse container and its own named data volume on a Docker
+ * engine (the one `DOCKER_HOST` names, else the local socket; never the spec), host networking with
+ * the server bound to 127.0.0.1 on free ports, CPU/memory limits and a volume profile as Docker's
+ * device read/write bps and IOPS limits. Implemented in `src/targets/docker/`.
+ */
+export const DockerTargetSpec = z
+  .strictObject({
+    kind: z.literal('docker'),
+    /** version label → image. Default for a version not listed: `clickhouse/clickhouse-server:<version>`. */
+    images: z.record(versionLabel, z.string().min(1)).optional(),
+    /** Limits on each cell's container (src/schema/resources.ts, docs/targets.md): volume profile, CPUs, memory. */
+    resources: ResourcesSpec.optional(),
+    /**
+     * Block device the volume profile limits, as a path on the engine's host (e.g. `/dev/nvme1n1`).
+     * Default: the device holding the engine's data root (`DockerRootDir` of `GET /info`), found on
+     * this host — so give it when the engine runs on another host.
+     */
+    device: z.string().regex(/^\/dev\/\S+$/, 'a device path such as /dev/vda').optional(),
+    /** Pull an image the engine does not have (`POST /images/create`); `false`: a missing image fails (`ImagePull`). */
+    pull: z.boolean().default(true),
+    /** Waits, ms. */
+    timeouts: z
+      .strictObject({
+        /** An image still pulling this long fails (`ImagePull`). */
+        pullMs: z.int().min(100).default(600_000),
+        /** A started container whose server does not answer `/ping` this long fails. */
+        readyMs: z.int().min(100).default(120_000),
+        /** `docker stop` grace before SIGKILL at teardown. */
+        stopMs: z.int().min(0).default(30_000),
+      })
+      .prefault({}),
+  })
+  .describe('a container and a named volume per cell on a Docker engine (DOCKER_HOST), host networking on loopback');
+export type DockerTargetSpec = z.infer<typeof DockerTargetSpec>;
+
 /** Where cells get their ClickHouse. */
 export const TargetSpec = z.discriminatedUnion('kind', [
   z
@@ -201,6 +237,7 @@ export const TargetSpec = z.discriminatedUnion('kind', [
     })
     .describe('an existing server; each cell gets its own database, dropped at teardown'),
   KubernetesTargetSpec,
+  DockerTargetSpec,
 ]);
 export type TargetSpec = z.infer<typeof TargetSpec>;
 

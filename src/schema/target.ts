@@ -11,7 +11,7 @@
 import { z } from 'zod';
 
 /** How a cell got its ClickHouse. */
-export type TargetKind = 'embedded' | 'local' | 'external' | 'kubernetes';
+export type TargetKind = 'embedded' | 'local' | 'external' | 'kubernetes' | 'docker';
 
 /**
  * Where a `kubernetes` cell runs, read from the API server at provisioning: the pod and PVC chbench
@@ -81,6 +81,31 @@ export const KubernetesFacts = z.object({
 export type KubernetesFacts = z.infer<typeof KubernetesFacts>;
 
 /**
+ * Where a `docker` cell runs, read from the Docker engine at provisioning: the container and volume
+ * chbench created (both named and labelled per run and cell), the image, the ports and the limits.
+ * Recorded in the handle (so in `provision.json`). No engine address: the worker's `DOCKER_HOST` says it.
+ */
+export const DockerFacts = z.object({
+  /** Container name, `chbench-<run>-<cell>-<hash>`. */
+  container: z.string(),
+  /** Container id (`Id` of `GET /containers/<name>/json`); a re-created container has another. */
+  containerId: z.string(),
+  /** Named volume mounted at `/var/lib/clickhouse`, `<container>-data`. */
+  volume: z.string(),
+  /** Image reference of the spec, e.g. `clickhouse/clickhouse-server:24.8`. */
+  image: z.string(),
+  /** Image id the container runs (`sha256:…`). */
+  imageId: z.string(),
+  /** Loopback ports of the server (host networking): HTTP, native TCP, interserver. */
+  ports: z.object({ http: z.number().int(), tcp: z.number().int(), interserver: z.number().int() }),
+  /** `State.StartedAt` of the container when the handle was made; a restarted container has another. */
+  startedAt: z.string(),
+  /** Limits applied, one line (`gp3 emulated: … on /dev/vda (254:0), Docker BlkioDeviceReadBps…`); absent without `target.resources`. */
+  limits: z.string().optional(),
+});
+export type DockerFacts = z.infer<typeof DockerFacts>;
+
+/**
  * A reachable ClickHouse for one cell. Stored in workflow history: keep it small, never put a secret here.
  * `TargetRecord` is its zod schema, as `provision.json` records it: `kind` is a plain string there, so
  * a result written by a target kind this chbench does not know still reads.
@@ -113,6 +138,8 @@ export const TargetRecord = z.object({
   passwordSecret: z.object({ namespace: z.string(), name: z.string(), key: z.string() }).optional(),
   /** The cell's Kubernetes objects and where they landed (kind `kubernetes` only). */
   kubernetes: KubernetesFacts.optional(),
+  /** The cell's container and volume (kind `docker` only). */
+  docker: DockerFacts.optional(),
 });
 export type TargetRecord = z.infer<typeof TargetRecord>;
 

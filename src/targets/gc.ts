@@ -22,6 +22,9 @@
  * Kubernetes ({@link collectKubernetesGarbage}): the pods and PVCs labelled
  * `app.kubernetes.io/managed-by=chbench`, judged by the owner in their `chbench.io/owner` annotation
  * the same way; the shared Namespace and StorageClass are never deleted.
+ *
+ * Docker ({@link collectDockerGarbage}): the containers and volumes labelled `chbench.managed-by=chbench`
+ * on the engine `DOCKER_HOST` names, judged by their `chbench.owner` label the same way.
  */
 import { readdirSync, rmSync, existsSync } from 'node:fs';
 import path from 'node:path';
@@ -40,6 +43,15 @@ import {
   RUN_ID_ANNOTATION,
   RUN_LABEL,
 } from './kubernetes/manifests';
+import {
+  CELL_LABEL as DOCKER_CELL_LABEL,
+  dockerClient,
+  MANAGED_BY_LABEL as DOCKER_MANAGED_BY,
+  MANAGED_BY_VALUE as DOCKER_MANAGED_VALUE,
+  OWNER_LABEL as DOCKER_OWNER_LABEL,
+  RUN_LABEL as DOCKER_RUN_LABEL,
+} from './docker/engine';
+import { removeContainer, removeVolume } from './docker/provision';
 
 /** One resource gc looked at. */
 export interface GcEntry {
@@ -371,3 +383,101 @@ export async function collectKubernetesGarbage(
 
 /** Waits of gc's deletes, ms. */
 const GC_WAITS = { scheduleMs: 300_000, pvcMs: 300_000, pullMs: 600_000, readyMs: 300_000, watchSilenceMs: 60_000 };
+
+// ---------------------------------------------------------------------------------------------
+// Docker: containers and volumes of closed runs, found by label
+
+/** One Docker object gc looked at (a cell's container or volume). */
+export interface DockerGcEntry {
+  kind: 'container' | 'volume';
+  /** Container or volume name. */
+  name: string;
+  /** Labels `chbench.run`, `chbench.cell`. */
+  runId: string;
+  cellKey: string;
+  /** Where its workflow lives (label `chbench.owner`), when it parses. */
+  owner?: TemporalOwner;
+  /** Why it was kept or removed. */
+  reason: string;
+}
+
+/**
+ * Remove the containers and volumes labelled `chbench.managed-by=chbench` on the environment's Docker
+ * engine (`DOCKER_HOST`) whose owning workflows (label `chbench.owner`) are positively closed on their
+ * own Temporal server, judged exactly as the process targets' directories are; everything else is
+ * kept with the reason. Containers are removed before volumes; a volume still used by a kept
+ * container is kept.
+ * @param opts.dryRun list only; `force` is not used (an object without owner is always kept)
+ * @returns what was removed and what was kept, each with the reason
+ * @throws Error when the engine cannot be listed (`GET /containers/json`, `GET /volumes`)
+ */
+export async function collectDockerGarbage(
+  opts: GcOptions = {},
+): Promise<{ removed: DockerGcEntry[]; kept: DockerGcEntry[] }> {
+  const docker = dockerClient();
+  const filters = JSON.stringify({ label: [`${DOCKER_MANAGED_BY}=${DOCKER_MANAGED_VALUE}`] });
+  const containers = await docker.listContainers({ all: true, filters });
+  const volumes = (await docker.listVolumes({ filters })).Volumes ?? [];
+  const removed: DockerGcEntry[] = [];
+  const kept: DockerGcEntry[] = [];
+  const servers = new Servers(opts.connectTimeoutMs ?? 5000);
+  const verdicts = new Map<string, Verdict>();
+  const entryOf = (
+    kind: DockerGcEntry['kind'],
+    name: string,
+    labels: Record<string, string> | null | undefined,
+  ): DockerGcEntry => {
+    const l = labels ?? {};
+    let owner: TemporalOwner | undefined;
+    try {
+      const p = TemporalOwner.safeParse(JSON.parse(l[DOCKER_OWNER_LABEL] ?? 'null'));
+      if (p.success) owner = p.data;
+    } catch {
+      // not JSON: no owner
+    }
+    return {
+      kind,
+      name,
+      runId: l[DOCKER_RUN_LABEL] ?? '?',
+      cellKey: l[DOCKER_CELL_LABEL] ?? '?',
+      ...(owner ? { owner } : {}),
+      reason: '',
+    };
+  };
+  try {
+    const entries = [
+      ...containers.map((c) => entryOf('container', (c.Names[0] ?? c.Id).replace(/^\//, ''), c.Labels)),
+      ...volumes.map((v) => entryOf('volume', v.Name, v.Labels)),
+    ];
+    const keptContainers = new Set<string>();
+    for (const e of entries) {
+      let v: Verdict;
+      if (!e.owner)
+        v = {
+          remove: false,
+          reason: `no parseable ${DOCKER_OWNER_LABEL} label: cannot tell where run ${e.runId} lives (remove it by hand if it is yours)`,
+        };
+      else {
+        const key = JSON.stringify(e.owner);
+        v = verdicts.get(key) ?? (await judgeOwned(servers, e.owner));
+        verdicts.set(key, v);
+      }
+      if (v.remove && e.kind === 'volume' && keptContainers.has(`${e.runId}/${e.cellKey}`))
+        v = { remove: false, reason: `a kept container of ${e.runId}/${e.cellKey} uses it` };
+      e.reason = v.reason;
+      if (!v.remove) {
+        if (e.kind === 'container') keptContainers.add(`${e.runId}/${e.cellKey}`);
+        kept.push(e);
+        continue;
+      }
+      if (!opts.dryRun) {
+        if (e.kind === 'container') await removeContainer(docker, e.name);
+        else await removeVolume(docker, e.name);
+      }
+      removed.push(e);
+    }
+  } finally {
+    await servers.close();
+  }
+  return { removed, kept };
+}

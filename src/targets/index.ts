@@ -10,6 +10,7 @@
  * | `external/`   | `external` | an existing server, one database per cell                             |
  * | `process/`    | —          | the process lifecycle and provisioning skeleton embedded/local share   |
  * | `kubernetes/` | `kubernetes` | a pod and a PVC per cell, rendered from `manifests/`                   |
+ * | `docker/`     | `docker`   | a container and a named volume per cell on a Docker engine (`DOCKER_HOST`) |
  * | `versions/`   | —          | version sources: where a matrix label's ClickHouse comes from          |
  * | `gc.ts`       | —          | `chbench gc`: what runs left behind on this host                       |
  */
@@ -21,6 +22,7 @@ import './embedded';
 import './local';
 import './external';
 import './kubernetes';
+import './docker';
 
 export type { TargetHandle, ProvisionRequest, TargetCapabilities, TargetKind } from '../schema/target';
 export type { Target, TargetCheck, SpecCheckPlace, TargetSpecOf } from './target';

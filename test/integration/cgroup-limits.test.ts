@@ -25,6 +25,7 @@ import {
 import { resourceLimits } from '../../src/schema/resources';
 import { labelLocalWindow } from '../../src/measure/local-bottleneck';
 import { descendants, hostDiskCapacity, readProcCounters } from '../../src/process/server-counters';
+import { CGROUP_JOIN_EXIT, spawnDetached } from '../../src/process/spawn';
 
 const MiB = 1024 * 1024;
 const ROOT = '/sys/fs/cgroup';
@@ -168,6 +169,39 @@ describe('cell cgroups (real kernel, root)', () => {
       assert.deepEqual(m2, m1, 'cached: measured once per host and device');
       assert.ok(fs.existsSync(path.join(state, 'host-disk-capacity.json')));
     } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a spawned server is in its cgroup before it execs: its first instruction already runs there', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cg-spawn-'));
+    const run = `spawn-${randomUUID().slice(0, 8)}`;
+    const cg = createCellCgroup(planCgroup({}), run, 'c', {});
+    try {
+      // The exec'd program prints its own cgroups at once: the group is already there, not added after.
+      const { pid } = await spawnDetached({
+        command: 'cat',
+        args: ['/proc/self/cgroup', dir],
+        dataDir: dir,
+        cgroupProcs: cg.dirs.map((d) => path.join(d, 'cgroup.procs')),
+      });
+      const log = path.join(dir, 'server.log');
+      for (let i = 0; i < 100 && !/exited/.test(fs.readFileSync(log, 'utf8')); i++)
+        await new Promise((r) => setTimeout(r, 50));
+      const out = fs.readFileSync(log, 'utf8');
+      assert.match(out, new RegExp(`^\\d+:blkio:/chbench/${run}/c$`, 'm'), out);
+      assert.match(out, new RegExp(`^\\d+:[^:]*cpuacct[^:]*:/chbench/${run}/c$`, 'm'), out);
+      // `cat` also names the directory it cannot print (the argument the adopt checks look for): exit code 1.
+      assert.match(out, new RegExp(`pid ${pid} exited \\(code 1,`), "the wrapper's pid is the program's (exec)");
+      // A group the kernel refuses (a file that is not a cgroup.procs) stops the start with a clear line.
+      await spawnDetached({ command: 'true', args: [dir], dataDir: dir, cgroupProcs: ['/proc/version'] });
+      for (let i = 0; i < 100 && !/exited \(code 97/.test(fs.readFileSync(log, 'utf8')); i++)
+        await new Promise((r) => setTimeout(r, 50));
+      const refused = fs.readFileSync(log, 'utf8');
+      assert.match(refused, /chbench: cannot join cgroup \(\/proc\/version\)/);
+      assert.match(refused, new RegExp(`exited \\(code ${CGROUP_JOIN_EXIT}`));
+    } finally {
+      removeCellCgroup(cg);
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });

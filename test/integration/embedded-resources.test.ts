@@ -4,7 +4,10 @@
  * provision line says what was applied, a cold (direct I/O requested) full scan of 2 M rows (four UInt64 columns, 64 MiB uncompressed: the throttle's first slice, ≈ 2–4 MiB, stays within the 10 % tolerance) is
  * labelled disk-bound from the cgroup's counters with the achieved rate under the limit, and teardown
  * leaves no cgroup. Without the controllers (an empty cgroup root) provisioning is refused before a
- * server starts. ~5 s.
+ * server starts. A PyPI build (24.8, whose engine runs in a Python child of the server) has every
+ * process of the server's tree in the cell's cgroup and its cold read counted and throttled there:
+ * the child must not escape the limit (it did when the server joined its group after starting). ~5 s,
+ * plus the 24.8 install when the engine cache lacks it.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -20,6 +23,7 @@ import { FAILURE } from '../../src/schema/failures';
 import { resourceLimits, type ResourcesSpec } from '../../src/schema/resources';
 import { labelLocalWindow } from '../../src/measure/local-bottleneck';
 import { readCgroupCounters, type CellCgroup } from '../../src/process/cgroup';
+import { descendants } from '../../src/process/server-counters';
 import type { ProvisionRequest, TargetHandle } from '../../src/schema/target';
 
 const MiB = 1024 * 1024;
@@ -127,5 +131,54 @@ describe('embedded cell with target.resources (real kernel, root)', { timeout: 1
     handle = undefined;
     for (const m of ['blkio', 'cpuacct'])
       assert.equal(fs.existsSync(path.join(ROOT, m, 'chbench', req.runId)), false, `${m} cgroup removed`);
+  });
+
+  it('a PyPI build: the engine child runs in the cell cgroup and its cold read is throttled there', async (t) => {
+    const r = { ...req, cellKey: 'cell-pypi', version: '24.8' };
+    const h = await provisionEmbedded(r, 'auto', RESOURCES);
+    const c = createClient({ url: h.url, log: { level: ClickHouseLogLevel.OFF } });
+    try {
+      const name = path.join('chbench', r.runId, r.cellKey);
+      const blkio = path.join(ROOT, 'blkio', name);
+      const tree = [h.pid!, ...descendants(h.pid!)];
+      assert.ok(tree.length >= 2, `the server ${h.pid} runs its engine in a child (${tree.join(', ')})`);
+      for (const pid of tree)
+        assert.match(fs.readFileSync(`/proc/${pid}/cgroup`, 'utf8'), new RegExp(`:blkio:/${name}\n`), `pid ${pid}`);
+      await c.command({
+        query: 'CREATE TABLE t (x UInt64 CODEC(NONE), y UInt64 CODEC(NONE)) ENGINE = MergeTree ORDER BY tuple()',
+      });
+      await c.command({ query: 'INSERT INTO t SELECT rand64(), rand64(1) FROM numbers(2000000)' });
+      await c.command({ query: 'OPTIMIZE TABLE t FINAL' });
+      assert.equal(spawnSync('sync').status, 0);
+      const cg: CellCgroup = {
+        version: 1,
+        name,
+        dirs: [blkio],
+        stats: { io: blkio, cpuacct: path.join(ROOT, 'cpuacct', name) },
+        device: { major: 254, minor: 0, name: 'vda' },
+        writesThrottled: false,
+      };
+      const before = readCgroupCounters(cg);
+      const t0 = performance.now();
+      const rs = await c.query({
+        query: 'SELECT sum(x), sum(y) FROM t',
+        format: 'JSONEachRow',
+        clickhouse_settings: { min_bytes_to_use_direct_io: '1', use_uncompressed_cache: 0 },
+      });
+      await rs.json();
+      const s = (performance.now() - t0) / 1000;
+      const read = readCgroupCounters(cg).readBytes - before.readBytes;
+      const rate = read / s / MiB;
+      t.diagnostic(`24.8 cold scan: ${read} bytes in the cell's cgroup, ${s.toFixed(2)} s, ${rate.toFixed(1)} MiB/s`);
+      assert.ok(read >= 28 * MiB, `the engine's read (≈ 30 MiB) is counted in the cell's cgroup: ${read} bytes`);
+      assert.ok(
+        rate <= 20 * 1.1 + 4 / s,
+        `read at ${rate.toFixed(1)} MiB/s under a 20 MiB/s limit (+ one throttle slice)`,
+      );
+    } finally {
+      await c.close();
+      await teardownEmbedded(h);
+    }
+    assert.equal(fs.existsSync(path.join(ROOT, 'blkio', 'chbench', r.runId, r.cellKey)), false, 'cgroup removed');
   });
 });

@@ -15,7 +15,7 @@ import path from 'node:path';
 import { ScheduleNotFoundError } from '@temporalio/client';
 import { runCliToEnd } from '../helpers/cli-process';
 import { startTemporalEnv, type TemporalEnv } from '../helpers/temporal-env';
-import { checkSpec } from '../../src/activities/matrix/validate-spec';
+import { checkSpec } from '../../src/targets/check-spec';
 import { SCHEDULE } from '../../src/schema/search-attributes';
 import { pollUntil } from '../../src/lib/poll';
 import type { MatrixResult } from '../../src/schema/progress';

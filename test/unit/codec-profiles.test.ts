@@ -11,7 +11,7 @@ import os from 'node:os';
 import { parseRunSpec } from '../../src/schema/run-spec';
 import { cellInputs, cellKey, expandMatrix } from '../../src/schema/matrix';
 import { cellCodecProfile } from '../../src/schema/cell';
-import { checkSpec } from '../../src/activities/matrix/validate-spec';
+import { checkSpec } from '../../src/targets/check-spec';
 import {
   declaredCodecs,
   loadWorkload,

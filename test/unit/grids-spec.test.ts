@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { parseRunSpec, SpecError } from '../../src/schema/run-spec';
 import { cellInputs } from '../../src/schema/matrix';
 import { insertPoints, InsertGridSpec } from '../../src/schema/grids';
-import { checkSpec } from '../../src/activities/matrix/validate-spec';
+import { checkSpec } from '../../src/targets/check-spec';
 
 const base = {
   name: 'grids',

@@ -77,3 +77,56 @@ test('unthrottled cells compare with the host disk; cgroup v1 buffered writes ar
     'unknown',
   );
 });
+
+test('without a CPU limit a host kept busy by others makes a step CPU-bound, but never a read at its limit', () => {
+  const limitReadOnly = resourceLimits({ volume: { profile: 'explicit', readMiBps: 20 } });
+  // The server used 0.2 of 2 cores while the host was 95 % busy: starved of CPU.
+  const starved = labelLocalWindow(
+    { ms: 1000, readBytes: 0, writeBytes: 0, cpuNs: 0.2e9, hostBusyNs: 1.9e9, hostTotalNs: 2e9, source: '/proc' },
+    { hostReadBytesPerSec: 500 * MiB, hostCores: 2 },
+    false,
+  );
+  assert.equal(starved.label, 'cpu-bound');
+  assert.match(
+    starved.evidence,
+    /CPU 0\.20 of 2\.00 cores = 10 %; host CPU busy 95 % of 2 cores \(\/proc\/stat, all processes: other processes used 1\.70 cores, the server was starved of CPU\)/,
+  );
+  // A read at its limit on the same busy host: both sides over, the disk's 98 % beats the server's own 10 %.
+  const throttled = labelLocalWindow(
+    {
+      ms: 1000,
+      readBytes: 19.6 * MiB,
+      writeBytes: 0,
+      cpuNs: 0.2e9,
+      hostBusyNs: 2e9,
+      hostTotalNs: 2e9,
+      source: 'cgroup v1',
+    },
+    { limits: limitReadOnly, hostCores: 2 },
+    false,
+  );
+  assert.equal(throttled.label, 'disk-bound', throttled.evidence);
+  // Under a CPU limit the host's busy share is not used: only the quota counts.
+  const quota = labelLocalWindow(
+    { ms: 1000, readBytes: 0, writeBytes: 0, cpuNs: 0.1e9, hostBusyNs: 2e9, hostTotalNs: 2e9, source: 'cgroup v1' },
+    { limits: gp3, hostReadBytesPerSec: 500 * MiB, hostCores: 2 },
+    false,
+  );
+  assert.equal(quota.label, 'neither', quota.evidence);
+  assert.doesNotMatch(quota.evidence, /host CPU busy/);
+});
+
+test("a short window above the rate but within the throttle's first 100 ms slice is not a failed limit", () => {
+  // 11.7 MiB in 62 ms under 125 MiB/s (as a 1 M-row cold run read): 151 %, but 12.5 MiB is one slice.
+  const short = labelLocalWindow(
+    { ms: 62.3, readBytes: 11.7 * MiB, writeBytes: 0, cpuNs: 0, source: 'cgroup v1' },
+    { limits: gp3, hostCores: 2 },
+    false,
+  );
+  assert.equal(short.limitHeld, true, short.evidence);
+  assert.match(
+    short.evidence,
+    /150 % of the gp3 read limit 125 MiB\/s \(within the throttle's first 100 ms slice of 12\.5 MiB: not a failed limit\)/,
+  );
+  assert.equal(short.label, 'disk-bound');
+});

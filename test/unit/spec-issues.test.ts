@@ -6,7 +6,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { checkSpec } from '../../src/activities/matrix/validate-spec';
+import { checkSpec } from '../../src/targets/check-spec';
 import { closestName } from '../../src/schema/spec-issues';
 
 const base = {
@@ -46,7 +46,7 @@ test('an unknown enum value: quoted, with the closest allowed value and the list
   // Codec expressions are not a closed list: the server's trial at provisioning judges them.
   assert.deepEqual(problems({ ...base, matrix: { version: ['26.7'], codec: ['ZTSD(3)'] } }), []);
   assert.deepEqual(problems({ ...base, target: { kind: 'embeded' } }), [
-    'target.kind: "embeded" is not allowed (did you mean "embedded"?); one of "embedded", "local", "external", "kubernetes"',
+    'target.kind: "embeded" is not allowed (did you mean "embedded"?); one of "embedded", "local", "external", "kubernetes", "docker"',
   ]);
 });
 
@@ -54,7 +54,7 @@ test('a field left out says "missing", never "received undefined"', () => {
   const { scale: _scale, ...noScale } = base;
   assert.deepEqual(problems(noScale), ['scale: missing (expected number)']);
   assert.deepEqual(problems({ ...base, target: {} }), [
-    'target.kind: missing; one of "embedded", "local", "external", "kubernetes"',
+    'target.kind: missing; one of "embedded", "local", "external", "kubernetes", "docker"',
   ]);
   const local = problems({ ...base, target: { kind: 'local' } });
   assert.ok(local.includes('target.binaries: missing (expected record)'), local.join('\n'));

@@ -4,7 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseRunSpec, SpecError, runSpecJsonSchema } from '../../src/schema/run-spec';
 import { cellKey, expandMatrix } from '../../src/schema/matrix';
-import { checkSpec } from '../../src/activities/matrix/validate-spec';
+import { checkSpec } from '../../src/targets/check-spec';
 import { readSpecFile } from '../../src/lib/spec-file';
 import { REPO_ROOT } from '../../src/config';
 
@@ -254,6 +254,6 @@ test('a baseline: defaults, a version that is not in the matrix, too few warm ru
 test('every example spec is valid (checked as `chbench validate` checks it)', () => {
   const dir = path.join(REPO_ROOT, 'examples');
   const files = readdirSync(dir).filter((f) => /\.(ya?ml|json)$/.test(f));
-  assert.ok(files.includes('versions.yaml') && files.includes('seed-versions.yaml'));
+  assert.ok(files.includes('versions.yaml') && files.includes('seed-versions.yaml') && files.includes('seed-gp3.yaml'));
   for (const f of files) assert.deepEqual(checkSpec(readSpecFile(path.join(dir, f))).problems, [], f);
 });

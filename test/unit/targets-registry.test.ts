@@ -26,7 +26,13 @@ import {
 import { CAPABILITY_VALUES } from '../../src/targets/registry';
 
 /** Every kind of `TargetKind`: a missing or extra key is a compile error. */
-const ALL_KINDS: Record<TargetKind, true> = { embedded: true, local: true, external: true, kubernetes: true };
+const ALL_KINDS: Record<TargetKind, true> = {
+  embedded: true,
+  local: true,
+  external: true,
+  kubernetes: true,
+  docker: true,
+};
 
 const FULL: TargetCapabilities = {
   onWorkerHost: false,
@@ -180,6 +186,16 @@ describe('the registered targets', () => {
         restartable: true,
         statementArchive: false,
       },
+      docker: {
+        onWorkerHost: true,
+        loopbackMeansWorkerHost: true,
+        canKillRunning: true,
+        countersWithoutQueryLog: 'none',
+        summaryReadSource: 'http summary',
+        runningStatementsFrom: 'system.processes',
+        restartable: true,
+        statementArchive: false,
+      },
     });
   });
 
@@ -282,8 +298,12 @@ describe('the registered targets', () => {
     for (const kind of targets.kinds()) {
       const c = await targetOf({ kind }).check(handle(kind, { url }));
       assert.equal(c.reachable, false, kind);
-      // A kubernetes handle is judged by its pod first; this one names none.
-      assert.match(c.error ?? '', kind === 'kubernetes' ? /no kubernetes facts/ : /ECONNREFUSED|connect/i, kind);
+      // A kubernetes (docker) handle is judged by its pod (container) first; this one names none.
+      assert.match(
+        c.error ?? '',
+        kind === 'kubernetes' ? /no kubernetes facts/ : kind === 'docker' ? /no docker facts/ : /ECONNREFUSED|connect/i,
+        kind,
+      );
     }
   });
 

@@ -21,7 +21,7 @@ import {
   versionSourcesOf,
 } from '../../src/targets/versions';
 import { resolveEmbedded } from '../../src/targets/embedded/provision';
-import { checkSpec } from '../../src/activities/matrix/validate-spec';
+import { checkSpec } from '../../src/targets/check-spec';
 import { readSpecFile } from '../../src/lib/spec-file';
 import { REPO_ROOT } from '../../src/config';
 

@@ -5,7 +5,7 @@
  * (for the series chart) is stopped before it exits; one already running is left as it was.
  */
 import { stopResultsDbsStartedHere } from '../../results/db';
-import { renderRunReports, type ReportInput } from './write-report';
+import { renderRunReports, type ReportInput } from '../../results/run-report';
 
 async function main(): Promise<void> {
   try {

@@ -1,10 +1,11 @@
 /**
  * `chbench gc`: remove servers and directories left by closed runs; `chbench gc --kubernetes`: delete
- * the pods and PVCs of closed runs (label app.kubernetes.io/managed-by=chbench).
+ * the pods and PVCs of closed runs (label app.kubernetes.io/managed-by=chbench); `chbench gc --docker`:
+ * the containers and volumes of closed runs on the engine DOCKER_HOST names (label chbench.managed-by=chbench).
  */
 import type { Command } from 'commander';
 import { loadConfig } from '../../config';
-import { collectGarbage, collectKubernetesGarbage, type KubeGcScope } from '../../targets/gc';
+import { collectDockerGarbage, collectGarbage, collectKubernetesGarbage, type KubeGcScope } from '../../targets/gc';
 import { EXIT, fail } from '../exit-codes';
 
 /**
@@ -58,16 +59,45 @@ export function registerGcCommand(program: Command): void {
     )
     .option('--context <name>', 'with --kubernetes: kubeconfig context (default its current-context)')
     .option('--namespace <ns>', 'with --kubernetes: namespace of the pods and PVCs (default bench-database)')
+    .option(
+      '--docker',
+      'the containers and volumes labelled chbench.managed-by=chbench on the Docker engine DOCKER_HOST names, judged by their chbench.owner label (one without owner is always kept)',
+    )
     .action(
       async (o: {
         dryRun?: boolean;
         force?: boolean;
         forceUnowned?: boolean;
         kubernetes?: boolean;
+        docker?: boolean;
         kubeconfig?: string;
         context?: string;
         namespace?: string;
       }) => {
+        if (o.docker) {
+          if (o.force || o.forceUnowned || o.kubernetes)
+            fail(
+              EXIT.invalid,
+              '--docker takes neither --force/--force-unowned nor --kubernetes: an object without owner is always kept',
+            );
+          let r: Awaited<ReturnType<typeof collectDockerGarbage>>;
+          try {
+            r = await collectDockerGarbage({ dryRun: o.dryRun });
+          } catch (e) {
+            fail(
+              EXIT.unreachable,
+              `gc --docker: cannot list containers and volumes on the Docker engine (${process.env.DOCKER_HOST ?? 'unix:///var/run/docker.sock'}): ${(e as Error).message.split('\n')[0]}`,
+            );
+          }
+          for (const e of r.removed)
+            console.log(
+              `${o.dryRun ? 'would remove' : 'removed'} ${e.runId}/${e.cellKey} ${e.kind} ${e.name}: ${e.reason}`,
+            );
+          for (const e of r.kept) console.log(`kept ${e.runId}/${e.cellKey} ${e.kind} ${e.name}: ${e.reason}`);
+          if (!r.removed.length && !r.kept.length)
+            console.log('nothing labelled chbench.managed-by=chbench on the Docker engine');
+          return;
+        }
         if (o.kubernetes) {
           if (o.force || o.forceUnowned)
             fail(

@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { renderReport } from '../../results/report';
 import { renderHtmlReport } from '../../results/report-html';
-import { seriesOf } from '../../activities/matrix/write-report';
+import { seriesOf } from '../../results/run-report';
 import { writeTextAtomic } from '../../results/store';
 import { EXIT, fail } from '../exit-codes';
 import { storedRunOrFail } from '../run-folder';

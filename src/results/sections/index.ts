@@ -22,6 +22,7 @@ import { gridsReportSection } from './grids';
 import { comparisonReportSection } from './comparison';
 import { seriesSection } from './series';
 import { cloudSection } from './cloud';
+import { bottlenecksSection } from './bottlenecks';
 import { notFinishedSection } from './not-finished';
 import { rawDataSection } from './raw-data';
 import type { ReportSection } from './section';
@@ -49,6 +50,7 @@ export const REPORT_SECTIONS: readonly ReportSection[] = [
   comparisonReportSection,
   seriesSection,
   cloudSection,
+  bottlenecksSection,
   notFinishedSection,
   rawDataSection,
 ];

@@ -142,7 +142,7 @@ const embeddedServer = (engine: EmbeddedEngine): ProcessServer<EmbeddedFacts> =>
   startTimeoutMs: START_TIMEOUT_MS,
   stopGraceMs: EMBEDDED_STOP_GRACE_MS,
   failedStartGraceMs: 5000,
-  async spawn(dataDir) {
+  async spawn(dataDir, cgroupProcs) {
     // This host's loopback address (CHBENCH_HOST_ADDRESS): simulated hosts on one machine keep apart.
     const host = hostAddress();
     fs.rmSync(path.join(dataDir, LABEL_FILE), { force: true });
@@ -154,6 +154,7 @@ const embeddedServer = (engine: EmbeddedEngine): ProcessServer<EmbeddedFacts> =>
       port: 0,
       portFile: path.join(dataDir, 'port'),
       startTimeoutMs: START_TIMEOUT_MS,
+      cgroupProcs,
     });
     return { pid, url: `http://${host}:${port}`, ports: { http: port }, logFiles: [logPath] };
   },

@@ -70,7 +70,7 @@ function localServer(bin: string): ProcessServer {
     stopGraceMs: STOP_GRACE_MS,
     failedStartGraceMs: 10_000,
     startAttempts: START_ATTEMPTS,
-    async spawn(dataDir) {
+    async spawn(dataDir, cgroupProcs) {
       const configFile = path.join(dataDir, 'config.xml');
       const logFiles = [path.join(dataDir, LOG_FILE), path.join(dataDir, 'log', 'clickhouse-server.err.log')];
       for (const sub of ['data', 'tmp', 'user_files', 'format_schemas', 'log'])
@@ -83,7 +83,7 @@ function localServer(bin: string): ProcessServer {
       const { command, args } = localServerCommand(bin, configFile);
       // server.log is searched from its start (as before), the error log only for this start's lines.
       const logOffsets = [0, fileSize(logFiles[1])];
-      const { pid } = await spawnDetached({ command, args, dataDir });
+      const { pid } = await spawnDetached({ command, args, dataDir, cgroupProcs });
       return {
         pid,
         url: `http://127.0.0.1:${httpPort}`,

@@ -24,6 +24,8 @@ import { describeLimits, resourceLimits, ResourcesSpec } from '../../schema/reso
 import {
   addToCgroup,
   blockDeviceOf,
+  cgroupPidsOf,
+  writeCellCgroup,
   CgroupUnavailableError,
   createCellCgroup,
   planCgroup,
@@ -70,9 +72,11 @@ export interface ProcessServer<F extends ServerFacts = ServerFacts> {
   /**
    * Start the server in `dataDir` (which exists; no server of this cell runs) and return once its
    * URL is known (not yet necessarily answering).
+   * @param cgroupProcs the cell cgroup's `cgroup.procs` files (under `target.resources`): the server
+   *   must join them before it execs (`spawnDetached` `cgroupProcs`), so no early I/O escapes the limits
    * @throws Error when it cannot be started (the skeleton stops what was started, keeping the directory)
    */
-  spawn(dataDir: string): Promise<SpawnedServer>;
+  spawn(dataDir: string, cgroupProcs?: readonly string[]): Promise<SpawnedServer>;
   /** Read the server's facts (it answers `/ping`). @throws Error when it answers wrongly */
   readFacts(url: string): Promise<F>;
   /** The `provisionedBy` line of a freshly started server in `dataDir`. */
@@ -106,7 +110,12 @@ export async function provisionProcess<F extends ServerFacts>(
 
 /** How a cell's `target.resources` is applied to its server pid, and the line saying so. */
 interface CellLimiter {
+  /** Make (or reuse) the cell's cgroup with its limits, recorded in `<dataDir>/cgroup.json`; the server joins it before it execs. */
+  prepare(): CellCgroup;
+  /** Place an adopted server in the group (idempotent). */
   apply(pid: number): CellCgroup;
+  /** @throws Error when `pid` is not in every directory of `cg` (the server must never run outside its limits) */
+  check(cg: CellCgroup, pid: number): void;
   describe(cg: CellCgroup): string;
 }
 
@@ -121,11 +130,21 @@ function cellLimiter(resources: ResourcesSpec, req: ProvisionRequest, dataDir: s
   try {
     const plan = planCgroup(limits);
     const device = limits.volume ? blockDeviceOf(path.dirname(dataDir)) : undefined;
+    const prepare = (): CellCgroup => {
+      const cg = createCellCgroup(plan, req.runId, req.cellKey, limits, device);
+      writeCellCgroup(dataDir, cg);
+      return cg;
+    };
     return {
+      prepare,
       apply(pid) {
-        const cg = createCellCgroup(plan, req.runId, req.cellKey, limits, device);
+        const cg = prepare();
         addToCgroup(cg, pid);
         return cg;
+      },
+      check(cg, pid) {
+        const missing = cg.dirs.filter((d) => !cgroupPidsOf(d).includes(pid));
+        if (missing.length) throw new Error(`server pid ${pid} is not in its cell cgroup (${missing.join(', ')})`);
       },
       describe: (cg) =>
         `${describeLimits(limits)}${device ? ` on ${device.name} (${device.major}:${device.minor})` : ''}, cgroup v${cg.version}${
@@ -179,11 +198,16 @@ async function provisionLocked<F extends ServerFacts>(
   if (stale) await stopProcess(stale.pid, dataDir, server.stopGraceMs, { keepDir: true });
 
   for (let attempt = 1; ; attempt++) {
-    const spawned = await server.spawn(dataDir);
+    // The group exists first and the server joins it before it execs: not one read escapes the limits.
+    const cg = limiter?.prepare();
+    const spawned = await server.spawn(
+      dataDir,
+      cg?.dirs.map((d) => path.join(d, 'cgroup.procs')),
+    );
     let wrongVersion = false;
     try {
-      // In the cell's cgroup before it serves anything: its later children inherit the group.
-      const limited = limiter ? limiter.describe(limiter.apply(spawned.pid)) : undefined;
+      if (limiter && cg) limiter.check(cg, spawned.pid);
+      const limited = limiter && cg ? limiter.describe(cg) : undefined;
       await waitForPing(spawned.url, server.startTimeoutMs, { pid: spawned.pid, logFiles: spawned.logFiles });
       const facts = await server.readFacts(spawned.url);
       const wrong = versionError(server, facts.version, req.version);

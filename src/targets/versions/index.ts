@@ -7,6 +7,7 @@
  * | `embedded`   | `engines: auto` (default): npm-chdb, then pypi-chdb; `npm`: npm-chdb only; `pypi`: pypi-chdb only |
  * | `local`      | binary-map (`target.binaries`)                                                     |
  * | `kubernetes` | image-tag (`target.images`, else the default tag)                                 |
+ * | `docker`     | image-tag (`target.images`, else the default tag)                                 |
  * | `external`   | server-url                                                                       |
  */
 import type { TargetSpec } from '../../schema/run-spec';
@@ -54,6 +55,7 @@ export function versionSourcesOf(target: TargetSpec | Record<string, unknown>): 
     case 'local':
       return [binaryMapSource(map(t.binaries))];
     case 'kubernetes':
+    case 'docker':
       return [imageTagSource(t.images === undefined ? undefined : map(t.images))];
     case 'external':
       return [serverUrlSource(typeof t.url === 'string' ? t.url : '<url>')];

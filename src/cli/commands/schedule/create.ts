@@ -1,6 +1,6 @@
 /** `chbench schedule create <scheduleId> --spec <file> (--calendar … | --cron … | --every …)`. */
 import type { Command } from 'commander';
-import { checkSpec } from '../../../activities/matrix/validate-spec';
+import { checkSpec } from '../../../targets/check-spec';
 import {
   checkScheduleId,
   createSchedule,

@@ -5,7 +5,7 @@
  */
 import type { Command } from 'commander';
 import { Client, Connection, ScheduleAlreadyRunning } from '@temporalio/client';
-import { checkSpec } from '../../../activities/matrix/validate-spec';
+import { checkSpec } from '../../../targets/check-spec';
 import { readSpecFile } from '../../../lib/spec-file';
 import { loadConfig, type Config } from '../../../config';
 import {

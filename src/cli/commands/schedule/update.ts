@@ -1,6 +1,6 @@
 /** `chbench schedule update <scheduleId> --spec <file>`: replace the stored run spec, checked first. */
 import type { Command } from 'commander';
-import { checkSpec } from '../../../activities/matrix/validate-spec';
+import { checkSpec } from '../../../targets/check-spec';
 import { updateScheduleSpec } from '../../../temporal/schedules';
 import { readCheckedSpec, withClient } from './shared';
 
