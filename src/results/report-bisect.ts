@@ -9,7 +9,10 @@ import type { AttributionState, BisectOutcome, BisectStep, DefaultDiff } from '.
 export interface BisectReportInput {
   /** Run id (the run folder's name). */
   runId: string;
-  /** The query bisected (e.g. `q3`) and the metric (`read_rows`: `system.query_log.read_rows` of the last warm run). */
+  /**
+   * The query bisected (e.g. `q3`) and the metric (`read_rows`: `system.query_log.read_rows` of the
+   * last warm run; `warm` / `cold`: the run times, each step judged with the comparison method).
+   */
   query: string;
   metric: string;
   versions: string[];
@@ -25,7 +28,10 @@ export function bisectMarkdown(r: BisectReportInput): string {
   lines.push(`Query ${r.query}, metric ${r.metric}, over ${r.versions.length} versions: ${r.versions.join(', ')}.`, '');
   lines.push('## Path taken', '', '| # | version | side | figure | why |', '|---|---|---|---|---|');
   r.steps.forEach((s, i) => lines.push(`| ${i + 1} | ${s.version} | ${s.side} | ${s.figure} | ${s.reason} |`));
-  lines.push('', `Cells run: ${r.outcome.cellsRun}.`);
+  lines.push(
+    '',
+    `Cells run: ${r.outcome.cellsRun}${r.metric === 'read_rows' ? '' : ' (the comparisons are activities over their results, not extra cells; no confirming re-runs)'}.`,
+  );
   if (r.outcome.skipped.length) lines.push(`Skipped (cannot run the workload): ${r.outcome.skipped.join(', ')}.`);
   lines.push('', '## Result', '');
   if (r.outcome.bracket) {
@@ -34,7 +40,7 @@ export function bisectMarkdown(r: BisectReportInput): string {
     lines.push(
       r.metric === 'read_rows'
         ? 'Confidence: read_rows is a deterministic work counter; one run per version decides.'
-        : 'Confidence: each step judged with the comparison method (bootstrap CI against the good end).',
+        : "Confidence: each step judged against the good end with chbench compare's method, first pass (ratio of medians, 95 % bootstrap CI beyond the good end's half-split noise threshold); the confirming interleaved re-run is not run by the bisect, so no step is confirmed.",
     );
   } else lines.push(`No bracket: ${r.outcome.stopped}.`);
   if (r.attribution) {

@@ -1,6 +1,6 @@
 /**
- * bisectVersions: find the first version where a query's read_rows changes between a good and a bad
- * version label, then attribute the change (`chbench bisect`, docs/regression.md "Bisect"). The
+ * bisectVersions: find the first version where a query's read_rows (or its warm / cold time) changes
+ * between a good and a bad version label, then attribute the change (`chbench bisect`, docs/regression.md "Bisect"). The
  * method is `src/schema/bisect.ts`; this workflow only orchestrates:
  *
  * 1. `bisectRange`: the versions the target's version sources serve between the labels, oldest first.
@@ -9,6 +9,11 @@
  * 3. Each probe is one `benchmarkCell` child workflow (`<runId>/<cellKey>`, unchanged) — or the cell
  *    an earlier start measured — and `bisectFigure` reads the query's figure from its `result.json`.
  *    Both ends first; ends alike → stop. A version whose cell is skipped or fails is named and skipped.
+    Time metrics (`warm`, `cold`, behind `patched('bisect-time-metric')`): `bisectCompare` judges each
+    probe against the good end with the comparison method's first pass (src/measure/compare.ts):
+    `unchanged` → good side, `regression` / `improvement` → bad side, `unstable` → the bisect stops
+    ("could not decide at <version>: unstable: …"), never re-run. The attribution's "like the older
+    version" is `unchanged` against it. The confirming interleaved re-run is not run by the bisect.
  * 4. Attribution on the bracketing pair (older O, newer N): N with `compatibility = O` (the cell's
  *    `pinDefaults`; with `handSettings`, also O's hand-set settings), then N with halves of the
  *    differing defaults (`bisectDefaults`, from both cells' `defaults.json`, hand-set settings counted
@@ -24,6 +29,7 @@ import {
   ApplicationFailure,
   executeChild,
   ParentClosePolicy,
+  patched,
   proxyActivities,
   upsertSearchAttributes,
   workflowInfo,
@@ -52,14 +58,32 @@ import {
   type BisectStep,
   type DefaultDiff,
 } from '../schema/bisect';
+import type { Verdict } from '../schema/comparison';
+import type { BisectComparison } from '../activities/bisect/bisect';
 import { benchmarkCell } from './benchmark-cell';
 
 const QUICK: ActivityOptions = {
   startToCloseTimeout: '2 minutes',
   retry: { maximumAttempts: 3, nonRetryableErrorTypes: [FAILURE.InvalidSpec] },
 };
-const { validateSpec, bisectRange, bisectFigure, bisectDefaults, writeBisectReport } =
+const { validateSpec, bisectRange, bisectFigure, bisectCompare, bisectDefaults, writeBisectReport } =
   proxyActivities<Activities>(QUICK);
+
+/** A bisect's metric: a work counter decided by one run, or a time judged by the comparison method. */
+export type BisectMetric = 'read_rows' | 'warm' | 'cold';
+
+/** The comparison's figure in words, with its source. */
+function timeFigure(c: BisectComparison, metric: 'warm' | 'cold'): string {
+  const src =
+    c.figure === 'server_elapsed_ms' ? `server-side elapsed (${c.sources.join(', ') || 'server'})` : 'client wall time';
+  const ms = (x: number | null) => (x === null ? 'n/a' : `${x.toFixed(1)} ms`);
+  return `${metric} median ${ms(c.median_new_ms)} vs good end ${ms(c.median_baseline_ms)}, ${src}, n ${c.n_new}/${c.n_baseline}`;
+}
+
+/** The comparison's verdict and statistics in words. */
+function timeReason(c: BisectComparison): string {
+  return `${c.verdict}: ${c.reason}${c.problem ? ` (${c.problem})` : ''}`;
+}
 
 /** Input of {@link bisectVersions}. */
 export interface BisectInput {
@@ -71,8 +95,12 @@ export interface BisectInput {
   bad: string;
   /** Query id (default: the spec's first selected query, else `q1`). */
   query?: string;
-  /** Metric; `read_rows` (`system.query_log.read_rows` of the last warm run) only in this version. */
-  metric?: 'read_rows';
+  /**
+   * Metric (default `read_rows`): `read_rows` (`system.query_log.read_rows` of the last warm run;
+   * one run decides), or `warm` / `cold` (the query's valid warm / cold run times, judged against the
+   * good end with the comparison method of `chbench compare`, first pass: src/measure/compare.ts).
+   */
+  metric?: BisectMetric;
   /**
    * Query settings set by hand from a version on: version label (one of the range) → name → value.
    * A version runs with those of the newest label at or before it, over the spec's `settings.query`;
@@ -86,7 +114,7 @@ export interface BisectInput {
 export interface BisectResult {
   runId: string;
   query: string;
-  metric: 'read_rows';
+  metric: BisectMetric;
   versions: string[];
   steps: BisectStep[];
   outcome: BisectOutcome;
@@ -116,11 +144,15 @@ export async function bisectVersions(input: BisectInput): Promise<BisectResult> 
   const workflowId = workflowInfo().workflowId;
   const runId = runIdOfWorkflowId(workflowId);
   const metric = input.metric ?? 'read_rows';
-  if (metric !== 'read_rows')
+  if (metric !== 'read_rows' && metric !== 'warm' && metric !== 'cold')
     throw ApplicationFailure.nonRetryable(
-      `--metric ${String(metric)}: only read_rows is bisected in this version`,
+      `--metric ${String(metric)}: one of read_rows, warm, cold`,
       FAILURE.InvalidSpec,
     );
+  // Time metrics add `bisectCompare` activities; a read_rows bisect's commands are unchanged.
+  const timeMetric = metric !== 'read_rows' && patched('bisect-time-metric') ? metric : null;
+  if (metric !== 'read_rows' && !timeMetric)
+    throw ApplicationFailure.nonRetryable(`--metric ${metric}: not bisected by this history`, FAILURE.InvalidSpec);
   upsertSearchAttributes([
     { key: RUN_ID, value: runId },
     { key: PHASE, value: 'validate' },
@@ -194,9 +226,60 @@ export async function bisectVersions(input: BisectInput): Promise<BisectResult> 
   const byIndex = new Map<number, Measured>();
   let s: BisectState = startBisect(versions);
   const last = versions.length - 1;
+  // Time metrics: the comparison's thresholds (the spec's `baseline` options, else their defaults).
+  const base = v.spec.baseline;
+  const compareOf = (older: Measured, newer: Measured) =>
+    bisectCompare({
+      baselineResultFile: older.outcome.resultFile,
+      newResultFile: newer.outcome.resultFile,
+      query,
+      metric: timeMetric!,
+      minChange: base?.minChange ?? 0.1,
+      unstableAbove: base?.unstableAbove ?? 0.3,
+      minRuns: base?.minRuns ?? 7,
+    });
+  /** The direction of the change between the ends (time metrics). */
+  let endsVerdict: Verdict | undefined;
   for (let i = nextProbe(s); i !== null; i = nextProbe(s)) {
     const m = await measure(cells[i]);
     byIndex.set(i, m);
+    if (timeMetric) {
+      if (m.problem) {
+        s = record(s, { index: i, side: 'skipped', figure: m.problem, reason: 'cannot run the workload' });
+        continue;
+      }
+      if (i === 0) {
+        s = record(s, {
+          index: 0,
+          side: 'good',
+          figure: `${timeMetric} runs: the baseline of every step's comparison`,
+          reason: 'good end',
+        });
+        continue;
+      }
+      const c = await compareOf(byIndex.get(0)!, m);
+      const figure = timeFigure(c, timeMetric);
+      if (i === last) {
+        if (c.verdict === 'unstable') {
+          s = record(s, { index: i, side: 'undecided', figure, reason: timeReason(c) });
+          s = { ...s, stopped: `unstable at the bad end ${versions[i]}: ${c.reason}` };
+        } else {
+          s = record(s, { index: i, side: 'bad', figure, reason: `bad end, ${timeReason(c)}` });
+          if (c.verdict === 'unchanged') s = endsAlike(s, `${timeMetric} time ${timeReason(c)}`);
+          else endsVerdict = c.verdict;
+        }
+        continue;
+      }
+      const side = c.verdict === 'unstable' ? 'undecided' : c.verdict === 'unchanged' ? 'good' : 'bad';
+      const reason =
+        c.verdict === 'unchanged'
+          ? `like the good end, ${timeReason(c)}`
+          : c.verdict === endsVerdict || c.verdict === 'unstable'
+            ? timeReason(c)
+            : `differs from the good end the other way than the bad end, ${timeReason(c)}`;
+      s = record(s, { index: i, side, figure, reason });
+      continue;
+    }
     if (m.readRows === null) {
       s = record(s, {
         index: i,
@@ -244,7 +327,13 @@ export async function bisectVersions(input: BisectInput): Promise<BisectResult> 
       newerResultFile: newer.outcome.resultFile,
       ...(anyHand ? { olderHand, newerHand } : {}),
     });
-    const likeOlder = (m: Measured) => m.readRows !== null && m.readRows === older.readRows;
+    /** Whether `m` is like the older side: equal read_rows, or (time metrics) `unchanged` against it; a string when unstable. */
+    const likeOlder = async (m: Measured): Promise<boolean | string> => {
+      if (!timeMetric) return m.readRows !== null && m.readRows === older.readRows;
+      const c = await compareOf(older, m);
+      return c.verdict === 'unstable' ? `unstable against ${pair[0]}: ${c.reason}` : c.verdict === 'unchanged';
+    };
+    const ran = (m: Measured) => (timeMetric ? !m.problem : m.readRows !== null);
     // The newer version with the older side's defaults: its `compatibility`, and its hand-set settings.
     const pinned = await measure({
       ...newerCell,
@@ -252,27 +341,41 @@ export async function bisectVersions(input: BisectInput): Promise<BisectResult> 
       pinDefaults: pair[0],
       cellKey: `${newerCell.cellKey}-pin${pair[0]}`,
     });
-    if (pinned.readRows === null)
+    const pinnedLike = ran(pinned) ? await likeOlder(pinned) : null;
+    if (pinnedLike === null)
       attribution = {
         candidates: [],
         probes: [],
         verdict: `could not attribute: ${pair[1]} with ${pair[0]}'s defaults did not run (${pinned.problem ?? 'no read_rows'})`,
       };
-    else attribution = attributionStart(diffs, likeOlder(pinned), pair, `read_rows ${pinned.readRows}`);
+    else if (typeof pinnedLike === 'string')
+      attribution = { candidates: [], probes: [], verdict: `could not attribute: ${pinnedLike}` };
+    else
+      attribution = attributionStart(
+        diffs,
+        pinnedLike,
+        pair,
+        timeMetric ? `${timeMetric} time like ${pair[0]}` : `read_rows ${pinned.readRows}`,
+      );
     let n = 0;
     for (let probe = nextSettingsProbe(attribution); probe; probe = nextSettingsProbe(attribution)) {
       n++;
       const base = newerCell.settings ?? { query: {}, mergeTree: {}, optional: [] };
       const query = { ...base.query, ...Object.fromEntries(probe.map((d) => [d.name, d.old])) };
       const m = await measure({ ...newerCell, settings: { ...base, query }, cellKey: `${newerCell.cellKey}-attr${n}` });
-      if (m.readRows === null) {
+      if (!ran(m)) {
         attribution = {
           ...attribution,
           verdict: `could not attribute: the probe with ${probe.map((d) => d.name).join(', ')} at ${pair[0]}'s values did not run (${m.problem ?? 'no read_rows'})`,
         };
         break;
       }
-      attribution = recordSettingsProbe(attribution, probe, likeOlder(m), pair);
+      const like = await likeOlder(m);
+      if (typeof like === 'string') {
+        attribution = { ...attribution, verdict: `could not attribute: ${like}` };
+        break;
+      }
+      attribution = recordSettingsProbe(attribution, probe, like, pair);
     }
   }
   const verdict = attribution?.verdict ?? outcome.stopped ?? 'no bracket';

@@ -182,3 +182,46 @@ test('hand-set settings: the newest label at or before a version applies; they r
   assert.match(md, /\| async_insert \| 0 \| 1 \| system\.settings\.default \|/);
   assert.match(md, /\| use_skip_indexes \| 1 \| 0 \| set by hand \(handSettings\)/);
 });
+
+test('bisectCompare reads both cells’ warm runs from result.json and judges them with compareSamples', async () => {
+  const { createBisectActivities } = await import('../../src/activities/bisect/bisect');
+  const { compareSamples } = await import('../../src/measure/compare');
+  const { readFileSync } = await import('node:fs');
+  const dir = 'test/fixtures/results/embedded-26.7/cells';
+  const lz4 = `${dir}/v26.7-lz4/result.json`;
+  const zstd = `${dir}/v26.7-zstd3/result.json`;
+  const acts = createBisectActivities();
+  const opts = { query: 'q3', metric: 'warm' as const, minChange: 0.1, unstableAbove: 10, minRuns: 4 };
+  const c = await acts.bisectCompare({ baselineResultFile: lz4, newResultFile: zstd, ...opts });
+  // The fixture's warm runs carry the HTTP summary's elapsed: that is the figure compared.
+  assert.equal(c.figure, 'server_elapsed_ms');
+  assert.deepEqual(c.sources, ['http summary elapsed_ns']);
+  type S = { kind: string; server_elapsed_ms: number; validity: { quiet: { valid: boolean | null } } };
+  const warm = (f: string) =>
+    (
+      JSON.parse(readFileSync(f, 'utf8')) as { queries_baseline: { queries: { id: string; samples: S[] }[] } }
+    ).queries_baseline.queries
+      .find((q) => q.id === 'q3')!
+      .samples.filter((s) => s.kind === 'warm' && s.validity.quiet.valid !== false)
+      .map((s) => s.server_elapsed_ms);
+  // Only the valid warm runs count (3 a side in the fixture; its warm-up and cold run are left out).
+  assert.equal(c.n_baseline, warm(lz4).length);
+  assert.equal(c.n_new, warm(zstd).length);
+  assert.equal(c.n_new, 3);
+  assert.equal(c.n_baseline, 3);
+  const direct = compareSamples(warm(lz4), warm(zstd), { ...opts, seed: 1 });
+  assert.equal(c.median_baseline_ms, direct.median_baseline_ms);
+  assert.equal(c.median_new_ms, direct.median_new_ms);
+  assert.equal(c.ratio, direct.ratio);
+  // The spec's default minRuns (7) is more than the fixture has: unstable, said why.
+  const few = await acts.bisectCompare({ baselineResultFile: lz4, newResultFile: zstd, ...opts, minRuns: 7 });
+  assert.equal(few.verdict, 'unstable');
+  assert.match(few.reason, /too few valid warm runs to decide: 3 in the baseline, 3 in the new run/);
+  const missing = await acts.bisectCompare({
+    baselineResultFile: lz4,
+    newResultFile: `${dir}/none/result.json`,
+    ...opts,
+  });
+  assert.equal(missing.verdict, 'unstable');
+  assert.match(missing.problem ?? '', /no valid warm runs of q3 on a side/);
+});

@@ -15,6 +15,9 @@ import { createBisectActivities } from '../../src/activities/bisect/bisect';
 import { bisectBudget, compareVersions, type DefaultDiff } from '../../src/schema/bisect';
 import type { CellInput } from '../../src/schema/cell';
 import type { BisectResult } from '../../src/workflows/bisect-versions';
+import type { BisectCompareInput, BisectComparison } from '../../src/activities/bisect/bisect';
+import { compareSamples } from '../../src/measure/compare';
+import seedrandom from 'seedrandom';
 
 const stubs = stubActivities();
 const real = createBisectActivities();
@@ -45,6 +48,19 @@ function scriptedReadRows(cell: CellInput): number {
   return carrier !== null && oldDefaults ? 122_880 : 114_688;
 }
 
+/** Versions whose cell keeps only 3 valid warm runs (too few for the comparison: `unstable`). */
+let fewRuns = new Set<string>();
+
+/**
+ * Scripted warm times of a cell, ms: 100 ms, or 150 ms (1.5×) where read_rows is the changed one
+ * (from CHANGE_AT on, unless the carrier is set back), each with ±3 % seeded noise; 10 runs.
+ */
+function scriptedWarmMs(cell: CellInput): number[] {
+  const rng = seedrandom(cell.cellKey);
+  const base = scriptedReadRows(cell) === 114_688 ? 150 : 100;
+  return Array.from({ length: fewRuns.has(cell.version) ? 3 : 10 }, () => base * (1 + 0.06 * (rng() - 0.5)));
+}
+
 before(async () => {
   env = await startStubEnv('bisect', {
     ...stubs.activities,
@@ -57,6 +73,16 @@ before(async () => {
       return { status: 'succeeded', readRows: scriptedReadRows(cell) };
     },
     bisectDefaults: async () => DIFFS,
+    // The real comparison method over scripted samples (only reading result.json is stubbed).
+    bisectCompare: async (i: BisectCompareInput): Promise<BisectComparison> => {
+      const c = compareSamples(scriptedWarmMs(cellOf(i.baselineResultFile)), scriptedWarmMs(cellOf(i.newResultFile)), {
+        minChange: i.minChange,
+        unstableAbove: i.unstableAbove,
+        minRuns: i.minRuns,
+        seed: `${i.baselineResultFile}|${i.newResultFile}`,
+      });
+      return { ...c, figure: 'server_elapsed_ms', sources: ['system.query_log.query_duration_ms'] };
+    },
     writeBisectReport: async (i: { report: { runId: string } }) => `/stub/${i.report.runId}/bisect.md`,
   });
 });
@@ -186,4 +212,57 @@ test('a cancelled bisect keeps its cells: started again with the same id, it reu
   const keys = provisionsOf().map((c) => c.key);
   assert.equal(new Set(keys).size, keys.length, 'no cell provisioned twice');
   for (const k of before) assert.ok(keys.includes(k));
+});
+
+async function bisectWarm(good: string, bad: string): Promise<BisectResult> {
+  return (await env.client.workflow.execute('bisectVersions', {
+    taskQueue: env.taskQueue,
+    workflowId: `wf-bisect-${randomUUID().slice(0, 8)}`,
+    args: [{ spec, good, bad, query: 'q3', metric: 'warm' }],
+  })) as BisectResult;
+}
+
+test('--metric warm: a 1.5× warm-time step at 26.3 is bracketed there, each step judged by the comparison', async () => {
+  carrier = 'optimize_read_in_order_x';
+  const r = await bisectWarm('23.10', '26.9');
+  assert.equal(r.metric, 'warm');
+  assert.deepEqual(r.outcome.bracket, ['26.1', '26.3']);
+  assert.ok(r.outcome.cellsRun <= bisectBudget(8), `${r.outcome.cellsRun} bisect cells`);
+  assert.match(r.steps[1].reason, /^bad end, regression: ratio 1\.[45]\d\d, CI/);
+  for (const st of r.steps.slice(2)) {
+    assert.match(
+      st.figure,
+      /^warm median \d+\.\d ms vs good end \d+\.\d ms, server-side elapsed \(system\.query_log\.query_duration_ms\), n 10\/10$/,
+    );
+    const slow = compareVersions(st.version, CHANGE_AT) >= 0;
+    assert.equal(st.side, slow ? 'bad' : 'good', `${st.version}: ${st.reason}`);
+    assert.match(st.reason, slow ? /regression: ratio/ : /^like the good end, unchanged: ratio/);
+  }
+  // Attribution with the same comparison: pinned and the carrier set back are `unchanged` against 26.1.
+  assert.equal(r.verdict, 'default change: optimize_read_in_order_x 0→1 (26.3)');
+});
+
+test('--metric warm: an unstable step stops the bisect with "unstable", no re-run', async () => {
+  carrier = 'optimize_read_in_order_x';
+  fewRuns = new Set(['26.1']);
+  try {
+    const r = await bisectWarm('23.10', '26.9');
+    assert.equal(r.outcome.bracket, undefined);
+    const step = r.steps.find((x) => x.version === '26.1');
+    assert.equal(step?.side, 'undecided');
+    assert.match(
+      r.verdict,
+      /^could not decide at 26\.1: unstable: too few valid warm runs to decide: 10 in the baseline, 3 in the new run/,
+    );
+    assert.equal(r.steps.filter((x) => x.version === '26.1').length, 1, 'measured once');
+    assert.equal(r.attribution, undefined);
+  } finally {
+    fewRuns = new Set();
+  }
+});
+
+test('--metric warm: ends alike by the comparison stop after two cells', async () => {
+  const r = await bisectWarm('23.10', '26.1');
+  assert.equal(r.outcome.cellsRun, 2);
+  assert.match(r.verdict, /^no change between 23\.10 and 26\.1: warm time unchanged: ratio/);
 });

@@ -12,6 +12,9 @@ import { readRecordIfExists, runDir } from '../../results/store';
 import { versionSourcesOf } from '../../targets/versions';
 import { differingDefaults, versionRange, withHandSettings, type DefaultDiff } from '../../schema/bisect';
 import { bisectMarkdown, type BisectReportInput } from '../../results/report-bisect';
+import { sampleValidity } from '../../results/db/rows';
+import { chooseFigure, compareSamples, seedOf } from '../../measure/compare';
+import type { Verdict } from '../../schema/comparison';
 
 /** A cell's figure for the bisected query. */
 export interface BisectFigure {
@@ -20,6 +23,48 @@ export interface BisectFigure {
   /** `stats.read_rows` of the query (read_rows of its last warm run, `system.query_log`), null when unknown. */
   readRows: number | null;
   /** Why the version cannot run the workload (skip reason, cell error or the query's error). */
+  problem?: string;
+}
+
+/** Input of `bisectCompare`: two cells' `result.json` and the comparison's options. */
+export interface BisectCompareInput {
+  /** The side compared with (the good end's cell). */
+  baselineResultFile: string;
+  /** The probed cell. */
+  newResultFile: string;
+  query: string;
+  /** `warm`: the valid warm runs; `cold`: the valid cold runs. */
+  metric: 'warm' | 'cold';
+  /** The comparison's thresholds (`baseline` options of the run spec: minChange, unstableAbove, minRuns). */
+  minChange: number;
+  unstableAbove: number;
+  minRuns: number;
+}
+
+/**
+ * One bisect step's time comparison (`compareSamples` of src/measure/compare.ts, baseline = the good
+ * end): ratio of medians new/baseline (ms), its 95 % bootstrap interval, the baseline's noise
+ * threshold and the verdict. `problem` set (and `verdict` `unstable`) when a side has no samples.
+ */
+export interface BisectComparison {
+  verdict: Verdict;
+  reason: string;
+  /**
+   * Which figure was compared: `server_elapsed_ms` (the runs' `server_elapsed_source`, e.g.
+   * `system.query_log.query_duration_ms` or the HTTP summary's elapsed) when every kept run on both
+   * sides has one fine enough, else `wall_ms` (client wall time).
+   */
+  figure: 'server_elapsed_ms' | 'wall_ms';
+  /** The server-time sources of the kept runs (empty for wall time). */
+  sources: string[];
+  n_baseline: number;
+  n_new: number;
+  median_baseline_ms: number | null;
+  median_new_ms: number | null;
+  ratio: number | null;
+  ci_low: number | null;
+  ci_high: number | null;
+  threshold: number | null;
   problem?: string;
 }
 
@@ -49,6 +94,50 @@ export function createBisectActivities() {
       if (!q) return { status: r.status, readRows: null, problem: `query ${input.query} not measured` };
       if (q.error) return { status: r.status, readRows: null, problem: `query ${input.query}: ${q.error.message}` };
       return { status: r.status, readRows: q.stats.read_rows };
+    },
+
+    /**
+     * Compare the query's time in two cells (`result.json` samples of `queries_baseline`) with the
+     * comparison method of `chbench compare` (first pass; seeded from both files' paths, so a replayed
+     * or retried step gives the same verdict). Kept runs: `kind` = `input.metric`, valid by their
+     * validity record (`sampleValidity`). Never throws for a missing side: `unstable` with `problem`.
+     */
+    async bisectCompare(input: BisectCompareInput): Promise<BisectComparison> {
+      const kept = (f: string) => {
+        const r = readRecordIfExists(f, CellResult);
+        const q = r?.queries_baseline?.queries.find((x) => x.id === input.query);
+        return (q?.samples ?? []).filter((x) => x.kind === input.metric && sampleValidity(x).valid);
+      };
+      const b = kept(input.baselineResultFile);
+      const n = kept(input.newResultFile);
+      const figure = chooseFigure([...b, ...n]);
+      const ms = (xs: typeof b) => xs.map((x) => (figure === 'wall_ms' ? x.wall_ms : (x.server_elapsed_ms as number)));
+      const c = compareSamples(ms(b), ms(n), {
+        minChange: input.minChange,
+        unstableAbove: input.unstableAbove,
+        minRuns: input.minRuns,
+        seed: seedOf(`${input.baselineResultFile}|${input.newResultFile}|${input.query}|${input.metric}`),
+        noiseSeed: seedOf(`${input.baselineResultFile}|${input.query}|${input.metric}`),
+      });
+      const sources =
+        figure === 'wall_ms'
+          ? []
+          : [...new Set([...b, ...n].map((x) => x.server_elapsed_source ?? ''))].filter(Boolean);
+      return {
+        verdict: c.verdict,
+        reason: c.reason,
+        figure,
+        sources,
+        n_baseline: c.n_baseline,
+        n_new: c.n_new,
+        median_baseline_ms: c.median_baseline_ms,
+        median_new_ms: c.median_new_ms,
+        ratio: c.ratio,
+        ci_low: c.ci_low,
+        ci_high: c.ci_high,
+        threshold: c.threshold,
+        ...(b.length && n.length ? {} : { problem: `no valid ${input.metric} runs of ${input.query} on a side` }),
+      };
     },
 
     /**

@@ -1,5 +1,5 @@
 /**
- * `chbench bisect --good <label> --bad <label> [--query q] [--metric read_rows] [--hand-setting v:name=value]… <spec>`: start the
+ * `chbench bisect --good <label> --bad <label> [--query q] [--metric read_rows|warm|cold] [--hand-setting v:name=value]… <spec>`: start the
  * bisectVersions workflow (src/workflows/bisect-versions.ts), wait for it, print every step and the
  * verdict. Starting it again with the same `--run-id` resumes: cells already measured are reused.
  */
@@ -51,7 +51,11 @@ export function registerBisectCommand(program: Command): void {
     .requiredOption('--good <label>', 'version without the change (older)')
     .requiredOption('--bad <label>', 'version with the change (newer)')
     .option('--query <id>', "query id (default: the spec's first selected query, else q1)")
-    .option('--metric <metric>', 'figure followed: read_rows (system.query_log.read_rows of the warm run)', 'read_rows')
+    .option(
+      '--metric <metric>',
+      "figure followed: read_rows (system.query_log.read_rows of the warm run; one run decides), warm or cold (the query's valid warm / cold run times, each step judged against the good end with chbench compare's method)",
+      'read_rows',
+    )
     .option(
       '--hand-setting <version:name=value>',
       "set a query setting by hand from that version on (repeatable); the attribution counts it as that version's default",
@@ -62,8 +66,8 @@ export function registerBisectCommand(program: Command): void {
     .action(async (file: string, o: Options) => {
       const { raw } = validateFile(file);
       const handSettings = parseHandSettings(o.handSetting);
-      if (o.metric !== 'read_rows')
-        fail(EXIT.invalid, `--metric ${o.metric}: only read_rows is bisected in this version`);
+      if (!['read_rows', 'warm', 'cold'].includes(o.metric))
+        fail(EXIT.invalid, `--metric ${o.metric}: one of read_rows, warm, cold`);
       const runId = o.runId ?? newRunId('bisect');
       const bad = runIdProblem(runId);
       if (bad) fail(EXIT.invalid, `--run-id ${JSON.stringify(runId)}: ${bad}`);
@@ -78,7 +82,7 @@ export function registerBisectCommand(program: Command): void {
               spec: raw,
               good: o.good,
               bad: o.bad,
-              metric: 'read_rows',
+              metric: o.metric,
               ...(o.query ? { query: o.query } : {}),
               ...(handSettings ? { handSettings } : {}),
             },
