@@ -27,7 +27,7 @@ import {
 import { EXIT, fail } from './exit-codes';
 
 /** The deepest failure message of a workflow failure, and whether it was a spec refusal. */
-function failureSummary(e: WorkflowFailedError): { message: string; invalidSpec: boolean } {
+export function failureSummary(e: WorkflowFailedError): { message: string; invalidSpec: boolean } {
   return {
     message: (e.cause && rootCause(e.cause)) || e.message,
     invalidSpec: hasFailureType(e.cause, FAILURE.InvalidSpec),

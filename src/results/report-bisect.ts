@@ -30,7 +30,7 @@ export function bisectMarkdown(r: BisectReportInput): string {
   r.steps.forEach((s, i) => lines.push(`| ${i + 1} | ${s.version} | ${s.side} | ${s.figure} | ${s.reason} |`));
   lines.push(
     '',
-    `Cells run: ${r.outcome.cellsRun}${r.metric === 'read_rows' ? '' : ' (the comparisons are activities over their results, not extra cells; no confirming re-runs)'}.`,
+    `Versions measured by the bisect: ${r.outcome.cellsRun}${r.outcome.skipped.length ? ` (and ${r.outcome.skipped.length} skipped)` : ''}${r.attribution ? "; the attribution's cells are listed below" : ''}${r.metric === 'read_rows' ? '' : ' (the comparisons are activities over their results, not extra cells; no confirming re-runs)'}.`,
   );
   if (r.outcome.skipped.length) lines.push(`Skipped (cannot run the workload): ${r.outcome.skipped.join(', ')}.`);
   lines.push('', '## Result', '');

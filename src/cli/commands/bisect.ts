@@ -10,7 +10,40 @@ import type { BisectResult } from '../../workflows/bisect-versions';
 import { say } from '../follow';
 import { EXIT, fail } from '../exit-codes';
 import { validateFile } from '../spec';
-import { temporalClient } from '../temporal-run';
+import { failureSummary, temporalClient } from '../temporal-run';
+import { WorkflowFailedError } from '../../temporal/run-client';
+import { versionSourcesOf } from '../../targets/versions';
+import { versionRange } from '../../schema/bisect';
+import { loadWorkload } from '../../lib/workload';
+
+/**
+ * The bisect's own arguments checked on the CLI's side before the workflow starts, with the rules
+ * the workflow applies (`versionRange`, the workload's query ids): the two labels are served by the
+ * target's version sources and `good` is the older; `--query` names a query of the workload.
+ * @returns one line per problem (empty when the arguments are fine)
+ */
+export function bisectArgumentProblems(
+  raw: { target?: unknown; workload?: unknown; queries?: unknown },
+  o: { good: string; bad: string; query?: string },
+): string[] {
+  const problems: string[] = [];
+  try {
+    const labels = versionSourcesOf(raw.target as Record<string, unknown>).flatMap((s) => s.labels());
+    versionRange(labels, o.good, o.bad);
+  } catch (e) {
+    problems.push((e as Error).message);
+  }
+  if (o.query && typeof raw.workload === 'string') {
+    try {
+      const ids = loadWorkload(raw.workload).queries.map((q) => q.id);
+      if (!ids.includes(o.query))
+        problems.push(`--query ${o.query}: not a query of workload ${raw.workload} (${ids.join(', ')})`);
+    } catch (e) {
+      problems.push((e as Error).message);
+    }
+  }
+  return problems;
+}
 
 interface Options {
   good: string;
@@ -68,6 +101,8 @@ export function registerBisectCommand(program: Command): void {
       const handSettings = parseHandSettings(o.handSetting);
       if (!['read_rows', 'warm', 'cold'].includes(o.metric))
         fail(EXIT.invalid, `--metric ${o.metric}: one of read_rows, warm, cold`);
+      const problems = bisectArgumentProblems(raw as Record<string, unknown>, o);
+      if (problems.length) fail(EXIT.invalid, problems.join('\n  '));
       const runId = o.runId ?? newRunId('bisect');
       const bad = runIdProblem(runId);
       if (bad) fail(EXIT.invalid, `--run-id ${JSON.stringify(runId)}: ${bad}`);
@@ -91,9 +126,16 @@ export function registerBisectCommand(program: Command): void {
         for (const s of r.steps) say(`  ${s.version}: ${s.side}, ${s.figure} (${s.reason})`);
         if (r.outcome.skipped.length) say(`  skipped (cannot run the workload): ${r.outcome.skipped.join(', ')}`);
         console.log(
-          `versions ${r.versions.length}, cells run ${r.cellsRun}, first changed ${r.firstChanged ?? 'none'}, verdict ${r.verdict}`,
+          `versions ${r.versions.length}, cells run ${r.cellsRun} (bisect steps measured ${r.outcome.cellsRun}, skipped ${r.outcome.skipped.length}, the rest attribution or reused), first changed ${r.firstChanged ?? 'none'}, verdict ${r.verdict}`,
         );
         console.log(r.reportPath);
+      } catch (e) {
+        if (!(e instanceof WorkflowFailedError)) throw e;
+        const { message, invalidSpec } = failureSummary(e);
+        fail(
+          invalidSpec ? EXIT.invalid : EXIT.workflowFailed,
+          `bisect ${runId} ${invalidSpec ? 'refused' : 'failed'}: ${message}`,
+        );
       } finally {
         await connection.close();
       }
