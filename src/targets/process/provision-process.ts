@@ -142,6 +142,22 @@ export function oomKillsOf(cg: CellCgroup): number {
 }
 
 /**
+ * The non-retryable failure of a server the kernel's OOM killer killed while it started (the cell
+ * cgroup's `oom_kill` counter, {@link oomKillsOf}), naming the memory limit; undefined when no memory
+ * limit applies or nothing was killed.
+ */
+function oomFailure(who: string, limiter: CellLimiter, cg: CellCgroup, e: unknown): ApplicationFailure | undefined {
+  const limit = limiter.memoryBytes;
+  const kills = limit === undefined ? 0 : oomKillsOf(cg);
+  if (!kills) return undefined;
+  return ApplicationFailure.create({
+    type: FAILURE.InvalidSpec,
+    nonRetryable: true,
+    message: `${who} was killed by the kernel's OOM killer ${kills} time(s) while starting: target.resources.memory ${limit} bytes (${(limit! / 1048576).toFixed(1)} MiB) is too little for this server (cgroup ${cg.name}, oom_kill ${kills}); give it more memory. First error: ${((e as Error)?.message ?? String(e)).split('\n')[0].slice(0, 300)}`,
+  });
+}
+
+/**
  * Check, before anything starts, that the cell's limits can be applied on this host (root, the
  * controllers, the data directory's block device), and return how to apply them.
  * @throws ApplicationFailure `TargetUnavailable` (non-retryable) naming what is missing: a cell is
@@ -223,10 +239,15 @@ async function provisionLocked<F extends ServerFacts>(
   for (let attempt = 1; ; attempt++) {
     // The group exists first and the server joins it before it execs: not one read escapes the limits.
     const cg = limiter?.prepare();
-    const spawned = await server.spawn(
-      dataDir,
-      cg?.dirs.map((d) => path.join(d, 'cgroup.procs')),
-    );
+    // Killed by the kernel for the cell's memory limit (before it listened, or later while starting):
+    // the same limit kills it on every start, so the failure says so and is not retried.
+    const oomOr = (e: unknown): unknown => (cg && limiter ? (oomFailure(server.who, limiter, cg, e) ?? e) : e);
+    const spawned = await server
+      .spawn(
+        dataDir,
+        cg?.dirs.map((d) => path.join(d, 'cgroup.procs')),
+      )
+      .catch((e: unknown) => Promise.reject(oomOr(e)));
     let wrongVersion = false;
     try {
       if (limiter && cg) limiter.check(cg, spawned.pid);
@@ -265,14 +286,8 @@ async function provisionLocked<F extends ServerFacts>(
       await stopProcess(spawned.pid, dataDir, server.failedStartGraceMs, { keepDir: !wrongVersion }).catch(
         () => undefined,
       );
-      // Killed by the kernel for the cell's memory limit: the same limit kills it on every start.
-      const oom = cg && limiter?.memoryBytes !== undefined ? oomKillsOf(cg) : 0;
-      if (oom > 0)
-        throw ApplicationFailure.create({
-          type: FAILURE.InvalidSpec,
-          nonRetryable: true,
-          message: `${server.who} was killed by the kernel's OOM killer ${oom} time(s) while starting: target.resources.memory ${limiter!.memoryBytes} bytes (${(limiter!.memoryBytes! / 1048576).toFixed(1)} MiB) is too little for this server (cgroup ${cg!.name}, oom_kill ${oom}); give it more memory. First error: ${((e as Error).message ?? '').split('\n')[0].slice(0, 300)}`,
-        });
+      const oom = oomOr(e);
+      if (oom !== e) throw oom;
       if (!wrongVersion && attempt < (server.startAttempts ?? 1) && server.retryStart?.(spawned, e)) continue;
       throw e;
     }
