@@ -3,6 +3,7 @@
  * target down and keeps what was measured; a run that stopped part-way resumes without redoing
  * finished cells; gc removes what a closed run left.
  */
+import { runDirsIn } from '../helpers/run-dirs';
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, existsSync, readdirSync, statSync, cpSync, rmSync, writeFileSync } from 'node:fs';
@@ -53,7 +54,7 @@ async function waitFor(
 
 function leftovers(): string[] {
   return existsSync(env.workDir)
-    ? readdirSync(env.workDir).flatMap((d) => readdirSync(path.join(env.workDir, d)).map((c) => `${d}/${c}`))
+    ? runDirsIn(env.workDir).flatMap((d) => readdirSync(path.join(env.workDir, d)).map((c) => `${d}/${c}`))
     : [];
 }
 

@@ -3,6 +3,7 @@
  * ClickHouse engine (chdb in a separate process per cell). A 2-cell matrix (LZ4 vs ZSTD(3), 2 M rows,
  * as in the demo) must complete with measured values in every table of the report.
  */
+import { runDirsIn } from '../helpers/run-dirs';
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, existsSync, readdirSync, writeFileSync } from 'node:fs';
@@ -189,7 +190,7 @@ test('a 2-cell embedded matrix completes and every report table holds measured v
 
   // Teardown: no data directory of the run is left.
   const left = existsSync(env.workDir)
-    ? readdirSync(env.workDir).flatMap((d) => readdirSync(path.join(env.workDir, d)))
+    ? runDirsIn(env.workDir).flatMap((d) => readdirSync(path.join(env.workDir, d)))
     : [];
   assert.deepEqual(left, [], 'every cell target was torn down');
 

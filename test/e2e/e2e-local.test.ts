@@ -3,6 +3,7 @@
  * clickhouse-server (18.16), started per cell with a generated config. The old-server variant of the
  * workload runs; a cell this version cannot run is reported as skipped with the reason.
  */
+import { runDirsIn } from '../helpers/run-dirs';
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, existsSync, readdirSync } from 'node:fs';
@@ -74,7 +75,7 @@ test('a local 18.16 matrix measures the LZ4 cell with query_log rows and skips t
   assert.match(md, /v18\.16-zstd3 \| skipped: ClickHouse 18\.16\.\d+ has no column CODEC clause/);
   // Every server was stopped and its directory removed.
   const left = existsSync(env.workDir)
-    ? readdirSync(env.workDir).flatMap((d) => readdirSync(path.join(env.workDir, d)))
+    ? runDirsIn(env.workDir).flatMap((d) => readdirSync(path.join(env.workDir, d)))
     : [];
   assert.deepEqual(left, []);
 });

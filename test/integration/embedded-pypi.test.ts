@@ -174,7 +174,9 @@ describe(
       );
       assert.equal(f.nonRetryable, true);
       const cell = fs
-        .readdirSync(path.join(workDir))
+        .readdirSync(path.join(workDir), { withFileTypes: true })
+        .filter((d) => d.isDirectory())
+        .map((d) => d.name)
         .flatMap((d) => fs.readdirSync(path.join(workDir, d)).map((c) => `${d}/${c}`));
       assert.ok(
         !cell.some((c) => c.endsWith('v26.5')),
