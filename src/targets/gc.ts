@@ -26,7 +26,7 @@
  * Docker ({@link collectDockerGarbage}): the containers and volumes labelled `chbench.managed-by=chbench`
  * on the engine `DOCKER_HOST` names, judged by their `chbench.owner` label the same way.
  */
-import { readdirSync, rmSync, existsSync } from 'node:fs';
+import { readdirSync, rmSync, existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { listCellDirs, readLabel, readOwner, stopProcess } from './process';
@@ -268,7 +268,12 @@ export async function collectGarbage(
         removed.push(entry);
       }
       const runPath = path.join(workDir, runDirName);
-      if (!opts.dryRun && existsSync(runPath) && readdirSync(runPath).length === 0)
+      // Only run directories: the worker's own state files (host-disk-capacity.json) stay.
+      if (
+        !opts.dryRun &&
+        statSync(runPath, { throwIfNoEntry: false })?.isDirectory() &&
+        readdirSync(runPath).length === 0
+      )
         rmSync(runPath, { recursive: true, force: true });
     }
   } finally {

@@ -7,7 +7,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { Connection } from '@temporalio/client';
@@ -179,7 +179,12 @@ test('gc keeps what it cannot positively see closed, and says why', async () => 
     });
     pids[cellKey] = h.pid!;
   }
+  // The worker's own state file beside the run directories (the host disk's cached capacity) is
+  // neither a run nor in gc's way.
+  const stateFile = path.join(env.workDir, 'host-disk-capacity.json');
+  writeFileSync(stateFile, '{}');
   const res = await collectGarbage(env.workDir, { connectTimeoutMs: 1500 });
+  assert.ok(existsSync(stateFile), 'gc keeps the worker state file');
   for (const [cellKey, c] of Object.entries(cases)) {
     const e = [...res.removed, ...res.kept].find((x) => x.cellKey === cellKey && x.runId === runId);
     assert.ok(e, cellKey);
