@@ -3,7 +3,7 @@
  * names (`DOCKER_HOST`, `DOCKER_TLS_VERIFY`, `DOCKER_CERT_PATH`, read by docker-modem; else the local
  * socket `/var/run/docker.sock`), the per-cell names and labels, and the engine's error shapes.
  */
-import { createHash } from 'node:crypto';
+import { cellObjectName } from '../../lib/cell-object-name';
 import Docker from 'dockerode';
 
 /** Label on every container and volume chbench creates (value {@link MANAGED_BY_VALUE}). */
@@ -41,14 +41,7 @@ export interface DockerCellNames {
 
 /** The cell's container and volume names: unique per run and cell, stable across attempts. */
 export function dockerCellNames(runId: string, cellKey: string): DockerCellNames {
-  const hash = createHash('sha256').update(`${runId}/${cellKey}`, 'utf8').digest('hex').slice(0, 8);
-  const readable = cellKey
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+/, '')
-    .slice(0, 60)
-    .replace(/-+$/, '');
-  const container = readable ? `chbench-${readable}-${hash}` : `chbench-${hash}`;
+  const container = cellObjectName('chbench', runId, cellKey, 60);
   return { container, volume: `${container}-data` };
 }
 

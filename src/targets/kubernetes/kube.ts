@@ -3,7 +3,7 @@
  * cached for the process, the typed API clients, the HTTP status of a failed call, and the cell's
  * derived names. Everything goes through `@kubernetes/client-node`.
  */
-import { createHash } from 'node:crypto';
+import { cellObjectName } from '../../lib/cell-object-name';
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import * as path from 'node:path';
@@ -169,13 +169,6 @@ export interface CellNames {
  * id and the cell key; the readable part is the cell key.
  */
 export function cellNames(runId: string, cellKey: string): CellNames {
-  const hash = createHash('sha256').update(`${runId}/${cellKey}`, 'utf8').digest('hex').slice(0, 8);
-  const readable = cellKey
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+/, '')
-    .slice(0, 40)
-    .replace(/-+$/, '');
-  const pod = readable ? `chb-${readable}-${hash}` : `chb-${hash}`;
+  const pod = cellObjectName('chb', runId, cellKey, 40);
   return { pod, pvc: `${pod}-data` };
 }
