@@ -6,7 +6,7 @@
  *    columns (≈ 64 MiB): the cold full scan's window is labelled disk-bound from the cell cgroup's
  *    counters with the achieved read rate under the limit (+ 10 %), and the label's evidence is the
  *    difference of the two `counters.jsonl` samples that bracket the run's record window.
- * 2. An unthrottled cell (the `/proc/<pid>` counters): a query that hashes 20 M numbers and reads
+ * 2. An unthrottled cell (the `/proc/<pid>` counters): a query that hashes 40 M numbers on every core and reads
  *    nothing is labelled CPU-bound in its warm window.
  * Both reports carry the bottleneck section (limits beside the host disk's unthrottled rate).
  * Test workload: test/fixtures/workloads/bottleneck. ~1–2 min.
