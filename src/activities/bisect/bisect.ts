@@ -13,8 +13,7 @@ import { versionSourcesOf } from '../../targets/versions';
 import { differingDefaults, versionRange, withHandSettings, type DefaultDiff } from '../../schema/bisect';
 import { bisectMarkdown, type BisectReportInput } from '../../results/report-bisect';
 import { sampleValidity } from '../../results/db/rows';
-import { chooseFigure, compareSamples, seedOf } from '../../measure/compare';
-import type { Verdict } from '../../schema/comparison';
+import { chooseFigure, compareSamples, seedOf, type SampleComparison } from '../../measure/compare';
 
 /** A cell's figure for the bisected query. */
 export interface BisectFigure {
@@ -46,9 +45,19 @@ export interface BisectCompareInput {
  * end): ratio of medians new/baseline (ms), its 95 % bootstrap interval, the baseline's noise
  * threshold and the verdict. `problem` set (and `verdict` `unstable`) when a side has no samples.
  */
-export interface BisectComparison {
-  verdict: Verdict;
-  reason: string;
+export interface BisectComparison extends Pick<
+  SampleComparison,
+  | 'verdict'
+  | 'reason'
+  | 'n_baseline'
+  | 'n_new'
+  | 'median_baseline_ms'
+  | 'median_new_ms'
+  | 'ratio'
+  | 'ci_low'
+  | 'ci_high'
+  | 'threshold'
+> {
   /**
    * Which figure was compared: `server_elapsed_ms` (the runs' `server_elapsed_source`, e.g.
    * `system.query_log.query_duration_ms` or the HTTP summary's elapsed) when every kept run on both
@@ -57,14 +66,6 @@ export interface BisectComparison {
   figure: 'server_elapsed_ms' | 'wall_ms';
   /** The server-time sources of the kept runs (empty for wall time). */
   sources: string[];
-  n_baseline: number;
-  n_new: number;
-  median_baseline_ms: number | null;
-  median_new_ms: number | null;
-  ratio: number | null;
-  ci_low: number | null;
-  ci_high: number | null;
-  threshold: number | null;
   problem?: string;
 }
 
