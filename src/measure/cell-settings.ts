@@ -3,9 +3,12 @@
  * the spec's settings checked against the server's capability probe (`checkSettings`,
  * src/clickhouse/settings.ts: `system.settings`, `system.merge_tree_settings`, `system.server_settings`).
  */
+import { ApplicationFailure } from '@temporalio/common';
 import { checkSettings } from '../clickhouse/settings';
 import type { WorkloadManifest } from '../lib/workload';
 import type { CellInput } from '../schema/cell';
+import { FAILURE } from '../schema/failures';
+import type { InsertPoint } from '../schema/grids';
 import type { CapabilityProbe, CellSettings } from '../schema/results';
 
 /**
@@ -61,5 +64,63 @@ export function resolveCellSettings(cell: CellInput, m: WorkloadManifest, probe:
     ...(pin.compatibility
       ? { pinned_defaults: { version: pin.compatibility, setting: `compatibility = '${pin.compatibility}'` } }
       : {}),
+  };
+}
+
+/**
+ * The refusal of settings with problems, before anything is loaded (`provision`) or inserted (an insert
+ * point). Pure.
+ * @returns ApplicationFailure `InvalidSetting` (non-retryable) listing every problem line, one per
+ *   line; undefined when `problems` is empty.
+ */
+export function settingsRefused(
+  problems: readonly string[],
+  before: 'loading' | 'inserting',
+): ApplicationFailure | undefined {
+  if (!problems.length) return undefined;
+  return ApplicationFailure.create({
+    type: FAILURE.InvalidSetting,
+    nonRetryable: true,
+    message: `settings refused before ${before}:\n  - ${problems.join('\n  - ')}`,
+  });
+}
+
+/** The settings an insert point sends ({@link insertPointSettings}). */
+export interface InsertPointSettings {
+  /** MergeTree settings of the point's table: the cell's `settings.json` `table`, then the profile's `mergeTree`. */
+  table: Record<string, string | number>;
+  /** Query settings of every INSERT: the cell's `settings.json` `runs`, then the profile's `query`. */
+  insert: Record<string, string | number>;
+  /** Optional names of the profile this version lacks (name → why), as `checkSettings` words it. */
+  not_applied: Record<string, string>;
+}
+
+/**
+ * An insert point's settings: its profile's settings checked at their level against the server's
+ * capability probe (`system.settings`, `system.merge_tree_settings`), names the spec marks optional
+ * (`settings.optional`) recorded as not applied on a version that lacks them, laid over the cell's
+ * `settings.json`. Pure.
+ * @throws ApplicationFailure `InvalidSetting` (non-retryable) naming the point's profile and each
+ *   setting that is unknown on the server or at the wrong level.
+ */
+export function insertPointSettings(
+  point: InsertPoint,
+  optional: string[],
+  probe: CapabilityProbe,
+  cell: CellSettings,
+): InsertPointSettings {
+  const { query, mergeTree } = point.profile;
+  const checked = checkSettings(
+    { query, mergeTree, optional },
+    probe,
+    `insert point ${point.key}: settings profile "${point.profile.name}"`,
+    { query: 'query', mergeTree: 'mergeTree' },
+  );
+  const refused = settingsRefused(checked.problems, 'inserting');
+  if (refused) throw refused;
+  return {
+    table: { ...cell.table, ...checked.applied.mergeTree },
+    insert: { ...cell.runs, ...checked.applied.query },
+    not_applied: checked.not_applied,
   };
 }

@@ -122,15 +122,51 @@ export type InsertPointFigures = Pick<
   | 'cpu'
 >;
 
+/** What {@link measureInsertPoint} returns. */
+export interface MeasuredInsertPoint {
+  /** The workflow's summary (rows/s, MB/s, latency ms, errors, verified, client-bound). */
+  summary: InsertPointSummary;
+  /** The table's DDL as sent. */
+  ddl: string;
+  /** Rows generated for the point (`grid.rows`). */
+  rowsPlanned: number;
+  figures: InsertPointFigures;
+}
+
+/**
+ * The point's record `grids/insert-<key>.json` ({@link InsertPointRecord}) from its options and what
+ * {@link measureInsertPoint} measured, stamped `finished_at` now (ISO time of the worker's clock).
+ * `activity` is the scheduled activity that measured it (null outside Temporal), `serverVersion`
+ * the probe's `version()`, `notApplied` the profile's optional settings this version lacks.
+ */
+export function insertPointRecord(
+  o: InsertPointOptions,
+  m: MeasuredInsertPoint,
+  run: { activity: InsertPointRecord['activity']; serverVersion: string; notApplied: Record<string, string> },
+): InsertPointRecord {
+  return {
+    summary: m.summary,
+    activity: run.activity,
+    point: o.point,
+    attempt: o.attempt,
+    table: o.table,
+    server_version: run.serverVersion,
+    rows_planned: m.rowsPlanned,
+    data: o.grid.data,
+    settings_sent: { query: o.insertSettings, table: o.tableSettings, ddl: m.ddl },
+    settings_not_applied: run.notApplied,
+    ...m.figures,
+    finished_at: new Date().toISOString(),
+  };
+}
+
 /**
  * Measure one insert point (see the module comment). The table is left in place.
  * @returns the workflow's summary, the table's DDL, the rows generated and the record's sections.
  * @throws PreparedTooBig when the rows do not fit in `grid.maxBufferMiB` (src/measure/insert-load.ts);
  *   CancelledFailure when `signal` aborts; ClickHouse errors of the DDL and the generation.
  */
-export async function measureInsertPoint(
-  o: InsertPointOptions,
-): Promise<{ summary: InsertPointSummary; ddl: string; rowsPlanned: number; figures: InsertPointFigures }> {
+export async function measureInsertPoint(o: InsertPointOptions): Promise<MeasuredInsertPoint> {
   const { client, point, grid, table, signal } = o;
   const asyncRequested = String(o.insertSettings.async_insert ?? '0') === '1';
   const dedup = tableDeduplicates(o.tableSettings, o.insertSettings);

@@ -38,6 +38,17 @@ export function activityIdentity(): { workflowId: string; runId: string; activit
   return info && wf ? { workflowId: wf.workflowId, runId: wf.runId, activityId: info.activityId } : undefined;
 }
 
+/**
+ * Do two activity identities (as {@link activityIdentity} gives them) name the same scheduled activity:
+ * both known, with the same workflow id, workflow run id and activity id? Pure.
+ */
+export function sameActivity(
+  a: ReturnType<typeof activityIdentity> | null | undefined,
+  b: ReturnType<typeof activityIdentity> | null | undefined,
+): boolean {
+  return !!a && !!b && a.workflowId === b.workflowId && a.runId === b.runId && a.activityId === b.activityId;
+}
+
 /** Cancellation signal of the current activity, if any. */
 export function cancellationSignal(): AbortSignal | undefined {
   return currentActivity()?.cancellationSignal;
