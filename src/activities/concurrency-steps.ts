@@ -3,7 +3,7 @@
  * A thin activity around the step's method (src/measure/concurrency-step.ts, over the closed-loop
  * engine of src/measure/closed-loop.ts, where the timeline and the definitions are stated):
  * `clients` closed-loop clients send the cell's weighted query mix for `warmupS` + `durationS`, with
- * the settings of the cell's measured runs; then the server-side latency of every counted request is
+ * the settings of the cell's measured runs (`stepSettings`); then the server-side latency of every counted request is
  * read from `system.query_log` where the cell has it.
  *
  * Idempotent: a step only reads. A retry first settles statements an earlier attempt of the same
@@ -14,8 +14,7 @@
  * Writes `grids/concurrency-c<clients>.json` in the cell folder ({@link ConcurrencyStepRecord}) and
  * returns the small {@link ConcurrencyStepSummary}.
  */
-import { measureConcurrencyStep, stepMix } from '../measure/concurrency-step';
-import { resultCacheSettings } from '../measure/cold-cycle';
+import { measureConcurrencyStep, stepMix, stepSettings } from '../measure/concurrency-step';
 import { otherChbenchServers } from '../targets';
 import { queryIdPrefix } from '../schema/cell';
 import type { ConcurrencyStepInput, ConcurrencyStepSummary } from '../schema/grids';
@@ -43,13 +42,7 @@ export function createConcurrencySteps(deps: { workDir: string }) {
       const file = `grids/concurrency-c${step.clients}.json`;
       const prefix = queryIdPrefix(cell.runId, cell.cellKey, `conc-c${step.clients}`);
       const client = ctx.client({ maxExecutionTimeS: cell.protocol.maxExecutionTimeS });
-      // As the measured runs: the cell's run settings, the time limit, and the result caches off
-      // (a query repeated by many clients must be executed, not answered from a cache).
-      const settings = {
-        ...ctx.settings.runs,
-        max_execution_time: cell.protocol.maxExecutionTimeS,
-        ...(await resultCacheSettings(client)),
-      };
+      const settings = await stepSettings(client, ctx.settings.runs, cell.protocol.maxExecutionTimeS);
       const othersAtStart = otherChbenchServers(deps.workDir, target);
       // `<prefix>-`: never the statements of a step with more clients (`conc-c4` vs `conc-c40`).
       const previous = await settlePreviousAttempts(target, client, `${prefix}-`);

@@ -21,6 +21,7 @@ import type { ConcurrencyQueryFigures, ConcurrencySample, ConcurrencyStepRecord 
 import type { CodecProfile } from '../schema/run-spec';
 import type { TargetHandle } from '../schema/target';
 import { startCpuMonitor, type ClientCpu } from './client-load';
+import { resultCacheSettings } from './cold-cycle';
 import { runClosedLoop, type MixQuery } from './closed-loop';
 import { latencySummary } from './stats';
 
@@ -44,6 +45,20 @@ export function stepMix(
     entries.map((e) => e.id),
   );
   return entries.map((e) => ({ id: e.id, weight: e.weight, sql: rendered.find((q) => q.id === e.id)!.sql }));
+}
+
+/**
+ * The settings of every request of a step, as of the cell's measured runs: the cell's run settings
+ * (`settings.json` `runs`), `max_execution_time` = the protocol's limit (s), and the result caches
+ * off (`resultCacheSettings`: a query repeated by many clients must be executed, not answered from a
+ * cache). Reads `system.settings` through `client` for the cache settings this version has.
+ */
+export async function stepSettings(
+  client: ClickHouseClient,
+  runs: Record<string, string | number>,
+  maxExecutionTimeS: number,
+): Promise<Record<string, string | number>> {
+  return { ...runs, max_execution_time: maxExecutionTimeS, ...(await resultCacheSettings(client)) };
 }
 
 /** What {@link measureConcurrencyStep} needs. */
