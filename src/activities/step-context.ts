@@ -148,14 +148,17 @@ export function cellActivity<A extends unknown[], R extends object>(
   name: string,
   body: (ctx: StepContext, ...rest: A) => Promise<R>,
 ): (input: StepInput, ...rest: A) => Promise<R & { attempt: number }> {
-  return cellStep(name, async (input: StepInput, ...rest: A) => {
-    const ctx = stepContext(input);
-    try {
-      return await body(ctx, ...rest);
-    } finally {
-      await ctx.close();
-    }
-  });
+  return cellStep(name, (input: StepInput, ...rest: A) => withStepContext(input, (ctx) => body(ctx, ...rest)));
+}
+
+/** Run `body` with the {@link stepContext} of `input`; every client it made is closed when it ends, in every case. */
+export async function withStepContext<R>(input: StepInput, body: (ctx: StepContext) => Promise<R>): Promise<R> {
+  const ctx = stepContext(input);
+  try {
+    return await body(ctx);
+  } finally {
+    await ctx.close();
+  }
 }
 
 /** The attempt, cancellation and lost-server rules of {@link cellActivity}, around any step function. */

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import type { Codec, CodecProfile } from '../schema/run-spec';
+import { versionMatchesLabel } from '../schema/version';
 import { settingsClause } from '../clickhouse/settings';
 import { splitTopLevel, trailingFormat } from './sql';
 import { REPO_ROOT } from '../config';
@@ -477,6 +478,24 @@ export function cannotRunReason(
   if (nonDefault && !f.column_codecs)
     return `ClickHouse ${f.version} has no column CODEC clause (a trial CREATE TEMPORARY TABLE … CODEC(ZSTD(1)) was refused${f.column_codecs_trial?.error ? `: ${f.column_codecs_trial.error.slice(0, 120)}` : ''}); only the LZ4 cell can run`;
   return undefined;
+}
+
+/**
+ * Why a provisioned server cannot run a cell, or `undefined` if it can: {@link cannotRunReason} (the
+ * capability probe), then the version rule: a cell is never reported under a version it did not run
+ * (external servers included), so `serverVersion` (`version()`) must match the matrix label
+ * `cell.version` (`versionMatchesLabel`, src/schema/version.ts). Pure.
+ */
+export function cellCannotRunReason(
+  m: WorkloadManifest,
+  f: ServerFeatures,
+  codec: Codec | CodecProfile,
+  serverVersion: string,
+  cell: { version: string; target: { kind: string } },
+): string | undefined {
+  const reason = cannotRunReason(m, f, codec);
+  if (reason || versionMatchesLabel(serverVersion, cell.version)) return reason;
+  return `matrix version ${cell.version} asked for, but the ${cell.target.kind} target runs ClickHouse ${serverVersion}`;
 }
 
 /**

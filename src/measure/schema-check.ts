@@ -31,7 +31,8 @@ import {
 import { trailingFormat } from '../lib/sql';
 import { FAILURE } from '../schema/failures';
 import type { CodecProfile } from '../schema/run-spec';
-import type { SchemaRecord } from '../schema/results';
+import type { CapabilityProbe, CellSettings, SchemaRecord } from '../schema/results';
+import { settingsRefused } from './cell-settings';
 
 /** `schema.json` `codecs`: the cell's codec profile against each column's codec read back. */
 export type CodecCheck = NonNullable<SchemaRecord['codecs']>;
@@ -277,4 +278,24 @@ export async function trialCellCodecs(
     // The server's reason first: a banner or a CLI line that cuts the message keeps it; the trial statement last.
     message: `codec profile "${profile.name}": ClickHouse ${version} refuses CODEC(${trial.column.codec}) on column ${trial.column.name} ${trial.column.type}: ${trial.error}${trial.suggestion ? ` — ${trial.suggestion}` : ''} (trial \`${trial.statement}\`)`,
   });
+}
+
+/**
+ * Why provisioning refuses the cell before anything is loaded (after `settings.json` is written): a
+ * problem of its checked settings (`settingsRefused`, `InvalidSetting`), else a codec of its profile
+ * this server refuses on a trial table ({@link trialCellCodecs}, `CodecRefused`; tried only where the
+ * capability probe found column codecs, `probe.column_codecs`, on a client `client()` opens then).
+ * @returns the non-retryable failure, or undefined when the cell may be loaded.
+ */
+export async function refusedBeforeLoad(
+  checked: CellSettings,
+  probe: CapabilityProbe,
+  client: () => ClickHouseClient,
+  m: WorkloadManifest,
+  cell: SchemaCheckCell,
+  version: string,
+): Promise<ApplicationFailure | undefined> {
+  const refused = settingsRefused(checked.problems, 'loading');
+  if (refused || !probe.column_codecs) return refused;
+  return trialCellCodecs(client(), m, cell, version);
 }

@@ -16,6 +16,8 @@
 import { readFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import type { z } from 'zod';
+import { ApplicationFailure } from '@temporalio/common';
+import { FAILURE } from '../schema/failures';
 import { RECORD_IDS } from '../schema/results';
 import { sanitizePathSegment, writeFileAtomic, writeJsonAtomic } from '../lib/fs';
 
@@ -30,6 +32,25 @@ export function runDir(resultsDir: string, runId: string): string {
 /** Absolute directory of one cell. */
 export function cellDir(resultsDir: string, runId: string, cellKey: string): string {
   return path.join(runDir(resultsDir, runId), 'cells', sanitizePathSegment(cellKey));
+}
+
+/**
+ * A cell the matrix placed on a host (`placement`) writes into the run's results store: a host that
+ * does not see the run's folder there (not mounted, another path) would keep its records to itself.
+ * Checked before anything is provisioned; `hostId` names the host in the message.
+ * @throws ApplicationFailure `InvalidSpec` (non-retryable) when `<resultsDir>/<runId>/run.json` is missing.
+ */
+export function requireRunStore(
+  cell: { resultsDir: string; runId: string; placement?: unknown },
+  hostId: string | undefined,
+): void {
+  const runJson = path.join(runDir(cell.resultsDir, cell.runId), 'run.json');
+  if (cell.placement && !existsSync(runJson))
+    throw ApplicationFailure.create({
+      type: FAILURE.InvalidSpec,
+      nonRetryable: true,
+      message: `host ${hostId ?? '?'} does not see the run's results store: ${runJson} is missing there; mount the results directory at the same path on every host running chbench workers`,
+    });
 }
 
 /** Read a JSON file, or `undefined` if it does not exist. */

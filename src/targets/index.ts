@@ -27,7 +27,7 @@ import './docker';
 export type { TargetHandle, ProvisionRequest, TargetCapabilities, TargetKind } from '../schema/target';
 export type { Target, TargetCheck, SpecCheckPlace, TargetSpecOf } from './target';
 export { capabilitiesOf, targetOf, targets, registerTarget, TargetRegistry } from './registry';
-export { provisionCellTarget } from './provision-cell';
+export { provisionCellTarget, type ProvisionDeps } from './provision-cell';
 
 /**
  * Start or reach the cell's ClickHouse. Idempotent: a retry adopts what an earlier attempt started.

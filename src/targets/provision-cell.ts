@@ -8,7 +8,16 @@ import { keepAliveDuring } from '../clickhouse/statement-watch';
 import type { CellInput } from '../schema/cell';
 import type { TargetHandle } from '../schema/target';
 import { currentOwner, type OwnerDeps } from '../temporal/owner';
+import type { HostDeps } from '../temporal/host';
 import { targetOf } from './registry';
+
+/** Dependencies of provisioning a cell (the provision activity's). */
+export interface ProvisionDeps extends OwnerDeps {
+  /** Directory under which per-cell server directories are created. */
+  workDir: string;
+  /** This worker's host (absent in tests that build activities without a worker: no host is recorded). */
+  host?: HostDeps;
+}
 
 /**
  * Start or reach the cell's ClickHouse (its kind's `provision` verb, as `provisionTarget`), its label recording the Temporal
