@@ -44,6 +44,41 @@ export async function readEvents(
   return out;
 }
 
+/** A snapshot of every `system.events` counter ({@link readEventsSnapshot}). */
+export interface EventsSnapshot {
+  /** Name → cumulative count since the server started; null when the table could not be read. */
+  events: Record<string, number> | null;
+  /** Where the counts came from (`system.events (<column>, value)` and whether zero values were shown), or `not available: <first line of the error>`. */
+  source: string;
+}
+
+/**
+ * Every counter of `system.events`, by the name column the server has (`name` where
+ * `system.columns` lists it, else `event`), zero values shown where the server takes
+ * `system_events_show_zero_values` (then a counter missing from the table does not exist in this
+ * version: unknown). Never throws: a server that refuses the read gives `events` null and why.
+ */
+export async function readEventsSnapshot(client: ClickHouseClient): Promise<EventsSnapshot> {
+  try {
+    const cols = await queryRows<{ name: string }>(
+      client,
+      `SELECT name FROM system.columns WHERE database = 'system' AND table = ${sqlString('events')}`,
+    );
+    const column = cols.some((c) => c.name === 'name') ? 'name' : 'event';
+    let zeros = true;
+    const events = await readEvents(client, undefined, { column, showZeroValues: true }).catch(() => {
+      zeros = false;
+      return readEvents(client, undefined, { column });
+    });
+    return {
+      events,
+      source: `system.events (${column}, value)${zeros ? ', zero values shown' : ', zero values hidden by this version: an absent counter is reported as unknown'}`,
+    };
+  } catch (e) {
+    return { events: null, source: `not available: ${(e as Error).message.split('\n')[0]}` };
+  }
+}
+
 /** The two `system.events` counters read around a load's INSERT (absent from the table = 0). */
 export interface LoadCounters {
   DuplicatedInsertedBlocks: number;

@@ -4,8 +4,10 @@
  * (`/proc/self/mountinfo`, `/sys/class/block/<disk>`). Used by the metrics snapshots of a cell
  * whose server runs on this host.
  */
+import os from 'node:os';
 import path from 'node:path';
 import { readFileSync, existsSync, realpathSync } from 'node:fs';
+import { LOOPBACK_HOST_SCOPE, type HostActivity } from '../schema/host';
 import type { DataDisk, MetricsSnapshot } from '../schema/results';
 
 /**
@@ -24,6 +26,39 @@ export function readHost(): Pick<MetricsSnapshot, 'host_disks' | 'host_cpu'> {
   }
   const cpu = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
   return { host_disks: disks, host_cpu: { user: cpu[0] + cpu[1], system: cpu[2], idle: cpu[3], iowait: cpu[4] } };
+}
+
+/**
+ * The host section of a metrics snapshot: {@link readHost} where the server runs on the worker's host
+ * (`onHost`), with `host_source` saying where the counters came from, or why there are none (a
+ * failed read is recorded, never thrown).
+ */
+export function readHostSnapshot(onHost: boolean): Pick<MetricsSnapshot, 'host_disks' | 'host_cpu' | 'host_source'> {
+  if (!onHost)
+    return { host_disks: null, host_cpu: null, host_source: 'not available: server is not on the worker host' };
+  try {
+    return { ...readHost(), host_source: '/proc/diskstats and /proc/stat of the worker host (the server runs there)' };
+  } catch (e) {
+    return { host_disks: null, host_cpu: null, host_source: `not available: ${(e as Error).message}` };
+  }
+}
+
+/**
+ * What else this host runs now: the 1-minute load average (`os.loadavg()[0]`) and the other chbench
+ * servers alive here (`otherServers`: `<runId>/<cellKey>` keys). `probablyHere`: the server is on a
+ * loopback URL chbench did not start, so the host is only probably its own (then the record says so,
+ * `scope`, with the host's logical CPUs, `os.cpus().length`).
+ */
+export function hostActivity(otherServers: readonly string[], probablyHere: boolean): HostActivity {
+  return {
+    at: new Date().toISOString(),
+    loadavg1: os.loadavg()[0],
+    otherServers: otherServers.map((k) => {
+      const i = k.indexOf('/');
+      return { runId: k.slice(0, i), cellKey: k.slice(i + 1) };
+    }),
+    ...(probablyHere ? { scope: LOOPBACK_HOST_SCOPE, cores: os.cpus().length } : {}),
+  };
 }
 
 /** A mountinfo path field: octal escapes (`\\040` for a space) decoded. */
