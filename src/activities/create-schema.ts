@@ -3,20 +3,16 @@
  * what the cell claims before anything is loaded: every column's codec (`system.columns`), the table
  * settings the server shows (`SHOW CREATE TABLE`), and every selected workload query (EXPLAIN on the
  * empty table). Tolerates existing objects (`CREATE TABLE IF NOT EXISTS`), so a retry is harmless.
- * The checks and their failures are in src/measure/schema-check.ts.
+ * The checks and their failures are in src/measure/schema-check.ts (`checkQueriesAsRun` for the queries).
  */
-import { tryCommand } from '../clickhouse/client';
 import { readShowCreateTable, shownTableSettings } from '../clickhouse/show-create';
 import { renderTemplate } from '../lib/workload';
 import {
-  afterLoadRefused,
   appliedTableSettings,
-  checkAfterLoad,
   checkCodecs,
-  checkQueries,
+  checkQueriesAsRun,
   codecMismatch,
   notAppliedTableSettings,
-  queryRefused,
 } from '../measure/schema-check';
 import { CellSettings, SchemaRecord } from '../schema/results';
 import type { StepContext } from './step-context';
@@ -51,13 +47,14 @@ export function createCreateSchema() {
       const codecs = await checkCodecs(client, m, profile);
       // Table settings: applied only as far as the server shows them.
       const tableSettings = appliedTableSettings(settings.table, shownTableSettings(showCreate));
+      const save = (r: SchemaRecord) => ctx.write('schema.json', SchemaRecord, r);
       const record: SchemaRecord = {
         ddl_sent: ddl,
         show_create_table: showCreate,
         codecs,
         table_settings: { declared: settings.table, ...tableSettings, source: 'SETTINGS clause of SHOW CREATE TABLE' },
       };
-      ctx.write('schema.json', SchemaRecord, record);
+      save(record);
       // A declared table setting the server does not show (a schema without {{settings}}, a setting
       // the server dropped) did not reach the table: settings.json must not claim it.
       const missed = notAppliedTableSettings(tableSettings.not_shown);
@@ -65,30 +62,9 @@ export function createCreateSchema() {
         ctx.write('settings.json', CellSettings, { ...settings, not_applied: { ...settings.not_applied, ...missed } });
       const mismatch = codecMismatch(m, codecs);
       if (mismatch) throw mismatch;
+      // The queries checked against the table as it will be when they run (after-load statements applied to a scratch copy).
       const checked = { rows: cell.scale, codec: profile, queries: cell.queries };
-      // The after-load statements, applied to an empty scratch copy: the queries are checked against
-      // the table as it will be when they run, and a statement the server refuses fails here.
-      let against = m.table;
-      if (m.afterLoad.length) {
-        const check = await checkAfterLoad(client, m, checked);
-        record.after_load_check = check;
-        ctx.write('schema.json', SchemaRecord, record);
-        const refused = afterLoadRefused(m, check);
-        if (refused) {
-          await tryCommand(client, `DROP TABLE IF EXISTS ${check.scratch_table}`);
-          throw refused;
-        }
-        against = check.scratch_table;
-      }
-      // Every selected query, analysed on the empty table before minutes of loading.
-      try {
-        record.query_check = await checkQueries(client, m, checked, settings.runs, against);
-      } finally {
-        if (against !== m.table) await tryCommand(client, `DROP TABLE IF EXISTS ${against}`);
-      }
-      ctx.write('schema.json', SchemaRecord, record);
-      const bad = queryRefused(m, record.query_check);
-      if (bad) throw bad;
+      await checkQueriesAsRun(client, m, checked, settings.runs, record, save);
       return { table: m.table };
     },
   };

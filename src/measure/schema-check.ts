@@ -299,3 +299,44 @@ export async function refusedBeforeLoad(
   if (refused || !probe.column_codecs) return refused;
   return trialCellCodecs(client(), m, cell, version);
 }
+
+/**
+ * Check the selected queries against the table as it will be when they run: with after-load
+ * statements, those are applied first to an empty scratch copy ({@link checkAfterLoad}; a statement
+ * the server refuses fails here), then every query is EXPLAINed ({@link checkQueries}) on the copy,
+ * else on the cell's empty table. The copy is dropped in every case. Sets `record.after_load_check`
+ * and `record.query_check`, calling `save(record)` after each, so a refusal keeps what was checked.
+ * @throws ApplicationFailure `InvalidAfterLoadStatement` ({@link afterLoadRefused}) or
+ *   `InvalidWorkloadQuery` ({@link queryRefused}), both non-retryable, after the record is saved;
+ *   what the client throws when the server does not answer.
+ */
+export async function checkQueriesAsRun(
+  client: ClickHouseClient,
+  m: WorkloadManifest,
+  cell: SchemaCheckCell,
+  runSettings: Record<string, string | number>,
+  record: SchemaRecord,
+  save: (record: SchemaRecord) => void,
+): Promise<void> {
+  let against = m.table;
+  if (m.afterLoad.length) {
+    const check = await checkAfterLoad(client, m, cell);
+    record.after_load_check = check;
+    save(record);
+    const refused = afterLoadRefused(m, check);
+    if (refused) {
+      await tryCommand(client, `DROP TABLE IF EXISTS ${check.scratch_table}`);
+      throw refused;
+    }
+    against = check.scratch_table;
+  }
+  // Every selected query, analysed on the empty table before minutes of loading.
+  try {
+    record.query_check = await checkQueries(client, m, cell, runSettings, against);
+  } finally {
+    if (against !== m.table) await tryCommand(client, `DROP TABLE IF EXISTS ${against}`);
+  }
+  save(record);
+  const bad = queryRefused(m, record.query_check);
+  if (bad) throw bad;
+}
