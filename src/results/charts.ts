@@ -99,7 +99,7 @@ function clocks(cells: CellResult[], phase: Phase): string {
  * vega's unit square) drawing the tick the chart draws; vega's `stroke` shape has no area, so a filled
  * legend symbol of it showed nothing.
  */
-const TICK_SYMBOL = 'M-0.12,-1H0.12V1H-0.12Z';
+const TICK_SYMBOL = 'M-0.2,-1H0.2V1H-0.2Z';
 
 /**
  * Chart 1: per query, every cold and warm run per cell (warm-up runs left out), with the warm median
