@@ -1,7 +1,8 @@
 /**
  * Unit layer (no server, no browser): report.html's escaping, a chart that fails to render becoming
  * a visible note, a broken comparison.json becoming a note, and the chart data drawn from the captured
- * run (`test/fixtures/results/embedded-26.7`), and report.md's tables under the charts, in report.md's order.
+ * run (`test/fixtures/results/embedded-26.7`), and report.md's tables under the charts, in report.md's order;
+ * the warm median's tick in the query-times legend, and a series too short for change points.
  */
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
