@@ -15,6 +15,7 @@ import type { CellResult, QueryRecord, RunSample } from '../schema/results';
 import type { ComparisonRecord, Verdict } from '../schema/comparison';
 import type { SeriesPoint } from './db/types';
 import type { SeriesChanges } from './series-changes';
+import { MIN_CHANGE_POINT_RUNS } from '../measure/change-points';
 
 /** One chart: a Vega-Lite spec plus the words the page shows around it. */
 export interface Chart {
@@ -94,6 +95,13 @@ function clocks(cells: CellResult[], phase: Phase): string {
 }
 
 /**
+ * The legend symbol of the warm median in the query-times chart: a filled upright bar (an SVG path in
+ * vega's unit square) drawing the tick the chart draws; vega's `stroke` shape has no area, so a filled
+ * legend symbol of it showed nothing.
+ */
+const TICK_SYMBOL = 'M-0.2,-1H0.2V1H-0.2Z';
+
+/**
  * Chart 1: per query, every cold and warm run per cell (warm-up runs left out), with the warm median
  * as a tick; one row per query, each with its own time axis (log when its values span more than
  * {@link LOG_ABOVE}×). Runs the validity records judged not cold / not quiet get their own colour.
@@ -149,7 +157,7 @@ export function queryTimesChart(cells: CellResult[], phase: Phase): Chart | null
         {
           transform: [{ filter: "datum.what !== 'warm median'" }],
           mark: { type: 'point', filled: true, size: 60, opacity: 0.85 },
-          encoding: { x, y, color, shape: { field: 'what', type: 'nominal', title: 'run', scale: { domain, range: ['circle', 'circle', 'triangle-up', 'triangle-up', 'stroke'] } } },
+          encoding: { x, y, color, shape: { field: 'what', type: 'nominal', title: 'run', scale: { domain, range: ['circle', 'circle', 'triangle-up', 'triangle-up', TICK_SYMBOL] } } },
         },
         {
           transform: [{ filter: "datum.what === 'warm median'" }],
@@ -373,7 +381,11 @@ export function seriesChart(points: SeriesPoint[], changes: SeriesChanges[] = []
   const title = `Warm median per query across ${runs} run(s)`;
   const source =
     `results database, series of past runs (warm_median_ms: median of each run's valid warm runs, ${figures.join(' / ')}), ms; x = the run's start time (UTC).` +
-    (method ? ` Dashed rules: change points (${method}), ${nChanges} found.` : '');
+    (runs < MIN_CHANGE_POINT_RUNS
+      ? ` Change points not tested (${runs} run${runs === 1 ? '' : 's'}; change points need at least ${MIN_CHANGE_POINT_RUNS}).`
+      : method
+        ? ` Dashed rules: change points (${method}), ${nChanges} found.`
+        : '');
   const x = { field: 'started_at', type: 'temporal', title: 'run started (UTC)', axis: { format: '%Y-%m-%d %H:%M' }, scale: { type: 'utc' } };
   const label = (side: 'left' | 'right') => ({
     name: `change_labels_${side}`,

@@ -8,6 +8,7 @@
 import { interquartileRange } from 'simple-statistics';
 import type { CellResult, QueryRecord, RunRecord, RunSample } from '../schema/results';
 import { fmtInt } from './format';
+import type { Block } from './sections/blocks';
 
 /** The label of a cell in report.md's and report.html's tables: its key, with its status when it did not succeed. */
 export function rowLabel(c: CellResult): string {
@@ -410,17 +411,17 @@ export function hostWideFlags(cells: CellResult[]): HostWideFlag[] {
 }
 
 /**
- * The "Comparing cells" section of report.md (at least two measured cells): per cell its size, ingest and duration against the
+ * The "Comparing cells" section of report.md and report.html as {@link Block}s (at least two measured cells; none with fewer): per cell its size, ingest and duration against the
  * first measured cell, and its timing source; per query its warm headline against the first cell,
  * the spread of its warm runs, read_bytes and MB/s. (Host-wide figures that differ a lot are flagged
  * under the counters table, {@link hostWideFlags}.)
  */
-export function comparingSection(cells: CellResult[], statistic: 'min' | 'median', table: (rows: string[][]) => string): string[] {
+export function comparingBlocks(cells: CellResult[], statistic: 'min' | 'median'): Block[] {
   const ok = cells.filter(measuredSomething);
   // One measured cell has nothing to be compared with.
   if (ok.length < 2) return [];
   const first = ok[0];
-  const out: string[] = ['## Comparing cells', ''];
+  const out: Block[] = ['## Comparing cells', ''];
   out.push(
     `Ratios are against the first measured cell, **${first.cellKey}** (value ÷ its value: 1.00× = the same, above 1 = larger or slower). Compressed = \`system.parts\` sum(data_compressed_bytes); ingest = client wall time of the load INSERT and \`count()\` ÷ it; duration = the cell's workflow start (else its provisioning) to its \`result.json\`, worker clock. Timing source = the clock of each cell's query figures.`,
     '',
@@ -441,7 +442,7 @@ export function comparingSection(cells: CellResult[], statistic: 'min' | 'median
       dur(cellDuration(c).ms) + (cellDuration(c).from === 'provisioned' ? ' (from provisioning)' : ''),
       timingSourceOf(c),
     ]);
-  out.push(table(rows), '');
+  out.push({ rows, summary: `Comparing cells table (as in report.md): per cell against ${first.cellKey} (× first)` }, '');
   const qrecs = ok.flatMap((c) =>
     ([['baseline', c.queries_baseline], ['index', c.queries_index]] as const).flatMap(([phase, p]) => (p?.queries ?? []).filter((q) => q.samples.length).map((q) => ({ c, phase, q }))),
   );
@@ -471,7 +472,7 @@ export function comparingSection(cells: CellResult[], statistic: 'min' | 'median
         r.mbPerS === null ? 'n/a' : r.mbPerS >= 100 ? fmtInt(r.mbPerS) : r.mbPerS.toFixed(1),
       ]);
     }
-    out.push(table(qr), '');
+    out.push({ rows: qr, summary: `Per-query comparison table (as in report.md): warm ${statistic} × first, warm max and IQR, read_bytes, MB/s` }, '');
   }
   return out;
 }

@@ -4,10 +4,11 @@
  * `report.md` — run, status, cells, validity summary, the sources of the figures — and the charts:
  * query times per cell (before and after the skip index), per-column compression, the skip index
  * before/after, the comparison with a baseline (`comparison.json` in the run folder, when present)
- * and a scheduled series (passed in by the caller from the results database). Under the charts,
- * collapsed in `<details>`, report.md's Ingest, Queries, Compression, Per-column and Skip index
- * tables, built by the same row functions, queries and cells in report.md's order. The page walks the
- * report's ordered list of sections (`sections/index.ts`, `REPORT_SECTIONS`), as report.md does.
+ * and a scheduled series (passed in by the caller from the results database). Every section of
+ * report.md is on the page with the same figures and sources (most built once as `Block`s,
+ * `sections/blocks.ts`), its tables collapsed in `<details>` by the same row functions, queries and
+ * cells in report.md's order. The page walks the report's ordered list of sections
+ * (`sections/index.ts`, `REPORT_SECTIONS`), as report.md does.
  *
  * Reads the run folder as `report.md` does (`buildContext` in `sections/section.ts`: `run.json`, each
  * cell's `result.json`, parsed with `src/schema/results.ts`, and `comparison.json`). Every text put into
@@ -29,7 +30,7 @@ export interface HtmlReportExtras {
 const CSS = `
 body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:0 auto;max-width:1100px;padding:1rem 1.5rem 3rem;color:#1a1a1a;line-height:1.45}
 h1{font-size:1.6rem;margin-bottom:.2rem}h2{margin-top:2rem;border-bottom:1px solid #ddd;padding-bottom:.2rem}h3{font-size:1rem;margin:.2rem 0 .4rem}
-table{border-collapse:collapse;font-size:.9rem;margin:.5rem 0}th,td{border:1px solid #ddd;padding:.25rem .5rem;text-align:left;vertical-align:top}th{background:#f4f4f4}
+table{border-collapse:collapse;font-size:.9rem;margin:.5rem 0;display:block;max-width:100%;overflow-x:auto}blockquote{margin:.6rem 0;padding:.1rem .8rem;border-left:4px solid #ff7f0e;background:#fff6e5}pre{overflow-x:auto;background:#f6f6f6;padding:.4rem}th,td{border:1px solid #ddd;padding:.25rem .5rem;text-align:left;vertical-align:top}th{background:#f4f4f4}td:first-child{white-space:nowrap}
 .warn{background:#fdecea;border-left:4px solid #d62728;padding:.4rem .7rem}.unknown{background:#fff6e5;border-left:4px solid #ff7f0e;padding:.4rem .7rem}.ok{background:#eaf6ea;border-left:4px solid #2ca02c;padding:.4rem .7rem}
 .note{color:#444;font-style:italic}.chart.failed .note{color:#a00;font-style:normal;font-weight:bold}
 figure.chart{margin:1.2rem 0;padding:.6rem;border:1px solid #e3e3e3;border-radius:4px}figure .svg{overflow-x:auto}figure svg{display:block}

@@ -175,6 +175,9 @@ interface Loaded {
   /** The series chart's change-point rules (their on-screen heights, px) and labels. */
   changeRules: number[];
   changeLabels: string[];
+  /** The widest the page gets with every collapsed table opened (`scrollWidth`, px) and the viewport's width. */
+  pageWidth: number;
+  viewportWidth: number;
 }
 
 /** Open a page from a file in a fresh tab and measure every chart in it. */
@@ -189,6 +192,8 @@ async function load(browser: Browser, file: string): Promise<Loaded> {
       text: '',
       changeRules: [],
       changeLabels: [],
+      pageWidth: 0,
+      viewportWidth: 0,
     };
     page.on('console', (m) => {
       if (m.type() === 'error') out.consoleErrors.push(m.text());
@@ -198,6 +203,12 @@ async function load(browser: Browser, file: string): Promise<Loaded> {
     page.on('requestfailed', (r) => out.consoleErrors.push(`request failed: ${r.url()}`));
     await page.setViewport({ width: 1280, height: 900 });
     await page.goto(pathToFileURL(file).href, { waitUntil: 'load', timeout: 30_000 });
+    // Every report.md table opened (so the page's text has them): none makes the page scroll sideways (a wide one scrolls in its own box).
+    const widths = await page.evaluate(`(() => {
+      for (const d of document.querySelectorAll('details')) d.open = true;
+      return [document.documentElement.scrollWidth, document.documentElement.clientWidth];
+    })()`);
+    [out.pageWidth, out.viewportWidth] = widths as [number, number];
     out.text = await page.$eval('body', (b) => (b as unknown as { innerText: string }).innerText);
     for (const fig of await page.$$('figure.chart')) {
       const id = await fig.evaluate((e) => e.getAttribute('data-chart') ?? '');
@@ -289,6 +300,18 @@ describe('report.html in headless Chromium', { timeout: 180_000 }, () => {
     ])
       assert.ok(r.text.includes(s), `page text has "${s}"`);
     assert.match(r.text, /No ratio: q5 @index in v26\.7-lz4→v26\.7-lz4: too few valid warm runs/);
+    // report.md's sections that report.html once left out, with their figures (page text as drawn).
+    for (const s of [
+      'Server and host counters during the cell',
+      '454,078,464',
+      'Comparing cells',
+      'Per query: warm min against the same query in v26.7-lz4',
+      'v26.7-lz4 cold: direct I/O requested (min_bytes_to_use_direct_io=1)',
+      'Results agree: every run of q1, q2, q3, q5 in every cell (before and after the index) returned the same rows (sha256).',
+    ])
+      assert.ok(r.text.includes(s), `page text has "${s}"`);
+    assert.match(r.text, /q5 \(after index\)\tv26\.7-zstd3\t/, 'a Validity row');
+    assert.ok(r.pageWidth <= r.viewportWidth, `no sideways scrolling: ${r.pageWidth} px in ${r.viewportWidth} px`);
     // The series' change points: q2 in both cells at the 7th run, a dashed rule across the panel and its label.
     assert.equal(r.changeRules.length, 2, 'one rule per panel with a change point');
     for (const hgt of r.changeRules) assert.ok(hgt > 100, `the rule spans the panel (${hgt} px)`);

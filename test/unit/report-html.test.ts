@@ -1,7 +1,8 @@
 /**
  * Unit layer (no server, no browser): report.html's escaping, a chart that fails to render becoming
  * a visible note, a broken comparison.json becoming a note, and the chart data drawn from the captured
- * run (`test/fixtures/results/embedded-26.7`), and report.md's tables under the charts, in report.md's order.
+ * run (`test/fixtures/results/embedded-26.7`), and report.md's tables under the charts, in report.md's order;
+ * the warm median's tick in the query-times legend, and a series too short for change points.
  */
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -20,6 +21,7 @@ import {
   type Chart,
 } from '../../src/results/charts';
 import { loadRun, renderReport } from '../../src/results/report';
+import type { SeriesPoint } from '../../src/results/db/types';
 
 const FIXTURE = path.join(REPO_ROOT, 'test', 'fixtures', 'results', 'embedded-26.7');
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'chbench-report-html-unit-'));
@@ -181,6 +183,48 @@ describe('chart data from the captured run', () => {
       }),
       null,
     );
+  });
+});
+
+describe('the query-times legend and a short series', () => {
+  const point = (run: number, ms: number): SeriesPoint => ({
+    run_id: `nightly-${run}`,
+    started_at: `2026-01-0${run + 1}T00:00:00.000Z`,
+    cell_key: 'v26.7-lz4',
+    version_label: 'v26.7',
+    server_version: '26.7.2.1',
+    codec: 'lz4',
+    phase: 'baseline',
+    query_id: 'q1',
+    warm_median_ms: ms,
+    figure: 'server_elapsed_ms',
+  });
+
+  it("draws the warm median's tick in the legend (a filled bar, not vega's arealess stroke)", async () => {
+    const { cells } = loadRun(FIXTURE);
+    const r = await renderChart(queryTimesChart(cells, 'baseline')!);
+    assert.equal(r.error, undefined);
+    const at = r.svg!.indexOf('>warm median</text>');
+    assert.ok(at > 0, 'a legend entry "warm median"');
+    const symbols = [
+      ...r.svg!.slice(0, at).matchAll(/role-legend-symbol[^>]*><path [^>]*d="([^"]*)"[^>]*fill="([^"]*)"/g),
+    ];
+    const [, d, fill] = symbols.at(-1)!;
+    assert.equal(fill, '#111111', "the colour of the chart's tick");
+    assert.match(d, /^M-1(\.0+)?,-5L1(\.0+)?,-5L1(\.0+)?,5L-1(\.0+)?,5Z$/, `an upright bar of 2 px × 10 px: ${d}`);
+  });
+
+  it('a series shorter than change points need says "not tested"; a first run draws no chart', async () => {
+    const three = [point(0, 9.1), point(1, 9.4), point(2, 9.2)];
+    const chart = seriesChart(three)!;
+    assert.match(chart.source, /Change points not tested \(3 runs; change points need at least 8\)\./);
+    assert.doesNotMatch(chart.source, /found/);
+    const html = await renderHtmlReport(FIXTURE, { series: [point(0, 9.1)] });
+    const i = html.indexOf('<section id="series">');
+    const section = html.slice(i, html.indexOf('</section>', i));
+    assert.match(section, /First run of this series \(nightly-0\)/);
+    assert.doesNotMatch(section, /<figure/, 'no chart of one run');
+    assert.match(section, /not tested: the longest series has 1 run\(s\); change points need at least 8 runs/);
   });
 });
 

@@ -64,7 +64,18 @@ describe('the list of report sections', () => {
       pageOrder,
       listed.filter((id) => pageOrder.includes(id)),
     );
-    assert.deepEqual(pageOrder, ['cells', 'sources', 'ingest', 'queries', 'compression', 'skip-index', 'environment']);
+    assert.deepEqual(pageOrder, [
+      'cells',
+      'sources',
+      'ingest',
+      'queries',
+      'compression',
+      'validity',
+      'skip-index',
+      'counters',
+      'comparing',
+      'environment',
+    ]);
     assert.ok(
       html.indexOf('<header>') < html.indexOf('<section id="cells">') &&
         html.indexOf('<footer>') > html.lastIndexOf('</section>'),

@@ -1,9 +1,9 @@
 /**
- * report.md's "After the load": per cell and after-load statement, its file, client wall and server
+ * The "After the load" section of report.md and report.html: per cell and after-load statement, its file, client wall and server
  * elapsed and what was waited for (`after-load.json`); only when a measured cell ran such statements.
  */
-import markdownTable from 'markdown-table';
 import { msColumn, rowLabel } from '../report-cells';
+import { blocksHtml, blocksMarkdown, type Block } from './blocks';
 import type { CellResult } from '../../schema/results';
 import type { ReportContext, ReportSection } from './section';
 
@@ -13,6 +13,11 @@ import type { ReportContext, ReportSection } from './section';
  * for. Source: each cell's `after-load.json`.
  */
 export function afterLoadSection(cells: CellResult[], label: (c: CellResult) => string): string[] {
+  return blocksMarkdown(afterLoadBlocks(cells, label));
+}
+
+/** {@link afterLoadSection}'s lines with its table as rows (report.md's and report.html's). */
+function afterLoadBlocks(cells: CellResult[], label: (c: CellResult) => string): Block[] {
   const withAl = cells.filter((c) => c.after_load?.statements.length);
   if (!withAl.length) return [];
   const all = withAl.flatMap((c) => c.after_load!.statements);
@@ -36,7 +41,7 @@ export function afterLoadSection(cells: CellResult[], label: (c: CellResult) => 
     '',
     `The workload's after-load statements, run in order on the loaded, quiet table before storage and queries (\`after-load.json\`). Elapsed = client wall time of the statement; server elapsed from ${sources.join(' / ') || 'n/a'}; waited = client wall time polling \`system.mutations\` (and \`system.merges\`) until nothing ran.`,
     '',
-    markdownTable(rows),
+    { rows, summary: 'After-load table (as in report.md): per cell and statement, client wall and server elapsed, what was waited for, from after-load.json' },
     '',
   ];
 }
@@ -46,4 +51,5 @@ export const afterLoadReportSection: ReportSection = {
   title: 'After the load',
   applies: (ctx) => ctx.measured.some((c) => c.after_load?.statements.length),
   markdown: (ctx: ReportContext): string[] => afterLoadSection(ctx.measured, rowLabel),
+  html: (ctx: ReportContext) => blocksHtml('after-load', afterLoadBlocks(ctx.measured, rowLabel)),
 };

@@ -5,7 +5,8 @@
  * `result.json` (`provision`, `attempts`, `attempt_log`, `target_restarts`, `settings`), the spec.
  */
 import markdownTable from 'markdown-table';
-import { h, notesList, table, type Raw } from '../html';
+import { h, table, type Raw } from '../html';
+import { blocksBody } from './blocks';
 import { hasHosts, hostColumn } from '../report-hosts';
 import { profileLines } from '../report-grids';
 import { defaultsLines, optionalNotAppliedLines, settingsFlag, settingsNotAppliedLines } from '../report-cells';
@@ -53,16 +54,41 @@ function cellsTable(cells: CellResult[], missing: string[]): Raw {
       h`<span class="status-${c.status}">${c.status}</span>${why}${settingsFlag(c)}`,
       c.matrix.codec,
       pv?.server.version ?? 'n/a',
+      pv?.server.timezone ?? 'n/a',
       pv ? `${pv.server.cpus ?? 'n/a'} / ${fmtBytes(pv.server.memory_bytes)}` : 'n/a',
+      pv?.target.provisionedBy ?? 'n/a',
       ...(withHosts ? [hostColumn(c)] : []),
+      pv?.server.query_log ?? 'n/a',
       c.load ? `${fmtInt(c.load.rows_in_table)} rows in ${fmtMs(c.load.elapsed_ms)}` : 'n/a',
       c.storage ? `${fmtBytes(c.storage.compressed_bytes)} (${c.storage.ratio === null ? 'n/a' : `${c.storage.ratio.toFixed(2)}×`})` : 'n/a',
       retries(c),
     ];
   });
-  for (const k of missing) rows.push([k, 'no result (not run yet, or the run was interrupted)', '', '', '', ...(withHosts ? [''] : []), '', '', '']);
-  const t = table(['cell', 'status', 'codec', 'server version', 'CPUs / memory', ...(withHosts ? ['host'] : []), 'load', 'compressed (ratio)', 'retries'], rows);
+  for (const k of missing) rows.push([k, 'no result (not run yet, or the run was interrupted)', '', '', '', '', '', ...(withHosts ? [''] : []), '', '', '', '']);
+  // report.md's columns (timezone, provisioned by, query_log included) and the codec, load and compressed size.
+  const t = table(['cell', 'status', 'codec', 'server version', 'timezone', 'CPUs / memory', 'provisioned by', ...(withHosts ? ['host'] : []), 'query_log', 'load', 'compressed (ratio)', 'retries'], rows);
   return fullErrors.length ? h`${t}<p>Errors in full (as in the cell's <code>result.json</code> <code>error</code>):</p><ol class="errors">${fullErrors}</ol>` : t;
+}
+
+/**
+ * The lines under the Cells table (markdown; both renderers'): table settings not applied, the pinned
+ * defaults (`settings.json` `pinned_defaults`), optional settings left out, the settings profiles and
+ * where CPUs/memory came from.
+ */
+function cellNotes(cells: CellResult[], spec: ReportContext['spec']): string[] {
+  const out: string[] = [];
+  const unapplied = settingsNotAppliedLines(cells);
+  if (unapplied.length) out.push('> **⚠ Table settings not applied** — declared for the cell, but not on its table:', ...unapplied.map((l) => `> - ${l}`), '');
+  const pins = defaultsLines(cells);
+  if (pins.length) out.push('Defaults each cell ran with (`pinDefaults`; source: `settings.json` `pinned_defaults`):', '', ...pins.map((l) => `- ${l}`), '');
+  const optionalLeftOut = optionalNotAppliedLines(cells);
+  if (optionalLeftOut.length) out.push('> **Optional settings not applied** — the version lacks them (`settings.optional`):', ...optionalLeftOut.map((l) => `> - ${l}`), '');
+  const profiles = profileLines(spec);
+  if (profiles.length)
+    out.push("Settings profiles (`matrix.settings`; each cell key ends with its profile; applied over the spec's `settings`, as each cell's `settings.json` records):", '', ...profiles.map((l) => `- ${l}`), '');
+  if (cells.some((c) => c.provision?.server.cpu_source.startsWith('worker host')))
+    out.push('CPUs/memory come from `system.asynchronous_metrics` where the server has them, else from the worker host (same host for embedded/local targets).', '');
+  return out;
 }
 
 export const cellsSection: ReportSection = {
@@ -96,21 +122,11 @@ export const cellsSection: ReportSection = {
     for (const k of missing) rows.push([k, 'no result (not run yet, or the run was interrupted)', '', '', '', '', ...(withHosts ? [''] : []), '', '']);
     out.push(markdownTable(rows), '');
     if (fullErrors.length) out.push('Errors in full (as in the cell\'s `result.json` `error`):', '', ...fullErrors, '');
-    const unapplied = settingsNotAppliedLines(cells);
-    if (unapplied.length) out.push('> **⚠ Table settings not applied** — declared for the cell, but not on its table:', ...unapplied.map((l) => `> - ${l}`), '');
-    const pins = defaultsLines(cells);
-    if (pins.length) out.push('Defaults each cell ran with (`pinDefaults`; source: `settings.json` `pinned_defaults`):', '', ...pins.map((l) => `- ${l}`), '');
-    const optionalLeftOut = optionalNotAppliedLines(cells);
-    if (optionalLeftOut.length) out.push('> **Optional settings not applied** — the version lacks them (`settings.optional`):', ...optionalLeftOut.map((l) => `> - ${l}`), '');
-    const profiles = profileLines(spec);
-    if (profiles.length)
-      out.push("Settings profiles (`matrix.settings`; each cell key ends with its profile; applied over the spec's `settings`, as each cell's `settings.json` records):", '', ...profiles.map((l) => `- ${l}`), '');
-    if (cells.some((c) => c.provision?.server.cpu_source.startsWith('worker host')))
-      out.push('CPUs/memory come from `system.asynchronous_metrics` where the server has them, else from the worker host (same host for embedded/local targets).', '');
+    out.push(...cellNotes(cells, spec));
     return out;
   },
   html(ctx: ReportContext): Raw {
     const { spec, cells, missing } = ctx;
-    return h`<section id="cells"><h2>Cells</h2>${cellsTable(cells, missing)}${settingsNotAppliedLines(cells).length ? h`<p><strong>⚠ Table settings not applied</strong> — declared for the cell, but not on its table:</p>${notesList(settingsNotAppliedLines(cells))}` : ''}${profileLines(spec).length ? h`<p>Settings profiles (matrix.settings, over the spec's settings):</p>${notesList(profileLines(spec).map((l) => l.replace(/`/g, '')))}` : ''}</section>`;
+    return h`<section id="cells"><h2>Cells</h2>${cellsTable(cells, missing)}${blocksBody(cellNotes(cells, spec))}</section>`;
   },
 };

@@ -1,13 +1,13 @@
 /**
- * report.md's Kubernetes, Cloud metrics and Cost sections: shown when a cell has Kubernetes facts
+ * The Kubernetes, Cloud metrics and Cost sections of report.md and report.html: shown when a cell has Kubernetes facts
  * (`provision.json` target.kubernetes) or `cloud-metrics.json`. Every figure names its source
  * (the Kubernetes API, EC2 DescribeVolumes, CloudWatch GetMetricData, `cost.json`).
  */
 import path from 'node:path';
 import { existsSync } from 'node:fs';
-import markdownTable from 'markdown-table';
 import { readRecordIfExists } from '../store';
 import { CellCostRecord, CloudMetricsRecord, RunCostRecord, type CellResult, type CloudStepRecord, type RunRecord } from '../../schema/results';
+import { blocksHtml, blocksMarkdown, type Block } from './blocks';
 import type { ReportContext, ReportSection } from './section';
 
 /** A figure with its unit, or `no data` when CloudWatch had none (never 0 for "no data"). */
@@ -47,8 +47,9 @@ function cloudRow(s: CloudStepRecord): string[] {
 /**
  * The Kubernetes, Cloud metrics and Cost sections: shown when a cell has Kubernetes facts
  * (`provision.json` target.kubernetes) or `cloud-metrics.json`. Every figure names its source.
+ * Tables as their rows ({@link Block}), for both renderers.
  */
-function cloudSections(dir: string, run: RunRecord, cells: CellResult[]): string[] {
+function cloudSections(dir: string, run: RunRecord, cells: CellResult[]): Block[] {
   const cellsDir = path.join(dir, 'cells');
   const metrics = new Map<string, CloudMetricsRecord>();
   const costs = new Map<string, CellCostRecord>();
@@ -60,7 +61,7 @@ function cloudSections(dir: string, run: RunRecord, cells: CellResult[]): string
   }
   const kube = cells.filter((c) => c.provision?.target.kubernetes || metrics.has(c.cellKey));
   if (!kube.length) return [];
-  const out: string[] = [];
+  const out: Block[] = [];
 
   out.push(
     '## Kubernetes',
@@ -90,7 +91,7 @@ function cloudSections(dir: string, run: RunRecord, cells: CellResult[]): string
       v ? v.source : 'not collected',
     ]);
   }
-  out.push(markdownTable(kr), '');
+  out.push({ rows: kr }, '');
   const lim = [...metrics.values()].map((m) => ({ t: m.resources.instance.type, l: m.resources.instance_limits })).find((x) => x.l);
   if (lim?.l)
     out.push(
@@ -124,7 +125,7 @@ function cloudSections(dir: string, run: RunRecord, cells: CellResult[]): string
       out.push(`### ${c.cellKey}`, '');
       const rows = [['step', 'window', 'read', 'write', 'IOPS read / write', 'CPU', 'datapoints', 'label', 'evidence']];
       for (const s of m.steps) rows.push(cloudRow(s));
-      out.push(markdownTable(rows), '');
+      out.push({ rows }, '');
       if (m.untimed_steps.length)
         out.push(`No window (the record has no wall-clock times, written by an older chbench): ${m.untimed_steps.join('; ')}.`, '');
       if (m.partial) out.push('**Partial:** some windows were read before their newest minute was final.', '');
@@ -147,7 +148,7 @@ function cloudSections(dir: string, run: RunRecord, cells: CellResult[]): string
     cr.push([cell, `${(k.held.ms / 3_600_000).toFixed(4)} h`, usdText(k.instance_usd), usdText(k.storage_usd), usdText(k.iops_usd), usdText(k.throughput_usd), usdText(k.total_usd)]);
   const runCost = readRecordIfExists(path.join(dir, 'cost.json'), RunCostRecord);
   if (runCost) cr.push(['**run total**', '', '', '', '', '', `**${usdText(runCost.total_usd)}**`]);
-  out.push(markdownTable(cr), '');
+  out.push({ rows: cr }, '');
   for (const [cell, k] of costs) out.push(`- ${cell}: ${k.lines.join('; ')}`);
   out.push('');
   return out;
@@ -163,5 +164,6 @@ export const cloudSection: ReportSection = {
   id: 'cloud',
   title: 'Kubernetes, Cloud metrics and Cost',
   applies: (ctx) => ctx.cells.some((c) => c.provision?.target.kubernetes || existsSync(path.join(ctx.dir, 'cells', c.cellKey, 'cloud-metrics.json'))),
-  markdown: (ctx: ReportContext): string[] => cloudSections(ctx.dir, ctx.run, ctx.cells),
+  markdown: (ctx: ReportContext): string[] => blocksMarkdown(cloudSections(ctx.dir, ctx.run, ctx.cells)),
+  html: (ctx: ReportContext) => blocksHtml('cloud', cloudSections(ctx.dir, ctx.run, ctx.cells)),
 };

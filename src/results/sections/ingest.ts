@@ -8,6 +8,7 @@ import { detailsTable, h, type Raw } from '../html';
 import { loadSources, msColumn, rowLabel } from '../report-cells';
 import { fmtInt } from '../format';
 import type { CellResult } from '../../schema/results';
+import { inline } from './blocks';
 import type { ReportContext, ReportSection } from './section';
 
 /**
@@ -29,6 +30,14 @@ export function ingestRows(ok: CellResult[], label: (c: CellResult) => string = 
   return ing;
 }
 
+/** The line under the Ingest heading (markdown; both renderers'): how the load ran and where its times come from (`load.json` `sql`, `server_elapsed_source`). */
+function ingestIntro(ok: CellResult[]): string {
+  const gen = loadSources(ok);
+  return (
+    `Server-side generation by the load \`INSERT … SELECT\` as sent (\`load.json\` \`sql\`)${gen.length ? `, reading ${gen.map((x) => `\`${x}\``).join(' / ')}` : ''}: no network or parsing cost. Elapsed = client wall time of the INSERT statement (rows/s uses it); server elapsed from ` + ([...new Set(ok.map((c) => c.load?.server_elapsed_source).filter(Boolean))].map((x) => `\`${x}\``).join(' / ') || 'n/a') + '. Rows = `SELECT count()` after loading.'
+  );
+}
+
 export const ingestSection: ReportSection = {
   id: 'ingest',
   title: 'Ingest',
@@ -38,12 +47,11 @@ export const ingestSection: ReportSection = {
     if (!ok.length) return [];
     const label = rowLabel;
     const out: string[] = [];
-    const gen = loadSources(ok);
-    out.push('## Ingest', '', `Server-side generation by the load \`INSERT … SELECT\` as sent (\`load.json\` \`sql\`)${gen.length ? `, reading ${gen.map((x) => `\`${x}\``).join(' / ')}` : ''}: no network or parsing cost. Elapsed = client wall time of the INSERT statement (rows/s uses it); server elapsed from ` + ([...new Set(ok.map((c) => c.load?.server_elapsed_source).filter(Boolean))].map((x) => `\`${x}\``).join(' / ') || 'n/a') + '. Rows = `SELECT count()` after loading.', '');
+    out.push('## Ingest', '', ingestIntro(ok), '');
     const ing = ingestRows(ok, label);
     out.push(markdownTable(ing), '');
     return out;
   },
   html: (ctx: ReportContext): Raw =>
-    h`<section id="ingest"><h2>Ingest</h2>${detailsTable('Ingest table (as in report.md): rows by count(), client wall and server elapsed of the INSERT, from load.json', ingestRows(ctx.measured))}</section>`,
+    h`<section id="ingest"><h2>Ingest</h2>${ctx.measured.length ? h`<p>${inline(ingestIntro(ctx.measured))}</p>` : ''}${detailsTable('Ingest table (as in report.md): rows by count(), client wall and server elapsed of the INSERT, from load.json', ingestRows(ctx.measured))}</section>`,
 };

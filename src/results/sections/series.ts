@@ -57,6 +57,12 @@ export const seriesSection: ReportSection = {
   applies: (ctx) => !!ctx.series,
   html: async (ctx: ReportContext): Promise<Raw> => {
     const changes = changesOfSeries(ctx.series!);
-    return h`<section id="series"><h2>Series of past runs</h2>${await figures([seriesChart(ctx.series!, changes)], 'The series has no point to draw.')}${note(summary(changes))}${changesTable(changes)}</section>`;
+    // One run is no series yet: no chart of single points, and nothing was tested.
+    const runs = [...new Set(ctx.series!.map((p) => p.run_id))];
+    const chart =
+      runs.length === 1
+        ? note(`First run of this series (${runs[0]}): the chart of past runs starts with the second run.`)
+        : await figures([seriesChart(ctx.series!, changes)], 'The series has no point to draw.');
+    return h`<section id="series"><h2>Series of past runs</h2>${chart}${note(summary(changes))}${changesTable(changes)}</section>`;
   },
 };
