@@ -148,113 +148,126 @@ function checkBeats(label: string, out: Awaited<ReturnType<typeof protocolOnSlow
   assert.match(line.progress, /rows read/);
 }
 
-describe('heartbeats and progress during one long statement (activity level)', { timeout: 180_000 }, () => {
-  let workDir: string;
-  let local: TargetHandle | undefined;
-  let embedded: TargetHandle | undefined;
-  before(async () => {
-    workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'chbench-heartbeat-'));
-    local = await provisionLocal(
-      { runId: `hb-${randomUUID().slice(0, 8)}`, cellKey: 'v18.16-lz4', version: '18.16', workDir },
-      serverBinary(),
-    );
-    embedded = await provisionEmbedded({
-      runId: `hb-${randomUUID().slice(0, 8)}`,
-      cellKey: 'v26.7-lz4',
-      version: '26.7',
-      workDir,
+// The two servers' statements only sleep (no CPU to share), so the two servers run side by side;
+// on each server its statements run one after the other, as they did when the file was sequential.
+describe(
+  'heartbeats and progress during one long statement (activity level)',
+  { timeout: 180_000, concurrency: true },
+  () => {
+    let workDir: string;
+    let local: TargetHandle | undefined;
+    let embedded: TargetHandle | undefined;
+    before(async () => {
+      workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'chbench-heartbeat-'));
+      local = await provisionLocal(
+        { runId: `hb-${randomUUID().slice(0, 8)}`, cellKey: 'v18.16-lz4', version: '18.16', workDir },
+        serverBinary(),
+      );
+      embedded = await provisionEmbedded({
+        runId: `hb-${randomUUID().slice(0, 8)}`,
+        cellKey: 'v26.7-lz4',
+        version: '26.7',
+        workDir,
+      });
     });
-  });
-  after(async () => {
-    if (local) await teardownLocal(local).catch(() => undefined);
-    if (embedded) await teardownEmbedded(embedded).catch(() => undefined);
-    fs.rmSync(workDir, { recursive: true, force: true });
-  });
+    after(async () => {
+      if (local) await teardownLocal(local).catch(() => undefined);
+      if (embedded) await teardownEmbedded(embedded).catch(() => undefined);
+      fs.rmSync(workDir, { recursive: true, force: true });
+    });
 
-  test('18.16: a 15 s query heartbeats below the timeout with growing rows_read (system.processes)', async () => {
-    checkBeats('18.16', await protocolOnSlowQuery(local!, true));
-  });
+    // Four sleeps in one expression over one row: read_rows stays 1 for ~12 s; nothing else moves.
+    const NO_PROGRESS =
+      'SELECT sleep(3) + sleep(2.99) + sleep(2.98) + sleep(2.97) + sleep(2.96) + sleep(2.95) FROM numbers(1)';
 
-  test('embedded: a 15 s query heartbeats below the timeout with growing rows_read (/chbench/running)', async () => {
-    checkBeats('embedded', await protocolOnSlowQuery(embedded!, false));
-  });
+    async function stuckRun(target: TargetHandle) {
+      const queryId = `hb-stuck-${randomUUID().slice(0, 8)}`;
+      const t0 = Date.now();
+      const out = await asActivity(() =>
+        runWatched({ stuckAfterS: 3, tickMs: 1000 }, async () => {
+          const c = connect(target);
+          try {
+            return await (await c.query({ query: NO_PROGRESS, format: 'JSONCompact', query_id: queryId })).text();
+          } finally {
+            await c.close();
+          }
+        }),
+      );
+      const failedAfterMs = Date.now() - t0;
+      assert.ok(out.error instanceof ApplicationFailure, `fails with an ApplicationFailure, got ${String(out.error)}`);
+      const f = out.error as ApplicationFailure;
+      console.log(`${target.kind}: failed after ${failedAfterMs} ms: ${f.type}: ${f.message}`);
+      assert.equal(f.type, 'StatementStuck');
+      assert.equal(f.nonRetryable, true);
+      assert.match(f.message, new RegExp(queryId));
+      assert.match(f.message, /made no progress for \d+ s \(protocol\.stuckAfterS = 3\)/);
+      assert.match(f.message, /rows_read 1\b/, 'says what was seen');
+      // Heartbeats went on while it was judged (not stuck yet), and said so.
+      assert.ok(
+        out.beats.some((b) => b.d.query_id === queryId && /no progress for/.test(b.d.progress)),
+        'heartbeats said the statement made no progress',
+      );
+      return { f, queryId, failedAfterMs };
+    }
 
-  // Four sleeps in one expression over one row: read_rows stays 1 for ~12 s; nothing else moves.
-  const NO_PROGRESS =
-    'SELECT sleep(3) + sleep(2.99) + sleep(2.98) + sleep(2.97) + sleep(2.96) + sleep(2.95) FROM numbers(1)';
+    describe('18.16', { concurrency: false }, () => {
+      test('18.16: a 15 s query heartbeats below the timeout with growing rows_read (system.processes)', async () => {
+        checkBeats('18.16', await protocolOnSlowQuery(local!, true));
+      });
 
-  async function stuckRun(target: TargetHandle) {
-    const queryId = `hb-stuck-${randomUUID().slice(0, 8)}`;
-    const t0 = Date.now();
-    const out = await asActivity(() =>
-      runWatched({ stuckAfterS: 3, tickMs: 1000 }, async () => {
-        const c = connect(target);
+      test('18.16: a statement without progress is reported as StatementStuck and killed on the server', async () => {
+        // 18.16 checks for a KILL between blocks, so this one-block statement ends (cancelled) only after
+        // its sleeps; the watcher waits for that before failing the step. query_log proves it was killed.
+        const { queryId } = await stuckRun(local!);
+        const c = createClient({ url: local!.url, log: QUIET });
         try {
-          return await (await c.query({ query: NO_PROGRESS, format: 'JSONCompact', query_id: queryId })).text();
+          const rows = await (
+            await c.query({
+              query: `SELECT query_id FROM system.processes WHERE query_id = '${queryId}'`,
+              format: 'JSONEachRow',
+            })
+          ).json();
+          assert.deepEqual(rows, [], 'the stuck statement no longer runs on the server (killed)');
+          await c.command({ query: 'SYSTEM FLUSH LOGS' });
+          const log = await (
+            await c.query({
+              query: `SELECT type, exception FROM system.query_log WHERE query_id = '${queryId}' AND type != 1`,
+              format: 'JSONEachRow',
+            })
+          ).json<{ type: string | number; exception: string }>();
+          assert.ok(
+            log.length === 1 && /cancelled/i.test(log[0].exception),
+            `query_log shows it cancelled: ${JSON.stringify(log)}`,
+          );
         } finally {
           await c.close();
         }
-      }),
-    );
-    const failedAfterMs = Date.now() - t0;
-    assert.ok(out.error instanceof ApplicationFailure, `fails with an ApplicationFailure, got ${String(out.error)}`);
-    const f = out.error as ApplicationFailure;
-    console.log(`${target.kind}: failed after ${failedAfterMs} ms: ${f.type}: ${f.message}`);
-    assert.equal(f.type, 'StatementStuck');
-    assert.equal(f.nonRetryable, true);
-    assert.match(f.message, new RegExp(queryId));
-    assert.match(f.message, /made no progress for \d+ s \(protocol\.stuckAfterS = 3\)/);
-    assert.match(f.message, /rows_read 1\b/, 'says what was seen');
-    // Heartbeats went on while it was judged (not stuck yet), and said so.
-    assert.ok(
-      out.beats.some((b) => b.d.query_id === queryId && /no progress for/.test(b.d.progress)),
-      'heartbeats said the statement made no progress',
-    );
-    return { f, queryId, failedAfterMs };
-  }
+      });
+    });
 
-  test('18.16: a statement without progress is reported as StatementStuck and killed on the server', async () => {
-    // 18.16 checks for a KILL between blocks, so this one-block statement ends (cancelled) only after
-    // its sleeps; the watcher waits for that before failing the step. query_log proves it was killed.
-    const { queryId } = await stuckRun(local!);
-    const c = createClient({ url: local!.url, log: QUIET });
-    try {
-      const rows = await (
-        await c.query({
-          query: `SELECT query_id FROM system.processes WHERE query_id = '${queryId}'`,
-          format: 'JSONEachRow',
-        })
-      ).json();
-      assert.deepEqual(rows, [], 'the stuck statement no longer runs on the server (killed)');
-      await c.command({ query: 'SYSTEM FLUSH LOGS' });
-      const log = await (
-        await c.query({
-          query: `SELECT type, exception FROM system.query_log WHERE query_id = '${queryId}' AND type != 1`,
-          format: 'JSONEachRow',
-        })
-      ).json<{ type: string | number; exception: string }>();
-      assert.ok(
-        log.length === 1 && /cancelled/i.test(log[0].exception),
-        `query_log shows it cancelled: ${JSON.stringify(log)}`,
-      );
-    } finally {
-      await c.close();
-    }
-  });
+    describe('embedded', { concurrency: false }, () => {
+      test('embedded: a 15 s query heartbeats below the timeout with growing rows_read (/chbench/running)', async () => {
+        checkBeats('embedded', await protocolOnSlowQuery(embedded!, false));
+      });
 
-  test('embedded: StatementStuck, and the failure says what the KILL did', async () => {
-    const { f, queryId } = await stuckRun(embedded!);
-    // A streamed statement is cancelled between chunks (KILL QUERY accepted); a buffered one cannot be
-    // interrupted by chdb and the failure says so. Either way the message tells which.
-    assert.match(f.message, /KILL QUERY sent\.|not killed: .*(cannot interrupt|NOT_IMPLEMENTED|already executing)/i);
-    // chdb checks a cancelled stream only between chunks: this one-chunk statement runs to its end.
-    // It runs to completion inside chdb: wait for it before tearing down.
-    for (let i = 0; i < 60; i++) {
-      const r = (await (await fetch(`${embedded!.url}/chbench/running`)).json()) as { query_id: string }[];
-      if (!r.some((x) => x.query_id === queryId)) break;
-      await new Promise((res) => setTimeout(res, 500));
-    }
-  });
-});
+      test('embedded: StatementStuck, and the failure says what the KILL did', async () => {
+        const { f, queryId } = await stuckRun(embedded!);
+        // A streamed statement is cancelled between chunks (KILL QUERY accepted); a buffered one cannot be
+        // interrupted by chdb and the failure says so. Either way the message tells which.
+        assert.match(
+          f.message,
+          /KILL QUERY sent\.|not killed: .*(cannot interrupt|NOT_IMPLEMENTED|already executing)/i,
+        );
+        // chdb checks a cancelled stream only between chunks: this one-chunk statement runs to its end.
+        // It runs to completion inside chdb: wait for it before tearing down.
+        for (let i = 0; i < 60; i++) {
+          const r = (await (await fetch(`${embedded!.url}/chbench/running`)).json()) as { query_id: string }[];
+          if (!r.some((x) => x.query_id === queryId)) break;
+          await new Promise((res) => setTimeout(res, 500));
+        }
+      });
+    });
+  },
+);
 
 // End to end (a cell whose query outlasts the heartbeat timeout): test/e2e/edge.test.ts, workload `edge`, query `slow`.
