@@ -64,7 +64,11 @@ export const EXIT_CODES: readonly ExitCodeRow[] = [
     meaning:
       'nothing could be decided (every query unstable or no cell paired), or the results database busy or unreachable',
   },
-  { code: RESULTS_EXIT.unavailable, commands: 'results, export, series', meaning: 'the results database busy or unreachable' },
+  {
+    code: RESULTS_EXIT.unavailable,
+    commands: 'results, export, series',
+    meaning: 'the results database busy or unreachable',
+  },
   { code: EXIT.workflowFailed, commands: 'the run commands', meaning: 'the run failed or was cancelled' },
   { code: EXIT.triggerSkipped, commands: 'schedule trigger', meaning: "the schedule's overlap policy skipped the run" },
   {
