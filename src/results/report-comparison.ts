@@ -28,6 +28,30 @@ export function figureSource(q: Pick<QueryComparison, 'figure'>): string {
   return q.figure === 'server_elapsed_ms' ? 'server-side elapsed' : 'client wall';
 }
 
+/**
+ * The work column of a query: `work change: SelectedParts 2 → 3` naming the first deciding figure
+ * that differs (`, +N more` for the others), with "(part count differs, read_rows equal: parts merged
+ * differently)" when SelectedParts changed but the rows read did not — the same rows from a different
+ * part layout, e.g. merges that had or had not run (marks and ranges alone can also change with the
+ * primary key analysis, so they get no such note); else the label (`time changed, work unchanged`) or
+ * the verdict. The figures are one run per side (`QueryComparison.work.changed`, from the runs'
+ * `figures` rows).
+ */
+export function workCell(work: NonNullable<QueryComparison['work']>): string {
+  if (work.verdict !== 'work change') return work.label ?? work.verdict;
+  const deciding = work.changed.filter((d) => d.deciding);
+  const first = deciding[0];
+  if (!first) return 'work change';
+  const more = deciding.length > 1 ? `, +${deciding.length - 1} more` : '';
+  const layoutOnly =
+    deciding.some((d) => d.figure === 'SelectedParts') &&
+    work.compared.includes('read_rows') &&
+    !deciding.some((d) => d.figure === 'read_rows')
+      ? ' (part count differs, read_rows equal: parts merged differently)'
+      : '';
+  return `work change: ${first.figure} ${first.baseline ?? 'n/a'} → ${first.new ?? 'n/a'}${more}${layoutOnly}`;
+}
+
 /** The re-run column: its ratio, interval and verdict, or why there is none. */
 function rerun(q: QueryComparison, record: ComparisonRecord): string {
   if (q.confirm) return `${ratio(q.confirm.ratio)}${interval(q.confirm.ci_low, q.confirm.ci_high)} ${q.confirm.verdict} (${q.confirm.rounds} rounds, ${q.confirm.confirmed ? 'confirms' : 'does not confirm'})`;
@@ -55,7 +79,7 @@ export function pairTable(pair: CellPair, record: ComparisonRecord, opts: { reru
     pct(q.threshold),
     bold(q.verdict),
     ...(withRerun ? [rerun(q, record), bold(q.final)] : []),
-    ...(withWork ? [q.work ? (q.work.label ?? q.work.verdict) : '–'] : []),
+    ...(withWork ? [q.work ? workCell(q.work) : '–'] : []),
   ]);
   return markdownTable([head, ...rows], { align: ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'l', 'l', 'l', 'l'] });
 }

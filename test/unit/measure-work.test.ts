@@ -8,6 +8,7 @@ import { normaliseQueryLogRow } from '../../src/clickhouse/query-log';
 import { queryLogCounters } from '../../src/measure/counters';
 import { compareWork, workLabel } from '../../src/measure/work';
 import { figureRows, SAMPLE_FIGURES, WORK_COUNTERS } from '../../src/results/db/rows';
+import { workCell } from '../../src/results/report-comparison';
 import type { StoredFigure, StoredSample } from '../../src/results/db/types';
 import type { RunSample } from '../../src/schema/results';
 import { queryLog1816 } from '../fixtures/measure';
@@ -121,5 +122,20 @@ test('fewer marks read on one side is a work change from a single run, whatever 
   assert.equal(bytesOnly.verdict, 'work unchanged');
   assert.match(w.reason, /SelectedMarks 28 → 10 marks \(system\.query_log ProfileEvents SelectedMarks\)/);
   assert.equal(workLabel('unchanged', w), 'work change');
+  // The compare table's work column names the figure (finding 8: it said only "work change").
+  assert.equal(workCell({ ...w, label: 'work change' }), 'work change: SelectedMarks 28 → 10');
+  const merged = compareWork(
+    figuresOf(rows[0], 'a'),
+    figuresOf(rows[2], 'b', (c) => {
+      c.SelectedParts = Number(c.SelectedParts) + 1;
+      c.SelectedRanges = Number(c.SelectedRanges) + 1;
+    }),
+  );
+  const parts = merged.changed.find((d) => d.figure === 'SelectedParts')!;
+  assert.equal(parts.new, parts.baseline! + 1);
+  assert.equal(
+    workCell({ ...merged, label: 'work change' }),
+    `work change: SelectedParts ${parts.baseline} → ${parts.new}, +1 more (part count differs, read_rows equal: parts merged differently)`,
+  );
   assert.equal(compareWork([], next).verdict, 'work unknown');
 });
