@@ -229,7 +229,7 @@ export function validityBanner(cells: CellResult[], missing: string[], v: { inva
   const claims = [
     cold && `every cold run was cold (${cold})`,
     `every run quiet (${runs.length})`,
-    warmer && `warm faster than cold (${warmer} quer${warmer === 1 ? 'y' : 'ies'})`,
+    warmer && `warm faster than cold (${warmer} of ${qs.length} query results: one per query, phase and cell)`,
     compared && `results consistent (${compared} quer${compared === 1 ? 'y' : 'ies'} compared)`,
   ].filter(Boolean);
   if (!notCovered.length) return { level: 'ok', text: `Validity: ${claims.join(', ')} — ${scope}.` };

@@ -106,7 +106,7 @@ export const ResourcesSpec = z
       'at least 256Mi (268435456 bytes): a ClickHouse server does not start and load a table in less',
     ).optional(),
   })
-  .refine((r) => r.volume ?? r.cpus ?? r.memory, 'target.resources: give volume, cpus or memory (or leave resources out)')
+  .refine((r) => r.volume ?? r.cpus ?? r.memory, 'give volume, cpus or memory (or leave resources out)')
   .describe('limits the kernel applies to the cell server: a volume profile (gp3, io2, gp2, st1, explicit), CPU and memory');
 export type ResourcesSpec = z.infer<typeof ResourcesSpec>;
 

@@ -29,7 +29,7 @@ export function runIdProblem(id: string): string | undefined {
   if (id.startsWith('-'))
     return `a run id cannot start with '-' (commands given it would read it as an option), e.g. ${JSON.stringify(`run${id}`)}`;
   if (!RUN_ID_CHARS.test(id))
-    return `a run id names the run's folder and its cells' workflows <runId>/<cellKey>: use letters, digits, '.', '_' or '-' (e.g. ${JSON.stringify(runIdOfWorkflowId(id))})`;
+    return `a run id names the run's folder and its cells' workflows <runId>/<cellKey>: use letters, digits, '.', '_' or '-' (e.g. ${JSON.stringify(runIdOfWorkflowId(id).replace(/^[._-]+/, '') || 'run-1')})`;
   return undefined;
 }
 

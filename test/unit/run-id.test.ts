@@ -26,6 +26,10 @@ test("a scheduled run's workflow id becomes the run id of its folder; a run id t
   assert.match(runIdProblem(scheduled)!, /use letters, digits.*"chbench-quarterly-2026-11-30T03_10_57Z"/);
   assert.match(runIdProblem('a/b')!, /<runId>\/<cellKey>/);
   assert.match(runIdProblem('..')!, /cannot name a folder/);
+  // The suggestion is itself a run id and names no hidden or parent folder (it was ".._x").
+  assert.match(runIdProblem('../x')!, /\(e\.g\. "x"\)/);
+  assert.equal(runIdProblem('x'), undefined);
+  assert.match(runIdProblem('/..')!, /\(e\.g\. "run-1"\)/);
   assert.match(runIdProblem('')!, /empty/);
   assert.match(runIdProblem('x'.repeat(201))!, /at most 200/);
 });

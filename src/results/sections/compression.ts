@@ -79,7 +79,7 @@ export const compressionSection: ReportSection = {
     const comp = compressionRows(ok, label);
     out.push(markdownTable(comp), '');
 
-    out.push('## Per-column compression', '', 'Source: `system.parts_columns` (active parts): `column_data_compressed_bytes`, `column_data_uncompressed_bytes`. Share = column compressed / table compressed.' + (ok.some((c) => c.storage?.columns?.some((x) => x.codec !== undefined)) ? ' Codec: the column\u2019s codec as the server reports it (`system.columns.compression_codec`), not as the spec asked; where the column names none, "default: …" is each active part\u2019s `system.parts.default_compression_codec` as read back (26.9 gives parts of about 100 MB and more ZSTD(3)), or "default (not read back)" where the server has no such column.' : ''), '');
+    out.push('## Per-column compression', '', 'Source: `system.parts_columns` (active parts): `column_data_compressed_bytes`, `column_data_uncompressed_bytes`. Share = column compressed / table compressed.' + (ok.some((c) => c.storage?.columns?.some((x) => x.codec !== undefined)) ? ' Codec: the column\u2019s codec as the server reports it (`system.columns.compression_codec`), not as the spec asked; where the column names none, "default: …" is each active part\u2019s `system.parts.default_compression_codec` as read back' + (ok.some((c) => c.matrix.version.startsWith('26.9')) ? ' (26.9 gives parts of about 100 MB and more ZSTD(3))' : '') + ', or "default (not read back)" where the server has no such column.' : ''), '');
     const withCols = ok.filter((c) => c.storage);
     const colRows = perColumnRows(withCols, label);
     out.push(markdownTable(colRows), '');

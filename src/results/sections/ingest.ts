@@ -24,7 +24,7 @@ export function ingestRows(ok: CellResult[], label: (c: CellResult) => string = 
     const l = c.load;
     if (!l) continue;
     const vf = l.verification;
-    const verified = vf ? `${vf.rows_equal_scale ? '= scale' : '⚠ ≠ scale'}; ${vf.written_rows_check.startsWith('MISMATCH') ? `⚠ ${vf.written_rows_check}` : vf.written_rows_check.startsWith('not') ? 'written_rows n/a' : vf.written_rows_check.startsWith('differs') ? 'written_rows ≠ count(), explained (load.json)' : 'written_rows ='}; dedup blocks ${vf.duplicated_inserted_blocks ?? 'n/a'}` : 'n/a';
+    const verified = vf ? `${vf.rows_equal_scale ? '= scale' : '⚠ ≠ scale'}; ${vf.written_rows_check.startsWith('MISMATCH') ? `⚠ ${vf.written_rows_check}` : vf.written_rows_check.startsWith('not') ? 'written_rows n/a' : vf.written_rows_check.startsWith('differs') ? 'written_rows ≠ count(), explained (load.json)' : 'written_rows = count()'}; dedup blocks ${vf.duplicated_inserted_blocks ?? 'n/a'}` : 'n/a';
     ing.push([label(c), fmtInt(l.rows_in_table), ingMs(l.elapsed_ms), ingServerMs(l.server_elapsed_ms, /query_duration_ms/.test(l.server_elapsed_source ?? '') ? 1 : null), fmtInt(l.rows_per_s), fmtInt(l.partitions), fmtInt(l.active_parts), verified, l.truncated_before_load ? `reloaded after finding ${fmtInt(l.truncated_before_load.rows_found)} rows` : '']);
   }
   return ing;

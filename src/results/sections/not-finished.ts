@@ -5,7 +5,10 @@ import type { ReportContext, ReportSection } from './section';
 /** The section's report.md lines (both renderers'). */
 function notFinishedBlocks(ctx: ReportContext): Block[] {
   const bad = ctx.cells.filter((c) => c.status !== 'succeeded');
-  const out: Block[] = ['## Cells that did not finish', '', 'Figures such a cell measured before it stopped are in the tables above, labelled with its status.', ''];
+  const where = ctx.measured.length
+    ? 'Figures such a cell measured before it stopped are in the tables above, labelled with its status.'
+    : 'No cell measured anything, so this report has no measurement tables; each cell\u2019s step files are under cells/<cell>/.';
+  const out: Block[] = ['## Cells that did not finish', '', where, ''];
   for (const c of bad) out.push(`- **${c.cellKey}** — ${c.status}: ${c.skip_reason ?? c.error ?? ''}`);
   out.push('');
   return out;

@@ -67,7 +67,7 @@ function queriesBlocks(ctx: ReportContext): { intro: Block[]; table: Block[] } {
   const readSources = [...new Set(ok.flatMap((c) => c.queries_baseline?.queries.flatMap((q) => q.samples.map((x) => x.read_source ?? 'not available')) ?? []))];
   const coldN = spec.protocol.coldRuns;
   out.push(
-    `Times are **${timing.join(' / ') || 'n/a'}**; server-side elapsed comes from ${serverSources.join(' / ') || 'n/a'} — \`system.query_log\` is the headline wherever the server keeps one (microsecond columns where the version has them, else whole-ms \`query_duration_ms\`), otherwise the HTTP summary requested complete with \`wait_end_of_query=1\`; a server time coarser than 10 % of the value is replaced by client wall time (noted below). The client wall time of every run is in the samples. ` +
+    `Times are **${timing.join(' / ') || 'n/a'}**; in this run server-side elapsed comes from ${serverSources.join(' / ') || 'n/a'} (chbench takes \`system.query_log\` where the server keeps one — microsecond columns where the version has them, else whole-ms \`query_duration_ms\` — and otherwise the HTTP summary, requested complete with \`wait_end_of_query=1\`); a server time coarser than 10 % of the value is replaced by client wall time (noted below). The client wall time of every run is in the samples. ` +
       `Cold = ${coldN > 1 ? `the fastest of ${coldN} cold runs` : 'the cold run'}; then ${spec.protocol.warmupRuns ?? 0} unmeasured warm-up run(s); warm ${stat} and ${other} over ${spec.protocol.warmRuns} warm runs. ` +
       `read_rows of the last warm run, from ${readSources.join(' / ') || 'n/a'}.`,
     '',
