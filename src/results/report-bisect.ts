@@ -20,6 +20,12 @@ export interface BisectReportInput {
   outcome: BisectOutcome;
   attribution?: AttributionState;
   diffs?: DefaultDiff[];
+  /** Cells run as child workflows by this bisect (absent: not counted apart). */
+  cellsNew?: number;
+  /** Cells reused from stored runs instead of run: the bisect's cell key, the stored run and cell, what matched. */
+  reusedCells?: { cellKey: string; runId: string; fromCell: string; matched: string }[];
+  /** Where the bisect's cells were stored for reuse, or why not. */
+  stored?: string;
 }
 
 /** The report as Markdown. */
@@ -27,12 +33,25 @@ export function bisectMarkdown(r: BisectReportInput): string {
   const lines: string[] = [`# Bisect ${r.runId}`, ''];
   lines.push(`Query ${r.query}, metric ${r.metric}, over ${r.versions.length} versions: ${r.versions.join(', ')}.`, '');
   lines.push('## Path taken', '', '| # | version | side | figure | why |', '|---|---|---|---|---|');
-  r.steps.forEach((s, i) => lines.push(`| ${i + 1} | ${s.version} | ${s.side} | ${s.figure} | ${s.reason} |`));
+  r.steps.forEach((s, i) =>
+    lines.push(
+      `| ${i + 1} | ${s.version} | ${s.side} | ${s.figure}${s.reusedFrom ? ` (reused from run ${s.reusedFrom.runId} cell ${s.reusedFrom.cellKey})` : ''} | ${s.reason} |`,
+    ),
+  );
   lines.push(
     '',
     `Versions measured by the bisect: ${r.outcome.cellsRun}${r.outcome.skipped.length ? ` (and ${r.outcome.skipped.length} skipped)` : ''}${r.attribution ? "; the attribution's cells are listed below" : ''}${r.metric === 'read_rows' ? '' : ' (the comparisons are activities over their results, not extra cells; no confirming re-runs)'}.`,
   );
   if (r.outcome.skipped.length) lines.push(`Skipped (cannot run the workload): ${r.outcome.skipped.join(', ')}.`);
+  if (r.reusedCells) {
+    lines.push(
+      '',
+      `Cells run by this bisect: ${r.cellsNew ?? 'n/a'}; reused from stored runs (results database: same version, cell spec, workload files and host kind): ${r.reusedCells.length}.`,
+    );
+    for (const c of r.reusedCells)
+      lines.push(`- ${c.cellKey}: reused from run ${c.runId} cell ${c.fromCell} (matched ${c.matched})`);
+  }
+  if (r.stored) lines.push('', `Stored for reuse: ${r.stored}.`);
   lines.push('', '## Result', '');
   if (r.outcome.bracket) {
     const [o, n] = r.outcome.bracket;

@@ -45,6 +45,8 @@ export interface BisectStep {
   figure: string;
   /** Why this side (in words, with the figures compared). */
   reason: string;
+  /** Set when the step's cell was not run but reused from a stored run (same spec, workload files and host kind). */
+  reusedFrom?: { runId: string; cellKey: string };
 }
 
 /** The bisect's state: immutable, each `record` returns a new one. */

@@ -66,8 +66,14 @@ const QUICK: ActivityOptions = {
   startToCloseTimeout: '2 minutes',
   retry: { maximumAttempts: 3, nonRetryableErrorTypes: [FAILURE.InvalidSpec] },
 };
-const { validateSpec, bisectRange, bisectFigure, bisectCompare, bisectDefaults, writeBisectReport } =
+const { validateSpec, bisectRange, bisectFigure, bisectCompare, bisectDefaults, bisectStoredCell, writeBisectReport } =
   proxyActivities<Activities>(QUICK);
+/** Storing the run waits for a mutation over the results tables (see `storeRun`). */
+const { storeRun } = proxyActivities<Activities>({
+  startToCloseTimeout: '15 minutes',
+  heartbeatTimeout: '1 minute',
+  retry: { maximumAttempts: 3 },
+});
 
 /** A bisect's metric: a work counter decided by one run, or a time judged by the comparison method. */
 export type BisectMetric = 'read_rows' | 'warm' | 'cold';
@@ -126,14 +132,35 @@ export interface BisectResult {
   verdict: string;
   /** Cells measured, attribution cells included (reused cells of an earlier start included). */
   cellsRun: number;
+  /**
+   * Of `cellsRun`: cells run as child workflows by this start (absent in histories before
+   * `patched('bisect-reuse-stored')`, where every cell not of an earlier start ran).
+   */
+  cellsNew?: number;
+  /** Of `cellsRun`: cells reused from stored runs of the results database, each with where from. */
+  reusedCells?: ReusedCellNote[];
+  /** Where the bisect's own cells were stored (`storeRun`), or why they were not. */
+  stored?: string;
   /** Absolute path of `bisect.md`. */
   reportPath: string;
+}
+
+/** A cell of this bisect that was reused from a stored run instead of run (`bisectStoredCell`). */
+export interface ReusedCellNote {
+  /** The bisect's cell key. */
+  cellKey: string;
+  /** The stored run and cell whose result was read. */
+  runId: string;
+  fromCell: string;
+  /** What matched (spec hash, workload files hash, host kind). */
+  matched: string;
 }
 
 interface Measured {
   outcome: CellOutcome;
   readRows: number | null;
   problem?: string;
+  reusedFrom?: { runId: string; cellKey: string };
 }
 
 /**
@@ -194,10 +221,25 @@ export async function bisectVersions(input: BisectInput): Promise<BisectResult> 
   );
   upsertSearchAttributes([{ key: PHASE, value: 'cells' }]);
   let cellsRun = 0;
+  let cellsNew = 0;
+  // Cells measured in stored runs (same spec, workload files, host kind) are looked up before a cell
+  // is run, and the bisect's own cells are stored at the end: new activities, so behind a patch.
+  const reuseStored = patched('bisect-reuse-stored');
+  const reusedCells: ReusedCellNote[] = [];
 
   const measure = async (cell: CellInput): Promise<Measured> => {
     let outcome = reused.get(cell.cellKey);
+    let reusedFrom: Measured['reusedFrom'];
+    if (!outcome && reuseStored) {
+      const hit = await bisectStoredCell({ cell, results: v.spec.results, resultsDir: v.spec.resultsDir });
+      if (hit) {
+        outcome = { cellKey: cell.cellKey, status: 'succeeded', resultFile: hit.resultFile };
+        reusedFrom = { runId: hit.runId, cellKey: hit.cellKey };
+        reusedCells.push({ cellKey: cell.cellKey, runId: hit.runId, fromCell: hit.cellKey, matched: hit.matched });
+      }
+    }
     if (!outcome) {
+      cellsNew++;
       try {
         outcome = await executeChild(benchmarkCell, {
           workflowId: `${runId}/${cell.cellKey}`,
@@ -219,7 +261,12 @@ export async function bisectVersions(input: BisectInput): Promise<BisectResult> 
     }
     cellsRun++;
     const fig = await bisectFigure({ resultFile: outcome.resultFile, query });
-    return { outcome, readRows: fig.readRows, ...(fig.problem ? { problem: fig.problem } : {}) };
+    return {
+      outcome,
+      readRows: fig.readRows,
+      ...(fig.problem ? { problem: fig.problem } : {}),
+      ...(reusedFrom ? { reusedFrom } : {}),
+    };
   };
 
   // The bisect over versions.
@@ -379,12 +426,29 @@ export async function bisectVersions(input: BisectInput): Promise<BisectResult> 
     }
   }
   const verdict = attribution?.verdict ?? outcome.stopped ?? 'no bracket';
+  // Each step names the stored cell it reused (a version's cell is measured once).
+  const steps = s.steps.map((st) => {
+    const from = byIndex.get(st.index)?.reusedFrom;
+    return from ? { ...st, reusedFrom: from } : st;
+  });
+  let stored: string | undefined;
+  if (reuseStored) {
+    upsertSearchAttributes([{ key: PHASE, value: 'store' }]);
+    try {
+      const r = await storeRun({ resultsDir: v.spec.resultsDir, runId, results: v.spec.results });
+      stored = `${r.cells} cells stored in ${r.description}`;
+    } catch (err) {
+      // The bisect's answer stands without it; a later bisect cannot reuse these cells.
+      stored = `not stored: ${err instanceof Error ? (err.cause instanceof Error ? err.cause.message : err.message) : String(err)}`;
+    }
+  }
   const report = {
     runId,
     query,
     metric,
     versions,
-    steps: s.steps,
+    steps,
+    ...(reuseStored ? { cellsNew, reusedCells, ...(stored ? { stored } : {}) } : {}),
     outcome,
     ...(attribution ? { attribution } : {}),
     ...(diffs ? { diffs } : {}),

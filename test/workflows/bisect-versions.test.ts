@@ -73,6 +73,8 @@ before(async () => {
       return { status: 'succeeded', readRows: scriptedReadRows(cell) };
     },
     bisectDefaults: async () => DIFFS,
+    // No stored run holds these cells (the reuse is tested on real engines: test/e2e/bisect-reuse.test.ts).
+    bisectStoredCell: async () => null,
     // The real comparison method over scripted samples (only reading result.json is stubbed).
     bisectCompare: async (i: BisectCompareInput): Promise<BisectComparison> => {
       const c = compareSamples(scriptedWarmMs(cellOf(i.baselineResultFile)), scriptedWarmMs(cellOf(i.newResultFile)), {

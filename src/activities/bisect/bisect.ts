@@ -8,12 +8,19 @@ import { writeFileSync } from 'node:fs';
 import { ApplicationFailure } from '@temporalio/common';
 import { FAILURE } from '../../schema/failures';
 import { CapabilityProbe, CellResult, ServerDefaults } from '../../schema/results';
-import { readRecordIfExists, runDir } from '../../results/store';
+import { cellDir, readRecordIfExists, runDir } from '../../results/store';
 import { versionSourcesOf } from '../../targets/versions';
 import { differingDefaults, versionRange, withHandSettings, type DefaultDiff } from '../../schema/bisect';
 import { bisectMarkdown, type BisectReportInput } from '../../results/report-bisect';
 import { sampleValidity } from '../../results/db/rows';
 import { chooseFigure, compareSamples, seedOf, type SampleComparison } from '../../measure/compare';
+import { withResultsDb } from '../../results/db';
+import { cellSpecHash } from '../../results/cell-spec';
+import { hostKindOf } from '../../schema/host';
+import { workloadFingerprint } from '../../lib/workload-hash';
+import { hostFacts } from '../../temporal/host';
+import type { CellInput } from '../../schema/cell';
+import type { ResultsDbSpec } from '../../schema/run-spec';
 
 /** A cell's figure for the bisected query. */
 export interface BisectFigure {
@@ -67,6 +74,18 @@ export interface BisectComparison extends Pick<
   /** The server-time sources of the kept runs (empty for wall time). */
   sources: string[];
   problem?: string;
+}
+
+/**
+ * A stored cell the bisect reuses instead of running the cell again: where it is (run id, cell key)
+ * and its `result.json` (whose figures the bisect reads as it reads a cell it ran).
+ */
+export interface ReusedCell {
+  runId: string;
+  cellKey: string;
+  resultFile: string;
+  /** What matched, in words (`cellSpecHash`, workload files hash, host kind), for the report. */
+  matched: string;
 }
 
 /** Activity factory. */
@@ -168,6 +187,47 @@ export function createBisectActivities() {
       const keep = settable ? new Set(settable) : null;
       const diffs = (older && newer ? differingDefaults(older, newer) : []).filter((d) => !keep || keep.has(d.name));
       return withHandSettings(diffs, older, newer, input.olderHand ?? {}, input.newerHand ?? {});
+    },
+
+    /**
+     * A stored cell measured as `cell` would be (`ResultsDb.reusableCell`): the same version label,
+     * the same measured inputs (`cellSpecHash`: codec, scale, settings, protocol, target, pinned
+     * defaults, …), the same workload files (`workloadFingerprint(cell.workload).sha256`, read now,
+     * against `runs.workload_sha256`), the same host kind (`hostKindOf` of this worker's host, as
+     * provisioning records it) and target kind, in another run, whose `result.json` is still in
+     * `resultsDir` with status `succeeded` and the same spec hash. Null when there is none (also when
+     * the results database has no schema-6 rows yet). Reads only; idempotent.
+     * @throws Error when the results database cannot be opened (named), or the workload is missing
+     */
+    async bisectStoredCell(input: {
+      cell: CellInput;
+      results?: ResultsDbSpec;
+      resultsDir: string;
+    }): Promise<ReusedCell | null> {
+      const { cell } = input;
+      const hash = cellSpecHash(cell);
+      const workload = workloadFingerprint(cell.workload).sha256;
+      const hostKind = hostKindOf(hostFacts({ hostId: '', taskQueue: '' }));
+      const hit = await withResultsDb(input.results, input.resultsDir, (db) =>
+        db.reusableCell({
+          version: cell.version,
+          cellSpecSha256: hash,
+          workloadSha256: workload,
+          hostKind,
+          targetKind: cell.target.kind,
+          notRunId: cell.runId,
+        }),
+      );
+      if (!hit) return null;
+      const resultFile = path.join(cellDir(input.resultsDir, hit.run_id, hit.cell_key), 'result.json');
+      const r = readRecordIfExists(resultFile, CellResult);
+      if (r?.status !== 'succeeded' || r.cell_spec_sha256 !== hash) return null;
+      return {
+        runId: hit.run_id,
+        cellKey: hit.cell_key,
+        resultFile,
+        matched: `cell spec ${hash.slice(0, 12)}, workload ${cell.workload} files ${workload.slice(0, 12)}, host ${hostKind}`,
+      };
     },
 
     /** Write `bisect.md` into the run folder. @returns its absolute path. */
