@@ -28,6 +28,7 @@
 import {
   ApplicationFailure,
   executeChild,
+  isCancellation,
   ParentClosePolicy,
   patched,
   proxyActivities,
@@ -39,7 +40,8 @@ import type { Activities } from '../activities';
 import type { CellInput, CellOutcome } from '../schema/cell';
 import type { RunSpecInput } from '../schema/run-spec';
 import { cellInputs } from '../schema/matrix';
-import { FAILURE, cellOutcomeOfFailure } from '../schema/failures';
+import { FAILURE, cellOutcomeOfFailure, describeFailure } from '../schema/failures';
+import type { ConfirmOutcome } from '../schema/comparison';
 import { runIdOfWorkflowId } from '../schema/run-id';
 import { BISECT_VERDICT, CODEC, PHASE, RUN_ID, VERSION } from '../schema/search-attributes';
 import {
@@ -61,13 +63,22 @@ import {
 import type { Verdict } from '../schema/comparison';
 import type { BisectComparison } from '../activities/bisect/bisect';
 import { benchmarkCell } from './benchmark-cell';
+import { confirmComparison } from './confirm-comparison';
 
 const QUICK: ActivityOptions = {
   startToCloseTimeout: '2 minutes',
   retry: { maximumAttempts: 3, nonRetryableErrorTypes: [FAILURE.InvalidSpec] },
 };
-const { validateSpec, bisectRange, bisectFigure, bisectCompare, bisectDefaults, bisectStoredCell, writeBisectReport } =
-  proxyActivities<Activities>(QUICK);
+const {
+  validateSpec,
+  bisectRange,
+  bisectFigure,
+  bisectCompare,
+  bisectDefaults,
+  bisectStoredCell,
+  bisectConfirm,
+  writeBisectReport,
+} = proxyActivities<Activities>(QUICK);
 /** Storing the run waits for a mutation over the results tables (see `storeRun`). */
 const { storeRun } = proxyActivities<Activities>({
   startToCloseTimeout: '15 minutes',
@@ -285,6 +296,89 @@ export async function bisectVersions(input: BisectInput): Promise<BisectResult> 
       unstableAbove: base?.unstableAbove ?? 0.3,
       minRuns: base?.minRuns ?? 7,
     });
+  // Time metrics: a step's changed first pass is confirmed by the comparison's interleaved re-run
+  // (a `confirmComparison` child and a `bisectConfirm` activity: new commands, behind a patch).
+  const confirmTime = timeMetric !== null && patched('bisect-confirm-time');
+  const confirmRounds = base?.confirmRounds ?? 12;
+  /**
+   * The confirming re-run of step `i` against the good end: two fresh cells (`<runId>.confirm`,
+   * `v<version>-baseline` / `v<version>-new`, the query only, always torn down) measured
+   * interleaved by `confirmComparison` (child `<runId>/confirm-<version>`), judged by `bisectConfirm`.
+   * A re-run that cannot be done gives `final` `unconfirmed` with its error (the step is undecided).
+   */
+  const confirmStep = async (
+    i: number,
+    firstPass: 'regression' | 'improvement',
+  ): Promise<NonNullable<BisectStep['confirmation']>> => {
+    const tag = `v${versions[i]}`;
+    const rekey = (c: CellInput, side: string): CellInput => ({
+      ...c,
+      runId: `${runId}.confirm`,
+      cellKey: `${tag}-${side}`,
+      queries: [query],
+      skipIndex: false,
+      afterLoad: c.afterLoad,
+      teardown: 'always',
+      placement: undefined,
+    });
+    if (confirmRounds === 0)
+      return {
+        verdict: 'none',
+        confirmed: false,
+        final: 'unconfirmed',
+        reason: 'no confirming re-run: the spec sets baseline.confirmRounds 0',
+        rounds: 0,
+        error: 'confirmRounds 0',
+      };
+    let out: ConfirmOutcome[];
+    try {
+      out = await executeChild(confirmComparison, {
+        workflowId: `${runId}/confirm-${versions[i]}`,
+        args: [
+          {
+            pairs: [
+              {
+                pairKey: tag,
+                baseline: rekey(cells[0], 'baseline'),
+                candidate: rekey(cells[i], 'new'),
+                phases: { baseline: [query], index: [] },
+              },
+            ],
+            rounds: confirmRounds,
+          },
+        ],
+        staticSummary: `bisect confirming re-run: ${query} on ${versions[0]} and ${versions[i]}, interleaved ×${confirmRounds}`,
+        parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
+        typedSearchAttributes: [
+          { key: RUN_ID, value: runId },
+          { key: PHASE, value: 'confirm' },
+        ],
+      });
+    } catch (err) {
+      if (isCancellation(err)) throw err;
+      out = [{ pairKey: tag, samples: [], error: describeFailure(err) }];
+    }
+    const error = out[0]?.error;
+    const samples = out[0]?.samples.find((x) => x.query_id === query && x.phase === 'baseline');
+    if (error || !samples)
+      return {
+        verdict: 'none',
+        confirmed: false,
+        final: 'unconfirmed',
+        reason: `re-run not done: ${error ?? `no samples of ${query}`}`,
+        rounds: 0,
+        error: error ?? `no samples of ${query}`,
+      };
+    const j = await bisectConfirm({
+      samples,
+      firstPass,
+      minChange: base?.minChange ?? 0.1,
+      unstableAbove: base?.unstableAbove ?? 0.3,
+      minRuns: base?.minRuns ?? 7,
+      seedKey: `${runId}|${versions[i]}|${query}|${timeMetric}`,
+    });
+    return { verdict: j.verdict, confirmed: j.confirmed, final: j.final, reason: j.reason, rounds: j.rounds };
+  };
   /** The direction of the change between the ends (time metrics). */
   let endsVerdict: Verdict | undefined;
   for (let i = nextProbe(s); i !== null; i = nextProbe(s)) {
@@ -306,25 +400,40 @@ export async function bisectVersions(input: BisectInput): Promise<BisectResult> 
       }
       const c = await compareOf(byIndex.get(0)!, m);
       const figure = timeFigure(c, timeMetric);
+      // A changed first pass is confirmed by the comparison's interleaved re-run before the bisect
+      // takes its direction (once; the step's verdict is then the comparison's final one).
+      const confirmation =
+        confirmTime && (c.verdict === 'regression' || c.verdict === 'improvement')
+          ? await confirmStep(i, c.verdict)
+          : undefined;
+      const final: Verdict | 'unconfirmed' = confirmation ? (confirmation.final as Verdict | 'unconfirmed') : c.verdict;
+      const why = confirmation
+        ? `first pass ${timeReason(c)}; ${confirmation.error ? `re-run not done: ${confirmation.error}` : confirmation.reason}`
+        : timeReason(c);
+      const conf = confirmation ? { confirmation } : {};
       if (i === last) {
-        if (c.verdict === 'unstable') {
-          s = record(s, { index: i, side: 'undecided', figure, reason: timeReason(c) });
-          s = { ...s, stopped: `unstable at the bad end ${versions[i]}: ${c.reason}` };
+        if (final === 'unstable' || final === 'unconfirmed') {
+          s = record(s, { index: i, side: 'undecided', figure, reason: why, ...conf });
+          s = {
+            ...s,
+            stopped: `${final} at the bad end ${versions[i]}: ${confirmation ? why : c.reason}`,
+          };
         } else {
-          s = record(s, { index: i, side: 'bad', figure, reason: `bad end, ${timeReason(c)}` });
-          if (c.verdict === 'unchanged') s = endsAlike(s, `${timeMetric} time ${timeReason(c)}`);
-          else endsVerdict = c.verdict;
+          s = record(s, { index: i, side: 'bad', figure, reason: `bad end, ${why}`, ...conf });
+          if (final === 'unchanged') s = endsAlike(s, `${timeMetric} time ${why}`);
+          else endsVerdict = final;
         }
         continue;
       }
-      const side = c.verdict === 'unstable' ? 'undecided' : c.verdict === 'unchanged' ? 'good' : 'bad';
+      const side =
+        final === 'unstable' || final === 'unconfirmed' ? 'undecided' : final === 'unchanged' ? 'good' : 'bad';
       const reason =
-        c.verdict === 'unchanged'
-          ? `like the good end, ${timeReason(c)}`
-          : c.verdict === endsVerdict || c.verdict === 'unstable'
-            ? timeReason(c)
-            : `differs from the good end the other way than the bad end, ${timeReason(c)}`;
-      s = record(s, { index: i, side, figure, reason });
+        final === 'unchanged'
+          ? `like the good end, ${why}`
+          : final === endsVerdict || side === 'undecided'
+            ? why
+            : `differs from the good end the other way than the bad end, ${why}`;
+      s = record(s, { index: i, side, figure, reason, ...conf });
       continue;
     }
     if (m.readRows === null) {

@@ -88,6 +88,23 @@ export interface ReusedCell {
   matched: string;
 }
 
+/**
+ * A step's confirming re-run judged (`bisectConfirm`): the comparison method on the interleaved
+ * re-run's samples, and the step's final verdict by the comparison's rule (`applyConfirmation` of
+ * src/measure/compare.ts): the first pass's when the re-run gives the same direction, else
+ * `unstable` when the re-run could not decide, else `unchanged`.
+ */
+export interface BisectConfirmation extends Pick<
+  SampleComparison,
+  'verdict' | 'reason' | 'n_baseline' | 'n_new' | 'ratio' | 'ci_low' | 'ci_high' | 'threshold'
+> {
+  /** Interleaved rounds measured (the larger side's valid warm runs). */
+  rounds: number;
+  figure: 'server_elapsed_ms' | 'wall_ms';
+  confirmed: boolean;
+  final: SampleComparison['verdict'];
+}
+
 /** Activity factory. */
 export function createBisectActivities() {
   return {
@@ -157,6 +174,44 @@ export function createBisectActivities() {
         ci_high: c.ci_high,
         threshold: c.threshold,
         ...(b.length && n.length ? {} : { problem: `no valid ${input.metric} runs of ${input.query} on a side` }),
+      };
+    },
+
+    /**
+     * Judge a step's confirming re-run (`confirmComparison`'s interleaved samples of the query:
+     * valid warm runs in ms, good end's setup as baseline) with `compareSamples`, thresholds as the
+     * first pass, seeded from `seedKey` (a replayed or retried step gives the same verdict).
+     * Samples missing on a side give `unstable` (too few runs). Pure apart from its input.
+     */
+    async bisectConfirm(input: {
+      samples: { baseline_ms: number[]; new_ms: number[]; figure: 'server_elapsed_ms' | 'wall_ms' };
+      firstPass: 'regression' | 'improvement';
+      minChange: number;
+      unstableAbove: number;
+      minRuns: number;
+      seedKey: string;
+    }): Promise<BisectConfirmation> {
+      const { baseline_ms: b, new_ms: n, figure } = input.samples;
+      const c = compareSamples(b, n, {
+        minChange: input.minChange,
+        unstableAbove: input.unstableAbove,
+        minRuns: input.minRuns,
+        seed: seedOf(`${input.seedKey}:confirm`),
+      });
+      const confirmed = c.verdict === input.firstPass;
+      return {
+        verdict: c.verdict,
+        reason: `re-run (${figure === 'server_elapsed_ms' ? 'server-side elapsed' : 'client wall time'}, interleaved): ${c.reason}; ${confirmed ? 'confirms' : 'does not confirm'} the first pass's ${input.firstPass}`,
+        n_baseline: c.n_baseline,
+        n_new: c.n_new,
+        ratio: c.ratio,
+        ci_low: c.ci_low,
+        ci_high: c.ci_high,
+        threshold: c.threshold,
+        rounds: Math.max(b.length, n.length),
+        figure,
+        confirmed,
+        final: confirmed ? input.firstPass : c.verdict === 'unstable' ? 'unstable' : 'unchanged',
       };
     },
 
