@@ -13,7 +13,13 @@
     probe against the good end with the comparison method's first pass (src/measure/compare.ts):
     `unchanged` → good side, `regression` / `improvement` → bad side, `unstable` → the bisect stops
     ("could not decide at <version>: unstable: …"), never re-run. The attribution's "like the older
-    version" is `unchanged` against it. The confirming interleaved re-run is not run by the bisect.
+    version" is `unchanged` against it. A changed first pass (`regression` / `improvement`) is
+    re-run once by the comparison's confirming re-run (`confirmComparison` child, `bisectConfirm`,
+    behind `patched('bisect-confirm-time')`) and the step takes the comparison's final verdict;
+    a re-run that cannot be done stops the bisect (`unconfirmed`).
+ * Cells measured in stored runs (same version, cell spec hash, workload files hash, host kind) are
+ *    reused (`bisectStoredCell`) and the bisect's run is stored at the end (`storeRun`), behind
+ *    `patched('bisect-reuse-stored')`.
  * 4. Attribution on the bracketing pair (older O, newer N): N with `compatibility = O` (the cell's
  *    `pinDefaults`; with `handSettings`, also O's hand-set settings), then N with halves of the
  *    differing defaults (`bisectDefaults`, from both cells' `defaults.json`, hand-set settings counted
