@@ -15,6 +15,7 @@ import { CELL_COUNTERS as KEY_EVENTS } from '../measure/validity';
 import type { CellInput, CellOutcome } from '../schema/cell';
 import { insertPoints } from '../schema/grids';
 import type { HostLoss } from '../schema/host';
+import { cellSpecHash } from './cell-spec';
 import {
   AfterLoadRecord,
   CELL_RESULT_SCHEMA,
@@ -161,6 +162,7 @@ export function assembleCellResult(
     scale: cell.scale,
     protocol: cell.protocol,
     target_kind: cell.target.kind,
+    cell_spec_sha256: cellSpecHash(cell),
     status: outcome.status,
     ...(outcome.error ? { error: outcome.error } : {}),
     ...(outcome.skipReason ? { skip_reason: outcome.skipReason } : {}),

@@ -45,6 +45,15 @@ export interface BisectStep {
   figure: string;
   /** Why this side (in words, with the figures compared). */
   reason: string;
+  /**
+   * Time metrics: the step's confirming interleaved re-run, run when the first pass said
+   * `regression` / `improvement` (one per step at most): its verdict, whether it confirmed the first
+   * pass, and the reason with ratio, CI and threshold; `error` when the re-run could not be done.
+   * The first pass is in `figure` / `reason`.
+   */
+  confirmation?: { verdict: string; confirmed: boolean; final: string; reason: string; rounds: number; error?: string };
+  /** Set when the step's cell was not run but reused from a stored run (same spec, workload files and host kind). */
+  reusedFrom?: { runId: string; cellKey: string };
 }
 
 /** The bisect's state: immutable, each `record` returns a new one. */

@@ -30,6 +30,15 @@ export const HostFacts = z.object({
 export type HostFacts = z.infer<typeof HostFacts>;
 
 /**
+ * The host kind of a cell's server host: CPU model, logical CPUs and physical memory (bytes), e.g.
+ * `AMD EPYC 7B13 × 2 cores, 8344055808 bytes` (from {@link HostFacts}: `os.cpus()`, `os.totalmem()`).
+ * Two hosts of one kind measure alike; the host's id and kernel are not part of it.
+ */
+export function hostKindOf(h: Pick<HostFacts, 'cpuModel' | 'cores' | 'memoryBytes'>): string {
+  return `${h.cpuModel} × ${h.cores} cores, ${h.memoryBytes} bytes`;
+}
+
+/**
  * What else the host was doing, seen by a step on the host (the `collect-metrics` snapshots at the
  * start and end of the cell). Sources: `os.loadavg()`; the host's server registry (`chbench gc`'s,
  * the servers chbench started on this host and has not torn down).

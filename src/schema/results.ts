@@ -1502,6 +1502,12 @@ export const CellResult = z.object({
   scale: z.number(),
   protocol: ProtocolRecord,
   target_kind: z.string(),
+  /**
+   * sha256 of the cell's measured inputs (`cellSpecHash` of src/results/cell-spec.ts: version, codec,
+   * scale, settings, protocol, target, …), for reusing the cell in a later bisect. Absent in results
+   * written before it was recorded (such a cell is never reused).
+   */
+  cell_spec_sha256: z.string().optional(),
   status: CellStatus,
   error: z.string().optional(),
   skip_reason: z.string().optional(),

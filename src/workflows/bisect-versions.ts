@@ -13,7 +13,13 @@
     probe against the good end with the comparison method's first pass (src/measure/compare.ts):
     `unchanged` → good side, `regression` / `improvement` → bad side, `unstable` → the bisect stops
     ("could not decide at <version>: unstable: …"), never re-run. The attribution's "like the older
-    version" is `unchanged` against it. The confirming interleaved re-run is not run by the bisect.
+    version" is `unchanged` against it. A changed first pass (`regression` / `improvement`) is
+    re-run once by the comparison's confirming re-run (`confirmComparison` child, `bisectConfirm`,
+    behind `patched('bisect-confirm-time')`) and the step takes the comparison's final verdict;
+    a re-run that cannot be done stops the bisect (`unconfirmed`).
+ * Cells measured in stored runs (same version, cell spec hash, workload files hash, host kind) are
+ *    reused (`bisectStoredCell`) and the bisect's run is stored at the end (`storeRun`), behind
+ *    `patched('bisect-reuse-stored')`.
  * 4. Attribution on the bracketing pair (older O, newer N): N with `compatibility = O` (the cell's
  *    `pinDefaults`; with `handSettings`, also O's hand-set settings), then N with halves of the
  *    differing defaults (`bisectDefaults`, from both cells' `defaults.json`, hand-set settings counted
@@ -28,6 +34,7 @@
 import {
   ApplicationFailure,
   executeChild,
+  isCancellation,
   ParentClosePolicy,
   patched,
   proxyActivities,
@@ -39,7 +46,8 @@ import type { Activities } from '../activities';
 import type { CellInput, CellOutcome } from '../schema/cell';
 import type { RunSpecInput } from '../schema/run-spec';
 import { cellInputs } from '../schema/matrix';
-import { FAILURE, cellOutcomeOfFailure } from '../schema/failures';
+import { FAILURE, cellOutcomeOfFailure, describeFailure } from '../schema/failures';
+import type { ConfirmOutcome } from '../schema/comparison';
 import { runIdOfWorkflowId } from '../schema/run-id';
 import { BISECT_VERDICT, CODEC, PHASE, RUN_ID, VERSION } from '../schema/search-attributes';
 import {
@@ -61,13 +69,28 @@ import {
 import type { Verdict } from '../schema/comparison';
 import type { BisectComparison } from '../activities/bisect/bisect';
 import { benchmarkCell } from './benchmark-cell';
+import { confirmComparison } from './confirm-comparison';
 
 const QUICK: ActivityOptions = {
   startToCloseTimeout: '2 minutes',
   retry: { maximumAttempts: 3, nonRetryableErrorTypes: [FAILURE.InvalidSpec] },
 };
-const { validateSpec, bisectRange, bisectFigure, bisectCompare, bisectDefaults, writeBisectReport } =
-  proxyActivities<Activities>(QUICK);
+const {
+  validateSpec,
+  bisectRange,
+  bisectFigure,
+  bisectCompare,
+  bisectDefaults,
+  bisectStoredCell,
+  bisectConfirm,
+  writeBisectReport,
+} = proxyActivities<Activities>(QUICK);
+/** Storing the run waits for a mutation over the results tables (see `storeRun`). */
+const { storeRun } = proxyActivities<Activities>({
+  startToCloseTimeout: '15 minutes',
+  heartbeatTimeout: '1 minute',
+  retry: { maximumAttempts: 3 },
+});
 
 /** A bisect's metric: a work counter decided by one run, or a time judged by the comparison method. */
 export type BisectMetric = 'read_rows' | 'warm' | 'cold';
@@ -126,14 +149,35 @@ export interface BisectResult {
   verdict: string;
   /** Cells measured, attribution cells included (reused cells of an earlier start included). */
   cellsRun: number;
+  /**
+   * Of `cellsRun`: cells run as child workflows by this start (absent in histories before
+   * `patched('bisect-reuse-stored')`, where every cell not of an earlier start ran).
+   */
+  cellsNew?: number;
+  /** Of `cellsRun`: cells reused from stored runs of the results database, each with where from. */
+  reusedCells?: ReusedCellNote[];
+  /** Where the bisect's own cells were stored (`storeRun`), or why they were not. */
+  stored?: string;
   /** Absolute path of `bisect.md`. */
   reportPath: string;
+}
+
+/** A cell of this bisect that was reused from a stored run instead of run (`bisectStoredCell`). */
+export interface ReusedCellNote {
+  /** The bisect's cell key. */
+  cellKey: string;
+  /** The stored run and cell whose result was read. */
+  runId: string;
+  fromCell: string;
+  /** What matched (spec hash, workload files hash, host kind). */
+  matched: string;
 }
 
 interface Measured {
   outcome: CellOutcome;
   readRows: number | null;
   problem?: string;
+  reusedFrom?: { runId: string; cellKey: string };
 }
 
 /**
@@ -194,10 +238,25 @@ export async function bisectVersions(input: BisectInput): Promise<BisectResult> 
   );
   upsertSearchAttributes([{ key: PHASE, value: 'cells' }]);
   let cellsRun = 0;
+  let cellsNew = 0;
+  // Cells measured in stored runs (same spec, workload files, host kind) are looked up before a cell
+  // is run, and the bisect's own cells are stored at the end: new activities, so behind a patch.
+  const reuseStored = patched('bisect-reuse-stored');
+  const reusedCells: ReusedCellNote[] = [];
 
   const measure = async (cell: CellInput): Promise<Measured> => {
     let outcome = reused.get(cell.cellKey);
+    let reusedFrom: Measured['reusedFrom'];
+    if (!outcome && reuseStored) {
+      const hit = await bisectStoredCell({ cell, results: v.spec.results, resultsDir: v.spec.resultsDir });
+      if (hit) {
+        outcome = { cellKey: cell.cellKey, status: 'succeeded', resultFile: hit.resultFile };
+        reusedFrom = { runId: hit.runId, cellKey: hit.cellKey };
+        reusedCells.push({ cellKey: cell.cellKey, runId: hit.runId, fromCell: hit.cellKey, matched: hit.matched });
+      }
+    }
     if (!outcome) {
+      cellsNew++;
       try {
         outcome = await executeChild(benchmarkCell, {
           workflowId: `${runId}/${cell.cellKey}`,
@@ -219,7 +278,12 @@ export async function bisectVersions(input: BisectInput): Promise<BisectResult> 
     }
     cellsRun++;
     const fig = await bisectFigure({ resultFile: outcome.resultFile, query });
-    return { outcome, readRows: fig.readRows, ...(fig.problem ? { problem: fig.problem } : {}) };
+    return {
+      outcome,
+      readRows: fig.readRows,
+      ...(fig.problem ? { problem: fig.problem } : {}),
+      ...(reusedFrom ? { reusedFrom } : {}),
+    };
   };
 
   // The bisect over versions.
@@ -238,6 +302,89 @@ export async function bisectVersions(input: BisectInput): Promise<BisectResult> 
       unstableAbove: base?.unstableAbove ?? 0.3,
       minRuns: base?.minRuns ?? 7,
     });
+  // Time metrics: a step's changed first pass is confirmed by the comparison's interleaved re-run
+  // (a `confirmComparison` child and a `bisectConfirm` activity: new commands, behind a patch).
+  const confirmTime = timeMetric !== null && patched('bisect-confirm-time');
+  const confirmRounds = base?.confirmRounds ?? 12;
+  /**
+   * The confirming re-run of step `i` against the good end: two fresh cells (`<runId>.confirm`,
+   * `v<version>-baseline` / `v<version>-new`, the query only, always torn down) measured
+   * interleaved by `confirmComparison` (child `<runId>/confirm-<version>`), judged by `bisectConfirm`.
+   * A re-run that cannot be done gives `final` `unconfirmed` with its error (the step is undecided).
+   */
+  const confirmStep = async (
+    i: number,
+    firstPass: 'regression' | 'improvement',
+  ): Promise<NonNullable<BisectStep['confirmation']>> => {
+    const tag = `v${versions[i]}`;
+    const rekey = (c: CellInput, side: string): CellInput => ({
+      ...c,
+      runId: `${runId}.confirm`,
+      cellKey: `${tag}-${side}`,
+      queries: [query],
+      skipIndex: false,
+      afterLoad: c.afterLoad,
+      teardown: 'always',
+      placement: undefined,
+    });
+    if (confirmRounds === 0)
+      return {
+        verdict: 'none',
+        confirmed: false,
+        final: 'unconfirmed',
+        reason: 'no confirming re-run: the spec sets baseline.confirmRounds 0',
+        rounds: 0,
+        error: 'confirmRounds 0',
+      };
+    let out: ConfirmOutcome[];
+    try {
+      out = await executeChild(confirmComparison, {
+        workflowId: `${runId}/confirm-${versions[i]}`,
+        args: [
+          {
+            pairs: [
+              {
+                pairKey: tag,
+                baseline: rekey(cells[0], 'baseline'),
+                candidate: rekey(cells[i], 'new'),
+                phases: { baseline: [query], index: [] },
+              },
+            ],
+            rounds: confirmRounds,
+          },
+        ],
+        staticSummary: `bisect confirming re-run: ${query} on ${versions[0]} and ${versions[i]}, interleaved ×${confirmRounds}`,
+        parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
+        typedSearchAttributes: [
+          { key: RUN_ID, value: runId },
+          { key: PHASE, value: 'confirm' },
+        ],
+      });
+    } catch (err) {
+      if (isCancellation(err)) throw err;
+      out = [{ pairKey: tag, samples: [], error: describeFailure(err) }];
+    }
+    const error = out[0]?.error;
+    const samples = out[0]?.samples.find((x) => x.query_id === query && x.phase === 'baseline');
+    if (error || !samples)
+      return {
+        verdict: 'none',
+        confirmed: false,
+        final: 'unconfirmed',
+        reason: `re-run not done: ${error ?? `no samples of ${query}`}`,
+        rounds: 0,
+        error: error ?? `no samples of ${query}`,
+      };
+    const j = await bisectConfirm({
+      samples,
+      firstPass,
+      minChange: base?.minChange ?? 0.1,
+      unstableAbove: base?.unstableAbove ?? 0.3,
+      minRuns: base?.minRuns ?? 7,
+      seedKey: `${runId}|${versions[i]}|${query}|${timeMetric}`,
+    });
+    return { verdict: j.verdict, confirmed: j.confirmed, final: j.final, reason: j.reason, rounds: j.rounds };
+  };
   /** The direction of the change between the ends (time metrics). */
   let endsVerdict: Verdict | undefined;
   for (let i = nextProbe(s); i !== null; i = nextProbe(s)) {
@@ -259,25 +406,40 @@ export async function bisectVersions(input: BisectInput): Promise<BisectResult> 
       }
       const c = await compareOf(byIndex.get(0)!, m);
       const figure = timeFigure(c, timeMetric);
+      // A changed first pass is confirmed by the comparison's interleaved re-run before the bisect
+      // takes its direction (once; the step's verdict is then the comparison's final one).
+      const confirmation =
+        confirmTime && (c.verdict === 'regression' || c.verdict === 'improvement')
+          ? await confirmStep(i, c.verdict)
+          : undefined;
+      const final: Verdict | 'unconfirmed' = confirmation ? (confirmation.final as Verdict | 'unconfirmed') : c.verdict;
+      const why = confirmation
+        ? `first pass ${timeReason(c)}; ${confirmation.error ? `re-run not done: ${confirmation.error}` : confirmation.reason}`
+        : timeReason(c);
+      const conf = confirmation ? { confirmation } : {};
       if (i === last) {
-        if (c.verdict === 'unstable') {
-          s = record(s, { index: i, side: 'undecided', figure, reason: timeReason(c) });
-          s = { ...s, stopped: `unstable at the bad end ${versions[i]}: ${c.reason}` };
+        if (final === 'unstable' || final === 'unconfirmed') {
+          s = record(s, { index: i, side: 'undecided', figure, reason: why, ...conf });
+          s = {
+            ...s,
+            stopped: `${final} at the bad end ${versions[i]}: ${confirmation ? why : c.reason}`,
+          };
         } else {
-          s = record(s, { index: i, side: 'bad', figure, reason: `bad end, ${timeReason(c)}` });
-          if (c.verdict === 'unchanged') s = endsAlike(s, `${timeMetric} time ${timeReason(c)}`);
-          else endsVerdict = c.verdict;
+          s = record(s, { index: i, side: 'bad', figure, reason: `bad end, ${why}`, ...conf });
+          if (final === 'unchanged') s = endsAlike(s, `${timeMetric} time ${why}`);
+          else endsVerdict = final;
         }
         continue;
       }
-      const side = c.verdict === 'unstable' ? 'undecided' : c.verdict === 'unchanged' ? 'good' : 'bad';
+      const side =
+        final === 'unstable' || final === 'unconfirmed' ? 'undecided' : final === 'unchanged' ? 'good' : 'bad';
       const reason =
-        c.verdict === 'unchanged'
-          ? `like the good end, ${timeReason(c)}`
-          : c.verdict === endsVerdict || c.verdict === 'unstable'
-            ? timeReason(c)
-            : `differs from the good end the other way than the bad end, ${timeReason(c)}`;
-      s = record(s, { index: i, side, figure, reason });
+        final === 'unchanged'
+          ? `like the good end, ${why}`
+          : final === endsVerdict || side === 'undecided'
+            ? why
+            : `differs from the good end the other way than the bad end, ${why}`;
+      s = record(s, { index: i, side, figure, reason, ...conf });
       continue;
     }
     if (m.readRows === null) {
@@ -379,12 +541,29 @@ export async function bisectVersions(input: BisectInput): Promise<BisectResult> 
     }
   }
   const verdict = attribution?.verdict ?? outcome.stopped ?? 'no bracket';
+  // Each step names the stored cell it reused (a version's cell is measured once).
+  const steps = s.steps.map((st) => {
+    const from = byIndex.get(st.index)?.reusedFrom;
+    return from ? { ...st, reusedFrom: from } : st;
+  });
+  let stored: string | undefined;
+  if (reuseStored) {
+    upsertSearchAttributes([{ key: PHASE, value: 'store' }]);
+    try {
+      const r = await storeRun({ resultsDir: v.spec.resultsDir, runId, results: v.spec.results });
+      stored = `${r.cells} cells stored in ${r.description}`;
+    } catch (err) {
+      // The bisect's answer stands without it; a later bisect cannot reuse these cells.
+      stored = `not stored: ${err instanceof Error ? (err.cause instanceof Error ? err.cause.message : err.message) : String(err)}`;
+    }
+  }
   const report = {
     runId,
     query,
     metric,
     versions,
-    steps: s.steps,
+    steps,
+    ...(reuseStored ? { cellsNew, reusedCells, ...(stored ? { stored } : {}) } : {}),
     outcome,
     ...(attribution ? { attribution } : {}),
     ...(diffs ? { diffs } : {}),

@@ -73,6 +73,10 @@ export class MemoryResultsDb implements ResultsDb {
   async figures(runId: string) {
     return this.figureRows.filter((f) => f.run_id === runId);
   }
+  /** Not answered by the double (the bisect's reuse is tested on the real results database). */
+  async reusableCell(): Promise<undefined> {
+    throw new Error('MemoryResultsDb: reusableCell is not answered (use the real results database)');
+  }
   async comparison(runId: string) {
     return this.comparisons.find((c) => c.run_id === runId);
   }

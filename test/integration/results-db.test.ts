@@ -763,13 +763,7 @@ describe('results database (embedded engine process, real chdb)', { timeout: 300
       ).json<{ version: number; n: string }>();
       assert.deepEqual(
         versions.map((v) => [Number(v.version), Number(v.n)]),
-        [
-          [1, 1],
-          [2, 1],
-          [3, 1],
-          [4, 1],
-          [5, 1],
-        ],
+        Array.from({ length: SCHEMA_VERSION }, (_, i) => [i + 1, 1]),
       );
     } finally {
       await old.close();
@@ -1304,6 +1298,64 @@ describe('results database (embedded engine process, real chdb)', { timeout: 300
       const same = await runCompare(a, b, { resultsDir }, open);
       assert.equal(same.code, COMPARE_EXIT.invalid);
       assert.match(same.stderr.join('\n'), /itself|same run/);
+    }
+  });
+
+  it('a reusable cell (schema 6) matches only on the same version, cell spec, workload files, host kind and target kind, in another run', async () => {
+    const HOST = {
+      id: 'h',
+      hostname: 'h',
+      taskQueue: 'q@h',
+      cpuModel: 'CPU X',
+      cores: 2,
+      memoryBytes: 1024,
+      kernel: 'Linux 6',
+    };
+    const dir = path.join(tmp, 'reuse', 'reuse-1');
+    fs.cpSync(FIXTURE, dir, { recursive: true });
+    const rf = path.join(dir, 'run.json');
+    const r = JSON.parse(fs.readFileSync(rf, 'utf8')) as RunRecord;
+    const workload_files = { name: r.spec.workload, sha256: 'w1', files: {} };
+    fs.writeFileSync(rf, JSON.stringify({ ...r, runId: 'reuse-1', workload_files }));
+    for (const k of r.cells) {
+      const cf = path.join(dir, 'cells', k, 'result.json');
+      const c = JSON.parse(fs.readFileSync(cf, 'utf8')) as CellResult;
+      fs.writeFileSync(cf, JSON.stringify({ ...c, runId: 'reuse-1', cell_spec_sha256: `spec-${k}`, host: HOST }));
+    }
+    // Its own database: the suite's shared one counts runs.
+    const dbAt = path.join(tmp, 'reuse', 'db');
+    dbDirs.push(dbAt);
+    const db = await openResultsDb({ kind: 'embedded', dir: dbAt });
+    try {
+      await db.storeRun(dir);
+      await db.storeRun(path.join(resultsDir, FIXTURE_RUN));
+      const [cell] = r.cells;
+      const version = (await db.cells('reuse-1')).find((c) => c.cell_key === cell)!.version_label;
+      const q = {
+        version,
+        cellSpecSha256: `spec-${cell}`,
+        workloadSha256: 'w1',
+        hostKind: 'CPU X × 2 cores, 1024 bytes',
+        targetKind: 'embedded',
+        notRunId: 'other',
+      };
+      assert.deepEqual(await db.reusableCell(q), { run_id: 'reuse-1', cell_key: cell });
+      for (const [field, value] of [
+        ['version', '0.0'],
+        ['cellSpecSha256', 'spec-other'],
+        ['workloadSha256', 'w2'],
+        ['hostKind', 'CPU X × 4 cores, 1024 bytes'],
+        ['targetKind', 'docker'],
+        ['notRunId', 'reuse-1'],
+      ] as const)
+        assert.equal(await db.reusableCell({ ...q, [field]: value }), undefined, `${field} differs`);
+      // The fixture's own run (stored before the hashes were recorded: nulls) never matches.
+      assert.equal(
+        (await db.cells(FIXTURE_RUN)).every((c) => c.cell_spec_sha256 === null && c.host_kind === null),
+        true,
+      );
+    } finally {
+      await db.close();
     }
   });
 });

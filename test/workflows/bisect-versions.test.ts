@@ -48,6 +48,9 @@ function scriptedReadRows(cell: CellInput): number {
   return carrier !== null && oldDefaults ? 122_880 : 114_688;
 }
 
+/** Versions whose confirming re-run sees no change (the first pass's change is not confirmed). */
+let unconfirmed = new Set<string>();
+
 /** Versions whose cell keeps only 3 valid warm runs (too few for the comparison: `unstable`). */
 let fewRuns = new Set<string>();
 
@@ -73,6 +76,32 @@ before(async () => {
       return { status: 'succeeded', readRows: scriptedReadRows(cell) };
     },
     bisectDefaults: async () => DIFFS,
+    // The real judgement of the re-run's samples.
+    bisectConfirm: real.bisectConfirm,
+    // The confirming re-run's interleaved samples (12 rounds): 100 ms on the good end's setup, the
+    // probe's scripted time on its own (1.5× where changed) unless its version is in `unconfirmed`
+    // (the re-run then sees no change).
+    runInterleaved: async (i: {
+      phase: 'baseline' | 'index';
+      queries: string[];
+      rounds: number;
+      baseline: { cell: CellInput };
+      candidate: { cell: CellInput };
+    }) =>
+      i.queries.map((query_id) => {
+        const rng = seedrandom(`confirm-${i.candidate.cell.cellKey}`);
+        const slow = scriptedReadRows(i.candidate.cell) === 114_688 && !unconfirmed.has(i.candidate.cell.version);
+        const at = (ms: number) => Array.from({ length: i.rounds }, () => ms * (1 + 0.06 * (rng() - 0.5)));
+        return {
+          query_id,
+          phase: i.phase,
+          figure: 'server_elapsed_ms',
+          baseline_ms: at(100),
+          new_ms: at(slow ? 150 : 100),
+        };
+      }),
+    // No stored run holds these cells (the reuse is tested on real engines: test/e2e/bisect-reuse.test.ts).
+    bisectStoredCell: async () => null,
     // The real comparison method over scripted samples (only reading result.json is stubbed).
     bisectCompare: async (i: BisectCompareInput): Promise<BisectComparison> => {
       const c = compareSamples(scriptedWarmMs(cellOf(i.baselineResultFile)), scriptedWarmMs(cellOf(i.newResultFile)), {
@@ -228,7 +257,7 @@ test('--metric warm: a 1.5× warm-time step at 26.3 is bracketed there, each ste
   assert.equal(r.metric, 'warm');
   assert.deepEqual(r.outcome.bracket, ['26.1', '26.3']);
   assert.ok(r.outcome.cellsRun <= bisectBudget(8), `${r.outcome.cellsRun} bisect cells`);
-  assert.match(r.steps[1].reason, /^bad end, regression: ratio 1\.[45]\d\d, CI/);
+  assert.match(r.steps[1].reason, /^bad end, first pass regression: ratio 1\.[45]\d\d, CI/);
   for (const st of r.steps.slice(2)) {
     assert.match(
       st.figure,
@@ -240,6 +269,43 @@ test('--metric warm: a 1.5× warm-time step at 26.3 is bracketed there, each ste
   }
   // Attribution with the same comparison: pinned and the carrier set back are `unchanged` against 26.1.
   assert.equal(r.verdict, 'default change: optimize_read_in_order_x 0→1 (26.3)');
+  // Every changed first pass (the bad side, bad end included) was confirmed once; the good side never re-run.
+  for (const st of r.steps.slice(1)) {
+    if (st.side === 'bad') {
+      assert.equal(st.confirmation?.confirmed, true, `${st.version}: ${st.reason}`);
+      assert.equal(st.confirmation?.rounds, 12);
+      assert.match(
+        st.reason,
+        /first pass regression: ratio .*; re-run \(server-side elapsed, interleaved\): ratio .*confirms the first pass's regression/,
+      );
+    } else assert.equal(st.confirmation, undefined, st.version);
+  }
+  const confirms = stubs.calls.filter((c) => c.activity === 'provision' && c.key.startsWith(`${r.runId}.confirm/`));
+  assert.equal(confirms.length, 2 * r.steps.filter((x) => x.confirmation).length, 'two fresh cells per re-run');
+});
+
+test('--metric warm: a first pass the re-run does not confirm is reported so, takes the final verdict (unchanged), and is not re-run again', async () => {
+  carrier = 'optimize_read_in_order_x';
+  unconfirmed = new Set(['26.3']);
+  try {
+    const r = await bisectWarm('23.10', '26.9');
+    const st = r.steps.filter((x) => x.version === '26.3');
+    assert.equal(st.length, 1, 'measured once');
+    assert.deepEqual(
+      [st[0].side, st[0].confirmation?.confirmed, st[0].confirmation?.verdict, st[0].confirmation?.final],
+      ['good', false, 'unchanged', 'unchanged'],
+    );
+    assert.match(
+      st[0].reason,
+      /^like the good end, first pass regression: .*does not confirm the first pass's regression/,
+    );
+    const confirms = stubs.calls.filter((c) => c.activity === 'provision' && c.key === `${r.runId}.confirm/v26.3-new`);
+    assert.equal(confirms.length, 1, 'one confirming re-run for the step');
+    // The bisect went on from the final verdict: 26.5 (confirmed) is the first changed.
+    assert.deepEqual(r.outcome.bracket, ['26.3', '26.5']);
+  } finally {
+    unconfirmed = new Set();
+  }
 });
 
 test('--metric warm: an unstable step stops the bisect with "unstable", no re-run', async () => {

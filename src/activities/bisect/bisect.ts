@@ -1,8 +1,9 @@
 /**
  * The bisect's activities (`bisectVersions`, src/workflows/bisect-versions.ts): which versions the
  * target's version sources serve between the two labels, a measured cell's figure for one query,
- * the defaults that differ between two cells' servers, and `bisect.md`. What they read of the cells'
- * records, and the time comparison, is src/results/bisect-cells.ts.
+ * the defaults that differ between two cells' servers, a time step's confirming re-run judged, a
+ * stored cell to reuse, and `bisect.md`. What they read of the cells' records, and the time
+ * comparison, is src/results/bisect-cells.ts; the confirmation and the reuse are src/results/bisect-steps.ts.
  */
 import path from 'node:path';
 import { writeFileSync } from 'node:fs';
@@ -20,8 +21,17 @@ import {
   type BisectComparison,
   type BisectFigure,
 } from '../../results/bisect-cells';
+import {
+  findReusableCell,
+  judgeConfirmation,
+  type BisectConfirmation,
+  type BisectConfirmInput,
+  type ReusedCell,
+} from '../../results/bisect-steps';
+import type { CellInput } from '../../schema/cell';
+import type { ResultsDbSpec } from '../../schema/run-spec';
 
-export type { BisectCompareInput, BisectComparison, BisectFigure };
+export type { BisectCompareInput, BisectComparison, BisectConfirmation, BisectFigure, ReusedCell };
 
 /** Activity factory. */
 export function createBisectActivities() {
@@ -47,6 +57,20 @@ export function createBisectActivities() {
     /** The query's time in two cells compared, as `chbench compare` does (`compareCellTimes`). Never throws for a missing side. */
     async bisectCompare(input: BisectCompareInput): Promise<BisectComparison> {
       return compareCellTimes(input);
+    },
+
+    /** A step's confirming re-run judged by the comparison method (`judgeConfirmation`). Pure apart from its input. */
+    async bisectConfirm(input: BisectConfirmInput): Promise<BisectConfirmation> {
+      return judgeConfirmation(input);
+    },
+
+    /** A stored cell measured as `cell` would be on this host kind, or null (`findReusableCell`). Reads only. */
+    async bisectStoredCell(input: {
+      cell: CellInput;
+      results?: ResultsDbSpec;
+      resultsDir: string;
+    }): Promise<ReusedCell | null> {
+      return findReusableCell(input);
     },
 
     /** The session settings whose defaults differ between two cells' servers, hand settings included (`cellDefaultDiffs`). */

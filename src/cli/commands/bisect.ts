@@ -123,11 +123,18 @@ export function registerBisectCommand(program: Command): void {
             },
           ],
         })) as BisectResult;
-        for (const s of r.steps) say(`  ${s.version}: ${s.side}, ${s.figure} (${s.reason})`);
+        for (const s of r.steps)
+          say(
+            `  ${s.version}: ${s.side}, ${s.figure} (${s.reason})${s.reusedFrom ? `, reused from run ${s.reusedFrom.runId} cell ${s.reusedFrom.cellKey}` : ''}`,
+          );
         if (r.outcome.skipped.length) say(`  skipped (cannot run the workload): ${r.outcome.skipped.join(', ')}`);
         console.log(
           `versions ${r.versions.length}, cells run ${r.cellsRun} (bisect steps measured ${r.outcome.cellsRun}, skipped ${r.outcome.skipped.length}, the rest attribution or reused), first changed ${r.firstChanged ?? 'none'}, verdict ${r.verdict}`,
         );
+        if (r.cellsNew !== undefined)
+          console.log(
+            `cells run now ${r.cellsNew}, reused from stored runs ${r.reusedCells?.length ?? 0}; ${r.stored ?? 'not stored'}`,
+          );
         console.log(r.reportPath);
       } catch (e) {
         if (!(e instanceof WorkflowFailedError)) throw e;

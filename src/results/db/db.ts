@@ -9,7 +9,7 @@ import { ComparisonRecord } from '../../schema/comparison';
 import { sqlString } from '../../lib/sql';
 import { sanitizePathSegment } from '../../lib/fs';
 import { comparisonRows, fromDbTime, readRunRows, samplesOf, toDbTime } from './rows';
-import type { ResultsDb, SeriesPoint, StoredCell, StoredFigure, StoredQueryRun, StoredRun, StoredSample } from './types';
+import type { ResultsDb, ReusableCellQuery, SeriesPoint, StoredCell, StoredFigure, StoredQueryRun, StoredRun, StoredSample } from './types';
 
 /** Default number of runs {@link ClickHouseResultsDb.series} looks back. */
 export const DEFAULT_SERIES_LIMIT = 20;
@@ -240,6 +240,17 @@ export class ClickHouseResultsDb implements ResultsDb {
     for (const t of ['comparisons', 'comparison_queries']) await this.deleteRun(t, parsed.run_id);
     await this.insert('comparison_queries', queries);
     await this.insert('comparisons', [comparison]);
+  }
+
+  async reusableCell(q: ReusableCellQuery): Promise<{ run_id: string; cell_key: string } | undefined> {
+    const [r] = await this.rows<{ run_id: string; cell_key: string }>(
+      `SELECT c.run_id AS run_id, c.cell_key AS cell_key FROM cells AS c INNER JOIN runs AS r ON r.run_id = c.run_id
+      WHERE c.status = 'succeeded' AND c.version_label = ${sqlString(q.version)} AND c.cell_spec_sha256 = ${sqlString(q.cellSpecSha256)}
+        AND c.host_kind = ${sqlString(q.hostKind)} AND c.target_kind = ${sqlString(q.targetKind)}
+        AND r.workload_sha256 = ${sqlString(q.workloadSha256)} AND c.run_id != ${sqlString(q.notRunId)}
+      ORDER BY c.written_at DESC, c.run_id, c.cell_key LIMIT 1`,
+    );
+    return r && { run_id: r.run_id, cell_key: r.cell_key };
   }
 
   async run(runId: string): Promise<StoredRun | undefined> {

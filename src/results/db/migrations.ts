@@ -133,6 +133,16 @@ export const MIGRATIONS: readonly Migration[] = [
       WHERE run_id NOT IN (SELECT DISTINCT run_id FROM query_runs)`,
     ],
   },
+  {
+    version: 6,
+    description:
+      "what makes a stored cell reusable (chbench bisect): runs.workload_sha256 (run.json's workload_files.sha256), cells.cell_spec_sha256 (result.json's hash of the cell's measured inputs) and cells.host_kind (CPU model, cores, memory of result.json's host); null for rows stored before, which are never reused",
+    statements: [
+      `ALTER TABLE runs ADD COLUMN IF NOT EXISTS workload_sha256 Nullable(String) AFTER spec_json`,
+      `ALTER TABLE cells ADD COLUMN IF NOT EXISTS cell_spec_sha256 Nullable(String) AFTER settings_json`,
+      `ALTER TABLE cells ADD COLUMN IF NOT EXISTS host_kind Nullable(String) AFTER cell_spec_sha256`,
+    ],
+  },
 ];
 
 /** The newest schema version this chbench knows. */

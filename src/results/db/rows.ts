@@ -15,6 +15,7 @@ import { readRecord, readRecordIfExists } from '../store';
 import type { FigureValue, StoredCell, StoredFigure, StoredQueryRun, StoredRun, StoredSample } from './types';
 import { runElapsed } from '../../measure/figures';
 import { WORK_COUNTERS } from '../../measure/work';
+import { hostKindOf } from '../../schema/host';
 
 /** Everything one run folder contributes. */
 export interface RunRows {
@@ -106,6 +107,8 @@ export function cellRow(runId: string, r: CellResult): StoredCell {
     workload: r.workload,
     scale: r.scale,
     settings_json: JSON.stringify(q?.run_settings ?? {}),
+    cell_spec_sha256: r.cell_spec_sha256 ?? null,
+    host_kind: r.host ? hostKindOf(r.host) : null,
     status: r.status,
     error: r.error ?? null,
     facts_json: JSON.stringify(facts),
@@ -265,6 +268,7 @@ export function readRunRows(dir: string): RunRows {
     target_kind: run.spec.target.kind,
     spec_hash: specHash(run.spec),
     spec_json: JSON.stringify(run.spec),
+    workload_sha256: run.workload_files?.sha256 ?? null,
     chbench_version: run.chbench.version,
     chbench_commit: run.chbench.commit,
     schedule_id: run.scheduleId ?? null,

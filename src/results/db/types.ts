@@ -35,6 +35,8 @@ export interface StoredRun {
   /** sha256 of the parsed spec (canonical JSON), hex. */
   spec_hash: string;
   spec_json: string;
+  /** `run.json` `workload_files.sha256`: sha256 over the workload's files as the run first read them (schema 6); null when not recorded. */
+  workload_sha256?: string | null;
   chbench_version: string;
   chbench_commit: string | null;
   /** The Temporal schedule that started it (`ChbenchSchedule`), or null. */
@@ -60,6 +62,10 @@ export interface StoredCell {
   scale: number;
   /** Query settings the cell's runs were sent with, JSON. */
   settings_json: string;
+  /** `result.json` `cell_spec_sha256`: hash of the cell's measured inputs (`cellSpecHash`, schema 6); null when not recorded. */
+  cell_spec_sha256?: string | null;
+  /** `hostKindOf(result.json host)`: CPU model, cores, memory bytes of the server's host (schema 6); null when the cell has no host facts. */
+  host_kind?: string | null;
   status: string;
   error: string | null;
   /** Load, storage and index figures, host facts: JSON of the cell's headline facts. */
@@ -233,5 +239,25 @@ export interface ResultsDb {
    * several) match.
    */
   resolveRunId(given: string): Promise<string | undefined>;
+  /**
+   * The newest stored succeeded cell measured as `q` asks (schema 6): same version label, cell spec
+   * hash, workload hash (`runs.workload_sha256`), host kind and target kind, in a run other than
+   * `q.notRunId`; undefined when none. Rows with any of those null never match.
+   */
+  reusableCell(q: ReusableCellQuery): Promise<{ run_id: string; cell_key: string } | undefined>;
   close(): Promise<void>;
+}
+
+/** What {@link ResultsDb.reusableCell} matches on, every field exactly. */
+export interface ReusableCellQuery {
+  version: string;
+  /** `cellSpecHash` of the cell to measure. */
+  cellSpecSha256: string;
+  /** `workloadFingerprint(workload).sha256` of the workload's files now. */
+  workloadSha256: string;
+  /** `hostKindOf` of the host the cell would run on. */
+  hostKind: string;
+  targetKind: string;
+  /** The run asking (its own cells are reused by its resume, not from the database). */
+  notRunId: string;
 }
