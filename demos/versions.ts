@@ -9,8 +9,9 @@
  * "as served": each cell's `SELECT version()` read back at provisioning (provision.json), not the
  * label asked for. Exit code 1 when a cell failed or a served version does not match its label.
  *
- * VERSIONS_DEMO_SCALE overrides the rows, VERSIONS_DEMO_VERSIONS the versions (comma-separated,
- * e.g. `24.8,26.9`; CI runs three at small scale). Set TEMPORAL_ADDRESS to use a server you run;
+ * VERSIONS_DEMO_SCALE overrides the rows, VERSIONS_DEMO_VERSIONS the versions and
+ * VERSIONS_DEMO_CODECS the codecs (comma-separated, e.g. `24.8,26.9` and `LZ4`; CI runs two versions ×
+ * LZ4 × shipped / pinned defaults at small scale). Set TEMPORAL_ADDRESS to use a server you run;
  * `--keep` leaves the dev server and its Web UI up.
  */
 import path from 'node:path';
@@ -26,13 +27,21 @@ import { loadRun } from '../src/results/report';
 function demoSpec(): Record<string, unknown> {
   const raw = readSpecFile(path.join(REPO_ROOT, 'examples', 'versions.yaml')) as Record<string, any>;
   const scale = process.env.VERSIONS_DEMO_SCALE ? Number(process.env.VERSIONS_DEMO_SCALE) : undefined;
-  const versions = process.env.VERSIONS_DEMO_VERSIONS?.split(',')
-    .map((v) => v.trim())
-    .filter(Boolean);
+  const list = (v: string | undefined) =>
+    v
+      ?.split(',')
+      .map((x) => x.trim())
+      .filter(Boolean);
+  const versions = list(process.env.VERSIONS_DEMO_VERSIONS);
+  const codecs = list(process.env.VERSIONS_DEMO_CODECS);
   return {
     ...raw,
     ...(scale ? { scale } : {}),
-    ...(versions?.length ? { matrix: { ...raw.matrix, version: versions } } : {}),
+    matrix: {
+      ...raw.matrix,
+      ...(versions?.length ? { version: versions } : {}),
+      ...(codecs?.length ? { codec: codecs } : {}),
+    },
   };
 }
 
