@@ -1,7 +1,8 @@
 /**
  * Two of a version bisect's step decisions, apart from its activities (src/activities/bisect/bisect.ts):
  * judging a time step's confirming re-run (the comparison method on the interleaved samples) and
- * finding a stored cell measured exactly as a cell the bisect would run (reused instead of run).
+ * finding a stored cell measured exactly as a cell the bisect would run (reused instead of run),
+ * and the bisect's row of the results database (`bisects`).
  */
 import path from 'node:path';
 import { CellResult } from '../schema/results';
@@ -9,6 +10,8 @@ import { compareSamples, seedOf, type SampleComparison } from '../measure/compar
 import { workloadFingerprint } from '../lib/workload-hash';
 import type { CellInput } from '../schema/cell';
 import type { ResultsDbSpec } from '../schema/run-spec';
+import type { BisectRow } from './db/types';
+import type { BisectReportInput } from './report-bisect';
 import { cellDir, readRecordIfExists } from './store';
 import { withResultsDb } from './db';
 import { cellSpecHash } from './cell-spec';
@@ -126,4 +129,52 @@ export async function findReusableCell(input: {
     resultFile,
     matched: `cell spec ${hash.slice(0, 12)}, workload ${cell.workload} files ${workload.slice(0, 12)}, host ${hostKind}`,
   };
+}
+
+/**
+ * The bisect's `bisects` row (schema 7) from its report record: the bracketing pair from
+ * `outcome.bracket`, cells reused from `reusedCells`, the record as JSON. Pure.
+ */
+export function bisectRow(
+  report: BisectReportInput,
+  a: { good: string; bad: string; verdict: string; cellsRun: number; storedAt: string },
+): BisectRow {
+  return {
+    run_id: report.runId,
+    query: report.query,
+    metric: report.metric,
+    good: a.good,
+    bad: a.bad,
+    versions: report.versions,
+    bracket_older: report.outcome.bracket?.[0] ?? null,
+    first_changed: report.outcome.bracket?.[1] ?? null,
+    verdict: a.verdict,
+    cells_run: a.cellsRun,
+    cells_new: report.cellsNew ?? null,
+    cells_reused: report.reusedCells?.length ?? 0,
+    record_json: JSON.stringify(report),
+    stored_at: a.storedAt,
+  };
+}
+
+/**
+ * Store the bisect's row (`ResultsDb.storeBisect`: replaces the run's earlier row, so a retried
+ * activity writes it once). Never throws: a database that cannot be written leaves the answer in
+ * `bisect.md` and the workflow result, and the returned line says why.
+ * @returns a line for the report: `row stored in <database>` or `row not stored: <why>`
+ */
+export async function storeBisectRow(input: {
+  results?: ResultsDbSpec;
+  resultsDir: string;
+  row: BisectRow;
+}): Promise<string> {
+  try {
+    const where = await withResultsDb(input.results, input.resultsDir, async (db) => {
+      await db.storeBisect(input.row);
+      return db.description;
+    });
+    return `row stored in table bisects of ${where}`;
+  } catch (e) {
+    return `row not stored: ${e instanceof Error ? e.message : String(e)}`;
+  }
 }

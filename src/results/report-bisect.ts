@@ -26,6 +26,8 @@ export interface BisectReportInput {
   reusedCells?: { cellKey: string; runId: string; fromCell: string; matched: string }[];
   /** Where the bisect's cells were stored for reuse, or why not. */
   stored?: string;
+  /** Where the bisect's own row (table `bisects`) was stored, or why not. */
+  database?: string;
 }
 
 /** The report as Markdown. */
@@ -62,6 +64,7 @@ export function bisectMarkdown(r: BisectReportInput): string {
       lines.push(`- ${c.cellKey}: reused from run ${c.runId} cell ${c.fromCell} (matched ${c.matched})`);
   }
   if (r.stored) lines.push('', `Stored for reuse: ${r.stored}.`);
+  if (r.database) lines.push('', `This bisect's answer (query, ends, bracketing pair, verdict, cells): ${r.database}.`);
   lines.push('', '## Result', '');
   if (r.outcome.bracket) {
     const [o, n] = r.outcome.bracket;

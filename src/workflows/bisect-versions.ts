@@ -27,7 +27,8 @@
  *
  * `handSettings` changes only the cells' inputs (their settings), never which commands run, so the
  * command shape of a start without it is unchanged (no `patched()` needed).
- * 5. `writeBisectReport` (`bisect.md`); the verdict is the result and the `ChbenchBisectVerdict` search attribute.
+ * 5. `writeBisectReport` (`bisect.md`; where the run is stored, also the `bisects` row of the results
+ *    database, an input of the same activity); the verdict is the result and the `ChbenchBisectVerdict` search attribute.
  *
  * Input is JSON, so `temporal workflow start --type bisectVersions --task-queue chbench --input-file x.json` works.
  */
@@ -568,7 +569,13 @@ export async function bisectVersions(input: BisectInput): Promise<BisectResult> 
     ...(attribution ? { attribution } : {}),
     ...(diffs ? { diffs } : {}),
   };
-  const reportPath = await writeBisectReport({ resultsDir: v.spec.resultsDir, report });
+  // The bisect's row of the results database (`bisects`) goes with the report (an input of the same
+  // activity: no new command), where the bisect stores its run.
+  const reportPath = await writeBisectReport({
+    resultsDir: v.spec.resultsDir,
+    report,
+    ...(reuseStored ? { row: { results: v.spec.results, good: input.good, bad: input.bad, verdict, cellsRun } } : {}),
+  });
   upsertSearchAttributes([
     { key: PHASE, value: 'done' },
     { key: BISECT_VERDICT, value: verdict.slice(0, 250) },

@@ -7,7 +7,8 @@
  *   (chdb-core 26.5.0), so q1 (`ORDER BY v LIMIT 5`) reads the whole table on 26.3 and ≈ 10 k rows
  *   on 26.5. Pinned back with `compatibility = '26.3'`, 26.5 reads the whole table again (the change
  *   vanishes), and halving the defaults that differ between the two servers (their `defaults.json`)
- *   ends at that setting: `default change: use_skip_indexes_for_top_k 0→1 (26.5)`.
+ *   ends at that setting: `default change: use_skip_indexes_for_top_k 0→1 (26.5)`; the verdict is
+ *   also the run's row of the results database's `bisects` table.
  * - A setting flipped by hand on both sides: `use_skip_indexes` (default 1 on every version) is set
  *   to 1 on 26.1 and to 0 from 26.3 on (the input's `handSettings`), so q2 (a range of w) reads 1,024
  *   rows on 26.1 and every row from 26.3 (query condition cache off in the spec). The bisect over 26.1 … 26.5 brackets [26.1, 26.3], the pinned re-run
@@ -24,6 +25,8 @@ import { readFileSync } from 'node:fs';
 import { startTemporalEnv, type TemporalEnv } from '../helpers/temporal-env';
 import { findPypiBuild, installEngine } from '../../src/engine/install';
 import type { BisectResult } from '../../src/workflows/bisect-versions';
+import { withResultsDb } from '../../src/results/db';
+import { historyFile, saveHistory, showHistory } from '../helpers/histories';
 
 const BUILDS = ['26.1', '26.3', '26.5'];
 let env: TemporalEnv;
@@ -83,6 +86,16 @@ test(
     const desc = await env.client.workflow.getHandle(runId).describe();
     assert.equal(desc.searchAttributes.ChbenchBisectVerdict?.[0], r.verdict);
     assert.match(readFileSync(r.reportPath, 'utf8'), /use_skip_indexes_for_top_k/);
+    // The verdict in the results database: the run's one `bisects` row (schema 7).
+    const rows = await withResultsDb(undefined, env.resultsDir, (db) => db.bisects(runId));
+    assert.deepEqual(
+      rows.map((b) => [b.verdict, b.bracket_older, b.first_changed, b.cells_run]),
+      [[r.verdict, '26.3', '26.5', r.cellsRun]],
+    );
+    // `CHBENCH_RECORD_HISTORIES=1` records this release's bisect history (a bracket, the pinned
+    // re-run, the halving, the store) for the replay test.
+    if (process.env.CHBENCH_RECORD_HISTORIES)
+      saveHistory(historyFile('bisect-versions'), runId, showHistory(env.server.address, runId));
   },
 );
 

@@ -7,7 +7,8 @@
  * 1. A first bisect runs both cells and stores them in the embedded results database
  *    (`<resultsDir>/db`, schema 6: cell spec hash, workload files hash, host kind).
  * 2. The same bisect again runs no cell: both are reused from the first run, and its result and
- *    `bisect.md` say "reused from run <id> cell <key>"; its figures are the first run's.
+ *    `bisect.md` say "reused from run <id> cell <key>"; its figures are the first run's. Each bisect's
+ *    answer is one row of the database's `bisects` table (schema 7), as its result gives it.
  * 3. A different scale (another cell spec) is not reused: both cells run.
  * 4. A changed SQL file of the workload (q2.sql with a comment added, in a copy of sql/ named by
  *    `CHBENCH_SQL_ROOT`) is not reused: both cells run.
@@ -20,6 +21,7 @@ import { startTemporalEnv, type TemporalEnv } from '../helpers/temporal-env';
 import { findPypiBuild, installEngine } from '../../src/engine/install';
 import { SQL_ROOT } from '../../src/lib/workload';
 import type { BisectResult } from '../../src/workflows/bisect-versions';
+import { withResultsDb } from '../../src/results/db';
 
 const BUILDS = ['26.3', '26.5'];
 let env: TemporalEnv;
@@ -82,6 +84,21 @@ test(
     const md = readFileSync(again.reportPath, 'utf8');
     assert.match(md, new RegExp(`reused from run ${first.runId} cell v26\\.3-lz4`));
     assert.match(md, /Cells run by this bisect: 0; reused from stored runs .*: 2\./);
+    // The verdict in the database (`bisects`, schema 7): one row per bisect, as its result says.
+    assert.match(md, /This bisect's answer .*: row stored in table bisects of embedded database /);
+    const rows = await withResultsDb(undefined, env.resultsDir, (db) => db.bisects());
+    const mine = (id: string) => rows.filter((r) => r.run_id === id);
+    assert.equal(mine(first.runId).length, 1);
+    assert.deepEqual(
+      [again.runId, first.runId].map((id) => {
+        const r = mine(id)[0];
+        return [r?.verdict, r?.good, r?.bad, r?.query, r?.metric, r?.cells_run, r?.cells_new, r?.cells_reused];
+      }),
+      [
+        [again.verdict, '26.3', '26.5', 'q2', 'read_rows', 2, 0, 2],
+        [first.verdict, '26.3', '26.5', 'q2', 'read_rows', 2, 2, 0],
+      ],
+    );
 
     const scaled = await bisect('scale', 100_100);
     assert.equal(scaled.cellsNew, 2, `another scale is another cell spec: ${JSON.stringify(scaled.reusedCells)}`);

@@ -20,7 +20,7 @@ export function packageVersion(): string {
 
 /** `<workflow>_<version>.json`, e.g. `benchmark-matrix_0.2.0.json`. */
 export function historyFile(
-  workflow: 'benchmark-matrix' | 'benchmark-cell' | 'confirm-comparison',
+  workflow: 'benchmark-matrix' | 'benchmark-cell' | 'confirm-comparison' | 'bisect-versions',
   version = packageVersion(),
 ): string {
   return `${workflow}_${version}.json`;

@@ -6,6 +6,7 @@
  */
 import seedrandom from 'seedrandom';
 import type {
+  BisectRow,
   ResultsDb,
   SeriesPoint,
   StoredCell,
@@ -76,6 +77,13 @@ export class MemoryResultsDb implements ResultsDb {
   /** Not answered by the double (the bisect's reuse is tested on the real results database). */
   async reusableCell(): Promise<undefined> {
     throw new Error('MemoryResultsDb: reusableCell is not answered (use the real results database)');
+  }
+  bisectRows: BisectRow[] = [];
+  async storeBisect(row: BisectRow) {
+    this.bisectRows = [...this.bisectRows.filter((b) => b.run_id !== row.run_id), row];
+  }
+  async bisects(runId?: string) {
+    return this.bisectRows.filter((b) => runId === undefined || b.run_id === runId);
   }
   async comparison(runId: string) {
     return this.comparisons.find((c) => c.run_id === runId);

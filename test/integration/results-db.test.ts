@@ -42,6 +42,7 @@ import { pollUntil } from '../../src/lib/poll';
 import { createStoreRun } from '../../src/activities/matrix/store-run';
 import { runCompare } from '../../src/cli/commands/compare';
 import { COMPARE_EXIT } from '../../src/cli/exit-codes';
+import { bisectRow } from '../../src/results/bisect-steps';
 
 const run = promisify(execFile);
 const FIXTURE = path.join(REPO_ROOT, 'test', 'fixtures', 'results', 'embedded-26.7');
@@ -284,6 +285,7 @@ describe('results database (embedded engine process, real chdb)', { timeout: 300
       )
     ).map((r) => r.name);
     assert.deepEqual(tables, [
+      'bisects',
       'cells',
       'comparison_queries',
       'comparisons',
@@ -1354,6 +1356,43 @@ describe('results database (embedded engine process, real chdb)', { timeout: 300
         (await db.cells(FIXTURE_RUN)).every((c) => c.cell_spec_sha256 === null && c.host_kind === null),
         true,
       );
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('a bisect row (schema 7) is stored once per run: storing it again replaces it, and it reads back as written', async () => {
+    const report = {
+      runId: 'bisect-row-1',
+      query: 'q1',
+      metric: 'read_rows',
+      versions: ['23.10', '24.8', '25.8'],
+      steps: [],
+      outcome: { bracket: ['23.10', '24.8'] as [string, string], cellsRun: 3, skipped: [] },
+      cellsNew: 2,
+      reusedCells: [{ cellKey: 'v25.8-lz4', runId: 'other', fromCell: 'v25.8-lz4', matched: 'm' }],
+    };
+    const row = bisectRow(report, {
+      good: '23.10',
+      bad: '25.8',
+      verdict: 'engine code (defaults pinned, still changed)',
+      cellsRun: 3,
+      storedAt: '2026-12-03T06:00:00.000Z',
+    });
+    const db = await openResultsDb({ kind: 'embedded', dir: dbDir });
+    try {
+      await db.storeBisect(row);
+      await db.storeBisect({ ...row, verdict: 'could not attribute: retried', stored_at: '2026-12-03T06:00:01.000Z' });
+      const rows = await db.bisects('bisect-row-1');
+      assert.equal(rows.length, 1, 'a retried store replaces the row');
+      assert.deepEqual(rows[0], {
+        ...row,
+        verdict: 'could not attribute: retried',
+        stored_at: '2026-12-03T06:00:01.000Z',
+      });
+      assert.equal(rows[0].first_changed, '24.8');
+      assert.equal(rows[0].cells_reused, 1);
+      assert.deepEqual(JSON.parse(rows[0].record_json).outcome.bracket, ['23.10', '24.8']);
     } finally {
       await db.close();
     }

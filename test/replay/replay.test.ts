@@ -2,7 +2,8 @@
  * Recorded workflow histories (test/histories/<workflow>_<version>.json, kept per release and never
  * overwritten) must all replay against the current workflow code: a change of command order without
  * `patched()` fails here. Record the current release's with `CHBENCH_RECORD_HISTORIES=1` on the
- * embedded e2e test (test/e2e/e2e-embedded.test.ts), after bumping the version in package.json.
+ * embedded e2e test (test/e2e/e2e-embedded.test.ts; the bisect's on test/e2e/bisect-attribution.test.ts),
+ * after bumping the version in package.json.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -23,7 +24,7 @@ test('every recorded history of every release replays against the current workfl
   for (const f of files)
     assert.match(
       f,
-      /^(benchmark-cell|benchmark-matrix|confirm-comparison)_\d+\.\d+\.\d+\.json$/,
+      /^(benchmark-cell|benchmark-matrix|confirm-comparison|bisect-versions)_\d+\.\d+\.\d+\.json$/,
       'history files are named <workflow>_<version>.json',
     );
   for (const w of ['benchmark-cell', 'benchmark-matrix'])

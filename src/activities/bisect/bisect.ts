@@ -2,7 +2,7 @@
  * The bisect's activities (`bisectVersions`, src/workflows/bisect-versions.ts): which versions the
  * target's version sources serve between the two labels, a measured cell's figure for one query,
  * the defaults that differ between two cells' servers, a time step's confirming re-run judged, a
- * stored cell to reuse, and `bisect.md`. What they read of the cells' records, and the time
+ * stored cell to reuse, and `bisect.md` with the bisect's database row. What they read of the cells' records, and the time
  * comparison, is src/results/bisect-cells.ts; the confirmation and the reuse are src/results/bisect-steps.ts.
  */
 import path from 'node:path';
@@ -22,8 +22,10 @@ import {
   type BisectFigure,
 } from '../../results/bisect-cells';
 import {
+  bisectRow,
   findReusableCell,
   judgeConfirmation,
+  storeBisectRow,
   type BisectConfirmation,
   type BisectConfirmInput,
   type ReusedCell,
@@ -78,10 +80,23 @@ export function createBisectActivities() {
       return cellDefaultDiffs(input);
     },
 
-    /** Write `bisect.md` into the run folder. @returns its absolute path. */
-    async writeBisectReport(input: { resultsDir: string; report: BisectReportInput }): Promise<string> {
-      const file = path.join(runDir(input.resultsDir, input.report.runId), 'bisect.md');
-      writeFileSync(file, bisectMarkdown(input.report));
+    /**
+     * Store the bisect's row in the results database when `row` is given (`storeBisectRow`; the
+     * report says where, or why not), then write `bisect.md` into the run folder. @returns its absolute path.
+     */
+    async writeBisectReport(input: {
+      resultsDir: string;
+      report: BisectReportInput;
+      row?: Omit<Parameters<typeof bisectRow>[1], 'storedAt'> & { results?: ResultsDbSpec };
+    }): Promise<string> {
+      let report = input.report;
+      if (input.row) {
+        const { results, ...a } = input.row;
+        const row = bisectRow(report, { ...a, storedAt: new Date().toISOString() });
+        report = { ...report, database: await storeBisectRow({ results, resultsDir: input.resultsDir, row }) };
+      }
+      const file = path.join(runDir(input.resultsDir, report.runId), 'bisect.md');
+      writeFileSync(file, bisectMarkdown(report));
       return file;
     },
   };

@@ -9,7 +9,7 @@ import { ComparisonRecord } from '../../schema/comparison';
 import { sqlString } from '../../lib/sql';
 import { sanitizePathSegment } from '../../lib/fs';
 import { comparisonRows, fromDbTime, readRunRows, samplesOf, toDbTime } from './rows';
-import type { ResultsDb, ReusableCellQuery, SeriesPoint, StoredCell, StoredFigure, StoredQueryRun, StoredRun, StoredSample } from './types';
+import type { BisectRow, ResultsDb, ReusableCellQuery, SeriesPoint, StoredCell, StoredFigure, StoredQueryRun, StoredRun, StoredSample } from './types';
 
 /** Default number of runs {@link ClickHouseResultsDb.series} looks back. */
 export const DEFAULT_SERIES_LIMIT = 20;
@@ -251,6 +251,22 @@ export class ClickHouseResultsDb implements ResultsDb {
       ORDER BY c.written_at DESC, c.run_id, c.cell_key LIMIT 1`,
     );
     return r && { run_id: r.run_id, cell_key: r.cell_key };
+  }
+
+  async storeBisect(row: BisectRow): Promise<void> {
+    await this.deleteRun('bisects', row.run_id);
+    await this.insert('bisects', [{ ...row, stored_at: toDbTime(row.stored_at) }]);
+  }
+
+  async bisects(runId?: string): Promise<BisectRow[]> {
+    const where = runId === undefined ? '' : ` WHERE run_id = ${sqlString(runId)}`;
+    return (await this.rows<BisectRow>(`SELECT * FROM bisects${where} ORDER BY stored_at DESC, run_id`)).map((r) => ({
+      ...r,
+      cells_run: Number(r.cells_run),
+      cells_new: r.cells_new === null ? null : Number(r.cells_new),
+      cells_reused: Number(r.cells_reused),
+      stored_at: fromDbTime(r.stored_at) ?? r.stored_at,
+    }));
   }
 
   async run(runId: string): Promise<StoredRun | undefined> {

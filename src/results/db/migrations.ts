@@ -143,6 +143,19 @@ export const MIGRATIONS: readonly Migration[] = [
       `ALTER TABLE cells ADD COLUMN IF NOT EXISTS host_kind Nullable(String) AFTER cell_spec_sha256`,
     ],
   },
+  {
+    version: 7,
+    description:
+      "bisects: one row per bisect run (chbench bisect, bisectVersions): its query, metric, ends, the versions in range, the bracketing pair, the verdict (attribution's, or why there is none), cells run and reused, and the report's record as JSON",
+    statements: [
+      `CREATE TABLE IF NOT EXISTS bisects (
+        run_id String, query String, metric String, good String, bad String, versions Array(String),
+        bracket_older Nullable(String), first_changed Nullable(String), verdict String,
+        cells_run UInt32, cells_new Nullable(UInt32), cells_reused UInt32, record_json String,
+        stored_at DateTime64(3, 'UTC')
+      ) ENGINE = MergeTree ORDER BY run_id`,
+    ],
+  },
 ];
 
 /** The newest schema version this chbench knows. */

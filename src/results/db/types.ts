@@ -245,6 +245,10 @@ export interface ResultsDb {
    * `q.notRunId`; undefined when none. Rows with any of those null never match.
    */
   reusableCell(q: ReusableCellQuery): Promise<{ run_id: string; cell_key: string } | undefined>;
+  /** Store a bisect's row (schema 7): replaces an earlier row of the same run (idempotent). */
+  storeBisect(row: BisectRow): Promise<void>;
+  /** Stored bisects, newest first (of one run when `runId` is given). */
+  bisects(runId?: string): Promise<BisectRow[]>;
   close(): Promise<void>;
 }
 
@@ -260,4 +264,34 @@ export interface ReusableCellQuery {
   targetKind: string;
   /** The run asking (its own cells are reused by its resume, not from the database). */
   notRunId: string;
+}
+
+/**
+ * One row of `bisects` (schema 7): a bisect's answer, as `bisect.md` and the workflow result give
+ * it. Figures come from the bisect's own steps (`BisectStep` of src/schema/bisect.ts).
+ */
+export interface BisectRow {
+  run_id: string;
+  /** The query bisected, e.g. `q3`. */
+  query: string;
+  /** `read_rows` (system.query_log.read_rows of the last warm run), `warm` or `cold` (run times). */
+  metric: string;
+  /** The two ends, as given (`--good`, `--bad`). */
+  good: string;
+  bad: string;
+  /** The versions in range, oldest first. */
+  versions: string[];
+  /** The bracketing pair's older and newer version (the newer is the first that changed); null without a bracket. */
+  bracket_older: string | null;
+  first_changed: string | null;
+  /** The attribution's verdict (`default change: …`, `engine code …`, `could not attribute: …`), or why there is none. */
+  verdict: string;
+  /** Cells measured (attribution's included), of which `cells_new` run by this bisect (null: not counted apart) and `cells_reused` reused from stored runs. */
+  cells_run: number;
+  cells_new: number | null;
+  cells_reused: number;
+  /** The report's record (`BisectReportInput` of src/results/report-bisect.ts) as JSON: steps, attribution, differing defaults. */
+  record_json: string;
+  /** When the row was written, ISO (UTC). */
+  stored_at: string;
 }
