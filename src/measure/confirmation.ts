@@ -104,7 +104,9 @@ export type InterleavedRuns = Record<string, { baseline: RunSample[]; candidate:
 /**
  * Measure `ids` on both sides interleaved: each side settled and (when asked) its merges stopped,
  * then round 0, one warm-up run per query and side, then `rounds` rounds of (A, B) per query, one
- * warm run each; merges stopped here are started again at the end, also on failure.
+ * warm run each; with `kind` `cold`, no warm-up round and one cold run each (the caches dropped as
+ * the side's options say: `dropCaches`, `dropOsPageCache`, direct I/O); merges stopped here are
+ * started again at the end, also on failure.
  * @param onRun progress before each run (for the heartbeat)
  * @throws Error when a query is not in a side's workload or fails on the server (naming side and
  *   round); what {@link measureQueries} throws (a lost server, a cancellation)
@@ -114,6 +116,7 @@ export async function measureInterleaved(
   ids: readonly string[],
   rounds: number,
   onRun: (at: { query: string; round: number; side: InterleavedSide['name'] }) => void,
+  kind: 'warm' | 'cold' = 'warm',
 ): Promise<InterleavedRuns> {
   const runs: InterleavedRuns = {};
   const stopped = new Set<InterleavedSide>();
@@ -122,18 +125,18 @@ export async function measureInterleaved(
       await s.settle();
       if (s.stopMerges && (await tryCommand(s.client, `SYSTEM STOP MERGES ${s.table}`)).ok) stopped.add(s);
     }
-    for (let round = 0; round <= rounds; round++)
+    for (let round = kind === 'cold' ? 1 : 0; round <= rounds; round++)
       for (const id of ids)
         for (const s of sides) {
           const q = s.queries.find((x) => x.id === id);
           if (!q) throw new Error(`query ${id} is not in workload ${s.workload}`);
           onRun({ query: id, round, side: s.name });
-          // Round 0 is each side's warm-up run; rounds 1…n are measured.
+          // Round 0 is each side's warm-up run; rounds 1…n are measured (cold: one cold run each).
           const [record] = await measureQueries(s.client, s.table, [q], {
             ...s.options,
-            coldRuns: 0,
+            coldRuns: kind === 'cold' ? 1 : 0,
             warmupRuns: round === 0 ? 1 : 0,
-            warmRuns: round === 0 ? 0 : 1,
+            warmRuns: round === 0 || kind === 'cold' ? 0 : 1,
             queryIdPrefix: `${s.prefix}-r${round}`,
           });
           if (record.error)
@@ -156,7 +159,14 @@ export function interleavedFileName(pairKey: string, phase: 'baseline' | 'index'
 
 /** The `chbench.interleaved/v1` record of a pair's runs (every run, in the order measured). */
 export function interleavedRecord(
-  at: { pairKey: string; phase: 'baseline' | 'index'; rounds: number; baselineCell: string; newCell: string },
+  at: {
+    pairKey: string;
+    phase: 'baseline' | 'index';
+    rounds: number;
+    baselineCell: string;
+    newCell: string;
+    kind?: 'warm' | 'cold';
+  },
   runs: InterleavedRuns,
 ) {
   return {
@@ -164,7 +174,11 @@ export function interleavedRecord(
     pair: at.pairKey,
     phase: at.phase,
     rounds: at.rounds,
-    order: "per round and query: baseline cell, then new cell; round 0 is each side's warm-up",
+    ...(at.kind === 'cold' ? { kind: 'cold' } : {}),
+    order:
+      at.kind === 'cold'
+        ? 'per round and query: baseline cell, then new cell; one cold run each, no warm-up round'
+        : "per round and query: baseline cell, then new cell; round 0 is each side's warm-up",
     baseline_cell: at.baselineCell,
     new_cell: at.newCell,
     runs,
@@ -174,15 +188,21 @@ export function interleavedRecord(
 /**
  * Per query the valid warm runs' figure on each side (ms): server-side elapsed
  * (`system.query_log` / the HTTP summary, as measured) when every kept run of both sides has it,
- * else client wall time (`figure` says which). Valid: warm, and not judged not quiet.
+ * else client wall time (`figure` says which). Valid: warm, and not judged not quiet; with `kind`
+ * `cold`, the cold runs that were cold (`validity.cold`) and quiet.
  */
 export function confirmQuerySamples(
   runs: InterleavedRuns,
   ids: readonly string[],
   phase: 'baseline' | 'index',
+  kind: 'warm' | 'cold' = 'warm',
 ): ConfirmQuerySamples[] {
   return ids.map((id) => {
-    const valid = (xs: RunSample[]) => xs.filter((x) => x.kind === 'warm' && x.validity.quiet.valid !== false);
+    const valid = (xs: RunSample[]) =>
+      xs.filter(
+        (x) =>
+          x.kind === kind && x.validity.quiet.valid !== false && (kind === 'warm' || x.validity.cold?.valid !== false),
+      );
     const a = valid(runs[id]?.baseline ?? []);
     const b = valid(runs[id]?.candidate ?? []);
     const server = a.length > 0 && b.length > 0 && [...a, ...b].every((x) => x.server_elapsed_ms !== null);
@@ -191,6 +211,7 @@ export function confirmQuerySamples(
       query_id: id,
       phase,
       figure: server ? 'server_elapsed_ms' : 'wall_ms',
+      ...(kind === 'cold' ? { kind: 'cold' as const } : {}),
       baseline_ms: a.map(fig),
       new_ms: b.map(fig),
     };

@@ -49,7 +49,7 @@ export interface BisectConfirmation extends Pick<
 
 /** Input of {@link judgeConfirmation}: the re-run's samples (ms, valid warm runs) and the first pass's thresholds. */
 export interface BisectConfirmInput {
-  samples: { baseline_ms: number[]; new_ms: number[]; figure: 'server_elapsed_ms' | 'wall_ms' };
+  samples: { baseline_ms: number[]; new_ms: number[]; figure: 'server_elapsed_ms' | 'wall_ms'; kind?: 'cold' };
   firstPass: 'regression' | 'improvement';
   minChange: number;
   unstableAbove: number;
@@ -74,7 +74,7 @@ export function judgeConfirmation(input: BisectConfirmInput): BisectConfirmation
   const confirmed = c.verdict === input.firstPass;
   return {
     verdict: c.verdict,
-    reason: `re-run (${figure === 'server_elapsed_ms' ? 'server-side elapsed' : 'client wall time'}, interleaved): ${c.reason}; ${confirmed ? 'confirms' : 'does not confirm'} the first pass's ${input.firstPass}`,
+    reason: `re-run (${input.samples.kind === 'cold' ? 'cold runs, ' : ''}${figure === 'server_elapsed_ms' ? 'server-side elapsed' : 'client wall time'}, interleaved): ${c.reason}; ${confirmed ? 'confirms' : 'does not confirm'} the first pass's ${input.firstPass}`,
     n_baseline: c.n_baseline,
     n_new: c.n_new,
     ratio: c.ratio,

@@ -159,11 +159,13 @@ export interface ConfirmPairPlan {
   phases: { baseline: string[]; index: string[] };
 }
 
-/** The interleaved re-run's kept samples of one query (valid warm runs, ms). */
+/** The interleaved re-run's kept samples of one query (valid warm runs, or valid cold runs when `kind` is `cold`; ms). */
 export interface ConfirmQuerySamples {
   query_id: string;
   phase: 'baseline' | 'index';
   figure: 'server_elapsed_ms' | 'wall_ms';
+  /** The runs kept: `cold` when the re-run measured cold runs (absent: warm). */
+  kind?: 'cold';
   baseline_ms: number[];
   new_ms: number[];
 }
@@ -231,4 +233,10 @@ export interface RunInterleavedInput {
   queries: string[];
   /** Interleaved rounds: each round measures every query once on A, then once on B. */
   rounds: number;
+  /**
+   * Which run each round measures: `warm` (default: a warm-up round 0, then one warm run per side
+   * and round) or `cold` (one cold run per side and round, the caches dropped as the cell's cold
+   * runs drop them; no warm-up round). A cold time is confirmed by cold runs (a cold bisect).
+   */
+  kind?: 'warm' | 'cold';
 }

@@ -352,9 +352,11 @@ export async function bisectVersions(input: BisectInput): Promise<BisectResult> 
               },
             ],
             rounds: confirmRounds,
+            // A cold time is confirmed by cold runs (an input only: the child's commands are its own).
+            ...(timeMetric === 'cold' ? { kind: 'cold' as const } : {}),
           },
         ],
-        staticSummary: `bisect confirming re-run: ${query} on ${versions[0]} and ${versions[i]}, interleaved ×${confirmRounds}`,
+        staticSummary: `bisect confirming re-run: ${query} on ${versions[0]} and ${versions[i]}, interleaved ×${confirmRounds}${timeMetric === 'cold' ? ' cold runs' : ''}`,
         parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
         typedSearchAttributes: [
           { key: RUN_ID, value: runId },

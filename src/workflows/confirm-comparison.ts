@@ -20,6 +20,8 @@ export interface ConfirmComparisonInput {
   pairs: ConfirmPairPlan[];
   /** Interleaved rounds per query. */
   rounds: number;
+  /** Which runs the rounds measure (`RunInterleavedInput.kind`; absent: warm, as a comparison's re-run). */
+  kind?: 'warm' | 'cold';
 }
 
 /** Provision, create the table, load and wait for merges: the cell's steps up to its first measurement. */
@@ -49,7 +51,7 @@ async function buildIndex(run: CellRun): Promise<void> {
 }
 
 /** Re-run one pair. @throws a cancellation (after teardown); any other failure becomes the outcome's `error`. */
-async function confirmPair(plan: ConfirmPairPlan, rounds: number): Promise<ConfirmOutcome> {
+async function confirmPair(plan: ConfirmPairPlan, rounds: number, kind?: 'warm' | 'cold'): Promise<ConfirmOutcome> {
   const a = new CellRun(plan.baseline);
   const b = new CellRun(plan.candidate);
   const outcome: ConfirmOutcome = { pairKey: plan.pairKey, samples: [] };
@@ -69,6 +71,7 @@ async function confirmPair(plan: ConfirmPairPlan, rounds: number): Promise<Confi
             phase,
             queries,
             rounds,
+            ...(kind ? { kind } : {}),
           },
         ],
       );
@@ -97,6 +100,6 @@ async function confirmPair(plan: ConfirmPairPlan, rounds: number): Promise<Confi
  */
 export async function confirmComparison(input: ConfirmComparisonInput): Promise<ConfirmOutcome[]> {
   const out: ConfirmOutcome[] = [];
-  for (const plan of input.pairs) out.push(await confirmPair(plan, input.rounds));
+  for (const plan of input.pairs) out.push(await confirmPair(plan, input.rounds, input.kind));
   return out;
 }

@@ -14,6 +14,7 @@ import type { TargetHandle } from '../../src/schema/target';
 import { connect } from '../../src/clickhouse/client';
 import { loadWorkload, renderTemplate, workloadQueries } from '../../src/lib/workload';
 import { measureQueries, type MeasureOptions } from '../../src/measure/protocol';
+import { confirmQuerySamples, measureInterleaved, type InterleavedSide } from '../../src/measure/confirmation';
 import { killOnCancel } from '../../src/activities/support/attempts';
 import { createProvision } from '../../src/activities/provision';
 import { resultMismatches } from '../../src/results/report';
@@ -215,4 +216,59 @@ test('a cell whose query returns a different result from its sibling fails the c
   const counts = mm[0].values.map((v) => Number(/\[\["?(\d+)"?\]\]/.exec(v)![1]));
   assert.equal(Math.abs(counts[0] - counts[1]), 1, mm[0].values.join(' ≠ '));
   assert.deepEqual(resultMismatches([doc('v26.7-lz4', ra), doc('v26.7-lz4-r2', ra)]), []);
+});
+
+test('the confirming re-run in cold mode measures one cold run per side and round (caches dropped), no warm-up; warm mode is unchanged', async () => {
+  const a = await loadedTarget('il-a');
+  const b = await loadedTarget('il-b');
+  const side = (name: 'baseline' | 'candidate', x: { t: TargetHandle; c: ClickHouseClient }): InterleavedSide => ({
+    name,
+    settle: async () => undefined,
+    stopMerges: false,
+    client: x.c,
+    table: 'logs',
+    workload: 'logs',
+    queries: query('q3'),
+    prefix: `il-${name}-${Math.random().toString(36).slice(2, 8)}`,
+    options: opts(x.t),
+  });
+  const sides = [side('baseline', a), side('candidate', b)];
+  const order: string[] = [];
+  const cold = await measureInterleaved(sides, ['q3'], 3, (at) => order.push(`${at.round}${at.side[0]}`), 'cold');
+  assert.deepEqual(order, ['1b', '1c', '2b', '2c', '3b', '3c'], 'A, B per round, no round 0');
+  for (const s of ['baseline', 'candidate'] as const) {
+    const runs = cold.q3[s];
+    assert.deepEqual(
+      runs.map((x) => [x.kind, x.n]),
+      [
+        ['cold', 1],
+        ['cold', 2],
+        ['cold', 3],
+      ],
+    );
+    // Read as the cell's cold runs are: direct I/O requested, never judged not cold (a fresh
+    // server has no MarkCacheHits row yet: "cold?", kept as the cell's own first cold run is).
+    for (const x of runs) {
+      assert.notEqual(x.validity.cold?.valid, false, JSON.stringify(x.validity.cold));
+      assert.ok(x.counters!.CreatedReadBufferDirectIO! > 0, `${s} round ${x.n}: direct I/O buffers were created`);
+    }
+  }
+  const [kept] = confirmQuerySamples(cold, ['q3'], 'baseline', 'cold');
+  assert.equal(kept.kind, 'cold');
+  assert.equal(kept.baseline_ms.length, 3);
+  assert.equal(kept.new_ms.length, 3);
+  // The warm re-run as before: round 0 is a warm-up per side, then one warm run per side and round.
+  const warm = await measureInterleaved(sides, ['q3'], 2, () => undefined);
+  assert.deepEqual(
+    warm.q3.baseline.map((x) => [x.kind, x.n]),
+    [
+      ['warmup', 0],
+      ['warm', 1],
+      ['warm', 2],
+    ],
+  );
+  const [w] = confirmQuerySamples(warm, ['q3'], 'baseline');
+  assert.deepEqual([w.kind, w.baseline_ms.length, w.new_ms.length], [undefined, 2, 2]);
+  // Cold runs are not warm runs: the warm reader keeps none of them.
+  assert.deepEqual(confirmQuerySamples(cold, ['q3'], 'baseline')[0].baseline_ms, []);
 });

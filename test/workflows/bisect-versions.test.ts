@@ -85,10 +85,12 @@ before(async () => {
       phase: 'baseline' | 'index';
       queries: string[];
       rounds: number;
+      kind?: 'warm' | 'cold';
       baseline: { cell: CellInput };
       candidate: { cell: CellInput };
-    }) =>
-      i.queries.map((query_id) => {
+    }) => {
+      interleavedKinds.push([i.candidate.cell.runId, i.kind]);
+      return i.queries.map((query_id) => {
         const rng = seedrandom(`confirm-${i.candidate.cell.cellKey}`);
         const slow = scriptedReadRows(i.candidate.cell) === 114_688 && !unconfirmed.has(i.candidate.cell.version);
         const at = (ms: number) => Array.from({ length: i.rounds }, () => ms * (1 + 0.06 * (rng() - 0.5)));
@@ -98,8 +100,10 @@ before(async () => {
           figure: 'server_elapsed_ms',
           baseline_ms: at(100),
           new_ms: at(slow ? 150 : 100),
+          ...(i.kind === 'cold' ? { kind: 'cold' } : {}),
         };
-      }),
+      });
+    },
     // No stored run holds these cells (the reuse is tested on real engines: test/e2e/bisect-reuse.test.ts).
     bisectStoredCell: async () => null,
     // The real comparison method over scripted samples (only reading result.json is stubbed).
@@ -243,13 +247,31 @@ test('a cancelled bisect keeps its cells: started again with the same id, it reu
   for (const k of before) assert.ok(keys.includes(k));
 });
 
-async function bisectWarm(good: string, bad: string): Promise<BisectResult> {
+async function bisectWarm(good: string, bad: string, metric: 'warm' | 'cold' = 'warm'): Promise<BisectResult> {
   return (await env.client.workflow.execute('bisectVersions', {
     taskQueue: env.taskQueue,
     workflowId: `wf-bisect-${randomUUID().slice(0, 8)}`,
-    args: [{ spec, good, bad, query: 'q3', metric: 'warm' }],
+    args: [{ spec, good, bad, query: 'q3', metric }],
   })) as BisectResult;
 }
+
+/** The `kind` each `runInterleaved` call was given, with the confirm run id of its cells. */
+const interleavedKinds: [string, 'warm' | 'cold' | undefined][] = [];
+const kindsOf = (runId: string) => interleavedKinds.filter(([r]) => r === `${runId}.confirm`).map(([, k]) => k);
+
+test('--metric cold: a changed first pass is confirmed by interleaved cold runs, never by warm ones', async () => {
+  carrier = 'optimize_read_in_order_x';
+  const r = await bisectWarm('23.10', '26.9', 'cold');
+  assert.equal(r.metric, 'cold');
+  const confirmed = r.steps.filter((x) => x.confirmation);
+  assert.ok(confirmed.length >= 1, JSON.stringify(r.steps));
+  for (const st of confirmed)
+    assert.match(st.reason, /re-run \(cold runs, server-side elapsed, interleaved\)/, st.version);
+  assert.deepEqual(
+    kindsOf(r.runId),
+    confirmed.map(() => 'cold'),
+  );
+});
 
 test('--metric warm: a 1.5× warm-time step at 26.3 is bracketed there, each step judged by the comparison', async () => {
   carrier = 'optimize_read_in_order_x';
@@ -282,6 +304,11 @@ test('--metric warm: a 1.5× warm-time step at 26.3 is bracketed there, each ste
   }
   const confirms = stubs.calls.filter((c) => c.activity === 'provision' && c.key.startsWith(`${r.runId}.confirm/`));
   assert.equal(confirms.length, 2 * r.steps.filter((x) => x.confirmation).length, 'two fresh cells per re-run');
+  // A warm bisect's re-runs measure warm runs (no kind: the comparison's default).
+  assert.deepEqual(
+    kindsOf(r.runId),
+    r.steps.filter((x) => x.confirmation).map(() => undefined),
+  );
 });
 
 test('--metric warm: a first pass the re-run does not confirm is reported so, takes the final verdict (unchanged), and is not re-run again', async () => {

@@ -53,7 +53,7 @@ export function createConfirmComparison() {
      * Measure `queries` on both cells, interleaved (`measureInterleaved`; merges stopped while
      * measuring when the protocol asks for it, as in the query step). Every run is recorded in
      * `results/<runId>.confirm/interleaved-<pairKey>-<phase>.json`; a retry measures from scratch.
-     * @returns per query the valid warm runs' figure on each side (ms), `confirmQuerySamples`
+     * @returns per query the valid warm (`kind` `cold`: cold) runs' figure on each side (ms), `confirmQuerySamples`
      * @throws what `measureInterleaved` throws (a lost server, a cancellation, a query failing on the server)
      */
     async runInterleaved(input: RunInterleavedInput): Promise<ConfirmQuerySamples[]> {
@@ -61,8 +61,12 @@ export function createConfirmComparison() {
       let runs: confirmation.InterleavedRuns;
       try {
         const step = { step: `confirm-${input.phase}`, pair: input.pairKey };
-        runs = await confirmation.measureInterleaved(sides, input.queries, input.rounds, (at) =>
-          heartbeat({ ...step, query: at.query, round: at.round, of: input.rounds, side: at.side }),
+        runs = await confirmation.measureInterleaved(
+          sides,
+          input.queries,
+          input.rounds,
+          (at) => heartbeat({ ...step, query: at.query, round: at.round, of: input.rounds, side: at.side }),
+          input.kind,
         );
       } finally {
         for (const s of sides) await s.client.close();
@@ -71,7 +75,7 @@ export function createConfirmComparison() {
       const at = { ...input, baselineCell: input.baseline.cell.cellKey, newCell: cell.cellKey };
       const name = confirmation.interleavedFileName(input.pairKey, input.phase);
       writeJsonAtomic(path.join(runDir(cell.resultsDir, cell.runId), name), confirmation.interleavedRecord(at, runs));
-      return confirmation.confirmQuerySamples(runs, input.queries, input.phase);
+      return confirmation.confirmQuerySamples(runs, input.queries, input.phase, input.kind);
     },
   };
 }
