@@ -1,12 +1,28 @@
 /**
- * Faults of the docker target through the real workflow (`benchmarkMatrix` on a dev server and a
- * worker, `test/helpers/temporal-env.ts`) on a private dockerd (`test/helpers/docker.ts`): one matrix
- * of two cells, `18.16` (the local 18.16 image) and `18.16.1` (an image on a registry nobody serves,
- * `127.0.0.1:1/…`, so the pull is refused on loopback). The first cell succeeds; the second fails
- * `ImagePull` on the first provision attempt (non-retryable: no activity attempt 2 in the cell's
- * history). After the run: no container and no volume labelled `chbench.managed-by=chbench` on the
- * engine, and no cgroup of the cell's container left (`/sys/fs/cgroup/<controller>/docker/<id>`,
- * cgroupfs driver) nor a `/sys/fs/cgroup/<controller>/chbench`.
+ * Faults of the docker target through the real workflow (`benchmarkMatrix` on a dev server,
+ * `test/helpers/temporal-env.ts`) on a private dockerd (`test/helpers/docker.ts`) with the local
+ * ClickHouse 18.16 image. Three runs:
+ *
+ * - Unknown image: a matrix of `18.16` (the local image) and `18.16.1` (an image on a registry nobody
+ *   serves, `127.0.0.1:1/…`, refused on loopback). 18.16 succeeds; 18.16.1 fails `ImagePull` at its
+ *   first provision attempt (non-retryable: no activity attempt 2 in any history).
+ * - Worker SIGKILL: `chbench worker` as a child process alone on its task queue, SIGKILLed twice and
+ *   replaced each time: when the engine starts the cell's container (the provision waiting for the
+ *   server) and while the load's INSERT (attempt 1) runs on the server (30 M rows of `trivial`). The
+ *   cell succeeds; the provision's retry adopted the running container (`provisionedBy` says
+ *   `adopted`, the engine saw one `create` event for the run); the load is from attempt ≥ 2 with
+ *   exactly the scale in the table and in the archived statement log one successful INSERT more
+ *   than successful TRUNCATEs.
+ * - OOM kill: `target.resources.memory: 256Mi` (the spec's floor) and a workload written here whose
+ *   q2 is a 20 M-key GROUP BY; matrix profiles `spill` (`max_bytes_before_external_group_by`) and
+ *   `memory` (none). `spill` measures q1 and q2; in `memory` the kernel kills the server during q2:
+ *   the query step fails `TargetUnavailable` (server gone, not retried), the cell provisions again and
+ *   fails at once `TargetUnavailable` naming the OOM kill and the limit (not retried); its load and
+ *   storage records are kept; no activity of it ran a second attempt.
+ *
+ * After each run: no container and no volume labelled `chbench.managed-by=chbench` on the engine, no
+ * cgroup of the run's containers (`/sys/fs/cgroup/<controller>/docker/<id>`, cgroupfs driver) and
+ * none of the run under `/sys/fs/cgroup/<controller>/chbench/`.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -249,9 +265,8 @@ test(
       const running = runAndFollow(e.client, spec, runId, taskQueue, { progress: false });
       running.catch(() => undefined);
       await started;
-      events.destroy();
-      const stepAtKill1 = (await cellSteps(e, runId))[cellKey];
       await killAndReplace();
+      events.destroy();
       // Kill 2: the cell at its load step and the load's INSERT running on the container's server.
       const killedDuring = await pollUntil(
         async () => {
@@ -293,7 +308,6 @@ test(
       assert.ok(inserts >= 1 && inserts - truncates === 1, `load INSERTs ${inserts}, TRUNCATEs ${truncates}`);
       // Kill 1 hit the provision: its retry adopted the running container instead of making another
       // (one create event for the run on the engine).
-      assert.equal(stepAtKill1, 'provision');
       assert.ok((res.attempts.provision ?? 0) >= 2, `provision attempts: ${JSON.stringify(res.attempts)}`);
       assert.match(res.provision?.target.provisionedBy ?? '', /^docker container chbench-v18-16-lz4-\w+ .*, adopted/);
       const created = await containersCreated(runId, t0);
