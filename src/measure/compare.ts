@@ -600,6 +600,54 @@ export function flaggedQueries(record: ComparisonRecord): { pair: CellPair; quer
     .filter((x) => x.queries.length > 0);
 }
 
+/** A confirming re-run's samples of one query (ms): its figure's name and, for cold runs, `kind`. */
+export interface RerunSamples {
+  baseline_ms: readonly number[];
+  new_ms: readonly number[];
+  figure: 'server_elapsed_ms' | 'wall_ms';
+  /** `cold` when the re-run measured cold runs (absent: warm). */
+  kind?: 'cold';
+}
+
+/**
+ * Judge a confirming re-run against its first pass's direction, the one rule `chbench compare`
+ * and the bisect share: `compareSamples` on the re-run's samples (threshold learned from its
+ * baseline side); `confirmed` when it gives the same direction; `final` the first pass's verdict
+ * when confirmed, `unstable` when the re-run could not decide (too few runs or too noisy), else
+ * `unchanged`. `rounds` = the larger side's sample count. Pure and deterministic given `opts.seed`.
+ */
+export function judgeRerun(
+  s: RerunSamples,
+  firstPass: 'regression' | 'improvement',
+  opts: CompareOptions,
+): {
+  confirm: Pick<SampleComparison, 'n_baseline' | 'n_new' | 'ratio' | 'ci_low' | 'ci_high' | 'threshold' | 'verdict'> & {
+    rounds: number;
+    confirmed: boolean;
+    reason: string;
+  };
+  final: SampleComparison['verdict'];
+} {
+  const c = compareSamples(s.baseline_ms, s.new_ms, opts);
+  const confirmed = c.verdict === firstPass;
+  const what = `${s.kind === 'cold' ? 'cold runs, ' : ''}${s.figure === 'server_elapsed_ms' ? 'server-side elapsed' : 'client wall time'}`;
+  return {
+    confirm: {
+      rounds: Math.max(s.baseline_ms.length, s.new_ms.length),
+      n_baseline: c.n_baseline,
+      n_new: c.n_new,
+      ratio: c.ratio,
+      ci_low: c.ci_low,
+      ci_high: c.ci_high,
+      threshold: c.threshold,
+      verdict: c.verdict,
+      confirmed,
+      reason: `re-run (${what}, interleaved): ${c.reason}; ${confirmed ? 'confirms' : 'does not confirm'} the first pass's ${firstPass}`,
+    },
+    final: confirmed ? firstPass : c.verdict === 'unstable' ? 'unstable' : 'unchanged',
+  };
+}
+
 /**
  * Apply the confirming re-run: for each flagged query with re-run samples, {@link compareSamples}
  * on them (threshold learned from the re-run's baseline side), `confirm` set, `confirmed` when the
@@ -627,7 +675,7 @@ export function applyConfirmation(
         missing.push(`${pair.pair_key} ${flagId(q)}`);
         continue;
       }
-      const c = compareSamples(s.baseline_ms, s.new_ms, {
+      const r = judgeRerun(s, q.verdict, {
         minChange: out.options.minChange,
         unstableAbove: out.options.unstableAbove,
         minRuns: out.options.minRuns,
@@ -635,20 +683,8 @@ export function applyConfirmation(
         confidence: out.options.confidence,
         seed: `${out.options.seed}:confirm:${pair.pair_key}:${flagId(q)}`,
       });
-      const confirmed = c.verdict === q.verdict;
-      q.confirm = {
-        rounds: Math.max(s.baseline_ms.length, s.new_ms.length),
-        n_baseline: c.n_baseline,
-        n_new: c.n_new,
-        ratio: c.ratio,
-        ci_low: c.ci_low,
-        ci_high: c.ci_high,
-        threshold: c.threshold,
-        verdict: c.verdict,
-        confirmed,
-        reason: `re-run (${s.figure === 'server_elapsed_ms' ? 'server-side elapsed' : 'client wall time'}, interleaved): ${c.reason}; ${confirmed ? 'confirms' : 'does not confirm'} the first pass's ${q.verdict}`,
-      };
-      q.final = confirmed ? q.verdict : c.verdict === 'unstable' ? 'unstable' : 'unchanged';
+      q.confirm = r.confirm;
+      q.final = r.final;
     }
   const errors = [
     confirmError,

@@ -6,7 +6,7 @@
  */
 import path from 'node:path';
 import { CellResult } from '../schema/results';
-import { compareSamples, seedOf, type SampleComparison } from '../measure/compare';
+import { judgeRerun, seedOf, type RerunSamples, type SampleComparison } from '../measure/compare';
 import { workloadFingerprint } from '../lib/workload-hash';
 import type { CellInput } from '../schema/cell';
 import type { ResultsDbSpec } from '../schema/run-spec';
@@ -49,7 +49,7 @@ export interface BisectConfirmation extends Pick<
 
 /** Input of {@link judgeConfirmation}: the re-run's samples (ms, valid warm runs) and the first pass's thresholds. */
 export interface BisectConfirmInput {
-  samples: { baseline_ms: number[]; new_ms: number[]; figure: 'server_elapsed_ms' | 'wall_ms'; kind?: 'cold' };
+  samples: RerunSamples;
   firstPass: 'regression' | 'improvement';
   minChange: number;
   unstableAbove: number;
@@ -59,33 +59,19 @@ export interface BisectConfirmInput {
 
 /**
  * Judge a step's confirming re-run (`confirmComparison`'s interleaved samples of the query: valid
- * warm runs in ms, the good end's setup as baseline) with `compareSamples`, thresholds as the first
+ * warm, or cold, runs in ms, the good end's setup as baseline) with `judgeRerun` (the rule of
+ * `chbench compare`'s re-run), thresholds as the first
  * pass, seeded from `seedKey` (a replayed or retried step gives the same verdict). Samples missing on
  * a side give `unstable` (too few runs). Pure.
  */
 export function judgeConfirmation(input: BisectConfirmInput): BisectConfirmation {
-  const { baseline_ms: b, new_ms: n, figure } = input.samples;
-  const c = compareSamples(b, n, {
+  const { confirm, final } = judgeRerun(input.samples, input.firstPass, {
     minChange: input.minChange,
     unstableAbove: input.unstableAbove,
     minRuns: input.minRuns,
     seed: seedOf(`${input.seedKey}:confirm`),
   });
-  const confirmed = c.verdict === input.firstPass;
-  return {
-    verdict: c.verdict,
-    reason: `re-run (${input.samples.kind === 'cold' ? 'cold runs, ' : ''}${figure === 'server_elapsed_ms' ? 'server-side elapsed' : 'client wall time'}, interleaved): ${c.reason}; ${confirmed ? 'confirms' : 'does not confirm'} the first pass's ${input.firstPass}`,
-    n_baseline: c.n_baseline,
-    n_new: c.n_new,
-    ratio: c.ratio,
-    ci_low: c.ci_low,
-    ci_high: c.ci_high,
-    threshold: c.threshold,
-    rounds: Math.max(b.length, n.length),
-    figure,
-    confirmed,
-    final: confirmed ? input.firstPass : c.verdict === 'unstable' ? 'unstable' : 'unchanged',
-  };
+  return { ...confirm, figure: input.samples.figure, final };
 }
 
 /**
