@@ -226,6 +226,13 @@ export async function bisectVersions(input: BisectInput): Promise<BisectResult> 
   };
   const v = await validateSpec({ spec: specInput, runId, workflowId, startedAt: new Date().toISOString() });
   const query = input.query ?? v.spec.queries?.[0] ?? 'q1';
+  // A query the spec does not select is never measured: refused here, before any cell (its "not
+  // measured" would read as a version that cannot run the workload).
+  if (v.spec.queries && !v.spec.queries.includes(query))
+    throw ApplicationFailure.nonRetryable(
+      `--query ${query}: not among the spec's queries (${v.spec.queries.join(', ')}); add it to queries or bisect one of those`,
+      FAILURE.InvalidSpec,
+    );
   const handOf = (version: string) => handSettingsOf(input.handSettings, version);
   const cells = cellInputs(v.spec, runId, v.indexQueries, v.afterLoad ?? []).map((c) => {
     const hand = handOf(c.version);

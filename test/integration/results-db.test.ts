@@ -501,6 +501,10 @@ describe('results database (embedded engine process, real chdb)', { timeout: 300
   it('refuses statements that write', async () => {
     await assert.rejects(db.query('DROP TABLE runs'), /refused: only read statements/);
     await assert.rejects(db.query('SELECT 1; DROP TABLE runs'), /one statement only/);
+    // A read keyword first does not carry a write (a first-time user's `WITH … INSERT` wrote rows).
+    const before = await db.query<{ n: string }>('SELECT count() AS n FROM runs');
+    await assert.rejects(db.query('WITH x AS (SELECT 1) INSERT INTO runs SELECT * FROM runs'), /refused: .*has INSERT/);
+    assert.deepEqual(await db.query<{ n: string }>('SELECT count() AS n FROM runs'), before);
     assert.deepEqual(await db.query("SELECT 'a;b' AS x -- ; trailing"), [{ x: 'a;b' }]);
   });
 

@@ -33,6 +33,16 @@ test('reversed ends, an unknown label and an unknown query are named', () => {
   ]);
 });
 
+test('a query of the workload the spec does not select is named (its cells would never measure it)', () => {
+  assert.deepEqual(bisectArgumentProblems({ ...raw, queries: ['q1'] }, { good: '24.8', bad: '26.3', query: 'q3' }), [
+    "--query q3: not among the spec's queries (q1); add it to queries or bisect one of those",
+  ]);
+  assert.deepEqual(
+    bisectArgumentProblems({ ...raw, queries: ['q1', 'q3'] }, { good: '24.8', bad: '26.3', query: 'q3' }),
+    [],
+  );
+});
+
 test('the CLI exits 2 with the reason before it reaches Temporal', () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'bisect-cli-'));
   try {

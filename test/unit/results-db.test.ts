@@ -39,6 +39,20 @@ test('read-only check: reads pass, writes and second statements are refused', ()
   assert.match(readOnlyProblem('insert into runs select 1')!, /starts with INSERT/);
   assert.match(readOnlyProblem('ALTER TABLE samples DELETE WHERE 1')!, /starts with ALTER/);
   assert.match(readOnlyProblem('SELECT 1; DROP TABLE runs')!, /one statement only/);
+  assert.match(readOnlyProblem('SELECT 1; SELECT 2')!, /one statement only/);
+  // A read keyword first does not carry a write.
+  assert.match(readOnlyProblem('WITH x AS (SELECT 1) INSERT INTO bisects SELECT * FROM bisects')!, /has INSERT/);
+  for (const ok of [
+    'SHOW CREATE TABLE runs',
+    'SELECT * FROM system.tables',
+    "SELECT 'INSERT' AS kind, `update`.x FROM t AS `update`",
+    'SELECT * FROM system . parts',
+  ])
+    assert.equal(readOnlyProblem(ok), undefined, ok);
+  assert.match(
+    readOnlyProblem('SELECT 1 FROM t WHERE 1 SETTINGS max_threads = 1; SET readonly = 0')!,
+    /has SET|one statement/,
+  );
   assert.match(readOnlyProblem('   ')!, /no statement/);
 });
 

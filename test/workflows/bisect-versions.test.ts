@@ -190,6 +190,20 @@ test('a version in the range that cannot run the workload is skipped and named; 
   }
 });
 
+test("a query the spec does not select: refused before any cell is provisioned (never measured, it is not a version's failure)", async () => {
+  const runId = `wf-bisect-${randomUUID().slice(0, 8)}`;
+  await assert.rejects(
+    env.client.workflow.execute('bisectVersions', {
+      taskQueue: env.taskQueue,
+      workflowId: runId,
+      args: [{ spec: { ...spec, queries: ['q1'] }, good: '24.8', bad: '26.1', query: 'q3' }],
+    }),
+    (e: Error) =>
+      /--query q3: not among the spec's queries \(q1\)/.test(String((e.cause as Error)?.message ?? e.message)),
+  );
+  assert.equal(stubs.calls.filter((c) => c.activity === 'provision' && c.key.startsWith(`${runId}/`)).length, 0);
+});
+
 test('handSettings on a label outside the range: refused before any cell is provisioned', async () => {
   const runId = `wf-bisect-${randomUUID().slice(0, 8)}`;
   await assert.rejects(

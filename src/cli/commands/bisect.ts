@@ -19,7 +19,8 @@ import { loadWorkload } from '../../lib/workload';
 /**
  * The bisect's own arguments checked on the CLI's side before the workflow starts, with the rules
  * the workflow applies (`versionRange`, the workload's query ids): the two labels are served by the
- * target's version sources and `good` is the older; `--query` names a query of the workload.
+ * target's version sources and `good` is the older; `--query` names a query of the workload, and
+ * of the spec's `queries` when it selects some.
  * @returns one line per problem (empty when the arguments are fine)
  */
 export function bisectArgumentProblems(
@@ -38,6 +39,10 @@ export function bisectArgumentProblems(
       const ids = loadWorkload(raw.workload).queries.map((q) => q.id);
       if (!ids.includes(o.query))
         problems.push(`--query ${o.query}: not a query of workload ${raw.workload} (${ids.join(', ')})`);
+      else if (Array.isArray(raw.queries) && !raw.queries.includes(o.query))
+        problems.push(
+          `--query ${o.query}: not among the spec's queries (${raw.queries.join(', ')}); add it to queries or bisect one of those`,
+        );
     } catch (e) {
       problems.push((e as Error).message);
     }

@@ -16,6 +16,9 @@ export const DEFAULT_SERIES_LIMIT = 20;
 
 /** Statement kinds `query`/`queryText` (and `chbench results sql`) accept: reads only. */
 const READ_KEYWORDS = ['SELECT', 'WITH', 'SHOW', 'DESCRIBE', 'DESC', 'EXPLAIN', 'EXISTS'];
+/** Keywords of statements that write or change the server, refused anywhere in a read (see {@link readOnlyProblem}). */
+const WRITE_KEYWORDS = ['INSERT', 'ALTER', 'CREATE', 'DROP', 'TRUNCATE', 'RENAME', 'OPTIMIZE', 'DELETE', 'UPDATE', 'ATTACH', 'DETACH', 'EXCHANGE', 'GRANT', 'REVOKE', 'KILL', 'SYSTEM', 'BACKUP', 'RESTORE', 'UNDROP', 'SET'];
+const WRITE_KEYWORD_RE = new RegExp(`(?<![\\w.$])(${WRITE_KEYWORDS.join('|')})(?![\\w$])(?!\\s*\\.)`, 'gi');
 
 /**
  * Table functions (and the scalar `file()`) that read or write outside the database: files, other
@@ -65,6 +68,8 @@ const REFUSED_FUNCTION_RE = new RegExp(
  * - its first keyword (after comments, whitespace and opening parentheses) must be one of SELECT,
  *   WITH, SHOW, DESCRIBE, DESC, EXPLAIN, EXISTS;
  * - no second statement may follow a `;` outside quotes and comments;
+ * - no write keyword (INSERT, ALTER, CREATE, DROP, … SYSTEM, SET) anywhere as a word, so a read
+ *   keyword first cannot carry a write (`WITH … INSERT`); `SHOW CREATE` is allowed;
  * - no `INTO OUTFILE` (the client would write a file);
  * - no `readonly` setting (it would lift the server's read-only mode for the statement);
  * - no table function of {@link REFUSED_TABLE_FUNCTIONS} (files, network, processes).
@@ -81,6 +86,11 @@ export function readOnlyProblem(sql: string): string | undefined {
   if (!READ_KEYWORDS.includes(first)) return `only read statements are allowed (${READ_KEYWORDS.join(', ')}); this one starts with ${first}`;
   const semi = bare.indexOf(';');
   if (semi >= 0 && bare.slice(semi + 1).trim()) return 'one statement only (text follows a `;`)';
+  // A read keyword first is not enough: `WITH x AS (SELECT 1) INSERT INTO …` starts with WITH. A
+  // write keyword anywhere as a word (not a database or column qualifier: `system.tables`) is refused;
+  // `SHOW CREATE TABLE` is the one read that names one.
+  const writes = [...bare.matchAll(WRITE_KEYWORD_RE)].map((m) => m[1].toUpperCase()).filter((w) => !(w === 'CREATE' && first === 'SHOW'));
+  if (writes.length) return `only read statements are allowed; this one has ${[...new Set(writes)].join(', ')}`;
   if (/\bINTO\s+OUTFILE\b/i.test(bare)) return 'INTO OUTFILE is not allowed (it writes a file)';
   if (/(?<![\w.$])readonly(?![\w$])/i.test(names)) return 'the readonly setting may not be set or changed';
   const fns = [...new Set([...names.matchAll(REFUSED_FUNCTION_RE)].map((m) => m[1]))];
