@@ -190,34 +190,28 @@ test('a version in the range that cannot run the workload is skipped and named; 
   }
 });
 
-test("a query the spec does not select: refused before any cell is provisioned (never measured, it is not a version's failure)", async () => {
+/** Start a bisect with `args` and expect it refused with a message matching `re`, before any cell is provisioned. */
+async function assertRefusedBeforeProvision(args: Record<string, unknown>, re: RegExp): Promise<void> {
   const runId = `wf-bisect-${randomUUID().slice(0, 8)}`;
   await assert.rejects(
-    env.client.workflow.execute('bisectVersions', {
-      taskQueue: env.taskQueue,
-      workflowId: runId,
-      args: [{ spec: { ...spec, queries: ['q1'] }, good: '24.8', bad: '26.1', query: 'q3' }],
-    }),
-    (e: Error) =>
-      /--query q3: not among the spec's queries \(q1\)/.test(String((e.cause as Error)?.message ?? e.message)),
+    env.client.workflow.execute('bisectVersions', { taskQueue: env.taskQueue, workflowId: runId, args: [args] }),
+    (e: Error) => re.test(String((e.cause as Error)?.message ?? e.message)),
   );
   assert.equal(stubs.calls.filter((c) => c.activity === 'provision' && c.key.startsWith(`${runId}/`)).length, 0);
+}
+
+test("a query the spec does not select: refused before any cell is provisioned (never measured, it is not a version's failure)", async () => {
+  await assertRefusedBeforeProvision(
+    { spec: { ...spec, queries: ['q1'] }, good: '24.8', bad: '26.1', query: 'q3' },
+    /--query q3: not among the spec's queries \(q1\)/,
+  );
 });
 
 test('handSettings on a label outside the range: refused before any cell is provisioned', async () => {
-  const runId = `wf-bisect-${randomUUID().slice(0, 8)}`;
-  await assert.rejects(
-    env.client.workflow.execute('bisectVersions', {
-      taskQueue: env.taskQueue,
-      workflowId: runId,
-      args: [{ spec, good: '24.8', bad: '26.1', query: 'q3', handSettings: { '26.5': { use_skip_indexes: 0 } } }],
-    }),
-    (e: Error) =>
-      /handSettings: 26\.5 is not a version of the range \(24\.8, 25\.8, 26\.1\)/.test(
-        String((e.cause as Error)?.message ?? e.message),
-      ),
+  await assertRefusedBeforeProvision(
+    { spec, good: '24.8', bad: '26.1', query: 'q3', handSettings: { '26.5': { use_skip_indexes: 0 } } },
+    /handSettings: 26\.5 is not a version of the range \(24\.8, 25\.8, 26\.1\)/,
   );
-  assert.equal(stubs.calls.filter((c) => c.activity === 'provision' && c.key.startsWith(`${runId}/`)).length, 0);
 });
 
 test('ends alike: two cells and a stop that says so', async () => {
