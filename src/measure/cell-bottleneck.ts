@@ -176,8 +176,8 @@ export function cellScrapedBottleneck(dir: string, cap: ScrapedCapacity): LocalB
     enforcement: cap.enforcement,
     device: null,
     host_read_bytes_per_s: null,
-    host_capacity_source: 'not measured: the server\'s disk is not on the worker\'s host',
-    host_cores: machine ?? 0,
+    host_capacity_source: "not measured: the server's disk is not on the worker's host",
+    host_cores: machine,
     thresholds: {
       disk_utilisation: LOCAL_THRESHOLDS.diskUtilisation,
       cpu_pct: LOCAL_THRESHOLDS.cpuPct,

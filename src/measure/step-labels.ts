@@ -123,7 +123,6 @@ export function notRefreshed(a: CounterSample, b: CounterSample, startMs: number
   return undefined;
 }
 
-
 /**
  * Label every window.
  * @param steps the cell's windows (`cellStepWindows`)

@@ -94,6 +94,11 @@ export interface ContainerContext {
    * directory derived from `volumeHandle`, so a new pod on the same claim sees the same data.
    */
   volumes: MountedVolume[];
+  /**
+   * The `cgroup.procs` files of the container's cgroup (cpu, cpuacct, blkio), which a runner that
+   * starts a process makes it join before it execs; empty when the kubelet runs pods without cgroups.
+   */
+  cgroupProcs: string[];
 }
 
 export interface MountedVolume {
@@ -383,7 +388,11 @@ export class SimCluster {
     clearInterval(this.resync);
     await this.idle;
     await Promise.all([...this.runs.values()].map((r) => this.stopRun(r)));
-    this.cgroups?.removeAll();
+    try {
+      this.cgroups?.removeAll();
+    } catch (e) {
+      console.error(`sim kubelet: removing the cgroups under ${this.cgroups?.name}:`, e);
+    }
     await this.emu.stop();
   }
 
@@ -922,7 +931,7 @@ export class SimCluster {
     if (Object.entries(sel).some(([k, v]) => labels[k] !== v) || (affinity && !nodeSelectorMatches(affinity, node)))
       return "node(s) didn't match Pod's node affinity/selector";
     if (node.spec?.unschedulable) return 'node(s) were unschedulable';
-    if (this.lost.has(node.metadata.name)) return "node(s) had untolerated taint {node.kubernetes.io/unreachable: }";
+    if (this.lost.has(node.metadata.name)) return 'node(s) had untolerated taint {node.kubernetes.io/unreachable: }';
     for (const c of claims) {
       if (!c.spec?.volumeName) continue;
       const pv = this.emu.tryGet('persistentvolumes', undefined, c.spec.volumeName);
@@ -963,7 +972,8 @@ export class SimCluster {
   private kubelet(): void {
     const ours = new Set(this.nodes.map((n) => n.name));
     for (const pod of this.emu.list('pods')) {
-      if (!ours.has(pod.spec?.nodeName) || pod.metadata.deletionTimestamp || this.lost.has(pod.spec?.nodeName)) continue;
+      if (!ours.has(pod.spec?.nodeName) || pod.metadata.deletionTimestamp || this.lost.has(pod.spec?.nodeName))
+        continue;
       if (this.runs.has(pod.metadata.uid!) || pod.status?.phase !== 'Pending') continue;
       const run: PodRun = {
         uid: pod.metadata.uid!,
@@ -1083,7 +1093,12 @@ export class SimCluster {
           { name: c.name, image: String(c.image ?? ''), cpus: limit === undefined ? undefined : parseQuantity(limit) },
         ).cgroupProcs ?? [];
     } catch (e) {
-      this.emu.appendLog(run.ns, run.name, c.name, `sim kubelet: no cgroup for the container: ${(e as Error).message}\n`);
+      this.emu.appendLog(
+        run.ns,
+        run.name,
+        c.name,
+        `sim kubelet: no cgroup for the container: ${(e as Error).message}\n`,
+      );
     }
     let handle: ContainerHandle;
     try {
@@ -1236,7 +1251,12 @@ export class SimCluster {
     try {
       this.cgroups?.removeContainer(run.uid, container);
     } catch (e) {
-      this.emu.appendLog(run.ns, run.name, container, `sim kubelet: removing the container cgroup: ${(e as Error).message}\n`);
+      this.emu.appendLog(
+        run.ns,
+        run.name,
+        container,
+        `sim kubelet: removing the container cgroup: ${(e as Error).message}\n`,
+      );
     }
   }
 

@@ -1250,7 +1250,8 @@ export class KubeEmulator {
    */
   private async proxyToNode(method: string, node: string, segs: string[], url: URL, res: http.ServerResponse) {
     this.requestCount['proxy'] = (this.requestCount['proxy'] ?? 0) + 1;
-    if (method !== 'GET') throw new StatusError(405, 'MethodNotAllowed', `method ${method} not allowed on nodes/proxy here`);
+    if (method !== 'GET')
+      throw new StatusError(405, 'MethodNotAllowed', `method ${method} not allowed on nodes/proxy here`);
     const obj = this.get('nodes', undefined, decodeURIComponent(node));
     const path = segs.map((x) => decodeURIComponent(x)).join('/');
     const hook = this.opts.nodeProxy;

@@ -86,7 +86,7 @@ function deviceName(majMin: string): string {
 /** `maj:min Op N` lines of a blkio stat file, by device and Read/Write. */
 function blkio(file: string): Map<string, { Read: number; Write: number }> {
   const out = new Map<string, { Read: number; Write: number }>();
-  let text = '';
+  let text: string;
   try {
     text = fs.readFileSync(file, 'utf8');
   } catch {
@@ -128,7 +128,8 @@ export class PodCgroups {
     const mounts = {} as Record<Controller, string>;
     for (const c of CONTROLLERS) {
       const m = path.join(root, c);
-      const probe = c === 'cpu' ? 'cpu.cfs_quota_us' : c === 'cpuacct' ? 'cpuacct.usage' : 'blkio.throttle.io_service_bytes';
+      const probe =
+        c === 'cpu' ? 'cpu.cfs_quota_us' : c === 'cpuacct' ? 'cpuacct.usage' : 'blkio.throttle.io_service_bytes';
       if (!fs.existsSync(path.join(m, probe))) return `no cgroup v1 ${c} hierarchy at ${m}: pods run without cgroups`;
       mounts[c] = m;
     }
@@ -275,7 +276,14 @@ export class PodCgroups {
   cadvisorText(node: string): string {
     type Line = { labels: Record<string, string>; value: number; at: number };
     const series = new Map<string, { help: string; type: string; lines: Line[] }>();
-    const add = (name: string, help: string, type: string, labels: Record<string, string>, value: number, at: number) => {
+    const add = (
+      name: string,
+      help: string,
+      type: string,
+      labels: Record<string, string>,
+      value: number,
+      at: number,
+    ) => {
       const s = series.get(name) ?? { help, type, lines: [] };
       s.lines.push({ labels, value, at });
       series.set(name, s);
@@ -304,7 +312,14 @@ export class PodCgroups {
       ];
       for (const g of groups) {
         const r = this.read(g.id, g.recursive);
-        const base = { container: g.container, id: g.id, image: g.image, name: g.name, namespace: p.namespace, pod: p.pod };
+        const base = {
+          container: g.container,
+          id: g.id,
+          image: g.image,
+          name: g.name,
+          namespace: p.namespace,
+          pod: p.pod,
+        };
         add('container_cpu_usage_seconds_total', HELP.cpu, 'counter', { ...base, cpu: 'total' }, r.cpuNs / 1e9, r.atMs);
         for (const [dev, b] of r.bytes) {
           const device = deviceName(dev);

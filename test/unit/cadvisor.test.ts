@@ -80,11 +80,26 @@ container_blkio_device_usage_total{container="",device="/dev/vda",major="254",mi
   const c = podCountersOf(parsePrometheusText(text), 'ns', 'p');
   assert.deepEqual(
     { r: c.readBytes, w: c.writeBytes, cpu: c.cpuNs, at: c.statsAtMs, cores: c.machineCores, scope: c.scope },
-    { r: 100, w: 50, cpu: 7e9, at: 1000, cores: null, scope: 'container="" (container_blkio_device_usage_total Read / Write)' },
+    {
+      r: 100,
+      w: 50,
+      cpu: 7e9,
+      at: 1000,
+      cores: null,
+      scope: 'container="" (container_blkio_device_usage_total Read / Write)',
+    },
   );
-  assert.throws(() => podCountersOf(parsePrometheusText(text), 'ns', 'absent'), /no container_cpu_usage_seconds_total series for pod ns\/absent/);
   assert.throws(
-    () => podCountersOf(parsePrometheusText('container_cpu_usage_seconds_total{container="clickhouse",namespace="ns",pod="p"} 1\n'), 'ns', 'p'),
+    () => podCountersOf(parsePrometheusText(text), 'ns', 'absent'),
+    /no container_cpu_usage_seconds_total series for pod ns\/absent/,
+  );
+  assert.throws(
+    () =>
+      podCountersOf(
+        parsePrometheusText('container_cpu_usage_seconds_total{container="clickhouse",namespace="ns",pod="p"} 1\n'),
+        'ns',
+        'p',
+      ),
     /no block-I\/O series/,
   );
 });
@@ -102,10 +117,15 @@ test('the capacity: the pod CPU limit and the StorageClass volume rates (gp3 def
     kind: 'kubernetes',
     kubernetes: { storageClass: 'bench-clickhouse-gp3', storageClassParameters: { type: 'gp3', throughput: '250' } },
   } as unknown as TargetHandle;
-  const cap = podCapacity(handle, { resources: { requests: { cpu: '1', memory: '1Gi' }, limits: { cpu: '1', memory: '2Gi' } } });
+  const cap = podCapacity(handle, {
+    resources: { requests: { cpu: '1', memory: '1Gi' }, limits: { cpu: '1', memory: '2Gi' } },
+  });
   assert.equal(cap.limits.cpus, 1);
   assert.equal(cap.limits.volume!.readBytesPerSec, 250 * MiB);
-  assert.match(cap.describe, /^pod CPU limit 1 cores \(resources\.limits\.cpu 1\); gp3 volume: 250 MiB\/s, 3,000 IOPS provisioned, reads and writes together \(StorageClass bench-clickhouse-gp3 parameters/);
+  assert.match(
+    cap.describe,
+    /^pod CPU limit 1 cores \(resources\.limits\.cpu 1\); gp3 volume: 250 MiB\/s, 3,000 IOPS provisioned, reads and writes together \(StorageClass bench-clickhouse-gp3 parameters/,
+  );
   assert.equal(podCapacity(handle, undefined).limits.cpus, 3.5, "the spec's default limit");
   assert.equal(cap.writesThrottled, true);
 });

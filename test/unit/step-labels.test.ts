@@ -132,7 +132,7 @@ test('scraped samples with identical counters are "not enough samples: counters 
   assert.equal(local!.label, 'neither', local!.evidence);
 });
 
-test('scraped readings covering less than half the window are not refreshed; otherwise rates use the readings\' times', () => {
+test("scraped readings covering less than half the window are not refreshed; otherwise rates use the readings' times", () => {
   const step = [{ step: 'q', startMs: T0 + 10, endMs: T0 + 2010 }];
   const cap = { limits: { cpus: 1 }, hostCores: 2 };
   // Read at T0 - 5 s and T0 + 500 ms: they cover 490 of the window's 2000 ms.

@@ -96,12 +96,7 @@ const statusOf = (e: unknown): number | undefined => {
 };
 
 /** {@link sampled} for a scraped source: asynchronous samples, bounded, never failing the step. */
-async function scraped<T>(
-  name: string,
-  cell: CellInput,
-  src: ScrapedCounterSource,
-  fn: () => Promise<T>,
-): Promise<T> {
+async function scraped<T>(name: string, cell: CellInput, src: ScrapedCounterSource, fn: () => Promise<T>): Promise<T> {
   const dir = cellDir(cell.resultsDir, cell.runId, cell.cellKey);
   const inFlight = new Set<Promise<void>>();
   let refused = false;

@@ -228,7 +228,7 @@ export function podCapacity(handle: TargetHandle, spec: Partial<KubernetesTarget
     describe: parts.join('; '),
     enforcement: [
       ...(limit !== undefined
-        ? ['CPU: the kubelet\'s CFS quota from the pod\'s limits.cpu (cgroup cpu.cfs_quota_us / cpu.max)']
+        ? ["CPU: the kubelet's CFS quota from the pod's limits.cpu (cgroup cpu.cfs_quota_us / cpu.max)"]
         : []),
       ...(volume
         ? [
