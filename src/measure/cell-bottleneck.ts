@@ -156,7 +156,7 @@ export function cellScrapedBottleneck(dir: string, cap: ScrapedCapacity): LocalB
   const labels = labelStepWindows(
     steps,
     samples,
-    { limits, hostCores: machine ?? cpus ?? 1 },
+    { limits, hostCores: machine ?? cpus ?? 1, volumeEnforcedBy: 'volume' },
     cap.writesThrottled,
     LOCAL_THRESHOLDS,
   );

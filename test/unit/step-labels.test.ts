@@ -152,3 +152,13 @@ test("scraped readings covering less than half the window are not refreshed; oth
   assert.equal(g!.counters!.ms, 2020 + 5 - 1);
   assert.match(g!.evidence, /read at request time \(no exposition timestamp\): times ± half the round trip/);
 });
+
+test("a short excess over a volume's provisioned rate is not explained by the kernel's throttle slice", () => {
+  const step = [{ step: 'q3 cold (baseline)', startMs: T0 + 10, endMs: T0 + 60 }];
+  const samples = [sc(0, 0, 0, { stats_at: T0 + 2 }), sc(70, 10, 0.01, { stats_at: T0 + 72 })];
+  const limits = resourceLimits({ volume: { profile: 'gp3', iops: 3000, throughputMiBps: 125 } });
+  const [pod] = labelStepWindows(step, samples, { limits, hostCores: 2, volumeEnforcedBy: 'volume' }, true);
+  assert.match(pod!.evidence, /above the provisioned rate by less than 12\.5 MiB in this short window/);
+  const [local] = labelStepWindows(step, samples, { limits, hostCores: 2 }, true);
+  assert.match(local!.evidence, /within the throttle's first 100 ms slice/);
+});
