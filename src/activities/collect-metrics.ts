@@ -4,16 +4,18 @@
  * result can show how much was read from disk and whether a run was disk- or CPU-bound.
  * Called at the start and the end of a cell; the cell result keeps the difference. The end snapshot of
  * a cell whose server runs on this host also labels every step window disk-bound / CPU-bound /
- * neither from the server's counter samples (`local_bottleneck`, `src/measure/cell-bottleneck.ts`).
+ * neither from the server's counter samples (`local_bottleneck`, `src/measure/cell-bottleneck.ts`); a
+ * cell whose target scrapes its server's counters over the network (a kubernetes pod's cgroup through
+ * cAdvisor) gets the same labels as `pod_bottleneck`.
  * The readers: src/clickhouse/events.ts `readEventsSnapshot`, src/process/host-counters.ts.
  */
 import path from 'node:path';
 import { readEventsSnapshot } from '../clickhouse/events';
 import { isLoopbackUrl } from '../lib/net';
-import { otherChbenchServers } from '../targets';
+import { otherChbenchServers, scrapedCountersOf } from '../targets';
 import { hostActivity, readDataDisk, readHostSnapshot } from '../process/host-counters';
 import { MetricsSnapshot } from '../schema/results';
-import { cellLocalBottleneck } from '../measure/cell-bottleneck';
+import { cellLocalBottleneck, cellScrapedBottleneck } from '../measure/cell-bottleneck';
 import type { StepContext } from './step-context';
 
 export { readDataDisk } from '../process/host-counters';
@@ -27,6 +29,17 @@ function localBottleneck(ctx: StepContext, dataDir: string): Pick<MetricsSnapsho
   const stateDir = path.dirname(path.dirname(dataDir));
   const rec = cellLocalBottleneck(ctx.dir, (ctx.cell.target as { resources?: unknown }).resources, dataDir, stateDir);
   return rec ? { local_bottleneck: rec } : {};
+}
+
+/**
+ * `pod_bottleneck` of the end snapshot (`cellScrapedBottleneck`) for a target whose `scrapedCounters`
+ * verb gives the server's counters and capacity; absent otherwise.
+ */
+function podBottleneck(ctx: StepContext): Pick<MetricsSnapshot, 'pod_bottleneck'> {
+  const scraped = scrapedCountersOf(ctx.target, ctx.cell.target);
+  if (!scraped) return {};
+  const rec = cellScrapedBottleneck(ctx.dir, scraped.capacity);
+  return rec ? { pod_bottleneck: rec } : {};
 }
 
 /** Activity factory. */
@@ -55,6 +68,8 @@ export function createCollectMetrics(deps: { workDir?: string } = {}) {
         ...(onHost && label === 'start' && target.dataDir ? { data_disk: readDataDisk(target.dataDir) } : {}),
         // Every step window labelled from the server's counter samples (once, at the end).
         ...(onHost && label === 'end' && target.dataDir ? localBottleneck(ctx, target.dataDir) : {}),
+        // … or from the counters scraped over the network (a pod's cgroup through cAdvisor).
+        ...(!onHost && label === 'end' ? podBottleneck(ctx) : {}),
       };
       const file = `metrics-${label}.json`;
       ctx.write(file, MetricsSnapshot, snap);

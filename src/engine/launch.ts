@@ -14,7 +14,7 @@ import * as path from 'node:path';
 import { pollUntil, pollWithin } from '../lib/poll';
 import { httpGet, waitForPing } from '../process/http';
 import { isAlive, pidExists, processMentions, stopIfOurs } from '../process/proc';
-import { describeLogTail, spawnDetached } from '../process/spawn';
+import { describeLogTail, joinCgroupsThenExec, spawnDetached } from '../process/spawn';
 
 /** How long a start may take by default (engine load, port written, `/ping` answered), ms. */
 export const ENGINE_START_TIMEOUT_MS = 60_000;
@@ -59,7 +59,10 @@ export interface EngineServerOptions {
    * @default true
    */
   detached?: boolean;
-  /** Detached only: `cgroup.procs` files the server joins before it execs (`spawnDetached` `cgroupProcs`). */
+  /**
+   * `cgroup.procs` files the server joins before it execs (`joinCgroupsThenExec`: a cell's cgroup
+   * when detached, a simulated pod's container cgroup when not).
+   */
   cgroupProcs?: readonly string[];
   /** Working directory of a child that is not detached. @default this process's */
   cwd?: string;
@@ -128,7 +131,8 @@ export async function startEngineServer(opts: EngineServerOptions): Promise<Star
       cgroupProcs: opts.cgroupProcs,
     }));
   } else {
-    const c = spawn(process.execPath, args, {
+    const [command, argv] = joinCgroupsThenExec(opts.cgroupProcs, process.execPath, args);
+    const c = spawn(command, argv, {
       cwd: opts.cwd,
       stdio: ['ignore', 'pipe', 'pipe'],
       env: opts.env ?? {},

@@ -5,6 +5,10 @@
  * with the device and cgroup provisioning recorded in `<dataDir>/cgroup.json`) and, for the read
  * side of an unthrottled cell and for the report, the host disk's unthrottled read rate
  * (`hostDiskCapacity`, measured once per host and device, cached in the worker's work directory).
+ *
+ * A cell whose server is not on this host but whose counters are scraped (a kubernetes pod's cgroup
+ * through the node's cAdvisor) gets the same record from {@link cellScrapedBottleneck}, judged
+ * against the capacity its target gives (the pod's CPU limit, the volume's provisioned rates).
  */
 import os from 'node:os';
 import path from 'node:path';
@@ -14,7 +18,13 @@ import { cellStepWindows } from '../cloud/steps';
 import { ProvisionRecord, type LocalBottleneckRecord } from '../schema/results';
 import { describeLimits, resourceLimits, ResourcesSpec, type ResourceLimits } from '../schema/resources';
 import { blockDeviceOf, readCellCgroup, type BlockDevice, type CellCgroup } from '../process/cgroup';
-import { COUNTERS_FILE, readCounterSamples } from '../process/cell-counters';
+import {
+  COUNTER_ERRORS_FILE,
+  COUNTERS_FILE,
+  readCounterErrors,
+  readCounterSamples,
+  type ScrapedCapacity,
+} from '../process/cell-counters';
 import { hostDiskCapacity } from '../process/server-counters';
 import { labelStepWindows } from './step-labels';
 import type { LocalThresholds } from './local-bottleneck';
@@ -115,5 +125,71 @@ export function cellLocalBottleneck(
     steps: labels,
     limits_held: labels.every((l) => l.limit_held !== false),
     untimed_steps: missing,
+  };
+}
+
+/**
+ * Label every step window of a cell whose counters were scraped over the network (samples with
+ * `rtt_ms` in `counters.jsonl`, failed requests in `counters-errors.jsonl`): the same windows and rule
+ * as {@link cellLocalBottleneck}, judged against `cap` — the CPU limit, capped at the machine's cores
+ * when the samples name fewer (cAdvisor `machine_cpu_cores`: a 3.5-core limit on a 2-core node binds
+ * at 2), and the volume's provisioned rates. No host disk capacity is measured (the server's disk is
+ * not on this host).
+ * @param dir the cell folder
+ * @param cap the target's capacity (`scrapedCounters` verb)
+ * @returns undefined when the cell has no `provision.json` (nothing to window)
+ * @throws Error when a step record does not fit its schema
+ */
+export function cellScrapedBottleneck(dir: string, cap: ScrapedCapacity): LocalBottleneckRecord | undefined {
+  const provision = readRecordIfExists(path.join(dir, 'provision.json'), ProvisionRecord);
+  if (!provision) return undefined;
+  const samples = readCounterSamples(path.join(dir, COUNTERS_FILE));
+  const errors = readCounterErrors(path.join(dir, COUNTER_ERRORS_FILE));
+  const machine = samples.reduce<number | null>(
+    (m, s) => (typeof s.machine_cores === 'number' && s.machine_cores > 0 ? Math.max(m ?? 0, s.machine_cores) : m),
+    null,
+  );
+  const limit = cap.limits.cpus;
+  const cpus = limit !== undefined && machine !== null ? Math.min(limit, machine) : (limit ?? machine ?? undefined);
+  const limits = { ...cap.limits, ...(cpus !== undefined ? { cpus } : {}) };
+  const { steps, missing } = cellStepWindows(readCellStepRecords(dir, provision));
+  const labels = labelStepWindows(
+    steps,
+    samples,
+    { limits, hostCores: machine ?? cpus ?? 1, volumeEnforcedBy: 'volume' },
+    cap.writesThrottled,
+    LOCAL_THRESHOLDS,
+  );
+  const noSamples = errors.length
+    ? `no counter samples: ${errors.length} request(s) failed, first: ${errors[0]!.error}`
+    : undefined;
+  return {
+    source: samples[0]?.source ?? errors[0]?.source ?? 'no samples',
+    limits: `${cap.describe}${
+      limit !== undefined && machine !== null && machine < limit
+        ? `; the node has ${machine} cores (cAdvisor machine_cpu_cores), so ${machine} cores bind`
+        : ''
+    }`,
+    read_limit_bytes_per_s: limits.volume?.readBytesPerSec ?? null,
+    write_limit_bytes_per_s: limits.volume?.writeBytesPerSec ?? null,
+    cpu_limit_cores: cpus ?? null,
+    enforcement: cap.enforcement,
+    device: null,
+    host_read_bytes_per_s: null,
+    host_capacity_source: "not measured: the server's disk is not on the worker's host",
+    host_cores: machine,
+    thresholds: {
+      disk_utilisation: LOCAL_THRESHOLDS.diskUtilisation,
+      cpu_pct: LOCAL_THRESHOLDS.cpuPct,
+      tolerance: LOCAL_THRESHOLDS.tolerance,
+    },
+    samples: samples.length,
+    steps:
+      noSamples && !samples.length
+        ? labels.map((l) => (l.counters ? l : { ...l, evidence: `${l.evidence}; ${noSamples}` }))
+        : labels,
+    limits_held: labels.every((l) => l.limit_held !== false),
+    untimed_steps: missing,
+    ...(errors.length ? { failed_samples: { count: errors.length, first: errors[0]!.error } } : {}),
   };
 }

@@ -41,6 +41,12 @@ export interface LocalCapacity {
   hostReadBytesPerSec?: number;
   /** Cores the host has (used when `limits.cpus` is absent). */
   hostCores: number;
+  /**
+   * Who enforces the volume limit: `cgroup` (the kernel's block throttle, this host's cells: the
+   * default) or `volume` (the provisioned volume itself, a kubernetes pod's EBS volume): an excess
+   * within one throttle slice is then not explained by the kernel's slice, and the evidence says so.
+   */
+  volumeEnforcedBy?: 'cgroup' | 'volume';
 }
 
 /** A label, its evidence, and whether a read limit was exceeded (the limit did not hold). */
@@ -124,7 +130,9 @@ export function labelLocalWindow(
         failed
           ? ' (limit did not hold)'
           : over
-            ? ` (within the throttle's first ${THROTTLE_SLICE_S * 1000} ms slice of ${f((limit * THROTTLE_SLICE_S) / MiB)} MiB: not a failed limit)`
+            ? cap.volumeEnforcedBy === 'volume'
+              ? ` (above the provisioned rate by less than ${f((limit * THROTTLE_SLICE_S) / MiB)} MiB in this short window: a burst, or not the provisioned volume)`
+              : ` (within the throttle's first ${THROTTLE_SLICE_S * 1000} ms slice of ${f((limit * THROTTLE_SLICE_S) / MiB)} MiB: not a failed limit)`
             : ''
       }`,
     );

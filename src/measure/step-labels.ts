@@ -12,6 +12,16 @@
  * two samples (monotonic clock when one worker process took both). No sample before the start (the
  * whole cell: provisioning samples nothing) → from the first sample inside; none after the end →
  * to the last one inside; the evidence says how far each end is from the window's.
+ *
+ * Scraped samples (a pod's counters read over the network, `rtt_ms` set) are bracketed by the time
+ * their request was sent (`t`): the one sent at a statement's registration brackets its start, the
+ * one sent at its unregistration its end. Their counters were read somewhere in `[t, t + rtt_ms]`, or
+ * at `stats_at` when the endpoint says so, and rates divide by the time between those instants
+ * ({@link sampleSpanMs}). An endpoint that refreshes its counters periodically (cAdvisor: per
+ * housekeeping interval) can answer two requests with the same reading: a window whose two samples
+ * show identical counters, or were read at the same instant, or whose readings cover less than half
+ * of it ({@link MIN_SCRAPED_COVERAGE}), is `unknown` — "not enough samples: counters not refreshed" —
+ * never `neither` (the server did work in every window: chbench ran a statement in it).
  */
 import type { StepWindow } from '../cloud/windows';
 import type { CounterSample } from '../process/cell-counters';
@@ -61,12 +71,57 @@ export function bracketWindow(samples: readonly CounterSample[], startMs: number
   return { ok: true, from, to, notes };
 }
 
-/** Milliseconds between two samples: monotonic when one worker process took both, else wall clock. */
+const iso = (t: number) => new Date(t).toISOString();
+
+/** Whether a sample was read over the network (`scrapedSample` in `src/process/cell-counters.ts`: it has a round trip). */
+export const isScraped = (s: CounterSample): boolean => s.rtt_ms !== undefined;
+
+/**
+ * The least share of a window the readings of its two scraped samples must span (their `stats_at`
+ * interval over the window); below it the window is "not enough samples: counters not refreshed".
+ */
+export const MIN_SCRAPED_COVERAGE = 0.5;
+
+/**
+ * Milliseconds between two samples: monotonic when one worker process took both, else wall clock.
+ * Scraped samples: between the instants their counters were read — the endpoint's `stats_at` when
+ * both have one, else the middle of each request (`t + rtt_ms / 2`, ± half the round trip).
+ */
 export function sampleSpanMs(a: CounterSample, b: CounterSample): number {
+  if (isScraped(a) && isScraped(b)) {
+    if (typeof a.stats_at === 'number' && typeof b.stats_at === 'number') return b.stats_at - a.stats_at;
+    const mid = (x: CounterSample) => (a.proc === b.proc ? x.hr : x.t) + (x.rtt_ms ?? 0) / 2;
+    return mid(b) - mid(a);
+  }
   return a.proc === b.proc ? b.hr - a.hr : b.t - a.t;
 }
 
-const iso = (t: number) => new Date(t).toISOString();
+/**
+ * Why two scraped samples cannot measure `[startMs, endMs]` (the rule in the module comment), or
+ * undefined when they can.
+ */
+export function notRefreshed(a: CounterSample, b: CounterSample, startMs: number, endMs: number): string | undefined {
+  if (!isScraped(a) || !isScraped(b)) return undefined;
+  const lead = 'not enough samples: counters not refreshed';
+  const why = `(${a.source} refreshes its counters periodically: cAdvisor per housekeeping interval, 10–15 s on a real kubelet)`;
+  const stamps = typeof a.stats_at === 'number' && typeof b.stats_at === 'number';
+  if (a.read_bytes === b.read_bytes && a.write_bytes === b.write_bytes && a.cpu_ns === b.cpu_ns)
+    return `${lead}: the two samples bracketing the window, requested ${(b.t - a.t).toFixed(0)} ms apart, show identical counters although the server ran statements in it${
+      stamps ? ` (read at ${iso(a.stats_at as number)} and ${iso(b.stats_at as number)})` : ''
+    } ${why}`;
+  if (stamps) {
+    const from = a.stats_at as number;
+    const to = b.stats_at as number;
+    if (to <= from) return `${lead}: both samples carry the reading of ${iso(from)} ${why}`;
+    const len = endMs - startMs;
+    if (len > 0) {
+      const covered = Math.max(0, Math.min(to, endMs) - Math.max(from, startMs)) / len;
+      if (covered < MIN_SCRAPED_COVERAGE)
+        return `${lead}: the readings (${iso(from)} … ${iso(to)}) cover ${Math.round(covered * 100)} % of the window ${why}`;
+    }
+  }
+  return undefined;
+}
 
 /**
  * Label every window.
@@ -89,7 +144,17 @@ export function labelStepWindows(
     if (!br.ok) return { ...base, label: 'unknown', evidence: br.reason, counters: null, limit_held: null };
     const a = samples[br.from]!;
     const b = samples[br.to]!;
+    const stale = notRefreshed(a, b, s.startMs, s.endMs);
+    if (stale) return { ...base, label: 'unknown', evidence: stale, counters: null, limit_held: null };
     const ms = sampleSpanMs(a, b);
+    if (isScraped(a) && isScraped(b))
+      br.notes.push(
+        `request round trips ${a.rtt_ms!.toFixed(1)} / ${b.rtt_ms!.toFixed(1)} ms${
+          typeof a.stats_at === 'number' && typeof b.stats_at === 'number'
+            ? `, read at ${iso(a.stats_at)} / ${iso(b.stats_at)}`
+            : ', read at request time (no exposition timestamp): times ± half the round trip'
+        }`,
+      );
     const d = {
       read_bytes: b.read_bytes - a.read_bytes,
       write_bytes: b.write_bytes - a.write_bytes,

@@ -27,6 +27,22 @@ const JOIN_THEN_EXEC = [
   'exec "$@"',
 ].join('\n');
 
+/**
+ * The command line that makes a process join `cgroupProcs` (each a `cgroup.procs` file) before it
+ * execs `command`: `/bin/sh -c '<echo $$ into each> && exec "$@"'` — the pid stays the same across the
+ * `exec`, so the server's first instruction already runs in the groups; a refused write exits the
+ * shell with {@link CGROUP_JOIN_EXIT} after naming the file on stderr.
+ * @returns `[command, args]` to spawn (`command` and `args` unchanged when `cgroupProcs` is empty)
+ */
+export function joinCgroupsThenExec(
+  cgroupProcs: readonly string[] | undefined,
+  command: string,
+  args: readonly string[],
+): [string, string[]] {
+  if (!cgroupProcs?.length) return [command, [...args]];
+  return ['/bin/sh', ['-c', JOIN_THEN_EXEC, 'sh', String(cgroupProcs.length), ...cgroupProcs, command, ...args]];
+}
+
 /** What {@link spawnDetached} started. */
 export interface SpawnedProcess {
   pid: number;
@@ -68,20 +84,7 @@ export async function spawnDetached(opts: {
   delete env.NODE_OPTIONS;
   try {
     fs.writeSync(fd, `--- ${new Date().toISOString()} chbench starts: ${[opts.command, ...opts.args].join(' ')}\n`);
-    const [command, args]: [string, string[]] = opts.cgroupProcs?.length
-      ? [
-          '/bin/sh',
-          [
-            '-c',
-            JOIN_THEN_EXEC,
-            'sh',
-            String(opts.cgroupProcs.length),
-            ...opts.cgroupProcs,
-            opts.command,
-            ...opts.args,
-          ],
-        ]
-      : [opts.command, opts.args];
+    const [command, args] = joinCgroupsThenExec(opts.cgroupProcs, opts.command, opts.args);
     const child = spawn(command, args, {
       cwd: opts.dataDir,
       detached: true,

@@ -422,7 +422,11 @@ export const LocalStepLabel = z.object({
 });
 export type LocalStepLabel = z.infer<typeof LocalStepLabel>;
 
-/** `metrics-end.json` `local_bottleneck`: every step window labelled from the server's own counters on this host. */
+/**
+ * `metrics-end.json` `local_bottleneck`: every step window labelled from the server's own counters on
+ * this host; `pod_bottleneck`: the same from counters scraped over the network (a kubernetes pod's
+ * cgroup through the node's cAdvisor).
+ */
 export const LocalBottleneckRecord = z.object({
   /** Where the counters came from (`cgroup v1 chbench/<run>/<cell>` or `/proc/<pid>`). */
   source: z.string(),
@@ -442,8 +446,8 @@ export const LocalBottleneckRecord = z.object({
   host_read_bytes_per_s: z.number().nullable(),
   /** How that rate was measured (or why not). */
   host_capacity_source: z.string(),
-  /** Cores of the host (`os.availableParallelism()`). */
-  host_cores: z.number(),
+  /** Cores of the host (`os.availableParallelism()`); for a scraped cell the server's machine (cAdvisor `machine_cpu_cores`), null when not served. */
+  host_cores: z.number().nullable(),
   /** Label thresholds: disk-bound at this share of the binding limit, CPU-bound at this % of the cores, tolerance above a limit. */
   thresholds: z.object({ disk_utilisation: z.number(), cpu_pct: z.number(), tolerance: z.number() }),
   /** Samples in `counters.jsonl` when labelled. */
@@ -453,6 +457,8 @@ export const LocalBottleneckRecord = z.object({
   limits_held: z.boolean(),
   /** Steps without a window (their record carries no wall-clock times). */
   untimed_steps: z.array(z.string()),
+  /** Scraped counters only: requests that failed (`counters-errors.jsonl`), how many and the first error; absent when none failed. */
+  failed_samples: z.object({ count: z.number(), first: z.string() }).optional(),
 });
 export type LocalBottleneckRecord = z.infer<typeof LocalBottleneckRecord>;
 
@@ -476,6 +482,12 @@ export const MetricsSnapshot = z.object({
   data_disk: DataDisk.optional(),
   /** End snapshot of a cell whose server runs on this host: every step window labelled disk-bound / CPU-bound / neither from the server's counters (`counters.jsonl`). */
   local_bottleneck: LocalBottleneckRecord.optional(),
+  /**
+   * End snapshot of a cell whose server is not on this host but whose target scrapes its counters (a
+   * kubernetes pod's cgroup from the node's cAdvisor, `counters.jsonl` samples with `rtt_ms`): every
+   * step window labelled as `local_bottleneck`, against the pod's CPU limit and the volume's rates.
+   */
+  pod_bottleneck: LocalBottleneckRecord.optional(),
 });
 export type MetricsSnapshot = z.infer<typeof MetricsSnapshot>;
 

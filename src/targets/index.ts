@@ -18,6 +18,7 @@ import type { TargetSpec } from '../schema/run-spec';
 import type { ProvisionRequest, TargetHandle } from '../schema/target';
 import { isAlive, listLabels } from './process';
 import { capabilitiesOf, targetOf } from './registry';
+import type { Target } from './target';
 import './embedded';
 import './local';
 import './external';
@@ -28,6 +29,23 @@ export type { TargetHandle, ProvisionRequest, TargetCapabilities, TargetKind } f
 export type { Target, TargetCheck, SpecCheckPlace, TargetSpecOf } from './target';
 export { capabilitiesOf, targetOf, targets, registerTarget, TargetRegistry } from './registry';
 export { provisionCellTarget, type ProvisionDeps } from './provision-cell';
+
+/**
+ * The cell server's counters over the network and the capacity to judge them by (the target's
+ * `scrapedCounters` verb: a kubernetes pod's cgroup through cAdvisor); undefined for a target
+ * without one, or when the verb fails.
+ * @param spec the cell's `target` section
+ */
+export function scrapedCountersOf(
+  handle: TargetHandle,
+  spec: unknown,
+): ReturnType<NonNullable<Target['scrapedCounters']>> {
+  try {
+    return targetOf(handle).scrapedCounters?.(handle, spec);
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * Start or reach the cell's ClickHouse. Idempotent: a retry adopts what an earlier attempt started.

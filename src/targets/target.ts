@@ -22,6 +22,7 @@
  * | `checkSpec`          | the raw `target` of a spec, its versions | one line per problem           | never                                                   |
  * | `capabilitiesFor?`   | a handle                               | {@link TargetCapabilities} of that handle | never (optional; default `capabilities`)       |
  * | `prepare?`           | a handle                               | nothing, once the worker can connect | Error when the credentials or the route cannot be set up |
+ * | `scrapedCounters?`   | a handle, the cell's `target` section  | the server's counters over the network and the capacity to judge them by | never (undefined when there are none) |
  *
  * Handles are stored in workflow history: small, JSON, never a secret (a password is referenced by
  * the name of an environment variable, or by a Kubernetes Secret that `prepare` reads on the worker
@@ -30,6 +31,7 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { WatchedTargetVerbs } from '../clickhouse/statement-watch';
 import type { TargetSpec } from '../schema/run-spec';
+import type { ScrapedCapacity, ScrapedCounterSource } from '../process/cell-counters';
 import type {
   KillOptions,
   KillResult,
@@ -132,6 +134,21 @@ export interface Target<S extends TargetSpec = TargetSpec> extends WatchedTarget
    * @throws Error when the credentials cannot be read or the route cannot be opened
    */
   prepare?(handle: TargetHandle): Promise<void>;
+  /**
+   * The server's cumulative I/O and CPU counters read over the network, for a server that is not on
+   * the worker's host (the kubernetes pod's cgroup, from the node's cAdvisor through the API server:
+   * `src/targets/kubernetes/cadvisor.ts`), and what its step windows are judged against (the pod's
+   * CPU limit, the volume's provisioned rates). The cell steps sample it
+   * (`src/activities/support/counter-samples.ts`) and the metrics step labels every window from the
+   * samples (`cellScrapedBottleneck`, `src/measure/cell-bottleneck.ts`). Optional: without it a
+   * target off the worker's host has no labels from its own counters (only the cloud step's).
+   * @param spec the cell's `target` section as the run spec gives it
+   * @returns undefined when this handle has none (e.g. a pod not scheduled); never throws
+   */
+  scrapedCounters?(
+    handle: TargetHandle,
+    spec: unknown,
+  ): { source: ScrapedCounterSource; capacity: ScrapedCapacity } | undefined;
 }
 
 /** The spec of one kind. */

@@ -4,7 +4,10 @@
  * engine per pod, EBS volumes in moto). A pod evicted in the middle of the query runs is a target
  * restart: the cell provisions a new pod on the same volume, finishes, and records the restart; an
  * image that cannot be pulled fails the cell at once (non-retryable) with the kubelet's words, and
- * nothing of either run is left in the cluster or in EC2.
+ * nothing of either run is left in the cluster or in EC2. A cell under a 1-core pod CPU limit is
+ * labelled from its pod cgroup's counters (the simulated kubelet's cgroup, served by its cAdvisor
+ * through the API server's node proxy): its hashing query is CPU-bound, the evidence the difference of
+ * the two `counters.jsonl` samples bracketing the run, and no pod cgroup is left after teardown.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -15,7 +18,9 @@ import { DescribeVolumesCommand, EC2Client } from '@aws-sdk/client-ec2';
 import { startTemporalEnv, type TemporalEnv } from '../helpers/temporal-env';
 import { startEksSim, type EksSim } from '../k8s/eks-sim';
 import { readRecord } from '../../src/results/store';
-import { CellResult, ProvisionRecord } from '../../src/schema/results';
+import { CellResult, MetricsSnapshot, ProvisionRecord } from '../../src/schema/results';
+import { REPO_ROOT } from '../../src/config';
+import { COUNTERS_FILE, readCounterSamples } from '../../src/process/cell-counters';
 import { cellNames } from '../../src/targets/kubernetes';
 import type { MatrixProgress, MatrixResult } from '../../src/workflows';
 import type { CellProgress } from '../../src/workflows/benchmark-cell';
@@ -164,5 +169,78 @@ test('an image that cannot be pulled fails the cell once, non-retryable, with th
     .filter((e) => scheduled.has(String(e.activityTaskStartedEventAttributes?.scheduledEventId)))
     .map((e) => e.activityTaskStartedEventAttributes!.attempt);
   assert.deepEqual(attempts, [1], 'one provision activity, started once');
+  assert.deepEqual(await leftovers(), { pods: 0, pvcs: 0, volumes: 0 });
+});
+
+test('a kubernetes cell is labelled from its pod cgroup through cAdvisor: a hashing query under a 1-core limit is CPU-bound; no cgroup is left', async (t) => {
+  const cgroups = sim.cluster.cgroups;
+  if (!cgroups) return t.skip(`the simulated kubelet runs pods without cgroups: ${sim.cluster.cgroupsOff}`);
+  const saved = process.env.CHBENCH_SQL_ROOT;
+  process.env.CHBENCH_SQL_ROOT = path.join(REPO_ROOT, 'test', 'fixtures');
+  const runId = `k8s-labels-${Date.now()}`;
+  const cellKey = 'v26.7-lz4';
+  let r: MatrixResult;
+  try {
+    const base = spec('k8s-labels');
+    r = (await env.client.workflow.execute('benchmarkMatrix', {
+      taskQueue: env.taskQueue,
+      workflowId: runId,
+      args: [
+        {
+          ...base,
+          workload: 'pod-bottleneck',
+          scale: 10_000,
+          target: {
+            ...base.target,
+            resources: { requests: { cpu: '1', memory: '2Gi' }, limits: { cpu: '1', memory: '4Gi' } },
+          },
+          protocol: { coldRuns: 0, warmupRuns: 0, warmRuns: 1, quiesce: { stableForMs: 200 } },
+        },
+      ],
+    })) as MatrixResult;
+  } finally {
+    if (saved === undefined) delete process.env.CHBENCH_SQL_ROOT;
+    else process.env.CHBENCH_SQL_ROOT = saved;
+  }
+  assert.deepEqual(
+    r.cells.map((c) => [c.cellKey, c.status]),
+    [[cellKey, 'succeeded']],
+    JSON.stringify(r.cells.map((c) => c.error)),
+  );
+  const dir = path.join(env.resultsDir, runId, 'cells', cellKey);
+  const end = readRecord(path.join(dir, 'metrics-end.json'), MetricsSnapshot);
+  assert.equal(end.local_bottleneck, undefined, 'the pod is not on the worker host');
+  const pb = end.pod_bottleneck;
+  assert.ok(pb, 'metrics-end.json has pod_bottleneck');
+  for (const l of pb.steps) t.diagnostic(`  ${l.step}: ${l.label} — ${l.evidence}`);
+  const l = pb.steps.find((x) => x.step === 'hash warm (baseline)');
+  assert.ok(l?.counters, JSON.stringify(l));
+  t.diagnostic(`hash: ${l.label}: ${l.evidence}`);
+  assert.equal(l.label, 'cpu-bound', l.evidence);
+  const { pod } = cellNames(runId, cellKey);
+  assert.match(l.counters.source, new RegExp(`^cadvisor \\S+ pod ${NS}/${pod} uid [0-9a-f]{8}$`));
+  // The kernel's CFS quota (the kubelet's, from limits.cpu 1) held the hashing on two threads to one core.
+  assert.ok(l.counters.cores_used > 0.8 && l.counters.cores_used < 1.15, `cores used ${l.counters.cores_used}`);
+  assert.equal(pb.cpu_limit_cores, 1);
+  assert.match(pb.limits, /^pod CPU limit 1 cores \(resources\.limits\.cpu 1\); gp3 volume: 125 MiB\/s/);
+  // The evidence is the difference of the two scraped samples bracketing the run's record window.
+  const samples = readCounterSamples(path.join(dir, COUNTERS_FILE));
+  const a = samples[l.counters.from_sample]!;
+  const b = samples[l.counters.to_sample]!;
+  assert.ok(a.t <= Date.parse(l.started_at) && b.t >= Date.parse(l.finished_at), `${a.t}…${b.t} brackets the run`);
+  assert.ok(a.rtt_ms !== undefined && b.rtt_ms !== undefined, 'scraped samples carry their round trip');
+  assert.equal(l.counters.cpu_ns, b.cpu_ns - a.cpu_ns);
+  assert.equal(l.counters.read_bytes, b.read_bytes - a.read_bytes);
+  assert.equal(l.counters.ms, (b.stats_at as number) - (a.stats_at as number), 'timed by the readings');
+  assert.ok(l.counters.cpu_ns > 0.3e9, `the hashing run used ${l.counters.cpu_ns} ns of CPU`);
+  const report = readFileSync(path.join(env.resultsDir, runId, 'report.md'), 'utf8');
+  assert.match(report, /## Bottlenecks \(pod counters\)/);
+  // Teardown deleted the pod; the kubelet removed its cgroups.
+  const uid = readRecord(path.join(dir, 'provision.json'), ProvisionRecord).target.kubernetes!.podUid;
+  assert.deepEqual(
+    cgroups.existing().filter((d) => d.includes(`/pod${uid}`)),
+    [],
+    'no cgroup of the pod is left',
+  );
   assert.deepEqual(await leftovers(), { pods: 0, pvcs: 0, volumes: 0 });
 });

@@ -29,16 +29,28 @@
  *   mounts resolved to their PVs (`ctx.volumes`, with `volumeHandle` and zone) so it can keep a
  *   volume's data in a directory derived from the handle; {@link SimCluster.running} lists running
  *   containers with IP, node, volumes and `pid` (when the runner reports one) for metrics publishers.
+ * - Pod cgroups and cAdvisor (`kubelet-cgroups.ts`; as root on cgroup v1, unless `podCgroups: false`):
+ *   each pod gets `<cgroup root>/kubepods/pod<uid>` and each container start a child group in the
+ *   `cpu`, `cpuacct` and `blkio` hierarchies, with the container's `limits.cpu` as a CFS quota; the
+ *   runner's process joins it before it execs (`ctx.cgroupProcs`). The node proxy
+ *   `GET /api/v1/nodes/<node>/proxy/metrics/cadvisor` serves the node's pods' real cgroup counters
+ *   (Prometheus text, read at request time or at most `housekeepingMs` old). A pod's cgroups are
+ *   removed when its containers stop (deletion, eviction, node loss, cluster stop).
  * - Test controls: {@link SimCluster.evict} (node-pressure eviction), {@link SimCluster.oomKill},
- *   {@link SimCluster.volumes} (what the CSI hooks created and deleted), {@link SimCluster.event}.
+ *   {@link SimCluster.loseNode} (the node's machine is gone: containers stopped, cgroups removed, node
+ *   NotReady, its kubelet no longer answers the proxy), {@link SimCluster.volumes} (what the CSI hooks
+ *   created and deleted), {@link SimCluster.event}.
  * - Not simulated: taints/tolerations, pod (anti-)affinity, preemption, resource limits enforcement
- *   (an OOM kill happens only through oomKill()), exponential back-off, init containers, volume
- *   attach/detach (a volume is usable on any node of its zone at once), node failures.
+ *   other than the CFS quota (an OOM kill happens only through oomKill()), exponential back-off, init
+ *   containers, volume attach/detach (a volume is usable on any node of its zone at once), the node
+ *   controller's eviction of a lost node's pods.
  */
 import http from 'node:http';
 import net from 'node:net';
+import os from 'node:os';
 import { randomBytes } from 'node:crypto';
-import { KubeEmulator, type Change, type EmulatorOptions, type KObj } from './emulator';
+import { KubeEmulator, type Change, type EmulatorOptions, type KObj, type NodeProxyAnswer } from './emulator';
+import { PodCgroups } from './kubelet-cgroups';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Any = any;
@@ -82,6 +94,11 @@ export interface ContainerContext {
    * directory derived from `volumeHandle`, so a new pod on the same claim sees the same data.
    */
   volumes: MountedVolume[];
+  /**
+   * The `cgroup.procs` files of the container's cgroup (cpu, cpuacct, blkio), which a runner that
+   * starts a process makes it join before it execs; empty when the kubelet runs pods without cgroups.
+   */
+  cgroupProcs: string[];
 }
 
 export interface MountedVolume {
@@ -138,6 +155,10 @@ export interface ClusterOptions {
   restartBackOffMs?: number;
   /** Periodic resync of the controllers (retries, counters). Default 250 ms. */
   resyncMs?: number;
+  /** Pod cgroups and cAdvisor counters (root and cgroup v1 only; see the file header). Default true. */
+  podCgroups?: boolean;
+  /** How long cAdvisor serves a cgroup reading again before reading anew, ms (its housekeeping). Default 0: every request reads. */
+  housekeepingMs?: number;
   emulator?: EmulatorOptions;
 }
 
@@ -325,10 +346,19 @@ export class SimCluster {
   private idle: Promise<void> = Promise.resolve();
   /** Volumes created and deleted by the CSI hooks, for assertions. */
   readonly volumes = { created: [] as VolumeRequest[], deleted: [] as string[] };
+  /** The kubelet's pod cgroups; undefined when pods run without them (`cgroupsOff` says why). */
+  readonly cgroups?: PodCgroups;
+  /** Why pods run without cgroups (not root, no cgroup v1, `podCgroups: false`); undefined when they have them. */
+  readonly cgroupsOff?: string;
+  /** Nodes whose machine is gone ({@link SimCluster.loseNode}). */
+  private readonly lost = new Set<string>();
 
   constructor(private readonly opts: ClusterOptions = {}) {
     this.emu = new KubeEmulator(opts.emulator);
     this.nodes = opts.nodes ?? [{ name: 'node-a', zone: 'us-east-1a' }];
+    const cg = opts.podCgroups === false ? 'podCgroups: false' : PodCgroups.open(opts.housekeepingMs ?? 0);
+    if (typeof cg === 'string') this.cgroupsOff = cg;
+    else this.cgroups = cg;
   }
 
   get url(): string {
@@ -338,6 +368,7 @@ export class SimCluster {
   async start(): Promise<this> {
     for (const n of this.nodes) this.emu.create('nodes', this.nodeObject(n));
     this.emu.podTerminating = (pod) => this.stopPod(pod, true);
+    this.emu.nodeProxy = (node, path) => this.kubeletEndpoint(node, path);
     this.unsubscribe = this.emu.subscribe((c: Change) => {
       if (c.resource === 'pods' && c.type === 'DELETED') {
         // Also pods removed without a grace period (the podTerminating hook is not called for them).
@@ -357,7 +388,67 @@ export class SimCluster {
     clearInterval(this.resync);
     await this.idle;
     await Promise.all([...this.runs.values()].map((r) => this.stopRun(r)));
+    try {
+      this.cgroups?.removeAll();
+    } catch (e) {
+      console.error(`sim kubelet: removing the cgroups under ${this.cgroups?.name}:`, e);
+    }
     await this.emu.stop();
+  }
+
+  /**
+   * The kubelet's HTTP endpoints behind the node proxy: `metrics/cadvisor` (the node's pod cgroups,
+   * Prometheus text); 404 otherwise; 503 for a lost node (no kubelet answers).
+   */
+  private async kubeletEndpoint(node: KObj, path: string): Promise<NodeProxyAnswer> {
+    const name = node.metadata.name;
+    if (this.lost.has(name) || !this.nodes.some((n) => n.name === name))
+      return {
+        status: 503,
+        contentType: 'application/json',
+        body: JSON.stringify({
+          kind: 'Status',
+          apiVersion: 'v1',
+          status: 'Failure',
+          message: `error trying to reach service: dial tcp 127.0.0.1:10250: connect: connection refused (node ${name})`,
+          reason: 'ServiceUnavailable',
+          code: 503,
+        }),
+      };
+    if (path.replace(/^\/+/, '') === 'metrics/cadvisor') {
+      const body =
+        this.cgroups?.cadvisorText(name) ??
+        `# HELP machine_cpu_cores Number of logical CPU cores.\n# TYPE machine_cpu_cores gauge\nmachine_cpu_cores ${os.availableParallelism()}\n`;
+      return { status: 200, contentType: 'text/plain; version=0.0.4; charset=utf-8', body };
+    }
+    return { status: 404, contentType: 'text/plain; charset=utf-8', body: '404 page not found\n' };
+  }
+
+  /**
+   * The node's machine is gone: its containers stop (their processes end, their cgroups are removed),
+   * the node turns NotReady (`NodeStatusUnknown`) and its kubelet answers no proxy request. Its pods
+   * are left as they are (the node controller's eviction after its grace period is not simulated).
+   */
+  async loseNode(name: string): Promise<void> {
+    this.lost.add(name);
+    const onNode = [...this.runs.values()].filter(
+      (r) => this.emu.tryGet('pods', r.ns, r.name)?.spec?.nodeName === name,
+    );
+    await Promise.all(onNode.map((r) => this.stopRun(r)));
+    this.emu.mutate(
+      'nodes',
+      undefined,
+      name,
+      (n) =>
+        (n.status.conditions = this.setCondition(
+          n.status.conditions,
+          'Ready',
+          'Unknown',
+          'NodeStatusUnknown',
+          'Kubelet stopped posting node status.',
+        )),
+      'status',
+    );
   }
 
   /** Every container the kubelet runs now (for metrics publishers and assertions). */
@@ -840,6 +931,7 @@ export class SimCluster {
     if (Object.entries(sel).some(([k, v]) => labels[k] !== v) || (affinity && !nodeSelectorMatches(affinity, node)))
       return "node(s) didn't match Pod's node affinity/selector";
     if (node.spec?.unschedulable) return 'node(s) were unschedulable';
+    if (this.lost.has(node.metadata.name)) return 'node(s) had untolerated taint {node.kubernetes.io/unreachable: }';
     for (const c of claims) {
       if (!c.spec?.volumeName) continue;
       const pv = this.emu.tryGet('persistentvolumes', undefined, c.spec.volumeName);
@@ -880,7 +972,8 @@ export class SimCluster {
   private kubelet(): void {
     const ours = new Set(this.nodes.map((n) => n.name));
     for (const pod of this.emu.list('pods')) {
-      if (!ours.has(pod.spec?.nodeName) || pod.metadata.deletionTimestamp) continue;
+      if (!ours.has(pod.spec?.nodeName) || pod.metadata.deletionTimestamp || this.lost.has(pod.spec?.nodeName))
+        continue;
       if (this.runs.has(pod.metadata.uid!) || pod.status?.phase !== 'Pending') continue;
       const run: PodRun = {
         uid: pod.metadata.uid!,
@@ -991,15 +1084,33 @@ export class SimCluster {
     this.event(pod, 'Normal', 'Pulled', `Container image "${c.image}" already present on machine`, 'kubelet');
     this.event(pod, 'Normal', 'Created', `Created container: ${c.name}`, 'kubelet');
     const runContainer = this.opts.runContainer ?? pingServer;
+    let cgroupProcs: string[] = [];
+    try {
+      const limit = c.resources?.limits?.cpu;
+      cgroupProcs =
+        this.cgroups?.startContainer(
+          { uid: run.uid, namespace: run.ns, name: run.name, node: String(pod.spec?.nodeName ?? '') },
+          { name: c.name, image: String(c.image ?? ''), cpus: limit === undefined ? undefined : parseQuantity(limit) },
+        ).cgroupProcs ?? [];
+    } catch (e) {
+      this.emu.appendLog(
+        run.ns,
+        run.name,
+        c.name,
+        `sim kubelet: no cgroup for the container: ${(e as Error).message}\n`,
+      );
+    }
     let handle: ContainerHandle;
     try {
       handle = await runContainer(pod, run.ip!, {
         container: c,
         log: (t) => this.emu.appendLog(run.ns, run.name, c.name, t),
         volumes: this.mounts(pod, c),
+        cgroupProcs,
       });
     } catch (e) {
       this.emu.appendLog(run.ns, run.name, c.name, `failed to start: ${e instanceof Error ? e.message : String(e)}\n`);
+      this.dropContainerCgroup(run, c.name);
       return this.containerExited(run, pod, c, i, { exitCode: 128, reason: 'StartError' }, now());
     }
     if (run.stopping || this.stopped) return void (await handle.stop());
@@ -1020,6 +1131,8 @@ export class SimCluster {
     if (c.readinessProbe) this.probeLoop(run, pod, c, i, handle);
     void handle.exited.then((exit) => {
       if (run.handles[i] === handle) run.handles[i] = undefined;
+      // The process is gone: its container cgroup goes too (a restart makes a new one).
+      if (!run.handles[i]) this.dropContainerCgroup(run, c.name);
       if (!run.stopping && !this.stopped) void this.containerExited(run, pod, c, i, exit, startedAt);
     });
   }
@@ -1126,6 +1239,25 @@ export class SimCluster {
     await Promise.all(run.handles.map(async (h) => h?.exited));
     run.handles = [];
     this.releaseIp(run);
+    try {
+      this.cgroups?.removePod(run.uid);
+    } catch (e) {
+      if (!this.stopped) console.error(`sim kubelet: removing the cgroup of ${run.ns}/${run.name}:`, e);
+    }
+  }
+
+  /** Remove a container's cgroup once its process is gone (never throws: logged in the container's log). */
+  private dropContainerCgroup(run: PodRun, container: string): void {
+    try {
+      this.cgroups?.removeContainer(run.uid, container);
+    } catch (e) {
+      this.emu.appendLog(
+        run.ns,
+        run.name,
+        container,
+        `sim kubelet: removing the container cgroup: ${(e as Error).message}\n`,
+      );
+    }
   }
 
   /** Stops a pod's containers (deletion: `Killing` events, then the emulator removes it). */

@@ -3,19 +3,25 @@
  * the emulator, the AWS SDK on a real moto server, HTTP to the real embedded-engine processes the
  * simulated kubelet runs. One simulated cluster for the whole file; the steps build on each other
  * (article's StorageClass, Secret, PVC and pod → volume/instance facts → SQL → metrics → pod
- * deletion → a second pod on the same claim → port-forward → PVC deletion).
+ * deletion → a second pod on the same claim → port-forward → PVC deletion). The simulated kubelet's
+ * pod cgroups (as root, cgroup v1): the pod's process in `…/kubepods/pod<uid>/<container>` with its
+ * CFS quota, the node's cAdvisor metrics through the node proxy (client-node and
+ * `kubectl get --raw`) equal to the cgroup's kernel counters, and the cgroup removed when the pod is
+ * deleted, evicted, its node is lost, and when the cluster stops.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import { GetMetricDataCommand } from '@aws-sdk/client-cloudwatch';
 import { DescribeInstancesCommand, DescribeVolumesCommand } from '@aws-sdk/client-ec2';
 import { pollUntil } from '../../src/lib/poll';
 import { startEksSim, type EksSim } from './eks-sim';
+import { parsePrometheusText, podCountersOf } from '../../src/targets/kubernetes/cadvisor';
 
 const NS = 'bench-database';
 const USER = 'bench';
@@ -105,6 +111,9 @@ describe('simulated EKS: emulator + moto + embedded-engine pods', { timeout: 120
   let podIp = '';
   let pid = 0;
   let volumeId = '';
+  let podUid = '';
+  /** A pod's cgroup directory in the cpuacct hierarchy (the kubelet's), or '' without pod cgroups. */
+  const podCgroup = (uid: string) => sim.cluster.cgroups?.podDir('cpuacct', uid) ?? '';
 
   const waitReady = (name: string) =>
     pollUntil(
@@ -284,6 +293,79 @@ describe('simulated EKS: emulator + moto + embedded-engine pods', { timeout: 120
     assert.deepEqual((r.MetricDataResults ?? []).find((x) => x.Id === 'q')?.Values ?? [], []);
   });
 
+  it("puts the pod's process in its cgroup and serves the cgroup's kernel counters as cAdvisor metrics through the node proxy", async (t) => {
+    const cg = sim.cluster.cgroups;
+    if (!cg) return t.skip(`pods run without cgroups here: ${sim.cluster.cgroupsOff}`);
+    const p = await core.readNamespacedPod({ name: 'clickhouse', namespace: NS });
+    podUid = p.metadata!.uid!;
+    const node = p.spec!.nodeName!;
+    const dir = (c: 'cpu' | 'cpuacct' | 'blkio') => cg.containerDir(c, podUid, 'clickhouse')!;
+    for (const c of ['cpu', 'cpuacct', 'blkio'] as const)
+      assert.ok(
+        fs
+          .readFileSync(path.join(dir(c), 'cgroup.procs'), 'utf8')
+          .split('\n')
+          .includes(String(pid)),
+        `pid ${pid} in ${dir(c)}`,
+      );
+    assert.equal(
+      fs.readFileSync(path.join(dir('cpu'), 'cpu.cfs_quota_us'), 'utf8').trim(),
+      '350000',
+      'limits.cpu 3500m as a CFS quota',
+    );
+    const usage = () => Number(fs.readFileSync(path.join(dir('cpuacct'), 'cpuacct.usage'), 'utf8'));
+    const bytes = (op: string) =>
+      fs
+        .readFileSync(path.join(dir('blkio'), 'blkio.throttle.io_service_bytes'), 'utf8')
+        .split('\n')
+        .filter((l) => l.split(' ')[1] === op)
+        .reduce((a, l) => a + Number(l.split(' ')[2]), 0);
+    // client-node, as the kubernetes target reads it; the counters are the kernel's at request time.
+    const before = { cpu: usage(), r: bytes('Read'), w: bytes('Write') };
+    const text = await core.connectGetNodeProxyWithPath({ name: node, path: 'metrics/cadvisor' });
+    const after = { cpu: usage(), r: bytes('Read'), w: bytes('Write') };
+    const c = podCountersOf(parsePrometheusText(text), NS, 'clickhouse');
+    const within = (x: number, a: number, b: number, what: string) =>
+      assert.ok(x >= a && x <= b, `${a} ≤ ${x} ≤ ${b} (${what})`);
+    within(c.cpuNs, before.cpu - 1, after.cpu + 1, 'cpuacct.usage (seconds in the exposition: ±1 ns)');
+    within(c.readBytes, before.r, after.r, 'blkio.throttle.io_service_bytes Read');
+    within(c.writeBytes, before.w, after.w, 'blkio.throttle.io_service_bytes Write');
+    assert.ok(c.cpuNs > 0.1e9, 'the INSERT and the engine start used CPU in the cgroup');
+    assert.equal(c.machineCores, os.availableParallelism());
+    assert.ok(
+      c.statsAtMs !== null && Math.abs(c.statsAtMs - Date.now()) < 5000,
+      'each series carries its reading time',
+    );
+    // kubectl, through the same path.
+    const raw = await new Promise<{ code: number; out: string; err: string }>((resolve) =>
+      execFile(
+        '/usr/bin/kubectl',
+        ['--kubeconfig', sim.kubeconfigPath, 'get', '--raw', `/api/v1/nodes/${node}/proxy/metrics/cadvisor`],
+        { timeout: 20_000, env: { ...process.env, HOME: sim.rootDir } },
+        (err, out, e) => resolve({ code: err ? Number(err.code ?? 1) : 0, out, err: e }),
+      ),
+    );
+    assert.equal(raw.code, 0, raw.err);
+    assert.match(raw.out, /^# TYPE container_cpu_usage_seconds_total counter$/m);
+    assert.match(
+      raw.out,
+      new RegExp(
+        `^container_cpu_usage_seconds_total\\{container="clickhouse",cpu="total",id="/${cg.name}/kubepods/pod${podUid}/[0-9a-f]{12}",.*namespace="${NS}",pod="clickhouse"\\} \\S+ \\d{13}$`,
+        'm',
+      ),
+    );
+    assert.match(raw.out, /^container_fs_reads_bytes_total\{container="clickhouse",device="\/dev\/[^"]+",/m);
+    // Not the kubelet's: a 404 from it, and 404 for a node that does not exist.
+    await assert.rejects(
+      core.connectGetNodeProxyWithPath({ name: node, path: 'metrics/absent' }),
+      (e: { code?: number }) => e.code === 404,
+    );
+    await assert.rejects(
+      core.connectGetNodeProxyWithPath({ name: 'no-such-node', path: 'metrics/cadvisor' }),
+      (e: { code?: number }) => e.code === 404,
+    );
+  });
+
   it('port-forwards through the API server (client-node PortForward) to the pod', async () => {
     const pf = new k8s.PortForward(kc);
     const server = net.createServer((socket) => {
@@ -324,6 +406,7 @@ describe('simulated EKS: emulator + moto + embedded-engine pods', { timeout: 120
       },
       { timeoutMs: 20_000, what: 'pod clickhouse gone and its process ended' },
     );
+    if (podUid) assert.equal(fs.existsSync(podCgroup(podUid)), false, "the deleted pod's cgroup is removed");
     assert.equal(await writeSamples(), samplesBefore + 1, 'one last sample published when the container stopped');
     await core.createNamespacedPod({
       namespace: NS,
@@ -340,8 +423,11 @@ describe('simulated EKS: emulator + moto + embedded-engine pods', { timeout: 120
     await waitReady('evictee');
     const evictee = sim.cluster.running().find((c) => c.pod === 'evictee');
     assert.ok(evictee?.pid && alive(evictee.pid));
+    const evicteeCgroup = podCgroup(evictee.uid);
+    if (evicteeCgroup) assert.ok(fs.existsSync(evicteeCgroup));
     await sim.cluster.evict(NS, 'evictee');
     assert.equal(alive(evictee.pid), false);
+    if (evicteeCgroup) assert.equal(fs.existsSync(evicteeCgroup), false, "the evicted pod's cgroup is removed");
     const p = await core.readNamespacedPod({ name: 'evictee', namespace: NS });
     assert.equal(p.status?.reason, 'Evicted');
     await core.deleteNamespacedPod({ name: 'evictee', namespace: NS });
@@ -386,6 +472,26 @@ describe('simulated EKS: emulator + moto + embedded-engine pods', { timeout: 120
     const pvs = await core.listPersistentVolume();
     assert.equal(pvs.items.length, 0);
     assert.equal(fs.existsSync(path.join(sim.rootDir, 'volumes', volumeId)), false, 'the data went with the volume');
+  });
+
+  it("removes a lost node's pod cgroups (its processes end, the node proxy answers 503), and every cgroup when the cluster stops", async (t) => {
+    const cg = sim.cluster.cgroups;
+    if (!cg) return t.skip(`pods run without cgroups here: ${sim.cluster.cgroupsOff}`);
+    await core.createNamespacedPod({ namespace: NS, body: clickhousePod('doomed') });
+    const p = await waitReady('doomed');
+    const doomed = sim.cluster.running().find((c) => c.pod === 'doomed')!;
+    assert.ok(fs.existsSync(podCgroup(doomed.uid)));
+    await sim.cluster.loseNode(p.spec!.nodeName!);
+    assert.equal(alive(doomed.pid!), false);
+    assert.equal(fs.existsSync(podCgroup(doomed.uid)), false, "the lost node's pod cgroup is removed");
+    await assert.rejects(
+      core.connectGetNodeProxyWithPath({ name: p.spec!.nodeName!, path: 'metrics/cadvisor' }),
+      (e: { code?: number }) => e.code === 503,
+    );
+    const node = await core.readNode({ name: p.spec!.nodeName! });
+    assert.equal(node.status?.conditions?.find((c) => c.type === 'Ready')?.status, 'Unknown');
+    await sim.stop();
+    assert.deepEqual(cg.existing(), [], 'no cgroup of the cluster is left');
   });
 });
 

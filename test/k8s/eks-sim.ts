@@ -26,6 +26,8 @@
  *   stdout/stderr are the container log. Stopping a container (pod deletion, eviction, OOM kill) is
  *   SIGTERM, then SIGKILL after the pod's `terminationGracePeriodSeconds` (capped by `stopTimeoutMs`),
  *   and waits for the exit. Other images run the cluster's default {@link pingServer}.
+ *   The process joins the container's cgroup (`ctx.cgroupProcs`, cluster.ts) before it execs, so the
+ *   node's cAdvisor (`GET /api/v1/nodes/<node>/proxy/metrics/cadvisor`) serves its real counters.
  * - Exec readiness probes of the form `clickhouse-client … --query "<sql>"` send that SQL over HTTP
  *   to the pod's server with the container's credentials (clickhouse-client reads
  *   `CLICKHOUSE_USER`/`CLICKHOUSE_PASSWORD` from the environment); other commands probe `/ping`.
@@ -501,6 +503,8 @@ export async function startEksSim(opts: EksSimOptions = {}): Promise<EksSim> {
         portFile: path.join(podDir, 'port'),
         authFromEnv: true,
         detached: false,
+        // The pod's container cgroup (the simulated kubelet's), joined before the engine execs.
+        cgroupProcs: ctx.cgroupProcs,
         wait: false,
         cwd: REPO_ROOT,
         env: {

@@ -32,6 +32,8 @@
  * - Errors are real `Status` objects (message, reason, details, code), e.g. `pods "x" not found`.
  * - `kubectl get`'s default output is served as a `meta.k8s.io/v1` Table (pods: ready, status,
  *   restarts, age, IP, node; PVCs and PVs; events; anything else name and age).
+ * - Node proxy: `GET /api/v1/nodes/<node>/proxy/<path>` answered by the simulated kubelet's endpoints
+ *   (the `nodeProxy` hook; `cluster.ts` serves `metrics/cadvisor`), 503 without one.
  * - Port-forward: `GET /api/v1/namespaces/<ns>/pods/<name>/portforward?ports=<p>` upgraded to a
  *   WebSocket (`v4.channel.k8s.io`, the protocol of client-node 1.4.0's `PortForward`), piped to
  *   `<pod IP>:<p>` (see `upgrade()`); without an upgrade: 400 `Upgrade request required`.
@@ -142,7 +144,7 @@ export const RESOURCES: readonly ResourceDef[] = [
   R('', 'v1', 'pods', 'Pod', true, { shortNames: ['po'], status: true, sub: ['log', 'portforward'] }),
   R('', 'v1', 'persistentvolumeclaims', 'PersistentVolumeClaim', true, { shortNames: ['pvc'], status: true }),
   R('', 'v1', 'persistentvolumes', 'PersistentVolume', false, { shortNames: ['pv'], status: true }),
-  R('', 'v1', 'nodes', 'Node', false, { shortNames: ['no'], status: true }),
+  R('', 'v1', 'nodes', 'Node', false, { shortNames: ['no'], status: true, sub: ['proxy'] }),
   R('', 'v1', 'events', 'Event', true, { shortNames: ['ev'] }),
   R('', 'v1', 'secrets', 'Secret', true),
   R('', 'v1', 'configmaps', 'ConfigMap', true, { shortNames: ['cm'] }),
@@ -213,6 +215,19 @@ export interface EmulatorOptions {
   podTerminationMs?: number;
   /** Called when a scheduled pod starts terminating (the kubelet stops its containers here). */
   podTerminating?: (pod: KObj) => Promise<void>;
+  /**
+   * The kubelet's HTTP endpoints behind the node proxy (`GET /api/v1/nodes/<node>/proxy/<path>`): the
+   * simulated kubelet installs itself here (`/metrics/cadvisor`). Without it a proxy request is 503,
+   * as a real API server answers when it cannot reach the kubelet.
+   */
+  nodeProxy?: (node: KObj, path: string, query: URLSearchParams) => Promise<NodeProxyAnswer>;
+}
+
+/** What the kubelet answered a node-proxy request (see {@link EmulatorOptions.nodeProxy}). */
+export interface NodeProxyAnswer {
+  status: number;
+  contentType: string;
+  body: string;
 }
 
 interface Watcher {
@@ -436,6 +451,11 @@ export class KubeEmulator {
   /** Sets the `podTerminating` hook (the simulated kubelet installs itself here). */
   set podTerminating(fn: EmulatorOptions['podTerminating']) {
     this.opts.podTerminating = fn;
+  }
+
+  /** Sets the `nodeProxy` hook (the simulated kubelet's endpoints, e.g. `/metrics/cadvisor`). */
+  set nodeProxy(fn: EmulatorOptions['nodeProxy']) {
+    this.opts.nodeProxy = fn;
   }
 
   // ----- lifecycle -----
@@ -1104,7 +1124,7 @@ export class KubeEmulator {
           name: `${d.plural}/${s}`,
           singularName: '',
           namespaced: d.namespaced,
-          kind: s === 'portforward' ? 'PodPortForwardOptions' : d.kind,
+          kind: s === 'portforward' ? 'PodPortForwardOptions' : s === 'proxy' ? 'NodeProxyOptions' : d.kind,
           verbs: s === 'portforward' ? ['create', 'get'] : ['get'],
         })),
       ]),
@@ -1222,6 +1242,30 @@ export class KubeEmulator {
     };
   }
 
+  /**
+   * `GET /api/v1/nodes/<node>/proxy/<path>` → the kubelet's endpoint (the `nodeProxy` hook). The
+   * path's segments are percent-decoded, as the real API server's request info does (client-node
+   * sends `metrics%2Fcadvisor`, kubectl `metrics/cadvisor`). Not implemented: other verbs (405), the
+   * `:<port>` form of the node name, and any authorization (a real server checks `get nodes/proxy`).
+   */
+  private async proxyToNode(method: string, node: string, segs: string[], url: URL, res: http.ServerResponse) {
+    this.requestCount['proxy'] = (this.requestCount['proxy'] ?? 0) + 1;
+    if (method !== 'GET')
+      throw new StatusError(405, 'MethodNotAllowed', `method ${method} not allowed on nodes/proxy here`);
+    const obj = this.get('nodes', undefined, decodeURIComponent(node));
+    const path = segs.map((x) => decodeURIComponent(x)).join('/');
+    const hook = this.opts.nodeProxy;
+    if (!hook)
+      throw new StatusError(
+        503,
+        'ServiceUnavailable',
+        `error trying to reach service: no kubelet answers for node ${obj.metadata.name}`,
+      );
+    const a = await hook(obj, path, url.searchParams);
+    res.writeHead(a.status, { 'Content-Type': a.contentType, 'Content-Length': Buffer.byteLength(a.body) });
+    res.end(a.body);
+  }
+
   private async route(
     method: string,
     url: URL,
@@ -1241,6 +1285,8 @@ export class KubeEmulator {
     let ns: string | undefined;
     if (rest[0] === 'namespaces' && rest.length >= 3 && !['status', 'finalize'].includes(rest[2]))
       [ns, rest] = [rest[1], rest.slice(2)];
+    if (group === '' && version === 'v1' && ns === undefined && rest[0] === 'nodes' && rest[2] === 'proxy' && rest[1])
+      return this.proxyToNode(method, rest[1], rest.slice(3), url, res);
     const [plural, name, sub] = rest;
     const d = RESOURCES.find((r) => r.group === group && r.version === version && r.plural === plural);
     if (!d || (ns !== undefined && !d.namespaced) || rest.length > 3)

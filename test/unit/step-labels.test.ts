@@ -100,3 +100,65 @@ test('samples of two worker processes are timed by the wall clock, one process b
   );
   assert.equal(other!.counters!.ms, 1000);
 });
+
+/** A scraped sample (a pod's counters through cAdvisor): requested at T0 + `at`, answered `rtt` ms later. */
+function sc(at: number, read: number, cpu: number, extra: Partial<CounterSample> = {}): CounterSample {
+  return s(at, read, cpu, {
+    pid: 0,
+    source: 'cadvisor node-a pod ns/p uid 1234abcd',
+    host_busy_ns: 0,
+    host_total_ns: 0,
+    rtt_ms: 4,
+    stats_at: null,
+    machine_cores: 2,
+    ...extra,
+  });
+}
+
+test('scraped samples with identical counters are "not enough samples: counters not refreshed", never neither', () => {
+  const step = [{ step: 'hash warm (baseline)', startMs: T0 + 10, endMs: T0 + 1010 }];
+  const cap = { limits: { cpus: 1 }, hostCores: 2, hostReadBytesPerSec: 100 * MiB };
+  // cAdvisor answered both requests from one housekeeping reading (10 s apart on a real kubelet).
+  const same = [sc(0, 5, 3, { stats_at: T0 - 7000 }), sc(1020, 5, 3, { stats_at: T0 - 7000 })];
+  const [l] = labelStepWindows(step, same, cap, true);
+  assert.equal(l!.label, 'unknown');
+  assert.equal(l!.counters, null);
+  assert.match(l!.evidence, /^not enough samples: counters not refreshed: the two samples .* show identical counters/);
+  // Without exposition timestamps the rule is the same.
+  const [m] = labelStepWindows(step, [sc(0, 5, 3), sc(1020, 5, 3)], cap, true);
+  assert.match(m!.evidence, /^not enough samples: counters not refreshed/);
+  // The same identical counters from this host's files stay a measurement (the local rule is unchanged).
+  const [local] = labelStepWindows(step, [s(0, 5, 3), s(1020, 5, 3)], cap, true);
+  assert.equal(local!.label, 'neither', local!.evidence);
+});
+
+test("scraped readings covering less than half the window are not refreshed; otherwise rates use the readings' times", () => {
+  const step = [{ step: 'q', startMs: T0 + 10, endMs: T0 + 2010 }];
+  const cap = { limits: { cpus: 1 }, hostCores: 2 };
+  // Read at T0 - 5 s and T0 + 500 ms: they cover 490 of the window's 2000 ms.
+  const stale = [sc(0, 0, 0, { stats_at: T0 - 5000 }), sc(2020, 0, 0.9, { stats_at: T0 + 500 })];
+  const [l] = labelStepWindows(step, stale, cap, true);
+  assert.equal(l!.label, 'unknown');
+  assert.match(l!.evidence, /cover 25 % of the window/);
+  // Fresh readings: the span is the readings' timestamps (2000 ms), CPU 1.9 s of a 1-core limit.
+  const fresh = [sc(0, 0, 0, { stats_at: T0 + 2 }), sc(2020, 0, 1.9, { stats_at: T0 + 2022 })];
+  const [f] = labelStepWindows(step, fresh, cap, true);
+  assert.equal(f!.label, 'cpu-bound', f!.evidence);
+  assert.equal(f!.counters!.ms, 2020);
+  assert.match(f!.evidence, /request round trips 4\.0 \/ 4\.0 ms, read at /);
+  // No timestamps: the middle of each request (t + rtt / 2), on the monotonic clock of one worker.
+  const mid = [sc(0, 0, 0, { rtt_ms: 2 }), sc(2020, 0, 1.9, { rtt_ms: 10 })];
+  const [g] = labelStepWindows(step, mid, cap, true);
+  assert.equal(g!.counters!.ms, 2020 + 5 - 1);
+  assert.match(g!.evidence, /read at request time \(no exposition timestamp\): times ± half the round trip/);
+});
+
+test("a short excess over a volume's provisioned rate is not explained by the kernel's throttle slice", () => {
+  const step = [{ step: 'q3 cold (baseline)', startMs: T0 + 10, endMs: T0 + 60 }];
+  const samples = [sc(0, 0, 0, { stats_at: T0 + 2 }), sc(70, 10, 0.01, { stats_at: T0 + 72 })];
+  const limits = resourceLimits({ volume: { profile: 'gp3', iops: 3000, throughputMiBps: 125 } });
+  const [pod] = labelStepWindows(step, samples, { limits, hostCores: 2, volumeEnforcedBy: 'volume' }, true);
+  assert.match(pod!.evidence, /above the provisioned rate by less than 12\.5 MiB in this short window/);
+  const [local] = labelStepWindows(step, samples, { limits, hostCores: 2 }, true);
+  assert.match(local!.evidence, /within the throttle's first 100 ms slice/);
+});

@@ -5,6 +5,11 @@
  * limit ("limit did not hold"), and every step window's label with its evidence — all from
  * `metrics-end.json` `local_bottleneck` (`src/measure/cell-bottleneck.ts`), the counters from
  * `counters.jsonl` (the cell cgroup's blkio/cpuacct or io.stat/cpu.stat files, else `/proc/<pid>`).
+ *
+ * The Bottlenecks (pod counters) section is the same tables for the cells whose counters were scraped
+ * over the network (`metrics-end.json` `pod_bottleneck`: a kubernetes pod's cgroup from the node's
+ * cAdvisor through the API server's node proxy), judged against the pod's CPU limit and the volume's
+ * provisioned rates.
  */
 import path from 'node:path';
 import markdownTable from 'markdown-table';
@@ -18,12 +23,16 @@ const MiB = 1024 * 1024;
 const num = (x: number): string =>
   x >= 100 ? Math.round(x).toLocaleString('en-US') : x >= 10 ? x.toFixed(1) : x.toFixed(2);
 
-/** Each cell's `local_bottleneck`, in report order. */
-function records(ctx: ReportContext): { cell: string; rec: LocalBottleneckRecord }[] {
+/** Which record of `metrics-end.json` a section shows. */
+type Field = 'local_bottleneck' | 'pod_bottleneck';
+
+/** Each cell's record `field`, in report order. */
+function records(ctx: ReportContext, field: Field): { cell: string; rec: LocalBottleneckRecord }[] {
   const out: { cell: string; rec: LocalBottleneckRecord }[] = [];
   for (const c of ctx.cells) {
     const m = readRecordIfExists(path.join(ctx.dir, 'cells', c.cellKey, 'metrics-end.json'), MetricsSnapshot);
-    if (m?.local_bottleneck) out.push({ cell: c.cellKey, rec: m.local_bottleneck });
+    const rec = m?.[field];
+    if (rec) out.push({ cell: c.cellKey, rec });
   }
   return out;
 }
@@ -43,6 +52,11 @@ export function limitsLine(rec: LocalBottleneckRecord): string {
   return `${rec.limits}; host disk unthrottled: ${host}`;
 }
 
+/** The pod section's line: the limits alone (no disk of this host is involved). */
+function podLimitsLine(rec: LocalBottleneckRecord): string {
+  return rec.limits;
+}
+
 /** Whether the limits held: `held` / `limit did not hold: <step> read … MiB/s > … MiB/s` / `no read limit`. */
 function heldText(rec: LocalBottleneckRecord): string {
   if (rec.read_limit_bytes_per_s === null && rec.write_limit_bytes_per_s === null) return 'no volume limit';
@@ -51,12 +65,15 @@ function heldText(rec: LocalBottleneckRecord): string {
   return `limit did not hold: ${over.map((s) => `${s.step} ${num((s.counters?.read_bytes_per_s ?? 0) / MiB)} MiB/s`).join(', ')}`;
 }
 
-function summaryRows(recs: { cell: string; rec: LocalBottleneckRecord }[]): string[][] {
+function summaryRows(
+  recs: { cell: string; rec: LocalBottleneckRecord }[],
+  line: (rec: LocalBottleneckRecord) => string,
+): string[][] {
   return recs.map(({ cell, rec }) => {
     const peak = peakRead(rec);
     return [
       cell,
-      limitsLine(rec),
+      line(rec),
       rec.enforcement.join('; '),
       peak ? `${num(peak.bps / MiB)} MiB/s (${peak.step})` : 'n/a',
       heldText(rec),
@@ -66,6 +83,7 @@ function summaryRows(recs: { cell: string; rec: LocalBottleneckRecord }[]): stri
 }
 
 const SUMMARY_HEAD = ['cell', 'limits; host disk unthrottled', 'enforced', 'highest read of a step', 'limits', 'counters'];
+const POD_SUMMARY_HEAD = ['cell', 'limits', 'enforced', 'highest read of a step', 'limits held', 'counters'];
 const STEP_HEAD = ['step', 'window', 'read', 'write', 'CPU', 'label', 'evidence'];
 
 function stepRow(s: LocalStepLabel): string[] {
@@ -93,29 +111,72 @@ function method(rec: LocalBottleneckRecord): string {
   );
 }
 
-export const bottlenecksSection: ReportSection = {
+function podMethod(rec: LocalBottleneckRecord): string {
+  const t = rec.thresholds;
+  return (
+    'Per step window (the same windows as on this host\'s cells), from the pod cgroup\'s cumulative counters as the node\'s cAdvisor serves them through the API server\'s node proxy (`GET /api/v1/nodes/<node>/proxy/metrics/cadvisor`: `container_cpu_usage_seconds_total`, `container_fs_reads_bytes_total` / `container_fs_writes_bytes_total` summed over devices), one request per sample at every statement\'s start and end and every 0.5 s (`counters.jsonl`, each sample with its request\'s round trip). ' +
+    'A window is measured between the last sample requested at or before its start and the first requested at or after its end; rates divide the differences by the time between the two readings (the exposition\'s timestamps, else the middle of each request). ' +
+    'Two samples with identical counters, or readings covering less than half the window, are "not enough samples: counters not refreshed" (cAdvisor refreshes per housekeeping interval), never "neither". ' +
+    `Labels (\`labelLocalWindow\`): disk-bound at ${Math.round(t.disk_utilisation * 100)} % of the volume's provisioned throughput (StorageClass parameters; enforced by the volume, not by chbench); CPU-bound at ${t.cpu_pct} % of the pod's CPU limit (or of the node's cores when it has fewer); both: the larger share. ` +
+    `A window whose bytes exceed the volume's rate × seconds by more than ${Math.round(t.tolerance * 100)} % plus one 100 ms slice is flagged "limit did not hold" (a volume that is not the provisioned one, e.g. a simulated cluster's local disk).`
+  );
+}
+
+/** A Bottlenecks section over one record field of `metrics-end.json`. */
+function bottleneckSection(o: {
+  id: string;
+  title: string;
+  field: Field;
+  head: string[];
+  line: (rec: LocalBottleneckRecord) => string;
+  method: (rec: LocalBottleneckRecord) => string;
+}): ReportSection {
+  const caption = (rec: LocalBottleneckRecord) =>
+    `${o.line(rec)} (${rec.host_capacity_source}${rec.failed_samples ? `; ${rec.failed_samples.count} sample request(s) failed, first: ${rec.failed_samples.first}` : ''}).`;
+  return {
+    id: o.id,
+    title: o.title,
+    applies: (ctx) => records(ctx, o.field).length > 0,
+    markdown(ctx: ReportContext): string[] {
+      const recs = records(ctx, o.field);
+      if (!recs.length) return [];
+      const out = [`## ${o.title}`, '', o.method(recs[0]!.rec), '', markdownTable([o.head, ...summaryRows(recs, o.line)]), ''];
+      for (const { cell, rec } of recs) {
+        out.push(`### ${cell}`, '', caption(rec), '');
+        out.push(markdownTable([STEP_HEAD, ...rec.steps.map(stepRow)]), '');
+        if (rec.untimed_steps.length) out.push(`No window: ${rec.untimed_steps.join('; ')}.`, '');
+      }
+      return out;
+    },
+    html(ctx: ReportContext): Raw {
+      const recs = records(ctx, o.field);
+      if (!recs.length) return h``;
+      return h`<section id="${o.id}"><h2>${o.title}</h2><p>${o.method(recs[0]!.rec)}</p>${table(o.head, summaryRows(recs, o.line))}${recs.map(
+        ({ cell, rec }) =>
+          h`<h3>${cell}</h3><p>${caption(rec)}</p>${table(STEP_HEAD, rec.steps.map(stepRow))}${
+            rec.untimed_steps.length ? notesList(rec.untimed_steps) : ''
+          }`,
+      )}</section>`;
+    },
+  };
+}
+
+/** Bottlenecks (this host): `local_bottleneck` of the cells whose server ran on the worker's host. */
+export const bottlenecksSection: ReportSection = bottleneckSection({
   id: 'bottlenecks',
   title: 'Bottlenecks (this host)',
-  applies: (ctx) => records(ctx).length > 0,
-  markdown(ctx: ReportContext): string[] {
-    const recs = records(ctx);
-    if (!recs.length) return [];
-    const out = ['## Bottlenecks (this host)', '', method(recs[0]!.rec), '', markdownTable([SUMMARY_HEAD, ...summaryRows(recs)]), ''];
-    for (const { cell, rec } of recs) {
-      out.push(`### ${cell}`, '', `${limitsLine(rec)} (${rec.host_capacity_source}).`, '');
-      out.push(markdownTable([STEP_HEAD, ...rec.steps.map(stepRow)]), '');
-      if (rec.untimed_steps.length) out.push(`No window: ${rec.untimed_steps.join('; ')}.`, '');
-    }
-    return out;
-  },
-  html(ctx: ReportContext): Raw {
-    const recs = records(ctx);
-    if (!recs.length) return h``;
-    return h`<section id="bottlenecks"><h2>Bottlenecks (this host)</h2><p>${method(recs[0]!.rec)}</p>${table(SUMMARY_HEAD, summaryRows(recs))}${recs.map(
-      ({ cell, rec }) =>
-        h`<h3>${cell}</h3><p>${limitsLine(rec)} (${rec.host_capacity_source}).</p>${table(STEP_HEAD, rec.steps.map(stepRow))}${
-          rec.untimed_steps.length ? notesList(rec.untimed_steps) : ''
-        }`,
-    )}</section>`;
-  },
-};
+  field: 'local_bottleneck',
+  head: SUMMARY_HEAD,
+  line: limitsLine,
+  method,
+});
+
+/** Bottlenecks (pod counters): `pod_bottleneck` of the cells whose pod cgroup was scraped through cAdvisor. */
+export const podBottlenecksSection: ReportSection = bottleneckSection({
+  id: 'pod-bottlenecks',
+  title: 'Bottlenecks (pod counters)',
+  field: 'pod_bottleneck',
+  head: POD_SUMMARY_HEAD,
+  line: podLimitsLine,
+  method: podMethod,
+});

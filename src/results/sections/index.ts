@@ -22,7 +22,7 @@ import { gridsReportSection } from './grids';
 import { comparisonReportSection } from './comparison';
 import { seriesSection } from './series';
 import { cloudSection } from './cloud';
-import { bottlenecksSection } from './bottlenecks';
+import { bottlenecksSection, podBottlenecksSection } from './bottlenecks';
 import { notFinishedSection } from './not-finished';
 import { rawDataSection } from './raw-data';
 import type { ReportSection } from './section';
@@ -51,6 +51,7 @@ export const REPORT_SECTIONS: readonly ReportSection[] = [
   seriesSection,
   cloudSection,
   bottlenecksSection,
+  podBottlenecksSection,
   notFinishedSection,
   rawDataSection,
 ];

@@ -9,6 +9,9 @@
  * `system.processes`, `system.query_log`). With the chbench embedded engine in the pod
  * (`KubernetesFacts.server`, the test tree's simulated kubelet): the embedded target's flags and
  * statement verbs, `onWorkerHost` false.
+ *
+ * Counters for the bottleneck labels: the pod's cgroup as the node's cAdvisor serves it through the
+ * API server's node proxy (`scrapedCounters`, `cadvisor.ts`).
  */
 import { existsSync, accessSync, constants, readFileSync } from 'node:fs';
 import * as path from 'node:path';
@@ -31,6 +34,7 @@ import { closeForwards, clusterOf, prepareKubernetes } from './access';
 import { cellNames, KubeConfigError, kubeFor, loadKubeConfig, orMissing, type Kube } from './kube';
 import { deletePod, deletePvc, kubeErrorText, provisionKubernetes, waitGone } from './provision';
 import { imageFor } from './render';
+import { podCapacity, podCounterSource } from './cadvisor';
 
 export { provisionKubernetes } from './provision';
 export { closeForwards, openForwardCount, prepareKubernetes, resetAccess } from './access';
@@ -149,6 +153,12 @@ export const kubernetesTarget: Target<KubernetesTargetSpec> = {
     return { ...embeddedTarget.capabilities, onWorkerHost: false, loopbackMeansWorkerHost: false };
   },
   prepare: prepareKubernetes,
+  /** The pod cgroup's counters from the node's cAdvisor through the API server's node proxy, judged against the pod's CPU limit and the volume's provisioned rates (`cadvisor.ts`). */
+  scrapedCounters(handle, spec) {
+    const source = podCounterSource(handle);
+    if (!source) return undefined;
+    return { source, capacity: podCapacity(handle, spec as Partial<KubernetesTargetSpec> | undefined) };
+  },
   /** {@link provisionKubernetes}, then load the Secret's password (and port-forward) into this process, so the provision activity can connect. */
   async provision(spec, req) {
     // One bound on the whole of it: the API calls have no timeout of their own, and a black-holed API
