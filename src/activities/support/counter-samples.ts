@@ -125,11 +125,34 @@ async function scraped<T>(name: string, cell: CellInput, src: ScrapedCounterSour
     inFlight.add(p);
     void p.finally(() => inFlight.delete(p));
   };
+  // Each request is bounded by its own timeout (scrapedSample), so the wait at the end is too.
+  return bracketed(
+    take,
+    fn,
+    () => undefined,
+    () => Promise.allSettled([...inFlight]),
+  );
+}
+
+/**
+ * Run `fn` with `take` called at its start, at every statement edge of the activity's watcher, every
+ * {@link TICK_MS} (then `afterTick`) and at its end (then `finish`, awaited) — the sampling edges of
+ * both sources.
+ */
+async function bracketed<T>(
+  take: (edge: CounterSample['edge'], queryId?: string) => void,
+  fn: () => Promise<T>,
+  afterTick: () => void,
+  finish: () => unknown,
+): Promise<T> {
   take('start');
   const off = currentWatcher()?.onStatementEdge((edge, queryId) =>
     take(edge === 'begin' ? 'statement begin' : 'statement end', queryId),
   );
-  const timer = setInterval(() => take('tick'), TICK_MS);
+  const timer = setInterval(() => {
+    take('tick');
+    afterTick();
+  }, TICK_MS);
   timer.unref();
   try {
     return await fn();
@@ -137,8 +160,7 @@ async function scraped<T>(name: string, cell: CellInput, src: ScrapedCounterSour
     clearInterval(timer);
     off?.();
     take('end');
-    // Each request is bounded by its own timeout (scrapedSample), so this wait is too.
-    await Promise.allSettled([...inFlight]);
+    await finish();
   }
 }
 
@@ -164,32 +186,10 @@ async function sampled<T>(name: string, args: readonly unknown[], fn: () => Prom
     }
   };
   const flush = () => {
-    if (!pending.length) return;
-    try {
-      mkdirSync(path.dirname(file), { recursive: true });
-      appendFileSync(file, pending.map((s) => JSON.stringify(s)).join('\n') + '\n');
-    } catch {
-      /* not recorded */
-    }
+    appendLines(file, pending);
     pending.length = 0;
   };
-  take('start');
-  const off = currentWatcher()?.onStatementEdge((edge, queryId) =>
-    take(edge === 'begin' ? 'statement begin' : 'statement end', queryId),
-  );
-  const timer = setInterval(() => {
-    take('tick');
-    flush();
-  }, TICK_MS);
-  timer.unref();
-  try {
-    return await fn();
-  } finally {
-    clearInterval(timer);
-    off?.();
-    take('end');
-    flush();
-  }
+  return bracketed(take, fn, flush, flush);
 }
 
 /** Every activity of `acts` samples its cell server's counters (see the module comment). */
