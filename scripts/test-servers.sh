@@ -37,6 +37,7 @@ dist/test/activities/insert-grid.test.js
 dist/test/e2e/bisect-confirm.test.js
 dist/test/e2e/bottleneck-labels.test.js
 dist/test/e2e/grids.test.js
+dist/test/e2e/kubernetes.test.js
 dist/test/e2e/regression.test.js
 dist/test/integration/cgroup-limits.test.js
 dist/test/integration/embedded-resources.test.js
