@@ -4,7 +4,7 @@
  * test harness; users with their own server never need it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, openSync } from 'node:fs';
+import { mkdtempSync, rmSync, openSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
@@ -49,12 +49,42 @@ export interface DevServerOptions {
   dynamicConfig?: Record<string, string>;
 }
 
+/** Attempts of {@link startDevServer} on fresh free ports when a port it chose was taken before the server bound it. */
+export const PORT_RACE_ATTEMPTS = 3;
+
+/** The dev server's log line when a listener could not bind its port. */
+const BIND_FAILED = /bind: address already in use/;
+
 /**
  * Start a dev server and wait until its frontend answers and (by default) a visibility query using
- * chbench's search attributes is accepted.
- * @throws Error with the server's output when it does not come up in time.
+ * chbench's search attributes is accepted. Ports it chose itself (no `o.port`) are free when chosen
+ * but may be taken by another process before the server binds them (two test lanes starting servers
+ * at once): a server that exits with "bind: address already in use" in its log is started again on
+ * fresh ports, up to {@link PORT_RACE_ATTEMPTS} times in all.
+ * @throws Error with the server's log file when it exits or does not come up in time.
  */
 export async function startDevServer(o: DevServerOptions = {}): Promise<DevServer> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startDevServerOnce(o);
+    } catch (e) {
+      const log = (e as { logFile?: string }).logFile;
+      const raced = o.port === undefined && log !== undefined && BIND_FAILED.test(readLog(log));
+      if (!raced || attempt >= PORT_RACE_ATTEMPTS) throw e;
+      if (!o.keepDb) rmSync(path.dirname(log), { recursive: true, force: true });
+    }
+  }
+}
+
+function readLog(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+async function startDevServerOnce(o: DevServerOptions): Promise<DevServer> {
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'chbench-temporal-'));
   const dbFile = o.dbFile ?? path.join(tmp, 'temporal.sqlite');
   const port = o.port ?? (await freePort());
@@ -93,7 +123,10 @@ export async function startDevServer(o: DevServerOptions = {}): Promise<DevServe
   const timeoutMs = o.timeoutMs ?? 60_000;
   const deadline = Date.now() + timeoutMs;
   const exitedError = () =>
-    new Error(`temporal dev server exited with ${exited}; log: ${logFile} (binary ${temporalCliPath()})`);
+    Object.assign(
+      new Error(`temporal dev server exited with ${exited}; log: ${logFile} (binary ${temporalCliPath()})`),
+      { logFile },
+    );
   try {
     await pollUntil(
       async () => {
