@@ -4,7 +4,7 @@
  * embedded engine server, installed on demand by the provision step) × LZ4 / ZSTD(3) — as one
  * `benchmarkMatrix` workflow on a dev server started here, ending with:
  *
- *     versions demo: cells N, succeeded N, versions <versions as served>, report <path>
+ *     versions demo: cells N, succeeded N, versions <versions as served>, A/A control moves <n> of <m>, decision <one line>, report <path>
  *
  * "as served": each cell's `SELECT version()` read back at provisioning (provision.json), not the
  * label asked for. Exit code 1 when a cell failed or a served version does not match its label.
@@ -74,9 +74,14 @@ async function main(): Promise<void> {
       }
     }
     const ok = r.cells.filter((c) => c.status === 'succeeded').length;
+    const v = r.verdicts;
     console.log(
-      `versions demo: cells ${r.cells.length}, succeeded ${ok}, versions ${[...served.values()].join(', ') || 'none'}, report ${r.reportPath.replace(/\.md$/, '.html')}`,
+      `versions demo: cells ${r.cells.length}, succeeded ${ok}, versions ${[...served.values()].join(', ') || 'none'}, ${v ? `${v.control.replace(/^A\/A control moves/, 'A/A control moves')}, decision ${v.decision}` : 'no verdicts'}, report ${r.reportPath.replace(/\.md$/, '.html')}`,
     );
+    if (!v || v.note) {
+      failed = true;
+      console.error(`versions demo: FAILED: the verdicts ${v ? `are incomplete: ${v.note}` : 'are missing'}`);
+    }
     if (ok !== r.cells.length) {
       failed = true;
       console.error('versions demo: FAILED: a cell did not succeed');

@@ -27,6 +27,7 @@ import { createStoreRun } from './matrix/store-run';
 import { createCompareBaseline } from './matrix/compare-baseline';
 import { createAwaitWorkflowClosed, type TemporalDeps } from './matrix/await-workflow-closed';
 import { createConfirmComparison } from './matrix/confirm-comparison';
+import { createJudgeVerdicts } from './matrix/judge-verdicts';
 import { createDiscoverHosts } from './matrix/discover-hosts';
 import { createBisectActivities } from './bisect/bisect';
 
@@ -155,6 +156,7 @@ function buildActivities(deps: ActivityDeps & TemporalDeps) {
     ...createCompareBaseline(),
     ...createAwaitWorkflowClosed(deps),
     ...createConfirmComparison(),
+    ...createJudgeVerdicts(),
     ...createDiscoverHosts(deps),
     ...createBisectActivities(),
   };

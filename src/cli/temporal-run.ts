@@ -54,7 +54,7 @@ export async function startOrExplain(client: Client, spec: unknown, runId: strin
 
 /**
  * Follow a started run to its end (progress on stderr, Ctrl-C detaches with exit 130), then say how
- * it ended — report path (stdout), comparison, one-line summary, failed cells, kept servers, and
+ * it ended — report path (stdout), comparison, one-line summary, the Decision, failed cells, kept servers, and
  * after a cancel how to resume — and set the exit code. `how: 'cancel'` (the user cancelled it):
  * a cancelled end exits 0.
  */
@@ -83,6 +83,8 @@ export async function follow(
         `chbench: ${c.baselineRunId ? `compared with ${c.baselineRunId}` : 'not compared'}: ${c.verdict}${c.flagged.length ? `; first pass flagged ${c.flagged.join(', ')}, re-run confirmed ${c.confirmed.join(', ') || 'none'}` : ''}${c.note ? ` (${c.note})` : ''}`,
       );
     say(`run ${runId}: ${summaryLine(countOutcomes(r.cells), await runDurationMs(client, runId))}`);
+    // The matrix's own verdicts (a matrix that varies an axis): the Decision and the A/A control, last.
+    if (r.verdicts) say(`decision: ${r.verdicts.decision}; ${r.verdicts.control}${r.verdicts.note ? ` (${r.verdicts.note})` : ''} — verdicts.json`);
     for (const l of keptServerLines(keptServers(path.dirname(r.reportPath)))) say(l);
     if (failed.length) {
       console.error(

@@ -29,6 +29,8 @@ function cellOf(specJson: string, runId: string, cellKey: string): CellInput {
     runId,
     indexQueryIds(spec.workload, spec.queries),
     loadWorkload(spec.workload).afterLoad.map((a) => a.file),
+    // The A/A control cell (`…-r2`) is one of the run's cells when the run added it.
+    { control: true },
   ).find((c) => c.cellKey === cellKey);
   if (!cell) throw new Error(`run ${runId} has no cell ${cellKey} in its spec`);
   return cell;
@@ -39,16 +41,17 @@ export async function confirmationPlans(
   flagged: readonly FlaggedPair[],
   run: { runId: string; resultsDir: string },
   specOf: (runId: string) => Promise<string>,
+  keyPrefix = 'p',
 ): Promise<ConfirmPairPlan[]> {
   const plans: ConfirmPairPlan[] = [];
-  for (const [i, f] of flagged.entries()) plans.push(await confirmPairPlan(f, i + 1, run, specOf));
+  for (const [i, f] of flagged.entries()) plans.push(await confirmPairPlan(f, i + 1, run, specOf, keyPrefix));
   return plans;
 }
 
 /**
  * The plan of the `n`-th flagged pair (from 1): the baseline cell as its run specified it and the
- * new cell as this run specified it, both re-keyed into `<runId>.confirm` (`p<n>-baseline`,
- * `p<n>-new`), limited to the flagged queries, always torn down.
+ * new cell as this run specified it, both re-keyed into `<runId>.confirm` (`<keyPrefix><n>-baseline`,
+ * `<keyPrefix><n>-new`; `p` for a baseline comparison, `v` for the matrix's own verdicts), limited to the flagged queries, always torn down.
  * @param specOf a run's spec JSON (the results database's `runs.spec_json`)
  * @throws Error when a cell is not in its run's spec, or what `specOf` throws
  */
@@ -57,12 +60,13 @@ export async function confirmPairPlan(
   n: number,
   run: { runId: string; resultsDir: string },
   specOf: (runId: string) => Promise<string>,
+  keyPrefix = 'p',
 ): Promise<ConfirmPairPlan> {
   const ids = [...new Set(f.queries.map((q) => q.query_id))];
   const rekey = (c: CellInput, side: string): CellInput => ({
     ...c,
     runId: confirmRunId(run.runId),
-    cellKey: `p${n}-${side}`,
+    cellKey: `${keyPrefix}${n}-${side}`,
     queries: ids,
     skipIndex: c.skipIndex && f.queries.some((q) => q.phase === 'index'),
     teardown: 'always',

@@ -13,6 +13,7 @@ import type * as VegaModule from 'vega';
 import type * as VegaLiteModule from 'vega-lite' with { 'resolution-mode': 'import' };
 import type { CellResult, QueryRecord, RunSample } from '../schema/results';
 import type { ComparisonRecord, Verdict } from '../schema/comparison';
+import type { VerdictsRecord, VerdictValue } from '../schema/verdicts';
 import type { SeriesPoint } from './db/types';
 import type { SeriesChanges } from './series-changes';
 import { MIN_CHANGE_POINT_RUNS } from '../measure/change-points';
@@ -323,6 +324,76 @@ export function comparisonChart(c: ComparisonRecord): Chart | null {
     },
   } as TopLevelSpec;
   return { id: 'comparison', title, source, spec };
+}
+
+const AXIS_VERDICT_COLORS: Partial<Record<VerdictValue, string>> = {
+  slower: '#d62728',
+  faster: '#2ca02c',
+  unchanged: '#7f7f7f',
+  inconclusive: '#ff7f0e',
+  larger: '#d62728',
+  smaller: '#2ca02c',
+};
+
+/**
+ * The matrix's verdicts (`verdicts.json`): per comparison (reference → cell) one panel, per query the warm
+ * ratio new/reference with its interval as a whisker, the ±δ equivalence band in grey, colour = final verdict;
+ * beside it, bytes on disk of every cell against the run's reference cell. `null` without a warm ratio.
+ */
+export function verdictsCharts(r: VerdictsRecord): Chart[] {
+  const warm = r.entries.filter((e) => e.phase === 'warm' && e.ratio !== null && e.axis !== 'repetition');
+  const out: Chart[] = [];
+  const colours = (vs: string[]) => ({ domain: vs, range: vs.map((v) => AXIS_VERDICT_COLORS[v as VerdictValue] ?? '#999') });
+  if (warm.length) {
+    const d = r.options.equivalence;
+    const rows = warm.map((e) => ({ pair: `${e.reference} → ${e.cell} (${e.axis})`, query: e.query, ratio: e.ratio, lo: e.low ?? e.ratio, hi: e.high ?? e.ratio, verdict: e.verdict }));
+    const verdicts = [...new Set(rows.map((x) => x.verdict))];
+    const x = { type: 'quantitative', title: 'warm time ratio cell / reference (1 = no change; lower = faster)', scale: { type: 'log' } };
+    const y = { field: 'query', type: 'nominal', title: 'query' };
+    const title = 'Verdicts: warm time per query against each reference';
+    out.push({
+      id: 'verdicts',
+      title,
+      source: `verdicts.json (${r.stage}): ratio of medians of the valid warm runs, whisker = its 95 % interval (the within-cell runs and the A/A control's between-start noise; a selected comparison's interval widened to the false-coverage level), grey band = ±${(d * 100).toFixed(0)} % (inside it: unchanged), colour = verdict after the interleaved re-run. Method: ${r.method}.`,
+      spec: {
+        ...base,
+        title: { text: title, subtitle: `reference cell ${r.reference}; ${r.control ? `A/A control moved in ${r.control.moved} of ${r.control.pairs} pairs` : 'no A/A control'}` },
+        data: { values: rows },
+        facet: { row: { field: 'pair', type: 'nominal', title: 'reference → cell (axis)', header: { labelAngle: 0, labelOrient: 'top', labelAnchor: 'start', labelLimit: 700 } } },
+        spec: {
+          width: 560,
+          height: { step: 22 },
+          layer: [
+            { mark: { type: 'rect', color: '#bbbbbb', opacity: 0.35 }, encoding: { x: { ...x, datum: 1 / (1 + d) }, x2: { datum: 1 + d } } },
+            { mark: { type: 'rule', color: '#333', strokeDash: [4, 3] }, encoding: { x: { ...x, datum: 1 } } },
+            { mark: { type: 'rule', strokeWidth: 2 }, encoding: { y, x: { ...x, field: 'lo' }, x2: { field: 'hi' }, color: { field: 'verdict', type: 'nominal', title: 'verdict', scale: colours(verdicts) } } },
+            { mark: { type: 'point', filled: true, size: 70 }, encoding: { y, x: { ...x, field: 'ratio' }, color: { field: 'verdict', type: 'nominal', title: 'verdict', scale: colours(verdicts) } } },
+          ],
+        },
+      } as TopLevelSpec,
+    });
+  }
+  const disk = r.entries.filter((e) => e.phase === 'disk' && e.ratio !== null && e.reference === r.reference && e.axis !== 'repetition');
+  if (disk.length) {
+    const title = `Bytes on disk against ${r.reference}`;
+    out.push({
+      id: 'verdicts-disk',
+      title,
+      source: 'verdicts.json: bytes_on_disk of the active parts (system.parts, storage.json) of each cell / of the reference cell, exact (no statistics); colour = larger / smaller outside ±δ, else unchanged.',
+      spec: {
+        ...base,
+        title,
+        width: 560,
+        height: { step: 22 },
+        data: { values: disk.map((e) => ({ cell: e.cell, ratio: e.ratio, verdict: e.verdict })) },
+        layer: [
+          { mark: { type: 'bar' }, encoding: { y: { field: 'cell', type: 'nominal', sort: null, title: 'cell' }, x: { field: 'ratio', type: 'quantitative', title: 'bytes on disk cell / reference' }, color: { field: 'verdict', type: 'nominal', scale: colours([...new Set(disk.map((e) => e.verdict))]) } } },
+          { mark: { type: 'rule', color: '#333', strokeDash: [4, 3] }, encoding: { x: { datum: 1, type: 'quantitative' } } },
+        ],
+      } as TopLevelSpec,
+    });
+  }
+  return out;
 }
 
 /**

@@ -45,14 +45,93 @@ export function cellKey(c: {
 /** The `matrix.pinDefaults` entry of a cell run with its version's own defaults. */
 export const SHIPPED = 'shipped';
 
-/**
- * Expand the matrix into cells: versions outer, then codecs, settings profiles, defaults
- * (`matrix.pinDefaults`: shipped / pinned), repetitions innermost, in spec order.
- */
-export function expandMatrix(spec: {
+/** The matrix's axes as the spec lists them (what {@link expandMatrix} reads). */
+export interface MatrixShape {
   matrix: { version: string[]; codec: CodecEntry[]; repeat?: number; settings?: { name: string }[]; pinDefaults?: string[] };
   pinDefaults?: string;
-}): CellCoordinates[] {
+  /** `baseline.version` of a spec that compares with a version of its own matrix. */
+  baseline?: { from: string; version?: string };
+  /** The `verdicts` block (`control`: measure the reference cell twice). */
+  verdicts?: { control?: boolean };
+}
+
+/** The matrix's axes and their values in spec order (codec profile names; `shipped` for a version's own defaults). */
+export interface MatrixAxes {
+  versions: string[];
+  codecs: string[];
+  profiles: string[];
+  defaults: string[];
+  repeat: number;
+  /** The spec's `baseline.version` (from: version), the versions' reference when given. */
+  baselineVersion?: string;
+}
+
+/** The axes of a spec's matrix. */
+export function matrixAxes(spec: MatrixShape): MatrixAxes {
+  return {
+    versions: [...spec.matrix.version],
+    codecs: spec.matrix.codec.map((e) => codecProfileOf(e).name),
+    profiles: spec.matrix.settings?.map((p) => p.name) ?? [],
+    defaults: spec.matrix.pinDefaults ?? [spec.pinDefaults ?? SHIPPED],
+    repeat: spec.matrix.repeat ?? 1,
+    ...(spec.baseline?.from === 'version' && spec.baseline.version ? { baselineVersion: spec.baseline.version } : {}),
+  };
+}
+
+/** Numeric order of version labels (`18.16` < `24.8` < `26.3`). */
+export function compareVersions(a: string, b: string): number {
+  const pa = a.split('.').map(Number);
+  const pb = b.split('.').map(Number);
+  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
+    const d = (pa[i] ?? 0) - (pb[i] ?? 0);
+    if (d) return d;
+  }
+  return 0;
+}
+
+/** An axis the matrix may vary, by the coordinate it varies. */
+export type MatrixAxis = 'version' | 'codec' | 'profile' | 'defaults';
+
+/**
+ * The reference value of each axis the matrix varies: versions `baseline.version` when given, else the
+ * oldest; codecs the first listed; settings profiles the first; defaults `shipped` when listed, else the first.
+ */
+export function axisReferences(m: MatrixAxes): Partial<Record<MatrixAxis, string>> {
+  const out: Partial<Record<MatrixAxis, string>> = {};
+  if (m.versions.length > 1)
+    out.version = m.baselineVersion && m.versions.includes(m.baselineVersion) ? m.baselineVersion : [...m.versions].sort(compareVersions)[0]!;
+  if (m.codecs.length > 1) out.codec = m.codecs[0]!;
+  if (m.profiles.length > 1) out.profile = m.profiles[0]!;
+  if (m.defaults.length > 1) out.defaults = m.defaults.includes(SHIPPED) ? SHIPPED : m.defaults[0]!;
+  return out;
+}
+
+/** Whether the matrix compares setups (an axis with two values or more): its cells then get verdicts. */
+export function isComparing(m: MatrixAxes): boolean {
+  return Object.keys(axisReferences(m)).length > 0;
+}
+
+/**
+ * Whether the matrix adds an A/A control cell: it compares setups, `verdicts.control` is not false,
+ * and it does not repeat every cell already (`matrix.repeat` ≥ 2 gives A/A pairs of every setup).
+ */
+export function wantsControl(spec: MatrixShape): boolean {
+  const m = matrixAxes(spec);
+  return spec.verdicts?.control !== false && m.repeat < 2 && isComparing(m);
+}
+
+/** Options of {@link expandMatrix}. */
+export interface ExpandOptions {
+  /** Add the A/A control cell (the reference cell's setup, repetition 2: key `…-r2`) after the matrix's cells. */
+  control?: boolean;
+}
+
+/**
+ * Expand the matrix into cells: versions outer, then codecs, settings profiles, defaults
+ * (`matrix.pinDefaults`: shipped / pinned), repetitions innermost, in spec order; with `control`, the
+ * A/A control cell last.
+ */
+export function expandMatrix(spec: MatrixShape, o: ExpandOptions = {}): CellCoordinates[] {
   const out: CellCoordinates[] = [];
   const n = spec.matrix.repeat ?? 1;
   const profiles = spec.matrix.settings?.map((p) => p.name) ?? [undefined];
@@ -72,6 +151,19 @@ export function expandMatrix(spec: {
               ...(pin ? { pinDefaults: pin } : {}),
               ...(n > 1 ? { repetition: r } : {}),
             });
+  if (o.control && n < 2) {
+    const m = matrixAxes(spec);
+    const refs = axisReferences(m);
+    const pin = refs.defaults ?? m.defaults[0];
+    const ref = out.find(
+      (c) =>
+        c.version === (refs.version ?? m.versions[0]) &&
+        c.codec === (refs.codec ?? m.codecs[0]) &&
+        (c.profile ?? '') === (refs.profile ?? m.profiles[0] ?? '') &&
+        (c.pinDefaults ?? SHIPPED) === (pin ?? SHIPPED),
+    );
+    if (ref) out.push({ ...ref, repetition: 2 });
+  }
   return out;
 }
 
@@ -80,14 +172,16 @@ export function expandMatrix(spec: {
  * @param indexQueries the selected queries that use the skip index: the index steps run only when
  *   the spec asks for the index and at least one selected query uses it.
  * @param afterLoad the workload's after-load statement files (the `after-load` step runs when there are any).
+ * @param o `control`: add the A/A control cell ({@link expandMatrix}); the matrix workflow passes it behind its `aa-control` patch.
  */
 export function cellInputs(
   spec: RunSpec,
   runId: string,
   indexQueries: readonly string[],
   afterLoad: readonly string[] = [],
+  o: ExpandOptions = {},
 ): CellInput[] {
-  return expandMatrix(spec).map((c) => {
+  return expandMatrix(spec, o).map((c) => {
     const profile = spec.matrix.settings?.find((p) => p.name === c.profile);
     return {
     runId,

@@ -25,7 +25,7 @@ export const MatrixOptions = z.object({
 export type MatrixOptions = z.infer<typeof MatrixOptions>;
 
 /** The matrix workflow's phases (its `progress.phase` and `ChbenchPhase` values). */
-export const MatrixPhase = z.enum(['validate', 'cells', 'store', 'compare', 'confirm', 'report', 'done', 'cancelled']);
+export const MatrixPhase = z.enum(['validate', 'cells', 'store', 'compare', 'confirm', 'verdicts', 'report', 'done', 'cancelled']);
 export type MatrixPhase = z.infer<typeof MatrixPhase>;
 
 /** Answer of the matrix workflow's `progress` query. */
@@ -65,6 +65,20 @@ export const MatrixResult = z.object({
       flagged: z.array(z.string()),
       confirmed: z.array(z.string()),
       /** Why there is no comparison or no re-run, when so. */
+      note: z.string().optional(),
+    })
+    .optional(),
+  /**
+   * The matrix's own verdicts (a matrix that varies versions, codecs, settings profiles or pinned
+   * defaults): the Decision in one line and the A/A control's count. Details in `verdicts.json`.
+   */
+  verdicts: z
+    .object({
+      decision: z.string(),
+      control: z.string(),
+      /** Comparisons per verdict (`faster`, `unchanged`, …). */
+      counts: z.record(z.string(), z.number()),
+      /** Why the verdicts are missing or incomplete (the step failed, a re-run failed), when so. */
       note: z.string().optional(),
     })
     .optional(),

@@ -6,6 +6,7 @@
  * This module is pure (no I/O) so the workflow bundle can import it.
  */
 import { z } from 'zod';
+import { VerdictSpec } from './verdicts';
 import { GridsSpec, SettingsProfile } from './grids';
 import { formatSpecIssue } from './spec-issues';
 import { ResourcesSpec } from './resources';
@@ -589,6 +590,12 @@ export const RunSpec = z.strictObject({
   results: ResultsDbSpec.optional(),
   /** Compare this run with a baseline after its cells (absent: no comparison). */
   baseline: BaselineSpec.optional(),
+  /**
+   * How a matrix that varies an axis (versions, codecs, settings profiles, pinned defaults) judges it:
+   * equivalence margin, false-discovery rate, the A/A control cell and the confirming re-run
+   * (`src/schema/verdicts.ts`). Applies whenever the matrix compares something; absent: the defaults.
+   */
+  verdicts: VerdictSpec.optional(),
   /** Load grids run in every cell after its query steps: insert throughput and concurrency stepping (src/schema/grids.ts). */
   grids: GridsSpec.optional(),
 });
@@ -654,6 +661,12 @@ export function parseRunSpec(input: unknown): RunSpec {
           `baseline.version: the matrix has only version "${b.version}", so there is nothing to compare it with; add another version or use baseline.from "run" or "previous-scheduled"`,
         ]);
     }
+    const m = r.data.matrix;
+    const comparing = m.version.length > 1 || m.codec.length > 1 || (m.settings?.length ?? 0) > 1 || (m.pinDefaults?.length ?? 0) > 1;
+    if (comparing && r.data.verdicts?.control === false && m.repeat < 2)
+      throw new SpecError([
+        `verdicts.control: false with matrix.repeat 1 leaves the matrix without any A/A pair, so none of its comparisons could reach a faster or slower verdict; keep the control (the default) or set matrix.repeat to 2 or more`,
+      ]);
     if (b && r.data.protocol.warmRuns < b.minRuns)
       throw new SpecError([
         `protocol.warmRuns: ${r.data.protocol.warmRuns} warm runs per query cannot give the comparison the ${b.minRuns} valid warm runs per side it needs (baseline.minRuns); use at least ${b.minRuns}, better 15`,

@@ -19,7 +19,7 @@ import {
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { MatrixOptions, MatrixResult } from '../schema/progress';
-import { cellInputs } from '../schema/matrix';
+import { cellInputs, isComparing, matrixAxes, wantsControl } from '../schema/matrix';
 import type { RunSpecInput } from '../schema/run-spec';
 import { FAILURE } from '../schema/failures';
 import { runIdOfWorkflowId } from '../schema/run-id';
@@ -28,6 +28,7 @@ import { MatrixRun } from './matrix-run';
 import { compareWithBaseline, storeInResultsDb } from './matrix-compare';
 import { runCells } from './matrix-cells';
 import { finishWithReport } from './matrix-report';
+import { judgeMatrixVerdicts } from './matrix-verdicts';
 
 export type { MatrixProgress, MatrixResult } from '../schema/progress';
 export { matrixProgressQuery } from './matrix-run';
@@ -57,6 +58,15 @@ export const RESULTS_DB = 'results-db';
  * histories recorded before it used the workflow id as is.
  */
 export const FOLDER_SAFE_RUN_ID = 'folder-safe-run-id';
+
+/**
+ * Patch id: a matrix that compares setups (an axis with two values or more) measures its reference cell a
+ * second time as the A/A control (`…-r2`, `verdicts.control`). Histories recorded before it expand without it.
+ */
+export const AA_CONTROL = 'aa-control';
+
+/** Patch id: a comparing matrix judges its axes after its cells (`verdicts.json`, the Decision). Histories recorded before it replay without the step. */
+export const AXIS_VERDICTS = 'axis-verdicts';
 
 /** The run id of this matrix workflow: its workflow id, made folder-safe (see {@link FOLDER_SAFE_RUN_ID}). */
 function matrixRunId(): string {
@@ -110,7 +120,9 @@ export async function benchmarkMatrix(specInput: RunSpecInput, options: MatrixOp
       },
     ],
   );
-  const cells = cellInputs(spec, runId, indexQueries, afterLoad ?? []).map((c) =>
+  // Only a comparing spec reaches the patch: every other history (and command) stays as it was.
+  const control = wantsControl(spec) && patched(AA_CONTROL);
+  const cells = cellInputs(spec, runId, indexQueries, afterLoad ?? [], { control }).map((c) =>
     workflowId === runId ? c : { ...c, matrixWorkflowId: workflowId },
   );
   const done = new Set(reused.map((r) => r.cellKey));
@@ -149,10 +161,21 @@ export async function benchmarkMatrix(specInput: RunSpecInput, options: MatrixOp
     }
   }
 
+  // The matrix's own verdicts: every axis against its reference, beside the A/A control, confirmed interleaved.
+  let verdicts: MatrixResult['verdicts'];
+  if (!cancelled && isComparing(matrixAxes(spec)) && patched(AXIS_VERDICTS)) {
+    try {
+      verdicts = await judgeMatrixVerdicts(run, spec, runId);
+    } catch (err) {
+      if (!isCancellation(err)) throw err;
+      cancelled ??= err;
+    }
+  }
+
   // The report is written even when the run was cancelled: measured cells are kept.
   const status = cancelled ? 'cancelled' : 'completed';
   const result = await CancellationScope.nonCancellable(() =>
-    finishWithReport(run, spec, { runId, status, storeDb, ...(comparison ? { comparison } : {}) }),
+    finishWithReport(run, spec, { runId, status, storeDb, ...(comparison ? { comparison } : {}), ...(verdicts ? { verdicts } : {}) }),
   );
   // A cancelled run ends as Canceled in Temporal, after its report was written.
   if (cancelled) throw new CancelledFailure(`run ${runId} cancelled; report written to ${result.reportPath}`);

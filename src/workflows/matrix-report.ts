@@ -51,11 +51,13 @@ export async function finishWithReport(
     status,
     storeDb,
     comparison,
+    verdicts,
   }: {
     runId: string;
     status: MatrixResult['status'];
     storeDb: boolean;
     comparison?: MatrixResult['comparison'];
+    verdicts?: MatrixResult['verdicts'];
   },
 ): Promise<MatrixResult> {
   run.enter('report');
@@ -84,5 +86,6 @@ export async function finishWithReport(
     status,
     cells: run.outcomes,
     ...(comparison ? { comparison } : {}),
+    ...(verdicts ? { verdicts } : {}),
   } satisfies MatrixResult;
 }

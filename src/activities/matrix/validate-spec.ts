@@ -7,7 +7,7 @@
 import path from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
 import { FAILURE } from '../../schema/failures';
-import { expandMatrix, cellKey } from '../../schema/matrix';
+import { expandMatrix, cellKey, wantsControl } from '../../schema/matrix';
 import { checkRunStart, runRecordOf, type ValidatedRun, type ValidateSpecInput } from '../../schema/run-start';
 import { RunRecord } from '../../schema/results';
 import { runIdProblem } from '../../schema/run-id';
@@ -46,7 +46,8 @@ export function createValidateSpec() {
         });
       await checkBaselineRunStored(spec);
       const dir = runDir(spec.resultsDir, input.runId);
-      const cells = expandMatrix(spec).map(cellKey);
+      // The A/A control cell too (a comparing matrix; the workflow adds it behind its `aa-control` patch).
+      const cells = expandMatrix(spec, { control: wantsControl(spec) }).map(cellKey);
       const prev = readUnlessForeign(path.join(dir, 'run.json'), RunRecord);
       const workloadFiles = workloadFingerprint(spec.workload);
       const changedFiles = prev?.workload_files ? changedWorkloadFiles(prev.workload_files, workloadFiles) : [];

@@ -1,6 +1,7 @@
 /** `chbench validate <spec>`: check a run spec (exit 0 valid, 2 invalid) and say what each matrix version resolves to. */
 import type { Command } from 'commander';
-import { expandMatrix, cellKey } from '../../schema/matrix';
+import { expandMatrix, cellKey, matrixAxes, wantsControl } from '../../schema/matrix';
+import { verdictPlanLines } from '../../measure/verdicts';
 import { resolveMatrixVersions } from '../../targets/versions';
 import { validateFile } from '../spec';
 
@@ -30,11 +31,12 @@ export function registerValidateCommand(program: Command): void {
           `  version ${v.label} → ${v.description}${v.limits?.length ? `\n      cannot: ${v.limits.join('; ')}` : ''}`,
       );
       if (o.versions) return console.log(lines.join('\n'));
-      const cells = expandMatrix(spec).map(cellKey);
+      const cells = expandMatrix(spec, { control: wantsControl(spec) }).map(cellKey);
       console.log(
         `${file}: valid; workload ${spec.workload}, ${spec.scale} rows, target ${spec.target.kind}, ${cells.length} cell(s): ${cells.join(', ')}`,
       );
       console.log(lines.join('\n'));
+      console.log(verdictPlanLines(spec, matrixAxes(spec), cells).join('\n'));
       console.log(
         '(checked on the worker when the run starts: local binaries, password variables, the kubeconfig, resource limits against the worker host (cores, cgroups), the results directory; the version each server runs is read back at provision)',
       );

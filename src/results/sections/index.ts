@@ -4,6 +4,7 @@
  * its line here (docs/architecture.md, "Adding a report section").
  */
 import { headerSection } from './header';
+import { decisionSection, verdictsSection } from './decision';
 import { cellsSection } from './cells';
 import { hostsReportSection } from './hosts';
 import { sourcesSection } from './sources';
@@ -32,6 +33,7 @@ export { buildContext, loadRun, MAX_CHART_CELLS, type ReportContext, type Report
 /** The report's sections in report.md's order (a renderer skips a section without its part: md-only or html-only). */
 export const REPORT_SECTIONS: readonly ReportSection[] = [
   headerSection,
+  decisionSection,
   cellsSection,
   hostsReportSection,
   sourcesSection,
@@ -48,6 +50,7 @@ export const REPORT_SECTIONS: readonly ReportSection[] = [
   environmentReportSection,
   gridsReportSection,
   comparisonReportSection,
+  verdictsSection,
   seriesSection,
   cloudSection,
   bottlenecksSection,

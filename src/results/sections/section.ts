@@ -7,12 +7,14 @@
  * that file and its line in the list (docs/architecture.md, "Adding a report section").
  */
 import path from 'node:path';
+import type { z } from 'zod';
 import { existsSync, readdirSync } from 'node:fs';
 import { readRecord, readRecordIfExists } from '../store';
 import { measuredSomething } from '../report-cells';
 import type { Raw } from '../html';
 import type { SeriesPoint } from '../db/types';
 import { ComparisonRecord } from '../../schema/comparison';
+import { VerdictsRecord } from '../../schema/verdicts';
 import { CellResult, RunRecord } from '../../schema/results';
 
 /** The most cells a chart of report.html draws (the first ones, in matrix order). */
@@ -20,7 +22,7 @@ export const MAX_CHART_CELLS = 40;
 
 /**
  * What every section reads, built once per rendering by {@link buildContext} from the run folder:
- * `run.json`, each cell's `result.json` (parsed with `src/schema/results.ts`) and `comparison.json`.
+ * `run.json`, each cell's `result.json` (parsed with `src/schema/results.ts`), `comparison.json` and `verdicts.json`.
  */
 export interface ReportContext {
   /** The run's results folder (`results/<runId>/`); sections that read more files (versions, cloud) read them here. */
@@ -39,6 +41,8 @@ export interface ReportContext {
   chartCells: CellResult[];
   /** The run's `comparison.json` when there is one; a file that does not parse is an `error` (shown in the report), never thrown. */
   comparison: { record?: ComparisonRecord; error?: string };
+  /** The run's `verdicts.json` (a matrix that varies an axis); a file that does not parse is an `error`, never thrown. */
+  verdicts: { record?: VerdictsRecord; error?: string };
   /** report.html only: a scheduled series, each query's warm median across past runs (the results database's `series()`), oldest first. */
   series?: SeriesPoint[];
 }
@@ -84,12 +88,12 @@ export function loadRun(dir: string): { run: RunRecord; cells: CellResult[]; mis
   return { run, cells, missing };
 }
 
-/** The run's `comparison.json` (schema `chbench.comparison/v1`) when there is one; a file that does not parse is reported, not thrown. */
-function readComparisonIfAny(dir: string): { record?: ComparisonRecord; error?: string } {
-  const file = path.join(dir, 'comparison.json');
+/** A run-level record (`comparison.json`, `verdicts.json`) when there is one; a file that does not parse is reported, not thrown. */
+function readIfAny<T>(dir: string, name: string, schema: z.ZodType<T>): { record?: T; error?: string } {
+  const file = path.join(dir, name);
   if (!existsSync(file)) return {};
   try {
-    return { record: readRecord(file, ComparisonRecord) };
+    return { record: readRecord(file, schema) };
   } catch (e) {
     return { error: (e as Error).message };
   }
@@ -110,7 +114,8 @@ export function buildContext(dir: string, extras: { series?: SeriesPoint[] } = {
     missing,
     measured,
     chartCells: measured.slice(0, MAX_CHART_CELLS),
-    comparison: readComparisonIfAny(dir),
+    comparison: readIfAny(dir, 'comparison.json', ComparisonRecord),
+    verdicts: readIfAny(dir, 'verdicts.json', VerdictsRecord),
     ...(extras.series ? { series: extras.series } : {}),
   };
 }

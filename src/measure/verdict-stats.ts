@@ -1,0 +1,170 @@
+/**
+ * The statistics of a verdict, on the log scale: the ratio of two sides' medians, its interval with
+ * every noise the data show (within each cell's runs, and between server starts as the A/A control
+ * learned it), the false-discovery rule across a run's comparisons, the minimal detectable effect and
+ * how many more runs would decide an inconclusive comparison. Pure and deterministic (no resampling:
+ * the same samples give the same interval every time). Distribution functions from jStat.
+ *
+ * ## Model
+ * A side's figure is the median of its valid runs (ms, or rows/s). On the log scale
+ * `ln median(new) − ln median(ref)` has variance `v_ref + v_new + 2·σ_b²`:
+ * - `v = (π/2)·s²/n`: the variance of a median of `n` runs whose log values have sample variance `s²`
+ *   (`n − 1` degrees of freedom); a side with one run has no within part it can show.
+ * - `σ_b²`: between-server-start variance (each cell is one start), learned from A/A pairs (the same setup
+ *   measured twice): `σ_b² = max(0, mean(d² − v_pair)) / 2` over their log ratios `d` (method of moments).
+ * The interval uses Student's t with Welch–Satterthwaite degrees of freedom over those three parts.
+ */
+import { jStat } from 'jstat';
+
+/** A side's runs: positive values (ms, rows/s). */
+export interface Side {
+  values: readonly number[];
+}
+
+/** The log ratio of one comparison with its variance parts. */
+export interface LogRatio {
+  /** ln(median new / median ref). */
+  d: number;
+  /** Within-cell variance of `d` (both sides) and its degrees of freedom; null when a side has fewer than 2 runs. */
+  within: number | null;
+  withinDf: number;
+  n: { ref: number; cell: number };
+  /** Per-side log sample variance (for "how many more runs"). */
+  s2: { ref: number | null; cell: number | null };
+}
+
+/** Median of a non-empty list. */
+export function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+function logVariance(xs: readonly number[]): number | null {
+  if (xs.length < 2) return null;
+  const ls = xs.map(Math.log);
+  const mean = ls.reduce((a, b) => a + b, 0) / ls.length;
+  return ls.reduce((a, b) => a + (b - mean) ** 2, 0) / (ls.length - 1);
+}
+
+/** The variance of the log of a median of `n` runs with log sample variance `s2`. */
+export const medianVariance = (s2: number, n: number) => (Math.PI / 2) * (s2 / n);
+
+/**
+ * The log ratio of two sides' medians and its within-cell variance.
+ * @throws Error when a side is empty or holds a value ≤ 0 (no log ratio).
+ */
+export function logRatio(ref: readonly number[], cell: readonly number[]): LogRatio {
+  if (!ref.length || !cell.length) throw new Error('logRatio: a side has no runs');
+  if ([...ref, ...cell].some((x) => !(x > 0))) throw new Error('logRatio: a value is not positive');
+  const d = Math.log(median(cell) / median(ref));
+  const sr = logVariance(ref);
+  const sc = logVariance(cell);
+  if (sr === null || sc === null) return { d, within: null, withinDf: 0, n: { ref: ref.length, cell: cell.length }, s2: { ref: sr, cell: sc } };
+  const vr = medianVariance(sr, ref.length);
+  const vc = medianVariance(sc, cell.length);
+  const within = vr + vc;
+  // Welch–Satterthwaite for the two within parts.
+  const withinDf = within > 0 ? within ** 2 / (vr ** 2 / (ref.length - 1) + vc ** 2 / (cell.length - 1)) : Infinity;
+  return { d, within, withinDf, n: { ref: ref.length, cell: cell.length }, s2: { ref: sr, cell: sc } };
+}
+
+/** Between-start variance learned from A/A pairs: σ_b² and its degrees of freedom (the number of pairs). */
+export interface BetweenNoise {
+  sigma2: number;
+  df: number;
+}
+
+/**
+ * σ_b² from A/A pairs' log ratios (`d`) and their within variances (`within`; null counts as 0):
+ * `max(0, mean(d² − within)) / 2`. @returns null when there is no pair.
+ */
+export function betweenNoise(pairs: readonly { d: number; within: number | null }[]): BetweenNoise | null {
+  if (!pairs.length) return null;
+  const excess = pairs.reduce((a, p) => a + p.d ** 2 - (p.within ?? 0), 0) / pairs.length;
+  return { sigma2: Math.max(0, excess) / 2, df: pairs.length };
+}
+
+/** A comparison's interval on the ratio scale, with its p-value and MDE. */
+export interface RatioInterval {
+  ratio: number;
+  low: number;
+  high: number;
+  /** Standard error of d and the t distribution's degrees of freedom. */
+  se: number;
+  df: number;
+  /** Two-sided p-value of "no change". */
+  p: number;
+  /** Minimal detectable effect at 80 % power, relative (e^mde − 1). */
+  mde: number;
+}
+
+const tq = (p: number, df: number) => (Number.isFinite(df) && df < 1e6 ? jStat.studentt.inv(p, df) : jStat.normal.inv(p, 0, 1));
+const tcdf = (x: number, df: number) => (Number.isFinite(df) && df < 1e6 ? jStat.studentt.cdf(x, df) : jStat.normal.cdf(x, 0, 1));
+
+/**
+ * The interval of a log ratio with the between-start part added (`2·σ_b²`: each side is one server start).
+ * @param confidence two-sided, e.g. 0.95
+ * @returns null when no variance at all is known (no within part and no A/A noise): no interval can be formed.
+ */
+export function ratioInterval(lr: Pick<LogRatio, 'd' | 'within' | 'withinDf'>, between: BetweenNoise | null, confidence = 0.95): RatioInterval | null {
+  const vb = between ? 2 * between.sigma2 : 0;
+  const vw = lr.within ?? 0;
+  const v = vw + vb;
+  if (lr.within === null && !between) return null;
+  if (!(v > 0)) {
+    // Both parts measured and both zero (identical runs): a degenerate but exact interval.
+    return { ratio: Math.exp(lr.d), low: Math.exp(lr.d), high: Math.exp(lr.d), se: 0, df: Infinity, p: lr.d === 0 ? 1 : 0, mde: 0 };
+  }
+  const parts: [number, number][] = [];
+  if (vw > 0) parts.push([vw, lr.withinDf]);
+  if (vb > 0) parts.push([vb, between!.df]);
+  const df = v ** 2 / parts.reduce((a, [x, k]) => a + x ** 2 / k, 0);
+  const se = Math.sqrt(v);
+  const t = tq(1 - (1 - confidence) / 2, df);
+  const p = 2 * (1 - tcdf(Math.abs(lr.d) / se, df));
+  const mde = Math.exp((t + tq(0.8, df)) * se) - 1;
+  return { ratio: Math.exp(lr.d), low: Math.exp(lr.d - t * se), high: Math.exp(lr.d + t * se), se, df, p, mde };
+}
+
+/** The interval at another confidence (the false-coverage-adjusted one of a selected comparison). */
+export function widen(iv: RatioInterval, confidence: number): Pick<RatioInterval, 'low' | 'high'> {
+  if (iv.se === 0) return { low: iv.low, high: iv.high };
+  const t = tq(1 - (1 - confidence) / 2, iv.df);
+  const d = Math.log(iv.ratio);
+  return { low: Math.exp(d - t * iv.se), high: Math.exp(d + t * iv.se) };
+}
+
+/**
+ * Benjamini–Hochberg at level `q`: which of `ps` are discoveries.
+ * @returns a boolean per p-value (same order) and R, the number of discoveries.
+ */
+export function benjaminiHochberg(ps: readonly number[], q: number): { rejected: boolean[]; count: number } {
+  const m = ps.length;
+  const order = ps.map((p, i) => ({ p, i })).sort((a, b) => a.p - b.p);
+  let k = 0;
+  order.forEach((o, rank) => {
+    if (o.p <= ((rank + 1) / m) * q) k = rank + 1;
+  });
+  const rejected = new Array<boolean>(m).fill(false);
+  for (let r = 0; r < k; r++) rejected[order[r]!.i] = true;
+  return { rejected, count: k };
+}
+
+/**
+ * How many runs per side (in all) would make the interval decide at the measured noise: narrow enough to
+ * lie inside ±δ when the ratio is near 1, or to exclude 1 otherwise. @returns the runs per side, or null
+ * when more runs of these cells cannot decide it (the between-start part alone is too wide, or no within
+ * variance is known).
+ */
+export function runsToDecide(lr: LogRatio, between: BetweenNoise | null, delta: number, confidence = 0.95): number | null {
+  const s2 = ((lr.s2.ref ?? 0) + (lr.s2.cell ?? 0)) / 2;
+  if (lr.s2.ref === null || lr.s2.cell === null) return null;
+  const margin = Math.log(1 + delta);
+  const z = tq(1 - (1 - confidence) / 2, Infinity);
+  const target = Math.abs(lr.d) < margin / 2 ? (margin - Math.abs(lr.d)) / z : Math.abs(lr.d) / z;
+  const vb = between ? 2 * between.sigma2 : 0;
+  const room = target ** 2 - vb;
+  if (!(room > 0)) return null;
+  return Math.max(Math.ceil((2 * medianVariance(s2, 1)) / room), Math.max(lr.n.ref, lr.n.cell) + 1);
+}

@@ -1,0 +1,732 @@
+/**
+ * Verdicts on every axis of a matrix (issue "Verdicts that hold"): which cells are compared with which
+ * (the axis references and the A/A control), each comparison's verdict — `faster | slower | unchanged |
+ * inconclusive | not comparable` — with its interval and minimal detectable effect, the false-discovery
+ * rule over the whole run, the confirming re-run's outcome applied, and the Decision rows. Pure: the
+ * inputs are plain figures taken from the cells' records (`src/results/verdict-cells.ts`), the
+ * statistics are `verdict-stats.ts`.
+ *
+ * ## References
+ * versions: `baseline.version` when the spec compares with one, else the oldest; codecs: the first
+ * listed; settings profiles: the first; defaults: `shipped` when listed, else the first; repetitions:
+ * `r1`. A cell is compared on each axis where it differs from the reference value with the cell that
+ * has the reference value on that axis and everything else equal; a cell that differs from the run's
+ * reference cell on several axes is also compared with it (axis `setup`), for the Decision.
+ *
+ * ## The A/A control
+ * The reference cell measured twice (`…-r2`, added by the matrix when `verdicts.control`), plus every
+ * `rN` of a repeated matrix against its `r1`: their log ratios give the between-server-start noise
+ * every interval includes (`betweenNoise`). The control's own pairs are judged with the noise learned
+ * from the others (leave one out); their faster/slower count is the run's false-move count.
+ *
+ * ## Verdicts
+ * Times (warm, cold; ms, lower is better) and ingest (rows/s, higher is better), per comparison:
+ * - `not comparable`: a side failed or has no valid runs, the results' values differ, or a query failed on one side;
+ * - `unchanged`: the 95 % interval lies inside [1/(1+δ), 1+δ];
+ * - `faster` / `slower`: a discovery under Benjamini–Hochberg at `fdr` over all the run's time comparisons
+ *   (its interval, widened to the false-coverage level 1 − R·q/m, excludes 1) and the ratio outside ±δ;
+ *   then confirmed by the interleaved re-run (or left `inconclusive`, withdrawn);
+ * - `inconclusive`: neither, with what would decide it. One run per side (the default single cold run) never
+ *   gives a verdict. Without any A/A pair, nothing is called faster or slower.
+ * Disk (bytes on disk, `system.parts`): the exact ratio, `larger` / `smaller` outside ±δ, else `unchanged`.
+ */
+import type { ConfirmOutcome, FlaggedPair } from '../schema/comparison';
+import type { DecisionRow, VerdictAxis, VerdictControl, VerdictEntry, VerdictPhase, VerdictSpec, VerdictsRecord } from '../schema/verdicts';
+import { VERDICT_DEFAULTS, VERDICTS_SCHEMA } from '../schema/verdicts';
+import { axisReferences, type MatrixAxes, type MatrixAxis } from '../schema/matrix';
+import {
+  benjaminiHochberg,
+  betweenNoise,
+  logRatio,
+  median,
+  ratioInterval,
+  runsToDecide,
+  widen,
+  type BetweenNoise,
+  type LogRatio,
+} from './verdict-stats';
+
+/** A cell's place in the matrix. `defaults`: `shipped` or the pinned version; `profile`: null without a settings axis. */
+export interface VerdictCoords {
+  version: string;
+  codec: string;
+  profile: string | null;
+  defaults: string;
+  repetition: number;
+}
+
+/** One query phase's valid runs on one cell. */
+export interface RunSet {
+  /** Server-side elapsed per valid run (ms; null where the server gave none). */
+  server: (number | null)[];
+  /** Client wall time per valid run (ms). */
+  wall: number[];
+  /** Median read_rows of the valid runs; null when unknown. */
+  readRows: number | null;
+}
+
+/** A query of a cell: its cold and warm runs, its result hash, and its failure. */
+export interface VerdictQuery {
+  cold: RunSet;
+  warm: RunSet;
+  /** Hash of the result's values (comparable across versions), or null when none is known. */
+  resultHash: string | null;
+  /** Whether the workload says the result is deterministic (hashes are compared only then). */
+  deterministic: boolean;
+  /** Set when a run of the query failed on the server. */
+  failed?: string;
+}
+
+/** A cell as the verdicts see it. */
+export interface VerdictCell {
+  key: string;
+  coords: VerdictCoords;
+  /** `succeeded`, `failed`, `skipped`, … */
+  status: string;
+  error?: string;
+  /** By query key: `q3`, or `q5@index` for the runs after the skip index. */
+  queries: Record<string, VerdictQuery>;
+  /** Load rows/s (`load.json`: rows / client wall time), null when not loaded. */
+  ingestRowsPerS: number | null;
+  /** `storage.json` bytes_on_disk (system.parts, active parts), null when unknown. */
+  bytesOnDisk: number | null;
+}
+
+const AXIS_KEY: Record<MatrixAxis, keyof VerdictCoords> = {
+  version: 'version',
+  codec: 'codec',
+  profile: 'profile',
+  defaults: 'defaults',
+};
+
+/** The coordinates of the run's reference cell (every axis at its reference value, repetition 1). */
+export function referenceCoords(m: MatrixAxes): VerdictCoords {
+  const refs = axisReferences(m);
+  return {
+    version: refs.version ?? m.versions[0]!,
+    codec: refs.codec ?? m.codecs[0]!,
+    profile: refs.profile ?? m.profiles[0] ?? null,
+    defaults: refs.defaults ?? m.defaults[0] ?? 'shipped',
+    repetition: 1,
+  };
+}
+
+const sameCoords = (a: VerdictCoords, b: VerdictCoords) =>
+  a.version === b.version && a.codec === b.codec && a.profile === b.profile && a.defaults === b.defaults && a.repetition === b.repetition;
+
+/** A planned comparison of two cells. */
+export interface PlannedPair {
+  axis: VerdictAxis;
+  reference: VerdictCell;
+  cell: VerdictCell;
+}
+
+/**
+ * Which cells are compared: per axis, every cell with the reference value's cell; `setup` for a cell
+ * that differs from the run's reference cell on more than one axis; `repetition` every `rN` with its
+ * `r1` (the A/A pairs). Each (reference, cell) pair once.
+ */
+export function planPairs(cells: readonly VerdictCell[], m: MatrixAxes): PlannedPair[] {
+  const refs = axisReferences(m);
+  const root = referenceCoords(m);
+  const find = (c: VerdictCoords) => cells.find((x) => sameCoords(x.coords, c));
+  const out: PlannedPair[] = [];
+  const seen = new Set<string>();
+  const add = (axis: VerdictAxis, reference: VerdictCell | undefined, cell: VerdictCell) => {
+    if (!reference || reference === cell) return;
+    const k = `${reference.key}→${cell.key}`;
+    if (seen.has(k)) return;
+    seen.add(k);
+    out.push({ axis, reference, cell });
+  };
+  for (const c of cells) {
+    if (c.coords.repetition > 1) {
+      add('repetition', find({ ...c.coords, repetition: 1 }), c);
+      continue;
+    }
+    const differs: VerdictAxis[] = [];
+    for (const [axis, ref] of Object.entries(refs) as [MatrixAxis, string][]) {
+      const key = AXIS_KEY[axis];
+      if ((c.coords[key] ?? '') === ref) continue;
+      differs.push(axis);
+      add(axis, find({ ...c.coords, [key]: ref }), c);
+    }
+    if (differs.length > 1) add('setup', find(root), c);
+  }
+  return out;
+}
+
+/** The figure both sides of a time comparison use: server-side when every kept run on both sides has it. */
+function figureOf(a: RunSet, b: RunSet): 'server_elapsed_ms' | 'wall_ms' {
+  const all = [...a.server, ...b.server];
+  return all.length && all.every((x) => x !== null && x > 0) ? 'server_elapsed_ms' : 'wall_ms';
+}
+const valuesOf = (r: RunSet, f: 'server_elapsed_ms' | 'wall_ms') => (f === 'server_elapsed_ms' ? (r.server as number[]) : r.wall);
+
+const fmtRatio = (x: number | null) => (x === null ? 'n/a' : `${x.toFixed(x >= 10 ? 1 : 3)}×`);
+const fmtIv = (lo: number | null, hi: number | null) => (lo === null || hi === null ? 'no interval' : `[${lo.toFixed(3)}, ${hi.toFixed(3)}]`);
+const pct = (x: number) => `${(x * 100).toFixed(x < 0.1 ? 1 : 0)} %`;
+const int = (x: number) => Math.round(x).toLocaleString('en-US');
+
+/** A time comparison before the false-discovery rule. */
+interface Pending {
+  entry: VerdictEntry;
+  lr: LogRatio | null;
+  noise: BetweenNoise | null;
+  higherIsBetter: boolean;
+}
+
+/** The work counters of a query compared exactly. */
+function workText(a: RunSet, b: RunSet): string | undefined {
+  if (a.readRows === null || b.readRows === null) return undefined;
+  return a.readRows === b.readRows ? `same ${int(a.readRows)} rows read` : `${int(a.readRows)} → ${int(b.readRows)} rows read`;
+}
+
+/** First-pass figures of one time comparison (warm or cold runs of a query). */
+function timeComparison(
+  base: Omit<VerdictEntry, 'verdict' | 'ratio' | 'low' | 'high' | 'mde' | 'runs' | 'reason' | 'confirmed'>,
+  a: RunSet,
+  b: RunSet,
+  noise: BetweenNoise | null,
+): Pending {
+  const figure = figureOf(a, b);
+  const ra = valuesOf(a, figure);
+  const rb = valuesOf(b, figure);
+  const entry: VerdictEntry = {
+    ...base,
+    figure,
+    verdict: 'inconclusive',
+    ratio: null,
+    low: null,
+    high: null,
+    mde: null,
+    runs: { reference: ra.length, cell: rb.length },
+    confirmed: null,
+    reason: '',
+    ...(workText(a, b) ? { work: workText(a, b)! } : {}),
+  };
+  if (!ra.length || !rb.length) {
+    return { entry: { ...entry, verdict: 'not comparable', reason: `no valid ${base.phase} runs on ${!ra.length ? 'the reference' : 'this cell'}` }, lr: null, noise, higherIsBetter: false };
+  }
+  return { entry, lr: logRatio(ra, rb), noise, higherIsBetter: false };
+}
+
+/** Options of {@link judgeMatrix}. */
+export interface JudgeInput {
+  runId: string;
+  cells: VerdictCell[];
+  axes: MatrixAxes;
+  options: VerdictSpec;
+  createdAt: string;
+}
+
+/** A/A pairs of a phase: the log ratios of the control pairs, by (pair, query) key. */
+interface ControlPair {
+  key: string;
+  d: number;
+  within: number | null;
+}
+
+/** The control pairs' log ratios for one phase (warm/cold: every query; ingest: the load). */
+function controlPairs(pairs: readonly PlannedPair[], phase: 'warm' | 'cold' | 'ingest'): ControlPair[] {
+  const out: ControlPair[] = [];
+  for (const p of pairs) {
+    if (p.axis !== 'repetition' || p.reference.status !== 'succeeded' || p.cell.status !== 'succeeded') continue;
+    if (phase === 'ingest') {
+      const a = p.reference.ingestRowsPerS;
+      const b = p.cell.ingestRowsPerS;
+      if (a && b) out.push({ key: `${p.cell.key}|ingest`, d: Math.log(b / a), within: null });
+      continue;
+    }
+    for (const [q, qa] of Object.entries(p.reference.queries)) {
+      const qb = p.cell.queries[q];
+      if (!qb || qa.failed || qb.failed) continue;
+      const f = figureOf(qa[phase], qb[phase]);
+      const ra = valuesOf(qa[phase], f);
+      const rb = valuesOf(qb[phase], f);
+      if (!ra.length || !rb.length) continue;
+      const lr = logRatio(ra, rb);
+      out.push({ key: `${p.cell.key}|${q}`, d: lr.d, within: lr.within });
+    }
+  }
+  return out;
+}
+
+/** The noise of a phase with one control pair left out (the control's own verdicts). */
+function noiseWithout(all: readonly ControlPair[], key?: string): BetweenNoise | null {
+  return betweenNoise(key ? all.filter((p) => p.key !== key) : all);
+}
+
+/**
+ * First pass over a run's cells: plan the pairs, compare every query (cold, warm), ingest and disk,
+ * apply the false-discovery rule, judge the A/A control, and build the Decision. Faster/slower entries
+ * carry `confirmed: false` until {@link applyVerdictConfirmation} sees their re-run ("not yet confirmed").
+ */
+export function judgeMatrix(input: JudgeInput): VerdictsRecord {
+  const { cells, axes, options } = input;
+  const delta = options.equivalence;
+  const refs = axisReferences(axes);
+  const root = cells.find((c) => sameCoords(c.coords, referenceCoords(axes)));
+  const pairs = planPairs(cells, axes);
+  const notes: string[] = [];
+  const noise = {
+    warm: controlPairs(pairs, 'warm'),
+    cold: controlPairs(pairs, 'cold'),
+    ingest: controlPairs(pairs, 'ingest'),
+  };
+  if (!pairs.some((p) => p.axis === 'repetition'))
+    notes.push('no A/A control in this run (verdicts.control false and no matrix.repeat): the intervals hold only the runs within each cell, and nothing is called faster or slower');
+
+  const pending: Pending[] = [];
+  const fixed: VerdictEntry[] = [];
+  for (const p of pairs) {
+    const base = { axis: p.axis, reference: p.reference.key, cell: p.cell.key };
+    const failedSide = [p.reference, p.cell].find((c) => c.status !== 'succeeded');
+    const queryKeys = [...new Set([...Object.keys(p.reference.queries), ...Object.keys(p.cell.queries)])].sort((a, b) =>
+      a.localeCompare(b, 'en', { numeric: true }),
+    );
+    if (failedSide) {
+      const why = `${failedSide.key} ${failedSide.status}${failedSide.error ? `: ${failedSide.error}` : ''}`;
+      for (const query of [...queryKeys.flatMap((q) => [[q, 'cold'], [q, 'warm']] as const), [null, 'ingest'] as const, [null, 'disk'] as const])
+        fixed.push(notComparable(base, query[0], query[1], why));
+      continue;
+    }
+    for (const q of queryKeys) {
+      const qa = p.reference.queries[q];
+      const qb = p.cell.queries[q];
+      for (const phase of ['cold', 'warm'] as const) {
+        const b = { ...base, query: q, phase };
+        if (!qa || !qb) {
+          fixed.push(notComparable(base, q, phase, `${q} was not measured on ${!qa ? p.reference.key : p.cell.key}`));
+          continue;
+        }
+        if (qa.failed || qb.failed) {
+          fixed.push(notComparable(base, q, phase, `${q} failed on ${qa.failed ? p.reference.key : p.cell.key}: ${qa.failed ?? qb.failed}`));
+          continue;
+        }
+        if (qa.deterministic && qb.deterministic && qa.resultHash && qb.resultHash && qa.resultHash !== qb.resultHash) {
+          fixed.push(notComparable(base, q, phase, `results differ: the values' hashes of ${p.reference.key} and ${p.cell.key} are not equal`));
+          continue;
+        }
+        const own = p.axis === 'repetition' ? noiseWithout(noise[phase], `${p.cell.key}|${q}`) : noiseWithout(noise[phase]);
+        const t = timeComparison(b, qa[phase], qb[phase], own);
+        if (t.lr) pending.push(t);
+        else fixed.push(t.entry);
+      }
+    }
+    // Ingest: one load per cell; the between-start noise of the control's loads is its whole interval.
+    const ia = p.reference.ingestRowsPerS;
+    const ib = p.cell.ingestRowsPerS;
+    if (ia && ib) {
+      const own = p.axis === 'repetition' ? noiseWithout(noise.ingest, `${p.cell.key}|ingest`) : noiseWithout(noise.ingest);
+      pending.push({
+        entry: {
+          ...base,
+          query: null,
+          phase: 'ingest',
+          figure: 'rows_per_s',
+          verdict: 'inconclusive',
+          ratio: null,
+          low: null,
+          high: null,
+          mde: null,
+          runs: { reference: 1, cell: 1 },
+          confirmed: null,
+          reason: '',
+        },
+        lr: logRatio([ia], [ib]),
+        noise: own,
+        higherIsBetter: true,
+      });
+    } else fixed.push(notComparable(base, null, 'ingest', `no load figure on ${!ia ? p.reference.key : p.cell.key}`));
+    fixed.push(diskEntry(base, p.reference.bytesOnDisk, p.cell.bytesOnDisk, delta));
+  }
+
+  // The false-discovery rule over every time and ingest comparison of the run except the A/A control.
+  const judged = pending.map((x) => ({ x, iv: x.lr ? ratioInterval(x.lr, x.noise) : null }));
+  const family = judged.filter((j) => j.x.entry.axis !== 'repetition' && j.iv);
+  const bh = benjaminiHochberg(
+    family.map((j) => j.iv!.p),
+    options.fdr,
+  );
+  const selected = new Set(family.filter((_, i) => bh.rejected[i]).map((j) => j.x));
+  const fcr = family.length ? 1 - (Math.max(bh.count, 1) * options.fdr) / family.length : 0.95;
+  const entries: VerdictEntry[] = [...fixed];
+  for (const { x, iv } of judged) {
+    const control = x.entry.axis === 'repetition';
+    // The A/A control is judged as one comparison would be alone: its own significance at 1 − fdr.
+    const discovery = control ? !!iv && iv.p <= options.fdr : selected.has(x);
+    entries.push(judgeOne(x, iv, discovery, control ? 1 - options.fdr : fcr, delta, options));
+  }
+  const order = (e: VerdictEntry) => pairs.findIndex((p) => p.reference.key === e.reference && p.cell.key === e.cell);
+  const phaseOrder: Record<VerdictPhase, number> = { cold: 1, warm: 2, ingest: 3, disk: 4 };
+  entries.sort(
+    (a, b) =>
+      order(a) - order(b) ||
+      (a.query ?? '~').localeCompare(b.query ?? '~', 'en', { numeric: true }) ||
+      phaseOrder[a.phase] - phaseOrder[b.phase],
+  );
+  const control = controlOf(entries, noise, pairs);
+  const decision = root ? decisionRows(entries, root.key) : [];
+  if (!root) notes.push('the reference cell is not among the cells: no Decision rows');
+  return {
+    schema: VERDICTS_SCHEMA,
+    run_id: input.runId,
+    reference: root?.key ?? '',
+    references: Object.fromEntries(Object.entries(refs).map(([k, v]) => [k, String(v)])),
+    options,
+    method: methodText(options, family.length, bh.count),
+    control,
+    stage: 'first-pass',
+    entries,
+    decision,
+    sentences: axisSentences(entries, refs),
+    notes,
+    created_at: input.createdAt,
+  };
+}
+
+function notComparable(base: Pick<VerdictEntry, 'axis' | 'reference' | 'cell'>, query: string | null, phase: VerdictPhase, reason: string): VerdictEntry {
+  return {
+    ...base,
+    query,
+    phase,
+    verdict: 'not comparable',
+    ratio: null,
+    low: null,
+    high: null,
+    mde: null,
+    runs: { reference: 0, cell: 0 },
+    confirmed: null,
+    reason,
+  };
+}
+
+function diskEntry(base: Pick<VerdictEntry, 'axis' | 'reference' | 'cell'>, a: number | null, b: number | null, delta: number): VerdictEntry {
+  if (!a || !b) return notComparable(base, null, 'disk', `bytes on disk unknown on ${!a ? base.reference : base.cell}`);
+  const r = b / a;
+  const verdict = r > 1 + delta ? 'larger' : r < 1 / (1 + delta) ? 'smaller' : 'unchanged';
+  return {
+    ...base,
+    query: null,
+    phase: 'disk',
+    figure: 'bytes_on_disk',
+    verdict,
+    ratio: r,
+    low: r,
+    high: r,
+    mde: null,
+    runs: { reference: 1, cell: 1 },
+    confirmed: null,
+    reason: `bytes on disk (system.parts, active parts) ${int(a)} → ${int(b)}: ${fmtRatio(r)}, exact; ${verdict === 'unchanged' ? `within ±${pct(delta)}` : `outside ±${pct(delta)}`}`,
+  };
+}
+
+/** One comparison's verdict from its interval (see the module header). */
+function judgeOne(
+  x: Pending,
+  iv: ReturnType<typeof ratioInterval>,
+  discovery: boolean,
+  selectedConfidence: number,
+  delta: number,
+  options: VerdictSpec,
+): VerdictEntry {
+  const e = { ...x.entry };
+  const lr = x.lr!;
+  const what = e.phase === 'ingest' ? 'load' : `${e.phase} run`;
+  if (!iv) {
+    return {
+      ...e,
+      ratio: Math.exp(lr.d),
+      verdict: 'inconclusive',
+      reason: `one ${what} per side and no A/A pair to learn the noise from: no interval, never a verdict`,
+      more: e.phase === 'cold' ? 'at least 3 cold runs per side (protocol.coldRuns)' : 'an A/A control (verdicts.control) or matrix.repeat ≥ 2',
+    };
+  }
+  if (lr.within === null && e.phase !== 'ingest') {
+    return {
+      ...e,
+      ratio: iv.ratio,
+      low: iv.low,
+      high: iv.high,
+      mde: iv.mde,
+      p: iv.p,
+      verdict: 'inconclusive',
+      reason: `${fmtRatio(iv.ratio)} ${fmtIv(iv.low, iv.high)} from one ${what} per side: one run per side is never a verdict`,
+      more: `at least 3 ${e.phase} runs per side${e.phase === 'cold' ? ' (protocol.coldRuns)' : ''}`,
+    };
+  }
+  const hi = 1 + delta;
+  const inside = iv.low >= 1 / hi && iv.high <= hi;
+  const outside = iv.ratio > hi || iv.ratio < 1 / hi;
+  const base = { ...e, ratio: iv.ratio, low: iv.low, high: iv.high, mde: iv.mde, p: iv.p };
+  const ivText = `${fmtRatio(iv.ratio)} ${fmtIv(iv.low, iv.high)}`;
+  if (inside) return { ...base, verdict: 'unchanged', reason: `${ivText} inside ±${pct(delta)}` };
+  if (discovery && outside && x.noise) {
+    const w = widen(iv, selectedConfidence);
+    const worse = x.higherIsBetter ? iv.ratio < 1 : iv.ratio > 1;
+    return {
+      ...base,
+      low: w.low,
+      high: w.high,
+      verdict: worse ? 'slower' : 'faster',
+      // Times and ingest wait for their re-run; a load is not re-run (`confirmed: null`, said in the reason).
+      confirmed: e.phase === 'ingest' ? null : false,
+      reason: `${fmtRatio(iv.ratio)} ${fmtIv(w.low, w.high)} (${pct(selectedConfidence)} interval of a selected comparison), p = ${iv.p.toPrecision(2)}${
+        e.phase === 'ingest' ? '; one load per cell, not re-run: the interval is the A/A control\'s load-to-load noise' : '; awaiting the interleaved re-run'
+      }`,
+    };
+  }
+  const n = runsToDecide(lr, x.noise, delta);
+  const more =
+    e.phase === 'ingest'
+      ? 'more repetitions of the load (matrix.repeat)'
+      : n === null
+        ? lr.within === null
+          ? `at least 3 ${e.phase} runs per side`
+          : `more ${e.phase} runs cannot decide it: the between-start noise alone is too wide; more repetitions (matrix.repeat) can`
+        : `≈ ${n} ${e.phase} runs per side (${Math.max(lr.n.ref, lr.n.cell)} now)`;
+  const why = !x.noise
+    ? 'no A/A pair in this run: never faster or slower'
+    : discovery && !outside
+      ? `a change within ±${pct(delta)}, but the interval is not inside it`
+      : `p = ${iv.p.toPrecision(2)}, not a discovery at FDR ${pct(options.fdr)}, and the interval is not inside ±${pct(delta)}`;
+  return { ...base, verdict: 'inconclusive', reason: `${ivText}: ${why}`, more };
+}
+
+function controlOf(entries: readonly VerdictEntry[], noise: Record<'warm' | 'cold' | 'ingest', ControlPair[]>, pairs: readonly PlannedPair[]): VerdictControl | null {
+  const aa = pairs.filter((p) => p.axis === 'repetition');
+  if (!aa.length) return null;
+  const mine = entries.filter((e) => e.axis === 'repetition' && (e.phase === 'warm' || e.phase === 'cold'));
+  const judged = mine.filter((e) => e.verdict !== 'not comparable');
+  const moved = judged.filter((e) => e.verdict === 'faster' || e.verdict === 'slower').length;
+  const rel = (ps: ControlPair[]) => {
+    const n = betweenNoise(ps);
+    return n ? Math.sqrt(n.sigma2) : null;
+  };
+  const disk = entries.find((e) => e.axis === 'repetition' && e.phase === 'disk');
+  const expected = Math.max(1, Math.round(judged.length * 0.05));
+  const note =
+    moved > expected
+      ? `the control moved in ${moved} of ${judged.length} pairs, more than its ${pct(0.05)} allows: the run's verdicts do not hold at this noise — use more runs, a quieter host or concurrency: 1`
+      : `the control moved in ${moved} of ${judged.length} pairs (its ${pct(0.05)} allows ${expected})`;
+  return {
+    reference: aa[0]!.reference.key,
+    cell: aa.map((p) => p.cell.key).join(', '),
+    pairs: judged.length,
+    moved,
+    noise: { warm: rel(noise.warm), cold: rel(noise.cold), ingest: rel(noise.ingest) },
+    disk_ratio: disk?.ratio ?? null,
+    note,
+  };
+}
+
+/** The Decision: every cell compared with the run's reference cell (on its one axis, or `setup`). */
+export function decisionRows(entries: readonly VerdictEntry[], reference: string): DecisionRow[] {
+  const cells = [...new Set(entries.filter((e) => e.reference === reference && e.axis !== 'repetition').map((e) => e.cell))];
+  return cells.map((cell) => {
+    const mine = entries.filter((e) => e.reference === reference && e.cell === cell);
+    const warm = mine.filter((e) => e.phase === 'warm');
+    const disk = mine.find((e) => e.phase === 'disk');
+    const ingest = mine.find((e) => e.phase === 'ingest');
+    const withIv = warm.filter((e) => e.ratio !== null && e.low !== null && e.high !== null);
+    const logs = withIv.map((e) => Math.log(e.ratio!));
+    const halves = withIv.map((e) => (Math.log(e.high!) - Math.log(e.low!)) / 2);
+    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+    const gm = logs.length ? mean(logs) : null;
+    const hw = halves.length ? mean(halves) : null;
+    const count = (v: string) => warm.filter((e) => e.verdict === v).length;
+    return {
+      cell,
+      reference,
+      disk_ratio: disk?.ratio ?? null,
+      ingest_ratio: ingest?.ratio ?? null,
+      ingest_verdict: ingest?.verdict ?? null,
+      geomean: gm === null ? null : Math.exp(gm),
+      geomean_low: gm === null || hw === null ? null : Math.exp(gm - hw),
+      geomean_high: gm === null || hw === null ? null : Math.exp(gm + hw),
+      counts: {
+        faster: count('faster'),
+        slower: count('slower'),
+        unchanged: count('unchanged'),
+        inconclusive: count('inconclusive'),
+        not_comparable: count('not comparable'),
+      },
+      failed: [...new Set(warm.filter((e) => e.verdict === 'not comparable' && e.reason.startsWith(`${e.query} failed on ${cell}:`)).map((e) => e.query!))],
+    };
+  });
+}
+
+/** One sentence per axis over its warm verdicts and disk (e.g. "version 26.3 vs 24.8: unchanged on 4 of 5 queries, q3 1.31× faster [1.22, 1.40]; disk 1.30× with LZ4"). */
+export function axisSentences(entries: readonly VerdictEntry[], refs: Partial<Record<VerdictAxis, string>>): string[] {
+  const out: string[] = [];
+  for (const [axis, ref] of Object.entries(refs) as [VerdictAxis, string][]) {
+    const mine = entries.filter((e) => e.axis === axis);
+    if (!mine.length) continue;
+    const cells = [...new Set(mine.map((e) => e.cell))];
+    const parts = cells.map((cell) => {
+      const warm = mine.filter((e) => e.cell === cell && e.phase === 'warm');
+      const unchanged = warm.filter((e) => e.verdict === 'unchanged').length;
+      const moved = warm
+        .filter((e) => e.verdict === 'faster' || e.verdict === 'slower')
+        .map((e) => `${e.query} ${fmtRatio(e.ratio)} ${e.verdict} ${fmtIv(e.low, e.high)}`);
+      const inconclusive = warm.filter((e) => e.verdict === 'inconclusive').length;
+      const nc = warm.filter((e) => e.verdict === 'not comparable').length;
+      const disk = mine.find((e) => e.cell === cell && e.phase === 'disk');
+      const bits = [
+        `unchanged on ${unchanged} of ${warm.length} queries`,
+        ...moved,
+        ...(inconclusive ? [`${inconclusive} inconclusive`] : []),
+        ...(nc ? [`${nc} not comparable`] : []),
+      ];
+      return `${cell}: ${bits.join(', ')}${disk?.ratio ? `; disk ${fmtRatio(disk.ratio)}` : ''}`;
+    });
+    out.push(`${axis} (against ${ref}): ${parts.join('; ')}`);
+  }
+  return out;
+}
+
+function methodText(o: VerdictSpec, family: number, discoveries: number): string {
+  return (
+    `per comparison: ratio of medians new/reference of the valid runs (server-side elapsed when every run on both sides has it, else client wall time); ` +
+    `95 % t interval on the log scale with the within-cell variance of each median ((π/2)·s²/n) and twice the between-server-start variance learned from the A/A control (Welch–Satterthwaite df); ` +
+    `unchanged when the interval lies inside ±${pct(o.equivalence)}; faster/slower when Benjamini–Hochberg at FDR ${pct(o.fdr)} over the run's ${family} time and ingest comparisons selects it (${discoveries} selected; their intervals widened to the false-coverage level) and the ratio is outside ±${pct(o.equivalence)}, ` +
+    `then only when the interleaved re-run (${o.confirmRounds} rounds) confirms it; minimal detectable effect at 80 % power; work counters and bytes on disk compared exactly`
+  );
+}
+
+/**
+ * The faster/slower time entries awaiting confirmation, grouped per cell pair and kind of run (keys
+ * only: what goes into workflow history), in the record's order.
+ */
+export function verdictsToConfirm(record: VerdictsRecord, runId: string, kind: 'warm' | 'cold'): FlaggedPair[] {
+  const byPair = new Map<string, FlaggedPair>();
+  for (const e of record.entries) {
+    if (e.axis === 'repetition' || e.phase !== kind || e.confirmed !== false) continue;
+    if (e.verdict !== 'faster' && e.verdict !== 'slower') continue;
+    const pairKey = `${e.reference}→${e.cell}`;
+    const f = byPair.get(pairKey) ?? { pairKey, baselineCell: { runId, cellKey: e.reference }, newCell: { runId, cellKey: e.cell }, queries: [] };
+    const [query_id, at] = e.query!.split('@');
+    const phase = at === 'index' ? 'index' : 'baseline';
+    if (!f.queries.some((q) => q.query_id === query_id && q.phase === phase)) f.queries.push({ query_id: query_id!, phase });
+    byPair.set(pairKey, f);
+  }
+  return [...byPair.values()];
+}
+
+/**
+ * Apply the confirming re-run: a faster/slower time verdict stays only when its re-run's interval
+ * (interleaved rounds, the same A/A noise added) excludes 1 in the same direction with the ratio outside
+ * ±δ; else it is withdrawn (`inconclusive`, `confirmed: false`, the re-run's figures beside it). Verdicts
+ * whose pair was not re-run (budget, `confirmRounds` 0, an error) are withdrawn saying why.
+ * @param outcomes per pair key the re-run's samples (warm runs; cold runs when `kind` is cold)
+ * @param notRun pair keys not re-run, with why
+ */
+export function applyVerdictConfirmation(
+  record: VerdictsRecord,
+  outcomes: readonly ConfirmOutcome[],
+  notRun: Record<string, string>,
+  controlNoise: { warm: BetweenNoise | null; cold: BetweenNoise | null },
+): VerdictsRecord {
+  const delta = record.options.equivalence;
+  const entries = record.entries.map((e): VerdictEntry => {
+    if (e.confirmed !== false || (e.verdict !== 'faster' && e.verdict !== 'slower')) return e;
+    const pairKey = `${e.reference}→${e.cell}`;
+    // A pair may have two re-runs (warm and cold runs): their samples together.
+    const mine = outcomes.filter((x) => x.pairKey === pairKey);
+    const o = mine.length ? { pairKey, samples: mine.flatMap((x) => x.samples), error: mine.find((x) => x.error)?.error } : undefined;
+    const withdrawn = (why: string, rerun?: VerdictEntry['rerun']): VerdictEntry => ({
+      ...e,
+      verdict: 'inconclusive',
+      confirmed: false,
+      reason: `${e.verdict} in the first pass (${fmtRatio(e.ratio)} ${fmtIv(e.low, e.high)}), withdrawn: ${why}`,
+      more: 'a quieter host, or more runs per side',
+      ...(rerun ? { rerun } : {}),
+    });
+    if (!o) return withdrawn(notRun[pairKey] ?? 'not re-run');
+    if (o.error && !o.samples.length) return withdrawn(`its re-run failed: ${o.error}`, { ratio: null, low: null, high: null, runs: 0, error: o.error });
+    const [query_id, at] = e.query!.split('@');
+    const phase = at === 'index' ? 'index' : 'baseline';
+    const s = o.samples.find((x) => x.query_id === query_id && x.phase === phase && (x.kind === 'cold') === (e.phase === 'cold'));
+    if (!s || !s.baseline_ms.length || !s.new_ms.length) return withdrawn(`the re-run has no ${e.phase} runs of ${e.query}`);
+    const lr = logRatio(s.baseline_ms, s.new_ms);
+    const iv = ratioInterval(lr, e.phase === 'cold' ? controlNoise.cold : controlNoise.warm);
+    const rerun = { ratio: iv?.ratio ?? Math.exp(lr.d), low: iv?.low ?? null, high: iv?.high ?? null, runs: Math.min(s.baseline_ms.length, s.new_ms.length) };
+    const slower = e.verdict === 'slower';
+    const holds = !!iv && (slower ? iv.low > 1 && iv.ratio > 1 + delta : iv.high < 1 && iv.ratio < 1 / (1 + delta));
+    if (!holds) return withdrawn(`the interleaved re-run (${rerun.runs} rounds) gives ${fmtRatio(rerun.ratio)} ${fmtIv(rerun.low, rerun.high)}`, rerun);
+    return {
+      ...e,
+      confirmed: true,
+      reason: `${fmtRatio(e.ratio)} ${fmtIv(e.low, e.high)} in the first pass, confirmed by the interleaved re-run: ${fmtRatio(rerun.ratio)} ${fmtIv(rerun.low, rerun.high)} over ${rerun.runs} rounds`,
+      rerun,
+    };
+  });
+  const refs = record.references as Partial<Record<VerdictAxis, string>>;
+  return {
+    ...record,
+    stage: 'final',
+    entries,
+    decision: record.reference ? decisionRows(entries, record.reference) : [],
+    sentences: axisSentences(entries, refs),
+  };
+}
+
+/** The A/A noise of warm and cold runs recomputed from a record's cells (for {@link applyVerdictConfirmation}). */
+export function controlNoiseOf(cells: readonly VerdictCell[], axes: MatrixAxes): { warm: BetweenNoise | null; cold: BetweenNoise | null } {
+  const pairs = planPairs(cells, axes);
+  return { warm: betweenNoise(controlPairs(pairs, 'warm')), cold: betweenNoise(controlPairs(pairs, 'cold')) };
+}
+
+/** The Decision in one line (the demo's and the CLI's last line, the workflow result). */
+export function decisionLine(record: VerdictsRecord): string {
+  if (!record.decision.length) return record.notes[0] ?? 'no comparison';
+  return record.decision
+    .map((r) => {
+      const c = r.counts;
+      const counts = [
+        c.faster ? `${c.faster} faster` : '',
+        c.slower ? `${c.slower} slower` : '',
+        c.unchanged ? `${c.unchanged} unchanged` : '',
+        c.inconclusive ? `${c.inconclusive} inconclusive` : '',
+        c.not_comparable ? `${c.not_comparable} not comparable` : '',
+      ].filter(Boolean);
+      return `${r.cell}: warm ${fmtRatio(r.geomean)} ${fmtIv(r.geomean_low, r.geomean_high)} (${counts.join(', ')}), disk ${fmtRatio(r.disk_ratio)}`;
+    })
+    .join('; ');
+}
+
+/** "A/A control moves 0 of 10" (or why there is none). */
+export function controlLine(record: VerdictsRecord): string {
+  return record.control ? `A/A control moves ${record.control.moved} of ${record.control.pairs}` : 'no A/A control';
+}
+
+/**
+ * What a spec's verdicts will do, in lines for `chbench validate`: the axes and their references, the A/A
+ * control, what the protocol's runs per side allow (cold and warm), the re-run and its budget.
+ * @param cells the spec's cell keys (the control included)
+ */
+export function verdictPlanLines(
+  spec: { protocol: { coldRuns: number; warmRuns: number }; verdicts?: VerdictSpec },
+  axes: MatrixAxes,
+  cells: readonly string[],
+): string[] {
+  const refs = axisReferences(axes);
+  if (!Object.keys(refs).length) return ['verdicts: none (the matrix varies no axis: nothing to compare)'];
+  const o = spec.verdicts ?? VERDICT_DEFAULTS;
+  const p = spec.protocol;
+  const control = axes.repeat > 1 ? `A/A pairs: every r2…r${axes.repeat} against its r1` : o.control ? `A/A control cell ${cells[cells.length - 1]}` : 'no A/A control';
+  const lines = [
+    `verdicts: ${Object.entries(refs)
+      .map(([a, r]) => `${a} against ${r}`)
+      .join(', ')}; ${control}; unchanged inside ±${pct(o.equivalence)}; faster/slower at FDR ${pct(o.fdr)}, confirmed by ${o.confirmRounds} interleaved rounds (at most ${o.confirmPairs} cell pairs re-run)`,
+  ];
+  if (p.warmRuns < 3) lines.push(`  warm: ${p.warmRuns} run(s) per side cannot give an interval: every warm comparison will be inconclusive (protocol.warmRuns ≥ 3, better 7)`);
+  else if (p.warmRuns < 7) lines.push(`  warm: ${p.warmRuns} runs per side: intervals wide on a noisy host; 7 or more decide smaller changes`);
+  if (p.coldRuns < 3) lines.push(`  cold: ${p.coldRuns} run(s) per side: cold comparisons will be inconclusive (one run per side is never a verdict; protocol.coldRuns ≥ 3 for cold verdicts)`);
+  lines.push('  ingest: one load per cell: its interval is the A/A control\'s load-to-load noise (decisive only for large changes); disk: exact');
+  return lines;
+}
+
+/** Median of a list or null (helper for the inputs). */
+export const medianOrNull = (xs: readonly number[]) => (xs.length ? median(xs) : null);
