@@ -84,7 +84,10 @@ export async function follow(
       );
     say(`run ${runId}: ${summaryLine(countOutcomes(r.cells), await runDurationMs(client, runId))}`);
     // The matrix's own verdicts (a matrix that varies an axis): the Decision and the A/A control, last.
-    if (r.verdicts) say(`decision: ${r.verdicts.decision}; ${r.verdicts.control}${r.verdicts.note ? ` (${r.verdicts.note})` : ''} — verdicts.json`);
+    if (r.verdicts)
+      say(
+        `decision: ${r.verdicts.decision}; ${r.verdicts.control}${r.verdicts.note ? ` (${r.verdicts.note})` : ''} — verdicts.json`,
+      );
     for (const l of keptServerLines(keptServers(path.dirname(r.reportPath)))) say(l);
     if (failed.length) {
       console.error(

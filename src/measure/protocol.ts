@@ -85,12 +85,18 @@ export interface MeasureOptions {
   onProgress?: (p: { result_rows: number; result_bytes: number }) => void;
 }
 
-/** The settings of every measured run (cold runs add direct I/O): spec, time limit, result caches off, JSON quoting, logging. */
+/**
+ * The settings of every measured run (cold runs add direct I/O): spec, time limit, result caches off, JSON
+ * quoting, logging. A result-cache setting the spec names itself (`use_query_condition_cache: 1`) is
+ * honoured: its value is sent, so the runs, `settings.json` and the samples all record the same value.
+ */
 async function runSettings(client: ClickHouseClient, o: MeasureOptions): Promise<Record<string, number>> {
+  const caches = await resultCacheSettings(client);
+  for (const k of Object.keys(o.extraSettings ?? {})) delete caches[k];
   return {
     ...(o.extraSettings ?? {}),
     max_execution_time: o.maxExecutionTimeS,
-    ...(await resultCacheSettings(client)),
+    ...caches,
     // 64-bit integers quoted in JSON on every version, so result hashes compare across versions.
     ...(o.knownSettings === undefined || o.knownSettings.includes('output_format_json_quote_64bit_integers')
       ? { output_format_json_quote_64bit_integers: 1 }

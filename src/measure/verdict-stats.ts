@@ -60,7 +60,8 @@ export function logRatio(ref: readonly number[], cell: readonly number[]): LogRa
   const d = Math.log(median(cell) / median(ref));
   const sr = logVariance(ref);
   const sc = logVariance(cell);
-  if (sr === null || sc === null) return { d, within: null, withinDf: 0, n: { ref: ref.length, cell: cell.length }, s2: { ref: sr, cell: sc } };
+  if (sr === null || sc === null)
+    return { d, within: null, withinDf: 0, n: { ref: ref.length, cell: cell.length }, s2: { ref: sr, cell: sc } };
   const vr = medianVariance(sr, ref.length);
   const vc = medianVariance(sc, cell.length);
   const within = vr + vc;
@@ -99,22 +100,36 @@ export interface RatioInterval {
   mde: number;
 }
 
-const tq = (p: number, df: number) => (Number.isFinite(df) && df < 1e6 ? jStat.studentt.inv(p, df) : jStat.normal.inv(p, 0, 1));
-const tcdf = (x: number, df: number) => (Number.isFinite(df) && df < 1e6 ? jStat.studentt.cdf(x, df) : jStat.normal.cdf(x, 0, 1));
+const tq = (p: number, df: number) =>
+  Number.isFinite(df) && df < 1e6 ? jStat.studentt.inv(p, df) : jStat.normal.inv(p, 0, 1);
+const tcdf = (x: number, df: number) =>
+  Number.isFinite(df) && df < 1e6 ? jStat.studentt.cdf(x, df) : jStat.normal.cdf(x, 0, 1);
 
 /**
  * The interval of a log ratio with the between-start part added (`2·σ_b²`: each side is one server start).
  * @param confidence two-sided, e.g. 0.95
  * @returns null when no variance at all is known (no within part and no A/A noise): no interval can be formed.
  */
-export function ratioInterval(lr: Pick<LogRatio, 'd' | 'within' | 'withinDf'>, between: BetweenNoise | null, confidence = 0.95): RatioInterval | null {
+export function ratioInterval(
+  lr: Pick<LogRatio, 'd' | 'within' | 'withinDf'>,
+  between: BetweenNoise | null,
+  confidence = 0.95,
+): RatioInterval | null {
   const vb = between ? 2 * between.sigma2 : 0;
   const vw = lr.within ?? 0;
   const v = vw + vb;
   if (lr.within === null && !between) return null;
   if (!(v > 0)) {
     // Both parts measured and both zero (identical runs): a degenerate but exact interval.
-    return { ratio: Math.exp(lr.d), low: Math.exp(lr.d), high: Math.exp(lr.d), se: 0, df: Infinity, p: lr.d === 0 ? 1 : 0, mde: 0 };
+    return {
+      ratio: Math.exp(lr.d),
+      low: Math.exp(lr.d),
+      high: Math.exp(lr.d),
+      se: 0,
+      df: Infinity,
+      p: lr.d === 0 ? 1 : 0,
+      mde: 0,
+    };
   }
   const parts: [number, number][] = [];
   if (vw > 0) parts.push([vw, lr.withinDf]);
@@ -157,7 +172,12 @@ export function benjaminiHochberg(ps: readonly number[], q: number): { rejected:
  * when more runs of these cells cannot decide it (the between-start part alone is too wide, or no within
  * variance is known).
  */
-export function runsToDecide(lr: LogRatio, between: BetweenNoise | null, delta: number, confidence = 0.95): number | null {
+export function runsToDecide(
+  lr: LogRatio,
+  between: BetweenNoise | null,
+  delta: number,
+  confidence = 0.95,
+): number | null {
   const s2 = ((lr.s2.ref ?? 0) + (lr.s2.cell ?? 0)) / 2;
   if (lr.s2.ref === null || lr.s2.cell === null) return null;
   const margin = Math.log(1 + delta);

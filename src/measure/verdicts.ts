@@ -31,9 +31,17 @@
  * Disk (bytes on disk, `system.parts`): the exact ratio, `larger` / `smaller` outside ±δ, else `unchanged`.
  */
 import type { ConfirmOutcome, FlaggedPair } from '../schema/comparison';
-import type { DecisionRow, VerdictAxis, VerdictControl, VerdictEntry, VerdictPhase, VerdictSpec, VerdictsRecord } from '../schema/verdicts';
+import type {
+  DecisionRow,
+  VerdictAxis,
+  VerdictControl,
+  VerdictEntry,
+  VerdictPhase,
+  VerdictSpec,
+  VerdictsRecord,
+} from '../schema/verdicts';
 import { VERDICT_DEFAULTS, VERDICTS_SCHEMA } from '../schema/verdicts';
-import { axisReferences, type MatrixAxes, type MatrixAxis } from '../schema/matrix';
+import { axisReferences, compareVersions, type MatrixAxes, type MatrixAxis } from '../schema/matrix';
 import {
   benjaminiHochberg,
   betweenNoise,
@@ -112,7 +120,11 @@ export function referenceCoords(m: MatrixAxes): VerdictCoords {
 }
 
 const sameCoords = (a: VerdictCoords, b: VerdictCoords) =>
-  a.version === b.version && a.codec === b.codec && a.profile === b.profile && a.defaults === b.defaults && a.repetition === b.repetition;
+  a.version === b.version &&
+  a.codec === b.codec &&
+  a.profile === b.profile &&
+  a.defaults === b.defaults &&
+  a.repetition === b.repetition;
 
 /** A planned comparison of two cells. */
 export interface PlannedPair {
@@ -122,9 +134,10 @@ export interface PlannedPair {
 }
 
 /**
- * Which cells are compared: per axis, every cell with the reference value's cell; `setup` for a cell
+ * Which cells are compared: per axis, every cell with the reference value's cell; `version-step` every
+ * version with the next older version of the matrix (same codec, profile, defaults); `setup` for a cell
  * that differs from the run's reference cell on more than one axis; `repetition` every `rN` with its
- * `r1` (the A/A pairs). Each (reference, cell) pair once.
+ * `r1` (the A/A pairs). Each (reference, cell) pair once, the first axis that names it.
  */
 export function planPairs(cells: readonly VerdictCell[], m: MatrixAxes): PlannedPair[] {
   const refs = axisReferences(m);
@@ -153,6 +166,12 @@ export function planPairs(cells: readonly VerdictCell[], m: MatrixAxes): Planned
     }
     if (differs.length > 1) add('setup', find(root), c);
   }
+  // Adjacent versions (the "What differs" view), after every axis pair.
+  const versions = [...m.versions].sort(compareVersions);
+  for (const c of cells) {
+    const i = versions.indexOf(c.coords.version);
+    if (c.coords.repetition === 1 && i > 0) add('version-step', find({ ...c.coords, version: versions[i - 1]! }), c);
+  }
   return out;
 }
 
@@ -161,10 +180,12 @@ function figureOf(a: RunSet, b: RunSet): 'server_elapsed_ms' | 'wall_ms' {
   const all = [...a.server, ...b.server];
   return all.length && all.every((x) => x !== null && x > 0) ? 'server_elapsed_ms' : 'wall_ms';
 }
-const valuesOf = (r: RunSet, f: 'server_elapsed_ms' | 'wall_ms') => (f === 'server_elapsed_ms' ? (r.server as number[]) : r.wall);
+const valuesOf = (r: RunSet, f: 'server_elapsed_ms' | 'wall_ms') =>
+  f === 'server_elapsed_ms' ? (r.server as number[]) : r.wall;
 
 const fmtRatio = (x: number | null) => (x === null ? 'n/a' : `${x.toFixed(x >= 10 ? 1 : 3)}×`);
-const fmtIv = (lo: number | null, hi: number | null) => (lo === null || hi === null ? 'no interval' : `[${lo.toFixed(3)}, ${hi.toFixed(3)}]`);
+const fmtIv = (lo: number | null, hi: number | null) =>
+  lo === null || hi === null ? 'no interval' : `[${lo.toFixed(3)}, ${hi.toFixed(3)}]`;
 const pct = (x: number) => `${(x * 100).toFixed(x < 0.1 ? 1 : 0)} %`;
 const int = (x: number) => Math.round(x).toLocaleString('en-US');
 
@@ -179,7 +200,9 @@ interface Pending {
 /** The work counters of a query compared exactly. */
 function workText(a: RunSet, b: RunSet): string | undefined {
   if (a.readRows === null || b.readRows === null) return undefined;
-  return a.readRows === b.readRows ? `same ${int(a.readRows)} rows read` : `${int(a.readRows)} → ${int(b.readRows)} rows read`;
+  return a.readRows === b.readRows
+    ? `same ${int(a.readRows)} rows read`
+    : `${int(a.readRows)} → ${int(b.readRows)} rows read`;
 }
 
 /** First-pass figures of one time comparison (warm or cold runs of a query). */
@@ -206,7 +229,16 @@ function timeComparison(
     ...(workText(a, b) ? { work: workText(a, b)! } : {}),
   };
   if (!ra.length || !rb.length) {
-    return { entry: { ...entry, verdict: 'not comparable', reason: `no valid ${base.phase} runs on ${!ra.length ? 'the reference' : 'this cell'}` }, lr: null, noise, higherIsBetter: false };
+    return {
+      entry: {
+        ...entry,
+        verdict: 'not comparable',
+        reason: `no valid ${base.phase} runs on ${!ra.length ? 'the reference' : 'this cell'}`,
+      },
+      lr: null,
+      noise,
+      higherIsBetter: false,
+    };
   }
   return { entry, lr: logRatio(ra, rb), noise, higherIsBetter: false };
 }
@@ -275,7 +307,9 @@ export function judgeMatrix(input: JudgeInput): VerdictsRecord {
     ingest: controlPairs(pairs, 'ingest'),
   };
   if (!pairs.some((p) => p.axis === 'repetition'))
-    notes.push('no A/A control in this run (verdicts.control false and no matrix.repeat): the intervals hold only the runs within each cell, and nothing is called faster or slower');
+    notes.push(
+      'no A/A control in this run (verdicts.control false and no matrix.repeat): the intervals hold only the runs within each cell, and nothing is called faster or slower',
+    );
 
   const pending: Pending[] = [];
   const fixed: VerdictEntry[] = [];
@@ -287,7 +321,17 @@ export function judgeMatrix(input: JudgeInput): VerdictsRecord {
     );
     if (failedSide) {
       const why = `${failedSide.key} ${failedSide.status}${failedSide.error ? `: ${failedSide.error}` : ''}`;
-      for (const query of [...queryKeys.flatMap((q) => [[q, 'cold'], [q, 'warm']] as const), [null, 'ingest'] as const, [null, 'disk'] as const])
+      for (const query of [
+        ...queryKeys.flatMap(
+          (q) =>
+            [
+              [q, 'cold'],
+              [q, 'warm'],
+            ] as const,
+        ),
+        [null, 'ingest'] as const,
+        [null, 'disk'] as const,
+      ])
         fixed.push(notComparable(base, query[0], query[1], why));
       continue;
     }
@@ -301,14 +345,29 @@ export function judgeMatrix(input: JudgeInput): VerdictsRecord {
           continue;
         }
         if (qa.failed || qb.failed) {
-          fixed.push(notComparable(base, q, phase, `${q} failed on ${qa.failed ? p.reference.key : p.cell.key}: ${qa.failed ?? qb.failed}`));
+          fixed.push(
+            notComparable(
+              base,
+              q,
+              phase,
+              `${q} failed on ${qa.failed ? p.reference.key : p.cell.key}: ${qa.failed ?? qb.failed}`,
+            ),
+          );
           continue;
         }
         if (qa.deterministic && qb.deterministic && qa.resultHash && qb.resultHash && qa.resultHash !== qb.resultHash) {
-          fixed.push(notComparable(base, q, phase, `results differ: the values' hashes of ${p.reference.key} and ${p.cell.key} are not equal`));
+          fixed.push(
+            notComparable(
+              base,
+              q,
+              phase,
+              `results differ: the values' hashes of ${p.reference.key} and ${p.cell.key} are not equal`,
+            ),
+          );
           continue;
         }
-        const own = p.axis === 'repetition' ? noiseWithout(noise[phase], `${p.cell.key}|${q}`) : noiseWithout(noise[phase]);
+        const own =
+          p.axis === 'repetition' ? noiseWithout(noise[phase], `${p.cell.key}|${q}`) : noiseWithout(noise[phase]);
         const t = timeComparison(b, qa[phase], qb[phase], own);
         if (t.lr) pending.push(t);
         else fixed.push(t.entry);
@@ -318,7 +377,8 @@ export function judgeMatrix(input: JudgeInput): VerdictsRecord {
     const ia = p.reference.ingestRowsPerS;
     const ib = p.cell.ingestRowsPerS;
     if (ia && ib) {
-      const own = p.axis === 'repetition' ? noiseWithout(noise.ingest, `${p.cell.key}|ingest`) : noiseWithout(noise.ingest);
+      const own =
+        p.axis === 'repetition' ? noiseWithout(noise.ingest, `${p.cell.key}|ingest`) : noiseWithout(noise.ingest);
       pending.push({
         entry: {
           ...base,
@@ -386,7 +446,12 @@ export function judgeMatrix(input: JudgeInput): VerdictsRecord {
   };
 }
 
-function notComparable(base: Pick<VerdictEntry, 'axis' | 'reference' | 'cell'>, query: string | null, phase: VerdictPhase, reason: string): VerdictEntry {
+function notComparable(
+  base: Pick<VerdictEntry, 'axis' | 'reference' | 'cell'>,
+  query: string | null,
+  phase: VerdictPhase,
+  reason: string,
+): VerdictEntry {
   return {
     ...base,
     query,
@@ -402,7 +467,12 @@ function notComparable(base: Pick<VerdictEntry, 'axis' | 'reference' | 'cell'>, 
   };
 }
 
-function diskEntry(base: Pick<VerdictEntry, 'axis' | 'reference' | 'cell'>, a: number | null, b: number | null, delta: number): VerdictEntry {
+function diskEntry(
+  base: Pick<VerdictEntry, 'axis' | 'reference' | 'cell'>,
+  a: number | null,
+  b: number | null,
+  delta: number,
+): VerdictEntry {
   if (!a || !b) return notComparable(base, null, 'disk', `bytes on disk unknown on ${!a ? base.reference : base.cell}`);
   const r = b / a;
   const verdict = r > 1 + delta ? 'larger' : r < 1 / (1 + delta) ? 'smaller' : 'unchanged';
@@ -440,7 +510,10 @@ function judgeOne(
       ratio: Math.exp(lr.d),
       verdict: 'inconclusive',
       reason: `one ${what} per side and no A/A pair to learn the noise from: no interval, never a verdict`,
-      more: e.phase === 'cold' ? 'at least 3 cold runs per side (protocol.coldRuns)' : 'an A/A control (verdicts.control) or matrix.repeat ≥ 2',
+      more:
+        e.phase === 'cold'
+          ? 'at least 3 cold runs per side (protocol.coldRuns)'
+          : 'an A/A control (verdicts.control) or matrix.repeat ≥ 2',
     };
   }
   if (lr.within === null && e.phase !== 'ingest') {
@@ -473,7 +546,9 @@ function judgeOne(
       // Times and ingest wait for their re-run; a load is not re-run (`confirmed: null`, said in the reason).
       confirmed: e.phase === 'ingest' ? null : false,
       reason: `${fmtRatio(iv.ratio)} ${fmtIv(w.low, w.high)} (${pct(selectedConfidence)} interval of a selected comparison), p = ${iv.p.toPrecision(2)}${
-        e.phase === 'ingest' ? '; one load per cell, not re-run: the interval is the A/A control\'s load-to-load noise' : '; awaiting the interleaved re-run'
+        e.phase === 'ingest'
+          ? "; one load per cell, not re-run: the interval is the A/A control's load-to-load noise"
+          : '; awaiting the interleaved re-run'
       }`,
     };
   }
@@ -494,7 +569,11 @@ function judgeOne(
   return { ...base, verdict: 'inconclusive', reason: `${ivText}: ${why}`, more };
 }
 
-function controlOf(entries: readonly VerdictEntry[], noise: Record<'warm' | 'cold' | 'ingest', ControlPair[]>, pairs: readonly PlannedPair[]): VerdictControl | null {
+function controlOf(
+  entries: readonly VerdictEntry[],
+  noise: Record<'warm' | 'cold' | 'ingest', ControlPair[]>,
+  pairs: readonly PlannedPair[],
+): VerdictControl | null {
   const aa = pairs.filter((p) => p.axis === 'repetition');
   if (!aa.length) return null;
   const mine = entries.filter((e) => e.axis === 'repetition' && (e.phase === 'warm' || e.phase === 'cold'));
@@ -523,7 +602,9 @@ function controlOf(entries: readonly VerdictEntry[], noise: Record<'warm' | 'col
 
 /** The Decision: every cell compared with the run's reference cell (on its one axis, or `setup`). */
 export function decisionRows(entries: readonly VerdictEntry[], reference: string): DecisionRow[] {
-  const cells = [...new Set(entries.filter((e) => e.reference === reference && e.axis !== 'repetition').map((e) => e.cell))];
+  const cells = [
+    ...new Set(entries.filter((e) => e.reference === reference && e.axis !== 'repetition').map((e) => e.cell)),
+  ];
   return cells.map((cell) => {
     const mine = entries.filter((e) => e.reference === reference && e.cell === cell);
     const warm = mine.filter((e) => e.phase === 'warm');
@@ -552,7 +633,13 @@ export function decisionRows(entries: readonly VerdictEntry[], reference: string
         inconclusive: count('inconclusive'),
         not_comparable: count('not comparable'),
       },
-      failed: [...new Set(warm.filter((e) => e.verdict === 'not comparable' && e.reason.startsWith(`${e.query} failed on ${cell}:`)).map((e) => e.query!))],
+      failed: [
+        ...new Set(
+          warm
+            .filter((e) => e.verdict === 'not comparable' && e.reason.startsWith(`${e.query} failed on ${cell}:`))
+            .map((e) => e.query!),
+        ),
+      ],
     };
   });
 }
@@ -605,10 +692,16 @@ export function verdictsToConfirm(record: VerdictsRecord, runId: string, kind: '
     if (e.axis === 'repetition' || e.phase !== kind || e.confirmed !== false) continue;
     if (e.verdict !== 'faster' && e.verdict !== 'slower') continue;
     const pairKey = `${e.reference}→${e.cell}`;
-    const f = byPair.get(pairKey) ?? { pairKey, baselineCell: { runId, cellKey: e.reference }, newCell: { runId, cellKey: e.cell }, queries: [] };
+    const f = byPair.get(pairKey) ?? {
+      pairKey,
+      baselineCell: { runId, cellKey: e.reference },
+      newCell: { runId, cellKey: e.cell },
+      queries: [],
+    };
     const [query_id, at] = e.query!.split('@');
     const phase = at === 'index' ? 'index' : 'baseline';
-    if (!f.queries.some((q) => q.query_id === query_id && q.phase === phase)) f.queries.push({ query_id: query_id!, phase });
+    if (!f.queries.some((q) => q.query_id === query_id && q.phase === phase))
+      f.queries.push({ query_id: query_id!, phase });
     byPair.set(pairKey, f);
   }
   return [...byPair.values()];
@@ -634,7 +727,9 @@ export function applyVerdictConfirmation(
     const pairKey = `${e.reference}→${e.cell}`;
     // A pair may have two re-runs (warm and cold runs): their samples together.
     const mine = outcomes.filter((x) => x.pairKey === pairKey);
-    const o = mine.length ? { pairKey, samples: mine.flatMap((x) => x.samples), error: mine.find((x) => x.error)?.error } : undefined;
+    const o = mine.length
+      ? { pairKey, samples: mine.flatMap((x) => x.samples), error: mine.find((x) => x.error)?.error }
+      : undefined;
     const withdrawn = (why: string, rerun?: VerdictEntry['rerun']): VerdictEntry => ({
       ...e,
       verdict: 'inconclusive',
@@ -644,17 +739,36 @@ export function applyVerdictConfirmation(
       ...(rerun ? { rerun } : {}),
     });
     if (!o) return withdrawn(notRun[pairKey] ?? 'not re-run');
-    if (o.error && !o.samples.length) return withdrawn(`its re-run failed: ${o.error}`, { ratio: null, low: null, high: null, runs: 0, error: o.error });
+    if (o.error && !o.samples.length)
+      return withdrawn(`its re-run failed: ${o.error}`, {
+        ratio: null,
+        low: null,
+        high: null,
+        runs: 0,
+        error: o.error,
+      });
     const [query_id, at] = e.query!.split('@');
     const phase = at === 'index' ? 'index' : 'baseline';
-    const s = o.samples.find((x) => x.query_id === query_id && x.phase === phase && (x.kind === 'cold') === (e.phase === 'cold'));
-    if (!s || !s.baseline_ms.length || !s.new_ms.length) return withdrawn(`the re-run has no ${e.phase} runs of ${e.query}`);
+    const s = o.samples.find(
+      (x) => x.query_id === query_id && x.phase === phase && (x.kind === 'cold') === (e.phase === 'cold'),
+    );
+    if (!s || !s.baseline_ms.length || !s.new_ms.length)
+      return withdrawn(`the re-run has no ${e.phase} runs of ${e.query}`);
     const lr = logRatio(s.baseline_ms, s.new_ms);
     const iv = ratioInterval(lr, e.phase === 'cold' ? controlNoise.cold : controlNoise.warm);
-    const rerun = { ratio: iv?.ratio ?? Math.exp(lr.d), low: iv?.low ?? null, high: iv?.high ?? null, runs: Math.min(s.baseline_ms.length, s.new_ms.length) };
+    const rerun = {
+      ratio: iv?.ratio ?? Math.exp(lr.d),
+      low: iv?.low ?? null,
+      high: iv?.high ?? null,
+      runs: Math.min(s.baseline_ms.length, s.new_ms.length),
+    };
     const slower = e.verdict === 'slower';
     const holds = !!iv && (slower ? iv.low > 1 && iv.ratio > 1 + delta : iv.high < 1 && iv.ratio < 1 / (1 + delta));
-    if (!holds) return withdrawn(`the interleaved re-run (${rerun.runs} rounds) gives ${fmtRatio(rerun.ratio)} ${fmtIv(rerun.low, rerun.high)}`, rerun);
+    if (!holds)
+      return withdrawn(
+        `the interleaved re-run (${rerun.runs} rounds) gives ${fmtRatio(rerun.ratio)} ${fmtIv(rerun.low, rerun.high)}`,
+        rerun,
+      );
     return {
       ...e,
       confirmed: true,
@@ -673,7 +787,10 @@ export function applyVerdictConfirmation(
 }
 
 /** The A/A noise of warm and cold runs recomputed from a record's cells (for {@link applyVerdictConfirmation}). */
-export function controlNoiseOf(cells: readonly VerdictCell[], axes: MatrixAxes): { warm: BetweenNoise | null; cold: BetweenNoise | null } {
+export function controlNoiseOf(
+  cells: readonly VerdictCell[],
+  axes: MatrixAxes,
+): { warm: BetweenNoise | null; cold: BetweenNoise | null } {
   const pairs = planPairs(cells, axes);
   return { warm: betweenNoise(controlPairs(pairs, 'warm')), cold: betweenNoise(controlPairs(pairs, 'cold')) };
 }
@@ -715,16 +832,32 @@ export function verdictPlanLines(
   if (!Object.keys(refs).length) return ['verdicts: none (the matrix varies no axis: nothing to compare)'];
   const o = spec.verdicts ?? VERDICT_DEFAULTS;
   const p = spec.protocol;
-  const control = axes.repeat > 1 ? `A/A pairs: every r2…r${axes.repeat} against its r1` : o.control ? `A/A control cell ${cells[cells.length - 1]}` : 'no A/A control';
+  const control =
+    axes.repeat > 1
+      ? `A/A pairs: every r2…r${axes.repeat} against its r1`
+      : o.control
+        ? `A/A control cell ${cells[cells.length - 1]}`
+        : 'no A/A control';
   const lines = [
     `verdicts: ${Object.entries(refs)
       .map(([a, r]) => `${a} against ${r}`)
-      .join(', ')}; ${control}; unchanged inside ±${pct(o.equivalence)}; faster/slower at FDR ${pct(o.fdr)}, confirmed by ${o.confirmRounds} interleaved rounds (at most ${o.confirmPairs} cell pairs re-run)`,
+      .join(
+        ', ',
+      )}; ${control}; unchanged inside ±${pct(o.equivalence)}; faster/slower at FDR ${pct(o.fdr)}, confirmed by ${o.confirmRounds} interleaved rounds (at most ${o.confirmPairs} cell pairs re-run)`,
   ];
-  if (p.warmRuns < 3) lines.push(`  warm: ${p.warmRuns} run(s) per side cannot give an interval: every warm comparison will be inconclusive (protocol.warmRuns ≥ 3, better 7)`);
-  else if (p.warmRuns < 7) lines.push(`  warm: ${p.warmRuns} runs per side: intervals wide on a noisy host; 7 or more decide smaller changes`);
-  if (p.coldRuns < 3) lines.push(`  cold: ${p.coldRuns} run(s) per side: cold comparisons will be inconclusive (one run per side is never a verdict; protocol.coldRuns ≥ 3 for cold verdicts)`);
-  lines.push('  ingest: one load per cell: its interval is the A/A control\'s load-to-load noise (decisive only for large changes); disk: exact');
+  if (p.warmRuns < 3)
+    lines.push(
+      `  warm: ${p.warmRuns} run(s) per side cannot give an interval: every warm comparison will be inconclusive (protocol.warmRuns ≥ 3, better 7)`,
+    );
+  else if (p.warmRuns < 7)
+    lines.push(`  warm: ${p.warmRuns} runs per side: intervals wide on a noisy host; 7 or more decide smaller changes`);
+  if (p.coldRuns < 3)
+    lines.push(
+      `  cold: ${p.coldRuns} run(s) per side: cold comparisons will be inconclusive (one run per side is never a verdict; protocol.coldRuns ≥ 3 for cold verdicts)`,
+    );
+  lines.push(
+    "  ingest: one load per cell: its interval is the A/A control's load-to-load noise (decisive only for large changes); disk: exact",
+  );
   return lines;
 }
 

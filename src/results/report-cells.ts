@@ -228,7 +228,7 @@ export function validityBanner(cells: CellResult[], missing: string[], v: { inva
   const warmer = qs.filter((q) => q.stats.warm_validity?.valid === true).length;
   const claims = [
     cold && `every cold run was cold (${cold})`,
-    `every run quiet (${runs.length})`,
+    `every run on a quiet table (${runs.length}: no merge, mutation or part change)`,
     warmer && `warm faster than cold (${warmer} of ${qs.length} query results: one per query, phase and cell)`,
     compared && `results consistent (${compared} quer${compared === 1 ? 'y' : 'ies'} compared)`,
   ].filter(Boolean);

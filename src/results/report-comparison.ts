@@ -30,10 +30,9 @@ export function figureSource(q: Pick<QueryComparison, 'figure'>): string {
 
 /**
  * The work column of a query: `work change: SelectedParts 2 → 3` naming the first deciding figure
- * that differs (`, +N more` for the others), with "(part count differs, read_rows equal: parts merged
- * differently)" when SelectedParts changed but the rows read did not — the same rows from a different
- * part layout, e.g. merges that had or had not run (marks and ranges alone can also change with the
- * primary key analysis, so they get no such note); else the label (`time changed, work unchanged`) or
+ * that differs (`, +N more` for the others), with "(SelectedParts differs, read_rows equal: the same rows
+ * read from another set of parts)" when SelectedParts changed but the rows read did not — no cause is
+ * named (merges, a different part layout or the key analysis can each do it; the runs do not say which); else the label (`time changed, work unchanged`) or
  * the verdict. The figures are one run per side (`QueryComparison.work.changed`, from the runs'
  * `figures` rows).
  */
@@ -47,7 +46,7 @@ export function workCell(work: NonNullable<QueryComparison['work']>): string {
     deciding.some((d) => d.figure === 'SelectedParts') &&
     work.compared.includes('read_rows') &&
     !deciding.some((d) => d.figure === 'read_rows')
-      ? ' (part count differs, read_rows equal: parts merged differently)'
+      ? ' (SelectedParts differs, read_rows equal: the same rows read from another set of parts)'
       : '';
   return `work change: ${first.figure} ${first.baseline ?? 'n/a'} → ${first.new ?? 'n/a'}${more}${layoutOnly}`;
 }

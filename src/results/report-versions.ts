@@ -14,6 +14,7 @@ import { compareVersions } from '../schema/version';
 import { codecKey } from '../schema/run-spec';
 import { readRecordIfExists } from './store';
 import { fmtBytes, fmtInt, fmtMs } from './format';
+import type { VerdictEntry, VerdictsRecord } from '../schema/verdicts';
 
 /**
  * Query settings whose defaults can change what the workload's queries do or how they are timed
@@ -427,8 +428,25 @@ function variantOf(c: CellResult): string {
   return tail === ck ? c.matrix.codec : tail.startsWith(`${ck}-`) ? `${c.matrix.codec} ${tail.slice(ck.length + 1)}` : c.matrix.codec;
 }
 
-/** The section's content; undefined when the run's cells were served by fewer than two versions. */
-export function versionsView(dir: string, cells: CellResult[], statistic: 'min' | 'median'): VersionsView | undefined {
+/** A time verdict as the versions view words it: ratio, verdict, interval, and whether the interleaved re-run confirmed it. */
+function verdictText(e: VerdictEntry): string {
+  const iv = e.low !== null && e.high !== null ? ` [${e.low.toFixed(2)}, ${e.high.toFixed(2)}]` : '';
+  return `${e.ratio === null ? 'n/a' : `${e.ratio.toFixed(2)}×`} ${e.verdict}${iv}${e.confirmed ? ', confirmed' : ''}`;
+}
+
+/** Whether a time verdict is a confirmed change (the only kind the view calls "moved"). */
+const confirmedMove = (e: VerdictEntry | undefined) => !!e && (e.verdict === 'faster' || e.verdict === 'slower') && e.confirmed !== false;
+
+/**
+ * The section's content; undefined when the run's cells were served by fewer than two versions.
+ * @param verdicts the run's `verdicts.json`: with it, a time "moved" only by a confirmed faster/slower verdict
+ *   (adjacent versions, `version-step`, and the reference), and shipped against pinned is judged by verdicts;
+ *   without it (runs before verdicts existed) the older rule ({@link TIME_MOVED}) applies, and says so.
+ */
+export function versionsView(dir: string, cells: CellResult[], statistic: 'min' | 'median', verdicts?: VerdictsRecord): VersionsView | undefined {
+  /** The verdict of a query's warm or cold time from cell `a` to cell `b` (either direction of the pair). */
+  const verdictOf = (a: CellResult | undefined, b: CellResult | undefined, id: string, phase: 'warm' | 'cold'): VerdictEntry | undefined =>
+    a && b ? verdicts?.entries.find((e) => e.reference === a.cellKey && e.cell === b.cellKey && e.query === id && e.phase === phase) : undefined;
   const served = new Map<string, CellResult[]>();
   for (const c of cells) {
     const v = c.provision?.server.version;
@@ -508,9 +526,15 @@ export function versionsView(dir: string, cells: CellResult[], statistic: 'min' 
         if (!qa || !qb || qa.error || qb.error) continue;
         const [fa, fb] = [figuresOf(qa, statistic), figuresOf(qb, statistic)];
         const nc = (k: FigureKey) => fc.notComparable.find((x) => x.figures.includes(k));
-        const ms = FIGURES.filter((f) => figureMoved(f.k, fa, fb, f.time) && !nc(f.k)).map(
-          (f) => `${f.label(statistic)} ${f.fmt(fa[f.k])} → ${f.fmt(fb[f.k])} (${fmtRatio(fa[f.k], fb[f.k])})`,
-        );
+        const [ca, cb] = [cellAt(a, vr, undefined), cellAt(b, vr, undefined)];
+        // With verdicts: a time moved only by a confirmed verdict; counts are compared exactly (COUNT_MOVED).
+        const movedNow = (k: FigureKey, time: boolean) =>
+          verdicts && (k === 'warm' || k === 'cold') ? confirmedMove(verdictOf(ca, cb, id, k)) : figureMoved(k, fa, fb, time);
+        const ms = FIGURES.filter((f) => movedNow(f.k, f.time) && !nc(f.k)).map((f) => {
+          const v = verdicts && (f.k === 'warm' || f.k === 'cold') ? verdictOf(ca, cb, id, f.k) : undefined;
+          return `${f.label(statistic)} ${f.fmt(fa[f.k])} → ${f.fmt(fb[f.k])} (${v ? verdictText(v) : fmtRatio(fa[f.k], fb[f.k])})`;
+        });
+        if (verdicts && !ms.length) continue;
         const qcc =
           shape.where && fb.qcc_hits !== null
             ? `; query condition cache in the last warm run (QueryConditionCacheHits / Misses): ${fa.qcc_hits === null ? 'n/a (no such cache)' : `${fmtInt(fa.qcc_hits)} / ${fmtInt(fa.qcc_misses)}`} → ${fmtInt(fb.qcc_hits)} / ${fmtInt(fb.qcc_misses)}`
@@ -521,6 +545,28 @@ export function versionsView(dir: string, cells: CellResult[], statistic: 'min' 
         movedParts.push(
           `${vr}: ${ms.length ? ms.join(', ') : `nothing moved (time within ${TIME_MOVED}× or within the warm runs' spread, counts within ${COUNT_MOVED}×)`}${qcc}`,
         );
+        if (verdicts) {
+          // Shipped against pinned, by verdicts: a change "vanishes" only when the pinned pair is shown unchanged.
+          for (const pin of pins) {
+            const words = (['warm', 'cold'] as const).flatMap((k) => {
+              const sv = verdictOf(ca, cb, id, k);
+              if (!confirmedMove(sv)) return [];
+              const pv = verdictOf(cellAt(a, vr, pin), cellAt(b, vr, pin), id, k);
+              if (!pv) return [`${k}: no pinned verdict`];
+              const word =
+                pv.verdict === 'unchanged'
+                  ? 'vanishes (pinned: unchanged, shown by its interval)'
+                  : confirmedMove(pv)
+                    ? pv.verdict === sv!.verdict
+                      ? 'stays'
+                      : 'reverses'
+                    : `not decided with pinned defaults (${pv.verdict})`;
+              return [`${k} ${verdictText(pv)} pinned vs ${verdictText(sv!)} shipped: ${word}`];
+            });
+            if (words.length) pinnedParts.push(`${vr}, both pinned to ${pin}'s defaults: ${words.join(', ')}`);
+          }
+          continue;
+        }
         for (const pin of pins) {
           const [pa, pb] = [qAt(a, vr, pin, id), qAt(b, vr, pin, id)];
           if (!pa || !pb || pa.error || pb.error) continue;
@@ -556,8 +602,8 @@ export function versionsView(dir: string, cells: CellResult[], statistic: 'min' 
         `**${id}** ${any.title}. Moved — ${movedParts.join('; ')}. ${
           acting.length
             ? `Defaults of this step that can act on it: ${acting.join('; ')}.`
-            : 'No default of this step can act on it: a change is the engine\'s own.'
-        }${pinnedParts.length ? ` Pinned: ${pinnedParts.join('; ')}${pinnedParts.some((p) => /vanishes/.test(p)) ? ' — where a change vanishes with pinned defaults, the defaults explain it, not the engine' : ''}.` : ''}`,
+            : 'No changed default of this step is known (to chbench) to act on this query; the pinned-defaults cells test it.'
+        }${pinnedParts.length ? ` Pinned: ${pinnedParts.join('; ')}${pinnedParts.some((p) => /vanishes/.test(p)) ? ' — where a change vanishes with pinned defaults (the pinned pair shown unchanged), the defaults explain it, not the engine' : ''}.` : ''}`,
       );
     }
     steps.push({
@@ -665,8 +711,8 @@ export function stepNotes(s: VersionStepView): { counts: string; format?: string
 }
 
 /** The section's markdown lines; empty when the run's cells were served by fewer than two versions. */
-export function versionsSection(dir: string, cells: CellResult[], statistic: 'min' | 'median'): string[] {
-  const v = versionsView(dir, cells, statistic);
+export function versionsSection(dir: string, cells: CellResult[], statistic: 'min' | 'median', verdicts?: VerdictsRecord): string[] {
+  const v = versionsView(dir, cells, statistic, verdicts);
   if (!v) return [];
   const out: string[] = ['## What differs between these versions', '', v.intro, ''];
   for (const s of v.steps) {
@@ -684,7 +730,9 @@ export function versionsSection(dir: string, cells: CellResult[], statistic: 'mi
     if (n.skipped.length) out.push('');
     if (s.explain.length)
       out.push(
-        `What moved from ${s.a} to ${s.b}, per query (shipped defaults, same codec; a warm time moved at ${TIME_MOVED}× either way and outside the other cell's range of warm runs, a cold time at ${TIME_MOVED}×, a count at ${COUNT_MOVED}×; figures not comparable across this step are left out), and the defaults of this step that can act on it (by setting and the query's shape; "not at work here" from the runs' counters):`,
+        verdicts
+          ? `What moved from ${s.a} to ${s.b}, per query (shipped defaults, same codec; a time only by a confirmed verdict of the Verdicts section — faster or slower, its interval, confirmed by the interleaved re-run; a count at ${COUNT_MOVED}×; queries where nothing moved are left out), and the defaults of this step that can act on it (by setting and the query's shape; "not at work here" from the runs' counters):`
+          : `What moved from ${s.a} to ${s.b}, per query (shipped defaults, same codec; this run has no verdicts.json, so the older rule applies: a warm time moved at ${TIME_MOVED}× either way and outside the other cell's range of warm runs, a cold time at ${TIME_MOVED}× — no interval, no confirmation; a count at ${COUNT_MOVED}×; figures not comparable across this step are left out), and the defaults of this step that can act on it (by setting and the query's shape; "not at work here" from the runs' counters):`,
         '',
         ...s.explain.map((l) => `- ${l}`),
         '',

@@ -44,7 +44,7 @@ export function verdictCellOf(r: CellResult, coords: VerdictCell['coords']): Ver
     key: r.cellKey,
     coords,
     status: r.status,
-    ...(r.error ? { error: r.error } : {}),
+    ...(r.error || r.skip_reason ? { error: (r.error ?? r.skip_reason)! } : {}),
     queries,
     ingestRowsPerS: load && load.elapsed_ms > 0 ? (load.rows / load.elapsed_ms) * 1000 : null,
     bytesOnDisk: r.storage?.bytes_on_disk ?? null,

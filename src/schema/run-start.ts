@@ -29,6 +29,8 @@ export interface ValidateSpecInput {
   scheduleId?: string;
   /** A scheduled run's due time (ISO, Temporal search attribute `TemporalScheduledStartTime`), recorded in run.json. */
   scheduledStart?: string;
+  /** Whether the run's cells include the A/A control cell (default: a comparing matrix does; the bisect runs its own cells: false). */
+  control?: boolean;
 }
 
 /** Output of the matrix's `validateSpec` activity. */

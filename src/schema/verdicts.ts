@@ -35,8 +35,12 @@ export type VerdictSpec = z.infer<typeof VerdictSpec>;
 /** The defaults of {@link VerdictSpec} (a spec stored before the block existed reads as these). */
 export const VERDICT_DEFAULTS: VerdictSpec = VerdictSpec.parse({});
 
-/** An axis of the matrix; `setup`: a cell that differs from the run's reference cell on more than one axis; `repetition`: the A/A control. */
-export const VerdictAxis = z.enum(['version', 'codec', 'profile', 'defaults', 'setup', 'repetition']);
+/**
+ * An axis of the matrix; `version-step`: a version against the next older one of the matrix (adjacent versions,
+ * besides each against the reference); `setup`: a cell that differs from the run's reference cell on more than
+ * one axis; `repetition`: the A/A control.
+ */
+export const VerdictAxis = z.enum(['version', 'version-step', 'codec', 'profile', 'defaults', 'setup', 'repetition']);
 export type VerdictAxis = z.infer<typeof VerdictAxis>;
 
 /** What a comparison measures: a query's cold or warm runs, the load's rows/s, or the table's bytes on disk. */

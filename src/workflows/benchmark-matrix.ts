@@ -175,7 +175,13 @@ export async function benchmarkMatrix(specInput: RunSpecInput, options: MatrixOp
   // The report is written even when the run was cancelled: measured cells are kept.
   const status = cancelled ? 'cancelled' : 'completed';
   const result = await CancellationScope.nonCancellable(() =>
-    finishWithReport(run, spec, { runId, status, storeDb, ...(comparison ? { comparison } : {}), ...(verdicts ? { verdicts } : {}) }),
+    finishWithReport(run, spec, {
+      runId,
+      status,
+      storeDb,
+      ...(comparison ? { comparison } : {}),
+      ...(verdicts ? { verdicts } : {}),
+    }),
   );
   // A cancelled run ends as Canceled in Temporal, after its report was written.
   if (cancelled) throw new CancelledFailure(`run ${runId} cancelled; report written to ${result.reportPath}`);

@@ -224,7 +224,14 @@ export async function bisectVersions(input: BisectInput): Promise<BisectResult> 
     matrix: { version: versions, codec: codecs.slice(0, 1) },
     pinDefaults: undefined,
   };
-  const v = await validateSpec({ spec: specInput, runId, workflowId, startedAt: new Date().toISOString() });
+  // The bisect runs its own cells: no A/A control cell in its run.json (its confirmations are its own).
+  const v = await validateSpec({
+    spec: specInput,
+    runId,
+    workflowId,
+    startedAt: new Date().toISOString(),
+    control: false,
+  });
   const query = input.query ?? v.spec.queries?.[0] ?? 'q1';
   // A query the spec does not select is never measured: refused here, before any cell (its "not
   // measured" would read as a version that cannot run the workload).

@@ -5,7 +5,14 @@
  * `<runId>/confirm-verdicts-cold` for cold runs), and keep only what the re-run confirms. The Decision
  * line goes into the workflow result; the details stay in `verdicts.json`.
  */
-import { executeChild, isCancellation, log, ParentClosePolicy, proxyActivities, type ActivityOptions } from '@temporalio/workflow';
+import {
+  executeChild,
+  isCancellation,
+  log,
+  ParentClosePolicy,
+  proxyActivities,
+  type ActivityOptions,
+} from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { ConfirmOutcome, FlaggedPair } from '../schema/comparison';
 import type { MatrixResult } from '../schema/progress';
@@ -35,18 +42,22 @@ async function confirmKind(
   const o = spec.verdicts ?? VERDICT_DEFAULTS;
   if (!flagged.length) return [];
   if (o.confirmRounds === 0) {
-    for (const f of flagged) notRun[f.pairKey] = 'no interleaved re-run (verdicts.confirmRounds 0): nothing is published as faster or slower unconfirmed';
+    for (const f of flagged)
+      notRun[f.pairKey] =
+        'no interleaved re-run (verdicts.confirmRounds 0): nothing is published as faster or slower unconfirmed';
     return [];
   }
   const take = flagged.slice(0, Math.max(0, budget));
   for (const f of flagged.slice(take.length))
-    notRun[f.pairKey] = `not re-run: the confirmation budget of ${o.confirmPairs} cell pairs (verdicts.confirmPairs) was spent`;
+    notRun[f.pairKey] =
+      `not re-run: the confirmation budget of ${o.confirmPairs} cell pairs (verdicts.confirmPairs) was spent`;
   if (!take.length) return [];
   const db = { resultsDir: spec.resultsDir, runId };
   try {
-    const plans = await planVerdictConfirmation.executeWithOptions({ ...JUDGE, summary: `plan the ${kind} verdicts' re-run` }, [
-      { ...db, flagged: take, prefix: kind === 'cold' ? 'vc' : 'v' },
-    ]);
+    const plans = await planVerdictConfirmation.executeWithOptions(
+      { ...JUDGE, summary: `plan the ${kind} verdicts' re-run` },
+      [{ ...db, flagged: take, prefix: kind === 'cold' ? 'vc' : 'v' }],
+    );
     return await executeChild(confirmComparison, {
       workflowId: `${runId}/confirm-verdicts${kind === 'cold' ? '-cold' : ''}`,
       args: [{ pairs: plans, rounds: o.confirmRounds, ...(kind === 'cold' ? { kind: 'cold' as const } : {}) }],
@@ -70,20 +81,37 @@ async function confirmKind(
  * @returns the Decision line, the A/A control's count and the verdict counts; a note when the step failed.
  * @throws a cancellation (the report is still written by the caller).
  */
-export async function judgeMatrixVerdicts(run: MatrixRun, spec: RunSpec, runId: string): Promise<NonNullable<MatrixResult['verdicts']>> {
+export async function judgeMatrixVerdicts(
+  run: MatrixRun,
+  spec: RunSpec,
+  runId: string,
+): Promise<NonNullable<MatrixResult['verdicts']>> {
   const db = { resultsDir: spec.resultsDir, runId };
   run.enter('verdicts');
   try {
-    const first = await judgeVerdicts.executeWithOptions({ ...JUDGE, summary: 'verdicts: every axis against its reference, A/A control' }, [db]);
+    const first = await judgeVerdicts.executeWithOptions(
+      { ...JUDGE, summary: 'verdicts: every axis against its reference, A/A control' },
+      [db],
+    );
     const o = spec.verdicts ?? VERDICT_DEFAULTS;
     const notRun: Record<string, string> = {};
     const confirm: ConfirmOutcome[] = [];
     if (first.warm.length || first.cold.length) run.enter('confirm');
     confirm.push(...(await confirmKind(runId, spec, 'warm', first.warm, o.confirmPairs, notRun)));
-    confirm.push(...(await confirmKind(runId, spec, 'cold', first.cold, o.confirmPairs - Math.min(first.warm.length, o.confirmPairs), notRun)));
-    const final = await finishVerdicts.executeWithOptions({ ...JUDGE, summary: 'verdicts: keep what the interleaved re-run confirmed' }, [
-      { ...db, confirm, notRun },
-    ]);
+    confirm.push(
+      ...(await confirmKind(
+        runId,
+        spec,
+        'cold',
+        first.cold,
+        o.confirmPairs - Math.min(first.warm.length, o.confirmPairs),
+        notRun,
+      )),
+    );
+    const final = await finishVerdicts.executeWithOptions(
+      { ...JUDGE, summary: 'verdicts: keep what the interleaved re-run confirmed' },
+      [{ ...db, confirm, notRun }],
+    );
     const failed = Object.values(notRun).find((w) => w.startsWith('its re-run failed'));
     return { ...final, ...(failed ? { note: failed } : {}) };
   } catch (err) {

@@ -26,7 +26,7 @@ after(async () => {
   rmSync(tmp, { recursive: true, force: true });
 });
 
-test('a retrying step shows "attempt n: <error>"; the run ends with "2/2 succeeded in N s"', async () => {
+test('a retrying step shows "attempt n: <error>"; the run ends with "3/3 succeeded in N s" (two codecs and the A/A control) and the Decision', async () => {
   const runId = `retry-${randomUUID().slice(0, 8)}`;
   const file = path.join(tmp, 'spec.json');
   writeFileSync(
@@ -58,7 +58,12 @@ test('a retrying step shows "attempt n: <error>"; the run ends with "2/2 succeed
     );
     assert.ok(Number(m[1]) >= 2);
     assert.equal(await cli.exited, 0, cli.err());
-    assert.match(cli.err(), new RegExp(`run ${runId}: 2/2 succeeded in \\d+ s\\n`));
+    assert.match(cli.err(), new RegExp(`run ${runId}: 3/3 succeeded in \\d+ s\\n`));
+    // The matrix's verdicts, last: the Decision line and the A/A control's count (the stub judges nothing).
+    assert.match(
+      cli.err(),
+      /decision: stub decision: 0 pair\(s\) re-run, 0 not; A\/A control moves 0 of 0 — verdicts\.json/,
+    );
     assert.equal(cli.out().trim(), `/stub/${runId}/report.md`);
     console.log(cli.err());
   } finally {

@@ -66,6 +66,8 @@ test(
         ['v26.7-delta-zstd3', 'succeeded'],
         ['v26.7-mixed', 'succeeded'],
         ['v26.7-gorilla-zstd1', 'failed'],
+        // The A/A control: the codec axis's reference (the first codec) measured again.
+        ['v26.7-zstd4-r2', 'succeeded'],
       ],
     );
     // The refused profile fails at provisioning, before anything is created, naming the column and codec.

@@ -35,6 +35,8 @@ const spec = (name: string) => ({
   target: { kind: 'embedded' },
   matrix: { version: ['26.7'], codec: ['LZ4', 'ZSTD(3)'] },
   protocol: { quiesce: { stableForMs: 500 } },
+  // Two codecs make a comparing matrix: its A/A control cell (v26.7-lz4-r2) runs too; no confirming re-runs (not what these tests are about).
+  verdicts: { confirmRounds: 0 },
   resultsDir: env.resultsDir,
 });
 
@@ -80,10 +82,10 @@ test('temporal workflow cancel tears down, keeps measured results and ends the r
     readFileSync(path.join(env.resultsDir, runId, 'cells', 'v26.7-zstd3', 'result.json'), 'utf8'),
   );
   assert.equal(zstd.status, 'cancelled');
-  // The status counts the cells (issue 13): the run is cancelled, one of its two cells with it.
+  // The status counts the cells (issue 13): the run is cancelled, one of its three cells with it (the A/A control never ran).
   assert.match(
     readFileSync(path.join(env.resultsDir, runId, 'report.md'), 'utf8'),
-    /run status \*\*cancelled, 1 of 2 cells cancelled\*\*/,
+    /run status \*\*cancelled, 1 of 3 cells cancelled, 1 of 3 cells without a result\*\*/,
   );
   assert.deepEqual(leftovers(), [], 'every target was torn down');
 });
@@ -108,6 +110,7 @@ test('a run that stopped part-way resumes: finished cells are reused, only the r
   })) as MatrixResult;
   assert.deepEqual(r.cells.map((c) => [c.cellKey, c.status]).sort(), [
     ['v26.7-lz4', 'succeeded'],
+    ['v26.7-lz4-r2', 'succeeded'],
     ['v26.7-zstd3', 'succeeded'],
   ]);
   assert.equal(statSync(first).mtimeMs, mtime, 'the finished cell was reused, not measured again');
@@ -161,6 +164,7 @@ test("chbench resume refuses a run whose workload's SQL changed since it started
       matrix: { version: ['26.7'], codec: ['LZ4', 'ZSTD(3)'] },
       skipIndex: false,
       protocol: { coldRuns: 1, warmRuns: 1, quiesce: { stableForMs: 300 } },
+      verdicts: { confirmRounds: 0 },
       resultsDir: env.resultsDir,
     };
     const r = (await env.client.workflow.execute('benchmarkMatrix', {
@@ -170,7 +174,7 @@ test("chbench resume refuses a run whose workload's SQL changed since it started
     })) as MatrixResult;
     assert.deepEqual(
       r.cells.map((c) => c.status),
-      ['succeeded', 'succeeded'],
+      ['succeeded', 'succeeded', 'succeeded'],
     );
     const run = JSON.parse(readFileSync(path.join(env.resultsDir, runId, 'run.json'), 'utf8'));
     assert.equal(run.workload_files.name, name);

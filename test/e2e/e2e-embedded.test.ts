@@ -15,6 +15,7 @@ import { recordRunHistories } from '../helpers/histories';
 import { temporalCliPath } from '../../src/config';
 import type { MatrixResult, MatrixProgress } from '../../src/workflows';
 import type { CellResult as CellResultDoc } from '../../src/schema/results';
+import { VerdictsRecord } from '../../src/schema/verdicts';
 
 let env: TemporalEnv;
 before(async () => {
@@ -65,11 +66,13 @@ test('a 2-cell embedded matrix completes and every report table holds measured v
     seen = await handle.query<MatrixProgress>('progress').catch(() => undefined);
     await new Promise((r) => setTimeout(r, 100));
   }
-  assert.equal(seen?.total, 2, 'progress query reports the cell count while running');
+  // Two codecs and the A/A control cell (the reference LZ4 measured again: v26.7-lz4-r2).
+  assert.equal(seen?.total, 3, 'progress query reports the cell count while running');
   const r = (await handle.result()) as MatrixResult;
   assert.equal(r.status, 'completed');
   assert.deepEqual(r.cells.map((c) => [c.cellKey, c.status]).sort(), [
     ['v26.7-lz4', 'succeeded'],
+    ['v26.7-lz4-r2', 'succeeded'],
     ['v26.7-zstd3', 'succeeded'],
   ]);
 
@@ -140,6 +143,36 @@ test('a 2-cell embedded matrix completes and every report table holds measured v
   );
 
   const md = readFileSync(r.reportPath, 'utf8');
+  // The codec axis judged beside the A/A control: the Decision within the report's first 15 lines, verdicts.json for scripts.
+  assert.ok(md.split('\n').slice(0, 15).includes('## Decision'), 'the Decision opens the report');
+  const vr = VerdictsRecord.parse(
+    JSON.parse(readFileSync(path.join(path.dirname(r.reportPath), 'verdicts.json'), 'utf8')),
+  );
+  assert.equal(vr.stage, 'final');
+  assert.equal(vr.reference, 'v26.7-lz4');
+  assert.equal(vr.control?.cell, 'v26.7-lz4-r2');
+  assert.ok(
+    r.verdicts && /^A\/A control moves \d+ of \d+$/.test(r.verdicts.control),
+    `workflow result carries the control: ${r.verdicts?.control}`,
+  );
+  const codec = vr.entries.filter((e) => e.axis === 'codec');
+  assert.deepEqual([...new Set(codec.filter((e) => e.query).map((e) => e.query))].sort(), [
+    'q1',
+    'q2',
+    'q3',
+    'q4',
+    'q5',
+    'q5@index',
+  ]);
+  // Bytes on disk are compared exactly: ZSTD(3) is smaller than LZ4 here (the table above says so too).
+  const disk = codec.find((e) => e.phase === 'disk')!;
+  assert.equal(disk.verdict, 'smaller');
+  assert.ok(disk.ratio! < 0.8, `ZSTD(3) / LZ4 bytes on disk ${disk.ratio}`);
+  // One cold run per side is never a verdict; every faster/slower was confirmed by its interleaved re-run.
+  assert.ok(codec.filter((e) => e.phase === 'cold').every((e) => e.verdict === 'inconclusive'));
+  for (const e of codec.filter((x) => x.verdict === 'faster' || x.verdict === 'slower'))
+    assert.equal(e.confirmed, true, `${e.query} ${e.phase}: ${e.reason}`);
+  for (const e of codec.filter((x) => x.confirmed === false)) assert.match(e.reason, /withdrawn/);
   for (const t of [
     'Ingest',
     'Compression (table totals)',
@@ -166,7 +199,7 @@ test('a 2-cell embedded matrix completes and every report table holds measured v
     query: `ChbenchRunId = '${runId}' AND WorkflowType = 'benchmarkCell'`,
   }))
     children.push(w.workflowId);
-  assert.deepEqual(children.sort(), [`${runId}/v26.7-lz4`, `${runId}/v26.7-zstd3`]);
+  assert.deepEqual(children.sort(), [`${runId}/v26.7-lz4`, `${runId}/v26.7-lz4-r2`, `${runId}/v26.7-zstd3`]);
   const hist = await env.client.workflow.getHandle(`${runId}/v26.7-lz4`).fetchHistory();
   const types = hist
     .events!.filter((e) => e.activityTaskScheduledEventAttributes)

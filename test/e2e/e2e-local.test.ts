@@ -10,6 +10,7 @@ import { readFileSync, existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { startTemporalEnv, type TemporalEnv } from '../helpers/temporal-env';
 import type { MatrixResult } from '../../src/workflows';
+import { VerdictsRecord } from '../../src/schema/verdicts';
 import type { CellResult as CellResultDoc } from '../../src/schema/results';
 
 const BINARY = process.env.CHBENCH_CLICKHOUSE_SERVER ?? '/usr/sbin/clickhouse-server';
@@ -72,7 +73,18 @@ test('a local 18.16 matrix measures the LZ4 cell with query_log rows and skips t
   assert.match(zstd.skip_reason!, /no column CODEC clause/);
 
   const md = readFileSync(r.reportPath, 'utf8');
-  assert.match(md, /v18\.16-zstd3 \| skipped: ClickHouse 18\.16\.\d+ has no column CODEC clause/);
+  assert.match(md, /v18\.16-zstd3 +\| skipped: ClickHouse 18\.16\.\d+ has no column CODEC clause/);
+  // The skipped cell leaves every comparison of the codec axis `not comparable`, with its reason; the A/A control (LZ4 again) ran.
+  assert.equal(byKey['v18.16-lz4-r2']?.status, 'succeeded');
+  const verdicts = VerdictsRecord.parse(
+    JSON.parse(readFileSync(path.join(path.dirname(r.reportPath), 'verdicts.json'), 'utf8')),
+  );
+  const codec = verdicts.entries.filter((e) => e.axis === 'codec');
+  assert.ok(codec.length > 0);
+  for (const e of codec) {
+    assert.equal(e.verdict, 'not comparable');
+    assert.match(e.reason, /v18\.16-zstd3 skipped: ClickHouse 18\.16\.\d+ has no column CODEC clause/);
+  }
   // Every server was stopped and its directory removed.
   const left = existsSync(env.workDir)
     ? runDirsIn(env.workDir).flatMap((d) => readdirSync(path.join(env.workDir, d)))

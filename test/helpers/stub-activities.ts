@@ -5,7 +5,7 @@
  */
 import { Context } from '@temporalio/activity';
 import { parseRunSpec } from '../../src/schema/run-spec';
-import { expandMatrix, cellKey } from '../../src/schema/matrix';
+import { expandMatrix, cellKey, wantsControl } from '../../src/schema/matrix';
 import type { CellInput, CellOutcome, StepInput } from '../../src/schema/cell';
 import type { HostFacts, HostLoss, HostPlacement } from '../../src/schema/host';
 import type { ConfirmOutcome, ConfirmPairPlan, FlaggedPair } from '../../src/schema/comparison';
@@ -37,6 +37,8 @@ export interface Stubs {
   flagged: FlaggedPair[];
   /** Whether the confirming re-run confirms what was flagged (default true). */
   confirms: boolean;
+  /** Pairs the matrix's own verdicts flag faster/slower in their first pass (default none). */
+  verdictFlags: FlaggedPair[];
   /** Failed requests a concurrency step at `clients` reports out of its 100 (default 0). */
   stepErrors?: (clients: number) => number;
   /** What `discoverHosts` returns (default none: cells are not placed). */
@@ -66,6 +68,7 @@ export function stubActivities(): Stubs {
     written: new Map(),
     flagged: [],
     confirms: true,
+    verdictFlags: [],
     hosts: [],
     callsOf: (k) => stubs.calls.filter((c) => c.key === k),
   };
@@ -152,7 +155,7 @@ export function stubActivities(): Stubs {
     teardownUnprovisioned: () => ({ torn_down: true }),
     validateSpec: (input: { spec: unknown; runId: string }) => {
       const spec = parseRunSpec(input.spec);
-      const cellKeys = expandMatrix(spec).map(cellKey);
+      const cellKeys = expandMatrix(spec, { control: wantsControl(spec) }).map(cellKey);
       return {
         spec,
         cellKeys,
@@ -171,11 +174,11 @@ export function stubActivities(): Stubs {
       verdict: stubs.flagged.length ? 'regression' : 'unchanged',
       flagged: stubs.flagged,
     }),
-    planConfirmation: (input: { runId: string; flagged: FlaggedPair[] }) =>
+    planConfirmation: (input: { runId: string; flagged: FlaggedPair[]; prefix?: string }) =>
       input.flagged.map((f, i): ConfirmPairPlan => {
         const cell = (side: string): CellInput => ({
           runId: `${input.runId}.confirm`,
-          cellKey: `p${i + 1}-${side}`,
+          cellKey: `${input.prefix ?? 'p'}${i + 1}-${side}`,
           version: '26.7',
           codec: 'LZ4',
           workload: 'logs',
@@ -217,6 +220,17 @@ export function stubActivities(): Stubs {
       const confirmed = input.confirm.some((c) => c.samples.some((x) => x.new_ms[0] > x.baseline_ms[0])) ? flagged : [];
       return { verdict: confirmed.length ? 'regression' : 'unchanged', flagged, confirmed };
     },
+    // The matrix's own verdicts (a comparing matrix): nothing flagged, so no re-run; the Decision in one line.
+    judgeVerdicts: () => ({
+      warm: stubs.verdictFlags,
+      cold: [],
+      summary: { decision: 'stub decision', control: 'A/A control moves 0 of 0', counts: {} },
+    }),
+    finishVerdicts: (input: { confirm: ConfirmOutcome[]; notRun: Record<string, string> }) => ({
+      decision: `stub decision: ${input.confirm.length} pair(s) re-run, ${Object.keys(input.notRun).length} not`,
+      control: 'A/A control moves 0 of 0',
+      counts: {},
+    }),
     collectCloudMetrics: () => ({
       collected: [],
       skipped: [],
@@ -227,6 +241,9 @@ export function stubActivities(): Stubs {
       runTotalUsd: null,
     }),
   };
+  // The verdicts' re-run is planned as a baseline comparison's is, with its own keys (`v1-baseline`, …).
+  impl.planVerdictConfirmation = (input: { runId: string; flagged: FlaggedPair[]; prefix: string }) =>
+    impl.planConfirmation!(input);
   for (const [name, fn] of Object.entries(impl))
     stubs.activities[name] = async (...args: unknown[]) => {
       const key = keyOf(name, args);
@@ -243,7 +260,16 @@ export function stubActivities(): Stubs {
         name === 'awaitWorkflowClosed' ||
         name === 'discoverHosts' ||
         name === 'collectCloudMetrics' ||
-        ['storeRun', 'compareWithBaseline', 'planConfirmation', 'runInterleaved', 'finishComparison'].includes(name) ||
+        [
+          'storeRun',
+          'compareWithBaseline',
+          'planConfirmation',
+          'runInterleaved',
+          'finishComparison',
+          'judgeVerdicts',
+          'planVerdictConfirmation',
+          'finishVerdicts',
+        ].includes(name) ||
         name.startsWith('teardown')
         ? r
         : { ...r, attempt };

@@ -10,7 +10,8 @@ import * as ports from '../../src/lib/net';
 import { startDevServer } from '../../src/temporal/dev-server';
 
 test('a dev server whose chosen port was taken before it bound it starts again on fresh ports', async () => {
-  const blocker = net.createServer().listen(0, '127.0.0.1');
+  // It holds the port and drops every connection at once (a client probing it fails fast, nothing is left open).
+  const blocker = net.createServer((sock) => sock.destroy()).listen(0, '127.0.0.1');
   await new Promise((r) => blocker.once('listening', r));
   const taken = (blocker.address() as net.AddressInfo).port;
   const mutable = ports as { freePort: () => Promise<number> };

@@ -135,7 +135,7 @@ test('fewer marks read on one side is a work change from a single run, whatever 
   assert.equal(parts.new, parts.baseline! + 1);
   assert.equal(
     workCell({ ...merged, label: 'work change' }),
-    `work change: SelectedParts ${parts.baseline} → ${parts.new}, +1 more (part count differs, read_rows equal: parts merged differently)`,
+    `work change: SelectedParts ${parts.baseline} → ${parts.new}, +1 more (SelectedParts differs, read_rows equal: the same rows read from another set of parts)`,
   );
   assert.equal(compareWork([], next).verdict, 'work unknown');
 });

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { availableParallelism } from 'node:os';
 import { embeddedTarget } from '../../src/targets/embedded';
 import { parseRunSpec, SpecError, runSpecJsonSchema } from '../../src/schema/run-spec';
-import { cellKey, expandMatrix } from '../../src/schema/matrix';
+import { cellKey, expandMatrix, wantsControl } from '../../src/schema/matrix';
 import { checkSpec } from '../../src/targets/check-spec';
 import { readSpecFile } from '../../src/lib/spec-file';
 import { REPO_ROOT } from '../../src/config';
@@ -24,11 +24,17 @@ function problems(input: unknown): string[] {
 
 test('the demo spec is valid and gets the documented defaults', () => {
   const s = parseRunSpec(readSpecFile(path.join(REPO_ROOT, 'examples', 'demo.yaml')));
-  assert.equal(s.protocol.coldRuns, 1);
-  assert.equal(s.protocol.warmRuns, 3);
+  assert.equal(s.protocol.coldRuns, 3);
+  assert.equal(s.protocol.warmRuns, 7);
   assert.equal(s.concurrency, 1);
   assert.equal(s.teardown, 'always');
   assert.deepEqual(expandMatrix(s).map(cellKey), ['v26.7-lz4', 'v26.7-zstd3']);
+  // Two codecs compare: the A/A control cell (LZ4 again) is added.
+  assert.deepEqual(expandMatrix(s, { control: wantsControl(s) }).map(cellKey), [
+    'v26.7-lz4',
+    'v26.7-zstd3',
+    'v26.7-lz4-r2',
+  ]);
   assert.deepEqual(checkSpec(readSpecFile(path.join(REPO_ROOT, 'examples', 'demo.yaml'))).problems, []);
 });
 

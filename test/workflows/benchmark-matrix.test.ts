@@ -38,8 +38,10 @@ test('the matrix continues as new past its event budget and reuses the cells fin
   });
   const r = (await handle.result()) as MatrixResult;
   assert.equal(r.status, 'completed');
+  // Three codecs and the A/A control cell (the first codec measured again).
   assert.deepEqual(r.cells.map((c) => [c.cellKey, c.status]).sort(), [
     ['v26.7-lz4', 'succeeded'],
+    ['v26.7-lz4-r2', 'succeeded'],
     ['v26.7-zstd1', 'succeeded'],
     ['v26.7-zstd3', 'succeeded'],
   ]);
@@ -48,13 +50,14 @@ test('the matrix continues as new past its event budget and reuses the cells fin
     .callsOf(runId)
     .filter((c) => c.activity === 'validateSpec')
     .map((c) => c.args[0] as { reuseFailedSince?: string });
-  assert.equal(validations.length, 3, 'three runs: one per cell');
+  assert.equal(validations.length, 4, 'four runs: one per cell');
   assert.equal(validations[0].reuseFailedSince, undefined);
   assert.ok(
-    validations[1].reuseFailedSince && validations[2].reuseFailedSince === validations[1].reuseFailedSince,
+    validations[1].reuseFailedSince &&
+      validations.slice(2).every((v) => v.reuseFailedSince === validations[1].reuseFailedSince),
     "later runs reuse failures since the first run's start",
   );
-  for (const k of ['v26.7-lz4', 'v26.7-zstd1', 'v26.7-zstd3'])
+  for (const k of ['v26.7-lz4', 'v26.7-zstd1', 'v26.7-zstd3', 'v26.7-lz4-r2'])
     assert.equal(stubs.callsOf(`${runId}/${k}`).filter((c) => c.activity === 'provision').length, 1, `${k} ran once`);
   assert.equal(
     stubs.callsOf(runId).filter((c) => c.activity === 'writeReport').length,
@@ -64,7 +67,10 @@ test('the matrix continues as new past its event budget and reuses the cells fin
 
   const runs: string[] = [];
   for await (const w of env.client.workflow.list({ query: `WorkflowId = '${runId}'` })) runs.push(w.runId);
-  assert.equal(runs.length, 3, 'three executions of the one workflow id');
+  assert.equal(runs.length, 4, 'four executions of the one workflow id');
+  // The verdicts are judged once, by the last execution, after every cell.
+  assert.equal(stubs.callsOf(runId).filter((c) => c.activity === 'judgeVerdicts').length, 1);
+  assert.equal(r.verdicts?.decision, 'stub decision: 0 pair(s) re-run, 0 not');
 });
 
 /** A one-cell spec, with or without a `cloud` section. */
@@ -206,6 +212,69 @@ test('a flagged query is re-run interleaved on two fresh cells; the confirmed ve
   }
 });
 
+test('verdicts: a comparing matrix judges its axes after its cells, re-runs the flagged pair interleaved on two fresh cells, then the report', async () => {
+  const runId = `wf-verdicts-${randomUUID().slice(0, 8)}`;
+  stubs.verdictFlags = [
+    {
+      pairKey: 'v26.7-lz4→v26.7-zstd3',
+      baselineCell: { runId, cellKey: 'v26.7-lz4' },
+      newCell: { runId, cellKey: 'v26.7-zstd3' },
+      queries: [{ query_id: 'q3', phase: 'baseline' }],
+    },
+  ];
+  try {
+    const r = (await env.client.workflow.execute('benchmarkMatrix', {
+      taskQueue: env.taskQueue,
+      workflowId: runId,
+      args: [
+        {
+          ...baselineSpec(),
+          name: 'wf-verdicts',
+          baseline: undefined,
+          matrix: { version: ['26.7'], codec: ['LZ4', 'ZSTD(3)'] },
+          verdicts: { confirmRounds: 3 },
+        },
+      ],
+    })) as MatrixResult;
+    assert.deepEqual(r.verdicts, {
+      decision: 'stub decision: 1 pair(s) re-run, 0 not',
+      control: 'A/A control moves 0 of 0',
+      counts: {},
+    });
+    // After every cell (the control included): judge, plan, the two fresh cells measured interleaved, finish; then the report.
+    assert.deepEqual(
+      activitiesOf(runId, [
+        'judgeVerdicts',
+        'planVerdictConfirmation',
+        'runInterleaved',
+        'finishVerdicts',
+        'writeReport',
+      ]),
+      ['judgeVerdicts', 'planVerdictConfirmation', 'runInterleaved', 'finishVerdicts', 'writeReport'],
+    );
+    const lastCell = Math.max(
+      ...stubs.calls.map((c, i) => (c.key.startsWith(`${runId}/v26.7-`) && c.activity === 'writeCellResult' ? i : -1)),
+    );
+    assert.ok(
+      stubs.calls.findIndex((c) => c.activity === 'judgeVerdicts' && c.key === runId) > lastCell,
+      'judged after the last cell',
+    );
+    assert.ok(
+      stubs.calls.some((c) => c.key === `${runId}/v26.7-lz4-r2` && c.activity === 'writeCellResult'),
+      'the A/A control cell ran',
+    );
+    for (const side of ['v1-baseline', 'v1-new']) {
+      const acts = stubs.callsOf(`${runId}.confirm/${side}`).map((c) => c.activity);
+      for (const a of ['provision', 'createSchema', 'loadData', 'teardown'])
+        assert.ok(acts.includes(a), `${side}: ${a} in ${acts.join(', ')}`);
+    }
+    const interleaved = stubs.callsOf(`${runId}.confirm/v1-new`).find((c) => c.activity === 'runInterleaved');
+    assert.equal((interleaved?.args[0] as { rounds: number }).rounds, 3);
+  } finally {
+    stubs.verdictFlags = [];
+  }
+});
+
 test('nothing flagged: no re-run; a results database that cannot be written does not lose the run', async () => {
   const runId = `wf-compare-none-${randomUUID().slice(0, 8)}`;
   const r = (await env.client.workflow.execute('benchmarkMatrix', {
@@ -269,11 +338,13 @@ test('host placement: a cell whose placed host takes nothing is placed again els
       [
         ['v26.7-lz4', 'succeeded', ['ghost@provision']],
         ['v26.7-zstd1', 'succeeded', ['ghost2@collect-metrics']],
+        // The A/A control cell, placed after the only host was lost: on the shared queue, no loss.
+        ['v26.7-lz4-r2', 'succeeded', undefined],
       ],
     );
     // The requeued execution is not an outcome of its own: done counts each cell once.
     const progress = (await handle.query('progress')) as { done: number; total: number; running: string[] };
-    assert.deepEqual([progress.done, progress.total, progress.running], [2, 2, []]);
+    assert.deepEqual([progress.done, progress.total, progress.running], [3, 3, []]);
     const results = (k: string) =>
       stubs
         .callsOf(`${runId}/${k}`)
@@ -299,7 +370,7 @@ test('host placement: a cell whose placed host takes nothing is placed again els
     assert.equal(started('v26.7-zstd1', 'teardown').length, 1, 'only the final teardown, on the shared queue');
     // The matrix looked for hosts again once its only host was lost, and placed nothing more there.
     assert.equal(stubs.callsOf(runId).filter((c) => c.activity === 'discoverHosts').length, 2);
-    for (const k of ['v26.7-lz4', 'v26.7-zstd1'])
+    for (const k of ['v26.7-lz4', 'v26.7-zstd1', 'v26.7-lz4-r2'])
       for (const c of started(k, 'provision'))
         assert.equal((c.args[0] as { placement?: unknown }).placement, undefined);
   } finally {

@@ -21,7 +21,8 @@ import type { ConfirmOutcome, ConfirmPairPlan, FlaggedPair } from '../../schema/
 import { VERDICT_DEFAULTS, VerdictsRecord, type VerdictsSummary } from '../../schema/verdicts';
 
 /** `results/<runId>/verdicts.json`. */
-export const verdictsFile = (resultsDir: string, runId: string) => path.join(runDir(resultsDir, runId), 'verdicts.json');
+export const verdictsFile = (resultsDir: string, runId: string) =>
+  path.join(runDir(resultsDir, runId), 'verdicts.json');
 
 /** Where a run's records are. */
 export interface VerdictsInput {
@@ -44,7 +45,9 @@ export function createJudgeVerdicts() {
      * @returns the pairs whose faster/slower verdicts await the interleaved re-run (warm and cold runs apart), and the summary.
      * @throws Error when `run.json` or a `result.json` does not parse.
      */
-    async judgeVerdicts(input: VerdictsInput): Promise<{ warm: FlaggedPair[]; cold: FlaggedPair[]; summary: VerdictsSummary }> {
+    async judgeVerdicts(
+      input: VerdictsInput,
+    ): Promise<{ warm: FlaggedPair[]; cold: FlaggedPair[]; summary: VerdictsSummary }> {
       const v = verdictInputOf(runDir(input.resultsDir, input.runId));
       const record = judgeMatrix({
         runId: v.runId,
@@ -54,7 +57,11 @@ export function createJudgeVerdicts() {
         createdAt: new Date().toISOString(),
       });
       writeJsonAtomic(verdictsFile(input.resultsDir, input.runId), record);
-      return { warm: verdictsToConfirm(record, v.runId, 'warm'), cold: verdictsToConfirm(record, v.runId, 'cold'), summary: summaryOf(record) };
+      return {
+        warm: verdictsToConfirm(record, v.runId, 'warm'),
+        cold: verdictsToConfirm(record, v.runId, 'cold'),
+        summary: summaryOf(record),
+      };
     },
 
     /**
@@ -63,7 +70,9 @@ export function createJudgeVerdicts() {
      * @param input.offset numbers the pairs after this many (the cold re-run's pairs after the warm one's)
      * @throws Error when a cell is not in the run's spec.
      */
-    async planVerdictConfirmation(input: VerdictsInput & { flagged: FlaggedPair[]; prefix: string }): Promise<ConfirmPairPlan[]> {
+    async planVerdictConfirmation(
+      input: VerdictsInput & { flagged: FlaggedPair[]; prefix: string },
+    ): Promise<ConfirmPairPlan[]> {
       const { spec } = verdictInputOf(runDir(input.resultsDir, input.runId));
       return confirmation.confirmationPlans(input.flagged, input, async () => JSON.stringify(spec), input.prefix);
     },
@@ -73,7 +82,9 @@ export function createJudgeVerdicts() {
      * @param input.notRun pairs not re-run, with why (budget spent, `confirmRounds` 0, the child failed)
      * @throws Error when `verdicts.json` is missing or does not parse.
      */
-    async finishVerdicts(input: VerdictsInput & { confirm: ConfirmOutcome[]; notRun: Record<string, string> }): Promise<VerdictsSummary> {
+    async finishVerdicts(
+      input: VerdictsInput & { confirm: ConfirmOutcome[]; notRun: Record<string, string> },
+    ): Promise<VerdictsSummary> {
       const file = verdictsFile(input.resultsDir, input.runId);
       const first = readRecord(file, VerdictsRecord);
       const v = verdictInputOf(runDir(input.resultsDir, input.runId));

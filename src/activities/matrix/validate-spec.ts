@@ -47,7 +47,7 @@ export function createValidateSpec() {
       await checkBaselineRunStored(spec);
       const dir = runDir(spec.resultsDir, input.runId);
       // The A/A control cell too (a comparing matrix; the workflow adds it behind its `aa-control` patch).
-      const cells = expandMatrix(spec, { control: wantsControl(spec) }).map(cellKey);
+      const cells = expandMatrix(spec, { control: input.control ?? wantsControl(spec) }).map(cellKey);
       const prev = readUnlessForeign(path.join(dir, 'run.json'), RunRecord);
       const workloadFiles = workloadFingerprint(spec.workload);
       const changedFiles = prev?.workload_files ? changedWorkloadFiles(prev.workload_files, workloadFiles) : [];

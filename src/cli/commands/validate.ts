@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import { expandMatrix, cellKey, matrixAxes, wantsControl } from '../../schema/matrix';
 import { verdictPlanLines } from '../../measure/verdicts';
+import { RESULT_CACHE_SETTINGS } from '../../measure/cold-cycle';
 import { resolveMatrixVersions } from '../../targets/versions';
 import { validateFile } from '../spec';
 
@@ -37,6 +38,15 @@ export function registerValidateCommand(program: Command): void {
       );
       console.log(lines.join('\n'));
       console.log(verdictPlanLines(spec, matrixAxes(spec), cells).join('\n'));
+      for (const [where, q] of [
+        ['settings.query', spec.settings.query] as const,
+        ...(spec.matrix.settings ?? []).map((p) => [`profile ${p.name}`, p.query] as const),
+      ])
+        for (const k of RESULT_CACHE_SETTINGS)
+          if (k in q)
+            console.log(
+              `  ${where}: ${k} = ${q[k]} is honoured (chbench otherwise sends 0): ${Number(q[k]) ? 'warm runs may be answered from what an earlier run cached, so warm times measure the cache; each cold run drops it first' : "the same as chbench's own value"}`,
+            );
       console.log(
         '(checked on the worker when the run starts: local binaries, password variables, the kubeconfig, resource limits against the worker host (cores, cgroups), the results directory; the version each server runs is read back at provision)',
       );

@@ -6,11 +6,12 @@
 import { h, note, notesList, table, type Raw } from '../html';
 import { stepHead, stepNotes, versionsSection, versionsView } from '../report-versions';
 import type { CellResult } from '../../schema/results';
+import type { VerdictsRecord } from '../../schema/verdicts';
 import type { ReportContext, ReportSection } from './section';
 
 /** "What differs between these versions" (as report.md's, `report-versions.ts`), for a matrix over several served versions. */
-function versionsHtml(dir: string, cells: CellResult[], statistic: 'min' | 'median'): Raw {
-  const v = versionsView(dir, cells, statistic);
+function versionsHtml(dir: string, cells: CellResult[], statistic: 'min' | 'median', verdicts?: VerdictsRecord): Raw {
+  const v = versionsView(dir, cells, statistic, verdicts);
   if (!v) return h``;
   const steps = v.steps.map((s) => {
     if (s.missing) return h`<h3>${s.a} → ${s.b}</h3>${note(s.missing)}`;
@@ -31,6 +32,7 @@ export const versionsReportSection: ReportSection = {
   id: 'versions',
   title: 'What differs between these versions',
   applies: () => true,
-  markdown: (ctx: ReportContext): string[] => (ctx.measured.length ? versionsSection(ctx.dir, ctx.measured, ctx.spec.protocol.statistic) : []),
-  html: (ctx: ReportContext): Raw => versionsHtml(ctx.dir, ctx.measured, ctx.spec.protocol.statistic),
+  markdown: (ctx: ReportContext): string[] =>
+    ctx.measured.length ? versionsSection(ctx.dir, ctx.measured, ctx.spec.protocol.statistic, ctx.verdicts.record) : [],
+  html: (ctx: ReportContext): Raw => versionsHtml(ctx.dir, ctx.measured, ctx.spec.protocol.statistic, ctx.verdicts.record),
 };

@@ -1,0 +1,443 @@
+/**
+ * How often the matrix's verdicts are right, from real cells of this host (`npm run bench:verdicts`),
+ * written to `bench/results/verdicts.json` beside the rule they replace.
+ *
+ * 1. Real cells, through the real workflow (a dev server and a worker in this process):
+ *    - `pool`: one setup (embedded 26.7, LZ4, the `logs` workload without its skip index) repeated
+ *      {@link POOL_CELLS} times (`matrix.repeat`), each cell 15 warm and 5 cold runs per query: the same
+ *      setup on as many server starts;
+ *    - `planted`: a settings profile with `max_threads: 1` against the default (a real slowdown of the full
+ *      scans on this 2-core host), judged by the shipped workflow: verdicts, A/A control cell, interleaved re-run.
+ * 2. Resampling the pool's real runs (seeded): a trial is an A/A matrix — a reference cell, its A/A control
+ *    cell and three "new" cells, all the same setup, each side 7 warm and 3 cold runs drawn from its cell —
+ *    judged by `judgeMatrix`, its faster/slower comparisons re-run on two further cells (10 rounds per side)
+ *    through `applyVerdictConfirmation`. Planted trials multiply the new cells' (and their re-run's) times
+ *    by 1.1 or 1.3. The previous rule (the versions view: a warm min ≥ 1.2× apart and outside the other
+ *    cell's range of 3 warm runs; one cold run ≥ 1.2× apart) is judged on the same draws.
+ *
+ * Rows: `{ method: chbench | previous, kind: aa | planted, size, phase, metric, value, n }`; metrics
+ * `false_verdicts` (A/A comparisons published faster/slower), `aa_runs_with_false` (A/A matrices with any),
+ * `found` (planted comparisons published slower; at 1.1 only queries whose warm CV ≤ 5 %), `coverage`
+ * (A/A 95 % intervals that hold 1), `decisive` (A/A comparisons of stable queries that end faster, slower or
+ * unchanged). Goals (issue "Verdicts that hold") are printed beside each figure.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import seedrandom from 'seedrandom';
+import { REPO_ROOT } from '../src/config';
+import { startDemoEnv } from '../demos/env';
+import { newRunId, runAndFollow } from '../src/temporal/run-client';
+import { verdictInputOf } from '../src/results/verdict-cells';
+import { readRecord } from '../src/results/store';
+import { applyVerdictConfirmation, controlNoiseOf, judgeMatrix, type VerdictCell } from '../src/measure/verdicts';
+import { VERDICT_DEFAULTS, VerdictsRecord } from '../src/schema/verdicts';
+import type { MatrixAxes } from '../src/schema/matrix';
+import type { ConfirmOutcome } from '../src/schema/comparison';
+
+const POOL_CELLS = Number(process.env.VERDICTS_BENCH_CELLS ?? 8);
+const SCALE = Number(process.env.VERDICTS_BENCH_SCALE ?? 1_000_000);
+const TRIALS = Number(process.env.VERDICTS_BENCH_TRIALS ?? 100);
+const WARM = 7;
+const COLD = 3;
+const ROUNDS = VERDICT_DEFAULTS.confirmRounds;
+const NEW_CELLS = 3;
+
+/** One figure of the results file. */
+interface Row {
+  method: 'chbench' | 'previous';
+  kind: 'aa' | 'planted';
+  size: number;
+  phase: 'warm' | 'cold' | 'all';
+  metric: 'false_verdicts' | 'aa_runs_with_false' | 'found' | 'coverage' | 'decisive';
+  value: number;
+  n: number;
+  goal?: string;
+  note?: string;
+}
+
+const baseSpec = (name: string) => ({
+  name,
+  workload: 'logs',
+  scale: SCALE,
+  target: { kind: 'embedded' },
+  skipIndex: false,
+  concurrency: 1,
+  teardown: 'always',
+});
+
+/** Draw `k` of `xs` without replacement (seeded). */
+function draw<T>(rng: () => number, xs: readonly T[], k: number): T[] {
+  const pool = [...xs];
+  const out: T[] = [];
+  while (out.length < k && pool.length) out.push(pool.splice(Math.floor(rng() * pool.length), 1)[0]!);
+  return out;
+}
+
+/** A pool cell re-drawn as a trial's cell: `warm` and `cold` runs per query drawn from its own, times multiplied by `factor`. */
+function redraw(
+  rng: () => number,
+  c: VerdictCell,
+  key: string,
+  coords: Partial<VerdictCell['coords']>,
+  factor: number,
+  warm = WARM,
+  cold = COLD,
+): VerdictCell {
+  const queries: VerdictCell['queries'] = {};
+  for (const [q, v] of Object.entries(c.queries)) {
+    const pick = (r: (typeof v)['warm'], k: number) => {
+      const idx = draw(
+        rng,
+        r.wall.map((_, i) => i),
+        k,
+      );
+      return {
+        server: idx.map((i) => (r.server[i] === null ? null : r.server[i]! * factor)),
+        wall: idx.map((i) => r.wall[i]! * factor),
+        readRows: r.readRows,
+      };
+    };
+    queries[q] = { ...v, warm: pick(v.warm, warm), cold: pick(v.cold, cold) };
+  }
+  return { ...c, key, coords: { ...c.coords, ...coords }, queries };
+}
+
+/** The re-run's samples of a pair: 10 warm (or cold) runs per side from two further cells. */
+function rerunOf(
+  rng: () => number,
+  ref: VerdictCell,
+  neu: VerdictCell,
+  factor: number,
+  record: VerdictsRecord,
+): ConfirmOutcome[] {
+  const out = new Map<string, ConfirmOutcome>();
+  for (const e of record.entries) {
+    if (e.confirmed !== false || (e.verdict !== 'faster' && e.verdict !== 'slower')) continue;
+    const pairKey = `${e.reference}→${e.cell}`;
+    const o = out.get(pairKey) ?? { pairKey, samples: [] };
+    const kind = e.phase as 'warm' | 'cold';
+    const values = (c: VerdictCell, f: number) => {
+      const r = c.queries[e.query!]![kind];
+      const fig = r.server.every((x) => x !== null) ? (r.server as number[]) : r.wall;
+      return Array.from({ length: ROUNDS }, () => fig[Math.floor(rng() * fig.length)]! * f);
+    };
+    o.samples.push({
+      query_id: e.query!,
+      phase: 'baseline',
+      figure: 'server_elapsed_ms',
+      ...(kind === 'cold' ? { kind: 'cold' as const } : {}),
+      baseline_ms: values(ref, 1),
+      new_ms: values(neu, factor),
+    });
+    out.set(pairKey, o);
+  }
+  return [...out.values()];
+}
+
+/**
+ * The previous rule on the same draws (the versions view's `TIME_MOVED`): warm min ≥ 1.2× apart and outside
+ * the other cell's range of its 3 warm runs; one cold run ≥ 1.2× apart. @returns the direction, or null: not moved.
+ */
+function previousMoved(a: VerdictCell, b: VerdictCell, q: string, phase: 'warm' | 'cold'): 'slower' | 'faster' | null {
+  const fig = (c: VerdictCell) => c.queries[q]![phase].wall;
+  if (phase === 'cold') {
+    const r = fig(b)[0]! / fig(a)[0]!;
+    return r >= 1.2 ? 'slower' : 1 / r >= 1.2 ? 'faster' : null;
+  }
+  const xa = fig(a).slice(0, 3);
+  const xb = fig(b).slice(0, 3);
+  const [mina, maxa, minb, maxb] = [Math.min(...xa), Math.max(...xa), Math.min(...xb), Math.max(...xb)];
+  const r = minb / mina;
+  if (r >= 1.2 && minb > maxa) return 'slower';
+  if (1 / r >= 1.2 && maxb < mina) return 'faster';
+  return null;
+}
+
+const cvOf = (xs: readonly number[]) => {
+  const m = xs.reduce((a, b) => a + b, 0) / xs.length;
+  return Math.sqrt(xs.reduce((a, b) => a + (b - m) ** 2, 0) / (xs.length - 1)) / m;
+};
+
+function resample(pool: VerdictCell[], rows: Row[]): void {
+  const queries = Object.keys(pool[0]!.queries);
+  const cv = Object.fromEntries(
+    queries.map((q) => [q, pool.map((c) => cvOf(c.queries[q]!.warm.wall)).reduce((a, b) => a + b, 0) / pool.length]),
+  );
+  const stable = new Set(queries.filter((q) => cv[q]! <= 0.05));
+  console.log(
+    `warm CV per query (mean over ${pool.length} cells): ${queries.map((q) => `${q} ${(cv[q]! * 100).toFixed(1)} %`).join(', ')}; stable (≤ 5 %): ${[...stable].join(', ') || 'none'}`,
+  );
+  const axes: MatrixAxes = {
+    versions: ['1', '2', '3', '4'],
+    codecs: ['LZ4'],
+    profiles: [],
+    defaults: ['shipped'],
+    repeat: 1,
+  };
+  for (const size of [1, 1.1, 1.3]) {
+    const kind = size === 1 ? 'aa' : 'planted';
+    const tally = {
+      cw: [0, 0],
+      cc: [0, 0],
+      pw: [0, 0],
+      pc: [0, 0],
+      cov: [0, 0],
+      dec: [0, 0],
+      runsAny: 0,
+      prevRunsAny: 0,
+    };
+    for (let t = 0; t < TRIALS; t++) {
+      const rng = seedrandom(`verdicts-bench:${size}:${t}`);
+      const picked = draw(rng, pool, 3 + NEW_CELLS + 2);
+      const [ref, control, ...rest] = picked;
+      const news = rest.slice(0, NEW_CELLS);
+      const [fresh1, fresh2] = rest.slice(NEW_CELLS);
+      const cells = [
+        redraw(rng, ref!, 'v1-lz4', { version: '1', repetition: 1 }, 1),
+        ...news.map((c, i) => redraw(rng, c, `v${i + 2}-lz4`, { version: String(i + 2), repetition: 1 }, size)),
+        redraw(rng, control!, 'v1-lz4-r2', { version: '1', repetition: 2 }, 1),
+      ];
+      const first = judgeMatrix({ runId: 'bench', cells, axes, options: VERDICT_DEFAULTS, createdAt: 'bench' });
+      const final = applyVerdictConfirmation(
+        first,
+        rerunOf(rng, fresh1!, fresh2!, size, first),
+        {},
+        controlNoiseOf(cells, axes),
+      );
+      let any = false;
+      let prevAny = false;
+      for (const e of final.entries) {
+        if (e.axis !== 'version' || (e.phase !== 'warm' && e.phase !== 'cold')) continue;
+        const published = e.verdict === 'faster' || e.verdict === 'slower';
+        const right = e.verdict === 'slower';
+        const moved = previousMoved(
+          cells[0]!,
+          cells.find((c) => c.key === e.cell)!,
+          e.query!,
+          e.phase,
+        );
+        const prev = moved !== null;
+        const prevRight = moved === 'slower';
+        const counts = e.phase === 'warm' ? tally.cw : tally.cc;
+        const pcounts = e.phase === 'warm' ? tally.pw : tally.pc;
+        if (size === 1) {
+          counts[0] += published ? 1 : 0;
+          pcounts[0] += prev ? 1 : 0;
+          any ||= published;
+          prevAny ||= prev;
+          const f = first.entries.find(
+            (x) => x.cell === e.cell && x.query === e.query && x.phase === e.phase && x.axis === 'version',
+          )!;
+          if (f.low !== null && f.high !== null && f.confirmed === null) {
+            tally.cov[0] += f.low <= 1 && f.high >= 1 ? 1 : 0;
+            tally.cov[1]++;
+          }
+          if (e.phase === 'warm' && stable.has(e.query!)) {
+            tally.dec[0] += ['faster', 'slower', 'unchanged'].includes(e.verdict) ? 1 : 0;
+            tally.dec[1]++;
+          }
+        } else if (size > 1.15 || stable.has(e.query!)) {
+          counts[0] += right && e.confirmed ? 1 : 0;
+          pcounts[0] += prevRight ? 1 : 0;
+        } else continue;
+        counts[1]++;
+        pcounts[1]++;
+      }
+      tally.runsAny += any ? 1 : 0;
+      tally.prevRunsAny += prevAny ? 1 : 0;
+    }
+    const share = ([a, b]: number[]) => (b ? a! / b : 0);
+    if (size === 1) {
+      rows.push(
+        {
+          method: 'chbench',
+          kind,
+          size,
+          phase: 'warm',
+          metric: 'false_verdicts',
+          value: share(tally.cw),
+          n: tally.cw[1]!,
+          goal: '≤ 0.01',
+        },
+        {
+          method: 'chbench',
+          kind,
+          size,
+          phase: 'cold',
+          metric: 'false_verdicts',
+          value: share(tally.cc),
+          n: tally.cc[1]!,
+          goal: '≤ 0.01',
+        },
+        {
+          method: 'previous',
+          kind,
+          size,
+          phase: 'warm',
+          metric: 'false_verdicts',
+          value: share(tally.pw),
+          n: tally.pw[1]!,
+        },
+        {
+          method: 'previous',
+          kind,
+          size,
+          phase: 'cold',
+          metric: 'false_verdicts',
+          value: share(tally.pc),
+          n: tally.pc[1]!,
+        },
+        {
+          method: 'chbench',
+          kind,
+          size,
+          phase: 'all',
+          metric: 'aa_runs_with_false',
+          value: tally.runsAny / TRIALS,
+          n: TRIALS,
+        },
+        {
+          method: 'previous',
+          kind,
+          size,
+          phase: 'all',
+          metric: 'aa_runs_with_false',
+          value: tally.prevRunsAny / TRIALS,
+          n: TRIALS,
+        },
+        {
+          method: 'chbench',
+          kind,
+          size,
+          phase: 'all',
+          metric: 'coverage',
+          value: share(tally.cov),
+          n: tally.cov[1]!,
+          goal: '≥ 0.93',
+          note: 'first-pass 95 % intervals not selected as faster/slower (those are widened)',
+        },
+        {
+          method: 'chbench',
+          kind,
+          size,
+          phase: 'warm',
+          metric: 'decisive',
+          value: share(tally.dec),
+          n: tally.dec[1]!,
+          goal: '≥ 0.90',
+          note: `queries with warm CV ≤ 5 %: ${[...stable].join(', ') || 'none'}; ${WARM} warm runs per side, no adaptive runs`,
+        },
+      );
+    } else {
+      const goal = size === 1.3 ? '≥ 0.95' : '≥ 0.80 (warm CV ≤ 5 %)';
+      rows.push(
+        {
+          method: 'chbench',
+          kind,
+          size,
+          phase: 'warm',
+          metric: 'found',
+          value: share(tally.cw),
+          n: tally.cw[1]!,
+          goal,
+        },
+        { method: 'chbench', kind, size, phase: 'cold', metric: 'found', value: share(tally.cc), n: tally.cc[1]! },
+        { method: 'previous', kind, size, phase: 'warm', metric: 'found', value: share(tally.pw), n: tally.pw[1]! },
+        { method: 'previous', kind, size, phase: 'cold', metric: 'found', value: share(tally.pc), n: tally.pc[1]! },
+      );
+    }
+  }
+}
+
+async function main(): Promise<void> {
+  const t0 = Date.now();
+  const env = await startDemoEnv('verdicts bench');
+  const rows: Row[] = [];
+  let planted: Record<string, unknown> | undefined;
+  let poolRun: string | undefined;
+  try {
+    // 1a. The pool: one setup on POOL_CELLS server starts.
+    poolRun = newRunId('verdicts-pool');
+    const pool = await runAndFollow(
+      env.client,
+      {
+        ...baseSpec('verdicts-pool'),
+        matrix: { version: ['26.7'], codec: ['LZ4'], repeat: POOL_CELLS },
+        protocol: { coldRuns: 5, warmRuns: 15 },
+      },
+      poolRun,
+      env.cfg.taskQueue,
+      { progress: true },
+    );
+    const cells = verdictInputOf(path.dirname(pool.reportPath)).cells.filter((c) => c.status === 'succeeded');
+    console.log(`pool: ${cells.length} of ${POOL_CELLS} cells succeeded (${poolRun})`);
+    // 1b. A planted slowdown through the shipped workflow: max_threads 1 against the default.
+    const plantedRun = newRunId('verdicts-planted');
+    const p = await runAndFollow(
+      env.client,
+      {
+        ...baseSpec('verdicts-planted'),
+        matrix: {
+          version: ['26.7'],
+          codec: ['LZ4'],
+          settings: [
+            { name: 'default', query: {} },
+            { name: 'threads1', query: { max_threads: 1 } },
+          ],
+        },
+        protocol: { coldRuns: 3, warmRuns: 7 },
+      },
+      plantedRun,
+      env.cfg.taskQueue,
+      { progress: true },
+    );
+    const rec = readRecord(path.join(path.dirname(p.reportPath), 'verdicts.json'), VerdictsRecord);
+    const q3 = rec.entries.find((e) => e.axis === 'profile' && e.query === 'q3' && e.phase === 'warm');
+    planted = {
+      run: plantedRun,
+      decision: p.verdicts?.decision,
+      control: p.verdicts?.control,
+      q3_warm: q3
+        ? { verdict: q3.verdict, confirmed: q3.confirmed, ratio: q3.ratio, low: q3.low, high: q3.high, rerun: q3.rerun }
+        : null,
+      profile_verdicts: rec.entries
+        .filter((e) => e.axis === 'profile' && e.phase !== 'disk')
+        .map(
+          (e) =>
+            `${e.query ?? 'ingest'} ${e.phase} ${e.verdict}${e.confirmed ? ' (confirmed)' : ''} ${e.ratio?.toFixed(3) ?? 'n/a'}`,
+        ),
+    };
+    console.log(
+      `planted (max_threads 1): q3 warm ${q3?.verdict} confirmed ${q3?.confirmed} ratio ${q3?.ratio?.toFixed(3)}; ${p.verdicts?.control}`,
+    );
+    // 2. Resampling the pool's real runs.
+    resample(cells, rows);
+  } finally {
+    await env.stop();
+  }
+  const out = {
+    generated_by: 'npm run bench:verdicts',
+    host: 'this machine (2 cores); embedded engine 26.7 (npm chdb), logs workload',
+    scale: SCALE,
+    pool: { run: poolRun, cells: POOL_CELLS, warm_runs: 15, cold_runs: 5 },
+    trials: TRIALS,
+    per_trial: `a reference, its A/A control and ${NEW_CELLS} new cells (${WARM} warm, ${COLD} cold runs per side drawn from a pool cell), re-run ${ROUNDS} rounds per side from two further pool cells`,
+    options: VERDICT_DEFAULTS,
+    seconds: Math.round((Date.now() - t0) / 1000),
+    planted_real: planted,
+    rows,
+  };
+  const file = path.join(REPO_ROOT, 'bench', 'results', 'verdicts.json');
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, JSON.stringify(out, null, 2) + '\n');
+  for (const r of rows)
+    console.log(
+      `${r.method.padEnd(8)} ${r.kind.padEnd(7)} ${String(r.size).padEnd(4)} ${r.phase.padEnd(4)} ${r.metric.padEnd(18)} ${r.value.toFixed(3)} (n ${r.n})${r.goal ? `  goal ${r.goal}` : ''}`,
+    );
+  console.log(`verdicts bench: ${file}`);
+}
+
+main().catch((e) => {
+  console.error(`verdicts bench failed: ${(e as Error).stack ?? e}`);
+  process.exit(1);
+});

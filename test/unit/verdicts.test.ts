@@ -1,0 +1,356 @@
+/**
+ * The matrix's verdicts (`src/measure/verdicts.ts`, `verdict-stats.ts`): which cells are compared with
+ * which, the A/A control cell in the expansion, the interval and false-discovery rule (A/A gives no
+ * faster/slower, a planted slowdown is found, tight equal runs are `unchanged`, one run per side never a
+ * verdict, no control never faster/slower), `not comparable` with its reason, the confirming re-run
+ * (confirmed, withdrawn, not run), the Decision rows and the spec's refusals. Synthetic cells are seeded
+ * lognormal runs. No server.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import seedrandom from 'seedrandom';
+import { lognormalSamples } from '../../src/measure/compare';
+import {
+  benjaminiHochberg,
+  betweenNoise,
+  logRatio,
+  ratioInterval,
+  runsToDecide,
+} from '../../src/measure/verdict-stats';
+import {
+  applyVerdictConfirmation,
+  controlNoiseOf,
+  decisionLine,
+  judgeMatrix,
+  planPairs,
+  verdictPlanLines,
+  verdictsToConfirm,
+  type VerdictCell,
+  type VerdictCoords,
+} from '../../src/measure/verdicts';
+import { cellKey, expandMatrix, matrixAxes, wantsControl, type MatrixAxes } from '../../src/schema/matrix';
+import { parseRunSpec } from '../../src/schema/run-spec';
+import { VERDICT_DEFAULTS, VerdictsRecord } from '../../src/schema/verdicts';
+import { decisionBlocks } from '../../src/results/sections/decision';
+import { blocksMarkdown } from '../../src/results/sections/blocks';
+
+const QUERIES: Record<string, number> = { q1: 3, q2: 12, q3: 80, q4: 20, q5: 40 };
+
+/** A succeeded cell: per query `warm` and `cold` lognormal runs around `median × factor(q)` (σ 2 %), and a server-start offset. */
+function cell(
+  key: string,
+  coords: Partial<VerdictCoords>,
+  rng: () => number,
+  o: {
+    warm?: number;
+    cold?: number;
+    sigma?: number;
+    start?: number;
+    factor?: (q: string) => number;
+    bytes?: number;
+  } = {},
+): VerdictCell {
+  const sigma = o.sigma ?? 0.02;
+  const start = o.start ?? 1;
+  const queries: VerdictCell['queries'] = {};
+  for (const [q, ms] of Object.entries(QUERIES)) {
+    const m = ms * start * (o.factor?.(q) ?? 1);
+    const warm = lognormalSamples(rng, o.warm ?? 7, m, sigma);
+    const cold = lognormalSamples(rng, o.cold ?? 1, m * 3, sigma);
+    queries[q] = {
+      warm: { server: warm, wall: warm.map((x) => x + 1), readRows: 1000 },
+      cold: { server: cold, wall: cold.map((x) => x + 1), readRows: 1000 },
+      resultHash: `h-${q}`,
+      deterministic: true,
+    };
+  }
+  return {
+    key,
+    coords: { version: '24.8', codec: 'LZ4', profile: null, defaults: 'shipped', repetition: 1, ...coords },
+    status: 'succeeded',
+    queries,
+    ingestRowsPerS: 1e6 * start,
+    bytesOnDisk: o.bytes ?? 1e8,
+  };
+}
+
+const AXES: MatrixAxes = {
+  versions: ['24.8', '26.3'],
+  codecs: ['LZ4'],
+  profiles: [],
+  defaults: ['shipped'],
+  repeat: 1,
+};
+const judge = (cells: VerdictCell[], axes = AXES, options = VERDICT_DEFAULTS) =>
+  judgeMatrix({ runId: 'r', cells, axes, options, createdAt: '2026-12-07T00:00:00Z' });
+
+test('statistics: the log ratio, the A/A noise, the interval, Benjamini–Hochberg, runs to decide', () => {
+  const lr = logRatio([10, 10, 10], [20, 20, 20]);
+  assert.equal(Math.round(Math.exp(lr.d) * 1000) / 1000, 2);
+  assert.equal(lr.within, 0);
+  assert.equal(logRatio([10], [20]).within, null);
+  // A/A pairs whose log ratios are ±0.1 with no within part: σ_b² = 0.01 / 2.
+  const n = betweenNoise([
+    { d: 0.1, within: 0 },
+    { d: -0.1, within: 0 },
+  ])!;
+  assert.ok(Math.abs(n.sigma2 - 0.005) < 1e-12);
+  assert.equal(n.df, 2);
+  assert.equal(betweenNoise([]), null);
+  // No variance known at all: no interval.
+  assert.equal(ratioInterval({ d: 0.2, within: null, withinDf: 0 }, null), null);
+  const iv = ratioInterval({ d: Math.log(1.5), within: 0.001, withinDf: 12 }, null)!;
+  assert.ok(iv.low > 1.3 && iv.high < 1.7 && iv.p < 0.001);
+  // The between part widens the interval.
+  const wide = ratioInterval({ d: Math.log(1.5), within: 0.001, withinDf: 12 }, { sigma2: 0.02, df: 5 })!;
+  assert.ok(wide.low < iv.low && wide.high > iv.high);
+  // BH: the classic example (q 0.05, 10 p-values: the two smallest are discoveries).
+  const bh = benjaminiHochberg([0.001, 0.008, 0.039, 0.041, 0.042, 0.06, 0.074, 0.205, 0.212, 0.216], 0.05);
+  assert.deepEqual(bh.rejected.slice(0, 3), [true, true, false]);
+  assert.equal(bh.count, 2);
+  // Noisy runs near 1: more runs are asked for; a huge between-start noise: more runs cannot decide.
+  const noisy = logRatio([10, 11, 9, 10.5], [10.2, 9.5, 11, 10]);
+  assert.ok((runsToDecide(noisy, null, 0.03) ?? 0) > 4);
+  assert.equal(runsToDecide(noisy, { sigma2: 0.01, df: 10 }, 0.03), null);
+});
+
+test('the A/A control cell: added last as the reference with repetition 2, only for a comparing matrix and not with repeat', () => {
+  const spec = { matrix: { version: ['24.8', '26.3'], codec: ['LZ4', 'ZSTD(3)'], pinDefaults: ['shipped', '24.8'] } };
+  assert.equal(wantsControl(spec), true);
+  const keys = expandMatrix(spec, { control: true }).map(cellKey);
+  assert.equal(keys.length, 9);
+  assert.equal(keys[8], 'v24.8-lz4-r2');
+  assert.deepEqual(expandMatrix(spec).map(cellKey), keys.slice(0, 8));
+  // Versions' reference: baseline.version when given.
+  const withBase = { ...spec, baseline: { from: 'version', version: '26.3' } };
+  assert.equal(cellKey(expandMatrix(withBase, { control: true }).at(-1)!), 'v26.3-lz4-r2');
+  assert.equal(wantsControl({ matrix: { version: ['26.7'], codec: ['LZ4'] } }), false);
+  assert.equal(wantsControl({ matrix: { version: ['24.8', '26.3'], codec: ['LZ4'], repeat: 2 } }), false);
+  assert.equal(wantsControl({ ...spec, verdicts: { control: false } }), false);
+});
+
+test('pairs: every axis against its reference, setup for a cell that differs on two, repetitions as A/A', () => {
+  const rng = seedrandom('pairs');
+  const axes: MatrixAxes = {
+    versions: ['26.3', '24.8'],
+    codecs: ['LZ4', 'ZSTD(3)'],
+    profiles: [],
+    defaults: ['shipped'],
+    repeat: 1,
+  };
+  const cells = [
+    cell('v26.3-lz4', { version: '26.3' }, rng),
+    cell('v26.3-zstd3', { version: '26.3', codec: 'ZSTD(3)' }, rng),
+    cell('v24.8-lz4', {}, rng),
+    cell('v24.8-zstd3', { codec: 'ZSTD(3)' }, rng),
+    cell('v24.8-lz4-r2', { repetition: 2 }, rng),
+  ];
+  const pairs = planPairs(cells, axes).map((p) => `${p.axis} ${p.reference.key}→${p.cell.key}`);
+  assert.deepEqual(pairs, [
+    'version v24.8-lz4→v26.3-lz4',
+    'version v24.8-zstd3→v26.3-zstd3',
+    'codec v26.3-lz4→v26.3-zstd3',
+    'setup v24.8-lz4→v26.3-zstd3',
+    'codec v24.8-lz4→v24.8-zstd3',
+    'repetition v24.8-lz4→v24.8-lz4-r2',
+  ]);
+});
+
+test('A/A: equal setups give no faster or slower; the control counts its own moves', () => {
+  let falseMoves = 0;
+  let comparisons = 0;
+  for (let seed = 0; seed < 40; seed++) {
+    const rng = seedrandom(`aa-${seed}`);
+    const start = () => Math.exp(0.03 * (rng() - 0.5));
+    const cells = [
+      cell('v24.8-lz4', {}, rng, { start: start() }),
+      cell('v26.3-lz4', { version: '26.3' }, rng, { start: start() }),
+      cell('v24.8-lz4-r2', { repetition: 2 }, rng, { start: start() }),
+    ];
+    const r = judge(cells);
+    const warm = r.entries.filter((e) => e.axis === 'version' && e.phase === 'warm');
+    comparisons += warm.length;
+    falseMoves += warm.filter((e) => e.verdict === 'faster' || e.verdict === 'slower').length;
+    assert.ok(r.control);
+    assert.equal(r.control!.reference, 'v24.8-lz4');
+  }
+  assert.equal(comparisons, 200);
+  assert.ok(falseMoves <= 4, `${falseMoves} false moves in ${comparisons} A/A comparisons`);
+});
+
+test('a planted 1.5× slowdown of q3 is slower (awaiting its re-run), the others are not; disk and work compared exactly', () => {
+  const rng = seedrandom('planted');
+  const cells = [
+    cell('v24.8-lz4', {}, rng),
+    cell('v26.3-lz4', { version: '26.3' }, rng, { factor: (q) => (q === 'q3' ? 1.5 : 1), bytes: 1.3e8 }),
+    cell('v24.8-lz4-r2', { repetition: 2 }, rng),
+  ];
+  const r = VerdictsRecord.parse(judge(cells));
+  const q3 = r.entries.find((e) => e.axis === 'version' && e.query === 'q3' && e.phase === 'warm')!;
+  assert.equal(q3.verdict, 'slower');
+  assert.equal(q3.confirmed, false);
+  assert.ok(q3.low! > 1 && q3.high! < 2.2, `${q3.low} … ${q3.high}`);
+  assert.equal(q3.work, 'same 1,000 rows read');
+  const others = r.entries.filter((e) => e.axis === 'version' && e.phase === 'warm' && e.query !== 'q3');
+  assert.ok(
+    others.every((e) => e.verdict !== 'slower' && e.verdict !== 'faster'),
+    others.map((e) => `${e.query} ${e.verdict}`).join(', '),
+  );
+  // One cold run per side is never a verdict.
+  const cold = r.entries.filter((e) => e.phase === 'cold' && e.axis === 'version');
+  assert.ok(cold.every((e) => e.verdict === 'inconclusive' && /never a verdict/.test(e.reason)));
+  const disk = r.entries.find((e) => e.axis === 'version' && e.phase === 'disk')!;
+  assert.equal(disk.verdict, 'larger');
+  assert.ok(Math.abs(disk.ratio! - 1.3) < 1e-9);
+  assert.deepEqual(verdictsToConfirm(r, 'r', 'warm'), [
+    {
+      pairKey: 'v24.8-lz4→v26.3-lz4',
+      baselineCell: { runId: 'r', cellKey: 'v24.8-lz4' },
+      newCell: { runId: 'r', cellKey: 'v26.3-lz4' },
+      queries: [{ query_id: 'q3', phase: 'baseline' }],
+    },
+  ]);
+
+  // The re-run confirms it: 10 interleaved rounds, 1.5× again.
+  const rr = seedrandom('rerun');
+  const noise = controlNoiseOf(cells, AXES);
+  const confirmed = applyVerdictConfirmation(
+    r,
+    [
+      {
+        pairKey: 'v24.8-lz4→v26.3-lz4',
+        samples: [
+          {
+            query_id: 'q3',
+            phase: 'baseline',
+            figure: 'server_elapsed_ms',
+            baseline_ms: lognormalSamples(rr, 10, 80, 0.02),
+            new_ms: lognormalSamples(rr, 10, 120, 0.02),
+          },
+        ],
+      },
+    ],
+    {},
+    noise,
+  );
+  const c3 = confirmed.entries.find((e) => e.axis === 'version' && e.query === 'q3' && e.phase === 'warm')!;
+  assert.equal(c3.verdict, 'slower');
+  assert.equal(c3.confirmed, true);
+  assert.equal(c3.rerun!.runs, 10);
+  assert.equal(confirmed.stage, 'final');
+  assert.equal(confirmed.decision[0]!.counts.slower, 1);
+  assert.match(decisionLine(confirmed), /^v26\.3-lz4: warm .*1 slower.*disk 1\.300×/);
+
+  // The re-run does not see it: withdrawn, with the re-run's figures; a pair never re-run: withdrawn, saying why.
+  const withdrawn = applyVerdictConfirmation(
+    r,
+    [
+      {
+        pairKey: 'v24.8-lz4→v26.3-lz4',
+        samples: [
+          {
+            query_id: 'q3',
+            phase: 'baseline',
+            figure: 'server_elapsed_ms',
+            baseline_ms: lognormalSamples(rr, 10, 80, 0.02),
+            new_ms: lognormalSamples(rr, 10, 80, 0.02),
+          },
+        ],
+      },
+    ],
+    {},
+    noise,
+  );
+  const w3 = withdrawn.entries.find((e) => e.axis === 'version' && e.query === 'q3' && e.phase === 'warm')!;
+  assert.equal(w3.verdict, 'inconclusive');
+  assert.equal(w3.confirmed, false);
+  assert.match(w3.reason, /withdrawn: the interleaved re-run \(10 rounds\)/);
+  const notRun = applyVerdictConfirmation(
+    r,
+    [],
+    { 'v24.8-lz4→v26.3-lz4': 'not re-run: the confirmation budget of 0 cell pairs (verdicts.confirmPairs) was spent' },
+    noise,
+  );
+  assert.match(
+    notRun.entries.find((e) => e.query === 'q3' && e.phase === 'warm' && e.axis === 'version')!.reason,
+    /budget of 0 cell pairs/,
+  );
+});
+
+test('tight equal runs are unchanged (equivalence shown by the interval); noisy ones inconclusive, saying what would decide', () => {
+  const rng = seedrandom('tight');
+  const tight = judge([
+    cell('v24.8-lz4', {}, rng, { warm: 15, sigma: 0.005 }),
+    cell('v26.3-lz4', { version: '26.3' }, rng, { warm: 15, sigma: 0.005 }),
+    cell('v24.8-lz4-r2', { repetition: 2 }, rng, { warm: 15, sigma: 0.005 }),
+  ]);
+  const warm = tight.entries.filter((e) => e.axis === 'version' && e.phase === 'warm');
+  assert.ok(
+    warm.every((e) => e.verdict === 'unchanged'),
+    warm.map((e) => `${e.query} ${e.verdict} ${e.reason}`).join('; '),
+  );
+  const noisy = judge([
+    cell('v24.8-lz4', {}, rng, { warm: 3, sigma: 0.15 }),
+    cell('v26.3-lz4', { version: '26.3' }, rng, { warm: 3, sigma: 0.15 }),
+    cell('v24.8-lz4-r2', { repetition: 2 }, rng, { warm: 3, sigma: 0.15 }),
+  ]);
+  const inc = noisy.entries.filter((e) => e.axis === 'version' && e.phase === 'warm' && e.verdict === 'inconclusive');
+  assert.ok(inc.length >= 3);
+  assert.ok(inc.every((e) => e.more && e.mde! > 0.1));
+});
+
+test('not comparable: a failed cell, a query failed on one side, results that differ; no control: never faster or slower', () => {
+  const rng = seedrandom('nc');
+  const failed = { ...cell('v26.3-lz4', { version: '26.3' }, rng), status: 'failed', error: 'boom' };
+  const r1 = judge([cell('v24.8-lz4', {}, rng), failed, cell('v24.8-lz4-r2', { repetition: 2 }, rng)]);
+  const mine = r1.entries.filter((e) => e.axis === 'version');
+  assert.ok(
+    mine.length > 0 && mine.every((e) => e.verdict === 'not comparable' && /v26\.3-lz4 failed: boom/.test(e.reason)),
+  );
+
+  const b = cell('v26.3-lz4', { version: '26.3' }, rng, { factor: () => 2 });
+  b.queries.q2!.failed = 'Code: 241. MEMORY_LIMIT_EXCEEDED';
+  b.queries.q4!.resultHash = 'other';
+  const r2 = judge([cell('v24.8-lz4', {}, rng), b, cell('v24.8-lz4-r2', { repetition: 2 }, rng)]);
+  const q2 = r2.entries.find((e) => e.axis === 'version' && e.query === 'q2' && e.phase === 'warm')!;
+  assert.equal(q2.verdict, 'not comparable');
+  assert.match(q2.reason, /q2 failed on v26\.3-lz4/);
+  assert.deepEqual(r2.decision[0]!.failed, ['q2']);
+  assert.match(
+    r2.entries.find((e) => e.axis === 'version' && e.query === 'q4' && e.phase === 'warm')!.reason,
+    /results differ/,
+  );
+  // A 2× change everywhere, but no A/A pair: inconclusive with why.
+  const r3 = judge([cell('v24.8-lz4', {}, rng), cell('v26.3-lz4', { version: '26.3' }, rng, { factor: () => 2 })]);
+  const w = r3.entries.filter((e) => e.phase === 'warm');
+  assert.ok(w.every((e) => e.verdict === 'inconclusive' && /no A\/A pair/.test(e.reason)));
+  assert.equal(r3.control, null);
+});
+
+test('the Decision opens with its table within a few lines; validate says what the verdicts will do; the spec refuses a matrix without any A/A pair', () => {
+  const rng = seedrandom('decision');
+  const r = judge([
+    cell('v24.8-lz4', {}, rng),
+    cell('v26.3-lz4', { version: '26.3' }, rng),
+    cell('v24.8-lz4-r2', { repetition: 2 }, rng),
+  ]);
+  const md = blocksMarkdown(decisionBlocks(r)).join('\n').split('\n');
+  assert.equal(md[0], '## Decision');
+  assert.ok(md.findIndex((l) => l.startsWith('| v26.3-lz4')) < 8);
+  const raw = {
+    name: 'x',
+    workload: 'logs',
+    scale: 1000,
+    target: { kind: 'embedded' },
+    matrix: { version: ['24.8', '26.3'], codec: ['LZ4'] },
+  };
+  const spec = parseRunSpec(raw);
+  const lines = verdictPlanLines(spec, matrixAxes(spec), expandMatrix(spec, { control: true }).map(cellKey));
+  assert.match(lines[0]!, /version against 24\.8; A\/A control cell v24\.8-lz4-r2/);
+  assert.ok(lines.some((l) => /cold: 1 run\(s\) per side: cold comparisons will be inconclusive/.test(l)));
+  assert.throws(
+    () => parseRunSpec({ ...raw, verdicts: { control: false } }),
+    /without any A\/A pair|leaves the matrix without any A\/A pair/,
+  );
+  parseRunSpec({ ...raw, verdicts: { control: false }, matrix: { ...raw.matrix, repeat: 2 } });
+});
