@@ -44,6 +44,8 @@ const NEW_CELLS = 3;
 
 /** One figure of the results file. */
 interface Row {
+  /** `single`: one cell per setup and an A/A control cell (the default); `repeat3`: `matrix.repeat: 3`. */
+  design: 'single' | 'repeat3';
   method: 'chbench' | 'previous';
   kind: 'aa' | 'planted';
   size: number;
@@ -167,13 +169,42 @@ function resample(pool: VerdictCell[], rows: Row[]): void {
   console.log(
     `warm CV per query (mean over ${pool.length} cells): ${queries.map((q) => `${q} ${(cv[q]! * 100).toFixed(1)} %`).join(', ')}; stable (≤ 5 %): ${[...stable].join(', ') || 'none'}`,
   );
+  for (const design of ['single', 'repeat3'] as const) resampleDesign(pool, rows, design, stable);
+}
+
+/** Per query and phase, the relative SD of the cells' medians across the pool: the between-server-start spread of one setup. */
+function poolSpread(pool: VerdictCell[]): Record<string, { warm: number; cold: number }> {
+  const sd = (xs: number[]) => {
+    const m = xs.reduce((a, b) => a + b, 0) / xs.length;
+    return Math.sqrt(xs.reduce((a, b) => a + (b - m) ** 2, 0) / (xs.length - 1));
+  };
+  const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+  return Object.fromEntries(
+    Object.keys(pool[0]!.queries).map((q) => [
+      q,
+      {
+        warm: Number(sd(pool.map((c) => Math.log(med(c.queries[q]!.warm.wall)))).toFixed(4)),
+        cold: Number(sd(pool.map((c) => Math.log(med(c.queries[q]!.cold.wall)))).toFixed(4)),
+      },
+    ]),
+  );
+}
+
+/**
+ * One design's trials: `single` — a reference, its A/A control cell and three new cells (one server start per
+ * setup, the default); `repeat3` — `matrix.repeat: 3`, three cells per setup, the setups compared over their
+ * repetitions. Both re-run their faster/slower comparisons on two further pool cells.
+ */
+function resampleDesign(pool: VerdictCell[], rows: Row[], design: 'single' | 'repeat3', stable: Set<string>): void {
   const axes: MatrixAxes = {
-    versions: ['1', '2', '3', '4'],
+    versions: design === 'single' ? ['1', '2', '3', '4'] : ['1', '2'],
     codecs: ['LZ4'],
     profiles: [],
     defaults: ['shipped'],
-    repeat: 1,
+    repeat: design === 'single' ? 1 : 3,
   };
+  const push = (...rs: Omit<Row, 'design'>[]) =>
+    rows.push(...rs.filter((r) => design === 'single' || r.method === 'chbench').map((r) => ({ design, ...r })));
   for (const size of [1, 1.1, 1.3]) {
     const kind = size === 1 ? 'aa' : 'planted';
     const tally = {
@@ -183,24 +214,40 @@ function resample(pool: VerdictCell[], rows: Row[]): void {
       pc: [0, 0],
       cov: [0, 0],
       dec: [0, 0],
+      decAll: [0, 0],
       runsAny: 0,
       prevRunsAny: 0,
     };
     for (let t = 0; t < TRIALS; t++) {
-      const rng = seedrandom(`verdicts-bench:${size}:${t}`);
-      const picked = draw(rng, pool, 3 + NEW_CELLS + 2);
-      const [ref, control, ...rest] = picked;
-      const news = rest.slice(0, NEW_CELLS);
-      const [fresh1, fresh2] = rest.slice(NEW_CELLS);
-      const cells = [
-        redraw(rng, ref!, 'v1-lz4', { version: '1', repetition: 1 }, 1),
-        ...news.map((c, i) => redraw(rng, c, `v${i + 2}-lz4`, { version: String(i + 2), repetition: 1 }, size)),
-        redraw(rng, control!, 'v1-lz4-r2', { version: '1', repetition: 2 }, 1),
-      ];
+      const rng = seedrandom(`verdicts-bench:${design}:${size}:${t}`);
+      const picked = draw(rng, pool, 8);
+      let cells: VerdictCell[];
+      let fresh1: VerdictCell;
+      let fresh2: VerdictCell;
+      if (design === 'single') {
+        const [ref, control, ...rest] = picked;
+        const news = rest.slice(0, NEW_CELLS);
+        [fresh1, fresh2] = rest.slice(NEW_CELLS) as [VerdictCell, VerdictCell];
+        cells = [
+          redraw(rng, ref!, 'v1-lz4', { version: '1', repetition: 1 }, 1),
+          ...news.map((c, i) => redraw(rng, c, `v${i + 2}-lz4`, { version: String(i + 2), repetition: 1 }, size)),
+          redraw(rng, control!, 'v1-lz4-r2', { version: '1', repetition: 2 }, 1),
+        ];
+      } else {
+        [fresh1, fresh2] = picked.slice(6) as [VerdictCell, VerdictCell];
+        cells = [
+          ...picked
+            .slice(0, 3)
+            .map((c, i) => redraw(rng, c, `v1-lz4-r${i + 1}`, { version: '1', repetition: i + 1 }, 1)),
+          ...picked
+            .slice(3, 6)
+            .map((c, i) => redraw(rng, c, `v2-lz4-r${i + 1}`, { version: '2', repetition: i + 1 }, size)),
+        ];
+      }
       const first = judgeMatrix({ runId: 'bench', cells, axes, options: VERDICT_DEFAULTS, createdAt: 'bench' });
       const final = applyVerdictConfirmation(
         first,
-        rerunOf(rng, fresh1!, fresh2!, size, first),
+        rerunOf(rng, fresh1, fresh2, size, first),
         {},
         controlNoiseOf(cells, axes),
       );
@@ -236,6 +283,10 @@ function resample(pool: VerdictCell[], rows: Row[]): void {
             tally.dec[0] += ['faster', 'slower', 'unchanged'].includes(e.verdict) ? 1 : 0;
             tally.dec[1]++;
           }
+          if (e.phase === 'warm') {
+            tally.decAll[0] += ['faster', 'slower', 'unchanged'].includes(e.verdict) ? 1 : 0;
+            tally.decAll[1]++;
+          }
         } else if (size > 1.15 || stable.has(e.query!)) {
           counts[0] += right && e.confirmed ? 1 : 0;
           pcounts[0] += prevRight ? 1 : 0;
@@ -248,7 +299,7 @@ function resample(pool: VerdictCell[], rows: Row[]): void {
     }
     const share = ([a, b]: number[]) => (b ? a! / b : 0);
     if (size === 1) {
-      rows.push(
+      push(
         {
           method: 'chbench',
           kind,
@@ -327,10 +378,20 @@ function resample(pool: VerdictCell[], rows: Row[]): void {
           goal: '≥ 0.90',
           note: `queries with warm CV ≤ 5 %: ${[...stable].join(', ') || 'none'}; ${WARM} warm runs per side, no adaptive runs`,
         },
+        {
+          method: 'chbench',
+          kind,
+          size,
+          phase: 'warm',
+          metric: 'decisive',
+          value: share(tally.decAll),
+          n: tally.decAll[1]!,
+          note: 'every query, whatever its noise',
+        },
       );
     } else {
       const goal = size === 1.3 ? '≥ 0.95' : '≥ 0.80 (warm CV ≤ 5 %)';
-      rows.push(
+      push(
         {
           method: 'chbench',
           kind,
@@ -355,22 +416,30 @@ async function main(): Promise<void> {
   const rows: Row[] = [];
   let planted: Record<string, unknown> | undefined;
   let poolRun: string | undefined;
+  let spread: Record<string, { warm: number; cold: number }> | undefined;
   try {
-    // 1a. The pool: one setup on POOL_CELLS server starts.
-    poolRun = newRunId('verdicts-pool');
-    const pool = await runAndFollow(
-      env.client,
-      {
-        ...baseSpec('verdicts-pool'),
-        matrix: { version: ['26.7'], codec: ['LZ4'], repeat: POOL_CELLS },
-        protocol: { coldRuns: 5, warmRuns: 15 },
-      },
-      poolRun,
-      env.cfg.taskQueue,
-      { progress: true },
-    );
-    const cells = verdictInputOf(path.dirname(pool.reportPath)).cells.filter((c) => c.status === 'succeeded');
-    console.log(`pool: ${cells.length} of ${POOL_CELLS} cells succeeded (${poolRun})`);
+    // 1a. The pool: one setup on POOL_CELLS server starts (VERDICTS_BENCH_POOL=<run id> reuses a stored pool run of this results dir).
+    const reuse = process.env.VERDICTS_BENCH_POOL;
+    poolRun = reuse ?? newRunId('verdicts-pool');
+    const poolDir = reuse
+      ? path.join(REPO_ROOT, 'results', reuse)
+      : path.dirname(
+          (
+            await runAndFollow(
+              env.client,
+              {
+                ...baseSpec('verdicts-pool'),
+                matrix: { version: ['26.7'], codec: ['LZ4'], repeat: POOL_CELLS },
+                protocol: { coldRuns: 5, warmRuns: 15 },
+              },
+              poolRun,
+              env.cfg.taskQueue,
+              { progress: true },
+            )
+          ).reportPath,
+        );
+    const cells = verdictInputOf(poolDir).cells.filter((c) => c.status === 'succeeded');
+    console.log(`pool: ${cells.length} of ${POOL_CELLS} cells succeeded (${poolRun}${reuse ? ', reused' : ''})`);
     // 1b. A planted slowdown through the shipped workflow: max_threads 1 against the default.
     const plantedRun = newRunId('verdicts-planted');
     const p = await runAndFollow(
@@ -411,6 +480,8 @@ async function main(): Promise<void> {
       `planted (max_threads 1): q3 warm ${q3?.verdict} confirmed ${q3?.confirmed} ratio ${q3?.ratio?.toFixed(3)}; ${p.verdicts?.control}`,
     );
     // 2. Resampling the pool's real runs.
+    spread = poolSpread(cells);
+    console.log(`between-start spread of the pool's cell medians (log SD): ${JSON.stringify(spread)}`);
     resample(cells, rows);
   } finally {
     await env.stop();
@@ -424,6 +495,7 @@ async function main(): Promise<void> {
     per_trial: `a reference, its A/A control and ${NEW_CELLS} new cells (${WARM} warm, ${COLD} cold runs per side drawn from a pool cell), re-run ${ROUNDS} rounds per side from two further pool cells`,
     options: VERDICT_DEFAULTS,
     seconds: Math.round((Date.now() - t0) / 1000),
+    between_start_spread: spread,
     planted_real: planted,
     rows,
   };
@@ -432,7 +504,7 @@ async function main(): Promise<void> {
   writeFileSync(file, JSON.stringify(out, null, 2) + '\n');
   for (const r of rows)
     console.log(
-      `${r.method.padEnd(8)} ${r.kind.padEnd(7)} ${String(r.size).padEnd(4)} ${r.phase.padEnd(4)} ${r.metric.padEnd(18)} ${r.value.toFixed(3)} (n ${r.n})${r.goal ? `  goal ${r.goal}` : ''}`,
+      `${r.design.padEnd(7)} ${r.method.padEnd(8)} ${r.kind.padEnd(7)} ${String(r.size).padEnd(4)} ${r.phase.padEnd(4)} ${r.metric.padEnd(18)} ${r.value.toFixed(3)} (n ${r.n})${r.goal ? `  goal ${r.goal}` : ''}`,
     );
   console.log(`verdicts bench: ${file}`);
 }

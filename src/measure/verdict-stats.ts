@@ -8,8 +8,9 @@
  * ## Model
  * A side's figure is the median of its valid runs (ms, or rows/s). On the log scale
  * `ln median(new) − ln median(ref)` has variance `v_ref + v_new + 2·σ_b²`:
- * - `v = (π/2)·s²/n`: the variance of a median of `n` runs whose log values have sample variance `s²`
- *   (`n − 1` degrees of freedom); a side with one run has no within part it can show.
+ * - `v = (π/2)·s²/n`: the variance of a median of `n` runs whose log values spread by `s²` (from 5 runs on
+ *   the robust `(1.4826·MAD)²`, else the sample variance; `n − 1` degrees of freedom); a side with one run
+ *   has no within part it can show.
  * - `σ_b²`: between-server-start variance (each cell is one start), learned from A/A pairs (the same setup
  *   measured twice): `σ_b² = max(0, mean(d² − v_pair)) / 2` over their log ratios `d` (method of moments).
  * The interval uses Student's t with Welch–Satterthwaite degrees of freedom over those three parts.
@@ -40,11 +41,27 @@ export function median(xs: readonly number[]): number {
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
 
+/** Runs per side from which the spread is estimated robustly (MAD) rather than by the sample variance. */
+export const ROBUST_FROM = 5;
+/** The smallest relative spread assumed for a side (0.5 %): identical runs do not make a zero-width interval. */
+export const MIN_SPREAD = 0.005;
+
+/**
+ * The spread of a side's runs on the log scale, as a variance: from 5 runs on, `(1.4826 · MAD)²` (a few slow
+ * runs — a context switch, a page fault — do not widen the median's interval they cannot move), never above
+ * the sample variance; below 5 runs the sample variance. At least {@link MIN_SPREAD}². Null below 2 runs.
+ */
 function logVariance(xs: readonly number[]): number | null {
   if (xs.length < 2) return null;
   const ls = xs.map(Math.log);
   const mean = ls.reduce((a, b) => a + b, 0) / ls.length;
-  return ls.reduce((a, b) => a + (b - mean) ** 2, 0) / (ls.length - 1);
+  const sample = ls.reduce((a, b) => a + (b - mean) ** 2, 0) / (ls.length - 1);
+  let v = sample;
+  if (ls.length >= ROBUST_FROM) {
+    const m = median(ls);
+    v = Math.min(sample, (1.4826 * median(ls.map((x) => Math.abs(x - m)))) ** 2);
+  }
+  return Math.max(v, MIN_SPREAD ** 2);
 }
 
 /** The variance of the log of a median of `n` runs with log sample variance `s2`. */

@@ -195,6 +195,40 @@ interface Pending {
   lr: LogRatio | null;
   noise: BetweenNoise | null;
   higherIsBetter: boolean;
+  /**
+   * Set when the comparison's units are whole cells (a repeated matrix: every repetition of each setup): `lr.within`
+   * is then the variance of the mean of the cells' log medians, between-start noise included, and no A/A noise is added.
+   */
+  units?: { ref: number; cell: number };
+}
+
+/**
+ * A comparison of two setups of a repeated matrix (`matrix.repeat` ≥ 2): each repetition is one unit (one
+ * server start), its figure the median of its valid runs; `d` = mean(log unit, cell) − mean(log unit, reference),
+ * its variance Welch's over the units' own spread (within and between starts at once). Null when a side has
+ * fewer than 2 units with runs.
+ */
+export function setupLogRatio(
+  ref: readonly (readonly number[])[],
+  cell: readonly (readonly number[])[],
+): LogRatio | null {
+  const units = (xs: readonly (readonly number[])[]) =>
+    xs.filter((r) => r.length && r.every((x) => x > 0)).map((r) => Math.log(median(r)));
+  const a = units(ref);
+  const b = units(cell);
+  if (a.length < 2 || b.length < 2) return null;
+  const mean = (xs: number[]) => xs.reduce((x, y) => x + y, 0) / xs.length;
+  const varOf = (xs: number[]) => Math.max(xs.reduce((x, y) => x + (y - mean(xs)) ** 2, 0) / (xs.length - 1), 1e-6);
+  const va = varOf(a) / a.length;
+  const vb = varOf(b) / b.length;
+  const within = va + vb;
+  return {
+    d: mean(b) - mean(a),
+    within,
+    withinDf: within ** 2 / (va ** 2 / (a.length - 1) + vb ** 2 / (b.length - 1)),
+    n: { ref: a.length, cell: b.length },
+    s2: { ref: null, cell: null },
+  };
 }
 
 /** The work counters of a query compared exactly. */
@@ -311,6 +345,11 @@ export function judgeMatrix(input: JudgeInput): VerdictsRecord {
       'no A/A control in this run (verdicts.control false and no matrix.repeat): the intervals hold only the runs within each cell, and nothing is called faster or slower',
     );
 
+  // A repeated matrix compares setups: every repetition of a setup is one unit (see setupLogRatio).
+  const setupOf = (c: VerdictCell) =>
+    axes.repeat >= 2 && c.coords.repetition === 1
+      ? cells.filter((x) => x.status === 'succeeded' && sameCoords({ ...x.coords, repetition: 1 }, c.coords))
+      : undefined;
   const pending: Pending[] = [];
   const fixed: VerdictEntry[] = [];
   for (const p of pairs) {
@@ -369,6 +408,17 @@ export function judgeMatrix(input: JudgeInput): VerdictsRecord {
         const own =
           p.axis === 'repetition' ? noiseWithout(noise[phase], `${p.cell.key}|${q}`) : noiseWithout(noise[phase]);
         const t = timeComparison(b, qa[phase], qb[phase], own);
+        const [ga, gb] = p.axis === 'repetition' ? [undefined, undefined] : [setupOf(p.reference), setupOf(p.cell)];
+        if (t.lr && ga && gb) {
+          const f = t.entry.figure as 'server_elapsed_ms' | 'wall_ms';
+          const unitsOf = (g: VerdictCell[]) =>
+            g.flatMap((c) => (c.queries[q] && !c.queries[q]!.failed ? [valuesOf(c.queries[q]![phase], f)] : []));
+          const lr = setupLogRatio(unitsOf(ga), unitsOf(gb));
+          if (lr) {
+            pending.push({ ...t, lr, noise: null, units: { ref: lr.n.ref, cell: lr.n.cell } });
+            continue;
+          }
+        }
         if (t.lr) pending.push(t);
         else fixed.push(t.entry);
       }
@@ -398,6 +448,12 @@ export function judgeMatrix(input: JudgeInput): VerdictsRecord {
         noise: own,
         higherIsBetter: true,
       });
+      // A repeated matrix: every repetition's load is one unit.
+      const [ga, gb] = p.axis === 'repetition' ? [undefined, undefined] : [setupOf(p.reference), setupOf(p.cell)];
+      const loads = (g: VerdictCell[]) => g.flatMap((c) => (c.ingestRowsPerS ? [[c.ingestRowsPerS]] : []));
+      const lr = ga && gb ? setupLogRatio(loads(ga), loads(gb)) : null;
+      if (lr)
+        Object.assign(pending[pending.length - 1]!, { lr, noise: null, units: { ref: lr.n.ref, cell: lr.n.cell } });
     } else fixed.push(notComparable(base, null, 'ingest', `no load figure on ${!ia ? p.reference.key : p.cell.key}`));
     fixed.push(diskEntry(base, p.reference.bytesOnDisk, p.cell.bytesOnDisk, delta));
   }
@@ -532,10 +588,19 @@ function judgeOne(
   const hi = 1 + delta;
   const inside = iv.low >= 1 / hi && iv.high <= hi;
   const outside = iv.ratio > hi || iv.ratio < 1 / hi;
-  const base = { ...e, ratio: iv.ratio, low: iv.low, high: iv.high, mde: iv.mde, p: iv.p };
-  const ivText = `${fmtRatio(iv.ratio)} ${fmtIv(iv.low, iv.high)}`;
+  const u = x.units;
+  const base = {
+    ...e,
+    ratio: iv.ratio,
+    low: iv.low,
+    high: iv.high,
+    mde: iv.mde,
+    p: iv.p,
+    ...(u ? { runs: { reference: u.ref, cell: u.cell } } : {}),
+  };
+  const ivText = `${fmtRatio(iv.ratio)} ${fmtIv(iv.low, iv.high)}${u ? ` over ${u.ref} / ${u.cell} repetitions (each a server start: its median one unit)` : ''}`;
   if (inside) return { ...base, verdict: 'unchanged', reason: `${ivText} inside ±${pct(delta)}` };
-  if (discovery && outside && x.noise) {
+  if (discovery && outside && (x.noise || u)) {
     const w = widen(iv, selectedConfidence);
     const worse = x.higherIsBetter ? iv.ratio < 1 : iv.ratio > 1;
     return {
@@ -543,29 +608,35 @@ function judgeOne(
       low: w.low,
       high: w.high,
       verdict: worse ? 'slower' : 'faster',
-      // Times and ingest wait for their re-run; a load is not re-run (`confirmed: null`, said in the reason).
-      confirmed: e.phase === 'ingest' ? null : false,
-      reason: `${fmtRatio(iv.ratio)} ${fmtIv(w.low, w.high)} (${pct(selectedConfidence)} interval of a selected comparison), p = ${iv.p.toPrecision(2)}${
-        e.phase === 'ingest'
-          ? "; one load per cell, not re-run: the interval is the A/A control's load-to-load noise"
-          : '; awaiting the interleaved re-run'
+      // Times wait for their re-run; a load is not re-run, nor is the A/A control (its moves are the run's false-move count).
+      confirmed: e.phase === 'ingest' || e.axis === 'repetition' ? null : false,
+      reason: `${fmtRatio(iv.ratio)} ${fmtIv(w.low, w.high)}${u ? ` over ${u.ref} / ${u.cell} repetitions` : ''} (${pct(selectedConfidence)} interval of a selected comparison), p = ${iv.p.toPrecision(2)}${
+        e.axis === 'repetition'
+          ? '; an A/A pair: a false move of this run, counted by the control'
+          : e.phase === 'ingest'
+            ? u
+              ? `; the loads of ${u.ref} / ${u.cell} repetitions, not re-run`
+              : "; one load per cell, not re-run: the interval is the A/A control's load-to-load noise"
+            : '; awaiting the interleaved re-run'
       }`,
     };
   }
-  const n = runsToDecide(lr, x.noise, delta);
-  const more =
-    e.phase === 'ingest'
+  const n = u ? null : runsToDecide(lr, x.noise, delta);
+  const more = u
+    ? `more repetitions of each setup (matrix.repeat; ${Math.min(u.ref, u.cell)} now)`
+    : e.phase === 'ingest'
       ? 'more repetitions of the load (matrix.repeat)'
       : n === null
         ? lr.within === null
           ? `at least 3 ${e.phase} runs per side`
           : `more ${e.phase} runs cannot decide it: the between-start noise alone is too wide; more repetitions (matrix.repeat) can`
         : `≈ ${n} ${e.phase} runs per side (${Math.max(lr.n.ref, lr.n.cell)} now)`;
-  const why = !x.noise
-    ? 'no A/A pair in this run: never faster or slower'
-    : discovery && !outside
-      ? `a change within ±${pct(delta)}, but the interval is not inside it`
-      : `p = ${iv.p.toPrecision(2)}, not a discovery at FDR ${pct(options.fdr)}, and the interval is not inside ±${pct(delta)}`;
+  const why =
+    !x.noise && !u
+      ? 'no A/A pair in this run: never faster or slower'
+      : discovery && !outside
+        ? `a change within ±${pct(delta)}, but the interval is not inside it`
+        : `p = ${iv.p.toPrecision(2)}, not a discovery at FDR ${pct(options.fdr)}, and the interval is not inside ±${pct(delta)}`;
   return { ...base, verdict: 'inconclusive', reason: `${ivText}: ${why}`, more };
 }
 
@@ -585,10 +656,17 @@ function controlOf(
   };
   const disk = entries.find((e) => e.axis === 'repetition' && e.phase === 'disk');
   const expected = Math.max(1, Math.round(judged.length * 0.05));
+  const warmNoise = rel(noise.warm);
+  // The smallest warm change a comparison could call (two cells, the between-start part alone, 95 %).
+  const floor = warmNoise === null ? null : Math.exp(1.96 * Math.SQRT2 * warmNoise) - 1;
+  const noiseText =
+    warmNoise === null
+      ? ''
+      : `; between-start noise ${pct(warmNoise)} (warm)${floor !== null && floor > 0.2 ? ` — on this host no warm change under ≈ ${pct(floor)} can be told from it with one cell per setup: repeat the matrix (matrix.repeat), quiet the host, or use a larger scale` : ''}`;
   const note =
-    moved > expected
+    (moved > expected
       ? `the control moved in ${moved} of ${judged.length} pairs, more than its ${pct(0.05)} allows: the run's verdicts do not hold at this noise — use more runs, a quieter host or concurrency: 1`
-      : `the control moved in ${moved} of ${judged.length} pairs (its ${pct(0.05)} allows ${expected})`;
+      : `the control moved in ${moved} of ${judged.length} pairs (its ${pct(0.05)} allows ${expected})`) + noiseText;
   return {
     reference: aa[0]!.reference.key,
     cell: aa.map((p) => p.cell.key).join(', '),
@@ -815,7 +893,9 @@ export function decisionLine(record: VerdictsRecord): string {
 
 /** "A/A control moves 0 of 10" (or why there is none). */
 export function controlLine(record: VerdictsRecord): string {
-  return record.control ? `A/A control moves ${record.control.moved} of ${record.control.pairs}` : 'no A/A control';
+  const c = record.control;
+  if (!c) return 'no A/A control';
+  return `A/A control moves ${c.moved} of ${c.pairs}${c.noise.warm !== null ? ` (between-start noise ${pct(c.noise.warm)} warm)` : ''}`;
 }
 
 /**

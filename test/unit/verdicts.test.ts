@@ -87,7 +87,11 @@ const judge = (cells: VerdictCell[], axes = AXES, options = VERDICT_DEFAULTS) =>
 test('statistics: the log ratio, the A/A noise, the interval, Benjamini–Hochberg, runs to decide', () => {
   const lr = logRatio([10, 10, 10], [20, 20, 20]);
   assert.equal(Math.round(Math.exp(lr.d) * 1000) / 1000, 2);
-  assert.equal(lr.within, 0);
+  // Identical runs: only the floor of 0.5 % spread per side.
+  assert.ok(lr.within! > 0 && lr.within! < 1e-4);
+  // From 5 runs on, one slow run does not widen the median's interval (MAD, not the sample variance).
+  const outlier = logRatio([10, 10.1, 9.9, 10, 10.05, 10, 30], [10, 10.1, 9.9, 10, 10.05, 10, 10.02]);
+  assert.ok(outlier.within! < 1e-3, `${outlier.within}`);
   assert.equal(logRatio([10], [20]).within, null);
   // A/A pairs whose log ratios are ±0.1 with no within part: σ_b² = 0.01 / 2.
   const n = betweenNoise([
@@ -275,6 +279,45 @@ test('a planted 1.5× slowdown of q3 is slower (awaiting its re-run), the others
     notRun.entries.find((e) => e.query === 'q3' && e.phase === 'warm' && e.axis === 'version')!.reason,
     /budget of 0 cell pairs/,
   );
+});
+
+test('a repeated matrix compares setups: each repetition one unit, between-start noise from their spread', () => {
+  // 10 % between-start noise (each cell's level drawn around the setup's), 3 repetitions per setup.
+  let aaMoves = 0;
+  let found = 0;
+  let comparisons = 0;
+  for (let seed = 0; seed < 30; seed++) {
+    const rng = seedrandom(`rep-${seed}`);
+    const start = () => Math.exp(0.1 * Math.sqrt(-2 * Math.log(rng() || 1e-9)) * Math.cos(2 * Math.PI * rng()));
+    const axes: MatrixAxes = {
+      versions: ['24.8', '26.3', '26.4'],
+      codecs: ['LZ4'],
+      profiles: [],
+      defaults: ['shipped'],
+      repeat: 3,
+    };
+    const cells: VerdictCell[] = [];
+    for (const [v, f] of [
+      ['24.8', 1],
+      ['26.3', 1],
+      ['26.4', 2],
+    ] as const)
+      for (let r = 1; r <= 3; r++)
+        cells.push(cell(`v${v}-lz4-r${r}`, { version: v, repetition: r }, rng, { start: start(), factor: () => f }));
+    const rec = judge(cells, axes);
+    const warm = rec.entries.filter((e) => e.axis === 'version' && e.phase === 'warm');
+    comparisons += warm.length;
+    aaMoves += warm.filter(
+      (e) => e.cell.startsWith('v26.3') && (e.verdict === 'faster' || e.verdict === 'slower'),
+    ).length;
+    found += warm.filter((e) => e.cell.startsWith('v26.4') && e.verdict === 'slower').length;
+    const q3 = warm.find((e) => e.cell === 'v26.4-lz4-r1' && e.query === 'q3')!;
+    assert.deepEqual(q3.runs, { reference: 3, cell: 3 });
+    assert.match(q3.reason, /over 3 \/ 3 repetitions/);
+  }
+  assert.equal(comparisons, 300);
+  assert.ok(aaMoves <= 3, `${aaMoves} false moves of 150`);
+  assert.ok(found >= 140, `a 2× change found in ${found} of 150`);
 });
 
 test('tight equal runs are unchanged (equivalence shown by the interval); noisy ones inconclusive, saying what would decide', () => {
