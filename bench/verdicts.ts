@@ -499,7 +499,13 @@ async function main(): Promise<void> {
     planted_real: planted,
     rows,
   };
-  const file = path.join(REPO_ROOT, 'bench', 'results', 'verdicts.json');
+  // The default scale writes verdicts.json; another scale its own file (verdicts-5m.json), so both stay.
+  const file = path.join(
+    REPO_ROOT,
+    'bench',
+    'results',
+    SCALE === 1_000_000 ? 'verdicts.json' : `verdicts-${SCALE / 1_000_000}m.json`,
+  );
   mkdirSync(path.dirname(file), { recursive: true });
   writeFileSync(file, JSON.stringify(out, null, 2) + '\n');
   for (const r of rows)
