@@ -30,7 +30,8 @@ async function main(): Promise<void> {
     console.error(
       `demo: finished in ${((Date.now() - t0) / 1000).toFixed(0)} s; cells: ${r.cells.map((c) => `${c.cellKey} ${c.status}`).join(', ')}`,
     );
-    if (r.verdicts) console.error(`demo: decision: ${r.verdicts.decision}; ${r.verdicts.control} — verdicts.json beside the report`);
+    if (r.verdicts)
+      console.error(`demo: decision: ${r.verdicts.decision}; ${r.verdicts.control} — verdicts.json beside the report`);
     console.log(r.reportPath);
     if (r.cells.some((c) => c.status === 'failed')) process.exitCode = 1;
   } finally {
