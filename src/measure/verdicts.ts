@@ -41,7 +41,8 @@ import type {
   VerdictsRecord,
 } from '../schema/verdicts';
 import { VERDICT_DEFAULTS, VERDICTS_SCHEMA } from '../schema/verdicts';
-import { axisReferences, compareVersions, type MatrixAxes, type MatrixAxis } from '../schema/matrix';
+import { axisReferences, type MatrixAxes, type MatrixAxis } from '../schema/matrix';
+import { compareVersions } from '../schema/version';
 import {
   benjaminiHochberg,
   betweenNoise,
@@ -572,22 +573,6 @@ function judgeOne(
           : 'an A/A control (verdicts.control) or matrix.repeat ≥ 2',
     };
   }
-  if (lr.within === null && e.phase !== 'ingest') {
-    return {
-      ...e,
-      ratio: iv.ratio,
-      low: iv.low,
-      high: iv.high,
-      mde: iv.mde,
-      p: iv.p,
-      verdict: 'inconclusive',
-      reason: `${fmtRatio(iv.ratio)} ${fmtIv(iv.low, iv.high)} from one ${what} per side: one run per side is never a verdict`,
-      more: `at least 3 ${e.phase} runs per side${e.phase === 'cold' ? ' (protocol.coldRuns)' : ''}`,
-    };
-  }
-  const hi = 1 + delta;
-  const inside = iv.low >= 1 / hi && iv.high <= hi;
-  const outside = iv.ratio > hi || iv.ratio < 1 / hi;
   const u = x.units;
   const base = {
     ...e,
@@ -598,6 +583,17 @@ function judgeOne(
     p: iv.p,
     ...(u ? { runs: { reference: u.ref, cell: u.cell } } : {}),
   };
+  if (lr.within === null && e.phase !== 'ingest') {
+    return {
+      ...base,
+      verdict: 'inconclusive',
+      reason: `${fmtRatio(iv.ratio)} ${fmtIv(iv.low, iv.high)} from one ${what} per side: one run per side is never a verdict`,
+      more: `at least 3 ${e.phase} runs per side${e.phase === 'cold' ? ' (protocol.coldRuns)' : ''}`,
+    };
+  }
+  const hi = 1 + delta;
+  const inside = iv.low >= 1 / hi && iv.high <= hi;
+  const outside = iv.ratio > hi || iv.ratio < 1 / hi;
   const ivText = `${fmtRatio(iv.ratio)} ${fmtIv(iv.low, iv.high)}${u ? ` over ${u.ref} / ${u.cell} repetitions (each a server start: its median one unit)` : ''}`;
   if (inside) return { ...base, verdict: 'unchanged', reason: `${ivText} inside ±${pct(delta)}` };
   if (discovery && outside && (x.noise || u)) {

@@ -3,6 +3,7 @@
  */
 import type { RunSpec } from './run-spec';
 import type { CellInput } from './cell';
+import { compareVersions } from './version';
 
 export { CODECS, type Codec } from './run-spec';
 import { codecKey, codecProfileOf, type CodecEntry, type CodecProfile } from './run-spec';
@@ -76,17 +77,6 @@ export function matrixAxes(spec: MatrixShape): MatrixAxes {
     repeat: spec.matrix.repeat ?? 1,
     ...(spec.baseline?.from === 'version' && spec.baseline.version ? { baselineVersion: spec.baseline.version } : {}),
   };
-}
-
-/** Numeric order of version labels (`18.16` < `24.8` < `26.3`). */
-export function compareVersions(a: string, b: string): number {
-  const pa = a.split('.').map(Number);
-  const pb = b.split('.').map(Number);
-  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
-    const d = (pa[i] ?? 0) - (pb[i] ?? 0);
-    if (d) return d;
-  }
-  return 0;
 }
 
 /** An axis the matrix may vary, by the coordinate it varies. */

@@ -70,7 +70,7 @@ import {
 import type { Verdict } from '../schema/comparison';
 import type { BisectComparison } from '../activities/bisect/bisect';
 import { benchmarkCell } from './benchmark-cell';
-import { confirmComparison } from './confirm-comparison';
+import { executeConfirmChild } from './confirm-comparison';
 
 const QUICK: ActivityOptions = {
   startToCloseTimeout: '2 minutes',
@@ -353,30 +353,24 @@ export async function bisectVersions(input: BisectInput): Promise<BisectResult> 
       };
     let out: ConfirmOutcome[];
     try {
-      out = await executeChild(confirmComparison, {
-        workflowId: `${runId}/confirm-${versions[i]}`,
-        args: [
-          {
-            pairs: [
-              {
-                pairKey: tag,
-                baseline: rekey(cells[0], 'baseline'),
-                candidate: rekey(cells[i], 'new'),
-                phases: { baseline: [query], index: [] },
-              },
-            ],
-            rounds: confirmRounds,
-            // A cold time is confirmed by cold runs (an input only: the child's commands are its own).
-            ...(timeMetric === 'cold' ? { kind: 'cold' as const } : {}),
-          },
-        ],
-        staticSummary: `bisect confirming re-run: ${query} on ${versions[0]} and ${versions[i]}, interleaved ×${confirmRounds}${timeMetric === 'cold' ? ' cold runs' : ''}`,
-        parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
-        typedSearchAttributes: [
-          { key: RUN_ID, value: runId },
-          { key: PHASE, value: 'confirm' },
-        ],
-      });
+      out = await executeConfirmChild(
+        runId,
+        `${runId}/confirm-${versions[i]}`,
+        {
+          pairs: [
+            {
+              pairKey: tag,
+              baseline: rekey(cells[0], 'baseline'),
+              candidate: rekey(cells[i], 'new'),
+              phases: { baseline: [query], index: [] },
+            },
+          ],
+          rounds: confirmRounds,
+          // A cold time is confirmed by cold runs (an input only: the child's commands are its own).
+          ...(timeMetric === 'cold' ? { kind: 'cold' as const } : {}),
+        },
+        `bisect confirming re-run: ${query} on ${versions[0]} and ${versions[i]}, interleaved ×${confirmRounds}${timeMetric === 'cold' ? ' cold runs' : ''}`,
+      );
     } catch (err) {
       if (isCancellation(err)) throw err;
       out = [{ pairKey: tag, samples: [], error: describeFailure(err) }];

@@ -7,7 +7,14 @@
  * it. Both cells are torn down in a non-cancellable scope whatever happened. A pair that cannot be
  * re-run keeps its error (its first-pass flags then stand, marked unconfirmed).
  */
-import { CancellationScope, isCancellation, proxyActivities } from '@temporalio/workflow';
+import {
+  CancellationScope,
+  executeChild,
+  isCancellation,
+  ParentClosePolicy,
+  proxyActivities,
+} from '@temporalio/workflow';
+import { PHASE, RUN_ID } from '../schema/search-attributes';
 import type { Activities } from '../activities';
 import type { ConfirmOutcome, ConfirmPairPlan } from '../schema/comparison';
 import { describeFailure } from '../schema/failures';
@@ -102,4 +109,27 @@ export async function confirmComparison(input: ConfirmComparisonInput): Promise<
   const out: ConfirmOutcome[] = [];
   for (const plan of input.pairs) out.push(await confirmPair(plan, input.rounds, input.kind));
   return out;
+}
+
+/**
+ * Start `confirmComparison` as a child of a run's workflow and wait for it: child id `workflowId`, cancelled
+ * with its parent, tagged with the run's id and phase `confirm` (so the Web UI lists it with the run).
+ * @returns one outcome per pair. @throws what the child throws (a cancellation, a failed child).
+ */
+export function executeConfirmChild(
+  runId: string,
+  workflowId: string,
+  input: ConfirmComparisonInput,
+  staticSummary: string,
+): Promise<ConfirmOutcome[]> {
+  return executeChild(confirmComparison, {
+    workflowId,
+    args: [input],
+    staticSummary,
+    parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
+    typedSearchAttributes: [
+      { key: RUN_ID, value: runId },
+      { key: PHASE, value: 'confirm' },
+    ],
+  });
 }

@@ -6,10 +6,8 @@
  * into `comparison.json` and the results database.
  */
 import {
-  executeChild,
   isCancellation,
   log,
-  ParentClosePolicy,
   proxyActivities,
   upsertSearchAttributes,
   type ActivityOptions,
@@ -19,8 +17,8 @@ import type { ConfirmOutcome } from '../schema/comparison';
 import type { MatrixResult } from '../schema/progress';
 import type { BaselineSpec, RunSpec } from '../schema/run-spec';
 import { describeFailure } from '../schema/failures';
-import { PHASE, RUN_ID, VERDICT } from '../schema/search-attributes';
-import { confirmComparison } from './confirm-comparison';
+import { VERDICT } from '../schema/search-attributes';
+import { executeConfirmChild } from './confirm-comparison';
 import type { MatrixRun } from './matrix-run';
 
 /** Database writes and the comparison's reads: minutes at most, retried (a restarting results database). */
@@ -82,16 +80,12 @@ export async function compareWithBaseline(
       const pairs = await planConfirmation.executeWithOptions({ ...DB, summary: 'plan the confirming re-run' }, [
         { ...db, flagged: first.flagged },
       ]);
-      confirm = await executeChild(confirmComparison, {
-        workflowId: `${runId}/confirm`,
-        args: [{ pairs, rounds: baseline.confirmRounds }],
-        staticSummary: `confirming re-run: ${first.flagged.map((p) => p.queries.map((q) => q.query_id.toUpperCase()).join(', ')).join('; ')}, interleaved ×${baseline.confirmRounds}`,
-        parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
-        typedSearchAttributes: [
-          { key: RUN_ID, value: runId },
-          { key: PHASE, value: 'confirm' },
-        ],
-      });
+      confirm = await executeConfirmChild(
+        runId,
+        `${runId}/confirm`,
+        { pairs, rounds: baseline.confirmRounds },
+        `confirming re-run: ${first.flagged.map((p) => p.queries.map((q) => q.query_id.toUpperCase()).join(', ')).join('; ')}, interleaved ×${baseline.confirmRounds}`,
+      );
     } catch (err) {
       if (isCancellation(err)) throw err;
       confirmError = describeFailure(err);

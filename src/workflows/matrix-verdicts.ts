@@ -5,22 +5,14 @@
  * `<runId>/confirm-verdicts-cold` for cold runs), and keep only what the re-run confirms. The Decision
  * line goes into the workflow result; the details stay in `verdicts.json`.
  */
-import {
-  executeChild,
-  isCancellation,
-  log,
-  ParentClosePolicy,
-  proxyActivities,
-  type ActivityOptions,
-} from '@temporalio/workflow';
+import { isCancellation, log, proxyActivities, type ActivityOptions } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { ConfirmOutcome, FlaggedPair } from '../schema/comparison';
 import type { MatrixResult } from '../schema/progress';
 import type { RunSpec } from '../schema/run-spec';
 import { VERDICT_DEFAULTS } from '../schema/verdicts';
 import { describeFailure } from '../schema/failures';
-import { PHASE, RUN_ID } from '../schema/search-attributes';
-import { confirmComparison } from './confirm-comparison';
+import { executeConfirmChild } from './confirm-comparison';
 import type { MatrixRun } from './matrix-run';
 
 /** Reading the cells' records and writing one file: a minute at most, retried. */
@@ -58,16 +50,12 @@ async function confirmKind(
       { ...JUDGE, summary: `plan the ${kind} verdicts' re-run` },
       [{ ...db, flagged: take, prefix: kind === 'cold' ? 'vc' : 'v' }],
     );
-    return await executeChild(confirmComparison, {
-      workflowId: `${runId}/confirm-verdicts${kind === 'cold' ? '-cold' : ''}`,
-      args: [{ pairs: plans, rounds: o.confirmRounds, ...(kind === 'cold' ? { kind: 'cold' as const } : {}) }],
-      staticSummary: `confirm verdicts (${kind}): ${take.map((f) => `${f.pairKey} ${f.queries.map((q) => q.query_id.toUpperCase()).join(', ')}`).join('; ')}, interleaved ×${o.confirmRounds}`,
-      parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
-      typedSearchAttributes: [
-        { key: RUN_ID, value: runId },
-        { key: PHASE, value: 'confirm' },
-      ],
-    });
+    return await executeConfirmChild(
+      runId,
+      `${runId}/confirm-verdicts${kind === 'cold' ? '-cold' : ''}`,
+      { pairs: plans, rounds: o.confirmRounds, ...(kind === 'cold' ? { kind: 'cold' as const } : {}) },
+      `confirm verdicts (${kind}): ${take.map((f) => `${f.pairKey} ${f.queries.map((q) => q.query_id.toUpperCase()).join(', ')}`).join('; ')}, interleaved ×${o.confirmRounds}`,
+    );
   } catch (err) {
     if (isCancellation(err)) throw err;
     const why = `its re-run failed: ${describeFailure(err)}`;
