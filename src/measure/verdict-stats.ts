@@ -9,7 +9,7 @@
  * A side's figure is the median of its valid runs (ms, or rows/s). On the log scale
  * `ln median(new) − ln median(ref)` has variance `v_ref + v_new + 2·σ_b²`:
  * - `v = (π/2)·s²/n`: the variance of a median of `n` runs whose log values spread by `s²` (from 5 runs on
- *   the robust `(1.4826·MAD)²`, else the sample variance; `n − 1` degrees of freedom); a side with one run
+ *   the robust `(1.4826·MAD)²` from 3 runs on, else the sample variance; `n − 1` degrees of freedom); a side with one run
  *   has no within part it can show.
  * - `σ_b²`: between-server-start variance (each cell is one start), learned from A/A pairs (the same setup
  *   measured twice): `σ_b² = max(0, mean(d² − v_pair)) / 2` over their log ratios `d` (method of moments).
@@ -41,15 +41,19 @@ export function median(xs: readonly number[]): number {
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
 
+/** The most runs per side {@link runsToDecide} proposes; beyond it more runs are not a plan. */
+export const MAX_RUNS_TO_DECIDE = 200;
+
 /** Runs per side from which the spread is estimated robustly (MAD) rather than by the sample variance. */
-export const ROBUST_FROM = 5;
+export const ROBUST_FROM = 3;
 /** The smallest relative spread assumed for a side (0.5 %): identical runs do not make a zero-width interval. */
 export const MIN_SPREAD = 0.005;
 
 /**
- * The spread of a side's runs on the log scale, as a variance: from 5 runs on, `(1.4826 · MAD)²` (a few slow
- * runs — a context switch, a page fault — do not widen the median's interval they cannot move), never above
- * the sample variance; below 5 runs the sample variance. At least {@link MIN_SPREAD}². Null below 2 runs.
+ * The spread of a side's runs on the log scale, as a variance: from 3 runs on, `(1.4826 · MAD)²` (a few slow
+ * runs — a context switch, a page fault, the first cold run after the load — do not widen the interval of a
+ * median they cannot move, nor hide the between-start noise behind it), never above the sample variance;
+ * with 2 runs the sample variance. At least {@link MIN_SPREAD}². Null below 2 runs.
  */
 function logVariance(xs: readonly number[]): number | null {
   if (xs.length < 2) return null;
@@ -203,5 +207,8 @@ export function runsToDecide(
   const vb = between ? 2 * between.sigma2 : 0;
   const room = target ** 2 - vb;
   if (!(room > 0)) return null;
-  return Math.max(Math.ceil((2 * medianVariance(s2, 1)) / room), Math.max(lr.n.ref, lr.n.cell) + 1);
+  const n = Math.ceil((2 * medianVariance(s2, 1)) / room);
+  // Beyond this many runs per side the answer is "not by more runs of these cells" (a noise, not a plan).
+  if (n > MAX_RUNS_TO_DECIDE) return null;
+  return Math.max(n, Math.max(lr.n.ref, lr.n.cell) + 1);
 }

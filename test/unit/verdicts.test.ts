@@ -113,9 +113,11 @@ test('statistics: the log ratio, the A/A noise, the interval, Benjamini–Hochbe
   assert.deepEqual(bh.rejected.slice(0, 3), [true, true, false]);
   assert.equal(bh.count, 2);
   // Noisy runs near 1: more runs are asked for; a huge between-start noise: more runs cannot decide.
-  const noisy = logRatio([10, 11, 9, 10.5], [10.2, 9.5, 11, 10]);
-  assert.ok((runsToDecide(noisy, null, 0.03) ?? 0) > 4);
-  assert.equal(runsToDecide(noisy, { sigma2: 0.01, df: 10 }, 0.03), null);
+  const near = logRatio([10, 10.2, 9.9, 10.1], [10.05, 9.95, 10.1, 10]);
+  assert.equal(runsToDecide(near, null, 0.03), 5);
+  assert.equal(runsToDecide(near, { sigma2: 0.01, df: 10 }, 0.03), null);
+  // A spread that would need more than 200 runs per side: no plan, said as such.
+  assert.equal(runsToDecide(logRatio([10, 11, 9, 10.5], [10.2, 9.5, 11, 10]), null, 0.03), null);
 });
 
 test('the A/A control cell: added last as the reference with repetition 2, only for a comparing matrix and not with repeat', () => {
@@ -390,7 +392,13 @@ test('the Decision opens with its table within a few lines; validate says what t
   const spec = parseRunSpec(raw);
   const lines = verdictPlanLines(spec, matrixAxes(spec), expandMatrix(spec, { control: true }).map(cellKey));
   assert.match(lines[0]!, /version against 24\.8; A\/A control cell v24\.8-lz4-r2/);
-  assert.ok(lines.some((l) => /cold: 1 run\(s\) per side: cold comparisons will be inconclusive/.test(l)));
+  assert.ok(lines.some((l) => /cold: 1 run\(s\) per side, fewer than the 3 a cold verdict needs/.test(l)));
+  // A repeated matrix: its repetitions are the units; confirmRounds 0 publishes no faster/slower.
+  const rep = parseRunSpec({ ...raw, matrix: { ...raw.matrix, repeat: 3 }, verdicts: { confirmRounds: 0 } });
+  const repLines = verdictPlanLines(rep, matrixAxes(rep), expandMatrix(rep).map(cellKey));
+  assert.match(repLines[0]!, /A\/A pairs: r2…r3 of every setup against its r1/);
+  assert.ok(repLines.some((l) => /nothing will be published as faster or slower/.test(l)));
+  assert.ok(repLines.some((l) => /each repetition's median is one unit, 3 per setup/.test(l)));
   assert.throws(
     () => parseRunSpec({ ...raw, verdicts: { control: false } }),
     /without any A\/A pair|leaves the matrix without any A\/A pair/,

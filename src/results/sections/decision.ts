@@ -25,10 +25,11 @@ export function decisionBlocks(r: VerdictsRecord): Block[] {
       (c ? `**A/A control**: ${c.reference} measured again as ${c.cell} — ${c.note}.` : '**No A/A control** in this run: nothing is called faster or slower.'),
     '',
   );
+  if (c && c.moved > 0) out.push(`> **⚠ The A/A control moved** (${c.moved} of ${c.pairs} pairs): this run's noise reaches beyond its intervals. A faster/slower below stands only as confirmed by its interleaved re-run (its figures are in the sentences and in [Verdicts](#verdicts)).`, '');
   if (r.decision.length)
     out.push({
       rows: [
-        ['cell', 'bytes on disk', 'ingest rows/s', 'warm geomean [95 %]', 'faster', 'slower', 'unchanged', 'inconclusive', 'not comparable', 'fails'],
+        ['cell', 'bytes on disk', 'ingest rows/s', 'warm geomean [mean of the 95 % intervals]', 'warm: faster', 'slower', 'unchanged', 'inconclusive', 'not comparable', 'fails'],
         ...r.decision.map((d) => [
           d.cell,
           ratio(d.disk_ratio),
@@ -47,7 +48,7 @@ export function decisionBlocks(r: VerdictsRecord): Block[] {
   out.push('');
   for (const s of r.sentences) out.push(`- ${s}`);
   for (const n of r.notes) out.push(`- ⚠ ${n}`);
-  out.push('', 'Bytes on disk: `system.parts` bytes_on_disk of the active parts (exact; the cost, comparable across versions and codecs). Ingest: rows / client wall time of the load, one load per cell. Every comparison, its interval, minimal detectable effect and reason: [Verdicts](#verdicts).', '');
+  out.push('', 'Bytes on disk: `system.parts` bytes_on_disk of the active parts (exact; the cost, comparable across versions and codecs). Ingest: rows / client wall time of the load, one load per cell. The counts are the warm comparisons (a query after the skip index counted apart); the geomean is of their first-pass ratios, its bracket the mean of their intervals (not itself a 95 % interval). Cold comparisons, every interval, minimal detectable effect, re-run and reason: [Verdicts](#verdicts).', '');
   return out;
 }
 
