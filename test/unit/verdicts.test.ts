@@ -220,25 +220,28 @@ test('a planted 1.5× slowdown of q3 is slower (awaiting its re-run), the others
   // The re-run confirms it: 10 interleaved rounds, 1.5× again.
   const rr = seedrandom('rerun');
   const noise = controlNoiseOf(cells, AXES);
-  const confirmed = applyVerdictConfirmation(
-    r,
-    [
-      {
-        pairKey: 'v24.8-lz4→v26.3-lz4',
-        samples: [
-          {
-            query_id: 'q3',
-            phase: 'baseline',
-            figure: 'server_elapsed_ms',
-            baseline_ms: lognormalSamples(rr, 10, 80, 0.02),
-            new_ms: lognormalSamples(rr, 10, 120, 0.02),
-          },
-        ],
-      },
-    ],
-    {},
-    noise,
-  );
+  /** The pair's re-run: 10 interleaved rounds of q3, 80 ms against `newMs` (σ 2 %). */
+  const rerun = (newMs: number) =>
+    applyVerdictConfirmation(
+      r,
+      [
+        {
+          pairKey: 'v24.8-lz4→v26.3-lz4',
+          samples: [
+            {
+              query_id: 'q3',
+              phase: 'baseline',
+              figure: 'server_elapsed_ms',
+              baseline_ms: lognormalSamples(rr, 10, 80, 0.02),
+              new_ms: lognormalSamples(rr, 10, newMs, 0.02),
+            },
+          ],
+        },
+      ],
+      {},
+      noise,
+    );
+  const confirmed = rerun(120);
   const c3 = confirmed.entries.find((e) => e.axis === 'version' && e.query === 'q3' && e.phase === 'warm')!;
   assert.equal(c3.verdict, 'slower');
   assert.equal(c3.confirmed, true);
@@ -248,25 +251,7 @@ test('a planted 1.5× slowdown of q3 is slower (awaiting its re-run), the others
   assert.match(decisionLine(confirmed), /^v26\.3-lz4: warm .*1 slower.*disk 1\.300×/);
 
   // The re-run does not see it: withdrawn, with the re-run's figures; a pair never re-run: withdrawn, saying why.
-  const withdrawn = applyVerdictConfirmation(
-    r,
-    [
-      {
-        pairKey: 'v24.8-lz4→v26.3-lz4',
-        samples: [
-          {
-            query_id: 'q3',
-            phase: 'baseline',
-            figure: 'server_elapsed_ms',
-            baseline_ms: lognormalSamples(rr, 10, 80, 0.02),
-            new_ms: lognormalSamples(rr, 10, 80, 0.02),
-          },
-        ],
-      },
-    ],
-    {},
-    noise,
-  );
+  const withdrawn = rerun(80);
   const w3 = withdrawn.entries.find((e) => e.axis === 'version' && e.query === 'q3' && e.phase === 'warm')!;
   assert.equal(w3.verdict, 'inconclusive');
   assert.equal(w3.confirmed, false);

@@ -19,6 +19,7 @@ import {
 } from '../../measure/verdicts';
 import type { ConfirmOutcome, ConfirmPairPlan, FlaggedPair } from '../../schema/comparison';
 import { VERDICT_DEFAULTS, VerdictsRecord, type VerdictsSummary } from '../../schema/verdicts';
+import { RunRecord } from '../../schema/results';
 
 /** `results/<runId>/verdicts.json`. */
 export const verdictsFile = (resultsDir: string, runId: string) =>
@@ -73,7 +74,8 @@ export function createJudgeVerdicts() {
     async planVerdictConfirmation(
       input: VerdictsInput & { flagged: FlaggedPair[]; prefix: string },
     ): Promise<ConfirmPairPlan[]> {
-      const { spec } = verdictInputOf(runDir(input.resultsDir, input.runId));
+      // The spec only: run.json, not every cell's result.json.
+      const { spec } = readRecord(path.join(runDir(input.resultsDir, input.runId), 'run.json'), RunRecord);
       return confirmation.confirmationPlans(input.flagged, input, async () => JSON.stringify(spec), input.prefix);
     },
 
