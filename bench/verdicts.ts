@@ -29,7 +29,13 @@ import { startDemoEnv } from '../demos/env';
 import { newRunId, runAndFollow } from '../src/temporal/run-client';
 import { verdictInputOf } from '../src/results/verdict-cells';
 import { readRecord } from '../src/results/store';
-import { applyVerdictConfirmation, controlNoiseOf, judgeMatrix, type VerdictCell } from '../src/measure/verdicts';
+import {
+  applyVerdictConfirmation,
+  controlNoiseOf,
+  judgeMatrix,
+  verdictsToConfirm,
+  type VerdictCell,
+} from '../src/measure/verdicts';
 import { VERDICT_DEFAULTS, VerdictsRecord } from '../src/schema/verdicts';
 import type { MatrixAxes } from '../src/schema/matrix';
 import type { ConfirmOutcome } from '../src/schema/comparison';
@@ -41,6 +47,7 @@ const WARM = 7;
 const COLD = 3;
 const ROUNDS = VERDICT_DEFAULTS.confirmRounds;
 const NEW_CELLS = 3;
+const SKIP_PLANTED = process.env.VERDICTS_BENCH_SKIP_PLANTED === '1';
 
 /** One figure of the results file. */
 interface Row {
@@ -104,7 +111,11 @@ function redraw(
   return { ...c, key, coords: { ...c.coords, ...coords }, queries };
 }
 
-/** The re-run's samples of a pair: 10 warm (or cold) runs per side from two further cells. */
+/**
+ * The re-run's samples, as the workflow plans them (`verdictsToConfirm`, warm pairs first, up to
+ * `confirmPairs` pairs in all): `ROUNDS` warm (or cold) runs per side of each query to confirm or re-measure,
+ * from two further cells (their own server starts).
+ */
 function rerunOf(
   rng: () => number,
   ref: VerdictCell,
@@ -112,28 +123,31 @@ function rerunOf(
   factor: number,
   record: VerdictsRecord,
 ): ConfirmOutcome[] {
-  const out = new Map<string, ConfirmOutcome>();
-  for (const e of record.entries) {
-    if (e.confirmed !== false || (e.verdict !== 'faster' && e.verdict !== 'slower')) continue;
-    const pairKey = `${e.reference}→${e.cell}`;
-    const o = out.get(pairKey) ?? { pairKey, samples: [] };
-    const kind = e.phase as 'warm' | 'cold';
-    const values = (c: VerdictCell, f: number) => {
-      const r = c.queries[e.query!]![kind];
-      const fig = r.server.every((x) => x !== null) ? (r.server as number[]) : r.wall;
-      return Array.from({ length: ROUNDS }, () => fig[Math.floor(rng() * fig.length)]! * f);
-    };
-    o.samples.push({
-      query_id: e.query!,
-      phase: 'baseline',
-      figure: 'server_elapsed_ms',
-      ...(kind === 'cold' ? { kind: 'cold' as const } : {}),
-      baseline_ms: values(ref, 1),
-      new_ms: values(neu, factor),
-    });
-    out.set(pairKey, o);
+  const out: ConfirmOutcome[] = [];
+  let budget = VERDICT_DEFAULTS.confirmPairs;
+  for (const kind of ['warm', 'cold'] as const) {
+    const pairs = verdictsToConfirm(record, 'bench', kind).slice(0, Math.max(0, budget));
+    budget -= pairs.length;
+    for (const f of pairs) {
+      const values = (c: VerdictCell, q: string, fac: number) => {
+        const r = c.queries[q]![kind];
+        const fig = r.server.every((x) => x !== null) ? (r.server as number[]) : r.wall;
+        return Array.from({ length: ROUNDS }, () => fig[Math.floor(rng() * fig.length)]! * fac);
+      };
+      out.push({
+        pairKey: f.pairKey,
+        samples: f.queries.map((q) => ({
+          query_id: q.query_id,
+          phase: 'baseline' as const,
+          figure: 'server_elapsed_ms' as const,
+          ...(kind === 'cold' ? { kind: 'cold' as const } : {}),
+          baseline_ms: values(ref, q.query_id, 1),
+          new_ms: values(neu, q.query_id, factor),
+        })),
+      });
+    }
   }
-  return [...out.values()];
+  return out;
 }
 
 /**
@@ -410,6 +424,49 @@ function resampleDesign(pool: VerdictCell[], rows: Row[], design: 'single' | 're
   }
 }
 
+/** The planted case through the shipped workflow: `max_threads: 1` against the default on one engine. */
+async function plantedCase(env: Awaited<ReturnType<typeof startDemoEnv>>): Promise<Record<string, unknown>> {
+  const plantedRun = newRunId('verdicts-planted');
+  const p = await runAndFollow(
+    env.client,
+    {
+      ...baseSpec('verdicts-planted'),
+      matrix: {
+        version: ['26.7'],
+        codec: ['LZ4'],
+        settings: [
+          { name: 'default', query: {} },
+          { name: 'threads1', query: { max_threads: 1 } },
+        ],
+      },
+      protocol: { coldRuns: 3, warmRuns: 7 },
+    },
+    plantedRun,
+    env.cfg.taskQueue,
+    { progress: true },
+  );
+  const rec = readRecord(path.join(path.dirname(p.reportPath), 'verdicts.json'), VerdictsRecord);
+  const q3 = rec.entries.find((e) => e.axis === 'profile' && e.query === 'q3' && e.phase === 'warm');
+  const planted = {
+    run: plantedRun,
+    decision: p.verdicts?.decision,
+    control: p.verdicts?.control,
+    q3_warm: q3
+      ? { verdict: q3.verdict, confirmed: q3.confirmed, ratio: q3.ratio, low: q3.low, high: q3.high, rerun: q3.rerun }
+      : null,
+    profile_verdicts: rec.entries
+      .filter((e) => e.axis === 'profile' && e.phase !== 'disk')
+      .map(
+        (e) =>
+          `${e.query ?? 'ingest'} ${e.phase} ${e.verdict}${e.confirmed ? ' (confirmed)' : ''} ${e.ratio?.toFixed(3) ?? 'n/a'}`,
+      ),
+  };
+  console.log(
+    `planted (max_threads 1): q3 warm ${q3?.verdict} confirmed ${q3?.confirmed} ratio ${q3?.ratio?.toFixed(3)}; ${p.verdicts?.control}`,
+  );
+  return planted;
+}
+
 async function main(): Promise<void> {
   const t0 = Date.now();
   const env = await startDemoEnv('verdicts bench');
@@ -440,45 +497,9 @@ async function main(): Promise<void> {
         );
     const cells = verdictInputOf(poolDir).cells.filter((c) => c.status === 'succeeded');
     console.log(`pool: ${cells.length} of ${POOL_CELLS} cells succeeded (${poolRun}${reuse ? ', reused' : ''})`);
-    // 1b. A planted slowdown through the shipped workflow: max_threads 1 against the default.
-    const plantedRun = newRunId('verdicts-planted');
-    const p = await runAndFollow(
-      env.client,
-      {
-        ...baseSpec('verdicts-planted'),
-        matrix: {
-          version: ['26.7'],
-          codec: ['LZ4'],
-          settings: [
-            { name: 'default', query: {} },
-            { name: 'threads1', query: { max_threads: 1 } },
-          ],
-        },
-        protocol: { coldRuns: 3, warmRuns: 7 },
-      },
-      plantedRun,
-      env.cfg.taskQueue,
-      { progress: true },
-    );
-    const rec = readRecord(path.join(path.dirname(p.reportPath), 'verdicts.json'), VerdictsRecord);
-    const q3 = rec.entries.find((e) => e.axis === 'profile' && e.query === 'q3' && e.phase === 'warm');
-    planted = {
-      run: plantedRun,
-      decision: p.verdicts?.decision,
-      control: p.verdicts?.control,
-      q3_warm: q3
-        ? { verdict: q3.verdict, confirmed: q3.confirmed, ratio: q3.ratio, low: q3.low, high: q3.high, rerun: q3.rerun }
-        : null,
-      profile_verdicts: rec.entries
-        .filter((e) => e.axis === 'profile' && e.phase !== 'disk')
-        .map(
-          (e) =>
-            `${e.query ?? 'ingest'} ${e.phase} ${e.verdict}${e.confirmed ? ' (confirmed)' : ''} ${e.ratio?.toFixed(3) ?? 'n/a'}`,
-        ),
-    };
-    console.log(
-      `planted (max_threads 1): q3 warm ${q3?.verdict} confirmed ${q3?.confirmed} ratio ${q3?.ratio?.toFixed(3)}; ${p.verdicts?.control}`,
-    );
+    // 1b. A planted slowdown through the shipped workflow: max_threads 1 against the default
+    // (VERDICTS_BENCH_SKIP_PLANTED=1 leaves it out and writes no file: for trying the method on a reused pool).
+    if (!SKIP_PLANTED) planted = await plantedCase(env);
     // 2. Resampling the pool's real runs.
     spread = poolSpread(cells);
     console.log(`between-start spread of the pool's cell medians (log SD): ${JSON.stringify(spread)}`);
@@ -492,7 +513,7 @@ async function main(): Promise<void> {
     scale: SCALE,
     pool: { run: poolRun, cells: POOL_CELLS, warm_runs: 15, cold_runs: 5 },
     trials: TRIALS,
-    per_trial: `a reference, its A/A control and ${NEW_CELLS} new cells (${WARM} warm, ${COLD} cold runs per side drawn from a pool cell), re-run ${ROUNDS} rounds per side from two further pool cells`,
+    per_trial: `a reference, its A/A control and ${NEW_CELLS} new cells (${WARM} warm, ${COLD} cold runs per side drawn from a pool cell), re-run ${ROUNDS} rounds per side from two further pool cells (faster/slower to confirm, inconclusive ones measured again: the adaptive step, up to ${VERDICT_DEFAULTS.confirmPairs} pairs)`,
     options: VERDICT_DEFAULTS,
     seconds: Math.round((Date.now() - t0) / 1000),
     between_start_spread: spread,
@@ -506,13 +527,15 @@ async function main(): Promise<void> {
     'results',
     SCALE === 1_000_000 ? 'verdicts.json' : `verdicts-${SCALE / 1_000_000}m.json`,
   );
-  mkdirSync(path.dirname(file), { recursive: true });
-  writeFileSync(file, JSON.stringify(out, null, 2) + '\n');
+  if (!SKIP_PLANTED) {
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, JSON.stringify(out, null, 2) + '\n');
+  }
   for (const r of rows)
     console.log(
       `${r.design.padEnd(7)} ${r.method.padEnd(8)} ${r.kind.padEnd(7)} ${String(r.size).padEnd(4)} ${r.phase.padEnd(4)} ${r.metric.padEnd(18)} ${r.value.toFixed(3)} (n ${r.n})${r.goal ? `  goal ${r.goal}` : ''}`,
     );
-  console.log(`verdicts bench: ${file}`);
+  console.log(`verdicts bench: ${SKIP_PLANTED ? 'no file written (VERDICTS_BENCH_SKIP_PLANTED)' : file}`);
 }
 
 main().catch((e) => {

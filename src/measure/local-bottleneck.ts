@@ -6,9 +6,10 @@
  * `target.resources` limits, or the host disk's measured unthrottled capacity when the cell is not
  * throttled. Same rule and thresholds as the CloudWatch labels (`labelBottleneck` in
  * `src/cloud/metrics.ts`): disk-bound at `diskUtilisation` of the binding limit, CPU-bound at `cpuPct`
- * of the cores available (the CPU limit; without one, the host's cores, judged by the server's own
- * use or the host's busy share, whichever is higher, as CloudWatch's instance-wide CPU); both over:
- * the larger of the disk's share and the server's own CPU share wins. Pure (no I/O).
+ * of the cores available (the CPU limit; without one, the host's cores), judged by the server's OWN
+ * use; a server starved by other processes (the host's busy share, `/proc/stat`, at `cpuPct` while its
+ * own is below) is `unknown`, the evidence naming the cores the others used; both over: the larger of
+ * the disk's share and the server's own CPU share wins. Pure (no I/O).
  */
 import type { BottleneckLabel } from '../schema/results';
 import type { ResourceLimits } from '../schema/resources';
@@ -148,28 +149,28 @@ export function labelLocalWindow(
   if (diskShare === null) parts.push(`read ${f(rbps / MiB)} MiB/s (no limit or host capacity known)`);
   const avail = cap.limits?.cpus ?? cap.hostCores;
   const serverShare = cores / avail;
-  // Without a CPU limit the server competes for the host's cores: the host's busy share (all
-  // processes, as CloudWatch's instance CPU) counts too, so a CPU-starved step reads as CPU-bound.
+  // The label comes from the server's OWN share of its cores (its limit, else the host's). Without a
+  // CPU limit the host's busy share (all processes, /proc/stat) is reported beside it: a server starved
+  // by other processes is not CPU-bound by its own work, and its bottleneck cannot be told (`unknown`).
   const hostShare =
     cap.limits?.cpus === undefined && w.hostTotalNs && w.hostBusyNs !== undefined
       ? w.hostBusyNs / w.hostTotalNs
       : undefined;
-  const cpuShare = Math.max(serverShare, hostShare ?? 0);
+  const starved = hostShare !== undefined && hostShare * 100 >= t.cpuPct && serverShare * 100 < t.cpuPct;
   parts.push(
     `CPU ${f(cores)} of ${f(avail)} cores${cap.limits?.cpus !== undefined ? ' (limit)' : ''} = ${pct(serverShare)}${
       hostShare !== undefined
         ? `; host CPU busy ${pct(hostShare)} of ${cap.hostCores} cores (/proc/stat, all processes${
-            hostShare * 100 >= t.cpuPct && serverShare * 100 < t.cpuPct
-              ? `: other processes used ${f(Math.max(0, hostShare * cap.hostCores - cores))} cores, the server was starved of CPU`
+            starved
+              ? `: other processes used ${f(Math.max(0, hostShare * cap.hostCores - cores))} cores, the server was starved of CPU — not labelled from the host's load`
               : ''
           })`
         : ''
     }`,
   );
   const disk = diskShare !== null && diskShare >= t.diskUtilisation;
-  const cpu = cpuShare * 100 >= t.cpuPct;
-  // Both over: the larger of the disk's share and the server's OWN CPU share wins (a host kept busy
-  // by others does not make a throttled read CPU-bound).
+  const cpu = serverShare * 100 >= t.cpuPct;
+  // Both over: the larger of the disk's share and the server's own CPU share wins.
   const label: BottleneckLabel =
     disk && cpu
       ? diskShare! >= serverShare
@@ -179,7 +180,7 @@ export function labelLocalWindow(
         ? 'disk-bound'
         : cpu
           ? 'cpu-bound'
-          : diskShare === null
+          : starved || diskShare === null
             ? 'unknown'
             : 'neither';
   return {

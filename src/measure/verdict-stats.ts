@@ -163,6 +163,83 @@ export function ratioInterval(
   return { ratio: Math.exp(lr.d), low: Math.exp(lr.d - t * se), high: Math.exp(lr.d + t * se), se, df, p, mde };
 }
 
+/**
+ * Two independent estimates of one log ratio combined (inverse-variance weights; Welch–Satterthwaite
+ * degrees of freedom): a first pass and its interleaved re-run, each from its own server starts.
+ * @returns the combined interval at `confidence`, its p-value and MDE; the first argument when the second has no variance.
+ */
+export function combineIntervals(
+  a: Pick<RatioInterval, 'ratio' | 'se' | 'df'>,
+  b: Pick<RatioInterval, 'ratio' | 'se' | 'df'>,
+  confidence = 0.95,
+): RatioInterval {
+  const parts = [a, b].filter((x) => x.se > 0);
+  if (parts.length < 2) {
+    const x = parts[0] ?? a;
+    const iv = ratioInterval({ d: Math.log(x.ratio), within: x.se ** 2, withinDf: x.df }, null, confidence);
+    return iv!;
+  }
+  const w = parts.map((x) => 1 / x.se ** 2);
+  const sw = w[0]! + w[1]!;
+  const d = (Math.log(parts[0]!.ratio) * w[0]! + Math.log(parts[1]!.ratio) * w[1]!) / sw;
+  const v = 1 / sw;
+  // Var of the weighted mean = Σ (w_i/Σw)² se_i²; its df by Welch–Satterthwaite over the two parts.
+  const terms = parts.map((x, i) => ((w[i]! / sw) ** 2 * x.se ** 2) ** 2 / x.df);
+  const df = v ** 2 / terms.reduce((s, t) => s + t, 0);
+  return ratioInterval({ d, within: v, withinDf: Number.isFinite(df) ? df : Infinity }, null, confidence)!;
+}
+
+/** The interval of a log ratio with its standard error multiplied by `factor` (≥ 1 widens it). */
+export function inflate(
+  iv: Pick<RatioInterval, 'ratio' | 'se' | 'df'>,
+  factor: number,
+  confidence = 0.95,
+): RatioInterval {
+  const se = iv.se * factor;
+  return ratioInterval({ d: Math.log(iv.ratio), within: se ** 2, withinDf: iv.df }, null, confidence)!;
+}
+
+/** How far two passes of the same comparisons disagree beyond their intervals ({@link dispersion}). */
+export interface Dispersion {
+  /** √φ, at least 1: the factor both passes' standard errors are multiplied by. */
+  factor: number;
+  /** φ = mean over the comparisons of (d₁ − d₂)² / (se₁² + se₂²): 1 when the intervals hold. */
+  phi: number;
+  /** Comparisons it was learned from. */
+  n: number;
+  /** In words, for the reasons. */
+  text: string;
+}
+
+/**
+ * The dispersion of paired estimates of the same log ratios (a first pass and its re-run, independent
+ * server starts): φ = mean((d₁ − d₂)² / (se₁² + se₂²)), expected 1 when both standard errors are right.
+ * Above 1 the noise was under-estimated; the factor is √φ (never below 1: a dispersion under 1 does not
+ * narrow anything). @returns factor 1 with fewer than 3 pairs (too few to learn from).
+ */
+export function dispersion(
+  pairs: readonly { a: Pick<RatioInterval, 'ratio' | 'se'>; b: Pick<RatioInterval, 'ratio' | 'se'> }[],
+): Dispersion {
+  const usable = pairs.filter((p) => p.a.se ** 2 + p.b.se ** 2 > 0);
+  if (usable.length < 3)
+    return {
+      factor: 1,
+      phi: 1,
+      n: usable.length,
+      text: `not learned (${usable.length} re-measured comparisons; 3 needed)`,
+    };
+  const phi =
+    usable.reduce((s, p) => s + (Math.log(p.a.ratio) - Math.log(p.b.ratio)) ** 2 / (p.a.se ** 2 + p.b.se ** 2), 0) /
+    usable.length;
+  const factor = Math.max(1, Math.sqrt(phi));
+  return {
+    factor,
+    phi,
+    n: usable.length,
+    text: `the ${usable.length} re-measured comparisons' two passes disagree ${phi.toFixed(2)}× as much as their intervals allow`,
+  };
+}
+
 /** The interval at another confidence (the false-coverage-adjusted one of a selected comparison). */
 export function widen(iv: RatioInterval, confidence: number): Pick<RatioInterval, 'low' | 'high'> {
   if (iv.se === 0) return { low: iv.low, high: iv.high };

@@ -26,7 +26,9 @@
  * - `faster` / `slower`: a discovery under Benjamini–Hochberg at `fdr` over all the run's time comparisons
  *   (its interval, widened to the false-coverage level 1 − R·q/m, excludes 1) and the ratio outside ±δ;
  *   then confirmed by the interleaved re-run (or left `inconclusive`, withdrawn);
- * - `inconclusive`: neither, with what would decide it. One run per side (the default single cold run) never
+ * - `inconclusive`: neither, with what would decide it. The adaptive step measures an inconclusive time
+ *   comparison again in the same interleaved re-run (within `confirmPairs`) and judges it on both passes
+ *   combined (`applyRemeasure`); One run per side (the default single cold run) never
  *   gives a verdict. Without any A/A pair, nothing is called faster or slower.
  * Disk (bytes on disk, `system.parts`): the exact ratio, `larger` / `smaller` outside ±δ, else `unchanged`.
  */
@@ -46,6 +48,10 @@ import { compareVersions } from '../schema/version';
 import {
   benjaminiHochberg,
   betweenNoise,
+  combineIntervals,
+  dispersion,
+  inflate,
+  type Dispersion,
   MAX_RUNS_TO_DECIDE,
   logRatio,
   median,
@@ -73,6 +79,12 @@ export interface RunSet {
   wall: number[];
   /** Median read_rows of the valid runs; null when unknown. */
   readRows: number | null;
+  /**
+   * Set when the host disturbed these runs: other processes used a share of the host's CPU during the
+   * query's window (`/proc/stat` busy minus the engine's own CPU, `metrics-end.json` `local_bottleneck`);
+   * the text gives the figures. Such runs never give a verdict (see {@link disturbanceOf}).
+   */
+  disturbed?: string;
 }
 
 /** A query of a cell: its cold and warm runs, its result hash, and its failure. */
@@ -276,7 +288,13 @@ function timeComparison(
       higherIsBetter: false,
     };
   }
-  return { entry, lr: logRatio(ra, rb), noise, higherIsBetter: false };
+  const disturbed = [a.disturbed, b.disturbed].filter((x): x is string => !!x);
+  return {
+    entry: { ...entry, ...(disturbed.length ? { disturbed: disturbed.join('; ') } : {}) },
+    lr: logRatio(ra, rb),
+    noise,
+    higherIsBetter: false,
+  };
 }
 
 /** Options of {@link judgeMatrix}. */
@@ -462,7 +480,8 @@ export function judgeMatrix(input: JudgeInput): VerdictsRecord {
 
   // The false-discovery rule over every time and ingest comparison of the run except the A/A control.
   const judged = pending.map((x) => ({ x, iv: x.lr ? ratioInterval(x.lr, x.noise) : null }));
-  const family = judged.filter((j) => j.x.entry.axis !== 'repetition' && j.iv);
+  // Disturbed runs never give a verdict, so they take no part in the false-discovery rule either.
+  const family = judged.filter((j) => j.x.entry.axis !== 'repetition' && j.iv && !j.x.entry.disturbed);
   const bh = benjaminiHochberg(
     family.map((j) => j.iv!.p),
     options.fdr,
@@ -570,6 +589,21 @@ function judgeOne(
   const e = { ...x.entry };
   const lr = x.lr!;
   const what = e.phase === 'ingest' ? 'load' : `${e.phase} run`;
+  if (e.disturbed && iv) {
+    return {
+      ...e,
+      ratio: iv.ratio,
+      low: iv.low,
+      high: iv.high,
+      mde: iv.mde,
+      p: iv.p,
+      se: iv.se,
+      df: Number.isFinite(iv.df) ? iv.df : null,
+      verdict: 'inconclusive',
+      reason: `${fmtRatio(iv.ratio)} ${fmtIv(iv.low, iv.high)} from runs the host disturbed (${e.disturbed}): never a verdict`,
+      more: 'the interleaved re-run measures it again (its verdict then stands on the re-run alone), or a quieter host',
+    };
+  }
   if (!iv) {
     return {
       ...e,
@@ -595,6 +629,8 @@ function judgeOne(
     high: iv.high,
     mde: iv.mde,
     p: iv.p,
+    se: iv.se,
+    df: Number.isFinite(iv.df) ? iv.df : null,
     ...(u ? { runs: { reference: u.ref, cell: u.cell } } : {}),
   };
   if (lr.within === null && e.phase !== 'ingest') {
@@ -768,33 +804,53 @@ function methodText(o: VerdictSpec, family: number, discoveries: number): string
     `per comparison: ratio of medians new/reference of the valid runs (server-side elapsed when every run on both sides has it, else client wall time); ` +
     `95 % t interval on the log scale with the within-cell variance of each median ((π/2)·s²/n) and twice the between-server-start variance learned from the A/A control (Welch–Satterthwaite df); ` +
     `unchanged when the interval lies inside ±${pct(o.equivalence)}; faster/slower when Benjamini–Hochberg at FDR ${pct(o.fdr)} over the run's ${family} time and ingest comparisons selects it (${discoveries} selected; their intervals widened to the false-coverage level) and the ratio is outside ±${pct(o.equivalence)}, ` +
-    `then only when the interleaved re-run (${o.confirmRounds} rounds) confirms it; minimal detectable effect at 80 % power; work counters and bytes on disk compared exactly`
+    `then only when the interleaved re-run (${o.confirmRounds} rounds) confirms it; an inconclusive comparison is measured again in the same re-run (up to ${o.confirmPairs} cell pairs in all, faster/slower pairs first) and judged on both passes combined (inverse-variance, Benjamini–Hochberg over the re-measured ones, the re-run's own interval and the first pass's ratio agreeing in direction); minimal detectable effect at 80 % power; work counters and bytes on disk compared exactly`
   );
 }
 
+/** A time comparison the interleaved step measures again: awaiting confirmation, or inconclusive with an interval to add to. */
+function toMeasureAgain(e: VerdictEntry, kind: 'warm' | 'cold'): 'confirm' | 'remeasure' | null {
+  if (e.axis === 'repetition' || e.phase !== kind || !e.query) return null;
+  if (e.confirmed === false && (e.verdict === 'faster' || e.verdict === 'slower')) return 'confirm';
+  if (e.verdict === 'inconclusive' && e.confirmed === null && !e.remeasured && e.se !== undefined) return 'remeasure';
+  return null;
+}
+
 /**
- * The faster/slower time entries awaiting confirmation, grouped per cell pair and kind of run (keys
- * only: what goes into workflow history), in the record's order.
+ * The time comparisons the interleaved step measures again, grouped per cell pair and kind of run (keys
+ * only: what goes into workflow history): first the pairs with faster/slower verdicts awaiting confirmation
+ * (record order), then the pairs whose comparisons are still `inconclusive` with an interval (the adaptive
+ * step: they are measured again and judged on both passes combined), most undecided queries first. The
+ * workflow re-runs as many pairs as `verdicts.confirmPairs` allows, in this order.
  */
 export function verdictsToConfirm(record: VerdictsRecord, runId: string, kind: 'warm' | 'cold'): FlaggedPair[] {
-  const byPair = new Map<string, FlaggedPair>();
+  const byPair = new Map<string, FlaggedPair & { confirms: number; remeasures: number }>();
   for (const e of record.entries) {
-    if (e.axis === 'repetition' || e.phase !== kind || e.confirmed !== false) continue;
-    if (e.verdict !== 'faster' && e.verdict !== 'slower') continue;
+    const why = toMeasureAgain(e, kind);
+    if (!why) continue;
     const pairKey = `${e.reference}→${e.cell}`;
     const f = byPair.get(pairKey) ?? {
       pairKey,
       baselineCell: { runId, cellKey: e.reference },
       newCell: { runId, cellKey: e.cell },
       queries: [],
+      confirms: 0,
+      remeasures: 0,
     };
     const [query_id, at] = e.query!.split('@');
     const phase = at === 'index' ? 'index' : 'baseline';
     if (!f.queries.some((q) => q.query_id === query_id && q.phase === phase))
       f.queries.push({ query_id: query_id!, phase });
+    if (why === 'confirm') f.confirms++;
+    else f.remeasures++;
     byPair.set(pairKey, f);
   }
-  return [...byPair.values()];
+  const all = [...byPair.values()];
+  const order = [
+    ...all.filter((f) => f.confirms > 0),
+    ...all.filter((f) => f.confirms === 0).sort((a, b) => b.remeasures - a.remeasures),
+  ];
+  return order.map(({ confirms: _c, remeasures: _r, ...f }) => f);
 }
 
 /**
@@ -812,14 +868,18 @@ export function applyVerdictConfirmation(
   controlNoise: { warm: BetweenNoise | null; cold: BetweenNoise | null },
 ): VerdictsRecord {
   const delta = record.options.equivalence;
-  const entries = record.entries.map((e): VerdictEntry => {
-    if (e.confirmed !== false || (e.verdict !== 'faster' && e.verdict !== 'slower')) return e;
+  // A pair may have two re-runs (warm and cold runs): their samples together.
+  const outcomeOf = (e: VerdictEntry) => {
     const pairKey = `${e.reference}→${e.cell}`;
-    // A pair may have two re-runs (warm and cold runs): their samples together.
     const mine = outcomes.filter((x) => x.pairKey === pairKey);
-    const o = mine.length
+    return mine.length
       ? { pairKey, samples: mine.flatMap((x) => x.samples), error: mine.find((x) => x.error)?.error }
       : undefined;
+  };
+  const confirmed = record.entries.map((e): VerdictEntry => {
+    if (e.confirmed !== false || (e.verdict !== 'faster' && e.verdict !== 'slower')) return e;
+    const pairKey = `${e.reference}→${e.cell}`;
+    const o = outcomeOf(e);
     const withdrawn = (why: string, rerun?: VerdictEntry['rerun']): VerdictEntry => ({
       ...e,
       verdict: 'inconclusive',
@@ -837,21 +897,9 @@ export function applyVerdictConfirmation(
         runs: 0,
         error: o.error,
       });
-    const [query_id, at] = e.query!.split('@');
-    const phase = at === 'index' ? 'index' : 'baseline';
-    const s = o.samples.find(
-      (x) => x.query_id === query_id && x.phase === phase && (x.kind === 'cold') === (e.phase === 'cold'),
-    );
-    if (!s || !s.baseline_ms.length || !s.new_ms.length)
-      return withdrawn(`the re-run has no ${e.phase} runs of ${e.query}`);
-    const lr = logRatio(s.baseline_ms, s.new_ms);
-    const iv = ratioInterval(lr, e.phase === 'cold' ? controlNoise.cold : controlNoise.warm);
-    const rerun = {
-      ratio: iv?.ratio ?? Math.exp(lr.d),
-      low: iv?.low ?? null,
-      high: iv?.high ?? null,
-      runs: Math.min(s.baseline_ms.length, s.new_ms.length),
-    };
+    const r = rerunOf(e, o.samples, controlNoise);
+    if (!r) return withdrawn(`the re-run has no ${e.phase} runs of ${e.query}`);
+    const { iv, rerun } = r;
     const slower = e.verdict === 'slower';
     const holds = !!iv && (slower ? iv.low > 1 && iv.ratio > 1 + delta : iv.high < 1 && iv.ratio < 1 / (1 + delta));
     if (!holds)
@@ -866,6 +914,7 @@ export function applyVerdictConfirmation(
       rerun,
     };
   });
+  const entries = applyRemeasure(confirmed, outcomeOf, controlNoise, record.options);
   const refs = record.references as Partial<Record<VerdictAxis, string>>;
   return {
     ...record,
@@ -874,6 +923,149 @@ export function applyVerdictConfirmation(
     decision: record.reference ? decisionRows(entries, record.reference) : [],
     sentences: axisSentences(entries, refs),
   };
+}
+
+/** The re-run's interval of one comparison from its samples (the A/A noise of its kind of run added); null without runs on both sides. */
+function rerunOf(
+  e: VerdictEntry,
+  samples: ConfirmOutcome['samples'],
+  controlNoise: { warm: BetweenNoise | null; cold: BetweenNoise | null },
+): { iv: ReturnType<typeof ratioInterval>; rerun: NonNullable<VerdictEntry['rerun']> } | null {
+  const [query_id, at] = e.query!.split('@');
+  const phase = at === 'index' ? 'index' : 'baseline';
+  const s = samples.find(
+    (x) => x.query_id === query_id && x.phase === phase && (x.kind === 'cold') === (e.phase === 'cold'),
+  );
+  if (!s || !s.baseline_ms.length || !s.new_ms.length) return null;
+  const lr = logRatio(s.baseline_ms, s.new_ms);
+  const iv = ratioInterval(lr, e.phase === 'cold' ? controlNoise.cold : controlNoise.warm);
+  return {
+    iv,
+    rerun: {
+      ratio: iv?.ratio ?? Math.exp(lr.d),
+      low: iv?.low ?? null,
+      high: iv?.high ?? null,
+      runs: Math.min(s.baseline_ms.length, s.new_ms.length),
+    },
+  };
+}
+
+/**
+ * The adaptive step: a comparison inconclusive in the first pass and measured again interleaved is judged on
+ * both passes combined ({@link combineIntervals}: independent server starts, inverse-variance weights), with
+ * Benjamini–Hochberg at `fdr` over the re-measured comparisons as their own family: `unchanged` when the
+ * combined interval lies inside ±δ; `faster` / `slower` when the combined comparison is a discovery outside
+ * ±δ AND the two passes agree (the re-run's own interval excludes 1 the same way with its ratio beyond δ,
+ * and the first pass's ratio lies beyond δ the same way: `confirmed: true`); else still `inconclusive`, with both figures. A comparison whose first-pass runs the
+ * host disturbed is judged on the re-run alone, and can only become `unchanged` (one re-run is not a
+ * confirmed faster/slower). Without an A/A control (no between-start noise learned) nothing becomes
+ * faster or slower, as in the first pass.
+ */
+function applyRemeasure(
+  entries: VerdictEntry[],
+  outcomeOf: (e: VerdictEntry) => { samples: ConfirmOutcome['samples']; error?: string | undefined } | undefined,
+  controlNoise: { warm: BetweenNoise | null; cold: BetweenNoise | null },
+  options: VerdictSpec,
+): VerdictEntry[] {
+  const delta = options.equivalence;
+  const hi = 1 + delta;
+  const measured = entries.flatMap((e, i) => {
+    const why = e.phase === 'warm' || e.phase === 'cold' ? toMeasureAgain(e, e.phase) : null;
+    if (why !== 'remeasure' || e.ratio === null || e.se === undefined) return [];
+    const o = outcomeOf(e);
+    const r = o ? rerunOf(e, o.samples, controlNoise) : null;
+    if (!r?.iv) return [];
+    return [{ i, e, rerun: r.rerun, iv: r.iv, first: { ratio: e.ratio, se: e.se, df: e.df ?? Infinity } }];
+  });
+  if (!measured.length) return entries;
+  // The two passes of one comparison estimate the same ratio from different server starts: where they
+  // disagree by more than their intervals allow, the noise was under-estimated (the A/A control's one
+  // pair per query learns it poorly). The dispersion factor k per kind of run widens both passes.
+  const k: Record<string, Dispersion> = {};
+  for (const phase of ['warm', 'cold'] as const)
+    k[phase] = dispersion(
+      measured.filter((m) => m.e.phase === phase && !m.e.disturbed).map((m) => ({ a: m.first, b: m.iv })),
+    );
+  const todo = measured.map((m) => {
+    const f = k[m.e.phase]!.factor;
+    const iv = inflate(m.iv, f);
+    // The first pass's runs disturbed by the host: the re-run alone decides.
+    const combined = m.e.disturbed ? iv : combineIntervals(inflate(m.first, f), iv);
+    return { ...m, iv, combined, k: k[m.e.phase]! };
+  });
+  const bh = benjaminiHochberg(
+    todo.map((t) => t.combined.p),
+    options.fdr,
+  );
+  const fcr = 1 - (Math.max(bh.count, 1) * options.fdr) / todo.length;
+  const out = [...entries];
+  todo.forEach(({ i, e, rerun: raw, iv: rerunIv, combined, k: disp }, n) => {
+    const rerun = { ...raw, ratio: rerunIv.ratio, low: rerunIv.low, high: rerunIv.high };
+    const widened = disp.factor > 1 ? `, both passes widened ×${disp.factor.toFixed(2)}: ${disp.text}` : '';
+    const first = `inconclusive in the first pass (${fmtRatio(e.ratio)} ${fmtIv(e.low, e.high)}${e.disturbed ? ', disturbed' : ''})`;
+    const again = `the interleaved re-run (${rerun.runs} rounds) ${fmtRatio(rerun.ratio)} ${fmtIv(rerun.low, rerun.high)}${widened}`;
+    const both = e.disturbed
+      ? `the re-run alone decides (the first pass's runs were disturbed: ${e.disturbed})`
+      : `both passes combined ${fmtRatio(combined.ratio)} ${fmtIv(combined.low, combined.high)}`;
+    const base = {
+      ...e,
+      ratio: combined.ratio,
+      low: combined.low,
+      high: combined.high,
+      mde: combined.mde,
+      runs: { reference: e.runs.reference + rerun.runs, cell: e.runs.cell + rerun.runs },
+      remeasured: true,
+      rerun,
+    };
+    if (combined.low >= 1 / hi && combined.high <= hi) {
+      out[i] = {
+        ...base,
+        verdict: 'unchanged',
+        confirmed: null,
+        reason: `${first}; ${again}; ${both} inside ±${pct(delta)}`,
+      };
+      delete out[i]!.more;
+      return;
+    }
+    const noise = e.phase === 'cold' ? controlNoise.cold : controlNoise.warm;
+    const outside = combined.ratio > hi || combined.ratio < 1 / hi;
+    // Two independent passes agree: the re-run by itself excludes 1 the same way with its ratio beyond δ,
+    // and the first pass's own ratio lies beyond δ the same way.
+    const up = combined.ratio > 1;
+    const rw = widen(rerunIv, fcr);
+    const sameWay =
+      (up ? rw.low > 1 && rerun.ratio > hi : rw.high < 1 && rerun.ratio < 1 / hi) &&
+      (e.disturbed || (up ? e.ratio! > hi : e.ratio! < 1 / hi));
+    if (noise && bh.rejected[n] && outside && sameWay && !e.disturbed) {
+      const w = widen(combined, fcr);
+      out[i] = {
+        ...base,
+        low: w.low,
+        high: w.high,
+        verdict: combined.ratio > 1 ? 'slower' : 'faster',
+        confirmed: true,
+        reason: `${first}; ${again}; ${both} (${pct(fcr)} interval of a selected comparison, p = ${combined.p.toPrecision(2)}, Benjamini–Hochberg over the ${todo.length} re-measured comparisons), the re-run alone pointing the same way`,
+      };
+      delete out[i]!.more;
+      return;
+    }
+    out[i] = {
+      ...base,
+      verdict: 'inconclusive',
+      confirmed: null,
+      reason: `${first}; ${again}; ${both}: ${
+        !noise
+          ? 'no A/A pair in this run: never faster or slower'
+          : e.disturbed && bh.rejected[n] && outside && sameWay
+            ? 'one re-run after disturbed runs is not a confirmed faster/slower: measure again on a quieter host'
+            : outside && !sameWay
+              ? "the two passes do not agree (the re-run's own interval excludes 1 the same way and the first pass's ratio lies beyond δ the same way, or it is not called)"
+              : `neither inside ±${pct(delta)} nor a discovery`
+      }`,
+      more: `more server starts of each setup (matrix.repeat) or a quieter host: the budget of re-runs (verdicts.confirmPairs, confirmRounds) is spent`,
+    };
+  });
+  return out;
 }
 
 /** The A/A noise of warm and cold runs recomputed from a record's cells (for {@link applyVerdictConfirmation}). */

@@ -87,6 +87,13 @@ export const VerdictEntry = z.object({
   work: z.string().optional(),
   /** Two-sided p-value of the first pass (before the false-discovery rule); null where none was formed. */
   p: z.number().nullable().optional(),
+  /** The first pass's standard error of ln(ratio) and its t degrees of freedom (null: infinite), for combining it with a re-run. */
+  se: z.number().optional(),
+  df: z.number().nullable().optional(),
+  /** Set when the host disturbed the first pass's runs of either side (other processes' CPU during the query's window, the figures in words): never a verdict from them. */
+  disturbed: z.string().optional(),
+  /** Set when the comparison was inconclusive in the first pass and re-measured interleaved (the adaptive step): the verdict is on both passes combined. */
+  remeasured: z.boolean().optional(),
   /** The interleaved re-run's own figures (when one ran). */
   rerun: z
     .object({ ratio: z.number().nullable(), low: z.number().nullable(), high: z.number().nullable(), runs: z.number(), error: z.string().optional() })

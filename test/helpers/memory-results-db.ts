@@ -31,9 +31,9 @@ export class MemoryResultsDb implements ResultsDb {
 
   /** Rows from a results folder, read by the real store's reader (`readRunRows`). */
   async storeRun(runDir: string) {
-    const { run, cells, samples, figures } = readRunRows(runDir);
+    const { run, cells, samples, figures, verdicts } = readRunRows(runDir);
     this.add(run, cells, samples, figures);
-    return { runs: 1, cells: cells.length, samples: samples.length, comparisons: 0 };
+    return { runs: 1, cells: cells.length, samples: samples.length, comparisons: 0, verdicts: verdicts.length };
   }
 
   async queryText(): Promise<string> {

@@ -167,7 +167,7 @@ export function stubActivities(): Stubs {
     writeReport: (input: { runId: string }) => ({ reportPath: `/stub/${input.runId}/report.md` }),
     awaitWorkflowClosed: () => ({ status: 'closed' }),
     discoverHosts: () => stubs.hosts,
-    storeRun: () => ({ runs: 1, cells: 1, samples: 1, comparisons: 0, description: 'stub' }),
+    storeRun: () => ({ runs: 1, cells: 1, samples: 1, comparisons: 0, verdicts: 0, description: 'stub' }),
     compareWithBaseline: (input: { runId: string }) => ({
       comparisonId: `${input.runId}~baseline`,
       baselineRunId: 'baseline-run',

@@ -43,6 +43,9 @@ import { createStoreRun } from '../../src/activities/matrix/store-run';
 import { runCompare } from '../../src/cli/commands/compare';
 import { COMPARE_EXIT } from '../../src/cli/exit-codes';
 import { bisectRow } from '../../src/results/bisect-steps';
+import { verdictInputOf } from '../../src/results/verdict-cells';
+import { judgeMatrix } from '../../src/measure/verdicts';
+import { VERDICT_DEFAULTS, type VerdictsRecord } from '../../src/schema/verdicts';
 
 const run = promisify(execFile);
 const FIXTURE = path.join(REPO_ROOT, 'test', 'fixtures', 'results', 'embedded-26.7');
@@ -234,6 +237,7 @@ describe('results database (embedded engine process, real chdb)', { timeout: 300
   let resultsDir: string;
   let dbDir: string;
   let db: ResultsDb;
+  let verdicts2: VerdictsRecord;
   const dbDirs: string[] = [];
   const pids: number[] = [];
   const perRun = fixtureSampleCount();
@@ -255,6 +259,16 @@ describe('results database (embedded engine process, real chdb)', { timeout: 300
       status: 'completed',
     });
     fs.writeFileSync(path.join(a2, 'comparison.json'), JSON.stringify(comparisonOf('nightly-2', 'nightly-1')));
+    // Its verdicts, judged from its own cells (codecs compared; its A/A control cell was never run).
+    const v = verdictInputOf(a2);
+    verdicts2 = judgeMatrix({
+      runId: v.runId,
+      cells: v.cells,
+      axes: v.axes,
+      options: VERDICT_DEFAULTS,
+      createdAt: '2026-02-01T01:00:00.000Z',
+    });
+    fs.writeFileSync(path.join(a2, 'verdicts.json'), JSON.stringify(verdicts2));
     // The third run failed, and one of its warm runs was not quiet.
     makeRun(resultsDir, 'nightly-3', {
       startedAt: '2026-03-01T00:00:00.000Z',
@@ -294,6 +308,7 @@ describe('results database (embedded engine process, real chdb)', { timeout: 300
       'runs',
       'samples',
       'schema_migrations',
+      'verdicts',
     ]);
     const again = await openResultsDb({ kind: 'embedded', dir: dbDir });
     await again.close();
@@ -310,7 +325,13 @@ describe('results database (embedded engine process, real chdb)', { timeout: 300
   it('stores run folders, and storing them again does not double a row', async () => {
     for (const id of [FIXTURE_RUN, 'nightly-1', 'nightly-2', 'nightly-3']) {
       const n = await db.storeRun(path.join(resultsDir, id));
-      assert.deepEqual(n, { runs: 1, cells: 2, samples: perRun, comparisons: id === 'nightly-2' ? 1 : 0 });
+      assert.deepEqual(n, {
+        runs: 1,
+        cells: 2,
+        samples: perRun,
+        comparisons: id === 'nightly-2' ? 1 : 0,
+        verdicts: id === 'nightly-2' ? verdicts2.entries.length : 0,
+      });
     }
     // UInt64 arrives as a number or a quoted string depending on the server's output_format_json_quote_64bit_integers.
     const counts = async () =>
@@ -318,14 +339,28 @@ describe('results database (embedded engine process, real chdb)', { timeout: 300
         Object.entries(
           (
             await db.query<Record<string, string | number>>(
-              'SELECT (SELECT count() FROM runs) AS runs, (SELECT count() FROM cells) AS cells, (SELECT count() FROM query_runs) AS samples, (SELECT count() FROM samples) AS wide, (SELECT count() FROM comparisons) AS comparisons, (SELECT count() FROM comparison_queries) AS cq',
+              'SELECT (SELECT count() FROM runs) AS runs, (SELECT count() FROM cells) AS cells, (SELECT count() FROM query_runs) AS samples, (SELECT count() FROM samples) AS wide, (SELECT count() FROM comparisons) AS comparisons, (SELECT count() FROM comparison_queries) AS cq, (SELECT count() FROM verdicts) AS verdicts',
             )
           )[0],
         ).map(([k, v]) => [k, Number(v)]),
       );
     const first = await counts();
     // The wide samples table (schema 1–4) is no longer written.
-    assert.deepEqual(first, { runs: 4, cells: 8, samples: 4 * perRun, wide: 0, comparisons: 1, cq: 2 });
+    assert.deepEqual(first, {
+      runs: 4,
+      cells: 8,
+      samples: 4 * perRun,
+      wide: 0,
+      comparisons: 1,
+      cq: 2,
+      verdicts: verdicts2.entries.length,
+    });
+    // One verdicts row per comparison, as verdicts.json has it: the codec's disk ratio is exact.
+    const disk = verdicts2.entries.find((e) => e.axis === 'codec' && e.phase === 'disk')!;
+    const [row] = await db.query<{ verdict: string; ratio: number; stage: string; confirmed: number | null }>(
+      "SELECT verdict, ratio, stage, confirmed FROM verdicts WHERE run_id = 'nightly-2' AND axis = 'codec' AND phase = 'disk'",
+    );
+    assert.deepEqual(row, { verdict: disk.verdict, ratio: disk.ratio, stage: 'first-pass', confirmed: null });
     for (const id of [FIXTURE_RUN, 'nightly-2']) await db.storeRun(path.join(resultsDir, id));
     assert.deepEqual(await counts(), first);
   });
@@ -445,7 +480,7 @@ describe('results database (embedded engine process, real chdb)', { timeout: 300
     const r = await createStoreRun().storeRun({ resultsDir, runId: 'nightly-1' });
     assert.deepEqual(
       { ...r, description: undefined },
-      { runs: 1, cells: 2, samples: perRun, comparisons: 0, description: undefined },
+      { runs: 1, cells: 2, samples: perRun, comparisons: 0, verdicts: 0, description: undefined },
     );
     assert.ok(r.description.startsWith(`embedded database ${dbDir} (pid ${pids[0]}, http://127.0.0.1:`), r.description);
     assert.equal((await db.samples('nightly-1')).length, perRun);

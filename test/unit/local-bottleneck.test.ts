@@ -78,7 +78,7 @@ test('unthrottled cells compare with the host disk; cgroup v1 buffered writes ar
   );
 });
 
-test('without a CPU limit a host kept busy by others makes a step CPU-bound, but never a read at its limit', () => {
+test("the CPU label is the server's own share: a server starved by a busy host is not CPU-bound (unknown, saying why); a read at its limit stays disk-bound", () => {
   const limitReadOnly = resourceLimits({ volume: { profile: 'explicit', readMiBps: 20 } });
   // The server used 0.2 of 2 cores while the host was 95 % busy: starved of CPU.
   const starved = labelLocalWindow(
@@ -86,11 +86,18 @@ test('without a CPU limit a host kept busy by others makes a step CPU-bound, but
     { hostReadBytesPerSec: 500 * MiB, hostCores: 2 },
     false,
   );
-  assert.equal(starved.label, 'cpu-bound');
+  assert.equal(starved.label, 'unknown');
   assert.match(
     starved.evidence,
-    /CPU 0\.20 of 2\.00 cores = 10 %; host CPU busy 95 % of 2 cores \(\/proc\/stat, all processes: other processes used 1\.70 cores, the server was starved of CPU\)/,
+    /CPU 0\.20 of 2\.00 cores = 10 %; host CPU busy 95 % of 2 cores \(\/proc\/stat, all processes: other processes used 1\.70 cores, the server was starved of CPU — not labelled from the host's load\)/,
   );
+  // The server's own 1.8 of 2 cores: CPU-bound whatever the host does.
+  const own = labelLocalWindow(
+    { ms: 1000, readBytes: 0, writeBytes: 0, cpuNs: 1.8e9, hostBusyNs: 1.95e9, hostTotalNs: 2e9, source: '/proc' },
+    { hostReadBytesPerSec: 500 * MiB, hostCores: 2 },
+    false,
+  );
+  assert.equal(own.label, 'cpu-bound');
   // A read at its limit on the same busy host: both sides over, the disk's 98 % beats the server's own 10 %.
   const throttled = labelLocalWindow(
     {

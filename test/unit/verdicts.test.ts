@@ -13,6 +13,9 @@ import { lognormalSamples } from '../../src/measure/compare';
 import {
   benjaminiHochberg,
   betweenNoise,
+  combineIntervals,
+  dispersion,
+  inflate,
   logRatio,
   ratioInterval,
   runsToDecide,
@@ -33,6 +36,11 @@ import { parseRunSpec } from '../../src/schema/run-spec';
 import { VERDICT_DEFAULTS, VerdictsRecord } from '../../src/schema/verdicts';
 import { decisionBlocks } from '../../src/results/sections/decision';
 import { blocksMarkdown } from '../../src/results/sections/blocks';
+import { disturbanceOf } from '../../src/results/verdict-cells';
+import { REPO_ROOT } from '../../src/config';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 
 const QUERIES: Record<string, number> = { q1: 3, q2: 12, q3: 80, q4: 20, q5: 40 };
 
@@ -118,6 +126,28 @@ test('statistics: the log ratio, the A/A noise, the interval, Benjamini–Hochbe
   assert.equal(runsToDecide(near, { sigma2: 0.01, df: 10 }, 0.03), null);
   // A spread that would need more than 200 runs per side: no plan, said as such.
   assert.equal(runsToDecide(logRatio([10, 11, 9, 10.5], [10.2, 9.5, 11, 10]), null, 0.03), null);
+
+  // Two passes combined: inverse-variance weights, the interval narrower than either.
+  const c = combineIntervals({ ratio: 1.2, se: 0.1, df: 10 }, { ratio: 1.3, se: 0.1, df: 10 });
+  assert.ok(Math.abs(c.ratio - Math.sqrt(1.2 * 1.3)) < 1e-9);
+  assert.ok(Math.abs(c.se - 0.1 / Math.SQRT2) < 1e-9);
+  assert.ok(c.df > 10 && c.df <= 20, String(c.df));
+  // The dispersion of paired passes: seeded pairs whose spread matches their se → φ ≈ 1, factor 1;
+  // the same pairs with twice the spread the se claims → factor ≈ 2. Fewer than 3 pairs: not learned.
+  const drng = seedrandom('dispersion');
+  const z = () => Math.sqrt(-2 * Math.log(drng())) * Math.cos(2 * Math.PI * drng());
+  const pairs = (spread: number) =>
+    Array.from({ length: 400 }, () => ({
+      a: { ratio: Math.exp(spread * 0.1 * z()), se: 0.1 },
+      b: { ratio: Math.exp(spread * 0.1 * z()), se: 0.1 },
+    }));
+  const ok = dispersion(pairs(1));
+  assert.ok(ok.phi > 0.85 && ok.phi < 1.15 && ok.factor < 1.08, JSON.stringify(ok));
+  const under = dispersion(pairs(2));
+  assert.ok(under.factor > 1.85 && under.factor < 2.15, JSON.stringify(under));
+  assert.equal(dispersion(pairs(2).slice(0, 2)).factor, 1);
+  const inflated = inflate({ ratio: 1.1, se: 0.05, df: Infinity }, 2);
+  assert.ok(Math.abs(inflated.se - 0.1) < 1e-12 && Math.abs(inflated.low - 1.1 * Math.exp(-1.959964 * 0.1)) < 1e-4);
 });
 
 test('the A/A control cell: added last as the reference with repetition 2, only for a comparing matrix and not with repeat', () => {
@@ -208,14 +238,20 @@ test('a planted 1.5× slowdown of q3 is slower (awaiting its re-run), the others
   const disk = r.entries.find((e) => e.axis === 'version' && e.phase === 'disk')!;
   assert.equal(disk.verdict, 'larger');
   assert.ok(Math.abs(disk.ratio! - 1.3) < 1e-9);
-  assert.deepEqual(verdictsToConfirm(r, 'r', 'warm'), [
+  // The pair is re-run for q3's confirmation and, in the same cells, for its still-inconclusive queries (the adaptive step).
+  const toRerun = verdictsToConfirm(r, 'r', 'warm');
+  assert.equal(toRerun.length, 1);
+  assert.deepEqual(
+    { ...toRerun[0]!, queries: [] },
     {
       pairKey: 'v24.8-lz4→v26.3-lz4',
       baselineCell: { runId: 'r', cellKey: 'v24.8-lz4' },
       newCell: { runId: 'r', cellKey: 'v26.3-lz4' },
-      queries: [{ query_id: 'q3', phase: 'baseline' }],
+      queries: [],
     },
-  ]);
+  );
+  const undecided = others.filter((e) => e.verdict === 'inconclusive').map((e) => e.query);
+  assert.deepEqual(toRerun[0]!.queries.map((q) => q.query_id).sort(), ['q3', ...undecided].sort());
 
   // The re-run confirms it: 10 interleaved rounds, 1.5× again.
   const rr = seedrandom('rerun');
@@ -305,6 +341,134 @@ test('a repeated matrix compares setups: each repetition one unit, between-start
   assert.equal(comparisons, 300);
   assert.ok(aaMoves <= 3, `${aaMoves} false moves of 150`);
   assert.ok(found >= 140, `a 2× change found in ${found} of 150`);
+});
+
+test('the adaptive step: an inconclusive comparison measured again interleaved is judged on both passes combined', () => {
+  const rng = seedrandom('adaptive');
+  // A noisy first pass (3 warm runs, σ 8 %): a planted 1.3× on q3 cannot be told apart yet.
+  const cells = [
+    cell('v24.8-lz4', {}, rng, { warm: 3, sigma: 0.08 }),
+    cell('v26.3-lz4', { version: '26.3' }, rng, { warm: 3, sigma: 0.08, factor: (q) => (q === 'q3' ? 1.3 : 1) }),
+    cell('v24.8-lz4-r2', { repetition: 2 }, rng, { warm: 3, sigma: 0.08 }),
+  ];
+  const r = VerdictsRecord.parse(judge(cells));
+  const first = (q: string) => r.entries.find((e) => e.axis === 'version' && e.query === q && e.phase === 'warm')!;
+  assert.equal(first('q3').verdict, 'inconclusive', first('q3').reason);
+  assert.ok(first('q3').se! > 0);
+  const [pair] = verdictsToConfirm(r, 'r', 'warm');
+  assert.ok(pair!.queries.some((q) => q.query_id === 'q3'));
+  const rr = seedrandom('adaptive-rerun');
+  const again = (factor: (q: string) => number) =>
+    applyVerdictConfirmation(
+      r,
+      [
+        {
+          pairKey: pair!.pairKey,
+          samples: pair!.queries.map((q) => ({
+            query_id: q.query_id,
+            phase: 'baseline' as const,
+            figure: 'server_elapsed_ms' as const,
+            baseline_ms: lognormalSamples(rr, 20, QUERIES[q.query_id]!, 0.02),
+            new_ms: lognormalSamples(rr, 20, QUERIES[q.query_id]! * factor(q.query_id), 0.02),
+          })),
+        },
+      ],
+      {},
+      controlNoiseOf(cells, AXES),
+    );
+  const found = again((q) => (q === 'q3' ? 1.3 : 1));
+  const q3 = found.entries.find((e) => e.axis === 'version' && e.query === 'q3' && e.phase === 'warm')!;
+  assert.equal(q3.verdict, 'slower', q3.reason);
+  assert.equal(q3.confirmed, true);
+  assert.equal(q3.remeasured, true);
+  assert.equal(q3.runs.reference, 3 + 20);
+  assert.match(
+    q3.reason,
+    /inconclusive in the first pass .*; the interleaved re-run \(20 rounds\) 1\.[23]\d\d× .*both passes combined/,
+  );
+  assert.ok(q3.low! > 1 && q3.ratio! > 1.15 && q3.ratio! < 1.45, `${q3.ratio} [${q3.low}, ${q3.high}]`);
+  // No re-measured equal query is called faster or slower.
+  const rest = found.entries.filter(
+    (e) => e.axis === 'version' && e.phase === 'warm' && e.query !== 'q3' && e.remeasured,
+  );
+  assert.ok(rest.length > 0);
+  assert.ok(
+    rest.every((e) => e.verdict === 'unchanged' || e.verdict === 'inconclusive'),
+    rest.map((e) => `${e.query} ${e.verdict}`).join(', '),
+  );
+  // The re-run pointing the other way: never a verdict in either direction.
+  const opposite = again((q) => (q === 'q3' ? 0.85 : 1));
+  const o3 = opposite.entries.find((e) => e.axis === 'version' && e.query === 'q3' && e.phase === 'warm')!;
+  assert.notEqual(o3.verdict, 'slower');
+  assert.equal(o3.remeasured, true);
+  // Cold runs (one per side) wait for their own re-run: untouched by warm samples.
+  const cold = found.entries.filter((e) => e.axis === 'version' && e.phase === 'cold');
+  assert.ok(cold.every((e) => e.verdict === 'inconclusive' && !e.remeasured));
+});
+
+test('runs the host disturbed: read from the query windows, never a verdict, re-measured on the re-run alone (unchanged at most)', () => {
+  // The demo's real query windows (quiet host: other processes 0.05–0.56 of 2 cores): nothing disturbed.
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'chbench-disturbed-'));
+  try {
+    const real = JSON.parse(
+      fs.readFileSync(path.join(REPO_ROOT, 'test/fixtures/measure/local-bottleneck-26.7.json'), 'utf8'),
+    );
+    fs.writeFileSync(path.join(dir, 'metrics-end.json'), JSON.stringify(real));
+    assert.equal(disturbanceOf(dir).size, 0);
+    // The same record with the host 90 % busy during q1's warm runs: 1.80 − the engine's own 0.67 cores.
+    const step = real.local_bottleneck.steps.find((x: { step: string }) => x.step === 'q1 warm (baseline)');
+    step.counters.host_busy_ns = 0.9 * step.counters.host_total_ns;
+    fs.writeFileSync(path.join(dir, 'metrics-end.json'), JSON.stringify(real));
+    const d = disturbanceOf(dir);
+    assert.deepEqual([...d.keys()], ['q1|warm']);
+    assert.match(d.get('q1|warm')!, /^other processes used 1\.1\d of 2 cores during q1 warm \(baseline\)/);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+
+  // A planted 1.5× on q3 whose new cell's warm runs were disturbed: inconclusive, saying why, outside the FDR family.
+  const rng = seedrandom('disturbed');
+  const neu = cell('v26.3-lz4', { version: '26.3' }, rng, { factor: (q) => (q === 'q3' ? 1.5 : 1) });
+  neu.queries.q3!.warm.disturbed = 'other processes used 1.20 of 2 cores during q3 warm (baseline) on v26.3-lz4';
+  const cells = [cell('v24.8-lz4', {}, rng), neu, cell('v24.8-lz4-r2', { repetition: 2 }, rng)];
+  const r = VerdictsRecord.parse(judge(cells));
+  const q3 = r.entries.find((e) => e.axis === 'version' && e.query === 'q3' && e.phase === 'warm')!;
+  assert.equal(q3.verdict, 'inconclusive');
+  assert.match(q3.reason, /from runs the host disturbed \(other processes used 1\.20 of 2 cores/);
+  assert.ok(q3.disturbed);
+  const [pair] = verdictsToConfirm(r, 'r', 'warm');
+  assert.ok(pair!.queries.some((q) => q.query_id === 'q3'));
+  // The re-run sees the 1.5× again: still not published (one re-run after disturbed runs); an equal re-run shows it unchanged.
+  const rr = seedrandom('disturbed-rerun');
+  const again = (f: number) =>
+    applyVerdictConfirmation(
+      r,
+      [
+        {
+          pairKey: pair!.pairKey,
+          samples: [
+            {
+              query_id: 'q3',
+              phase: 'baseline',
+              figure: 'server_elapsed_ms',
+              baseline_ms: lognormalSamples(rr, 30, 80, 0.004),
+              new_ms: lognormalSamples(rr, 30, 80 * f, 0.004),
+            },
+          ],
+        },
+      ],
+      {},
+      controlNoiseOf(cells, AXES),
+    ).entries.find((e) => e.axis === 'version' && e.query === 'q3' && e.phase === 'warm')!;
+  const slow = again(1.5);
+  assert.equal(slow.verdict, 'inconclusive', slow.reason);
+  assert.match(
+    slow.reason,
+    /the re-run alone decides .*one re-run after disturbed runs is not a confirmed faster\/slower/,
+  );
+  const same = again(1);
+  assert.equal(same.verdict, 'unchanged', same.reason);
+  assert.equal(same.remeasured, true);
 });
 
 test('tight equal runs are unchanged (equivalence shown by the interval); noisy ones inconclusive, saying what would decide', () => {

@@ -18,6 +18,8 @@ export interface StoreRunResult {
   cells: number;
   samples: number;
   comparisons: number;
+  /** `verdicts` rows (one per comparison of `verdicts.json`; 0 before the verdicts step wrote it). */
+  verdicts: number;
   /** The database, e.g. `embedded database /…/results/db (pid 123, http://127.0.0.1:4567)`. */
   description: string;
 }

@@ -224,11 +224,11 @@ export class ClickHouseResultsDb implements ResultsDb {
     if (Number(c?.n ?? 0) > 0) await this.command(`ALTER TABLE ${table} DELETE WHERE ${where}`, { mutations_sync: '2' });
   }
 
-  async storeRun(runDir: string): Promise<{ runs: number; cells: number; samples: number; comparisons: number }> {
-    const { run, cells, queryRuns, figures, comparison } = readRunRows(runDir);
+  async storeRun(runDir: string): Promise<{ runs: number; cells: number; samples: number; comparisons: number; verdicts: number }> {
+    const { run, cells, queryRuns, figures, comparison, verdicts } = readRunRows(runDir);
     // The runs row goes first out and last in: a run row means its cells, query runs and figures are all there.
     // `samples` (schema 1–4) is no longer written; a run stored there before schema 5 loses those rows here.
-    for (const t of ['runs', 'cells', 'samples', 'query_runs', 'figures']) await this.deleteRun(t, run.run_id);
+    for (const t of ['runs', 'cells', 'samples', 'query_runs', 'figures', 'verdicts']) await this.deleteRun(t, run.run_id);
     await this.insert(
       'query_runs',
       queryRuns.map((q) => ({ ...q, valid: q.valid ? 1 : 0, started_at: toDbTime(q.started_at) })),
@@ -240,8 +240,9 @@ export class ClickHouseResultsDb implements ResultsDb {
       cells.map((c) => ({ ...c, written_at: toDbTime(c.written_at) })),
     );
     await this.insert('runs', [{ ...run, started_at: toDbTime(run.started_at), finished_at: toDbTime(run.finished_at), stored_at: toDbTime(new Date().toISOString()) }]);
+    await this.insert('verdicts', verdicts as unknown as Record<string, unknown>[]);
     if (comparison) await this.storeComparison(comparison);
-    return { runs: 1, cells: cells.length, samples: queryRuns.length, comparisons: comparison ? 1 : 0 };
+    return { runs: 1, cells: cells.length, samples: queryRuns.length, comparisons: comparison ? 1 : 0, verdicts: verdicts.length };
   }
 
   async storeComparison(c: ComparisonRecord): Promise<void> {

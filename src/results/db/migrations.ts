@@ -156,6 +156,19 @@ export const MIGRATIONS: readonly Migration[] = [
       ) ENGINE = MergeTree ORDER BY run_id`,
     ],
   },
+  {
+    version: 8,
+    description:
+      "verdicts: one row per comparison of a run's verdicts.json (axis, reference and compared cell, query or null for ingest/disk, phase, verdict, ratio and its interval, MDE, runs per side, confirmed as 1/0/null, the reason)",
+    statements: [
+      `CREATE TABLE IF NOT EXISTS verdicts (
+        run_id String, axis String, reference String, cell String, query Nullable(String), phase String,
+        verdict String, ratio Nullable(Float64), low Nullable(Float64), high Nullable(Float64),
+        mde Nullable(Float64), runs_reference UInt32, runs_cell UInt32, confirmed Nullable(UInt8),
+        remeasured UInt8, figure Nullable(String), reason String, stage String
+      ) ENGINE = MergeTree ORDER BY (run_id, cell, phase)`,
+    ],
+  },
 ];
 
 /** The newest schema version this chbench knows. */

@@ -3,16 +3,17 @@
  * `run.json` → one `runs` row, every `cells/<key>/result.json` → one `cells` row, one `query_runs`
  * row per measured query run (cold, warm-up and warm of both phases) and one `figures` row per
  * measured run and {@link SAMPLE_FIGURES} entry, `comparison.json` → the
- * `comparisons` / `comparison_queries` rows. Files are read with `readRecord`, so a foreign or old
+ * `comparisons` / `comparison_queries` rows, `verdicts.json` → one `verdicts` row per comparison. Files are read with `readRecord`, so a foreign or old
  * file fails naming the file and field.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { ComparisonRecord } from '../../schema/comparison';
+import { VerdictsRecord } from '../../schema/verdicts';
 import { CellResult, RunRecord, type QueriesRecord, type RunSample } from '../../schema/results';
 import { readRecord, readRecordIfExists } from '../store';
-import type { FigureValue, StoredCell, StoredFigure, StoredQueryRun, StoredRun, StoredSample } from './types';
+import type { FigureValue, StoredCell, StoredFigure, StoredQueryRun, StoredRun, StoredSample, StoredVerdict } from './types';
 import { runElapsed } from '../../measure/figures';
 import { WORK_COUNTERS } from '../../measure/work';
 import { hostKindOf } from '../../schema/host';
@@ -28,6 +29,32 @@ export interface RunRows {
   /** One row per measured run and figure ({@link SAMPLE_FIGURES}). */
   figures: StoredFigure[];
   comparison: ComparisonRecord | undefined;
+  /** The `verdicts` rows: one per comparison of `verdicts.json` (none without one). */
+  verdicts: StoredVerdict[];
+}
+
+/** The `verdicts` rows of a run's `verdicts.json` (schema 8), in the record's order. */
+export function verdictRows(runId: string, r: VerdictsRecord): StoredVerdict[] {
+  return r.entries.map((e) => ({
+    run_id: runId,
+    axis: e.axis,
+    reference: e.reference,
+    cell: e.cell,
+    query: e.query,
+    phase: e.phase,
+    verdict: e.verdict,
+    ratio: e.ratio,
+    low: e.low,
+    high: e.high,
+    mde: e.mde,
+    runs_reference: e.runs.reference,
+    runs_cell: e.runs.cell,
+    confirmed: e.confirmed === null ? null : e.confirmed ? 1 : 0,
+    remeasured: e.remeasured ? 1 : 0,
+    figure: e.figure ?? null,
+    reason: e.reason,
+    stage: r.stage,
+  }));
 }
 
 /** JSON with object keys sorted at every level (arrays keep their order). */
@@ -278,7 +305,16 @@ export function readRunRows(dir: string): RunRows {
     cells_total: run.cells.length,
     cells_succeeded: cells.filter((c) => c.status === 'succeeded').length,
   };
-  return { run: stored, cells, samples, queryRuns, figures, comparison: readRecordIfExists(path.join(dir, 'comparison.json'), ComparisonRecord) };
+  const verdicts = readRecordIfExists(path.join(dir, 'verdicts.json'), VerdictsRecord);
+  return {
+    run: stored,
+    cells,
+    samples,
+    queryRuns,
+    figures,
+    comparison: readRecordIfExists(path.join(dir, 'comparison.json'), ComparisonRecord),
+    verdicts: verdicts ? verdictRows(run.runId, verdicts) : [],
+  };
 }
 
 /** A `DateTime64(3)` value (`YYYY-MM-DD hh:mm:ss.sss`, UTC) from an ISO time; null stays null. */

@@ -209,7 +209,7 @@ export interface ResultsDb {
   /** Human-readable location, e.g. `embedded database /…/results/db` or `http://host:8123 database chbench`. */
   readonly description: string;
   /** Store a run from its results folder (`run.json`, every cell's `result.json`, `comparison.json` if any): replaces earlier rows of the run. @returns rows written: runs, cells, samples (= `query_runs` rows, measured query runs; each also has one `figures` row per figure), comparisons. */
-  storeRun(runDir: string): Promise<{ runs: number; cells: number; samples: number; comparisons: number }>;
+  storeRun(runDir: string): Promise<{ runs: number; cells: number; samples: number; comparisons: number; verdicts: number }>;
   storeComparison(c: ComparisonRecord): Promise<void>;
   run(runId: string): Promise<StoredRun | undefined>;
   cells(runId: string): Promise<StoredCell[]>;
@@ -264,6 +264,33 @@ export interface ReusableCellQuery {
   targetKind: string;
   /** The run asking (its own cells are reused by its resume, not from the database). */
   notRunId: string;
+}
+
+/**
+ * One row of `verdicts` (schema 8): one comparison of a run's `verdicts.json` (`VerdictEntry` of
+ * src/schema/verdicts.ts, where each field is documented). `confirmed`: 1 confirmed by the interleaved
+ * re-run, 0 withdrawn, null not needed; `remeasured`: 1 when the adaptive step measured it again;
+ * `stage`: `first-pass` or `final`.
+ */
+export interface StoredVerdict {
+  run_id: string;
+  axis: string;
+  reference: string;
+  cell: string;
+  query: string | null;
+  phase: string;
+  verdict: string;
+  ratio: number | null;
+  low: number | null;
+  high: number | null;
+  mde: number | null;
+  runs_reference: number;
+  runs_cell: number;
+  confirmed: 0 | 1 | null;
+  remeasured: 0 | 1;
+  figure: string | null;
+  reason: string;
+  stage: string;
 }
 
 /**
