@@ -384,7 +384,8 @@ export class StatementWatcher {
   private line(st: Statement, d: HeartbeatDetails): string {
     const head = `${this.labelLine()}: ${collapse(st.sql).slice(0, 60)}`;
     const s = st.seen;
-    if (!s) return `${head} — started, progress not read yet`;
+    if (!s)
+      return `${head} — running for ${((performance.now() - st.startedAt) / 1000).toFixed(1)} s (the server's rows and memory are read every ${(this.config.tickMs / 1000).toFixed(0)} s)`;
     if (s.countersUnavailable)
       return `${head} — progress not available on this engine (${s.countersUnavailable}); stuck detection relies on max_execution_time`;
     if (!s.listed)

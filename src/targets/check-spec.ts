@@ -21,6 +21,7 @@ import {
 } from '../lib/workload';
 import { schemaColumns, splitLoadSql } from '../measure/insert-load';
 import { targets } from './index';
+import { settingsCatalogProblems } from './versions/settings-catalog';
 
 /** Options of {@link checkSpec}. */
 export interface CheckOptions {
@@ -94,6 +95,27 @@ export function checkSpec(input: unknown, opts: CheckOptions = {}): { spec?: Run
           ]),
         );
       }
+      // Every setting against each version's own list (the builds' catalog), before any cell runs.
+      if (spec)
+        problems.push(
+          ...settingsCatalogProblems(spec, [
+            {
+              where: `workload ${m.name}: manifest.yaml tableSettings`,
+              mergeTree: m.tableSettings,
+              optional: m.optionalSettings,
+            },
+            {
+              where: `workload ${m.name}: manifest.yaml loadSettings`,
+              query: m.loadSettings,
+              optional: m.optionalSettings,
+            },
+            ...(spec.grids?.insert?.settings ?? []).map((p, i) => ({
+              where: `grids.insert.settings[${i}] ("${p.name}")`,
+              query: p.query,
+              mergeTree: p.mergeTree,
+            })),
+          ]),
+        );
       const ids =
         Array.isArray(raw.queries) && raw.queries.every((q: unknown) => typeof q === 'string')
           ? (raw.queries as string[])

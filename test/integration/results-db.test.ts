@@ -1332,6 +1332,18 @@ describe('results database (embedded engine process, real chdb)', { timeout: 300
     const cmp = await runCompare('nightly-1', folder, { resultsDir, json: true }, open);
     assert.notEqual(cmp.code, COMPARE_EXIT.invalid, cmp.stderr.join('\n'));
     assert.equal(cmp.record?.run_id, real);
+    // --spec: the results directory is the spec's own resultsDir (here not the default `results`).
+    const specFile = path.join(tmp, 'compare-spec.yaml');
+    fs.writeFileSync(
+      specFile,
+      `name: s\nworkload: logs\nscale: 1000\ntarget: { kind: embedded }\nmatrix: { version: ['26.7'], codec: [LZ4] }\nresultsDir: ${JSON.stringify(resultsDir)}\n`,
+    );
+    const bySpec = await runCompare('nightly-1', folder, { resultsDir: 'results', spec: specFile, json: true });
+    assert.notEqual(bySpec.code, COMPARE_EXIT.invalid, bySpec.stderr.join('\n'));
+    assert.equal(bySpec.record?.run_id, real);
+    const badSpec = await runCompare('nightly-1', folder, { resultsDir, spec: path.join(tmp, 'none.yaml') });
+    assert.equal(badSpec.code, COMPARE_EXIT.invalid);
+    assert.match(badSpec.stderr.join('\n'), /--spec .*none\.yaml: cannot read spec/);
     for (const [a, b] of [
       ['nightly-1', 'nightly-1'],
       [folder, real],

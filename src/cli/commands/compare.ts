@@ -20,7 +20,9 @@ import type { ResultsDb } from '../../results/db/types';
 import { compareRuns } from '../../measure/compare';
 import { pairTable } from '../../results/report-comparison';
 import type { ComparisonRecord } from '../../schema/comparison';
-import { BaselineSpec } from '../../schema/run-spec';
+import { BaselineSpec, parseRunSpec } from '../../schema/run-spec';
+import type { ResultsDbSpec } from '../../schema/run-spec';
+import { readSpecFile } from '../../lib/spec-file';
 import { runIdOfWorkflowId } from '../../schema/run-id';
 import { COMPARE_EXIT } from '../exit-codes';
 
@@ -40,6 +42,8 @@ const EXIT_MEANING: Record<number, string> = {
 /** Options of `chbench compare`. */
 export interface CompareCliOptions {
   resultsDir: string;
+  /** A run spec file: its `resultsDir` and `results` database are used (over `--results-dir`). */
+  spec?: string;
   json?: boolean;
   /** Smallest relative change flagged, as typed (e.g. `0.1`); default the spec's 0.1. */
   minChange?: string;
@@ -89,14 +93,25 @@ export async function runCompare(
     return bad(
       `run ${givenA} compared with itself: name two different runs (a baseline run A and a new run B); an A/A check needs two runs of the same spec`,
     );
+  let resultsDir = o.resultsDir;
+  let results: ResultsDbSpec | undefined;
+  if (o.spec) {
+    try {
+      const runSpec = parseRunSpec(readSpecFile(o.spec));
+      resultsDir = runSpec.resultsDir;
+      results = runSpec.results;
+    } catch (e) {
+      return bad(`--spec ${o.spec}: ${(e as Error).message}`);
+    }
+  }
   let db: ResultsDb;
   try {
-    db = await openDb(o.resultsDir);
+    db = await (o.spec ? openResultsDb(resultsDbLocation(results, resultsDir)) : openDb(resultsDir));
   } catch (e) {
     return {
       code: dbErrorCode(e),
       stdout: [],
-      stderr: [`cannot open the results database of ${o.resultsDir}: ${(e as Error).message}`],
+      stderr: [`cannot open the results database of ${resultsDir}: ${(e as Error).message}`],
     };
   }
   try {
@@ -183,6 +198,7 @@ export function registerCompareCommand(program: Command): void {
     .command('compare <runA> <runB>')
     .description('compare run B with baseline run A from the results database (first pass, no confirming re-run)')
     .option('--results-dir <dir>', 'results directory (its embedded database, or CHBENCH_RESULTS_URL)', 'results')
+    .option('--spec <file>', 'read the results directory and database from this run spec (its resultsDir, results)')
     .option('--json', 'print the comparison record (chbench.comparison/v1) as JSON')
     .option('--min-change <x>', 'smallest relative change flagged, e.g. 0.1 = 10 % (default 0.1)')
     .addHelpText(
