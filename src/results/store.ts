@@ -13,7 +13,7 @@
  * ```
  * Every record's shape is in `src/schema/results.ts`; readers parse with {@link readRecord}.
  */
-import { readFileSync, existsSync } from 'node:fs';
+import { readFileSync, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { z } from 'zod';
 import { ApplicationFailure } from '@temporalio/common';
@@ -23,6 +23,45 @@ import { sanitizePathSegment, writeFileAtomic, writeJsonAtomic } from '../lib/fs
 
 /** The atomic writers every results file goes through (defined in `lib/fs`). */
 export { writeJsonAtomic, writeFileAtomic as writeTextAtomic };
+
+/** The file that marks a folder as a chbench results folder (written by the run's first step). */
+export const RESULTS_MARKER = '.chbench-results';
+
+/**
+ * Why chbench must not write into `resultsDir`, or undefined when it may: it does not exist yet, is empty,
+ * holds the {@link RESULTS_MARKER}, or holds only what chbench writes there (run folders with a `run.json`,
+ * `cells/` or `bisect.md`, the embedded database `db/`; dot-files aside — a results folder of a chbench
+ * before the marker). Any
+ * other entry makes it someone else's folder (`/etc`, a home directory, a project), refused whatever its path.
+ */
+export function resultsDirProblem(resultsDir: string): string | undefined {
+  const abs = path.resolve(resultsDir);
+  if (/^\/(proc|sys|dev)(\/|$)/.test(abs)) return `resultsDir: "${resultsDir}" is under /proc, /sys or /dev`;
+  if (!existsSync(abs)) return undefined;
+  let entries: string[];
+  try {
+    if (!statSync(abs).isDirectory()) return `resultsDir: "${resultsDir}" (${abs}) exists and is not a directory`;
+    entries = readdirSync(abs);
+  } catch (e) {
+    return `resultsDir: "${resultsDir}" (${abs}) cannot be read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`;
+  }
+  if (entries.includes(RESULTS_MARKER)) return undefined;
+  // What chbench writes there: run folders (`run.json`; a bisect's `bisect.md`), re-run folders
+  // (`<runId>.confirm`: `cells/`), the embedded database `db/`.
+  const ours = (e: string) =>
+    e === 'db' || ['run.json', 'cells', 'bisect.md'].some((f) => existsSync(path.join(abs, e, f)));
+  const foreign = entries.filter((e) => !e.startsWith('.') && !ours(e));
+  if (!foreign.length) return undefined;
+  return `resultsDir: "${resultsDir}" (${abs}) is not a chbench results folder: it holds ${foreign.length} entr${foreign.length === 1 ? 'y' : 'ies'} chbench did not write (${foreign.slice(0, 3).join(', ')}${foreign.length > 3 ? ', …' : ''}) and no ${RESULTS_MARKER}; give an empty or new folder`;
+}
+
+/** Create `resultsDir` if needed and mark it as chbench's ({@link RESULTS_MARKER}); idempotent. @throws Error when it cannot be written. */
+export function markResultsDir(resultsDir: string): void {
+  const abs = path.resolve(resultsDir);
+  mkdirSync(abs, { recursive: true });
+  const marker = path.join(abs, RESULTS_MARKER);
+  if (!existsSync(marker)) writeFileAtomic(marker, 'A chbench results folder: one folder per run, db/ the embedded results database.\n');
+}
 
 /** Absolute directory of a run. `resultsDir` relative paths resolve against the worker's cwd; the run id becomes one safe path segment. */
 export function runDir(resultsDir: string, runId: string): string {

@@ -288,6 +288,26 @@ export const DockerTargetSpec = z
 export type DockerTargetSpec = z.infer<typeof DockerTargetSpec>;
 
 /** Where cells get their ClickHouse. */
+/**
+ * An HTTP(S) URL of a ClickHouse server, without a user or password in it: credentials written into a
+ * URL would travel with the spec into workflow history, `run-spec.json`, `result.json`, the reports and
+ * the results database. The user goes in its own field, the password in an environment variable.
+ */
+const serverUrl = (userField: string) =>
+  z.url({ protocol: /^https?$/ }).refine(
+    (u) => {
+      try {
+        const x = new URL(u);
+        return !x.username && !x.password;
+      } catch {
+        return true;
+      }
+    },
+    {
+      message: `a user or password in the URL would be kept in workflow history, run-spec.json, the reports and the results database: put the user in \`${userField}\` and the password in an environment variable named by \`passwordEnv\``,
+    },
+  );
+
 export const TargetSpec = z.discriminatedUnion('kind', [
   z
     .strictObject({
@@ -317,7 +337,7 @@ export const TargetSpec = z.discriminatedUnion('kind', [
   z
     .strictObject({
       kind: z.literal('external'),
-      url: z.url({ protocol: /^https?$/ }),
+      url: serverUrl('username'),
       username: z.string().default('default'),
       /** Name of the environment variable that holds the password; the password never enters the spec. */
       passwordEnv: envVarName.optional(),
@@ -451,8 +471,8 @@ export type CloudSpec = z.infer<typeof CloudSpec>;
  * ClickHouse server; the password comes from the environment variable named here, never the spec.
  */
 export const ResultsDbSpec = z.strictObject({
-  /** HTTP(S) URL of a ClickHouse server, e.g. `http://clickhouse.internal:8123`. */
-  url: z.url({ protocol: /^https?$/ }),
+  /** HTTP(S) URL of a ClickHouse server, e.g. `http://clickhouse.internal:8123` (no user or password in it). */
+  url: serverUrl('user'),
   database: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).default('chbench'),
   user: z.string().min(1).default('default'),
   /** Name of the environment variable (on every worker and CLI host) holding the password. */

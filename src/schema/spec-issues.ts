@@ -97,9 +97,13 @@ export function closestName(word: string, allowed: readonly string[]): string | 
   return best && !tie ? best.name : undefined;
 }
 
-/** A rejected value for a message: JSON, shortened to 60 characters. */
+/**
+ * A rejected value for a message: JSON, shortened to 60 characters; the user and password of a URL
+ * (`scheme://user:password@host`) replaced by `***` — a message must not repeat a secret.
+ */
 export function quote(v: unknown): string {
-  const s = v === undefined ? 'undefined' : (JSON.stringify(v) ?? String(v));
+  const shown = typeof v === 'string' ? v.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^@/?#]*@/i, '$1***@') : v;
+  const s = shown === undefined ? 'undefined' : (JSON.stringify(shown) ?? String(shown));
   return s.length > 60 ? `${s.slice(0, 59)}…` : s;
 }
 

@@ -21,6 +21,7 @@ import {
 } from '../lib/workload';
 import { schemaColumns, splitLoadSql } from '../measure/insert-load';
 import { targets } from './index';
+import { resultsDirProblem } from '../results/store';
 import { settingsCatalogProblems } from './versions/settings-catalog';
 
 /** Options of {@link checkSpec}. */
@@ -128,12 +129,19 @@ export function checkSpec(input: unknown, opts: CheckOptions = {}): { spec?: Run
       );
     }
   }
+  // Someone else's folder (`/etc`, a project) is refused wherever it is checked; on the CLI's host too,
+  // where it names the folder the worker would resolve the same relative path against.
+  if (!opts.worker && typeof raw.resultsDir === 'string') {
+    const foreign = resultsDirProblem(raw.resultsDir);
+    if (foreign) problems.push(foreign);
+  }
   if (opts.worker) {
     const versions: unknown[] = Array.isArray(raw.matrix?.version) ? raw.matrix.version : [];
     if (target && rawTarget) problems.push(...target.checkSpec(rawTarget, versions, 'worker host'));
     const resultsDir = typeof raw.resultsDir === 'string' ? raw.resultsDir : 'results';
     const abs = path.resolve(resultsDir);
-    if (/^\/(proc|sys|dev)(\/|$)/.test(abs)) problems.push(`resultsDir: "${resultsDir}" is under /proc, /sys or /dev`);
+    const foreign = resultsDirProblem(resultsDir);
+    if (foreign) problems.push(foreign);
     else {
       const base = nearestExistingDir(abs);
       try {

@@ -139,10 +139,13 @@ test('a results directory the worker cannot write is refused without touching it
   assert.ok(problems({ ...base(), resultsDir: '/proc/nope' }).some((l) => l.startsWith('resultsDir:')));
   assert.ok(problems({ ...base(), resultsDir: '/etc/hostname/x' }).some((l) => l.startsWith('resultsDir:')));
   assert.deepEqual(
-    checkSpec({ ...base(), resultsDir: '/proc/nope' }).problems,
+    checkSpec({ ...base(), resultsDir: '/etc/hostname/x' }).problems,
     [],
-    "the CLI (not the worker) does not judge the worker's filesystem",
+    "the CLI (not the worker) does not judge whether the worker can write there",
   );
+  // …but it refuses what no host should be given: a folder under /proc, and someone else's folder (/etc).
+  assert.match(checkSpec({ ...base(), resultsDir: '/proc/nope' }).problems.join('\n'), /under \/proc, \/sys or \/dev/);
+  assert.match(checkSpec({ ...base(), resultsDir: '/etc' }).problems.join('\n'), /is not a chbench results folder/);
 });
 
 test('scale <= 0 is refused', () => {

@@ -14,7 +14,7 @@ import { runIdProblem } from '../../schema/run-id';
 import { indexQueryIds, loadWorkload } from '../../lib/workload';
 import { changedWorkloadFiles, workloadFingerprint } from '../../lib/workload-hash';
 import { chbenchVersion } from '../../lib/chbench-version';
-import { runDir, writeJsonAtomic } from '../../results/store';
+import { markResultsDir, runDir, writeJsonAtomic } from '../../results/store';
 import { checkBaselineRunStored, readUnlessForeign, reusedCells } from '../../results/run-start';
 import { checkSpec } from '../../targets/check-spec';
 
@@ -45,6 +45,8 @@ export function createValidateSpec() {
           message: `invalid run spec:\n  - ${problems.join('\n  - ')}`,
         });
       await checkBaselineRunStored(spec);
+      // From here the folder is chbench's: marked, so a later check never mistakes it for someone else's.
+      markResultsDir(spec.resultsDir);
       const dir = runDir(spec.resultsDir, input.runId);
       // The A/A control cell too (a comparing matrix; the workflow adds it behind its `aa-control` patch).
       const cells = expandMatrix(spec, { control: input.control ?? wantsControl(spec) }).map(cellKey);
