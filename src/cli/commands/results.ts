@@ -19,7 +19,9 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import {
   readOnlyProblem,
+  ReadRefusedError,
   REFUSED_TABLE_FUNCTIONS,
+  ALLOWED_TABLE_FUNCTIONS,
   ResultsDbUnavailableError,
   stopEmbeddedResultsDb,
 } from '../../results/db';
@@ -89,9 +91,11 @@ export function registerResultsCommand(program: Command): void {
       'after',
       `
 Refused before sending (exit 2): statements other than SELECT, WITH, SHOW, DESCRIBE, EXPLAIN, EXISTS; a
-second statement; INTO OUTFILE; any readonly setting; table functions that reach files, the network
+second statement; INTO OUTFILE; any readonly or time-limit setting; table functions that reach files, the network
 or processes (${REFUSED_TABLE_FUNCTIONS.join(', ')}; * = any name with that prefix).
-On a ClickHouse server each statement is also sent with readonly=2. This check is a guard, not a
+Then the database's own parser (EXPLAIN AST, never run) must give one read whose tree holds no such
+function (table or scalar), no other table function than ${ALLOWED_TABLE_FUNCTIONS.join(', ')}, and no INTO OUTFILE.
+Each statement is also sent with the time limit (and readonly=2 on a server). This check is a guard, not a
 sandbox: a team server should give the CLI a read-only user (a profile with readonly = 2, so that
 max_execution_time can still be sent) with SELECT on the results database only.
 
@@ -120,7 +124,8 @@ Exit codes:
               console.log(o.format === 'json' ? JSON.stringify(rows, null, 2) : formatTable(rows));
             }
           } catch (e) {
-            fail(dbErrorCode(e), (e as Error).message);
+            // Refused by the parsed check (nothing ran): a refused statement, as the text check's.
+            fail(e instanceof ReadRefusedError ? 2 : dbErrorCode(e), (e as Error).message);
           }
         },
         // The client waits 30 s longer than the server may run the statement: the server's TIMEOUT_EXCEEDED comes first.

@@ -9,6 +9,7 @@ import { ComparisonRecord } from '../../schema/comparison';
 import { sqlString } from '../../lib/sql';
 import { sanitizePathSegment } from '../../lib/fs';
 import { comparisonRows, fromDbTime, readRunRows, samplesOf, toDbTime } from './rows';
+import { astReadProblem } from './read-guard';
 import type { BisectRow, ResultsDb, ReusableCellQuery, SeriesPoint, StoredCell, StoredFigure, StoredQueryRun, StoredRun, StoredSample } from './types';
 
 /** Default number of runs {@link ClickHouseResultsDb.series} looks back. */
@@ -71,13 +72,18 @@ const REFUSED_FUNCTION_RE = new RegExp(
  * - no write keyword (INSERT, ALTER, CREATE, DROP, … SYSTEM, SET) anywhere as a word, so a read
  *   keyword first cannot carry a write (`WITH … INSERT`); `SHOW CREATE` is allowed;
  * - no `INTO OUTFILE` (the client would write a file);
- * - no `readonly` setting (it would lift the server's read-only mode for the statement);
+ * - no `readonly` setting (it would lift the server's read-only mode for the statement), and no time
+ *   limit setting (`max_execution_time`, …: a statement may not outlive the CLI's deadline);
  * - no table function of {@link REFUSED_TABLE_FUNCTIONS} (files, network, processes).
  * Quoted identifiers count as names (`` `readonly` = 0`` is refused); string literals and comments do not.
  */
 export function readOnlyProblem(sql: string): string | undefined {
-  // Blank out string literals and comments, keeping positions; quoted identifiers lose their quotes.
-  const named = sql.replace(/'(?:\\.|''|[^'\\])*'|--[^\n]*|#[^\n]*|\/\*[\s\S]*?\*\//g, (m) => ' '.repeat(m.length));
+  // Blank out string literals and comments, keeping positions, in ONE left-to-right scan: a quoted
+  // identifier is kept whole (a `#` or `--` inside "…" or `…` starts no comment); it loses its quotes below.
+  const named = sql.replace(
+    /'(?:\\.|''|[^'\\])*'|"(?:\\.|""|[^"\\])*"|`(?:\\.|``|[^`\\])*`|--[^\n]*|#[^\n]*|\/\*[\s\S]*?\*\//g,
+    (m) => (m[0] === '"' || m[0] === '`' ? m : ' '.repeat(m.length)),
+  );
   // …and the quoted identifiers blanked too, for the statement's shape.
   const bare = named.replace(/"(?:\\.|[^"\\])*"|`(?:\\.|[^`\\])*`/g, (m) => ' '.repeat(m.length));
   const names = named.replace(/["`]/g, ' ');
@@ -93,9 +99,19 @@ export function readOnlyProblem(sql: string): string | undefined {
   if (writes.length) return `only read statements are allowed; this one has ${[...new Set(writes)].join(', ')}`;
   if (/\bINTO\s+OUTFILE\b/i.test(bare)) return 'INTO OUTFILE is not allowed (it writes a file)';
   if (/(?<![\w.$])readonly(?![\w$])/i.test(names)) return 'the readonly setting may not be set or changed';
+  if (/(?<![\w.$])(max_execution_time|max_estimated_execution_time|timeout_overflow_mode)(?![\w$])/i.test(names))
+    return 'the time limit may not be set or changed (the CLI sends max_execution_time itself)';
   const fns = [...new Set([...names.matchAll(REFUSED_FUNCTION_RE)].map((m) => m[1]))];
   if (fns.length) return `table function ${fns.join(', ')} is not allowed (it reads or writes outside the results database: files, network or processes)`;
   return undefined;
+}
+
+/** A statement the read-only guard refused (the text check or the parsed tree): nothing was run. */
+export class ReadRefusedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ReadRefusedError';
+  }
 }
 
 /**
@@ -196,11 +212,15 @@ export class ClickHouseResultsDb implements ResultsDb {
     }
   }
 
-  /** Settings of a read: `readonly=2` on a server, `max_execution_time` when given. */
+  /**
+   * A user's read: time-limited when asked, and on a server read-only (`readonly = 2`: no write, settings
+   * still sent). Not on the embedded engine: it applies a request's settings with `SET` on its one session
+   * and resets them after, which `readonly = 2` itself forbids — it would stick and refuse the next store.
+   */
   private readSettings(o: ReadOptions): Record<string, string> {
     return {
-      ...(this.kind === 'server' ? { readonly: '2' } : {}),
       ...(o.maxExecutionTimeS !== undefined ? { max_execution_time: String(o.maxExecutionTimeS) } : {}),
+      ...(this.kind === 'server' ? { readonly: '2' } : {}),
     };
   }
 
@@ -371,15 +391,41 @@ export class ClickHouseResultsDb implements ResultsDb {
     });
   }
 
+  /**
+   * Why `sql` may not run, or undefined: the text check ({@link readOnlyProblem}, offline), then the
+   * database's own parser (`EXPLAIN AST`, parsed and never run, read-only and time-limited) and the
+   * syntax tree judged by {@link astReadProblem}. A statement that does not parse is refused with the
+   * parser's message.
+   * @throws ResultsDbUnavailableError when the database does not answer the parse in time
+   */
+  private async readProblem(sql: string): Promise<string | undefined> {
+    const text = readOnlyProblem(sql);
+    if (text) return text;
+    let ast: string;
+    try {
+      ast = await (
+        await this.client.query({
+          query: `EXPLAIN AST ${sql}`,
+          format: 'TabSeparatedRaw',
+          clickhouse_settings: { max_execution_time: 10, ...(this.kind === 'server' ? { readonly: '2' as const } : {}) },
+        })
+      ).text();
+    } catch (e) {
+      if (isUnavailableError(e)) throw new ResultsDbUnavailableError(`(${this.description}) ${oneLineError(e)}`, { cause: e });
+      return `the statement does not parse: ${oneLineError(e)}`;
+    }
+    return astReadProblem(ast, REFUSED_TABLE_FUNCTIONS);
+  }
+
   async query<T = Record<string, unknown>>(sql: string, o: ReadOptions = {}): Promise<T[]> {
-    const problem = readOnlyProblem(sql);
-    if (problem) throw new Error(`results database (${this.description}): refused: ${problem}`);
+    const problem = await this.readProblem(sql);
+    if (problem) throw new ReadRefusedError(`results database (${this.description}): refused: ${problem}`);
     return this.rows<T>(sql, this.readSettings(o));
   }
 
   async queryText(sql: string, format: 'CSVWithNames' | 'JSONEachRow' | 'TabSeparatedWithNames', o: ReadOptions = {}): Promise<string> {
-    const problem = readOnlyProblem(sql);
-    if (problem) throw new Error(`results database (${this.description}): refused: ${problem}`);
+    const problem = await this.readProblem(sql);
+    if (problem) throw new ReadRefusedError(`results database (${this.description}): refused: ${problem}`);
     // CSV: NULL as an empty field (ClickHouse's default `\N` is not what spreadsheet and dataframe readers expect).
     const settings = { ...this.readSettings(o), ...(format === 'CSVWithNames' ? { format_csv_null_representation: '' } : {}) };
     return this.wrap(sql, async () => (await this.client.query({ query: sql, format, clickhouse_settings: settings })).text());

@@ -15,7 +15,8 @@ import { migrate } from './migrations';
 import type { ResultsDb, ResultsDbLocation } from './types';
 
 export type * from './types';
-export { readOnlyProblem, DEFAULT_SERIES_LIMIT, REFUSED_TABLE_FUNCTIONS, ResultsDbUnavailableError, isUnavailableError, oneLineError } from './db';
+export { ALLOWED_TABLE_FUNCTIONS } from './read-guard';
+export { readOnlyProblem, ReadRefusedError, DEFAULT_SERIES_LIMIT, REFUSED_TABLE_FUNCTIONS, ResultsDbUnavailableError, isUnavailableError, oneLineError } from './db';
 export { stopEmbeddedResultsDb, stopResultsDbsStartedHere, ensureEmbeddedResultsDb, embeddedResultsDbProcess, type EmbeddedDbProcess } from './embedded';
 export { MIGRATIONS, SCHEMA_VERSION } from './migrations';
 export { readRunRows, specHash, canonicalJson } from './rows';
