@@ -22,7 +22,7 @@ import * as http from 'node:http';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { connect, runMeasured } from '../src/clickhouse/client';
+import { authHeaders, connect, runMeasured } from '../src/clickhouse/client';
 import { provisionEmbedded, teardownEmbedded } from '../src/targets/embedded';
 
 const X1000 = 'x'.repeat(1000);
@@ -40,10 +40,13 @@ function rssOf(pid: number): { rss: number; hwm: number } {
 }
 
 /** GET with its response time, ms (client wall); an error or a 30 s timeout is reported, not thrown. */
-function timedGet(url: string): Promise<{ ms: number; body?: string; error?: string }> {
+function timedGet(
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<{ ms: number; body?: string; error?: string }> {
   const t = performance.now();
   return new Promise((resolve) => {
-    const r = http.get(url, { timeout: 30_000 }, (res) => {
+    const r = http.get(url, { timeout: 30_000, headers }, (res) => {
       let b = '';
       res.setEncoding('utf8');
       res.on('data', (c: string) => (b += c));
@@ -87,7 +90,7 @@ async function serverBench(): Promise<void> {
       const t0 = performance.now();
       const poller = (async () => {
         while (!stop) {
-          const g = await timedGet(`${handle.url}/chbench/running`);
+          const g = await timedGet(`${handle.url}/chbench/running`, authHeaders(handle));
           const listed = g.body
             ? (JSON.parse(g.body) as { query_id: string }[]).some((e) => e.query_id === queryId)
             : null;

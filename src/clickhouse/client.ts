@@ -10,6 +10,7 @@ import {
   type ClickHouseSettings,
 } from '@clickhouse/client';
 import { createHash, type Hash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import type { CommandOutcome } from '../schema/results';
 import type { TargetHandle } from '../schema/target';
@@ -105,14 +106,18 @@ export function authHeaders(t: {
   url: string;
   username: string;
   passwordEnv?: string;
+  passwordFile?: string;
   passwordSecret?: { namespace: string; name: string; key: string };
 }): Record<string, string> {
   const password = targetPassword(t);
-  return password || t.passwordSecret ? { 'X-ClickHouse-User': t.username, 'X-ClickHouse-Key': password } : {};
+  return password || t.passwordSecret || t.passwordFile
+    ? { 'X-ClickHouse-User': t.username, 'X-ClickHouse-Key': password }
+    : {};
 }
 
 /**
- * The password of a target: the one its `prepare` verb loaded from the Secret its handle names
+ * The password of a target: the content of its credential file (`passwordFile`, the embedded cell's,
+ * readable by the worker's user only), else the one its `prepare` verb loaded from the Secret its handle names
  * (`passwordSecret`), else the value of the environment variable it names (`passwordEnv`), or empty
  * when it names none. The one place chbench reads a password; it never enters a handle, a spec, a
  * result or workflow history.
@@ -123,9 +128,19 @@ export function authHeaders(t: {
 export function targetPassword(t: {
   url: string;
   passwordEnv?: string;
+  passwordFile?: string;
   passwordSecret?: { namespace: string; name: string; key: string };
   kubernetes?: { podUid: string };
 }): string {
+  if (t.passwordFile) {
+    try {
+      return readFileSync(t.passwordFile, 'utf8').trim();
+    } catch (e) {
+      throw new Error(
+        `target ${t.url}: its credential file ${t.passwordFile} cannot be read on this worker (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
+      );
+    }
+  }
   if (t.passwordSecret) {
     const a = access.get(targetAccessKey(t));
     if (a?.password === undefined)

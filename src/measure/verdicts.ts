@@ -1132,6 +1132,10 @@ export function verdictPlanLines(
   ];
   if (o.confirmRounds === 0)
     lines.push('  no interleaved re-run (verdicts.confirmRounds 0): nothing will be published as faster or slower');
+  else if (o.confirmPairs > 0)
+    lines.push(
+      `  then the adaptive step: comparisons still inconclusive are measured again in the same re-run and judged on both passes combined — up to ${o.confirmPairs} cell pairs in all (each pair two fresh cells, provisioned and loaded again, ${o.confirmRounds} interleaved rounds per query; warm and cold runs re-run apart); the cost is about ${2 * o.confirmPairs} more cells at most: lower verdicts.confirmPairs to spend less`,
+    );
   if (rep > 1)
     lines.push(
       `  cold and warm: each repetition's median is one unit, ${rep} per setup; the interval comes from their spread (between-start noise included)`,
@@ -1147,7 +1151,7 @@ export function verdictPlanLines(
       );
     if (p.coldRuns < 3)
       lines.push(
-        `  cold: ${p.coldRuns} run(s) per side, fewer than the 3 a cold verdict needs: cold comparisons will be inconclusive (protocol.coldRuns ≥ 3)`,
+        `  cold: ${p.coldRuns} run(s) per side, fewer than the 3 a cold verdict needs: the first pass leaves cold comparisons inconclusive, and only the adaptive step's re-run (within its budget) can decide them (protocol.coldRuns ≥ 3 for first-pass cold verdicts)`,
       );
   }
   lines.push(

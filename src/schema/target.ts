@@ -120,6 +120,11 @@ export const TargetRecord = z.object({
   username: z.string(),
   /** Name of the environment variable holding the password (external targets). Never the password itself. */
   passwordEnv: z.string().optional(),
+  /**
+   * Path of the file holding the server's password, readable only by the worker's user (the embedded
+   * target's `<dataDir>/credential`, mode 0600: a random password per server). The path, never the password.
+   */
+  passwordFile: z.string().optional(),
   /** PID of the server process chbench started (embedded/local); absent for external. */
   pid: z.number().optional(),
   /** Directory chbench created for this cell's server (data, config, logs); removed at teardown. */
@@ -195,6 +200,8 @@ export const TargetLabel = z.object({
   startedAt: z.string(),
   /** The human line that goes into `TargetHandle.provisionedBy`. */
   provisionedBy: z.string(),
+  /** The server's credential file (`TargetRecord.passwordFile`), when it requires one. */
+  passwordFile: z.string().optional(),
   /**
    * Where the owning workflow lives (Temporal address, namespace, workflow ids). Absent in labels
    * written by older versions or outside a workflow: `gc` then keeps the server unless forced.

@@ -19,7 +19,7 @@ import { randomUUID } from 'node:crypto';
 import { createClient, ClickHouseLogLevel } from '@clickhouse/client';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { ApplicationFailure } from '@temporalio/common';
-import { connect } from '../../src/clickhouse/client';
+import { authHeaders, connect } from '../../src/clickhouse/client';
 import { measureQueries } from '../../src/measure/protocol';
 import { heartbeat, cancellationSignal } from '../../src/temporal/activity-context';
 import { killOnCancel } from '../../src/activities/support/attempts';
@@ -261,7 +261,11 @@ describe(
         // chdb checks a cancelled stream only between chunks: this one-chunk statement runs to its end.
         // It runs to completion inside chdb: wait for it before tearing down.
         for (let i = 0; i < 60; i++) {
-          const r = (await (await fetch(`${embedded!.url}/chbench/running`)).json()) as { query_id: string }[];
+          const r = (await (
+            await fetch(`${embedded!.url}/chbench/running`, { headers: authHeaders(embedded!) })
+          ).json()) as {
+            query_id: string;
+          }[];
           if (!r.some((x) => x.query_id === queryId)) break;
           await new Promise((res) => setTimeout(res, 500));
         }

@@ -16,13 +16,15 @@ import { httpGet } from '../../src/targets/process';
 import type { TargetHandle } from '../../src/schema/target';
 import { pollUntil } from '../../src/lib/poll';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { connect } from '../../src/clickhouse/client';
+import { authHeaders, connect } from '../../src/clickhouse/client';
 import { runWatched, type HeartbeatDetails } from '../../src/clickhouse/statement-watch';
 import type { EmbeddedRunning } from '../../src/targets/embedded/running';
 import { analyzeSql, withOutfile } from '../../src/engine/sql-shape';
 
+/** The cell's `/chbench/running`, with its credential (`handle`: the provisioned cell). */
+let auth: Record<string, string> = {};
 async function running(url: string): Promise<EmbeddedRunning[]> {
-  return JSON.parse((await httpGet(`${url}/chbench/running`, 10_000)).body) as EmbeddedRunning[];
+  return JSON.parse((await httpGet(`${url}/chbench/running`, 10_000, auth)).body) as EmbeddedRunning[];
 }
 
 /** VmRSS of a process, bytes. */
@@ -36,7 +38,8 @@ function post(url: string, sql: string, params: Record<string, string>, headers:
   const u = new URL(url);
   for (const [k, v] of Object.entries(params)) u.searchParams.set(k, v);
   return new Promise<http.IncomingMessage>((resolve, reject) => {
-    const r = http.request(u, { method: 'POST', headers }, resolve);
+    // The cell's credential (its server requires it), unless the caller gives its own headers.
+    const r = http.request(u, { method: 'POST', headers: { ...auth, ...headers } }, resolve);
     r.on('error', reject);
     r.end(sql);
   });
@@ -62,6 +65,7 @@ describe('embedded server: buffered results through a file', { timeout: 300_000 
       version: '26.7',
       workDir,
     });
+    auth = authHeaders(handle);
   });
 
   after(async () => {

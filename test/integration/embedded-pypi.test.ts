@@ -22,6 +22,7 @@ import { FAILURE } from '../../src/schema/failures';
 import { isAlive } from '../../src/targets/process';
 import type { TargetHandle } from '../../src/schema/target';
 import { assertFailureType } from '../helpers/assert-failure';
+import { targetPassword } from '../../src/clickhouse/client';
 
 const pythonDriver = fs.existsSync(path.join(__dirname, '..', '..', 'src', 'engine', 'python-driver.js'));
 
@@ -65,7 +66,7 @@ describe(
         /chdb-core[=@ ]+26\.9\.0.*\(ClickHouse 26\.9\.2\.1\) in pid \d+, separate process, environment /,
       );
       assert.ok(h.provisionedBy.endsWith(e.dir), h.provisionedBy);
-      const client = createClient({ url: h.url, username: 'default', password: '' });
+      const client = createClient({ url: h.url, username: 'default', password: targetPassword(h) });
       try {
         const rs = await client.query({ query: 'SELECT version() AS v', format: 'JSONEachRow' });
         assert.deepEqual(await rs.json(), [{ v: '26.9.2.1' }]);
@@ -97,7 +98,7 @@ describe(
         });
         child.once('exit', (code) => reject(new Error(`the worker process exited (${code}) before provisioning`)));
       });
-      const c1 = createClient({ url: first.url });
+      const c1 = createClient({ url: first.url, username: 'default', password: targetPassword(first) });
       await c1.command({ query: 'CREATE TABLE t (a UInt32) ENGINE = MergeTree ORDER BY a' });
       await c1.command({ query: 'INSERT INTO t SELECT number FROM numbers(1000)' });
       await c1.close();
@@ -108,7 +109,7 @@ describe(
       started.push(again);
       assert.equal(again.pid, first.pid, 'adopted, not started a second time');
       assert.equal(again.url, first.url);
-      const c2 = createClient({ url: again.url });
+      const c2 = createClient({ url: again.url, username: 'default', password: targetPassword(again) });
       try {
         const rs = await c2.query({ query: 'SELECT count() AS n, version() AS v FROM t', format: 'JSONEachRow' });
         // UInt64 in JSON: unquoted on every chdb build (output_format_json_quote_64bit_integers = 0).

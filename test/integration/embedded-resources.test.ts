@@ -25,6 +25,7 @@ import { labelLocalWindow } from '../../src/measure/local-bottleneck';
 import { readCgroupCounters, type CellCgroup } from '../../src/process/cgroup';
 import { descendants } from '../../src/process/server-counters';
 import type { ProvisionRequest, TargetHandle } from '../../src/schema/target';
+import { targetPassword } from '../../src/clickhouse/client';
 
 const MiB = 1024 * 1024;
 const ROOT = '/sys/fs/cgroup';
@@ -75,7 +76,12 @@ describe('embedded cell with target.resources (real kernel, root)', { timeout: 1
       handle.provisionedBy,
       /volume limits: read 20 MiB\/s on vda \(254:0\), cgroup v1 blkio \(buffered writeback not throttled\)/,
     );
-    client = createClient({ url: handle.url, log: { level: ClickHouseLogLevel.OFF } });
+    client = createClient({
+      url: handle.url,
+      username: 'default',
+      password: targetPassword(handle),
+      log: { level: ClickHouseLogLevel.OFF },
+    });
     await client.command({
       query:
         'CREATE TABLE t (x UInt64 CODEC(NONE), y UInt64 CODEC(NONE), z UInt64 CODEC(NONE), w UInt64 CODEC(NONE)) ENGINE = MergeTree ORDER BY tuple()',
@@ -136,7 +142,12 @@ describe('embedded cell with target.resources (real kernel, root)', { timeout: 1
   it('a PyPI build: the engine child runs in the cell cgroup and its cold read is throttled there', async (t) => {
     const r = { ...req, cellKey: 'cell-pypi', version: '24.8' };
     const h = await provisionEmbedded(r, 'auto', RESOURCES);
-    const c = createClient({ url: h.url, log: { level: ClickHouseLogLevel.OFF } });
+    const c = createClient({
+      url: h.url,
+      username: 'default',
+      password: targetPassword(h),
+      log: { level: ClickHouseLogLevel.OFF },
+    });
     try {
       const name = path.join('chbench', r.runId, r.cellKey);
       const blkio = path.join(ROOT, 'blkio', name);

@@ -14,6 +14,7 @@ import { _internal } from '../../src/engine/server';
 import { httpGet, isAlive, LABEL_FILE, processMentions, readLabel } from '../../src/targets/process';
 import type { ProvisionRequest, TargetHandle } from '../../src/schema/target';
 import { pollUntil } from '../../src/lib/poll';
+import { authHeaders, targetPassword } from '../../src/clickhouse/client';
 
 /** The expected errors would otherwise be logged by the client. */
 const QUIET = { level: ClickHouseLogLevel.OFF };
@@ -25,8 +26,11 @@ interface Running {
   sql_head: string;
 }
 
+/** The provisioned cell's credential headers (its server requires them: `--auth-from-env`). */
+let auth: Record<string, string> = {};
+
 async function running(url: string): Promise<Running[]> {
-  return JSON.parse((await httpGet(`${url}/chbench/running`, 5000)).body) as Running[];
+  return JSON.parse((await httpGet(`${url}/chbench/running`, 5000, auth)).body) as Running[];
 }
 
 /** Wait (at most 20 s, checking every 20 ms) until `cond` holds; an error of `cond` ends the wait. */
@@ -78,13 +82,31 @@ describe('embedded target (chdb in a separate process)', { timeout: 180_000 }, (
     assert.equal(label.cellKey, req.cellKey);
     assert.equal(label.pid, handle.pid);
     assert.equal(label.url, handle.url);
+    auth = authHeaders(handle);
     client = createClient({
       url: handle.url,
       username: handle.username,
-      password: '',
+      password: targetPassword(handle),
       request_timeout: 120_000,
       log: QUIET,
     });
+  });
+
+  it('answers only with its credential: a random password in a file only the worker can read, the directory closed', async () => {
+    assert.equal(handle.passwordFile, path.join(handle.dataDir!, 'credential'));
+    assert.equal(fs.statSync(handle.passwordFile!).mode & 0o777, 0o600);
+    assert.equal(fs.statSync(handle.dataDir!).mode & 0o777, 0o700);
+    assert.match(fs.readFileSync(handle.passwordFile!, 'utf8').trim(), /^[0-9a-f]{48}$/);
+    // No credential, or a wrong one: refused as ClickHouse refuses (516); the ping stays open.
+    for (const headers of [{}, { 'X-ClickHouse-User': 'default', 'X-ClickHouse-Key': 'guess' }] as Record<string, string>[]) {
+      const r = await fetch(`${handle.url}/?query=${encodeURIComponent('SELECT 1')}`, { headers });
+      assert.equal(r.status, 403);
+      assert.equal(r.headers.get('x-clickhouse-exception-code'), '516');
+    }
+    assert.equal((await httpGet(`${handle.url}/chbench/running`, 5000)).status, 403);
+    assert.equal((await httpGet(`${handle.url}/ping`, 5000)).body, 'Ok.\n');
+    const ok = await fetch(`${handle.url}/?query=${encodeURIComponent('SELECT 1')}`, { headers: auth });
+    assert.equal((await ok.text()).trim(), '1');
   });
 
   it('answers ping', async () => {
@@ -120,7 +142,7 @@ describe('embedded target (chdb in a separate process)', { timeout: 180_000 }, (
       );
     const post = async (query: string | undefined, body: Buffer) => {
       const url = `${handle.url}/?${query ? `query=${encodeURIComponent(query)}&` : ''}query_id=bin-${randomUUID()}`;
-      const r = await fetch(url, { method: 'POST', body });
+      const r = await fetch(url, { method: 'POST', body, headers: auth });
       return { status: r.status, text: await r.text() };
     };
     assert.deepEqual(await post('INSERT INTO `bin` (`id`, name) FORMAT RowBinary', rowBinary([1, 2, 3])), {
@@ -135,6 +157,7 @@ describe('embedded target (chdb in a separate process)', { timeout: 180_000 }, (
     // Native, produced by the engine itself, inserted back.
     const native = await fetch(
       `${handle.url}/?query=${encodeURIComponent("SELECT number + 10 AS id, concat('x', toString(number)) AS name FROM numbers(4) FORMAT Native")}`,
+      { headers: auth },
     );
     assert.equal((await post('INSERT INTO bin FORMAT Native', Buffer.from(await native.arrayBuffer()))).status, 200);
     // A text format with a backquoted table name (what chbench's inserter sends) goes through chdb's raw insert.
@@ -254,7 +277,13 @@ describe('embedded target (chdb in a separate process)', { timeout: 180_000 }, (
 
   it('honours database and query parameters', async () => {
     await client.command({ query: 'CREATE DATABASE IF NOT EXISTS other' });
-    const other = createClient({ url: handle.url, database: 'other', log: QUIET });
+    const other = createClient({
+      url: handle.url,
+      username: 'default',
+      password: targetPassword(handle),
+      database: 'other',
+      log: QUIET,
+    });
     try {
       const rs = await other.query({
         query: 'SELECT currentDatabase() AS d, {x:String} AS x, {n:UInt8} + 1 AS n',
@@ -369,7 +398,9 @@ describe('embedded target (chdb in a separate process)', { timeout: 180_000 }, (
     started.push(fresh);
     assert.notEqual(fresh.pid, oldPid);
     assert.equal(fresh.dataDir, handle.dataDir);
-    const c2 = createClient({ url: fresh.url, log: QUIET });
+    // The same cell's credential (kept in its directory): the restarted server takes the same password.
+    assert.equal(fresh.passwordFile, handle.passwordFile);
+    const c2 = createClient({ url: fresh.url, username: 'default', password: targetPassword(fresh), log: QUIET });
     try {
       const rs = await c2.query({
         query: 'SELECT count() AS c FROM t',
@@ -386,7 +417,13 @@ describe('embedded target (chdb in a separate process)', { timeout: 180_000 }, (
   it('teardown lets the executing statement finish, stops the process, removes the directory; twice is fine', async () => {
     const pid = handle.pid as number;
     const dir = handle.dataDir as string;
-    const c3 = createClient({ url: handle.url, log: QUIET, request_timeout: 120_000 });
+    const c3 = createClient({
+      url: handle.url,
+      username: 'default',
+      password: targetPassword(handle),
+      log: QUIET,
+      request_timeout: 120_000,
+    });
     const inFlightId = `last-${randomUUID()}`;
     const last = c3.query({
       query: 'SELECT count() AS c FROM numbers(600000000) WHERE cityHash64(number) % 7 = 0',

@@ -16,6 +16,8 @@ import {
   runMeasured,
   type MeasuredResult,
   type MidStreamClickHouseError,
+  authHeaders,
+  targetPassword,
 } from '../../src/clickhouse/client';
 import { provisionEmbedded, teardownEmbedded } from '../../src/targets/embedded';
 import { resultsOf } from '../fixtures/versions';
@@ -256,14 +258,14 @@ describe('runMeasured on the embedded engine (chdb 26.7 in its own process)', { 
     );
     const deadline = Date.now() + 30_000;
     while (
-      !JSON.parse((await httpGet(`${handle.url}/chbench/running`, 5000)).body).some(
+      !JSON.parse((await httpGet(`${handle.url}/chbench/running`, 5000, authHeaders(handle))).body).some(
         (r: { query_id: string; state: string }) => r.query_id === qid && r.state === 'running',
       )
     ) {
       assert.ok(Date.now() < deadline, 'statement did not start');
       await new Promise((r) => setTimeout(r, 20));
     }
-    const killer = createClient({ url: handle.url, log: QUIET });
+    const killer = createClient({ url: handle.url, username: 'default', password: targetPassword(handle), log: QUIET });
     const rs = await killer.query({ query: `KILL QUERY WHERE query_id = '${qid}' SYNC`, format: 'JSONEachRow' });
     const rows = await rs.json<{ kill_status: string }>();
     await killer.close();
@@ -274,7 +276,7 @@ describe('runMeasured on the embedded engine (chdb 26.7 in its own process)', { 
     const e = (await p) as ClickHouseError;
     assert.ok(e instanceof ClickHouseError, String(e));
     assert.equal(e.code, '394');
-    assert.deepEqual(JSON.parse((await httpGet(`${handle.url}/chbench/running`, 5000)).body), []);
+    assert.deepEqual(JSON.parse((await httpGet(`${handle.url}/chbench/running`, 5000, authHeaders(handle))).body), []);
   });
 
   it('a client that goes away mid-stream cancels the stream (the engine is free right after)', async () => {
@@ -292,11 +294,11 @@ describe('runMeasured on the embedded engine (chdb 26.7 in its own process)', { 
     );
     await p;
     const deadline = Date.now() + 30_000;
-    while (JSON.parse((await httpGet(`${handle.url}/chbench/running`, 5000)).body).length > 0) {
+    while (JSON.parse((await httpGet(`${handle.url}/chbench/running`, 5000, authHeaders(handle))).body).length > 0) {
       assert.ok(Date.now() < deadline, 'the stream was not cancelled after the client disconnected');
       await new Promise((r) => setTimeout(r, 50));
     }
-    const log = (await httpGet(`${handle.url}/chbench/statements`, 5000)).body
+    const log = (await httpGet(`${handle.url}/chbench/statements`, 5000, authHeaders(handle))).body
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l) as { query_id: string; ok: boolean });

@@ -15,6 +15,7 @@
 import type { ResourcesSpec } from '../../schema/resources';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { randomBytes } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
 import { FAILURE } from '../../schema/failures';
 import type { ProvisionRequest, TargetHandle } from '../../schema/target';
@@ -46,9 +47,32 @@ export const embeddedServerScript = engineServerScript;
 /** The facts of an embedded server: its ClickHouse version, engine line and package, as it reports them. */
 type EmbeddedFacts = ServerFacts & { engine: string; package?: string };
 
-/** `GET <url>/chbench/info` (the launcher's `readEngineInfo`) as {@link ServerFacts} (version = the engine's ClickHouse version, read back). */
-async function readFacts(url: string): Promise<EmbeddedFacts> {
-  const info = await readEngineInfo(url);
+/** File in the cell's directory holding its engine server's password (mode 0600; the directory is 0700). */
+export const CREDENTIAL_FILE = 'credential';
+
+/**
+ * The cell server's password: read from `<dataDir>/credential`, or made (24 random bytes, hex) and
+ * written there readable by the worker's user only, the directory closed to others (port file, data,
+ * logs). A re-provision of the same cell keeps it, so an adopted server still answers.
+ */
+export function cellCredential(dataDir: string): string {
+  const file = path.join(dataDir, CREDENTIAL_FILE);
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  fs.chmodSync(dataDir, 0o700);
+  if (fs.existsSync(file)) return fs.readFileSync(file, 'utf8').trim();
+  const password = randomBytes(24).toString('hex');
+  const tmp = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(tmp, `${password}\n`, { mode: 0o600 });
+  fs.renameSync(tmp, file);
+  return password;
+}
+
+/** `GET <url>/chbench/info` (the launcher's `readEngineInfo`) as {@link ServerFacts} (version = the engine's ClickHouse version, read back), with the cell's credential. */
+async function readFacts(url: string, dataDir: string): Promise<EmbeddedFacts> {
+  const info = await readEngineInfo(url, 5000, {
+    'X-ClickHouse-User': 'default',
+    'X-ClickHouse-Key': cellCredential(dataDir),
+  });
   return {
     version: info.clickhouse,
     pid: info.pid,
@@ -147,6 +171,8 @@ const embeddedServer = (engine: EmbeddedEngine): ProcessServer<EmbeddedFacts> =>
     const host = hostAddress();
     fs.rmSync(path.join(dataDir, LABEL_FILE), { force: true });
     // The launcher stops a server that does not come up (keeping its directory) and says why.
+    // Nobody in without the cell's password (a local user of this host included): `--auth-from-env`.
+    const password = cellCredential(dataDir);
     const { pid, port, logPath } = await startEngineServer({
       ...engine.launch,
       dataDir,
@@ -155,10 +181,13 @@ const embeddedServer = (engine: EmbeddedEngine): ProcessServer<EmbeddedFacts> =>
       portFile: path.join(dataDir, 'port'),
       startTimeoutMs: START_TIMEOUT_MS,
       cgroupProcs,
+      authFromEnv: true,
+      env: { CLICKHOUSE_USER: 'default', CLICKHOUSE_PASSWORD: password },
     });
     return { pid, url: `http://${host}:${port}`, ports: { http: port }, logFiles: [logPath] };
   },
   readFacts,
+  passwordFile: (dataDir) => path.join(dataDir, CREDENTIAL_FILE),
   // The package the server itself reports (else what the label resolved to), and the version read back.
   describe: (s, facts) =>
     `${facts.package ?? engine.resolution.artifact} (ClickHouse ${facts.version}) in pid ${s.pid}, separate process${

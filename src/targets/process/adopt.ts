@@ -67,5 +67,6 @@ export function handleFromLabel(l: TargetLabel): TargetHandle {
     runId: l.runId,
     cellKey: l.cellKey,
     provisionedBy: l.provisionedBy,
+    ...(l.passwordFile ? { passwordFile: l.passwordFile } : {}),
   };
 }

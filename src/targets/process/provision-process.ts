@@ -80,7 +80,9 @@ export interface ProcessServer<F extends ServerFacts = ServerFacts> {
    */
   spawn(dataDir: string, cgroupProcs?: readonly string[]): Promise<SpawnedServer>;
   /** Read the server's facts (it answers `/ping`). @throws Error when it answers wrongly */
-  readFacts(url: string): Promise<F>;
+  readFacts(url: string, dataDir: string): Promise<F>;
+  /** The file holding the password the server requires (the embedded server's credential), or undefined. */
+  passwordFile?(dataDir: string): string | undefined;
   /** The `provisionedBy` line of a freshly started server in `dataDir`. */
   describe(server: SpawnedServer, facts: F, dataDir: string): string;
   /** Whether a failed start is worth another attempt (e.g. its port was taken meanwhile). */
@@ -225,7 +227,7 @@ async function provisionLocked<F extends ServerFacts>(
   recordOwner(dataDir, req.owner);
   const adopted = await tryAdopt(dataDir, { runId: req.runId, cellKey: req.cellKey, kind: server.kind });
   if (adopted) {
-    const wrong = versionError(server, (await server.readFacts(adopted.url)).version, req.version);
+    const wrong = versionError(server, (await server.readFacts(adopted.url, dataDir)).version, req.version);
     if (wrong) throw wrong;
     // A worker crash left the server in its cgroup: adoption keeps it there (re-placing it is idempotent).
     limiter?.apply(adopted.pid);
@@ -253,7 +255,7 @@ async function provisionLocked<F extends ServerFacts>(
       if (limiter && cg) limiter.check(cg, spawned.pid);
       const limited = limiter && cg ? limiter.describe(cg) : undefined;
       await waitForPing(spawned.url, server.startTimeoutMs, { pid: spawned.pid, logFiles: spawned.logFiles });
-      const facts = await server.readFacts(spawned.url);
+      const facts = await server.readFacts(spawned.url, dataDir);
       const wrong = versionError(server, facts.version, req.version);
       if (wrong) {
         wrongVersion = true;
@@ -277,6 +279,7 @@ async function provisionLocked<F extends ServerFacts>(
         startedAt: new Date().toISOString(),
         provisionedBy: server.describe(spawned, facts, dataDir) + (limited ? `; ${limited}` : ''),
         ...(req.owner ? { owner: req.owner } : {}),
+        ...(server.passwordFile?.(dataDir) ? { passwordFile: server.passwordFile(dataDir)! } : {}),
       };
       writeLabel(label);
       return handleFromLabel(label);
