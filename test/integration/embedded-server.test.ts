@@ -15,6 +15,7 @@ import { httpGet, isAlive, LABEL_FILE, processMentions, readLabel } from '../../
 import type { ProvisionRequest, TargetHandle } from '../../src/schema/target';
 import { pollUntil } from '../../src/lib/poll';
 import { authHeaders, targetPassword } from '../../src/clickhouse/client';
+import { spawnSync } from 'node:child_process';
 
 /** The expected errors would otherwise be logged by the client. */
 const QUIET = { level: ClickHouseLogLevel.OFF };
@@ -98,7 +99,10 @@ describe('embedded target (chdb in a separate process)', { timeout: 180_000 }, (
     assert.equal(fs.statSync(handle.dataDir!).mode & 0o777, 0o700);
     assert.match(fs.readFileSync(handle.passwordFile!, 'utf8').trim(), /^[0-9a-f]{48}$/);
     // No credential, or a wrong one: refused as ClickHouse refuses (516); the ping stays open.
-    for (const headers of [{}, { 'X-ClickHouse-User': 'default', 'X-ClickHouse-Key': 'guess' }] as Record<string, string>[]) {
+    for (const headers of [{}, { 'X-ClickHouse-User': 'default', 'X-ClickHouse-Key': 'guess' }] as Record<
+      string,
+      string
+    >[]) {
       const r = await fetch(`${handle.url}/?query=${encodeURIComponent('SELECT 1')}`, { headers });
       assert.equal(r.status, 403);
       assert.equal(r.headers.get('x-clickhouse-exception-code'), '516');
@@ -107,6 +111,27 @@ describe('embedded target (chdb in a separate process)', { timeout: 180_000 }, (
     assert.equal((await httpGet(`${handle.url}/ping`, 5000)).body, 'Ok.\n');
     const ok = await fetch(`${handle.url}/?query=${encodeURIComponent('SELECT 1')}`, { headers: auth });
     assert.equal((await ok.text()).trim(), '1');
+  });
+
+  it('as another local user (uid 65534): the credential and the port file cannot be read, and no statement answers', async (t) => {
+    if (process.getuid?.() !== 0 || !fs.existsSync('/usr/bin/setpriv')) return t.skip('needs root and setpriv');
+    const asNobody = (args: string[]) =>
+      spawnSync('/usr/bin/setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', ...args], {
+        encoding: 'utf8',
+        timeout: 30_000,
+      });
+    for (const f of [handle.passwordFile!, path.join(handle.dataDir!, 'port')]) {
+      const r = asNobody(['cat', f]);
+      assert.notEqual(r.status, 0, `${f} read as nobody`);
+      assert.match(r.stderr, /Permission denied/);
+    }
+    // The port is no secret on loopback (ss shows it): knowing it, nobody still gets 516 for any statement.
+    const probe = asNobody([
+      process.execPath,
+      '-e',
+      `fetch(${JSON.stringify(`${handle.url}/?query=${encodeURIComponent("SELECT * FROM file('/etc/shadow', 'LineAsString')")}`)}).then(async (r) => console.log(r.status, r.headers.get('x-clickhouse-exception-code')))`,
+    ]);
+    assert.equal(probe.stdout.trim(), '403 516', probe.stderr);
   });
 
   it('answers ping', async () => {
