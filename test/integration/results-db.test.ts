@@ -15,6 +15,7 @@ import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { ClickHouseLogLevel, createClient } from '@clickhouse/client';
 import { migrate } from '../../src/results/db/migrations';
+import { serverCredential } from '../../src/engine/credential';
 import { samplesExport, samplesExportSql } from '../../src/results/db/export';
 import {
   readRunRows,
@@ -232,6 +233,9 @@ function comparisonOf(runId: string, baseline: string): ComparisonRecord {
   };
 }
 
+/** The embedded results database's credential (its engine requires it), as client options. */
+const dbAuth = (dir: string) => ({ username: 'default', password: serverCredential(dir) });
+
 describe('results database (embedded engine process, real chdb)', { timeout: 300_000 }, () => {
   let tmp: string;
   let resultsDir: string;
@@ -320,6 +324,19 @@ describe('results database (embedded engine process, real chdb)', { timeout: 300
       Array.from({ length: SCHEMA_VERSION }, (_, i) => [i + 1, 1]),
     );
     assert.equal(embeddedResultsDbProcess(dbDir)?.pid, pids[0], 'the second opener used the same engine process');
+  });
+
+  it("its engine answers only with the database's own password (a 0600 file in a 0700 folder)", async () => {
+    const p = embeddedResultsDbProcess(dbDir)!;
+    assert.equal(fs.statSync(path.join(dbDir, 'credential')).mode & 0o777, 0o600);
+    assert.equal(fs.statSync(dbDir).mode & 0o777, 0o700);
+    const anon = await fetch(`${p.url}/?query=${encodeURIComponent('SELECT count() FROM chbench.runs')}`);
+    assert.equal(anon.status, 403);
+    assert.equal(anon.headers.get('x-clickhouse-exception-code'), '516');
+    const withIt = await fetch(`${p.url}/?query=${encodeURIComponent('SELECT 1')}`, {
+      headers: { 'X-ClickHouse-User': 'default', 'X-ClickHouse-Key': serverCredential(dbDir) },
+    });
+    assert.equal((await withIt.text()).trim(), '1');
   });
 
   it('stores run folders, and storing them again does not double a row', async () => {
@@ -684,10 +701,15 @@ describe('results database (embedded engine process, real chdb)', { timeout: 300
     // The database as chbench left it at schema 2, with one sample row of that shape holding a 0 read.
     const proc = await ensureEmbeddedResultsDb(dir);
     pids.push(proc.pid);
-    const admin = createClient({ url: proc.url, log: { level: ClickHouseLogLevel.OFF } });
+    const admin = createClient({ url: proc.url, ...dbAuth(dir), log: { level: ClickHouseLogLevel.OFF } });
     await admin.command({ query: 'CREATE DATABASE IF NOT EXISTS chbench' });
     await admin.close();
-    const old = createClient({ url: proc.url, database: 'chbench', log: { level: ClickHouseLogLevel.OFF } });
+    const old = createClient({
+      url: proc.url,
+      ...dbAuth(dir),
+      database: 'chbench',
+      log: { level: ClickHouseLogLevel.OFF },
+    });
     try {
       assert.deepEqual(await migrate(old, '0.6.0', 2), [1, 2]);
       await old.insert({
@@ -816,10 +838,15 @@ describe('results database (embedded engine process, real chdb)', { timeout: 300
     dbDirs.push(dir);
     const proc = await ensureEmbeddedResultsDb(dir);
     pids.push(proc.pid);
-    const admin = createClient({ url: proc.url, log: { level: ClickHouseLogLevel.OFF } });
+    const admin = createClient({ url: proc.url, ...dbAuth(dir), log: { level: ClickHouseLogLevel.OFF } });
     await admin.command({ query: 'CREATE DATABASE IF NOT EXISTS chbench' });
     await admin.close();
-    const old = createClient({ url: proc.url, database: 'chbench', log: { level: ClickHouseLogLevel.OFF } });
+    const old = createClient({
+      url: proc.url,
+      ...dbAuth(dir),
+      database: 'chbench',
+      log: { level: ClickHouseLogLevel.OFF },
+    });
     const figuresOf = async (runId: string) =>
       (
         await (
@@ -934,10 +961,15 @@ describe('results database (embedded engine process, real chdb)', { timeout: 300
       dbDirs.push(dir);
       const proc = await ensureEmbeddedResultsDb(dir);
       pids.push(proc.pid);
-      const admin = createClient({ url: proc.url, log: { level: ClickHouseLogLevel.OFF } });
+      const admin = createClient({ url: proc.url, ...dbAuth(dir), log: { level: ClickHouseLogLevel.OFF } });
       await admin.command({ query: 'CREATE DATABASE IF NOT EXISTS chbench' });
       await admin.close();
-      const old = createClient({ url: proc.url, database: 'chbench', log: { level: ClickHouseLogLevel.OFF } });
+      const old = createClient({
+        url: proc.url,
+        ...dbAuth(dir),
+        database: 'chbench',
+        log: { level: ClickHouseLogLevel.OFF },
+      });
       const count = async (table: string) =>
         Number(
           (
@@ -1209,7 +1241,14 @@ describe('results database (embedded engine process, real chdb)', { timeout: 300
 
   it('opens the same engine as a server database; a missing password variable is named', async () => {
     const proc = embeddedResultsDbProcess(dbDir)!;
-    const srv = await openResultsDb({ kind: 'server', url: proc.url, database: 'chbench' });
+    // Its password, as a team's server's would be given: the name of a variable holding it.
+    process.env.CHBENCH_TEST_RESULTS_PW = serverCredential(dbDir);
+    const srv = await openResultsDb({
+      kind: 'server',
+      url: proc.url,
+      database: 'chbench',
+      passwordEnv: 'CHBENCH_TEST_RESULTS_PW',
+    });
     try {
       assert.match(srv.description, /^http:\/\/127\.0\.0\.1:\d+ database chbench$/);
       assert.equal((await srv.run('nightly-1'))?.schedule_id, 'nightly');

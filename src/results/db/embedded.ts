@@ -28,6 +28,7 @@ import {
 } from '../../engine/launch';
 import { httpGet } from '../../process/http';
 import { isAlive } from '../../process/proc';
+import { credentialEnv } from '../../engine/credential';
 
 /** How long a start may take (engine start, port written), ms. */
 const START_TIMEOUT_MS = ENGINE_START_TIMEOUT_MS;
@@ -152,7 +153,15 @@ export async function ensureEmbeddedResultsDb(dir: string, opts: { idleExitS?: n
 /** Start one server (the launcher waits for its port and `/ping`); its description, or a string saying why it did not come up. */
 async function spawnServer(dir: string, idleExitS: number): Promise<EmbeddedDbProcess | string> {
   try {
-    const s = await startEngineServer({ dataDir: dir, port: 0, portFile: path.join(dir, 'port'), idleExitS });
+    // Nobody in without the database's password (`<dir>/credential`, 0600; the directory 0700).
+    const s = await startEngineServer({
+      dataDir: dir,
+      port: 0,
+      portFile: path.join(dir, 'port'),
+      idleExitS,
+      authFromEnv: true,
+      env: credentialEnv(dir),
+    });
     return { pid: s.pid, url: s.url, port: s.port, startedAt: new Date().toISOString(), idleExitS };
   } catch (e) {
     return (e as Error).message;

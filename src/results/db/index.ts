@@ -11,6 +11,7 @@ import { REPO_ROOT } from '../../config';
 import { sqlIdent } from '../../lib/sql';
 import { ClickHouseResultsDb, isUnavailableError, oneLineError, ResultsDbUnavailableError } from './db';
 import { ensureEmbeddedResultsDb } from './embedded';
+import { serverCredential } from '../../engine/credential';
 import { migrate } from './migrations';
 import type { ResultsDb, ResultsDbLocation } from './types';
 
@@ -79,6 +80,8 @@ export async function openResultsDb(loc: ResultsDbLocation, opts: OpenResultsDbO
     const p = await ensureEmbeddedResultsDb(loc.dir, loc.idleExitS === undefined ? {} : { idleExitS: loc.idleExitS });
     url = p.url;
     database = EMBEDDED_DATABASE;
+    // The engine requires its own password (`<dir>/credential`, readable by this user only).
+    password = serverCredential(path.resolve(loc.dir));
     description = `embedded database ${path.resolve(loc.dir)} (pid ${p.pid}, ${p.url})`;
   } else {
     url = loc.url;

@@ -15,7 +15,7 @@
 import type { ResourcesSpec } from '../../schema/resources';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { CREDENTIAL_FILE, serverCredential } from '../../engine/credential';
 import { ApplicationFailure } from '@temporalio/common';
 import { FAILURE } from '../../schema/failures';
 import type { ProvisionRequest, TargetHandle } from '../../schema/target';
@@ -47,25 +47,9 @@ export const embeddedServerScript = engineServerScript;
 /** The facts of an embedded server: its ClickHouse version, engine line and package, as it reports them. */
 type EmbeddedFacts = ServerFacts & { engine: string; package?: string };
 
-/** File in the cell's directory holding its engine server's password (mode 0600; the directory is 0700). */
-export const CREDENTIAL_FILE = 'credential';
-
-/**
- * The cell server's password: read from `<dataDir>/credential`, or made (24 random bytes, hex) and
- * written there readable by the worker's user only, the directory closed to others (port file, data,
- * logs). A re-provision of the same cell keeps it, so an adopted server still answers.
- */
-export function cellCredential(dataDir: string): string {
-  const file = path.join(dataDir, CREDENTIAL_FILE);
-  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  fs.chmodSync(dataDir, 0o700);
-  if (fs.existsSync(file)) return fs.readFileSync(file, 'utf8').trim();
-  const password = randomBytes(24).toString('hex');
-  const tmp = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(tmp, `${password}\n`, { mode: 0o600 });
-  fs.renameSync(tmp, file);
-  return password;
-}
+/** The cell server's password (`serverCredential` of its directory; a re-provision keeps it, so an adopted server still answers). */
+export const cellCredential = serverCredential;
+export { CREDENTIAL_FILE };
 
 /** `GET <url>/chbench/info` (the launcher's `readEngineInfo`) as {@link ServerFacts} (version = the engine's ClickHouse version, read back), with the cell's credential. */
 async function readFacts(url: string, dataDir: string): Promise<EmbeddedFacts> {
