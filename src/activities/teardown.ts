@@ -9,7 +9,9 @@
  */
 import path from 'node:path';
 import { teardownTarget, teardownCellResources, targetOf } from '../targets';
+import { ApplicationFailure } from '@temporalio/common';
 import { cellDir, writeJsonAtomic } from '../results/store';
+import { FAILURE } from '../schema/failures';
 import { keepAliveDuring } from '../clickhouse/statement-watch';
 import { queryIdPrefix } from '../schema/cell';
 import type { CellInput, StepInput } from '../schema/cell';
@@ -24,6 +26,28 @@ export function archiveServerLog(target: TargetHandle, prefix: string, file: str
   return targetOf(target).archiveStatements(target, prefix, file);
 }
 
+/** What a teardown returns: done, and (when its record could not be written) why not. */
+export interface TeardownOutcome {
+  torn_down: true;
+  /** Set when `teardown.json` could not be written (a full disk): the server is down all the same, the cell's measurements stand. */
+  note?: string;
+}
+
+/**
+ * Write `teardown.json`; a full disk (`DiskFull`) does not undo a teardown that happened: the server is
+ * stopped and the cell's measurements stand, so the failure becomes a note instead of a failed step.
+ */
+function recordTeardown(file: string, value: unknown): TeardownOutcome {
+  try {
+    writeJsonAtomic(file, value);
+    return { torn_down: true };
+  } catch (e) {
+    if (e instanceof ApplicationFailure && e.type === FAILURE.DiskFull)
+      return { torn_down: true, note: `teardown done; ${e.message}` };
+    throw e;
+  }
+}
+
 /** Activity factory. */
 export function createTeardown(deps: { workDir: string }) {
   return {
@@ -31,7 +55,7 @@ export function createTeardown(deps: { workDir: string }) {
      * Tear down a cell whose provision never returned a handle (it failed, or the cell was cancelled
      * while provisioning): removes whatever the attempts created. Records `teardown.json`.
      */
-    async teardownUnprovisioned(cell: CellInput): Promise<{ torn_down: true }> {
+    async teardownUnprovisioned(cell: CellInput): Promise<TeardownOutcome> {
       // Stopping processes / removing directories is not a statement: heartbeat while it runs (bounded by stop deadlines).
       const what = await keepAliveDuring(
         'teardown',
@@ -42,29 +66,27 @@ export function createTeardown(deps: { workDir: string }) {
           workDir: path.resolve(deps.workDir),
         }),
       );
-      writeJsonAtomic(path.join(cellDir(cell.resultsDir, cell.runId, cell.cellKey), 'teardown.json'), {
+      return recordTeardown(path.join(cellDir(cell.resultsDir, cell.runId, cell.cellKey), 'teardown.json'), {
         torn_down_at: new Date().toISOString(),
         kind: cell.target.kind,
         what,
         server_log_archive: 'not available: the cell was never provisioned',
       });
-      return { torn_down: true };
     },
     /** Archive the statement log, tear the target down; records `teardown.json`. */
-    async teardown({ cell, target }: StepInput): Promise<{ torn_down: true }> {
+    async teardown({ cell, target }: StepInput): Promise<TeardownOutcome> {
       const dir = cellDir(cell.resultsDir, cell.runId, cell.cellKey);
       const prefix = queryIdPrefix(cell.runId, cell.cellKey, '').replace(/-$/, '');
       const archive = await archiveServerLog(target, prefix, path.join(dir, 'server-log.jsonl')).catch(
         (e: Error) => `not available: ${e.message}`,
       );
       await keepAliveDuring('teardown', teardownTarget(target));
-      writeJsonAtomic(path.join(dir, 'teardown.json'), {
+      return recordTeardown(path.join(dir, 'teardown.json'), {
         torn_down_at: new Date().toISOString(),
         kind: target.kind,
         what: targetOf(target).describeTeardown(target),
         server_log_archive: archive,
       });
-      return { torn_down: true };
     },
   };
 }

@@ -13,16 +13,64 @@
  * ```
  * Every record's shape is in `src/schema/results.ts`; readers parse with {@link readRecord}.
  */
-import { readFileSync, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { readFileSync, existsSync, mkdirSync, readdirSync, statSync, statfsSync } from 'node:fs';
 import path from 'node:path';
 import type { z } from 'zod';
 import { ApplicationFailure } from '@temporalio/common';
 import { FAILURE } from '../schema/failures';
 import { RECORD_IDS } from '../schema/results';
-import { sanitizePathSegment, writeFileAtomic, writeJsonAtomic } from '../lib/fs';
+import { sanitizePathSegment, writeFileAtomic, writeJsonAtomic as writeJsonFile } from '../lib/fs';
 
-/** The atomic writers every results file goes through (defined in `lib/fs`). */
-export { writeJsonAtomic, writeFileAtomic as writeTextAtomic };
+/** Bytes free and in all on the filesystem holding `p` (its nearest existing ancestor), or null. */
+export function freeSpace(p: string): { free: number; total: number } | null {
+  let d = path.resolve(p);
+  while (!existsSync(d) && path.dirname(d) !== d) d = path.dirname(d);
+  try {
+    const s = statfsSync(d);
+    return { free: s.bavail * s.bsize, total: s.blocks * s.bsize };
+  } catch {
+    return null;
+  }
+}
+
+const mib = (b: number) => `${(b / 2 ** 20).toFixed(1)} MiB`;
+
+/**
+ * A write's error as the step should fail: a full filesystem (ENOSPC) or spent quota (EDQUOT) becomes
+ * the non-retryable `DiskFull`, naming the file and the free space — a retry would fail the same way
+ * while the run stalls; everything else is returned as it was.
+ */
+export function diskFullOr(e: unknown, file: string): unknown {
+  const code = (e as NodeJS.ErrnoException)?.code;
+  if (code !== 'ENOSPC' && code !== 'EDQUOT') return e;
+  const room = freeSpace(file);
+  return ApplicationFailure.create({
+    type: FAILURE.DiskFull,
+    nonRetryable: true,
+    message: `cannot write ${file}: ${code === 'ENOSPC' ? 'no space left on its device' : 'disk quota exceeded'}${
+      room ? ` (${mib(room.free)} free of ${mib(room.total)}, statfs)` : ''
+    }; the records already written are kept: free space there, then resume the run (chbench resume <run id>)`,
+    cause: e as Error,
+  });
+}
+
+/** {@link writeJsonFile} (atomic, pretty JSON); a full disk fails as {@link diskFullOr} says. */
+export function writeJsonAtomic(file: string, value: unknown): void {
+  try {
+    writeJsonFile(file, value);
+  } catch (e) {
+    throw diskFullOr(e, file);
+  }
+}
+
+/** {@link writeFileAtomic} (atomic text); a full disk fails as {@link diskFullOr} says. */
+export function writeTextAtomic(file: string, text: string): void {
+  try {
+    writeFileAtomic(file, text);
+  } catch (e) {
+    throw diskFullOr(e, file);
+  }
+}
 
 /** The file that marks a folder as a chbench results folder (written by the run's first step). */
 export const RESULTS_MARKER = '.chbench-results';
@@ -60,7 +108,7 @@ export function markResultsDir(resultsDir: string): void {
   const abs = path.resolve(resultsDir);
   mkdirSync(abs, { recursive: true });
   const marker = path.join(abs, RESULTS_MARKER);
-  if (!existsSync(marker)) writeFileAtomic(marker, 'A chbench results folder: one folder per run, db/ the embedded results database.\n');
+  if (!existsSync(marker)) writeTextAtomic(marker, 'A chbench results folder: one folder per run, db/ the embedded results database.\n');
 }
 
 /** Absolute directory of a run. `resultsDir` relative paths resolve against the worker's cwd; the run id becomes one safe path segment. */
@@ -170,6 +218,6 @@ function issueText(i: z.core.$ZodIssue, raw: unknown): string {
 export function writeRunSamples(dir: string, cellKeys: string[]): string {
   const file = path.join(dir, 'samples.jsonl');
   const parts = cellKeys.map((k) => path.join(dir, 'cells', sanitizePathSegment(k), 'samples.jsonl')).filter((f) => existsSync(f)).map((f) => readFileSync(f, 'utf8'));
-  writeFileAtomic(file, parts.join(''));
+  writeTextAtomic(file, parts.join(''));
   return file;
 }

@@ -34,6 +34,12 @@ export const FAILURE = {
   PreviousAttemptStuck: 'PreviousAttemptStuck',
   /** A record of an earlier start of the run does not parse with the results schema (validateSpec on resume). */
   UnreadableResult: 'UnreadableResult',
+  /**
+   * A results record could not be written: no space left on its filesystem (ENOSPC) or the quota is
+   * spent (EDQUOT). Names the file and the free bytes; not retried (a full disk stays full); the
+   * records already written are kept, and `chbench resume` continues once there is room.
+   */
+  DiskFull: 'DiskFull',
   /** The pod's image cannot be pulled (`ErrImagePull`/`ImagePullBackOff`; unknown version): the event text and the image (kubernetes target). */
   ImagePull: 'ImagePull',
   /** The pod stayed unschedulable for `timeouts.scheduleMs` (`FailedScheduling`, with the scheduler's text) (kubernetes target). */
