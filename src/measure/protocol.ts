@@ -147,6 +147,22 @@ function judgeColdRuns(samples: RunSample[], undroppable: ReturnType<typeof undr
  * @returns one record per query, with query_log rows, counters and statistics joined.
  * @throws whatever is not a query's own failure: a lost server, a cancellation, a network error.
  */
+/** What differs between the phase's active parts and a later snapshot (`a,b,c`), in words. */
+function partsDiff(phase: readonly string[], nowKey: string): string {
+  const now = nowKey ? nowKey.split(',') : [];
+  const added = now.filter((p) => !phase.includes(p));
+  const gone = phase.filter((p) => !now.includes(p));
+  const list = (xs: string[]) => xs.slice(0, 3).join(', ') + (xs.length > 3 ? `, … (+${xs.length - 3})` : '');
+  return (
+    [
+      added.length ? `${added.length} part(s) added (${list(added)})` : '',
+      gone.length ? `${gone.length} gone (${list(gone)})` : '',
+    ]
+      .filter(Boolean)
+      .join(', ') + ` (system.parts, active; ${phase.length} at the phase's start)`
+  );
+}
+
 export async function measureQueries(
   client: ClickHouseClient,
   table: string,
@@ -163,6 +179,10 @@ export async function measureQueries(
   // the embedded engine also reports its elapsed and rows read only then).
   const summaryComplete = !o.queryLog;
   const measuredOptions = { waitEndOfQuery: summaryComplete, onProgress: o.onProgress };
+  // The table the phase measures: its active parts when the phase begins. Every run must see the same
+  // (merges are stopped for the phase): anything else means the table changed under it.
+  const phaseParts = (await activeParts(client, table)).names;
+  const phaseKey = phaseParts.join(',');
   for (const q of queries) {
     const samples: RunSample[] = [];
     const examples: Record<string, string> = {};
@@ -231,7 +251,9 @@ export async function measureQueries(
           eventsBefore && eventsAfter
             ? 'system.events difference (embedded engine runs one statement at a time)'
             : null,
-        validity: { quiet: judgeQuiet(before !== after, busy) },
+        validity: {
+          quiet: judgeQuiet(before !== after, busy, before !== phaseKey ? partsDiff(phaseParts, before) : undefined),
+        },
         settings,
         ...(f.http_summary ? { http_summary: f.http_summary } : {}),
         summary_complete: f.summary_complete,

@@ -161,13 +161,28 @@ export function judgeWarm(coldMs: number | null, warmMinMs: number | null): RunV
   };
 }
 
-/** Judge quiescence of one run: the active parts must not change and no merge/mutation may run. */
-export function judgeQuiet(partsChanged: boolean, mergesOrMutations: number | null): RunValidity {
+/**
+ * Judge quiescence of one run: the active parts must not change during it, must be the parts the query
+ * phase started on (a table changed under the phase — rows inserted or parts merged between runs by
+ * anyone — measures another table), and no merge/mutation may run.
+ * @param changedSincePhase the parts before the run differ from the phase's first snapshot: what changed, in words
+ */
+export function judgeQuiet(
+  partsChanged: boolean,
+  mergesOrMutations: number | null,
+  changedSincePhase?: string,
+): RunValidity {
   const reasons: string[] = [];
   if (partsChanged) reasons.push('the set of active parts changed during the run');
+  if (changedSincePhase) reasons.push(`the table changed since the query phase began: ${changedSincePhase}`);
   if (mergesOrMutations === null) reasons.push('merges/mutations during the run unknown');
   else if (mergesOrMutations > 0) reasons.push(`${mergesOrMutations} merge(s)/mutation(s) ran on the table`);
-  const valid = partsChanged || (mergesOrMutations ?? 0) > 0 ? false : mergesOrMutations === null ? null : true;
+  const valid =
+    partsChanged || changedSincePhase || (mergesOrMutations ?? 0) > 0
+      ? false
+      : mergesOrMutations === null
+        ? null
+        : true;
   return { valid, label: valid === false ? 'not quiet' : valid === null ? 'quiet?' : 'quiet', reasons };
 }
 

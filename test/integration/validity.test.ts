@@ -7,11 +7,12 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { spawnSync } from 'node:child_process';
 import { assertFailureType } from '../helpers/assert-failure';
 import type { ClickHouseClient } from '@clickhouse/client';
 import { provisionEmbedded, teardownEmbedded } from '../../src/targets/embedded';
 import type { TargetHandle } from '../../src/schema/target';
-import { connect } from '../../src/clickhouse/client';
+import { connect, authHeaders } from '../../src/clickhouse/client';
 import { loadWorkload, renderTemplate, workloadQueries } from '../../src/lib/workload';
 import { measureQueries, type MeasureOptions } from '../../src/measure/protocol';
 import { confirmQuerySamples, measureInterleaved, type InterleavedSide } from '../../src/measure/confirmation';
@@ -136,6 +137,60 @@ test('a query run while inserts create new parts is flagged not quiet', async ()
     stop = true;
     await inserting;
   }
+});
+
+test('a table changed under the query phase (rows doubled between two queries) makes every later run not quiet, naming the change', async () => {
+  const { t, c } = await loadedTarget('changed');
+  const [q1, q3] = [...query('q1'), ...query('q3')];
+  // Another client doubles the table after q1's runs, before q3's (a separate process, waited for): no
+  // run sees the parts change while it runs, yet every run of q3 measures 2× the rows the phase began with.
+  const intrude = () => {
+    const r = spawnSync(
+      process.execPath,
+      [
+        '-e',
+        `fetch(${JSON.stringify(`${t.url}/?query=${encodeURIComponent('INSERT INTO logs SELECT * FROM logs')}`)}, { method: 'POST', headers: ${JSON.stringify(authHeaders(t))} }).then(async (r) => { if (r.status !== 200) { console.error(await r.text()); process.exit(1); } })`,
+      ],
+      { encoding: 'utf8', timeout: 60_000 },
+    );
+    assert.equal(r.status, 0, r.stderr);
+  };
+  let inserted = false;
+  const records = await measureQueries(
+    c,
+    'logs',
+    [q1!, q3!],
+    opts(t, {
+      onRun: (id) => {
+        if (id === 'q3' && !inserted) {
+          inserted = true;
+          intrude();
+        }
+      },
+    }),
+  );
+  const rows = Number(
+    (
+      (await (await c.query({ query: 'SELECT count() AS n FROM logs', format: 'JSONEachRow' })).json()) as {
+        n: string;
+      }[]
+    )[0]!.n,
+  );
+  assert.equal(rows, 2 * ROWS);
+  const [r1, r3] = records;
+  assert.ok(
+    r1!.samples.every((x) => x.validity.quiet.valid !== false),
+    "q1 ran on the phase's table",
+  );
+  const late = r3!.samples;
+  assert.ok(
+    late.length > 0 && late.every((x) => x.validity.quiet.valid === false),
+    JSON.stringify(r3!.samples.map((x) => x.validity.quiet)),
+  );
+  assert.match(
+    late[0]!.validity.quiet.reasons.join('; '),
+    /the table changed since the query phase began: \d+ part\(s\) added \(.*\) \(system\.parts, active; \d+ at the phase's start\)/,
+  );
 });
 
 test('an unknown setting, or one at the wrong level, is refused before anything is loaded', async () => {
