@@ -226,6 +226,7 @@ export const NON_RETRYABLE: readonly string[] = [
   FAILURE.NoIndex,
   FAILURE.PreviousAttemptStuck,
   FAILURE.UnreadableResult,
+  FAILURE.DiskFull,
   FAILURE.ImagePull,
   FAILURE.Unschedulable,
   FAILURE.VolumePending,
