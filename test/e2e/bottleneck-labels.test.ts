@@ -118,7 +118,12 @@ test(
     const free = await runCell('bottleneck-free', 100_000, { kind: 'embedded' });
     const hash = stepLabel(free, 'hash warm (baseline)');
     t.diagnostic(`unthrottled hash: ${hash.label}: ${hash.evidence}`);
-    assert.equal(hash.label, 'cpu-bound', hash.evidence);
+    // The label is the server's own CPU share: cpu-bound on a quiet host. When other processes took the
+    // cores (the evidence names them), the bottleneck cannot be told and the label says unknown — never
+    // cpu-bound from the host's load, never neither or disk-bound.
+    if (hash.label === 'unknown')
+      assert.match(hash.evidence, /other processes used \d\.\d\d cores, the server was starved of CPU/);
+    else assert.equal(hash.label, 'cpu-bound', hash.evidence);
     assert.match(hash.counters!.source, /^\/proc\/\d+$/);
     assert.ok(hash.counters!.cpu_ns > 0.1e9, `the hashing run used ${hash.counters!.cpu_ns} ns of CPU`);
 
