@@ -138,6 +138,7 @@ export function targetPassword(t: {
     } catch (e) {
       throw new Error(
         `target ${t.url}: its credential file ${t.passwordFile} cannot be read on this worker (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
+        { cause: e },
       );
     }
   }

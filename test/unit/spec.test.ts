@@ -141,7 +141,7 @@ test('a results directory the worker cannot write is refused without touching it
   assert.deepEqual(
     checkSpec({ ...base(), resultsDir: '/etc/hostname/x' }).problems,
     [],
-    "the CLI (not the worker) does not judge whether the worker can write there",
+    'the CLI (not the worker) does not judge whether the worker can write there',
   );
   // …but it refuses what no host should be given: a folder under /proc, and someone else's folder (/etc).
   assert.match(checkSpec({ ...base(), resultsDir: '/proc/nope' }).problems.join('\n'), /under \/proc, \/sys or \/dev/);
