@@ -5,6 +5,7 @@
 import { MockActivityEnvironment } from '@temporalio/testing';
 import type { HeartbeatDetails } from '../../src/clickhouse/statement-watch';
 import type { TargetHandle } from '../../src/schema/target';
+import { authHeaders } from '../../src/clickhouse/client';
 
 /** One heartbeat as the activity sent it, with the test's clock (epoch ms). */
 export interface Beat {
@@ -52,7 +53,10 @@ export interface EmbeddedStatement {
  * @throws Error on a non-200 answer
  */
 export async function embeddedRunning(target: TargetHandle): Promise<EmbeddedStatement[]> {
-  const r = await fetch(`${target.url}/chbench/running`, { signal: AbortSignal.timeout(5000) });
+  const r = await fetch(`${target.url}/chbench/running`, {
+    signal: AbortSignal.timeout(5000),
+    headers: authHeaders(target),
+  });
   if (!r.ok) throw new Error(`${target.url}/chbench/running: HTTP ${r.status}`);
   return (await r.json()) as EmbeddedStatement[];
 }
