@@ -201,12 +201,28 @@ export function compareSamples(
   if (ratio === null || ci_low === null || ci_high === null)
     return { ...base, verdict: 'unstable', reason: `a median is 0 ms (baseline ${mb} ms, new ${mn} ms): no ratio` };
   // The learned noise itself (not the threshold floored at minChange) decides: a large minChange never makes a query unstable.
-  if (noise! > opts.unstableAbove)
+  // A noisy baseline still decides a change far beyond its noise: the whole interval outside (1 + noise)²
+  // (an 18× speed-up is not "unstable" because the baseline's runs disagree by 32 %).
+  if (noise! > opts.unstableAbove) {
+    const far = (1 + noise!) ** 2;
+    if (ci_low > far)
+      return {
+        ...base,
+        verdict: 'regression',
+        reason: `ratio ${r3(ratio)}, ${ci} above (1 + noise)² ${r3(far)}: far beyond the baseline's own disagreement of up to ${pct(noise!)} (above unstableAbove ${pct(opts.unstableAbove)})`,
+      };
+    if (ci_high < 1 / far)
+      return {
+        ...base,
+        verdict: 'improvement',
+        reason: `ratio ${r3(ratio)}, ${ci} below 1 / (1 + noise)² ${r3(1 / far)}: far beyond the baseline's own disagreement of up to ${pct(noise!)} (above unstableAbove ${pct(opts.unstableAbove)})`,
+      };
     return {
       ...base,
       verdict: 'unstable',
-      reason: `the baseline's own runs disagree by up to ${pct(noise!)} (95th pct of its half-splits), above unstableAbove ${pct(opts.unstableAbove)}: ratio ${r3(ratio)} not judged`,
+      reason: `the baseline's own runs disagree by up to ${pct(noise!)} (95th pct of its half-splits), above unstableAbove ${pct(opts.unstableAbove)}: ratio ${r3(ratio)} not judged (only a change whose interval lies beyond (1 + noise)² ${r3(far)} is)`,
     };
+  }
   if (ci_low > 1 + threshold)
     return {
       ...base,

@@ -109,6 +109,12 @@ test('unstable: too few warm runs on a side, and a baseline whose own noise exce
   assert.equal(noisy.verdict, 'unstable');
   assert.ok(noisy.threshold! > 0.3);
   assert.match(noisy.reason, /above unstableAbove 30 %/);
+  // The same noisy baseline still decides a change far beyond its noise (an 18× speed-up): the interval
+  // below 1 / (1 + noise)².
+  const noisyBase = lognormalSamples(rng, 15, 100, 0.4);
+  const far = compareSamples(noisyBase, lognormalSamples(rng, 15, 100 / 18, 0.1), { ...OPTS, seed: 1 });
+  assert.equal(far.verdict, 'improvement', far.reason);
+  assert.match(far.reason, /below 1 \/ \(1 \+ noise\)² .*far beyond the baseline's own disagreement/);
   const high = simulateDetection({ n: 7, sigma: 0.4, trueRatio: 1, seeds: 50, options: OPTS });
   assert.ok(high.counts.unstable >= 45, `40 % noise is mostly unstable: ${JSON.stringify(high.counts)}`);
 });
