@@ -822,12 +822,18 @@ function toMeasureAgain(e: VerdictEntry, kind: 'warm' | 'cold'): 'confirm' | 're
  * (record order), then the pairs whose comparisons are still `inconclusive` with an interval (the adaptive
  * step: they are measured again and judged on both passes combined), most undecided queries first. The
  * workflow re-runs as many pairs as `verdicts.confirmPairs` allows, in this order.
+ * @param o.remeasure false: only the faster/slower awaiting confirmation (targets that cannot run the re-run's two cells at once)
  */
-export function verdictsToConfirm(record: VerdictsRecord, runId: string, kind: 'warm' | 'cold'): FlaggedPair[] {
+export function verdictsToConfirm(
+  record: VerdictsRecord,
+  runId: string,
+  kind: 'warm' | 'cold',
+  o: { remeasure?: boolean } = {},
+): FlaggedPair[] {
   const byPair = new Map<string, FlaggedPair & { confirms: number; remeasures: number }>();
   for (const e of record.entries) {
     const why = toMeasureAgain(e, kind);
-    if (!why) continue;
+    if (!why || (why === 'remeasure' && o.remeasure === false)) continue;
     const pairKey = `${e.reference}→${e.cell}`;
     const f = byPair.get(pairKey) ?? {
       pairKey,

@@ -241,6 +241,10 @@ test('a planted 1.5× slowdown of q3 is slower (awaiting its re-run), the others
   // The pair is re-run for q3's confirmation and, in the same cells, for its still-inconclusive queries (the adaptive step).
   const toRerun = verdictsToConfirm(r, 'r', 'warm');
   assert.equal(toRerun.length, 1);
+  // Where the re-run's two cells cannot run at once (kubernetes, docker): only the flagged query.
+  assert.deepEqual(verdictsToConfirm(r, 'r', 'warm', { remeasure: false })[0]!.queries, [
+    { query_id: 'q3', phase: 'baseline' },
+  ]);
   assert.deepEqual(
     { ...toRerun[0]!, queries: [] },
     {

@@ -31,6 +31,14 @@ export interface VerdictsInput {
   runId: string;
 }
 
+/**
+ * Whether the adaptive step measures inconclusive comparisons again: on targets whose two re-run cells
+ * run side by side on the worker's host (embedded, local). A kubernetes or docker re-run needs room for
+ * two more servers at once (a one-node cluster cannot schedule them): there only faster/slower are re-run.
+ */
+const remeasures = (spec: { target: { kind: string } }) =>
+  spec.target.kind === 'embedded' || spec.target.kind === 'local';
+
 /** What the workflow keeps of a record. */
 function summaryOf(r: VerdictsRecord): VerdictsSummary {
   const counts: Record<string, number> = {};
@@ -59,8 +67,8 @@ export function createJudgeVerdicts() {
       });
       writeJsonAtomic(verdictsFile(input.resultsDir, input.runId), record);
       return {
-        warm: verdictsToConfirm(record, v.runId, 'warm'),
-        cold: verdictsToConfirm(record, v.runId, 'cold'),
+        warm: verdictsToConfirm(record, v.runId, 'warm', { remeasure: remeasures(v.spec) }),
+        cold: verdictsToConfirm(record, v.runId, 'cold', { remeasure: remeasures(v.spec) }),
         summary: summaryOf(record),
       };
     },
