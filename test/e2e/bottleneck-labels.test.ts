@@ -103,6 +103,9 @@ test(
       kind: 'embedded',
       resources: { volume: { profile: 'explicit', readMiBps: 20 } },
     });
+    const end = readRecord(path.join(throttled, 'metrics-end.json'), MetricsSnapshot);
+    // Every window's evidence first: when an assertion below fails, the log shows which window and why.
+    for (const l of end.local_bottleneck?.steps ?? []) t.diagnostic(`  ${l.step}: ${l.label} — ${l.evidence}`);
     const cold = stepLabel(throttled, 'scan cold (baseline)');
     t.diagnostic(`throttled cold scan: ${cold.label}: ${cold.evidence}`);
     assert.equal(cold.label, 'disk-bound', cold.evidence);
@@ -110,10 +113,13 @@ test(
     assert.ok(cold.counters!.read_bytes_per_s <= 20 * MiB * 1.1, cold.evidence);
     assert.equal(cold.limit_held, true);
     assert.match(cold.counters!.source, /^cgroup v[12] chbench\//);
-    const end = readRecord(path.join(throttled, 'metrics-end.json'), MetricsSnapshot);
     assert.match(end.local_bottleneck!.limits, /volume limits: read 20 MiB\/s on \S+ \(\d+:\d+\), cgroup v/);
+    assert.deepEqual(
+      end.local_bottleneck!.steps.filter((l) => l.limit_held === false).map((l) => `${l.step}: ${l.evidence}`),
+      [],
+      'every window held the read limit',
+    );
     assert.equal(end.local_bottleneck!.limits_held, true);
-    for (const l of end.local_bottleneck!.steps) t.diagnostic(`  ${l.step}: ${l.label} — ${l.evidence}`);
 
     const free = await runCell('bottleneck-free', 100_000, { kind: 'embedded' });
     const hash = stepLabel(free, 'hash warm (baseline)');
