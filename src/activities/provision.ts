@@ -12,7 +12,9 @@ import { provisionCellTarget, type ProvisionDeps } from '../targets';
 import { ProbeInterruptedError } from '../clickhouse/probe';
 import { probeInterruptedFailure, readServerInfo } from '../clickhouse/server-info';
 import { cellDir, requireRunStore } from '../results/store';
-import { cellCannotRunReason } from '../lib/workload';
+import { cellCannotRunReason, loadWorkload } from '../lib/workload';
+import { requireSpace, type CellSpaceInput } from '../results/space-check';
+import path from 'node:path';
 import { resolveCellSettings } from '../measure/cell-settings';
 import { refusedBeforeLoad } from '../measure/schema-check';
 import type { CellInput, ProvisionResult } from '../schema/cell';
@@ -21,6 +23,21 @@ import { heartbeat } from '../temporal/activity-context';
 import { hostFacts } from '../temporal/host';
 
 export type { ProvisionDeps };
+
+/** What {@link requireSpace} needs of a cell: its rows, codec, runs and, for a server on this host, where its data goes. */
+function spaceInput(cell: CellInput, workDir: string): CellSpaceInput {
+  const queries = cell.queries?.length ?? loadWorkload(cell.workload).queries.length;
+  const p = cell.protocol;
+  return {
+    resultsDir: cell.resultsDir,
+    runId: cell.runId,
+    cellKey: cell.cellKey,
+    rows: cell.scale,
+    codec: cell.codec,
+    runs: queries * (p.coldRuns + p.warmupRuns + p.warmRuns),
+    ...(cell.target.kind === 'embedded' || cell.target.kind === 'local' ? { dataDir: path.resolve(workDir) } : {}),
+  };
+}
 
 /** Activity factory. */
 export function createProvision(deps: ProvisionDeps) {
@@ -35,7 +52,9 @@ export function createProvision(deps: ProvisionDeps) {
      *   results store; `InvalidSetting` when a requested setting is refused; `CodecRefused` when the
      *   server refuses a codec of the cell's profile (all non-retryable); `ProbeInterrupted` when the
      *   server stopped answering during the capability probe (retryable before attempt
-     *   `PROBE_INTERRUPTED_ATTEMPTS`, src/schema/failures.ts); no `probe.json` is written then.
+     *   `PROBE_INTERRUPTED_ATTEMPTS`, src/schema/failures.ts); no `probe.json` is written then;
+     *   `DiskFull` when the cell's estimated writes exceed the free space (src/results/space-check.ts),
+     *   before anything starts.
      */
     async provision(cell: CellInput, fresh = false): Promise<ProvisionResult> {
       heartbeat({ step: 'provision' });
@@ -44,6 +63,9 @@ export function createProvision(deps: ProvisionDeps) {
       // execution (a failed cell being run again) must never mix into this one's result. The
       // attempts of this execution's provisioning so far are kept (they are part of its record).
       if (fresh) clearCellDirKeepingAttempts(cellDir(cell.resultsDir, cell.runId, cell.cellKey));
+      // Room for what the cell will write (records; the data where the server runs on this host),
+      // checked before anything starts. A re-provision (fresh = false) finds its data already written.
+      if (fresh) requireSpace(spaceInput(cell, deps.workDir));
       const target = await provisionCellTarget(cell, deps);
       heartbeat({ step: 'provision', url: target.url });
       return withStepContext({ cell, target }, async (ctx) => {

@@ -12,6 +12,7 @@ import { taskQueuePollers, type PollerSeen } from '../temporal/run-client';
 import type { ProgressView } from '../temporal/progress';
 import type { MatrixProgress } from '../schema/progress';
 import { readRecordIfExists } from '../results/store';
+import { processMentions } from '../process/proc';
 import { CellResult, RunRecord } from '../schema/results';
 import { KubernetesFacts, TargetRecord } from '../schema/target';
 
@@ -264,6 +265,12 @@ export interface KeptServer {
   pod?: string;
   /** The provision record it was read from. */
   record: string;
+  /**
+   * Whether it still runs: `true`/`false` for a server with a pid and a data dir (its process is alive
+   * and its `/proc/<pid>/cmdline` names the data dir — a recycled pid is not it); `undefined` where
+   * this host cannot tell (docker, kubernetes, external).
+   */
+  running?: boolean;
 }
 
 /**
@@ -295,6 +302,7 @@ export function keptServers(dir: string): KeptServer[] {
         ...(t.dataDir ? { dataDir: t.dataDir } : {}),
         ...(podName ? { pod: `${kube?.namespace ?? '?'}/${podName}${kube?.pvc ? ` (PVC ${kube.pvc})` : ''}` } : {}),
         record,
+        ...(t.pid !== undefined && t.dataDir ? { running: processMentions(t.pid, t.dataDir) } : {}),
       });
     } catch {
       /* unreadable record: not listed */
@@ -303,23 +311,47 @@ export function keptServers(dir: string): KeptServer[] {
   return out;
 }
 
-/** Lines listing {@link keptServers} (none when the list is empty). */
+/** One server's line: kind, URL, pid, data dir, pod, and the record it was read from. */
+function keptServerLine(s: KeptServer): string {
+  const where = [
+    s.pid !== undefined ? `pid ${s.pid}` : '',
+    s.dataDir ? `data dir ${s.dataDir}` : '',
+    s.pod ? `pod ${s.pod}` : '',
+  ]
+    .filter(Boolean)
+    .join(', ');
+  return `  ${s.cellKey}: ${s.kind} at ${s.url}${where ? ` (${where})` : ''}; recorded in ${s.record}`;
+}
+
+/**
+ * Lines listing {@link keptServers} (none when the list is empty). "kept running" is said only of a
+ * server whose process was seen alive (or whose kind this host cannot check: "not torn down"); one
+ * whose process is gone is listed apart: only its folder is left.
+ */
 export function keptServerLines(servers: readonly KeptServer[]): string[] {
   if (!servers.length) return [];
-  return [
-    `${servers.length} server(s) kept running (not torn down); remove them with \`chbench gc\`${servers.some((s) => s.kind === 'kubernetes') ? ' (pods: `chbench gc --kubernetes`)' : ''}${servers.some((s) => s.kind === 'docker') ? ' (containers: `chbench gc --docker`)' : ''} once the run is closed:`,
-    ...servers.map(
-      (s) =>
-        `  ${s.cellKey}: ${s.kind} at ${s.url}${[
-          s.pid !== undefined ? `pid ${s.pid}` : '',
-          s.dataDir ? `data dir ${s.dataDir}` : '',
-          s.pod ? `pod ${s.pod}` : '',
-        ]
-          .filter(Boolean)
-          .map((x, i) => (i ? `, ${x}` : ` (${x}`))
-          .join('')}${s.pid !== undefined || s.dataDir || s.pod ? ')' : ''}; recorded in ${s.record}`,
-    ),
-  ];
+  const gc = (list: readonly KeptServer[]) =>
+    `\`chbench gc\`${list.some((s) => s.kind === 'kubernetes') ? ' (pods: `chbench gc --kubernetes`)' : ''}${list.some((s) => s.kind === 'docker') ? ' (containers: `chbench gc --docker`)' : ''}`;
+  const running = servers.filter((s) => s.running === true);
+  const unknown = servers.filter((s) => s.running === undefined);
+  const gone = servers.filter((s) => s.running === false);
+  const out: string[] = [];
+  if (running.length)
+    out.push(
+      `${running.length} server(s) kept running (not torn down; the process is alive); remove them with ${gc(running)} once the run is closed:`,
+      ...running.map(keptServerLine),
+    );
+  if (unknown.length)
+    out.push(
+      `${unknown.length} server(s) not torn down (may still be running); remove them with ${gc(unknown)} once the run is closed:`,
+      ...unknown.map(keptServerLine),
+    );
+  if (gone.length)
+    out.push(
+      `${gone.length} server(s) not torn down whose process is gone (only the data folder is left); remove it with ${gc(gone)}:`,
+      ...gone.map(keptServerLine),
+    );
+  return out;
 }
 
 /**

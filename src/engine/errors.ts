@@ -36,6 +36,7 @@ export function statusFor(type: string): number {
     )
   )
     return 404;
+  if (type === 'ACCESS_DENIED' || type === 'DATABASE_ACCESS_DENIED') return 403;
   if (type === 'NOT_IMPLEMENTED') return 501;
   if (type === 'QUERY_IS_TOO_LARGE') return 413;
   return 500;

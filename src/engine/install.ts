@@ -37,6 +37,12 @@ export interface PypiBuild {
   clickhouse: string;
   /** Install with `--no-deps` (the build imports without pyarrow/pandas). */
   noDeps: boolean;
+  /**
+   * Its dependencies, pinned (`name==version`, what `pip freeze` listed besides the build itself in
+   * an install made for this table): installed with them as pip constraints and checked after the
+   * install, so a label means the same packages on every machine and every day. Empty: none.
+   */
+  lock: readonly string[];
   /** What the build cannot do, as a user reads it (shown by `chbench engines list` and the report). */
   limits: string[];
 }
@@ -48,6 +54,7 @@ export const PYPI_BUILDS: readonly PypiBuild[] = [
     version: '1.4.1',
     clickhouse: '23.10.1.1',
     noDeps: false,
+    lock: [],
     limits: [
       're-opens its data for every statement (caches are cold for every query; mutations make no progress between statements)',
       'no system.parts / merges / mutations / processes: partitions, parts, part formats and per-part codecs are n/a, the merge wait is not observable (rows and bytes on disk from system.tables; column sizes from system.columns, n/a for Compact parts)',
@@ -62,6 +69,7 @@ export const PYPI_BUILDS: readonly PypiBuild[] = [
     version: '3.1.2',
     clickhouse: '24.8.4.1',
     noDeps: false,
+    lock: ['numpy==2.4.6', 'pandas==3.1.1', 'pyarrow==26.0.1', 'python-dateutil==4.0.0', 'tzdata==2026.6'],
     limits: [
       'no streaming (results are buffered)',
       'no second session while a statement runs (no progress, no KILL of a running statement)',
@@ -74,6 +82,7 @@ export const PYPI_BUILDS: readonly PypiBuild[] = [
     version: '3.7.2',
     clickhouse: '25.8.2.1',
     noDeps: false,
+    lock: ['numpy==2.4.6', 'pandas==3.1.1', 'pyarrow==26.0.1', 'python-dateutil==4.0.0', 'tzdata==2026.6'],
     limits: [
       'no second session while a statement runs (no progress, no KILL of a running statement)',
       'JSON statistics say rows_read 0',
@@ -85,6 +94,7 @@ export const PYPI_BUILDS: readonly PypiBuild[] = [
     version: '26.1.0',
     clickhouse: '26.1.2.1',
     noDeps: false,
+    lock: ['numpy==2.4.6', 'pandas==3.1.1', 'pyarrow==26.0.1', 'python-dateutil==4.0.0', 'tzdata==2026.6'],
     limits: ['JSON statistics say rows_read 0', 'no system.query_log'],
   },
   {
@@ -92,6 +102,7 @@ export const PYPI_BUILDS: readonly PypiBuild[] = [
     version: '26.3.0',
     clickhouse: '26.3.9.1',
     noDeps: false,
+    lock: ['numpy==2.4.6', 'pandas==3.1.1', 'pyarrow==26.0.1', 'python-dateutil==4.0.0', 'tzdata==2026.6'],
     limits: ['JSON statistics say rows_read 0', 'no system.query_log'],
   },
   {
@@ -99,6 +110,7 @@ export const PYPI_BUILDS: readonly PypiBuild[] = [
     version: '26.5.0',
     clickhouse: '26.5.1.1',
     noDeps: false,
+    lock: ['numpy==2.4.6', 'pandas==3.1.1', 'pyarrow==26.0.1', 'python-dateutil==4.0.0', 'tzdata==2026.6'],
     limits: ['no system.query_log'],
   },
   {
@@ -106,6 +118,7 @@ export const PYPI_BUILDS: readonly PypiBuild[] = [
     version: '26.9.0',
     clickhouse: '26.9.2.1',
     noDeps: true,
+    lock: [],
     limits: [],
   },
 ];
@@ -301,8 +314,10 @@ async function withLock<T>(lock: string, signal: AbortSignal | undefined, fn: ()
  * Install `build` into the cache (idempotent: an installed build is returned as is).
  *
  * Steps: `python3 -m venv` (the interpreter `CHBENCH_ENGINES_PYTHON`, default `python3`) in a
- * staging directory, `pip install [--no-deps] <package>==<version>`, `SELECT version()` through the
- * new environment (must equal {@link PypiBuild.clickhouse}), manifest, rename into place.
+ * staging directory, `pip install [--no-deps] -c <lock> <package>==<version>` (the build's
+ * {@link PypiBuild.lock} as constraints), `pip freeze` must list exactly the build and its lock,
+ * `SELECT version()` through the new environment (must equal {@link PypiBuild.clickhouse}),
+ * manifest, rename into place.
  *
  * @param opts.onProgress receives pip's output lines (for heartbeats and the CLI)
  * @param opts.signal kills pip / the venv step; the staging directory is removed
@@ -330,7 +345,10 @@ export async function installEngine(
       say(`creating a Python environment for ${requirement(build)}`);
       await run(process.env.CHBENCH_ENGINES_PYTHON || 'python3', ['-m', 'venv', staging], { signal: opts.signal });
       const py = path.join(staging, 'bin', 'python');
-      say(`pip install ${requirement(build)}${build.noDeps ? ' --no-deps' : ''}`);
+      // The dependency set is pinned: pip may choose only the locked versions (constraints).
+      const lockFile = path.join(staging, 'chbench-lock.txt');
+      fs.writeFileSync(lockFile, [requirement(build), ...build.lock].join('\n') + '\n');
+      say(`pip install ${requirement(build)}${build.noDeps ? ' --no-deps' : ''} -c ${lockFile}`);
       await run(
         py,
         [
@@ -342,10 +360,29 @@ export async function installEngine(
           '--progress-bar',
           'off',
           ...(build.noDeps ? ['--no-deps'] : []),
+          '-c',
+          lockFile,
           requirement(build),
         ],
         { signal: opts.signal, onLine: say },
       );
+      // … and checked: exactly the build and its lock, nothing more or other.
+      const frozen = (await run(py, ['-m', 'pip', 'freeze', '--disable-pip-version-check'], { signal: opts.signal }))
+        .split('\n')
+        .map((l) => l.trim().toLowerCase())
+        .filter((l) => l && !l.startsWith('#'));
+      const want = [requirement(build), ...build.lock].map((l) => l.toLowerCase());
+      const extra = frozen.filter((l) => !want.includes(l));
+      const missing = want.filter((l) => !frozen.includes(l));
+      if (extra.length || missing.length)
+        throw new Error(
+          `the installed packages differ from the build's lock: ${[
+            extra.length ? `not in the lock ${extra.join(', ')}` : '',
+            missing.length ? `missing ${missing.join(', ')}` : '',
+          ]
+            .filter(Boolean)
+            .join('; ')}`,
+        );
       say(`reading back the engine's version()`);
       const out = await run(
         py,

@@ -164,9 +164,18 @@
  * left. Measured (bench/results/big-result-server.json): a 1 GB JSONCompact result grew the server
  * by +3,140 MB before, and holds only the engine's working memory now. `X-Chbench-Buffered-In`
  * says `file`, or `memory` (every other statement) with the reason for a SELECT/WITH that could not
- * go to a file (`memory; the statement has its own INTO OUTFILE`). While the body goes out the
+ * go to a file. A client's own `INTO OUTFILE` is refused (see "Reach" below). While the body goes out the
  * statement is listed as `sending` in `/chbench/running` without holding the mutex; a KILL QUERY of
  * it cuts the response.
+ *
+ * ## Reach: nothing outside the engine's data
+ * chdb is ClickHouse's local mode: its `file()`, `url()`, `INTO OUTFILE`, `executable()`, … are not
+ * confined to a user-files folder as a server's are. Every statement a client sends is checked by
+ * `reachProblem` (sql-reach.ts) before it is queued, and refused with code 291
+ * (`DATABASE_ACCESS_DENIED`, what a server answers for a path outside user_files) naming the call.
+ * Only the server's own result files are written with OUTFILE. With the credential check (every
+ * request carries the server's password), a local user can neither run statements nor, through the
+ * worker's, reach outside the data folder.
  *
  * ## Errors after the response started (emulating ClickHouse ≥ 25.11, read in its source)
  * Every query response carries `X-ClickHouse-Exception-Tag: <16 random lower-case letters/digits>`.
@@ -238,6 +247,7 @@ import { createNpmDriver } from './npm-driver';
 import { createPythonDriver } from './python-driver';
 import { setStatementLog, statementLog, StatementQueue, type SendingHandle } from './queue';
 import { analyzeSql } from './sql-shape';
+import { reachProblem } from './sql-reach';
 
 // ---------------------------------------------------------------------------------------------
 // The engine
@@ -666,6 +676,9 @@ async function main(): Promise<void> {
     if (rawInsert || fileInsert) sql = insertSql;
     else if (qParam !== '' && body.length > 0) sql = `${qParam}\n${body.toString('utf8')}`;
     else sql = qParam !== '' ? qParam : body.toString('utf8');
+    // Nothing that reaches files, URLs, processes or other servers (chdb's local mode does not confine them).
+    const reach = reachProblem(sql);
+    if (reach) throw new ServerError(291, 'DATABASE_ACCESS_DENIED', reach);
 
     if (engine.queue.find(queryId)) {
       throw new ServerError(
@@ -752,8 +765,7 @@ async function main(): Promise<void> {
     let memoryReason: string | undefined;
     if (!streamable && !rawInsert && !fileInsert && (shape.first === 'SELECT' || shape.first === 'WITH')) {
       const full = analyzeSql(sql);
-      if (full.intoOutfile) memoryReason = 'the statement has its own INTO OUTFILE';
-      else if (full.multi) memoryReason = 'multi-statement';
+      if (full.multi) memoryReason = 'multi-statement';
       else job.resultFile = path.join(resultsDir, randomUUID());
     }
     let sending: SendingHandle | undefined;

@@ -40,6 +40,12 @@ export const FAILURE = {
    * records already written are kept, and `chbench resume` continues once there is room.
    */
   DiskFull: 'DiskFull',
+  /**
+   * An installed engine is damaged: its files differ from pip's RECORD (a truncated library, a missing
+   * file), or its server died before listening twice in a row the same way. Names the engine and the
+   * command that repairs it (`chbench engines install <label>`); a retry would die the same way.
+   */
+  EngineDamaged: 'EngineDamaged',
   /** The pod's image cannot be pulled (`ErrImagePull`/`ImagePullBackOff`; unknown version): the event text and the image (kubernetes target). */
   ImagePull: 'ImagePull',
   /** The pod stayed unschedulable for `timeouts.scheduleMs` (`FailedScheduling`, with the scheduler's text) (kubernetes target). */
@@ -227,6 +233,7 @@ export const NON_RETRYABLE: readonly string[] = [
   FAILURE.PreviousAttemptStuck,
   FAILURE.UnreadableResult,
   FAILURE.DiskFull,
+  FAILURE.EngineDamaged,
   FAILURE.ImagePull,
   FAILURE.Unschedulable,
   FAILURE.VolumePending,

@@ -13,6 +13,7 @@ import * as path from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
 import { FAILURE } from '../../src/schema/failures';
 import { freeSpace, writeJsonAtomic } from '../../src/results/store';
+import { cellSpaceNeeds, requireSpace, spaceProblem } from '../../src/results/space-check';
 import { createTeardown } from '../../src/activities/teardown';
 import type { CellInput } from '../../src/schema/cell';
 
@@ -78,5 +79,71 @@ describe('a full results disk', { skip: root ? false : 'needs root (mounts a tmp
     }).teardownUnprovisioned(cell);
     assert.equal(out.torn_down, true);
     assert.match(out.note ?? '', /^teardown done; cannot write .*teardown\.json: no space left on its device/);
+  });
+
+  it('before a cell: its estimated writes against the free space, refused with the paths and figures; a cell that fits passes', () => {
+    fs.rmSync(path.join(mnt, 'filler'), { force: true });
+    const input = {
+      resultsDir: mnt,
+      runId: 'space',
+      cellKey: 'v26.7-zstd3',
+      rows: 100_000,
+      codec: 'ZSTD(3)',
+      runs: 50,
+    };
+    // Records only: 16 MiB + 50 runs × 4 KiB does not fit a 1 MiB disk.
+    assert.throws(
+      () => requireSpace(input),
+      (e: ApplicationFailure) => {
+        assert.equal(e.type, FAILURE.DiskFull);
+        assert.equal(e.nonRetryable, true);
+        assert.match(
+          e.message,
+          new RegExp(
+            `^cell v26\\.7-zstd3: not enough free space for this cell on ${path.join(mnt, 'space').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: it needs ≈ 16\\.2 MiB \\(records 16\\.2 MiB \\(16\\.0 MiB \\+ 50 runs × 4 KiB\\)\\), statfs says [\\d.]+ (KiB|MiB) free of 1\\.0 MiB\\. Nothing was started; .*chbench resume space`,
+          ),
+        );
+        return true;
+      },
+    );
+    // Data on this host: estimated from a finished cell of the run (bytes on disk per row), stated.
+    const work = fs.mkdtempSync(path.join(os.tmpdir(), 'chbench-space-work-'));
+    const results = fs.mkdtempSync(path.join(os.tmpdir(), 'chbench-space-results-'));
+    try {
+      const storage = path.join(results, 'space', 'cells', 'v26.3-zstd3', 'storage.json');
+      writeJsonAtomic(storage, {
+        table: 'logs',
+        rows: 1_000_000,
+        active_parts: 3,
+        compressed_bytes: 9e6,
+        uncompressed_bytes: 4e7,
+        bytes_on_disk: 1e7,
+        ratio: 4.4,
+        part_types: { Wide: 3 },
+        columns: null,
+        columns_unavailable_reason: 'test',
+        sources: {},
+      });
+      const needs = cellSpaceNeeds({ ...input, resultsDir: results, dataDir: work, rows: 1e9 });
+      assert.equal(needs[1]!.bytes, 1e9 * 10 * 1.5);
+      assert.match(
+        needs[1]!.basis,
+        /^data 13\.97 GiB \(1,000,000,000 rows × 10\.0 B\/row on disk measured by cell v26\.3-zstd3 × 1\.5 for merges\)$/,
+      );
+      const free = freeSpace(work)!.free;
+      if (free < 1e9 * 15) assert.match(spaceProblem(needs) ?? '', /not enough free space .* data 13\.97 GiB/);
+      assert.equal(
+        spaceProblem(cellSpaceNeeds({ ...input, resultsDir: results, dataDir: work, rows: 1000 })),
+        undefined,
+      );
+      // Another codec's measurement is used only when none of the same codec exists, and says so.
+      assert.match(
+        cellSpaceNeeds({ ...input, codec: 'LZ4', resultsDir: results, dataDir: work })[1]!.basis,
+        /another codec/,
+      );
+    } finally {
+      fs.rmSync(work, { recursive: true, force: true });
+      fs.rmSync(results, { recursive: true, force: true });
+    }
   });
 });

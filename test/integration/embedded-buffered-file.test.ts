@@ -102,13 +102,12 @@ describe('embedded server: buffered results through a file', { timeout: 300_000 
     assert.equal(z.headers['content-encoding'], 'gzip');
     assert.equal(zlib.gunzipSync(await readAll(z)).toString(), '0\n1\n2\n3\n4\n');
 
-    // A statement with its own INTO OUTFILE stays in memory, and says so.
+    // A statement with its own INTO OUTFILE is refused (it would write a file anywhere); nothing is written.
     const own = path.join(handle.dataDir!, 'own.tsv');
     const o = await post(handle.url, `SELECT 1 INTO OUTFILE '${own}' FORMAT TSV`, { wait_end_of_query: '1' });
-    await readAll(o);
-    assert.equal(o.statusCode, 200);
-    assert.match(String(o.headers['x-chbench-buffered-in']), /^memory; .*INTO OUTFILE/);
-    assert.equal(fs.readFileSync(own, 'utf8'), '1\n');
+    assert.equal(o.statusCode, 403);
+    assert.match((await readAll(o)).toString(), /Code: 291\..*INTO OUTFILE is not allowed/);
+    assert.equal(fs.existsSync(own), false);
 
     // A statement failing half-way leaves no file.
     const bad = await post(

@@ -134,6 +134,32 @@ describe('embedded target (chdb in a separate process)', { timeout: 180_000 }, (
     assert.equal(probe.stdout.trim(), '403 516', probe.stderr);
   });
 
+  it('with the credential: nothing reaches a file, a URL or a process (291, nothing written); the engine data stays usable', async () => {
+    const outside = path.join(handle.dataDir!, '..', `outside-${randomUUID()}`);
+    const refused = [
+      "SELECT * FROM file('/etc/shadow', 'LineAsString')",
+      "SELECT file('/etc/hostname')",
+      "SELECT 1 AS \"#\", line FROM file('/etc/shadow', 'LineAsString')",
+      "SELECT $$'$$, line FROM `file`('/etc/shadow', 'LineAsString')",
+      `SELECT 1 INTO OUTFILE '${outside}' FORMAT TSV`,
+      `INSERT INTO FUNCTION file('${outside}', 'TSV', 'x UInt8') VALUES (1)`,
+      `CREATE TABLE leak (x UInt8) ENGINE = File(TSV, '${outside}')`,
+      "SELECT * FROM url('http://127.0.0.1:1/', 'TSV', 'x String')",
+      "SELECT * FROM executable('cat /etc/shadow', 'TSV', 'x String')",
+      "SELECT * FROM remote('127.0.0.1:9000', system.one)",
+    ];
+    for (const q of refused) {
+      const r = await fetch(`${handle.url}/?query=${encodeURIComponent(q)}`, { method: 'POST', headers: auth });
+      const text = await r.text();
+      assert.equal(r.headers.get('x-clickhouse-exception-code'), '291', `${q} → ${r.status} ${text}`);
+      assert.doesNotMatch(text, /root:/);
+    }
+    assert.equal(fs.existsSync(outside), false, 'nothing written outside the data folder');
+    // The engine still answers a plain statement, and a string that merely mentions file( is data.
+    const ok = await fetch(`${handle.url}/?query=${encodeURIComponent("SELECT 'file(1)' AS s")}`, { headers: auth });
+    assert.equal((await ok.text()).trim(), 'file(1)');
+  });
+
   it('answers ping', async () => {
     const r = await client.ping();
     assert.equal(r.success, true);

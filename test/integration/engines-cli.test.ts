@@ -2,8 +2,10 @@
  * `chbench engines list | install | remove` as a user runs them, on a temporary CHBENCH_ENGINES_DIR:
  * an empty cache lists nothing installed and every label available; `install 26.9` is a real pip
  * install (wheels from pip's configured sources and cache, ~10-30 s) after which `list` shows the
- * ClickHouse version read back from the installed engine; `remove` refuses while a process runs
- * from the environment and deletes it once none does.
+ * ClickHouse version read back from the installed engine; a damaged install (a changed file, a
+ * truncated library) is listed as damaged, fails a provision at once with `EngineDamaged` naming the
+ * file and the repair, and `install` repairs it; `remove` refuses while a process runs from the
+ * environment and deletes it once none does.
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -14,6 +16,27 @@ import path from 'node:path';
 import { runCliToEnd } from '../helpers/cli-process';
 import { REPO_ROOT } from '../../src/config';
 import type { EngineList } from '../../src/cli/commands/engines';
+import type { ApplicationFailure } from '@temporalio/common';
+import { sitePackages } from '../../src/engine/verify';
+import { provisionEmbedded } from '../../src/targets/embedded/provision';
+import { FAILURE } from '../../src/schema/failures';
+
+/** The largest regular file under `dir` (an engine's native library). */
+function largestFile(dir: string): string {
+  let best = { file: '', size: -1 };
+  const walk = (d: string) => {
+    for (const n of fs.readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, n.name);
+      if (n.isDirectory()) walk(p);
+      else if (n.isFile()) {
+        const size = fs.statSync(p).size;
+        if (size > best.size) best = { file: p, size };
+      }
+    }
+  };
+  walk(dir);
+  return best.file;
+}
 
 describe('chbench engines', () => {
   let dir: string;
@@ -89,6 +112,71 @@ describe('chbench engines', () => {
     assert.equal(again.code, 0, again.stderr);
     assert.match(again.stdout, /26\.9\.2\.1: pypi chdb-core==26\.9\.0 → ClickHouse 26\.9\.2\.1, already installed/);
     assert.match(again.stdout, /26\.7: npm chdb@3\.4\.\d+ → ClickHouse 26\.7\.2\.1, bundled .*nothing to install/);
+
+    assert.equal(e.check.damaged, 0, JSON.stringify(e.check.problems));
+    assert.ok(e.check.files > 100, `${e.check.files} files checked`);
+
+    // Damaged in place, same size (a changed byte): sizes pass, sha256 does not; the engine server dies
+    // before listening twice the same way → a non-retryable EngineDamaged within seconds, naming the file.
+    const site = sitePackages(e.dir)!;
+    const init = path.join(site, 'chdb', '__init__.py');
+    const original = fs.readFileSync(init);
+    const broken = Buffer.from('raise ImportError("damaged by the test")\n'.padEnd(original.length, '#'));
+    fs.writeFileSync(init, broken.subarray(0, original.length));
+    assert.match((await cli('list')).stdout, /26\.9 .* ok \(\d+, sizes\)/);
+    const hashed = await cli('list', '--hashes');
+    assert.match(hashed.stdout, /DAMAGED/);
+    assert.match(
+      hashed.stdout,
+      /damaged: 26\.9: 1 of \d+ file\(s\) differ from pip's RECORD \(sizes and sha256\): chdb\/__init__\.py: sha256 differs/,
+    );
+    const work = fs.mkdtempSync(path.join(os.tmpdir(), 'chbench-engines-work-'));
+    const saved = process.env.CHBENCH_ENGINES_DIR;
+    process.env.CHBENCH_ENGINES_DIR = dir;
+    try {
+      const req = { runId: 'damaged', cellKey: 'v26.9-lz4', version: '26.9', workDir: work };
+      const t1 = Date.now();
+      await assert.rejects(provisionEmbedded(req), (err: ApplicationFailure) => {
+        assert.equal(err.type, FAILURE.EngineDamaged);
+        assert.equal(err.nonRetryable, true);
+        assert.match(err.message, /died before listening twice in a row, the same way/);
+        assert.match(err.message, /chdb\/__init__\.py: sha256 differs/);
+        assert.match(err.message, /repair it with `chbench engines install 26\.9`/);
+        return true;
+      });
+      const startMs = Date.now() - t1;
+      assert.ok(startMs < 60_000, `gave up after ${startMs} ms`);
+      console.log(`damaged engine (changed file): EngineDamaged after ${startMs} ms`);
+
+      // Truncated native library: found by size before anything starts.
+      fs.writeFileSync(init, original);
+      const lib = largestFile(site);
+      fs.truncateSync(lib, 4096);
+      const t2 = Date.now();
+      await assert.rejects(provisionEmbedded({ ...req, cellKey: 'v26.9-zstd' }), (err: ApplicationFailure) => {
+        assert.equal(err.type, FAILURE.EngineDamaged);
+        assert.match(err.message, new RegExp(`${path.basename(lib).replace(/[.+]/g, '\\$&')}: 4096 of \\d+ bytes`));
+        return true;
+      });
+      assert.ok(Date.now() - t2 < 5_000, 'refused before a start');
+    } finally {
+      if (saved === undefined) delete process.env.CHBENCH_ENGINES_DIR;
+      else process.env.CHBENCH_ENGINES_DIR = saved;
+      fs.rmSync(work, { recursive: true, force: true });
+    }
+    assert.match(
+      (await cli('list')).stdout,
+      /damaged: 26\.9: 1 of \d+ file\(s\) .*: 4096 of \d+ bytes; repair it with `chbench engines install 26\.9`/,
+    );
+    // `engines install` repairs it: removed and installed again, then intact.
+    const repaired = await cli('install', '26.9');
+    assert.equal(repaired.code, 0, repaired.stderr);
+    assert.match(repaired.stderr, /26\.9: repairing pypi chdb-core==26\.9\.0: 1 of \d+ file\(s\) differ/);
+    assert.match(repaired.stdout, /26\.9: installed pypi chdb-core==26\.9\.0 → ClickHouse 26\.9\.2\.1/);
+    assert.equal(
+      (JSON.parse((await cli('list', '--json', '--hashes')).stdout) as EngineList).installed[0]!.check.damaged,
+      0,
+    );
 
     // A process running the environment's interpreter: remove refuses, naming its pid.
     const user = spawn(e.python, ['-c', 'import time; time.sleep(60)'], { stdio: 'ignore' });

@@ -4,6 +4,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -43,6 +44,7 @@ test('keptServers: cells provisioned and not torn down, with where they are; not
       for (const [f, v] of Object.entries(files)) writeFileSync(path.join(dir, 'cells', k, f), JSON.stringify(v));
     };
     const target = { kind: 'embedded', url: 'http://127.0.0.1:41000', pid: 4242, dataDir: '/tmp/d1' };
+    const dataDirLive = path.join(dir, 'live-cell');
     cell('a', { 'provision.json': { target }, 'result.json': { status: 'succeeded' } });
     cell('b', {
       'provision.json': { target: { ...target, pid: 1 } },
@@ -68,11 +70,24 @@ test('keptServers: cells provisioned and not torn down, with where they are; not
       kept.map((k) => k.cellKey),
       ['a', 'c'],
     );
+    // Cell a's pid names no /tmp/d1 process: it is not said to run ("kept running" only when alive).
+    assert.equal(kept[0]!.running, false);
     assert.deepEqual(keptServerLines(kept), [
-      '2 server(s) kept running (not torn down); remove them with `chbench gc` (pods: `chbench gc --kubernetes`) once the run is closed:',
-      `  a: embedded at http://127.0.0.1:41000 (pid 4242, data dir /tmp/d1); recorded in ${path.join(dir, 'cells', 'a', 'provision.json')}`,
+      '1 server(s) not torn down (may still be running); remove them with `chbench gc` (pods: `chbench gc --kubernetes`) once the run is closed:',
       `  c: kubernetes at http://10.0.0.7:8123 (pod bench-database/chb-c (PVC chb-c-data)); recorded in ${path.join(dir, 'cells', 'c', 'provision.json')}`,
+      '1 server(s) not torn down whose process is gone (only the data folder is left); remove it with `chbench gc`:',
+      `  a: embedded at http://127.0.0.1:41000 (pid 4242, data dir /tmp/d1); recorded in ${path.join(dir, 'cells', 'a', 'provision.json')}`,
     ]);
+    // A live process started for the data dir is "kept running".
+    const live = spawn('sh', ['-c', 'sleep 30', dataDirLive], { stdio: 'ignore' });
+    try {
+      cell('a', { 'provision.json': { target: { ...target, pid: live.pid, dataDir: dataDirLive } } });
+      const again = keptServers(dir);
+      assert.equal(again[0]!.running, true);
+      assert.match(keptServerLines(again)[0]!, /^1 server\(s\) kept running \(not torn down; the process is alive\)/);
+    } finally {
+      live.kill('SIGKILL');
+    }
     assert.equal(nothingToResume(dir), undefined, 'cell c failed: resume runs it again');
     cell('c', { 'result.json': { status: 'skipped' } });
     assert.equal(

@@ -2,10 +2,13 @@
  * `chbench engines …`: the cache of installed engines (one isolated Python environment per PyPI chdb
  * build, under `CHBENCH_ENGINES_DIR`, default `~/.cache/chbench/engines`; `src/engine/install.ts`).
  *
- *   chbench engines list [--json]          installed engines (label, package, ClickHouse read back, dir, size,
- *                                          install time) and every label the embedded target can serve
- *   chbench engines install <label…> [--spec <file>]   install the builds of these labels (and of a spec's
- *                                          matrix) ahead of a run (progress on stderr)
+ *   chbench engines list [--json] [--hashes]   installed engines (label, package, ClickHouse read back, dir, size,
+ *                                          install time, files checked against pip's RECORD: sizes, or sha256
+ *                                          with --hashes) and every label the embedded target can serve
+ *   chbench engines install <label…> [--spec <file>] [--hashes] [--force]   install the builds of these labels
+ *                                          (and of a spec's matrix) ahead of a run (progress on stderr); an
+ *                                          installed one whose files differ from pip's RECORD is repaired
+ *                                          (removed and installed again; refused while in use, unless --force)
  *   chbench engines remove <label> [--force]   delete one build's environment; refused while an engine server
  *                                          (or any process) runs from it, unless --force
  *
@@ -33,6 +36,7 @@ import {
   resolveMatrixVersions,
 } from '../../targets/versions';
 import { processesUsing } from '../../targets/process/proc';
+import { damageLine, verifyEngine, type EngineCheck } from '../../engine/verify';
 import { ENGINES_EXIT, fail } from '../exit-codes';
 import { validateFile } from '../spec';
 
@@ -87,6 +91,8 @@ export interface EngineListEntry {
   installMs: number;
   /** Pids of processes running from its directory now (engine servers). */
   inUseBy: number[];
+  /** Its files against pip's RECORD (`src/engine/verify.ts`): damaged > 0 means repair it with `engines install <label>`. */
+  check: EngineCheck;
 }
 
 /** What `engines list --json` prints. */
@@ -103,8 +109,11 @@ export interface EngineList {
   }[];
 }
 
-/** The list (reads the engines directory and `/proc`; downloads nothing). */
-export function engineList(): EngineList {
+/**
+ * The list (reads the engines directory and `/proc`; downloads nothing).
+ * @param opts.hashes check every file's sha256 against pip's RECORD (else sizes only)
+ */
+export function engineList(opts: { hashes?: boolean } = {}): EngineList {
   const installed = listInstalledEngines().map((e: InstalledEngine): EngineListEntry => ({
     label: pypiLabel(e.build),
     package: `${e.build.package}==${e.build.version}`,
@@ -116,6 +125,7 @@ export function engineList(): EngineList {
     installedAt: e.installedAt,
     installMs: e.installMs,
     inUseBy: processesUsing(e.dir),
+    check: verifyEngine(e.dir, { hashes: opts.hashes === true }),
   }));
   const npm = npmChdbSource.resolve(npmChdbSource.labels()[0]);
   return {
@@ -175,7 +185,7 @@ export function renderEngineList(l: EngineList): string {
     out.push(
       `installed: ${l.installed.length}`,
       table(
-        ['label', 'package', 'ClickHouse', 'size', 'installed at', 'install', 'in use', 'dir'],
+        ['label', 'package', 'ClickHouse', 'size', 'installed at', 'install', 'in use', 'files', 'dir'],
         l.installed.map((e) => [
           e.label,
           e.package,
@@ -184,10 +194,13 @@ export function renderEngineList(l: EngineList): string {
           e.installedAt,
           `${(e.installMs / 1000).toFixed(1)} s`,
           e.inUseBy.length ? `pid ${e.inUseBy.join(', ')}` : '-',
+          e.check.damaged ? 'DAMAGED' : `ok (${e.check.files}, ${e.check.hashed ? 'sha256' : 'sizes'})`,
           e.dir,
         ]),
       ),
     );
+  for (const e of l.installed.filter((x) => x.check.damaged))
+    out.push(`damaged: ${e.label}: ${damageLine(e.check)}; repair it with \`chbench engines install ${e.label}\``);
   out.push(
     'available to the embedded target:',
     table(
@@ -234,8 +247,9 @@ export function registerEnginesCommand(program: Command): void {
       'installed engines (label, package, ClickHouse read back, size, install time, dir) and every label available',
     )
     .option('--json', 'print the list as JSON')
-    .action((o: { json?: boolean }) => {
-      const l = engineList();
+    .option('--hashes', "check every file's sha256 against pip's RECORD (reads every byte), not only its size")
+    .action((o: { json?: boolean; hashes?: boolean }) => {
+      const l = engineList({ hashes: o.hashes === true });
       console.log(o.json ? JSON.stringify(l, null, 2) : renderEngineList(l));
     });
 
@@ -243,7 +257,9 @@ export function registerEnginesCommand(program: Command): void {
     .command('install [label...]')
     .description('install the PyPI builds of these labels (e.g. 24.8 26.9) ahead of a run; progress on stderr')
     .option('--spec <file>', "also every PyPI build a run spec's embedded matrix uses (what provision would install)")
-    .action(async (given: string[], o: { spec?: string }) => {
+    .option('--hashes', "check an installed build's sha256 against pip's RECORD too (else sizes)")
+    .option('--force', 'repair a damaged build even while processes run from it')
+    .action(async (given: string[], o: { spec?: string; hashes?: boolean; force?: boolean }) => {
       const labels = [...given, ...(o.spec ? specLabels(o.spec) : [])].filter((l, i, all) => all.indexOf(l) === i);
       if (!labels.length) {
         if (!o.spec) fail(ENGINES_EXIT.invalid, 'give one or more labels (e.g. 24.8 26.9) or --spec <file>');
@@ -269,10 +285,24 @@ export function registerEnginesCommand(program: Command): void {
           const b = pypiBuildFor(label)!;
           const before = installedEngine(b);
           if (before) {
-            console.log(
-              `${label}: ${pypiArtifact(b)} → ClickHouse ${before.clickhouse}, already installed at ${before.dir}`,
-            );
-            continue;
+            const check = verifyEngine(before.dir, { hashes: o.hashes === true });
+            if (!check.damaged) {
+              console.log(
+                `${label}: ${pypiArtifact(b)} → ClickHouse ${before.clickhouse}, already installed at ${before.dir} (${check.files} files match pip's RECORD, ${check.hashed ? 'sha256' : 'sizes'})`,
+              );
+              continue;
+            }
+            // Damaged: removed and installed again (never under a running engine server, unless --force).
+            const users = processesUsing(before.dir);
+            if (users.length && !o.force) {
+              failed++;
+              console.error(
+                `chbench: ${label}: ${pypiArtifact(b)} at ${before.dir} is damaged (${damageLine(check)}) but in use by pid ${users.join(', ')}; stop it first (chbench gc), or --force`,
+              );
+              continue;
+            }
+            console.error(`${label}: repairing ${pypiArtifact(b)}: ${damageLine(check)}`);
+            removeEngine(b);
           }
           console.error(`${label}: installing ${pypiArtifact(b)} into ${enginesDir()} …`);
           const t0 = Date.now();

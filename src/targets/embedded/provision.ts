@@ -21,6 +21,7 @@ import { FAILURE } from '../../schema/failures';
 import type { ProvisionRequest, TargetHandle } from '../../schema/target';
 import { hostAddress } from '../../config';
 import { EngineInstallError, installEngine, installedEngine } from '../../engine/install';
+import { damageLine, verifyEngine } from '../../engine/verify';
 import { cancellationSignal, heartbeat } from '../../temporal/activity-context';
 import { embeddedSources, pypiBuildFor, type EmbeddedEngines, type VersionResolution } from '../versions';
 import { ENGINE_START_TIMEOUT_MS, engineServerScript, readEngineInfo, startEngineServer } from '../../engine/launch';
@@ -107,6 +108,16 @@ export async function embeddedEngine(label: string, engines: EmbeddedEngines = '
   if (resolution.source === 'npm-chdb') return { resolution, args: ['--engine', 'npm'], launch: { engine: 'npm' } };
   const build = pypiBuildFor(label)!;
   let engine = installedEngine(build);
+  if (engine) {
+    // A damaged install (a truncated library, a missing file) would die at every start: say so now.
+    const check = verifyEngine(engine.dir);
+    if (check.damaged)
+      throw ApplicationFailure.create({
+        type: FAILURE.EngineDamaged,
+        nonRetryable: true,
+        message: `embedded target: the installed engine ${resolution.artifact} at ${engine.dir} is damaged — ${damageLine(check)}; repair it with \`chbench engines install ${resolution.label}\``,
+      });
+  }
   if (!engine) {
     heartbeat({ step: 'provision', progress: `installing ${resolution.artifact}` });
     const signal = cancellationSignal();
@@ -139,6 +150,58 @@ export async function embeddedEngine(label: string, engines: EmbeddedEngines = '
   };
 }
 
+/** The last line of a failed start's log tail, digits blanked (pids and times differ between two starts of one fault). */
+function startFault(e: unknown): string | undefined {
+  const msg = e instanceof Error ? e.message : String(e);
+  if (!/exited before listening/.test(msg)) return undefined;
+  const lines = msg
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
+  return (lines[lines.length - 1] ?? '').replace(/\d+/g, '#');
+}
+
+/**
+ * Start the engine server; when it dies before listening, start it once more at once. Dying twice the
+ * same way (the same last log line) is the engine's own fault — a damaged install, a library that
+ * cannot load — that every retry would repeat: a non-retryable `EngineDamaged` within seconds, naming
+ * the engine, what pip's RECORD says of its files and the command that repairs it. Any other failure
+ * (a timeout, a different second death) is thrown as is (retried by the activity's policy).
+ */
+async function startTwice<T>(start: () => Promise<T>, engine: EmbeddedEngine): Promise<T> {
+  let first: unknown;
+  try {
+    return await start();
+  } catch (e) {
+    if (startFault(e) === undefined) throw e;
+    first = e;
+  }
+  try {
+    return await start();
+  } catch (e) {
+    const fault = startFault(e);
+    if (fault === undefined || fault !== startFault(first)) throw e;
+    const dir = engine.resolution.installed?.dir;
+    const check = dir ? verifyEngine(dir, { hashes: true }) : undefined;
+    const repair =
+      engine.resolution.source === 'pypi-chdb'
+        ? `repair it with \`chbench engines install ${engine.resolution.label}\``
+        : 'the bundled npm chdb: run `npm ci` to restore node_modules';
+    throw ApplicationFailure.create({
+      type: FAILURE.EngineDamaged,
+      nonRetryable: true,
+      message: `embedded target: the engine server of ${engine.resolution.artifact} died before listening twice in a row, the same way (${fault.replace(/#/g, 'N').slice(0, 300)})${
+        check
+          ? check.damaged
+            ? `; its files: ${damageLine(check)}`
+            : `; its files match pip's RECORD (sizes and sha256)`
+          : ''
+      }; ${repair}`,
+      cause: e instanceof Error ? e : undefined,
+    });
+  }
+}
+
 /** The embedded server of one engine for the provisioning skeleton. */
 const embeddedServer = (engine: EmbeddedEngine): ProcessServer<EmbeddedFacts> => ({
   kind: 'embedded',
@@ -157,17 +220,19 @@ const embeddedServer = (engine: EmbeddedEngine): ProcessServer<EmbeddedFacts> =>
     // The launcher stops a server that does not come up (keeping its directory) and says why.
     // Nobody in without the cell's password (a local user of this host included): `--auth-from-env`.
     const password = cellCredential(dataDir);
-    const { pid, port, logPath } = await startEngineServer({
-      ...engine.launch,
-      dataDir,
-      host,
-      port: 0,
-      portFile: path.join(dataDir, 'port'),
-      startTimeoutMs: START_TIMEOUT_MS,
-      cgroupProcs,
-      authFromEnv: true,
-      env: { CLICKHOUSE_USER: 'default', CLICKHOUSE_PASSWORD: password },
-    });
+    const start = () =>
+      startEngineServer({
+        ...engine.launch,
+        dataDir,
+        host,
+        port: 0,
+        portFile: path.join(dataDir, 'port'),
+        startTimeoutMs: START_TIMEOUT_MS,
+        cgroupProcs,
+        authFromEnv: true,
+        env: { CLICKHOUSE_USER: 'default', CLICKHOUSE_PASSWORD: password },
+      });
+    const { pid, port, logPath } = await startTwice(start, engine);
     return { pid, url: `http://${host}:${port}`, ports: { http: port }, logFiles: [logPath] };
   },
   readFacts,
