@@ -89,6 +89,10 @@ export const spec = (ctx: Ctx, name: string, extra: Record<string, unknown> = {}
   protocol: { warmRuns: 2, quiesce: { stableForMs: 500 } },
   // Both cells at once: more steps in flight per kill (timings are not the point here).
   concurrency: 2,
+  // Crash safety of the cells, not the verdicts: no confirming or re-measuring pairs (each pair adds
+  // two cells to every run, the reference run included, and kills land in the same cell steps either
+  // way). The A/A control cell stays: a comparing spec needs one.
+  verdicts: { confirmPairs: 0 },
   resultsDir: ctx.resultsDir,
   ...extra,
 });

@@ -87,7 +87,16 @@ describe('local target (ClickHouse server binary per cell)', { timeout: 240_000 
     assert.equal(label?.runId, req.runId);
     assert.ok(label?.ports.tcp && label.ports.tcp !== label.ports.http);
 
-    client = createClient({ url: handle.url, username: 'default', password: '', log: QUIET });
+    // The server requires the cell's password (kept in a 0600 file the handle names; only its sha256 in users.xml).
+    assert.equal(handle.passwordFile, path.join(handle.dataDir, 'credential'));
+    assert.equal(fs.statSync(handle.passwordFile).mode & 0o777, 0o600);
+    const password = fs.readFileSync(handle.passwordFile, 'utf8').trim();
+    assert.match(password, /^[0-9a-f]{48}$/);
+    assert.doesNotMatch(fs.readFileSync(path.join(handle.dataDir, 'users.xml'), 'utf8'), new RegExp(password));
+    const anonymous = await fetch(`${handle.url}/?query=${encodeURIComponent('SELECT 1')}`);
+    assert.notEqual(anonymous.status, 200, 'no statement answers without the password');
+    assert.match(await anonymous.text(), /Code: (192|193|194|516)/);
+    client = createClient({ url: handle.url, username: 'default', password, log: QUIET });
     assert.equal((await client.ping()).success, true);
     const rs = await client.query({ query: 'SELECT version() AS v', format: 'JSONEachRow' });
     const [{ v }] = await rs.json<{ v: string }>();

@@ -13,6 +13,8 @@
 import type { ResourcesSpec } from '../../schema/resources';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { createHash } from 'node:crypto';
+import { CREDENTIAL_FILE, serverCredential } from '../../engine/credential';
 import { ApplicationFailure } from '@temporalio/common';
 import { FAILURE } from '../../schema/failures';
 import { freePorts } from '../../lib/net';
@@ -39,8 +41,11 @@ const STOP_GRACE_MS = 30_000;
 const START_ATTEMPTS = 3;
 
 /** `SELECT version()` over HTTP. @throws Error on a non-200 answer */
-async function serverVersion(url: string): Promise<string> {
-  const r = await httpGet(`${url}/?query=${encodeURIComponent('SELECT version()')}`, 10_000);
+async function serverVersion(url: string, dataDir: string): Promise<string> {
+  const r = await httpGet(`${url}/?query=${encodeURIComponent('SELECT version()')}`, 10_000, {
+    'X-ClickHouse-User': 'default',
+    'X-ClickHouse-Key': serverCredential(dataDir),
+  });
   if (r.status !== 200) throw new Error(`${url}: SELECT version() answered HTTP ${r.status}: ${r.body.slice(0, 300)}`);
   return r.body.trim();
 }
@@ -77,7 +82,9 @@ function localServer(bin: string): ProcessServer {
         fs.mkdirSync(path.join(dataDir, sub), { recursive: true });
       fs.rmSync(path.join(dataDir, LABEL_FILE), { force: true });
       const [httpPort, tcpPort] = await freePorts(2);
-      const cfg = localServerConfig({ dataDir, httpPort, tcpPort });
+      // Nobody in without the cell's password (a local user of this host included).
+      const passwordSha256Hex = createHash('sha256').update(serverCredential(dataDir)).digest('hex');
+      const cfg = localServerConfig({ dataDir, httpPort, tcpPort, passwordSha256Hex });
       fs.writeFileSync(configFile, cfg.configXml);
       fs.writeFileSync(path.join(dataDir, 'users.xml'), cfg.usersXml);
       const { command, args } = localServerCommand(bin, configFile);
@@ -92,7 +99,8 @@ function localServer(bin: string): ProcessServer {
         logOffsets,
       };
     },
-    readFacts: async (url) => ({ version: await serverVersion(url) }),
+    readFacts: async (url, dataDir) => ({ version: await serverVersion(url, dataDir) }),
+    passwordFile: (dataDir) => path.join(dataDir, CREDENTIAL_FILE),
     describe: (s, facts, dataDir) =>
       `${bin} ${facts.version} in pid ${s.pid} (generated config ${path.join(dataDir, 'config.xml')})`,
     retryStart: (s) =>
