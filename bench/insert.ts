@@ -28,7 +28,7 @@ import { spawn, execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { ClickHouseClient } from '@clickhouse/client';
-import { connect, queryRows, queryScalar } from '../src/clickhouse/client';
+import { authHeaders, connect, queryRows, queryScalar, targetPassword } from '../src/clickhouse/client';
 import { sqlString } from '../src/lib/sql';
 import { loadWorkload, renderTemplate } from '../src/lib/workload';
 import { prepareBatches, runInsertLoop, type PreparedBatches } from '../src/measure/insert-load';
@@ -111,6 +111,26 @@ function versionOf(cmd: string, args: string[]): string {
 }
 
 /** Run a child process with stdin from `stdinFile` (or none); wall ms from spawn to exit. @throws Error with its stderr on a non-zero exit. */
+/**
+ * The server's credential as the two command-line clients read it from files (mode 0600, in a 0700
+ * folder of their own; never on a command line): a curl header file and a clickhouse-client config.
+ */
+function credentialFiles(handle: TargetHandle): { curlHeaders: string; clientConfig: string } {
+  const dir = path.join(os.tmpdir(), `chbench-insert-cred-${process.pid}`);
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const password = targetPassword(handle);
+  const curlHeaders = path.join(dir, 'curl-headers');
+  const clientConfig = path.join(dir, 'client.xml');
+  fs.writeFileSync(curlHeaders, `X-ClickHouse-User: ${handle.username}\nX-ClickHouse-Key: ${password}\n`, {
+    mode: 0o600,
+  });
+  fs.writeFileSync(clientConfig, `<config><user>${handle.username}</user><password>${password}</password></config>\n`, {
+    mode: 0o600,
+  });
+  process.once('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+  return { curlHeaders, clientConfig };
+}
+
 function timedChild(cmd: string, args: string[], stdinFile?: string): Promise<{ wall_ms: number; stdout: string }> {
   return new Promise((resolve, reject) => {
     const fd = stdinFile ? fs.openSync(stdinFile, 'r') : 'ignore';
@@ -223,6 +243,8 @@ async function measurePython(
       host: url.hostname,
       port: Number(url.port),
       username: handle.username,
+      // The server's credential (the job file is 0600 and removed after the run; never an argument).
+      password: targetPassword(handle),
       database: handle.database,
       table,
       columns,
@@ -233,6 +255,7 @@ async function measurePython(
       patch_settings_probe: patch,
       ...(patch ? { column_type_names: await columnTypes(client, handle, table, columns) } : {}),
     }),
+    { mode: 0o600 },
   );
   try {
     const { stdout } = await timedChild(PYTHON, [PYTHON_SCRIPT, jobFile]);
@@ -302,7 +325,7 @@ async function insertFormatFor(
     for await (const c of body) chunks.push(c as Buffer);
     const res = await fetch(
       `${handle.url}/?database=${encodeURIComponent(handle.database)}&query=${encodeURIComponent(`INSERT INTO ${t} (n) FORMAT ${FORMAT}`)}`,
-      { method: 'POST', body: Buffer.concat(chunks) },
+      { method: 'POST', body: Buffer.concat(chunks), headers: authHeaders(handle) },
     );
     const text = (await res.text()).trim();
     if (res.ok) return { format: FORMAT };
@@ -405,7 +428,18 @@ async function benchServer(s: ServerCase, workDir: string, facts: Record<string,
         async () =>
           timedChild(
             'clickhouse-client',
-            ['--host', '127.0.0.1', '--port', String(tcpPort), '--database', handle.database, '--query', insertSql(t)],
+            [
+              '--config-file',
+              credentialFiles(handle).clientConfig,
+              '--host',
+              '127.0.0.1',
+              '--port',
+              String(tcpPort),
+              '--database',
+              handle.database,
+              '--query',
+              insertSql(t),
+            ],
             file,
           ),
         reference,
@@ -433,6 +467,8 @@ async function benchServer(s: ServerCase, workDir: string, facts: Record<string,
           timedChild('curl', [
             '-sS',
             '--fail-with-body',
+            '-H',
+            `@${credentialFiles(handle).curlHeaders}`,
             '-H',
             'Content-Type: application/octet-stream',
             '--data-binary',

@@ -59,7 +59,7 @@ def main() -> int:
             host=job["host"],
             port=job["port"],
             username=job["username"],
-            password="",
+            password=job.get("password", ""),
             database=job["database"],
             compress=False,
         )

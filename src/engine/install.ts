@@ -345,10 +345,14 @@ export async function installEngine(
       say(`creating a Python environment for ${requirement(build)}`);
       await run(process.env.CHBENCH_ENGINES_PYTHON || 'python3', ['-m', 'venv', staging], { signal: opts.signal });
       const py = path.join(staging, 'bin', 'python');
-      // The dependency set is pinned: pip may choose only the locked versions (constraints).
+      // The dependency set is pinned: pip may choose only the locked versions (constraints; the build
+      // itself is the requirement, so a version the index lacks still says "No matching distribution").
       const lockFile = path.join(staging, 'chbench-lock.txt');
-      fs.writeFileSync(lockFile, [requirement(build), ...build.lock].join('\n') + '\n');
-      say(`pip install ${requirement(build)}${build.noDeps ? ' --no-deps' : ''} -c ${lockFile}`);
+      if (build.lock.length) fs.writeFileSync(lockFile, build.lock.join('\n') + '\n');
+      const constraints = build.lock.length ? ['-c', lockFile] : [];
+      say(
+        `pip install ${requirement(build)}${build.noDeps ? ' --no-deps' : ''}${build.lock.length ? ` -c ${lockFile}` : ''}`,
+      );
       await run(
         py,
         [
@@ -360,8 +364,7 @@ export async function installEngine(
           '--progress-bar',
           'off',
           ...(build.noDeps ? ['--no-deps'] : []),
-          '-c',
-          lockFile,
+          ...constraints,
           requirement(build),
         ],
         { signal: opts.signal, onLine: say },

@@ -1,7 +1,8 @@
 /**
  * Is an installed engine still the one pip installed? Every package pip installs lists its files in
  * `<site-packages>/<dist>.dist-info/RECORD` (`path,sha256=<urlsafe base64>,<size>`). {@link verifyEngine}
- * checks each listed file against it: present, of its size, and — with `hashes` — of its sha256. A
+ * checks each listed file under site-packages (the engine's modules and libraries; scripts such as
+ * `bin/pip` are not the engine's) against it: present, of its size, and — with `hashes` — of its sha256. A
  * truncated native library or a deleted Python file is found without starting the engine (a start
  * would die with SIGBUS or an ImportError, and a retry would die the same way).
  */
@@ -86,6 +87,8 @@ export function verifyEngine(dir: string, opts: { hashes?: boolean; limit?: numb
       const m = /^(?:"((?:[^"]|"")*)"|([^,]*)),([^,]*),(\d*)\s*$/.exec(line);
       if (!m || !m[4]) continue; // RECORD itself, .pyc files: no size recorded
       const rel = m[1] !== undefined ? m[1].replace(/""/g, '"') : m[2]!;
+      // Only what the engine loads: files under site-packages (not `../../../bin/pip` and other scripts).
+      if (rel.startsWith('..') || path.isAbsolute(rel)) continue;
       const size = Number(m[4]);
       const file = path.resolve(sp, rel);
       out.files++;

@@ -19,7 +19,7 @@ import { randomUUID } from 'node:crypto';
 import { createClient, ClickHouseLogLevel } from '@clickhouse/client';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { ApplicationFailure } from '@temporalio/common';
-import { authHeaders, connect } from '../../src/clickhouse/client';
+import { authHeaders, connect, targetPassword } from '../../src/clickhouse/client';
 import { measureQueries } from '../../src/measure/protocol';
 import { heartbeat, cancellationSignal } from '../../src/temporal/activity-context';
 import { killOnCancel } from '../../src/activities/support/attempts';
@@ -219,7 +219,7 @@ describe(
         // 18.16 checks for a KILL between blocks, so this one-block statement ends (cancelled) only after
         // its sleeps; the watcher waits for that before failing the step. query_log proves it was killed.
         const { queryId } = await stuckRun(local!);
-        const c = createClient({ url: local!.url, log: QUIET });
+        const c = createClient({ url: local!.url, password: targetPassword(local!), log: QUIET });
         try {
           const rows = await (
             await c.query({

@@ -150,20 +150,33 @@ export async function embeddedEngine(label: string, engines: EmbeddedEngines = '
   };
 }
 
-/** The last line of a failed start's log tail, digits blanked (pids and times differ between two starts of one fault). */
+/**
+ * What an engine that cannot load prints when it dies at start: a fatal signal, or the Python host
+ * failing to import chdb or load its library. Other early exits (a data directory a newer version
+ * wrote, a taken port) are the cell's own and are not retried here.
+ */
+const LOAD_FAULT =
+  /\bsignal (SIGBUS|SIGSEGV|SIGILL|SIGABRT|SIGFPE)\b|\b(ImportError|ModuleNotFoundError|SyntaxError)\b|cannot open shared object|undefined symbol|invalid ELF header|file too short|Bus error|Segmentation fault/;
+
+/**
+ * The fault of a start that died before listening as a load failure ({@link LOAD_FAULT}): its last
+ * meaningful log lines (the launcher's `---` markers left out, digits blanked: pids and times differ
+ * between two starts of one fault); undefined for any other failure.
+ */
 function startFault(e: unknown): string | undefined {
   const msg = e instanceof Error ? e.message : String(e);
-  if (!/exited before listening/.test(msg)) return undefined;
+  if (!/exited before listening/.test(msg) || !LOAD_FAULT.test(msg)) return undefined;
   const lines = msg
     .split('\n')
+    .slice(1)
     .map((l) => l.trim())
-    .filter(Boolean);
-  return (lines[lines.length - 1] ?? '').replace(/\d+/g, '#');
+    .filter((l) => l && !l.startsWith('---'));
+  return lines.slice(-3).join(' / ').replace(/\d+/g, '#');
 }
 
 /**
- * Start the engine server; when it dies before listening, start it once more at once. Dying twice the
- * same way (the same last log line) is the engine's own fault — a damaged install, a library that
+ * Start the engine server; when it dies before listening as an engine that cannot load ({@link LOAD_FAULT}),
+ * start it once more at once. Dying twice the same way (the same last log lines) is the engine's own fault — a damaged install, a library that
  * cannot load — that every retry would repeat: a non-retryable `EngineDamaged` within seconds, naming
  * the engine, what pip's RECORD says of its files and the command that repairs it. Any other failure
  * (a timeout, a different second death) is thrown as is (retried by the activity's policy).
@@ -190,7 +203,7 @@ async function startTwice<T>(start: () => Promise<T>, engine: EmbeddedEngine): P
     throw ApplicationFailure.create({
       type: FAILURE.EngineDamaged,
       nonRetryable: true,
-      message: `embedded target: the engine server of ${engine.resolution.artifact} died before listening twice in a row, the same way (${fault.replace(/#/g, 'N').slice(0, 300)})${
+      message: `embedded target: the engine server of ${engine.resolution.artifact} died before listening twice in a row, the same way (${fault.replace(/#/g, 'N').slice(-400)})${
         check
           ? check.damaged
             ? `; its files: ${damageLine(check)}`
