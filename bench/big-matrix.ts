@@ -56,6 +56,7 @@ import { Client, Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { stopEmbeddedResultsDb } from '../src/results/db';
 import { provisionEmbedded, teardownEmbedded } from '../src/targets/embedded';
+import { targetPassword } from '../src/clickhouse/client';
 import { startDevServer, type DevServer } from '../src/temporal/dev-server';
 import { REPO_ROOT } from '../src/config';
 import { writeJsonAtomic } from '../src/lib/fs';
@@ -231,6 +232,9 @@ async function main(): Promise<void> {
       version: '26.7',
       workDir: path.join(tmp, 'server'),
     });
+    // The shared server requires its password: the workers (spawned below, inheriting this environment)
+    // read it from the variable the spec names, never from the spec.
+    process.env.BIG_MATRIX_PASSWORD = targetPassword(server);
     connection = await Connection.connect({ address: dev.address });
     const client = new Client({ connection });
     for (let i = 1; i <= WORKERS; i++)
@@ -267,6 +271,7 @@ async function main(): Promise<void> {
     const spec = orchestrationSpec({
       name: 'big-matrix',
       url: server.url,
+      passwordEnv: 'BIG_MATRIX_PASSWORD',
       version: VERSIONS,
       codec: CODECS,
       repeat: REPEAT,

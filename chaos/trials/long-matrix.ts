@@ -1,7 +1,8 @@
 import path from 'node:path';
 import { EVENT_BUDGET } from '../../src/workflows/benchmark-matrix';
 import { orchestrationSpec } from '../../test/helpers/orchestration-spec';
-import { seed, type Ctx } from '../harness';
+import { seed, startWorker, stopWorker, type Ctx } from '../harness';
+import { targetPassword } from '../../src/clickhouse/client';
 
 /** Repetitions of the long matrix's 28 (version, codec) cells: 18 = 504 cells (CI runs fewer, see .ci/run). */
 export const LONG_REPEAT = Number(process.env.CHAOS_LONG_REPEAT ?? 18);
@@ -22,11 +23,17 @@ export async function longMatrix(ctx: Ctx): Promise<{ ok: boolean; line: string 
     workDir: path.join(ctx.tmp, 'long-server'),
   });
   const runId = `chaos-long-${seed}`;
+  // The shared server requires its password: the worker reads it from the environment the spec names
+  // (never from the spec), so the worker is restarted with it.
+  ctx.workerEnv = { ...ctx.workerEnv, CHAOS_LONG_PASSWORD: targetPassword(server) };
+  await stopWorker(ctx, 'SIGTERM');
+  startWorker(ctx);
   const t0 = Date.now();
   try {
     const spec = orchestrationSpec({
       name: 'long',
       url: server.url,
+      passwordEnv: 'CHAOS_LONG_PASSWORD',
       version: ['26', '26.7', '26.7.2', '26.7.2.1'],
       codec: ['LZ4', 'LZ4HC', 'ZSTD(1)', 'ZSTD(3)', 'ZSTD(6)', 'ZSTD(9)', 'NONE'],
       repeat: LONG_REPEAT,

@@ -7,6 +7,8 @@ export function orchestrationSpec(o: {
   name: string;
   /** URL of the shared server. */
   url: string;
+  /** The environment variable holding the shared server's password on the worker (an embedded server requires one). */
+  passwordEnv?: string;
   version: string[];
   codec: string[];
   repeat: number;
@@ -18,7 +20,7 @@ export function orchestrationSpec(o: {
     name: o.name,
     workload: 'trivial',
     scale: 1000,
-    target: { kind: 'external', url: o.url },
+    target: { kind: 'external', url: o.url, ...(o.passwordEnv ? { passwordEnv: o.passwordEnv } : {}) },
     matrix: { version: o.version, codec: o.codec, repeat: o.repeat },
     skipIndex: false,
     concurrency: o.concurrency,
