@@ -16,6 +16,8 @@
  * expressions the engine evaluates). A lexer that cannot tell (an unterminated string or comment) refuses.
  */
 
+import { blockCommentEnd, quotedEnd } from './sql-shape';
+
 /**
  * Names that reach outside when called, lower-case: table functions and engines over files, object
  * stores, URLs, other databases and servers, processes; dictionary sources; `disk(…)` (a disk made
@@ -112,33 +114,15 @@ function words(sql: string): { words: Word[] } | { problem: string } {
     } else if (c === '#' && (sql[i + 1] === ' ' || sql[i + 1] === '!')) {
       while (i < n && sql[i] !== '\n') i++;
     } else if (c === '/' && sql[i + 1] === '*') {
-      let d = 1;
-      i += 2;
-      while (i < n && d > 0) {
-        if (sql[i] === '/' && sql[i + 1] === '*') {
-          d++;
-          i += 2;
-        } else if (sql[i] === '*' && sql[i + 1] === '/') {
-          d--;
-          i += 2;
-        } else i++;
-      }
-      if (d > 0) return { problem: 'an unterminated /* comment' };
+      const e = blockCommentEnd(sql, i);
+      if (e < 0) return { problem: 'an unterminated /* comment' };
+      i = e;
     } else if (c === "'" || c === '"' || c === '`') {
       settle(false);
       const from = i;
-      i++;
-      let closed = false;
-      while (i < n) {
-        if (sql[i] === '\\') i += 2;
-        else if (sql[i] === c && sql[i + 1] === c) i += 2;
-        else if (sql[i] === c) {
-          i++;
-          closed = true;
-          break;
-        } else i++;
-      }
-      if (!closed) return { problem: `an unterminated ${c} quote` };
+      const e = quotedEnd(sql, i);
+      if (e < 0) return { problem: `an unterminated ${c} quote` };
+      i = e;
       if (c !== "'") {
         // A quoted identifier is a name like any other: `file`(…) calls file.
         const raw = unquote(sql.slice(from + 1, i - 1), c);

@@ -20,6 +20,41 @@ export interface SqlShape {
   intoOutfile: boolean;
 }
 
+/**
+ * Where the (nested) `/* … *\/` comment starting at `i` ends: the index after its last `*\/`, or -1
+ * when it is not closed.
+ */
+export function blockCommentEnd(sql: string, i: number): number {
+  let d = 1;
+  i += 2;
+  while (i < sql.length && d > 0) {
+    if (sql[i] === '/' && sql[i + 1] === '*') {
+      d++;
+      i += 2;
+    } else if (sql[i] === '*' && sql[i + 1] === '/') {
+      d--;
+      i += 2;
+    } else i++;
+  }
+  return d > 0 ? -1 : i;
+}
+
+/**
+ * Where the string or quoted identifier starting at `i` (its quote `'`, `"` or `` ` ``) ends: the
+ * index after its closing quote (backslash escapes and doubled quotes inside), or -1 when not closed.
+ */
+export function quotedEnd(sql: string, i: number): number {
+  const q = sql[i];
+  i++;
+  while (i < sql.length) {
+    if (sql[i] === '\\') i += 2;
+    else if (sql[i] === q && sql[i + 1] === q) i += 2;
+    else if (sql[i] === q) return i + 1;
+    else i++;
+  }
+  return -1;
+}
+
 export function analyzeSql(sql: string): SqlShape {
   const n = sql.length;
   const words: { v: string; raw: string; at: number }[] = [];
@@ -38,28 +73,12 @@ export function analyzeSql(sql: string): SqlShape {
     } else if (c === '#') {
       while (i < n && sql[i] !== '\n') i++;
     } else if (c === '/' && sql[i + 1] === '*') {
-      let d = 1;
-      i += 2;
-      while (i < n && d > 0) {
-        if (sql[i] === '/' && sql[i + 1] === '*') {
-          d++;
-          i += 2;
-        } else if (sql[i] === '*' && sql[i + 1] === '/') {
-          d--;
-          i += 2;
-        } else i++;
-      }
+      const e = blockCommentEnd(sql, i);
+      i = e < 0 ? n : e;
     } else if (c === "'" || c === '"' || c === '`') {
       if (semis > 0) afterSemi = true;
-      i++;
-      while (i < n) {
-        if (sql[i] === '\\') i += 2;
-        else if (sql[i] === c && sql[i + 1] === c) i += 2;
-        else if (sql[i] === c) {
-          i++;
-          break;
-        } else i++;
-      }
+      const e = quotedEnd(sql, i);
+      i = e < 0 ? n : e;
     } else if (c === '(') {
       if (semis > 0) afterSemi = true;
       depth++;
