@@ -7,10 +7,11 @@
  */
 import path from 'node:path';
 import { CapabilityProbe, CellResult, ServerDefaults } from '../schema/results';
-import { differingDefaults, withHandSettings, type DefaultDiff } from '../schema/bisect';
+import { differingDefaults, newSettingsTurnedOn, withHandSettings, type DefaultDiff } from '../schema/bisect';
 import { chooseFigure, compareSamples, seedOf, type SampleComparison } from '../measure/compare';
 import { readRecordIfExists } from './store';
 import { sampleValidity } from './db/rows';
+import { hostLoadWindows } from './verdict-cells';
 
 /** A cell's figure for the bisected query. */
 export interface BisectFigure {
@@ -20,6 +21,11 @@ export interface BisectFigure {
   readRows: number | null;
   /** Why the version cannot run the workload (skip reason, cell error or the query's error). */
   problem?: string;
+  /**
+   * The host's load during the query's cold and warm runs (`hostLoadWindows` of the cell's
+   * `metrics-end.json`); absent where not recorded (a remote server).
+   */
+  hostLoad?: { cold?: { words: string; disturbed: boolean }; warm?: { words: string; disturbed: boolean } };
 }
 
 /** Input of `bisectCompare`: two cells' `result.json` and the comparison's options. */
@@ -74,7 +80,13 @@ export function cellQueryFigure(input: { resultFile: string; query: string }): B
   const q = r.queries_baseline?.queries.find((x) => x.id === input.query);
   if (!q) return { status: r.status, readRows: null, problem: `query ${input.query} not measured` };
   if (q.error) return { status: r.status, readRows: null, problem: `query ${input.query}: ${q.error.message}` };
-  return { status: r.status, readRows: q.stats.read_rows };
+  const windows = hostLoadWindows(path.dirname(input.resultFile));
+  const load = (kind: 'cold' | 'warm') => {
+    const w = windows.get(`${input.query}|${kind}`);
+    return w ? { [kind]: { words: w.words, disturbed: w.disturbed } } : {};
+  };
+  const hostLoad = { ...load('cold'), ...load('warm') };
+  return { status: r.status, readRows: q.stats.read_rows, ...(Object.keys(hostLoad).length ? { hostLoad } : {}) };
 }
 
 /**
@@ -129,7 +141,9 @@ export function compareCellTimes(input: BisectCompareInput): BisectComparison {
  * Only settings the newer server takes per query (in its cell's `probe.json` `query_settings`,
  * from `system.settings`) are kept: an obsolete one listed with a default but refused as a query
  * setting (26.3's `background_schedule_pool_size`, a server setting there) cannot be set to the
- * older value in a probe.
+ * older value in a probe. Settings new in the newer server that `compatibility = <older>` turns back
+ * (`system.settings_changes` of the newer server, {@link newSettingsTurnedOn}; `newIn` on them) are
+ * candidates too: a new setting whose default turns a behaviour on is a common cause of a version change.
  */
 export function cellDefaultDiffs(input: {
   olderResultFile: string;
@@ -137,15 +151,26 @@ export function cellDefaultDiffs(input: {
   olderHand?: Record<string, string | number>;
   newerHand?: Record<string, string | number>;
 }): DefaultDiff[] {
-  const read = (f: string) =>
-    readRecordIfExists(path.join(path.dirname(f), 'defaults.json'), ServerDefaults)?.settings ?? null;
-  const older = read(input.olderResultFile);
-  const newer = read(input.newerResultFile);
+  const defaultsOf = (f: string) => readRecordIfExists(path.join(path.dirname(f), 'defaults.json'), ServerDefaults);
+  const olderRec = defaultsOf(input.olderResultFile);
+  const newerRec = defaultsOf(input.newerResultFile);
+  const older = olderRec?.settings ?? null;
+  const newer = newerRec?.settings ?? null;
+  const label = (f: string) =>
+    /^\d+(\.\d+)*/.exec(readRecordIfExists(f, CellResult)?.matrix.version ?? '')?.[0] ?? null;
+  const olderVersion = label(input.olderResultFile);
+  const newerVersion = label(input.newerResultFile);
   const settable = readRecordIfExists(
     path.join(path.dirname(input.newerResultFile), 'probe.json'),
     CapabilityProbe,
   )?.query_settings;
   const keep = settable ? new Set(settable) : null;
-  const diffs = (older && newer ? differingDefaults(older, newer) : []).filter((d) => !keep || keep.has(d.name));
+  const introduced =
+    older && newer && olderVersion && newerVersion
+      ? newSettingsTurnedOn(older, newer, newerRec?.settings_changes ?? [], olderVersion, newerVersion)
+      : [];
+  const diffs = [...(older && newer ? differingDefaults(older, newer) : []), ...introduced]
+    .filter((d) => !keep || keep.has(d.name))
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   return withHandSettings(diffs, older, newer, input.olderHand ?? {}, input.newerHand ?? {});
 }

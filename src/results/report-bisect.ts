@@ -24,6 +24,8 @@ export interface BisectReportInput {
   cellsNew?: number;
   /** Cells reused from stored runs instead of run: the bisect's cell key, the stored run and cell, what matched. */
   reusedCells?: { cellKey: string; runId: string; fromCell: string; matched: string }[];
+  /** Stored cells that matched but were measured again: the host disturbed their runs of the query. */
+  passedOver?: { cellKey: string; runId: string; fromCell: string; why: string }[];
   /** Where the bisect's cells were stored for reuse, or why not. */
   stored?: string;
   /** Where the bisect's own row (table `bisects`) was stored, or why not. */
@@ -35,6 +37,7 @@ export function bisectMarkdown(r: BisectReportInput): string {
   const lines: string[] = [`# Bisect ${r.runId}`, ''];
   lines.push(`Query ${r.query}, metric ${r.metric}, over ${r.versions.length} versions: ${r.versions.join(', ')}.`, '');
   const confirms = r.steps.some((s) => s.confirmation);
+  if (r.steps.some((s) => s.verdict)) return verdictsMarkdown(r, lines);
   lines.push(
     '## Path taken',
     '',
@@ -82,16 +85,86 @@ export function bisectMarkdown(r: BisectReportInput): string {
     for (const p of r.attribution.probes) lines.push(`| ${p.settings.join(', ')} | ${p.disappeared ? 'yes' : 'no'} |`);
     lines.push('', `Verdict: ${r.attribution.verdict ?? 'not finished'}.`);
   }
+  diffsMarkdown(r, lines);
+  return lines.join('\n') + '\n';
+}
+
+/** A time bisect judged by verdicts (`patched('bisect-verdicts')` on): verdicts, intervals, host load. */
+function verdictsMarkdown(r: BisectReportInput, lines: string[]): string {
+  const iv = (v: NonNullable<BisectStep['verdict']>) =>
+    v.ratio !== null && v.low !== null ? `${v.ratio.toFixed(3)} [${v.low.toFixed(3)}, ${v.high!.toFixed(3)}]` : 'no interval';
+  const band = (v: NonNullable<BisectStep['verdict']>) => (v.threshold !== null ? `±${(v.threshold * 100).toFixed(1)} %` : '—');
+  lines.push(
+    '## Path taken',
+    '',
+    'Each step against the good end: `faster` / `slower` (the interval lies beyond the band), `unchanged` (the interval lies inside it), `inconclusive` (neither, or too few runs, or runs the host disturbed). Ratio = median new / median good end, 95 % bootstrap interval; the band is the good end\'s learned noise threshold, at least `baseline.minChange`.',
+    '',
+    '| # | version | side | verdict | ratio [95 % interval] | band | from | host load | first pass | why |',
+    '|---|---|---|---|---|---|---|---|---|---|',
+  );
+  r.steps.forEach((s, i) => {
+    const v = s.verdict;
+    lines.push(
+      `| ${i + 1} | ${s.version} | ${s.side} | ${v ? v.verdict : '—'} | ${v ? iv(v) : '—'} | ${v ? band(v) : '—'} | ${v ? (v.from === 're-run' ? `interleaved re-run, ${s.confirmation?.rounds ?? 0} rounds` : 'first pass') : '—'} | ${s.hostLoad?.words ?? 'not recorded'} | ${s.figure}${s.reusedFrom ? ` (reused from run ${s.reusedFrom.runId} cell ${s.reusedFrom.cellKey})` : ''} | ${s.reason} |`,
+    );
+  });
+  const loads = r.steps.filter((s) => s.hostLoad);
+  const disturbed = loads.filter((s) => s.hostLoad!.disturbed);
+  lines.push(
+    '',
+    `Host load: ${loads.length ? `${loads.length - disturbed.length} of ${loads.length} steps' cells quiet${disturbed.length ? `; disturbed: ${disturbed.map((s) => s.version).join(', ')} (never a verdict from those runs: each was measured again interleaved)` : ''}` : 'not recorded (a remote server)'} (other processes' CPU from /proc/stat minus the engine's own, per query window of metrics-end.json).`,
+    '',
+    `Versions measured by the bisect: ${r.outcome.cellsRun}${r.outcome.skipped.length ? ` (and ${r.outcome.skipped.length} skipped)` : ''}; interleaved re-runs: ${r.steps.filter((s) => s.confirmation).length} (two fresh cells each, not counted)${r.attribution ? "; the attribution's cells are listed below" : ''}.`,
+  );
+  if (r.outcome.skipped.length) lines.push(`Skipped (cannot run the workload): ${r.outcome.skipped.join(', ')}.`);
+  if (r.reusedCells) {
+    lines.push(
+      '',
+      `Cells run by this bisect: ${r.cellsNew ?? 'n/a'}; reused from stored runs (results database: same version, cell spec, workload files and host kind, runs of the query quiet): ${r.reusedCells.length}.`,
+    );
+    for (const c of r.reusedCells)
+      lines.push(`- ${c.cellKey}: reused from run ${c.runId} cell ${c.fromCell} (matched ${c.matched})`);
+  }
+  for (const c of r.passedOver ?? [])
+    lines.push(`- ${c.cellKey}: stored run ${c.runId} cell ${c.fromCell} matched but was measured again: ${c.why}`);
+  if (r.stored) lines.push('', `Stored for reuse: ${r.stored}.`);
+  if (r.database) lines.push('', `This bisect's answer (query, ends, bracketing pair, verdict, cells): ${r.database}.`);
+  lines.push('', '## Result', '');
+  if (r.outcome.bracket) {
+    const [o, n] = r.outcome.bracket;
+    lines.push(`Bracketing pair: ${o} (like the good end) → ${n} (like the bad end); first changed ${n}.`);
+  } else lines.push(`No bracket: ${r.outcome.stopped}.`);
+  lines.push(
+    '',
+    'Confidence: a step moves the bisect only on a verdict. A first pass that is not `unchanged` — a change, or too few runs, an interval across the band, runs the host disturbed — is measured again on two fresh cells interleaved on one host, and that re-run alone decides; a first pass the re-run does not repeat is withdrawn, and a step still inconclusive after it stops the bisect.',
+  );
+  if (r.attribution) {
+    lines.push(
+      '',
+      '## Attribution',
+      '',
+      '| probe: set to the older values | change disappeared | verdict against the older version |',
+      '|---|---|---|',
+    );
+    for (const p of r.attribution.probes)
+      lines.push(`| ${p.settings.join(', ')} | ${p.disappeared ? 'yes' : 'no'} | ${p.evidence ?? '—'} |`);
+    lines.push('', `Verdict: ${r.attribution.verdict ?? 'not finished'}.`);
+  }
+  diffsMarkdown(r, lines);
+  return lines.join('\n') + '\n';
+}
+
+/** The attribution's candidates: defaults that differ, hand-set values, settings new in the newer version. */
+function diffsMarkdown(r: BisectReportInput, lines: string[]): void {
   if (r.diffs) {
-    lines.push('', '## Differing defaults (system.settings.default of both servers)', '');
+    lines.push('', '## Candidate settings (system.settings.default of both servers; new settings from system.settings_changes)', '');
     if (!r.diffs.length) lines.push('None.');
     else {
       lines.push('| setting | older | newer | source |', '|---|---|---|---|');
       for (const d of r.diffs)
         lines.push(
-          `| ${d.name} | ${d.old} | ${d.new} | ${d.byHand ? 'set by hand (handSettings), else the server default' : 'system.settings.default'} |`,
+          `| ${d.name} | ${d.old} | ${d.new} | ${d.byHand ? 'set by hand (handSettings), else the server default' : d.newIn ? `new in ${d.newIn}: the older server has no such setting; older value = its previous_value in the newer server's system.settings_changes` : 'system.settings.default'} |`,
         );
     }
   }
-  return lines.join('\n') + '\n';
 }

@@ -38,6 +38,27 @@ const HostLoad = z.object({
  */
 export function disturbanceOf(cellDir: string): Map<string, string> {
   const out = new Map<string, string>();
+  for (const [key, w] of hostLoadWindows(cellDir)) if (w.disturbed) out.set(key, w.words);
+  return out;
+}
+
+/** The host's load during one query window of a cell (see {@link hostLoadWindows}). */
+export interface WindowLoad {
+  /** Other processes' cores during the window (host busy share × cores − the engine's own cores). */
+  others: number;
+  /** At or over the limit (max(DISTURBED_CORES, DISTURBED_SHARE × cores)). */
+  disturbed: boolean;
+  /** The figures in words, with their source. */
+  words: string;
+}
+
+/**
+ * Every query window's host load in a cell's `metrics-end.json` (`local_bottleneck` steps
+ * `<q> cold (<phase>)` / `<q> warm (<phase>)`), by `<q>|<kind>` as {@link disturbanceOf} keys them,
+ * quiet windows included; empty when the cell has no such record (a remote server).
+ */
+export function hostLoadWindows(cellDir: string): Map<string, WindowLoad> {
+  const out = new Map<string, WindowLoad>();
   const rec = readRecordIfExists(path.join(cellDir, 'metrics-end.json'), HostLoad)?.local_bottleneck;
   if (!rec?.host_cores) return out;
   const cores = rec.host_cores;
@@ -47,11 +68,12 @@ export function disturbanceOf(cellDir: string): Map<string, string> {
     const c = s.counters;
     if (!m || !c || !(c.host_total_ns > 0)) continue;
     const others = Math.max(0, (c.host_busy_ns / c.host_total_ns) * cores - c.cores_used);
-    if (others >= limit)
-      out.set(
-        `${m[3] === 'index' ? `${m[1]}@index` : m[1]}|${m[2]}`,
-        `other processes used ${others.toFixed(2)} of ${cores} cores during ${s.step} on ${path.basename(cellDir)} (/proc/stat minus the engine's own CPU; disturbed at ≥ ${limit.toFixed(2)})`,
-      );
+    const disturbed = others >= limit;
+    out.set(`${m[3] === 'index' ? `${m[1]}@index` : m[1]}|${m[2]}`, {
+      others,
+      disturbed,
+      words: `other processes used ${others.toFixed(2)} of ${cores} cores during ${s.step} on ${path.basename(cellDir)} (/proc/stat minus the engine's own CPU; disturbed at ≥ ${limit.toFixed(2)})`,
+    });
   }
   return out;
 }

@@ -54,6 +54,96 @@ export interface BisectStep {
   confirmation?: { verdict: string; confirmed: boolean; final: string; reason: string; rounds: number; error?: string };
   /** Set when the step's cell was not run but reused from a stored run (same spec, workload files and host kind). */
   reusedFrom?: { runId: string; cellKey: string };
+  /**
+   * Time metrics, histories from `patched('bisect-verdicts')` on: the step's verdict against the good
+   * end ({@link judgeStep}) — from the interleaved re-run when one ran, else from the first pass.
+   */
+  verdict?: StepJudgement;
+  /**
+   * Time metrics: the host's load during the step cell's runs of the query, in words
+   * (`metrics-end.json` `local_bottleneck`: other processes' cores = /proc/stat busy share × cores − the
+   * engine's own cores), `disturbed` when at or over the limit; absent for a remote server.
+   */
+  hostLoad?: { words: string; disturbed: boolean };
+}
+
+/** A time step's verdict against the good end, in the vocabulary of the matrix verdicts. */
+export type StepVerdict = 'faster' | 'slower' | 'unchanged' | 'inconclusive';
+
+/** One time step judged ({@link judgeStep}): the verdict, ratio new/good end (medians), its 95 % interval, the band. */
+export interface StepJudgement {
+  verdict: StepVerdict;
+  ratio: number | null;
+  low: number | null;
+  high: number | null;
+  /** The noise threshold as a relative change (0.1 = ±10 %): the comparison's, learned from the good end's runs, at least `minChange`. */
+  threshold: number | null;
+  /** Which samples: `first pass` (the two cells' own runs) or `re-run` (the interleaved confirming re-run). */
+  from: 'first pass' | 're-run';
+  reason: string;
+}
+
+/** What {@link judgeStep} reads of a comparison (`compareSamples` of src/measure/compare.ts). */
+export interface StepComparison {
+  verdict: 'regression' | 'improvement' | 'unchanged' | 'unstable';
+  reason: string;
+  ratio: number | null;
+  ci_low: number | null;
+  ci_high: number | null;
+  threshold: number | null;
+  n_baseline: number;
+  n_new: number;
+}
+
+const r3 = (x: number) => x.toFixed(3);
+
+/**
+ * Judge a time step against the good end by its interval, as the matrix verdicts do:
+ * - `slower` / `faster` — the comparison's own verdict (its interval lies beyond 1 ± threshold, or far
+ *   beyond an unstable good end's noise);
+ * - `unchanged` — the interval lies inside [1/(1 + t), 1 + t] (t = the threshold) *and* that band is
+ *   narrower than the change between the ends (`endsRatio`, when known): equivalence shown at the
+ *   stated band, never "nothing significant";
+ * - `inconclusive` — anything else: too few runs (below `minRuns`; one cold run is never a verdict), a
+ *   good end too noisy for a band (the comparison's `unstable`), an interval that straddles the band, a
+ *   band as wide as the ends' change, or runs the host disturbed.
+ * Pure.
+ */
+export function judgeStep(
+  c: StepComparison,
+  opts: { from: StepJudgement['from']; disturbed?: string; endsRatio?: number },
+): StepJudgement {
+  const base = { ratio: c.ratio, low: c.ci_low, high: c.ci_high, threshold: c.threshold, from: opts.from };
+  const iv = c.ratio !== null && c.ci_low !== null ? `${r3(c.ratio)} [${r3(c.ci_low)}, ${r3(c.ci_high!)}]` : null;
+  if (opts.disturbed)
+    return {
+      ...base,
+      verdict: 'inconclusive',
+      reason: `${iv ?? 'no interval'} from runs the host disturbed (${opts.disturbed}): never a verdict`,
+    };
+  if (c.verdict === 'regression' || c.verdict === 'improvement')
+    return { ...base, verdict: c.verdict === 'regression' ? 'slower' : 'faster', reason: c.reason };
+  if (iv === null || c.threshold === null)
+    return { ...base, verdict: 'inconclusive', reason: `no interval: ${c.reason}` };
+  // Too few runs, or a good end too noisy to learn a band from: never a verdict.
+  if (c.verdict === 'unstable') return { ...base, verdict: 'inconclusive', reason: `${iv}: ${c.reason}` };
+  const t = c.threshold;
+  const inside = c.ci_low! >= 1 / (1 + t) && c.ci_high! <= 1 + t;
+  const ends = opts.endsRatio;
+  const bandTooWide = ends !== undefined && (ends >= 1 ? 1 + t >= ends : 1 / (1 + t) <= ends);
+  if (inside && !bandTooWide)
+    return {
+      ...base,
+      verdict: 'unchanged',
+      reason: `${iv} inside ±${(t * 100).toFixed(1)} % (the good end's noise threshold)${ends !== undefined ? `, narrower than the ends' ${r3(ends)}` : ''}`,
+    };
+  return {
+    ...base,
+    verdict: 'inconclusive',
+    reason: bandTooWide
+      ? `${iv}: the noise band ±${(t * 100).toFixed(1)} % is as wide as the ends' change ${r3(ends!)}, so this step cannot tell them apart`
+      : `${iv} straddles ±${(t * 100).toFixed(1)} %: neither beyond nor inside the band`,
+  };
 }
 
 /** The bisect's state: immutable, each `record` returns a new one. */
@@ -204,6 +294,12 @@ export interface DefaultDiff {
    * server default: the verdict says so.
    */
   byHand?: boolean;
+  /**
+   * Set when the setting does not exist on the older server: the newer server's
+   * `system.settings_changes` lists it as changed in this version (after the older, at or before the
+   * newer), and `old` is its `previous_value` there — the value `compatibility = <older>` gives it.
+   */
+  newIn?: string;
 }
 
 /**
@@ -257,6 +353,33 @@ export function handSettingsOf(
   return labels.length ? handSettings![labels[labels.length - 1]] : {};
 }
 
+/**
+ * Settings new in the newer server that `compatibility = <older>` turns back: names absent from the
+ * older server's settings whose latest `system.settings_changes` entry (session settings, newer
+ * server) in a version after `olderVersion` and at or before `newerVersion` gives a `previous_value`
+ * different from the newer default. `old` = that previous value (the "off" value). Sorted by name.
+ */
+export function newSettingsTurnedOn(
+  older: Record<string, string>,
+  newer: Record<string, string>,
+  changes: readonly { type: string; version: string; name: string; previous_value: string }[],
+  olderVersion: string,
+  newerVersion: string,
+): DefaultDiff[] {
+  const latest = new Map<string, { version: string; previous: string }>();
+  for (const c of changes) {
+    if (c.type !== 'Session' || c.name in older || !(c.name in newer)) continue;
+    if (compareVersions(c.version, olderVersion) <= 0 || compareVersions(c.version, newerVersion) > 0) continue;
+    const seen = latest.get(c.name);
+    // The earliest change after the older version holds the value the older behaviour had.
+    if (!seen || compareVersions(c.version, seen.version) < 0) latest.set(c.name, { version: c.version, previous: c.previous_value });
+  }
+  return [...latest.entries()]
+    .filter(([n, c]) => c.previous !== newer[n])
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([name, c]) => ({ name, old: c.previous, new: newer[name], newIn: c.version }));
+}
+
 /** The settings whose defaults differ, from both servers' `system.settings` defaults (name → default). */
 export function differingDefaults(older: Record<string, string>, newer: Record<string, string>): DefaultDiff[] {
   return Object.keys(newer)
@@ -270,7 +393,12 @@ export interface AttributionState {
   /** Settings that may carry the change. */
   candidates: DefaultDiff[];
   /** Each probe run: the settings set to the older values, and whether the change disappeared. */
-  probes: { settings: string[]; disappeared: boolean }[];
+  probes: {
+    settings: string[];
+    disappeared: boolean;
+    /** Time metrics, from `patched('bisect-verdicts')` on: the probe's verdict against the older version, in words. */
+    evidence?: string;
+  }[];
   verdict?: string;
 }
 
@@ -335,7 +463,7 @@ export function recordSettingsProbe(
     return {
       candidates: s.candidates,
       probes,
-      verdict: `could not attribute: no single setting of ${s.candidates.map((d) => d.name).join(', ')} removes the change alone (settings act together)`,
+      verdict: `could not attribute: no probe of ${s.candidates.map((d) => d.name).join(', ')} removed the change, while compatibility=${pair[0]} did; the cause is a setting these candidates do not include, or several acting together (not shown by these probes)`,
     };
   return finishIfOne({ candidates, probes }, pair);
 }

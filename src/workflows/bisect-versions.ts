@@ -71,6 +71,7 @@ import type { Verdict } from '../schema/comparison';
 import type { BisectComparison } from '../activities/bisect/bisect';
 import { benchmarkCell } from './benchmark-cell';
 import { executeConfirmChild } from './confirm-comparison';
+import { judgeProbe, loadOf, verdictWords, type JudgeContext, type Measured } from './bisect-judge';
 
 const QUICK: ActivityOptions = {
   startToCloseTimeout: '2 minutes',
@@ -157,6 +158,8 @@ export interface BisectResult {
   cellsNew?: number;
   /** Of `cellsRun`: cells reused from stored runs of the results database, each with where from. */
   reusedCells?: ReusedCellNote[];
+  /** Stored cells that matched but were measured again because the host disturbed them (from `patched('bisect-verdicts')`). */
+  passedOver?: PassedOverNote[];
   /** Where the bisect's own cells were stored (`storeRun`), or why they were not. */
   stored?: string;
   /** Absolute path of `bisect.md`. */
@@ -174,12 +177,15 @@ export interface ReusedCellNote {
   matched: string;
 }
 
-interface Measured {
-  outcome: CellOutcome;
-  readRows: number | null;
-  problem?: string;
-  reusedFrom?: { runId: string; cellKey: string };
+/** A stored cell that matched but was measured again: the host disturbed its runs of the query. */
+export interface PassedOverNote {
+  cellKey: string;
+  runId: string;
+  fromCell: string;
+  /** The stored cell's host load during the query's runs, in words. */
+  why: string;
 }
+
 
 /**
  * Bisect, attribute, report. @throws ApplicationFailure `InvalidSpec` before anything is provisioned
@@ -258,13 +264,23 @@ export async function bisectVersions(input: BisectInput): Promise<BisectResult> 
   // is run, and the bisect's own cells are stored at the end: new activities, so behind a patch.
   const reuseStored = patched('bisect-reuse-stored');
   const reusedCells: ReusedCellNote[] = [];
+  // Time metrics judged as verdicts (faster | slower | unchanged | inconclusive, host load checked,
+  // an inconclusive step re-run): new commands (a stored cell's figure read before reuse, re-runs of
+  // inconclusive steps and of attribution probes), so behind a patch.
+  const verdicts = timeMetric !== null && patched('bisect-verdicts');
+  const passedOver: PassedOverNote[] = [];
 
   const measure = async (cell: CellInput): Promise<Measured> => {
     let outcome = reused.get(cell.cellKey);
     let reusedFrom: Measured['reusedFrom'];
     if (!outcome && reuseStored) {
       const hit = await bisectStoredCell({ cell, results: v.spec.results, resultsDir: v.spec.resultsDir });
-      if (hit) {
+      // A stored cell whose runs of the query the host disturbed is measured again, not reused.
+      const load = hit && verdicts ? (await bisectFigure({ resultFile: hit.resultFile, query })).hostLoad : undefined;
+      const disturbed = load?.[timeMetric!]?.disturbed ? load[timeMetric!]!.words : undefined;
+      if (hit && disturbed)
+        passedOver.push({ cellKey: cell.cellKey, runId: hit.runId, fromCell: hit.cellKey, why: disturbed });
+      else if (hit) {
         outcome = { cellKey: cell.cellKey, status: 'succeeded', resultFile: hit.resultFile };
         reusedFrom = { runId: hit.runId, cellKey: hit.cellKey };
         reusedCells.push({ cellKey: cell.cellKey, runId: hit.runId, fromCell: hit.cellKey, matched: hit.matched });
@@ -298,6 +314,7 @@ export async function bisectVersions(input: BisectInput): Promise<BisectResult> 
       readRows: fig.readRows,
       ...(fig.problem ? { problem: fig.problem } : {}),
       ...(reusedFrom ? { reusedFrom } : {}),
+      ...(fig.hostLoad ? { hostLoad: fig.hostLoad } : {}),
     };
   };
 
@@ -398,9 +415,89 @@ export async function bisectVersions(input: BisectInput): Promise<BisectResult> 
   };
   /** The direction of the change between the ends (time metrics). */
   let endsVerdict: Verdict | undefined;
+  /** The change between the ends, ratio bad/good (verdicts path): an `unchanged` step needs a band narrower than it. */
+  let endsRatio: number | undefined;
+  const judge: JudgeContext = {
+    runId,
+    query,
+    metric: timeMetric ?? 'warm',
+    rounds: confirmRounds,
+    thresholds: {
+      minChange: base?.minChange ?? 0.1,
+      unstableAbove: base?.unstableAbove ?? 0.3,
+      minRuns: base?.minRuns ?? 7,
+    },
+    compare: compareOf,
+    confirm: bisectConfirm,
+  };
   for (let i = nextProbe(s); i !== null; i = nextProbe(s)) {
     const m = await measure(cells[i]);
     byIndex.set(i, m);
+    if (timeMetric && verdicts) {
+      const load = loadOf(m, timeMetric);
+      if (m.problem) {
+        s = record(s, { index: i, side: 'skipped', figure: m.problem, reason: 'cannot run the workload' });
+        continue;
+      }
+      if (i === 0) {
+        s = record(s, {
+          index: 0,
+          side: 'good',
+          figure: `${timeMetric} runs: the baseline of every step's comparison`,
+          reason: 'good end',
+          ...(load ? { hostLoad: { ...load, words: `${load.disturbed ? 'disturbed' : 'quiet'}: ${load.words}` } } : {}),
+        });
+        continue;
+      }
+      const pj = await judgeProbe(
+        judge,
+        byIndex.get(0)!,
+        m,
+        {
+          baseline: cells[0],
+          candidate: cells[i],
+          tag: `v${versions[i]}`,
+          idSuffix: versions[i],
+          seedKey: `${runId}|${versions[i]}|${query}|${timeMetric}`,
+          summary: `bisect re-run: ${query} on ${versions[0]} and ${versions[i]}, interleaved ×${confirmRounds}${timeMetric === 'cold' ? ' cold runs' : ''}`,
+        },
+        i === last ? undefined : endsRatio,
+      );
+      const vd = pj.verdict;
+      const { comparison: _c, ...confirmation } = pj.confirmation ?? { comparison: undefined };
+      const extra = {
+        verdict: vd,
+        ...(pj.hostLoad ? { hostLoad: pj.hostLoad } : {}),
+        ...(pj.confirmation ? { confirmation: confirmation as NonNullable<BisectStep['confirmation']> } : {}),
+      };
+      const figure = timeFigure(pj.firstPass, timeMetric);
+      if (i === last) {
+        if (vd.verdict === 'inconclusive') {
+          s = record(s, { index: i, side: 'undecided', figure, reason: vd.reason, ...extra });
+          s = { ...s, stopped: `inconclusive at the bad end ${versions[i]}: ${vd.reason}` };
+        } else {
+          s = record(s, { index: i, side: 'bad', figure, reason: `bad end, ${vd.verdict}: ${vd.reason}`, ...extra });
+          if (vd.verdict === 'unchanged') s = endsAlike(s, `${timeMetric} time unchanged: ${vd.reason}`);
+          else {
+            endsVerdict = vd.verdict === 'slower' ? 'regression' : 'improvement';
+            endsRatio = vd.ratio ?? undefined;
+          }
+        }
+        continue;
+      }
+      const side = vd.verdict === 'inconclusive' ? 'undecided' : vd.verdict === 'unchanged' ? 'good' : 'bad';
+      const sameWay = (vd.verdict === 'slower') === (endsVerdict === 'regression');
+      const reason =
+        side === 'undecided'
+          ? `inconclusive: ${vd.reason}; more interleaved rounds (baseline.confirmRounds) or a quieter host would decide it`
+          : side === 'good'
+            ? `like the good end, unchanged: ${vd.reason}`
+            : sameWay
+              ? `${vd.verdict}: ${vd.reason}`
+              : `${vd.verdict}, the other way than the bad end: ${vd.reason}`;
+      s = record(s, { index: i, side, figure, reason, ...extra });
+      continue;
+    }
     if (timeMetric) {
       if (m.problem) {
         s = record(s, { index: i, side: 'skipped', figure: m.problem, reason: 'cannot run the workload' });
@@ -500,21 +597,65 @@ export async function bisectVersions(input: BisectInput): Promise<BisectResult> 
       newerResultFile: newer.outcome.resultFile,
       ...(anyHand ? { olderHand, newerHand } : {}),
     });
-    /** Whether `m` is like the older side: equal read_rows, or (time metrics) `unchanged` against it; a string when unstable. */
-    const likeOlder = async (m: Measured): Promise<boolean | string> => {
+    // Verdicts path: the pair's own change (ratio newer/older, from both steps' verdicts against the good end).
+    const ratioOf = (i: number) => (i === 0 ? 1 : (s.steps.find((x) => x.index === i)?.verdict?.ratio ?? undefined));
+    const lo = ratioOf(s.lo);
+    const hi = ratioOf(s.hi);
+    const pairRatio = lo !== undefined && hi !== undefined && lo > 0 ? hi / lo : undefined;
+    /** The last probe's verdict in words (verdicts path), for the attribution's table. */
+    let evidence: string | undefined;
+    /**
+     * Whether `m` is like the older side: equal read_rows, or (time metrics) `unchanged` against it; a
+     * string when it cannot be said. Verdicts path: judged and, unless unchanged, re-run interleaved
+     * against the older version's setup; a change the other way than the pair's is said, not taken as "still changed".
+     */
+    const likeOlder = async (m: Measured, cell: CellInput): Promise<boolean | string> => {
       if (!timeMetric) return m.readRows !== null && m.readRows === older.readRows;
-      const c = await compareOf(older, m);
-      return c.verdict === 'unstable' ? `unstable against ${pair[0]}: ${c.reason}` : c.verdict === 'unchanged';
+      if (!verdicts) {
+        const c = await compareOf(older, m);
+        return c.verdict === 'unstable' ? `unstable against ${pair[0]}: ${c.reason}` : c.verdict === 'unchanged';
+      }
+      const suffix = cell.cellKey.slice(newerCell.cellKey.length + 1);
+      const pj = await judgeProbe(
+        judge,
+        older,
+        m,
+        {
+          baseline: cells[s.lo],
+          candidate: cell,
+          tag: `v${pair[1]}-${suffix}`,
+          idSuffix: `${pair[1]}-${suffix}`,
+          seedKey: `${runId}|${cell.cellKey}|${query}|${timeMetric}`,
+          summary: `bisect attribution re-run: ${query} on ${pair[0]} and ${pair[1]} (${suffix}), interleaved ×${confirmRounds}`,
+        },
+        pairRatio,
+      );
+      const vd = pj.verdict;
+      evidence = verdictWords(vd);
+      if (vd.verdict === 'unchanged') return true;
+      if (vd.verdict === 'inconclusive') return `inconclusive against ${pair[0]}: ${vd.reason}`;
+      const pairSlower = (pairRatio ?? (endsVerdict === 'regression' ? 2 : 0.5)) >= 1;
+      if ((vd.verdict === 'slower') === pairSlower) return false;
+      return `${vd.verdict} than ${pair[0]} (${verdictWords(vd)}) while ${pair[1]} as shipped is ${pairSlower ? 'slower' : 'faster'}${pairRatio !== undefined ? ` (${pairRatio.toFixed(3)}×)` : ''}: the change reverses direction, neither stays nor vanishes`;
+    };
+    /** Set the last probe's evidence (verdicts path). */
+    const withEvidence = (a: AttributionState): AttributionState => {
+      if (!evidence || !a.probes.length) return a;
+      const probes = a.probes.slice();
+      probes[probes.length - 1] = { ...probes[probes.length - 1], evidence };
+      evidence = undefined;
+      return { ...a, probes };
     };
     const ran = (m: Measured) => (timeMetric ? !m.problem : m.readRows !== null);
     // The newer version with the older side's defaults: its `compatibility`, and its hand-set settings.
-    const pinned = await measure({
+    const pinnedCell: CellInput = {
       ...newerCell,
       ...(anyHand ? { settings: cells[s.lo].settings } : {}),
       pinDefaults: pair[0],
       cellKey: `${newerCell.cellKey}-pin${pair[0]}`,
-    });
-    const pinnedLike = ran(pinned) ? await likeOlder(pinned) : null;
+    };
+    const pinned = await measure(pinnedCell);
+    const pinnedLike = ran(pinned) ? await likeOlder(pinned, pinnedCell) : null;
     if (pinnedLike === null)
       attribution = {
         candidates: [],
@@ -524,18 +665,21 @@ export async function bisectVersions(input: BisectInput): Promise<BisectResult> 
     else if (typeof pinnedLike === 'string')
       attribution = { candidates: [], probes: [], verdict: `could not attribute: ${pinnedLike}` };
     else
-      attribution = attributionStart(
-        diffs,
-        pinnedLike,
-        pair,
-        timeMetric ? `${timeMetric} time like ${pair[0]}` : `read_rows ${pinned.readRows}`,
+      attribution = withEvidence(
+        attributionStart(
+          diffs,
+          pinnedLike,
+          pair,
+          timeMetric ? `${timeMetric} time like ${pair[0]}` : `read_rows ${pinned.readRows}`,
+        ),
       );
     let n = 0;
     for (let probe = nextSettingsProbe(attribution); probe; probe = nextSettingsProbe(attribution)) {
       n++;
       const base = newerCell.settings ?? { query: {}, mergeTree: {}, optional: [] };
       const query = { ...base.query, ...Object.fromEntries(probe.map((d) => [d.name, d.old])) };
-      const m = await measure({ ...newerCell, settings: { ...base, query }, cellKey: `${newerCell.cellKey}-attr${n}` });
+      const probeCell: CellInput = { ...newerCell, settings: { ...base, query }, cellKey: `${newerCell.cellKey}-attr${n}` };
+      const m = await measure(probeCell);
       if (!ran(m)) {
         attribution = {
           ...attribution,
@@ -543,12 +687,12 @@ export async function bisectVersions(input: BisectInput): Promise<BisectResult> 
         };
         break;
       }
-      const like = await likeOlder(m);
+      const like = await likeOlder(m, probeCell);
       if (typeof like === 'string') {
         attribution = { ...attribution, verdict: `could not attribute: ${like}` };
         break;
       }
-      attribution = recordSettingsProbe(attribution, probe, like, pair);
+      attribution = withEvidence(recordSettingsProbe(attribution, probe, like, pair));
     }
   }
   const verdict = attribution?.verdict ?? outcome.stopped ?? 'no bracket';
@@ -575,6 +719,7 @@ export async function bisectVersions(input: BisectInput): Promise<BisectResult> 
     versions,
     steps,
     ...(reuseStored ? { cellsNew, reusedCells, ...(stored ? { stored } : {}) } : {}),
+    ...(passedOver.length ? { passedOver } : {}),
     outcome,
     ...(attribution ? { attribution } : {}),
     ...(diffs ? { diffs } : {}),
