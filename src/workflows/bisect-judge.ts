@@ -75,7 +75,8 @@ export async function confirmProbe(
     rounds: 0,
     error,
   });
-  if (ctx.rounds === 0) return notDone('confirmRounds 0', 'no confirming re-run: the spec sets baseline.confirmRounds 0');
+  if (ctx.rounds === 0)
+    return notDone('confirmRounds 0', 'no confirming re-run: the spec sets baseline.confirmRounds 0');
   let out: ConfirmOutcome[];
   try {
     out = await executeConfirmChild(
@@ -102,7 +103,8 @@ export async function confirmProbe(
   }
   const error = out[0]?.error;
   const samples = out[0]?.samples.find((x) => x.query_id === query && x.phase === 'baseline');
-  if (error || !samples) return notDone(error ?? `no samples of ${query}`, `re-run not done: ${error ?? `no samples of ${query}`}`);
+  if (error || !samples)
+    return notDone(error ?? `no samples of ${query}`, `re-run not done: ${error ?? `no samples of ${query}`}`);
   const j = await ctx.confirm({ samples, firstPass, ...ctx.thresholds, seedKey: pair.seedKey });
   return {
     verdict: j.verdict,
@@ -146,7 +148,10 @@ export async function judgeProbe(
     .map((l) => l.words)
     .join('; ');
   const hostLoad = loads.length
-    ? { words: loads.map((l) => `${l.disturbed ? 'disturbed' : 'quiet'}: ${l.words}`).join('; '), disturbed: !!disturbed }
+    ? {
+        words: loads.map((l) => `${l.disturbed ? 'disturbed' : 'quiet'}: ${l.words}`).join('; '),
+        disturbed: !!disturbed,
+      }
     : undefined;
   const firstPass = await ctx.compare(older, newer);
   const first = judgeStep(firstPass, { from: 'first pass', ...(disturbed ? { disturbed } : {}), endsRatio });
@@ -178,6 +183,7 @@ export async function judgeProbe(
 
 /** A verdict in words for a table cell: `slower 1.702 [1.190, 2.030] (re-run)`. */
 export function verdictWords(v: StepJudgement): string {
-  const iv = v.ratio !== null && v.low !== null ? ` ${v.ratio.toFixed(3)} [${v.low.toFixed(3)}, ${v.high!.toFixed(3)}]` : '';
+  const iv =
+    v.ratio !== null && v.low !== null ? ` ${v.ratio.toFixed(3)} [${v.low.toFixed(3)}, ${v.high!.toFixed(3)}]` : '';
   return `${v.verdict}${iv} (${v.from})`;
 }

@@ -44,7 +44,7 @@ import {
   type ActivityOptions,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import type { CellInput, CellOutcome } from '../schema/cell';
+import type { CellInput } from '../schema/cell';
 import type { RunSpecInput } from '../schema/run-spec';
 import { cellInputs } from '../schema/matrix';
 import { FAILURE, cellOutcomeOfFailure, describeFailure } from '../schema/failures';
@@ -185,7 +185,6 @@ export interface PassedOverNote {
   /** The stored cell's host load during the query's runs, in words. */
   why: string;
 }
-
 
 /**
  * Bisect, attribute, report. @throws ApplicationFailure `InvalidSpec` before anything is provisioned
@@ -678,7 +677,11 @@ export async function bisectVersions(input: BisectInput): Promise<BisectResult> 
       n++;
       const base = newerCell.settings ?? { query: {}, mergeTree: {}, optional: [] };
       const query = { ...base.query, ...Object.fromEntries(probe.map((d) => [d.name, d.old])) };
-      const probeCell: CellInput = { ...newerCell, settings: { ...base, query }, cellKey: `${newerCell.cellKey}-attr${n}` };
+      const probeCell: CellInput = {
+        ...newerCell,
+        settings: { ...base, query },
+        cellKey: `${newerCell.cellKey}-attr${n}`,
+      };
       const m = await measure(probeCell);
       if (!ran(m)) {
         attribution = {

@@ -37,10 +37,16 @@ test('judgeStep: slower / faster from the comparison, unchanged only with the in
   // Too few runs (the comparison's `unstable`): never a verdict, even with a narrow interval.
   assert.equal(judgeStep(cmp({ verdict: 'unstable', reason: 'too few valid warm runs' }), fp).verdict, 'inconclusive');
   // One cold run per side: no interval.
-  const one = judgeStep(cmp({ verdict: 'unstable', ci_low: null, ci_high: null, n_new: 1, n_baseline: 1, reason: 'too few' }), fp);
+  const one = judgeStep(
+    cmp({ verdict: 'unstable', ci_low: null, ci_high: null, n_new: 1, n_baseline: 1, reason: 'too few' }),
+    fp,
+  );
   assert.deepEqual([one.verdict, one.low], ['inconclusive', null]);
   // Runs the host disturbed: never a verdict, whatever the interval.
-  const d = judgeStep(cmp({ verdict: 'regression', ratio: 2, ci_low: 1.9, ci_high: 2.1 }), { ...fp, disturbed: 'busy' });
+  const d = judgeStep(cmp({ verdict: 'regression', ratio: 2, ci_low: 1.9, ci_high: 2.1 }), {
+    ...fp,
+    disturbed: 'busy',
+  });
   assert.equal(d.verdict, 'inconclusive');
   assert.match(d.reason, /from runs the host disturbed \(busy\): never a verdict/);
   // A band as wide as the ends' change cannot tell a step like the good end from one like the bad end.
@@ -49,7 +55,10 @@ test('judgeStep: slower / faster from the comparison, unchanged only with the in
   assert.match(wide.reason, /as wide as the ends' change 1\.250/);
   assert.equal(judgeStep(cmp({}), { ...fp, endsRatio: 1.5 }).verdict, 'unchanged');
   assert.equal(judgeStep(cmp({}), { ...fp, endsRatio: 0.7 }).verdict, 'unchanged');
-  assert.equal(judgeStep(cmp({ threshold: 0.5, ci_low: 0.9, ci_high: 1.1 }), { ...fp, endsRatio: 0.7 }).verdict, 'inconclusive');
+  assert.equal(
+    judgeStep(cmp({ threshold: 0.5, ci_low: 0.9, ci_high: 1.1 }), { ...fp, endsRatio: 0.7 }).verdict,
+    'inconclusive',
+  );
 });
 
 const defaults = (v: string) =>
@@ -61,7 +70,12 @@ test('newSettingsTurnedOn on real servers (24.8 → 26.3): new settings whose de
   const got = newSettingsTurnedOn(o.settings!, n.settings!, n.settings_changes!, '24.8', '26.3');
   const by = new Map(got.map((d) => [d.name, d]));
   // The query condition cache: new in 25.3 (off), on from 25.4; compatibility=24.8 turns it off.
-  assert.deepEqual(by.get('use_query_condition_cache'), { name: 'use_query_condition_cache', old: '0', new: '1', newIn: '25.3' });
+  assert.deepEqual(by.get('use_query_condition_cache'), {
+    name: 'use_query_condition_cache',
+    old: '0',
+    new: '1',
+    newIn: '25.3',
+  });
   assert.deepEqual(by.get('query_plan_join_swap_table'), {
     name: 'query_plan_join_swap_table',
     old: 'false',
@@ -81,7 +95,13 @@ test('newSettingsTurnedOn on real servers (24.8 → 26.3): new settings whose de
   for (const d of later)
     assert.ok(compareVersions(d.newIn!, '25.8') > 0 && compareVersions(d.newIn!, '26.3') <= 0, `${d.name} ${d.newIn}`);
   // MergeTree entries are table settings: never session candidates.
-  const mt = newSettingsTurnedOn({}, { x: '1' }, [{ type: 'MergeTree', version: '25.1', name: 'x', previous_value: '0' }], '24.8', '26.3');
+  const mt = newSettingsTurnedOn(
+    {},
+    { x: '1' },
+    [{ type: 'MergeTree', version: '25.1', name: 'x', previous_value: '0' }],
+    '24.8',
+    '26.3',
+  );
   assert.deepEqual(mt, []);
 });
 
@@ -114,15 +134,29 @@ test('bisect.md of a bisect judged by verdicts: each step with its verdict, inte
     outcome: { bracket: ['26.1', '26.3'], skipped: [], cellsRun: 2 },
     attribution: {
       candidates: [],
-      probes: [{ settings: ['compatibility=26.1'], disappeared: true, evidence: 'unchanged 1.010 [0.970, 1.050] (first pass)' }],
+      probes: [
+        {
+          settings: ['compatibility=26.1'],
+          disappeared: true,
+          evidence: 'unchanged 1.010 [0.970, 1.050] (first pass)',
+        },
+      ],
       verdict: 'x',
     },
     diffs: [{ name: 'use_query_condition_cache', old: '0', new: '1', newIn: '25.3' }],
-    passedOver: [{ cellKey: 'v26.3-lz4', runId: 'old', fromCell: 'v26.3-lz4', why: 'other processes used 1.3 of 2 cores' }],
+    passedOver: [
+      { cellKey: 'v26.3-lz4', runId: 'old', fromCell: 'v26.3-lz4', why: 'other processes used 1.3 of 2 cores' },
+    ],
   });
-  assert.match(md, /\| 2 \| 26\.3 \| bad \| slower \| 1\.500 \[1\.410, 1\.580\] \| ±10\.0 % \| interleaved re-run, 12 rounds \| disturbed: other processes used 1\.40/);
+  assert.match(
+    md,
+    /\| 2 \| 26\.3 \| bad \| slower \| 1\.500 \[1\.410, 1\.580\] \| ±10\.0 % \| interleaved re-run, 12 rounds \| disturbed: other processes used 1\.40/,
+  );
   assert.match(md, /Host load: 1 of 2 steps' cells quiet; disturbed: 26\.3/);
   assert.match(md, /\| compatibility=26\.1 \| yes \| unchanged 1\.010 \[0\.970, 1\.050\] \(first pass\) \|/);
   assert.match(md, /\| use_query_condition_cache \| 0 \| 1 \| new in 25\.3: the older server has no such setting/);
-  assert.match(md, /v26\.3-lz4: stored run old cell v26\.3-lz4 matched but was measured again: other processes used 1\.3/);
+  assert.match(
+    md,
+    /v26\.3-lz4: stored run old cell v26\.3-lz4 matched but was measured again: other processes used 1\.3/,
+  );
 });

@@ -300,9 +300,7 @@ test('--metric cold: a changed first pass is confirmed by interleaved cold runs,
 
 /** The re-runs of a bisect's version steps (not of its attribution probes): `<runId>.confirm/v<version>-new`. */
 const stepReruns = (runId: string) =>
-  stubs.calls.filter(
-    (c) => c.activity === 'provision' && new RegExp(`^${runId}\\.confirm/v[0-9.]+-new$`).test(c.key),
-  );
+  stubs.calls.filter((c) => c.activity === 'provision' && new RegExp(`^${runId}\\.confirm/v[0-9.]+-new$`).test(c.key));
 
 test('--metric warm: a 1.5× warm-time step at 26.3 is bracketed there, each step a verdict with its interval', async () => {
   carrier = 'optimize_read_in_order_x';
@@ -327,14 +325,18 @@ test('--metric warm: a 1.5× warm-time step at 26.3 is bracketed there, each ste
     if (slow) assert.ok(v.low! > 1 + v.threshold!, `${st.version}: ${JSON.stringify(v)}`);
     else {
       assert.ok(v.low! >= 1 / (1 + v.threshold!) && v.high! <= 1 + v.threshold!, `${st.version}: ${JSON.stringify(v)}`);
-      assert.match(st.reason, /^like the good end, unchanged: \d\.\d{3} \[\d\.\d{3}, \d\.\d{3}\] inside ±10\.0 % .*narrower than the ends' 1\.[45]\d\d/);
+      assert.match(
+        st.reason,
+        /^like the good end, unchanged: \d\.\d{3} \[\d\.\d{3}, \d\.\d{3}\] inside ±10\.0 % .*narrower than the ends' 1\.[45]\d\d/,
+      );
     }
     assert.equal(v.from, slow ? 're-run' : 'first pass', st.version);
     assert.match(st.hostLoad?.words ?? '', /^quiet: other processes used 0\.20 of 2 cores/);
   }
   // Attribution with the same verdicts: pinned and the carrier set back are `unchanged` against 26.1.
   assert.equal(r.verdict, 'default change: optimize_read_in_order_x 0→1 (26.3)');
-  for (const p of r.attribution!.probes) assert.match(p.evidence ?? '', /^(unchanged .*\(first pass\)|slower .*\(re-run\))$/);
+  for (const p of r.attribution!.probes)
+    assert.match(p.evidence ?? '', /^(unchanged .*\(first pass\)|slower .*\(re-run\))$/);
   // Every slower first pass (the bad side, bad end included) was confirmed once; the good side never re-run.
   for (const st of r.steps.slice(1)) {
     if (st.side === 'bad') {
@@ -376,7 +378,10 @@ test('--metric warm: an inconclusive first pass (too few runs) is measured again
     const step = r.steps.find((x) => x.version === '26.1')!;
     assert.equal(step.side, 'good', step.reason);
     assert.deepEqual([step.verdict?.verdict, step.verdict?.from], ['unchanged', 're-run']);
-    assert.match(step.reason, /first pass inconclusive: \d\.\d{3} \[.*\]: too few valid warm runs to decide: 10 in the baseline, 3 in the new run/);
+    assert.match(
+      step.reason,
+      /first pass inconclusive: \d\.\d{3} \[.*\]: too few valid warm runs to decide: 10 in the baseline, 3 in the new run/,
+    );
     assert.deepEqual(r.outcome.bracket, ['26.1', '26.3']);
     assert.equal(r.steps.filter((x) => x.version === '26.1').length, 1, 'measured once');
   } finally {
@@ -399,7 +404,10 @@ test('--metric warm: runs the host disturbed are never a verdict: the step is re
     const s2 = r2.steps.find((x) => x.version === '26.1')!;
     assert.deepEqual([s2.side, s2.verdict?.verdict], ['undecided', 'inconclusive']);
     assert.equal(r2.outcome.bracket, undefined);
-    assert.match(r2.verdict, /^could not decide at 26\.1: inconclusive: .*more interleaved rounds \(baseline\.confirmRounds\) or a quieter host/);
+    assert.match(
+      r2.verdict,
+      /^could not decide at 26\.1: inconclusive: .*more interleaved rounds \(baseline\.confirmRounds\) or a quieter host/,
+    );
     assert.equal(r2.attribution, undefined);
   } finally {
     disturbedAt = new Set();
