@@ -121,15 +121,20 @@ export async function measureInterleaved(
   rounds: number,
   onRun: (at: { query: string; round: number; side: InterleavedSide['name'] }) => void,
   kind: 'warm' | 'cold' = 'warm',
+  budget?: InterleavedBudget,
 ): Promise<InterleavedRuns> {
   const runs: InterleavedRuns = {};
   const stopped = new Set<InterleavedSide>();
+  const now = budget?.now ?? (() => performance.now());
+  const started = now();
   try {
     for (const s of sides) {
       await s.settle();
       if (s.stopMerges && (await tryCommand(s.client, `SYSTEM STOP MERGES ${s.table}`)).ok) stopped.add(s);
     }
-    for (let round = kind === 'cold' ? 1 : 0; round <= rounds; round++)
+    for (let round = kind === 'cold' ? 1 : 0; round <= rounds; round++) {
+      // The seconds budget: checked between rounds, once the minimum of measured rounds is in.
+      if (budget && round > budget.minRounds && (now() - started) / 1000 >= budget.seconds) break;
       for (const id of ids)
         for (const s of sides) {
           const q = s.queries.find((x) => x.id === id);
@@ -150,10 +155,30 @@ export async function measureInterleaved(
           const kept = (runs[id] ??= { baseline: [], candidate: [] });
           kept[s.name].push(...record.samples.map((x) => ({ ...x, n: round })));
         }
+    }
   } finally {
     for (const s of stopped) await tryCommand(s.client, `SYSTEM START MERGES ${s.table}`);
   }
   return runs;
+}
+
+/**
+ * A seconds budget for {@link measureInterleaved}: before each round after the first `minRounds`
+ * measured ones, the rounds stop when `seconds` have passed since measuring began (settling
+ * included). A round in flight, and a statement in it, always finish. `now` (ms, monotonic) for tests.
+ */
+export interface InterleavedBudget {
+  seconds: number;
+  minRounds: number;
+  now?: () => number;
+}
+
+/** Measured rounds in `runs` (the largest round number `n` of any run; the warm-up round 0 not counted). */
+export function roundsMeasured(runs: InterleavedRuns): number {
+  let n = 0;
+  for (const q of Object.values(runs))
+    for (const side of [q.baseline, q.candidate]) for (const r of side) n = Math.max(n, r.n);
+  return n;
 }
 
 /** The file name of a pair's interleaved runs in the confirm run's folder: `interleaved-<pairKey>-<phase>.json`. */
@@ -170,14 +195,26 @@ export function interleavedRecord(
     baselineCell: string;
     newCell: string;
     kind?: 'warm' | 'cold';
+    /** The seconds budget the rounds ran under (`verdicts.confirmSeconds`), when one was set. */
+    maxSeconds?: number;
   },
   runs: InterleavedRuns,
 ) {
+  const done = roundsMeasured(runs);
   return {
     schema: 'chbench.interleaved/v1',
     pair: at.pairKey,
     phase: at.phase,
     rounds: at.rounds,
+    ...(at.maxSeconds !== undefined
+      ? {
+          max_seconds: at.maxSeconds,
+          rounds_measured: done,
+          ...(done < at.rounds
+            ? { budget_spent: `stopped after ${done} of ${at.rounds} rounds: ${at.maxSeconds} s spent` }
+            : {}),
+        }
+      : {}),
     ...(at.kind === 'cold' ? { kind: 'cold' } : {}),
     order:
       at.kind === 'cold'
@@ -200,7 +237,13 @@ export function confirmQuerySamples(
   ids: readonly string[],
   phase: 'baseline' | 'index',
   kind: 'warm' | 'cold' = 'warm',
+  budget?: { rounds: number; seconds: number },
 ): ConfirmQuerySamples[] {
+  const done = roundsMeasured(runs);
+  const spent =
+    budget && done < budget.rounds
+      ? { budget_spent: { rounds: done, of: budget.rounds, seconds: budget.seconds } }
+      : {};
   return ids.map((id) => {
     const valid = (xs: RunSample[]) =>
       xs.filter(
@@ -218,6 +261,7 @@ export function confirmQuerySamples(
       ...(kind === 'cold' ? { kind: 'cold' as const } : {}),
       baseline_ms: a.map(fig),
       new_ms: b.map(fig),
+      ...spent,
     };
   });
 }

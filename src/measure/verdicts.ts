@@ -952,6 +952,7 @@ function rerunOf(
       low: iv?.low ?? null,
       high: iv?.high ?? null,
       runs: Math.min(s.baseline_ms.length, s.new_ms.length),
+      ...(s.budget_spent ? { budget_spent: s.budget_spent } : {}),
     },
   };
 }
@@ -1009,7 +1010,12 @@ function applyRemeasure(
     const rerun = { ...raw, ratio: rerunIv.ratio, low: rerunIv.low, high: rerunIv.high };
     const widened = disp.factor > 1 ? `, both passes widened ×${disp.factor.toFixed(2)}: ${disp.text}` : '';
     const first = `inconclusive in the first pass (${fmtRatio(e.ratio)} ${fmtIv(e.low, e.high)}${e.disturbed ? ', disturbed' : ''})`;
-    const again = `the interleaved re-run (${rerun.runs} rounds) ${fmtRatio(rerun.ratio)} ${fmtIv(rerun.low, rerun.high)}${widened}`;
+    // Fewer rounds than asked: the re-run's seconds budget stopped it (verdicts.confirmSeconds).
+    const b = raw.budget_spent;
+    const cut = b
+      ? `; ${b.rounds} of ${b.of} rounds: its ${b.seconds} s budget (verdicts.confirmSeconds) was spent`
+      : '';
+    const again = `the interleaved re-run (${rerun.runs} rounds${cut}) ${fmtRatio(rerun.ratio)} ${fmtIv(rerun.low, rerun.high)}${widened}`;
     const both = e.disturbed
       ? `the re-run alone decides (the first pass's runs were disturbed: ${e.disturbed})`
       : `both passes combined ${fmtRatio(combined.ratio)} ${fmtIv(combined.low, combined.high)}`;
@@ -1068,7 +1074,9 @@ function applyRemeasure(
               ? "the two passes do not agree (the re-run's own interval excludes 1 the same way and the first pass's ratio lies beyond δ the same way, or it is not called)"
               : `neither inside ±${pct(delta)} nor a discovery`
       }`,
-      more: `more server starts of each setup (matrix.repeat) or a quieter host: the budget of re-runs (verdicts.confirmPairs, confirmRounds) is spent`,
+      more: cut
+        ? `a larger verdicts.confirmSeconds (the re-run measured ${b!.rounds} of ${b!.of} rounds), more server starts of each setup (matrix.repeat) or a quieter host`
+        : `more server starts of each setup (matrix.repeat) or a quieter host: the budget of re-runs (verdicts.confirmPairs, confirmRounds) is spent`,
     };
   });
   return out;
@@ -1134,7 +1142,7 @@ export function verdictPlanLines(
       .map(([a, r]) => `${a} against ${r}`)
       .join(
         ', ',
-      )}; ${control}; unchanged inside ±${pct(o.equivalence)}; faster/slower at FDR ${pct(o.fdr)}, confirmed by ${o.confirmRounds} interleaved rounds (at most ${o.confirmPairs} cell pairs re-run; flagged pairs beyond them are withdrawn)`,
+      )}; ${control}; unchanged inside ±${pct(o.equivalence)}; faster/slower at FDR ${pct(o.fdr)}, confirmed by ${o.confirmRounds} interleaved rounds (at most ${o.confirmPairs} cell pairs re-run; flagged pairs beyond them are withdrawn)${o.confirmRounds > 0 ? `; each pair's rounds stop after ${o.confirmSeconds ?? VERDICT_DEFAULTS.confirmSeconds} s per phase once 3 are measured (verdicts.confirmSeconds; a statement in flight finishes)` : ''}`,
   ];
   if (o.confirmRounds === 0)
     lines.push('  no interleaved re-run (verdicts.confirmRounds 0): nothing will be published as faster or slower');

@@ -168,6 +168,8 @@ export interface ConfirmQuerySamples {
   kind?: 'cold';
   baseline_ms: number[];
   new_ms: number[];
+  /** Set when the seconds budget (`verdicts.confirmSeconds`) stopped the rounds early: rounds measured of those asked. */
+  budget_spent?: { rounds: number; of: number; seconds: number };
 }
 
 /** The confirming re-run's outcome for one pair: its samples, or why it could not be done. */
@@ -239,4 +241,6 @@ export interface RunInterleavedInput {
    * runs drop them; no warm-up round). A cold time is confirmed by cold runs (a cold bisect).
    */
   kind?: 'warm' | 'cold';
+  /** Seconds budget of the rounds (`verdicts.confirmSeconds`): they stop once it is spent and 3 rounds are measured. Absent: all rounds. */
+  maxSeconds?: number;
 }

@@ -29,6 +29,12 @@ export const VerdictSpec = z.strictObject({
   confirmRounds: z.int().min(0).max(200).default(10),
   /** At most this many cell pairs are re-run to confirm (each pair is two fresh cells); the rest stay `inconclusive`, saying so. */
   confirmPairs: z.int().min(0).max(100).default(6),
+  /**
+   * Seconds budget of one re-run pair's interleaved measuring (per phase, s): once spent, the re-run
+   * stops after the round in flight, provided 3 rounds are measured (an interval needs them), and is
+   * judged on the rounds it has. A statement already running is never cut. Default 1,200 s.
+   */
+  confirmSeconds: z.int().min(10).max(86_400).default(1200),
 });
 export type VerdictSpec = z.infer<typeof VerdictSpec>;
 
@@ -96,7 +102,15 @@ export const VerdictEntry = z.object({
   remeasured: z.boolean().optional(),
   /** The interleaved re-run's own figures (when one ran). */
   rerun: z
-    .object({ ratio: z.number().nullable(), low: z.number().nullable(), high: z.number().nullable(), runs: z.number(), error: z.string().optional() })
+    .object({
+      ratio: z.number().nullable(),
+      low: z.number().nullable(),
+      high: z.number().nullable(),
+      runs: z.number(),
+      error: z.string().optional(),
+      /** Set when the seconds budget (`verdicts.confirmSeconds`) stopped the re-run's rounds early. */
+      budget_spent: z.object({ rounds: z.number(), of: z.number(), seconds: z.number() }).optional(),
+    })
     .optional(),
 });
 export type VerdictEntry = z.infer<typeof VerdictEntry>;

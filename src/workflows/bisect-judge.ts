@@ -33,6 +33,8 @@ export interface JudgeContext {
   metric: 'warm' | 'cold';
   /** Interleaved rounds of a re-run (`baseline.confirmRounds`, default 12; 0 = none). */
   rounds: number;
+  /** Seconds budget of a re-run's rounds (`verdicts.confirmSeconds`, default 1,200 s). */
+  maxSeconds: number;
   /** The comparison's thresholds (the spec's `baseline` options, else their defaults). */
   thresholds: { minChange: number; unstableAbove: number; minRuns: number };
   compare: (older: Measured, newer: Measured) => Promise<BisectComparison>;
@@ -92,6 +94,7 @@ export async function confirmProbe(
           },
         ],
         rounds: ctx.rounds,
+        maxSeconds: ctx.maxSeconds,
         // A cold time is confirmed by cold runs (an input only: the child's commands are its own).
         ...(ctx.metric === 'cold' ? { kind: 'cold' as const } : {}),
       },

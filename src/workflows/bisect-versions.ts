@@ -71,6 +71,7 @@ import type { Verdict } from '../schema/comparison';
 import type { BisectComparison } from '../activities/bisect/bisect';
 import { benchmarkCell } from './benchmark-cell';
 import { executeConfirmChild } from './confirm-comparison';
+import { VERDICT_DEFAULTS } from '../schema/verdicts';
 import { judgeProbe, loadOf, verdictWords, type JudgeContext, type Measured } from './bisect-judge';
 
 const QUICK: ActivityOptions = {
@@ -421,6 +422,7 @@ export async function bisectVersions(input: BisectInput): Promise<BisectResult> 
     query,
     metric: timeMetric ?? 'warm',
     rounds: confirmRounds,
+    maxSeconds: v.spec.verdicts?.confirmSeconds ?? VERDICT_DEFAULTS.confirmSeconds,
     thresholds: {
       minChange: base?.minChange ?? 0.1,
       unstableAbove: base?.unstableAbove ?? 0.3,

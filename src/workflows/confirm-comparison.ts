@@ -29,6 +29,8 @@ export interface ConfirmComparisonInput {
   rounds: number;
   /** Which runs the rounds measure (`RunInterleavedInput.kind`; absent: warm, as a comparison's re-run). */
   kind?: 'warm' | 'cold';
+  /** Seconds budget of each pair's rounds per phase (`verdicts.confirmSeconds`; absent: every round). */
+  maxSeconds?: number;
 }
 
 /** Provision, create the table, load and wait for merges: the cell's steps up to its first measurement. */
@@ -58,7 +60,12 @@ async function buildIndex(run: CellRun): Promise<void> {
 }
 
 /** Re-run one pair. @throws a cancellation (after teardown); any other failure becomes the outcome's `error`. */
-async function confirmPair(plan: ConfirmPairPlan, rounds: number, kind?: 'warm' | 'cold'): Promise<ConfirmOutcome> {
+async function confirmPair(
+  plan: ConfirmPairPlan,
+  rounds: number,
+  kind?: 'warm' | 'cold',
+  maxSeconds?: number,
+): Promise<ConfirmOutcome> {
   const a = new CellRun(plan.baseline);
   const b = new CellRun(plan.candidate);
   const outcome: ConfirmOutcome = { pairKey: plan.pairKey, samples: [] };
@@ -79,6 +86,7 @@ async function confirmPair(plan: ConfirmPairPlan, rounds: number, kind?: 'warm' 
             queries,
             rounds,
             ...(kind ? { kind } : {}),
+            ...(maxSeconds !== undefined ? { maxSeconds } : {}),
           },
         ],
       );
@@ -107,7 +115,7 @@ async function confirmPair(plan: ConfirmPairPlan, rounds: number, kind?: 'warm' 
  */
 export async function confirmComparison(input: ConfirmComparisonInput): Promise<ConfirmOutcome[]> {
   const out: ConfirmOutcome[] = [];
-  for (const plan of input.pairs) out.push(await confirmPair(plan, input.rounds, input.kind));
+  for (const plan of input.pairs) out.push(await confirmPair(plan, input.rounds, input.kind, input.maxSeconds));
   return out;
 }
 

@@ -53,8 +53,14 @@ async function confirmKind(
     return await executeConfirmChild(
       runId,
       `${runId}/confirm-verdicts${kind === 'cold' ? '-cold' : ''}`,
-      { pairs: plans, rounds: o.confirmRounds, ...(kind === 'cold' ? { kind: 'cold' as const } : {}) },
-      `confirm verdicts (${kind}): ${take.map((f) => `${f.pairKey} ${f.queries.map((q) => q.query_id.toUpperCase()).join(', ')}`).join('; ')}, interleaved ×${o.confirmRounds}`,
+      {
+        pairs: plans,
+        rounds: o.confirmRounds,
+        ...(kind === 'cold' ? { kind: 'cold' as const } : {}),
+        // A spec stored before the budget existed has none: every round, as then.
+        ...(o.confirmSeconds !== undefined ? { maxSeconds: o.confirmSeconds } : {}),
+      },
+      `confirm verdicts (${kind}): ${take.map((f) => `${f.pairKey} ${f.queries.map((q) => q.query_id.toUpperCase()).join(', ')}`).join('; ')}, interleaved ×${o.confirmRounds}${o.confirmSeconds !== undefined ? ` within ${o.confirmSeconds} s` : ''}`,
     );
   } catch (err) {
     if (isCancellation(err)) throw err;

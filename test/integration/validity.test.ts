@@ -327,3 +327,59 @@ test('the confirming re-run in cold mode measures one cold run per side and roun
   // Cold runs are not warm runs: the warm reader keeps none of them.
   assert.deepEqual(confirmQuerySamples(cold, ['q3'], 'baseline')[0].baseline_ms, []);
 });
+
+test('the re-run within its seconds budget: a statement slower than the budget finishes, the rounds stop once 3 are measured, and the samples say so', async () => {
+  const a = await loadedTarget('budget-a');
+  const b = await loadedTarget('budget-b');
+  // 0.9 s per run (sleepEachRow over 3 rows): every round of both sides outlasts the 1 s budget.
+  const slow = [
+    {
+      id: 'slow',
+      title: 'sleep',
+      usesIndex: false,
+      deterministic: true,
+      sql: 'SELECT sleepEachRow(0.3) FROM numbers(3)',
+    },
+  ];
+  const side = (name: 'baseline' | 'candidate', x: { t: TargetHandle; c: ClickHouseClient }): InterleavedSide => ({
+    name,
+    settle: async () => undefined,
+    stopMerges: false,
+    client: x.c,
+    table: 'logs',
+    workload: 'logs',
+    queries: slow,
+    prefix: `budget-${name}-${Math.random().toString(36).slice(2, 8)}`,
+    options: opts(x.t),
+  });
+  const started = Date.now();
+  const runs = await measureInterleaved(
+    [side('baseline', a), side('candidate', b)],
+    ['slow'],
+    10,
+    () => undefined,
+    'warm',
+    {
+      seconds: 1,
+      minRounds: 3,
+    },
+  );
+  const took = (Date.now() - started) / 1000;
+  // Warm-up round 0, then rounds 1–3; never cut inside a statement (every run is whole, ≥ 0.9 s).
+  assert.deepEqual(
+    runs.slow.baseline.map((x) => x.n),
+    [0, 1, 2, 3],
+  );
+  assert.equal(runs.slow.candidate.length, 4);
+  for (const x of [...runs.slow.baseline, ...runs.slow.candidate])
+    assert.ok(x.wall_ms >= 850, `run ${x.n}: ${x.wall_ms} ms`);
+  assert.ok(took < 15, `${took} s: the 10 rounds asked would take about 20 s`);
+  const [s] = confirmQuerySamples(runs, ['slow'], 'baseline', 'warm', { rounds: 10, seconds: 1 });
+  assert.deepEqual(s.budget_spent, { rounds: 3, of: 10, seconds: 1 });
+  assert.equal(s.baseline_ms.length, 3);
+  // A budget not reached leaves no mark.
+  assert.equal(
+    confirmQuerySamples(runs, ['slow'], 'baseline', 'warm', { rounds: 3, seconds: 1 })[0].budget_spent,
+    undefined,
+  );
+});

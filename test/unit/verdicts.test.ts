@@ -408,6 +408,34 @@ test('the adaptive step: an inconclusive comparison measured again interleaved i
   // Cold runs (one per side) wait for their own re-run: untouched by warm samples.
   const cold = found.entries.filter((e) => e.axis === 'version' && e.phase === 'cold');
   assert.ok(cold.every((e) => e.verdict === 'inconclusive' && !e.remeasured));
+  // A re-run its seconds budget stopped after 3 of 10 rounds: said in the reason, and what would decide it.
+  const cut = applyVerdictConfirmation(
+    r,
+    [
+      {
+        pairKey: pair!.pairKey,
+        samples: pair!.queries.map((q) => ({
+          query_id: q.query_id,
+          phase: 'baseline' as const,
+          figure: 'server_elapsed_ms' as const,
+          baseline_ms: lognormalSamples(rr, 3, QUERIES[q.query_id]!, 0.08),
+          new_ms: lognormalSamples(rr, 3, QUERIES[q.query_id]! * (q.query_id === 'q3' ? 1.05 : 1), 0.08),
+          budget_spent: { rounds: 3, of: 10, seconds: 60 },
+        })),
+      },
+    ],
+    {},
+    controlNoiseOf(cells, AXES),
+  );
+  const c3 = cut.entries.find((e) => e.axis === 'version' && e.query === 'q3' && e.phase === 'warm')!;
+  assert.equal(c3.remeasured, true);
+  assert.deepEqual(c3.rerun?.budget_spent, { rounds: 3, of: 10, seconds: 60 });
+  assert.match(
+    c3.reason,
+    /the interleaved re-run \(3 rounds; 3 of 10 rounds: its 60 s budget \(verdicts\.confirmSeconds\) was spent\)/,
+  );
+  assert.equal(c3.verdict, 'inconclusive', c3.reason);
+  assert.match(c3.more ?? '', /a larger verdicts\.confirmSeconds \(the re-run measured 3 of 10 rounds\)/);
 });
 
 test('runs the host disturbed: read from the query windows, never a verdict, re-measured on the re-run alone (unchanged at most)', () => {

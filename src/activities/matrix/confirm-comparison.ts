@@ -67,15 +67,23 @@ export function createConfirmComparison() {
           input.rounds,
           (at) => heartbeat({ ...step, query: at.query, round: at.round, of: input.rounds, side: at.side }),
           input.kind,
+          input.maxSeconds !== undefined ? { seconds: input.maxSeconds, minRounds: 3 } : undefined,
         );
       } finally {
         for (const s of sides) await s.client.close();
       }
       const { cell } = input.candidate;
       const at = { ...input, baselineCell: input.baseline.cell.cellKey, newCell: cell.cellKey };
+      // (`maxSeconds` rides along in `input`: the record says the budget and the rounds measured.)
       const name = confirmation.interleavedFileName(input.pairKey, input.phase);
       writeJsonAtomic(path.join(runDir(cell.resultsDir, cell.runId), name), confirmation.interleavedRecord(at, runs));
-      return confirmation.confirmQuerySamples(runs, input.queries, input.phase, input.kind);
+      return confirmation.confirmQuerySamples(
+        runs,
+        input.queries,
+        input.phase,
+        input.kind,
+        input.maxSeconds !== undefined ? { rounds: input.rounds, seconds: input.maxSeconds } : undefined,
+      );
     },
   };
 }
