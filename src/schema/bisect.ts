@@ -83,6 +83,12 @@ export interface StepJudgement {
   reason: string;
 }
 
+/** A step's verdict in words: `slower 1.702 [1.190, 2.030] (re-run)`. */
+export function verdictWords(v: StepJudgement): string {
+  const iv = v.ratio !== null && v.low !== null ? ` ${v.ratio.toFixed(3)} [${v.low.toFixed(3)}, ${v.high!.toFixed(3)}]` : '';
+  return `${v.verdict}${iv} (${v.from})`;
+}
+
 /** What {@link judgeStep} reads of a comparison (`compareSamples` of src/measure/compare.ts). */
 export interface StepComparison {
   verdict: 'regression' | 'improvement' | 'unchanged' | 'unstable';

@@ -183,10 +183,3 @@ export async function judgeProbe(
     },
   };
 }
-
-/** A verdict in words for a table cell: `slower 1.702 [1.190, 2.030] (re-run)`. */
-export function verdictWords(v: StepJudgement): string {
-  const iv =
-    v.ratio !== null && v.low !== null ? ` ${v.ratio.toFixed(3)} [${v.low.toFixed(3)}, ${v.high!.toFixed(3)}]` : '';
-  return `${v.verdict}${iv} (${v.from})`;
-}

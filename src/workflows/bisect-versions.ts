@@ -61,6 +61,7 @@ import {
   record,
   recordSettingsProbe,
   startBisect,
+  verdictWords,
   type AttributionState,
   type BisectOutcome,
   type BisectState,
@@ -72,7 +73,7 @@ import type { BisectComparison } from '../activities/bisect/bisect';
 import { benchmarkCell } from './benchmark-cell';
 import { executeConfirmChild } from './confirm-comparison';
 import { VERDICT_DEFAULTS } from '../schema/verdicts';
-import { judgeProbe, loadOf, verdictWords, type JudgeContext, type Measured } from './bisect-judge';
+import { judgeProbe, loadOf, type JudgeContext, type Measured } from './bisect-judge';
 
 const QUICK: ActivityOptions = {
   startToCloseTimeout: '2 minutes',

@@ -13,7 +13,7 @@ import { validateFile } from '../spec';
 import { failureSummary, temporalClient } from '../temporal-run';
 import { WorkflowFailedError } from '../../temporal/run-client';
 import { versionSourcesOf } from '../../targets/versions';
-import { versionRange } from '../../schema/bisect';
+import { verdictWords, versionRange } from '../../schema/bisect';
 import { loadWorkload } from '../../lib/workload';
 
 /**
@@ -91,7 +91,7 @@ export function registerBisectCommand(program: Command): void {
     .option('--query <id>', "query id (default: the spec's first selected query, else q1)")
     .option(
       '--metric <metric>',
-      "figure followed: read_rows (system.query_log.read_rows of the warm run; one run decides), warm or cold (the query's valid warm / cold run times, each step judged against the good end with chbench compare's method)",
+      "figure followed: read_rows (system.query_log.read_rows of the warm run; one run decides), warm or cold (the query's valid warm / cold run times; each step a verdict against the good end — faster, slower, unchanged or inconclusive with its 95 % interval — re-run interleaved unless unchanged)",
       'read_rows',
     )
     .option(
@@ -130,7 +130,7 @@ export function registerBisectCommand(program: Command): void {
         })) as BisectResult;
         for (const s of r.steps)
           say(
-            `  ${s.version}: ${s.side}, ${s.figure} (${s.reason})${s.reusedFrom ? `, reused from run ${s.reusedFrom.runId} cell ${s.reusedFrom.cellKey}` : ''}`,
+            `  ${s.version}: ${s.side}${s.verdict ? `, ${verdictWords(s.verdict)}${s.verdict.threshold !== null ? ` band ±${(s.verdict.threshold * 100).toFixed(1)} %` : ''}` : ''}${s.hostLoad ? `, host ${s.hostLoad.disturbed ? 'disturbed' : 'quiet'}` : ''}, ${s.figure} (${s.reason})${s.reusedFrom ? `, reused from run ${s.reusedFrom.runId} cell ${s.reusedFrom.cellKey}` : ''}`,
           );
         if (r.outcome.skipped.length) say(`  skipped (cannot run the workload): ${r.outcome.skipped.join(', ')}`);
         console.log(
