@@ -10,11 +10,9 @@
  */
 import {
   proxyActivities,
-  executeChild,
   workflowInfo,
   CancellationScope,
   isCancellation,
-  ParentClosePolicy,
   patched,
   type ActivityOptions,
 } from '@temporalio/workflow';
@@ -23,8 +21,7 @@ import type { Activities } from '../activities';
 import type { CellInput, CellOutcome } from '../schema/cell';
 import type { RunSpec } from '../schema/run-spec';
 import { FAILURE, cellOutcomeOfFailure } from '../schema/failures';
-import { benchmarkCell } from './benchmark-cell';
-import { CODEC, PHASE, RUN_ID, VERSION } from '../schema/search-attributes';
+import { executeCellChild } from './cell-child';
 import type { MatrixRun } from './matrix-run';
 import type { HostPlacement } from '../schema/host';
 
@@ -63,19 +60,7 @@ export function cellSummary(spec: RunSpec, cell: CellInput): string {
 async function runChildCell(spec: RunSpec, runId: string, cell: CellInput): Promise<CellOutcome> {
   // The workflow id is the cell's; the placement (which host provisions it) is not part of its identity.
   const childId = `${runId}/${cell.cellKey}`;
-  const start = () =>
-    executeChild(benchmarkCell, {
-      workflowId: childId,
-      args: [cell],
-      staticSummary: cellSummary(spec, cell),
-      parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
-      typedSearchAttributes: [
-        { key: RUN_ID, value: runId },
-        { key: VERSION, value: cell.version },
-        { key: CODEC, value: cell.codec },
-        { key: PHASE, value: 'provision' },
-      ],
-    });
+  const start = () => executeCellChild(runId, cell, cellSummary(spec, cell));
   return start().catch(async (err: unknown) => {
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
     await awaitWorkflowClosed.executeWithOptions({ summary: `wait for the previous ${childId} to close` }, [childId]);
