@@ -3,7 +3,7 @@
  * order, with its figure and why it went to that side), the bracketing pair, the attribution's
  * probes and verdict, and the settings whose defaults differ between the pair.
  */
-import type { AttributionState, BisectOutcome, BisectStep, DefaultDiff } from '../schema/bisect';
+import { intervalWords, type AttributionState, type BisectOutcome, type BisectStep, type DefaultDiff } from '../schema/bisect';
 
 /** What the report says; figures as the steps recorded them. */
 export interface BisectReportInput {
@@ -57,17 +57,7 @@ export function bisectMarkdown(r: BisectReportInput): string {
     '',
     `Versions measured by the bisect: ${r.outcome.cellsRun}${r.outcome.skipped.length ? ` (and ${r.outcome.skipped.length} skipped)` : ''}${r.attribution ? "; the attribution's cells are listed below" : ''}${r.metric === 'read_rows' ? '' : confirms ? ` (the comparisons are activities over their results; confirming re-runs: ${r.steps.filter((s) => s.confirmation).length}, two fresh cells each, not counted)` : ' (the comparisons are activities over their results, not extra cells)'}.`,
   );
-  if (r.outcome.skipped.length) lines.push(`Skipped (cannot run the workload): ${r.outcome.skipped.join(', ')}.`);
-  if (r.reusedCells) {
-    lines.push(
-      '',
-      `Cells run by this bisect: ${r.cellsNew ?? 'n/a'}; reused from stored runs (results database: same version, cell spec, workload files and host kind): ${r.reusedCells.length}.`,
-    );
-    for (const c of r.reusedCells)
-      lines.push(`- ${c.cellKey}: reused from run ${c.runId} cell ${c.fromCell} (matched ${c.matched})`);
-  }
-  if (r.stored) lines.push('', `Stored for reuse: ${r.stored}.`);
-  if (r.database) lines.push('', `This bisect's answer (query, ends, bracketing pair, verdict, cells): ${r.database}.`);
+  cellsMarkdown(r, lines, '');
   lines.push('', '## Result', '');
   if (r.outcome.bracket) {
     const [o, n] = r.outcome.bracket;
@@ -89,10 +79,29 @@ export function bisectMarkdown(r: BisectReportInput): string {
   return lines.join('\n') + '\n';
 }
 
+/**
+ * The cells: skipped versions, cells reused from stored runs (what had to match, `matchedToo` added),
+ * stored cells passed over, where the run and the bisect's row were stored.
+ */
+function cellsMarkdown(r: BisectReportInput, lines: string[], matchedToo: string): void {
+  if (r.outcome.skipped.length) lines.push(`Skipped (cannot run the workload): ${r.outcome.skipped.join(', ')}.`);
+  if (r.reusedCells) {
+    lines.push(
+      '',
+      `Cells run by this bisect: ${r.cellsNew ?? 'n/a'}; reused from stored runs (results database: same version, cell spec, workload files and host kind${matchedToo}): ${r.reusedCells.length}.`,
+    );
+    for (const c of r.reusedCells)
+      lines.push(`- ${c.cellKey}: reused from run ${c.runId} cell ${c.fromCell} (matched ${c.matched})`);
+  }
+  for (const c of r.passedOver ?? [])
+    lines.push(`- ${c.cellKey}: stored run ${c.runId} cell ${c.fromCell} matched but was measured again: ${c.why}`);
+  if (r.stored) lines.push('', `Stored for reuse: ${r.stored}.`);
+  if (r.database) lines.push('', `This bisect's answer (query, ends, bracketing pair, verdict, cells): ${r.database}.`);
+}
+
 /** A time bisect judged by verdicts (`patched('bisect-verdicts')` on): verdicts, intervals, host load. */
 function verdictsMarkdown(r: BisectReportInput, lines: string[]): string {
-  const iv = (v: NonNullable<BisectStep['verdict']>) =>
-    v.ratio !== null && v.low !== null ? `${v.ratio.toFixed(3)} [${v.low.toFixed(3)}, ${v.high!.toFixed(3)}]` : 'no interval';
+  const iv = (v: NonNullable<BisectStep['verdict']>) => intervalWords(v) ?? 'no interval';
   const band = (v: NonNullable<BisectStep['verdict']>) => (v.threshold !== null ? `±${(v.threshold * 100).toFixed(1)} %` : '—');
   lines.push(
     '## Path taken',
@@ -116,19 +125,7 @@ function verdictsMarkdown(r: BisectReportInput, lines: string[]): string {
     '',
     `Versions measured by the bisect: ${r.outcome.cellsRun}${r.outcome.skipped.length ? ` (and ${r.outcome.skipped.length} skipped)` : ''}; interleaved re-runs: ${r.steps.filter((s) => s.confirmation).length} (two fresh cells each, not counted)${r.attribution ? "; the attribution's cells are listed below" : ''}.`,
   );
-  if (r.outcome.skipped.length) lines.push(`Skipped (cannot run the workload): ${r.outcome.skipped.join(', ')}.`);
-  if (r.reusedCells) {
-    lines.push(
-      '',
-      `Cells run by this bisect: ${r.cellsNew ?? 'n/a'}; reused from stored runs (results database: same version, cell spec, workload files and host kind, runs of the query quiet): ${r.reusedCells.length}.`,
-    );
-    for (const c of r.reusedCells)
-      lines.push(`- ${c.cellKey}: reused from run ${c.runId} cell ${c.fromCell} (matched ${c.matched})`);
-  }
-  for (const c of r.passedOver ?? [])
-    lines.push(`- ${c.cellKey}: stored run ${c.runId} cell ${c.fromCell} matched but was measured again: ${c.why}`);
-  if (r.stored) lines.push('', `Stored for reuse: ${r.stored}.`);
-  if (r.database) lines.push('', `This bisect's answer (query, ends, bracketing pair, verdict, cells): ${r.database}.`);
+  cellsMarkdown(r, lines, ', runs of the query quiet');
   lines.push('', '## Result', '');
   if (r.outcome.bracket) {
     const [o, n] = r.outcome.bracket;

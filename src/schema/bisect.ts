@@ -83,10 +83,19 @@ export interface StepJudgement {
   reason: string;
 }
 
+const r3 = (x: number) => x.toFixed(3);
+
+/** A step's ratio and 95 % interval in words (`1.702 [1.190, 2.030]`), or null without an interval. */
+export function intervalWords(v: Pick<StepJudgement, 'ratio' | 'low' | 'high'>): string | null {
+  return v.ratio !== null && v.low !== null && v.high !== null
+    ? `${r3(v.ratio)} [${r3(v.low)}, ${r3(v.high)}]`
+    : null;
+}
+
 /** A step's verdict in words: `slower 1.702 [1.190, 2.030] (re-run)`. */
 export function verdictWords(v: StepJudgement): string {
-  const iv = v.ratio !== null && v.low !== null ? ` ${v.ratio.toFixed(3)} [${v.low.toFixed(3)}, ${v.high!.toFixed(3)}]` : '';
-  return `${v.verdict}${iv} (${v.from})`;
+  const iv = intervalWords(v);
+  return `${v.verdict}${iv ? ` ${iv}` : ''} (${v.from})`;
 }
 
 /** What {@link judgeStep} reads of a comparison (`compareSamples` of src/measure/compare.ts). */
@@ -100,8 +109,6 @@ export interface StepComparison {
   n_baseline: number;
   n_new: number;
 }
-
-const r3 = (x: number) => x.toFixed(3);
 
 /**
  * Judge a time step against the good end by its interval, as the matrix verdicts do:
@@ -120,7 +127,7 @@ export function judgeStep(
   opts: { from: StepJudgement['from']; disturbed?: string; endsRatio?: number },
 ): StepJudgement {
   const base = { ratio: c.ratio, low: c.ci_low, high: c.ci_high, threshold: c.threshold, from: opts.from };
-  const iv = c.ratio !== null && c.ci_low !== null ? `${r3(c.ratio)} [${r3(c.ci_low)}, ${r3(c.ci_high!)}]` : null;
+  const iv = intervalWords({ ratio: c.ratio, low: c.ci_low, high: c.ci_high });
   if (opts.disturbed)
     return {
       ...base,

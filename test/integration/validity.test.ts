@@ -273,21 +273,30 @@ test('a cell whose query returns a different result from its sibling fails the c
   assert.deepEqual(resultMismatches([doc('v26.7-lz4', ra), doc('v26.7-lz4-r2', ra)]), []);
 });
 
-test('the confirming re-run in cold mode measures one cold run per side and round (caches dropped), no warm-up; warm mode is unchanged', async () => {
-  const a = await loadedTarget('il-a');
-  const b = await loadedTarget('il-b');
-  const side = (name: 'baseline' | 'candidate', x: { t: TargetHandle; c: ClickHouseClient }): InterleavedSide => ({
+/** One side of an interleaved re-run over a loaded target: no settling, merges left running. */
+function interleavedSide(
+  name: 'baseline' | 'candidate',
+  x: { t: TargetHandle; c: ClickHouseClient },
+  queries: InterleavedSide['queries'],
+  prefix: string,
+): InterleavedSide {
+  return {
     name,
     settle: async () => undefined,
     stopMerges: false,
     client: x.c,
     table: 'logs',
     workload: 'logs',
-    queries: query('q3'),
-    prefix: `il-${name}-${Math.random().toString(36).slice(2, 8)}`,
+    queries,
+    prefix: `${prefix}-${name}-${Math.random().toString(36).slice(2, 8)}`,
     options: opts(x.t),
-  });
-  const sides = [side('baseline', a), side('candidate', b)];
+  };
+}
+
+test('the confirming re-run in cold mode measures one cold run per side and round (caches dropped), no warm-up; warm mode is unchanged', async () => {
+  const a = await loadedTarget('il-a');
+  const b = await loadedTarget('il-b');
+  const sides = [interleavedSide('baseline', a, query('q3'), 'il'), interleavedSide('candidate', b, query('q3'), 'il')];
   const order: string[] = [];
   const cold = await measureInterleaved(sides, ['q3'], 3, (at) => order.push(`${at.round}${at.side[0]}`), 'cold');
   assert.deepEqual(order, ['1b', '1c', '2b', '2c', '3b', '3c'], 'A, B per round, no round 0');
@@ -341,20 +350,9 @@ test('the re-run within its seconds budget: a statement slower than the budget f
       sql: 'SELECT sleepEachRow(0.3) FROM numbers(3)',
     },
   ];
-  const side = (name: 'baseline' | 'candidate', x: { t: TargetHandle; c: ClickHouseClient }): InterleavedSide => ({
-    name,
-    settle: async () => undefined,
-    stopMerges: false,
-    client: x.c,
-    table: 'logs',
-    workload: 'logs',
-    queries: slow,
-    prefix: `budget-${name}-${Math.random().toString(36).slice(2, 8)}`,
-    options: opts(x.t),
-  });
   const started = Date.now();
   const runs = await measureInterleaved(
-    [side('baseline', a), side('candidate', b)],
+    [interleavedSide('baseline', a, slow, 'budget'), interleavedSide('candidate', b, slow, 'budget')],
     ['slow'],
     10,
     () => undefined,

@@ -362,7 +362,8 @@ test('the adaptive step: an inconclusive comparison measured again interleaved i
   const [pair] = verdictsToConfirm(r, 'r', 'warm');
   assert.ok(pair!.queries.some((q) => q.query_id === 'q3'));
   const rr = seedrandom('adaptive-rerun');
-  const again = (factor: (q: string) => number) =>
+  /** The re-run's samples: `n` rounds per side at noise `sigma`, the cell's times × `factor`; `extra` on each query's samples. */
+  const again = (factor: (q: string) => number, n = 20, sigma = 0.02, extra: Record<string, unknown> = {}) =>
     applyVerdictConfirmation(
       r,
       [
@@ -372,8 +373,9 @@ test('the adaptive step: an inconclusive comparison measured again interleaved i
             query_id: q.query_id,
             phase: 'baseline' as const,
             figure: 'server_elapsed_ms' as const,
-            baseline_ms: lognormalSamples(rr, 20, QUERIES[q.query_id]!, 0.02),
-            new_ms: lognormalSamples(rr, 20, QUERIES[q.query_id]! * factor(q.query_id), 0.02),
+            baseline_ms: lognormalSamples(rr, n, QUERIES[q.query_id]!, sigma),
+            new_ms: lognormalSamples(rr, n, QUERIES[q.query_id]! * factor(q.query_id), sigma),
+            ...extra,
           })),
         },
       ],
@@ -409,24 +411,7 @@ test('the adaptive step: an inconclusive comparison measured again interleaved i
   const cold = found.entries.filter((e) => e.axis === 'version' && e.phase === 'cold');
   assert.ok(cold.every((e) => e.verdict === 'inconclusive' && !e.remeasured));
   // A re-run its seconds budget stopped after 3 of 10 rounds: said in the reason, and what would decide it.
-  const cut = applyVerdictConfirmation(
-    r,
-    [
-      {
-        pairKey: pair!.pairKey,
-        samples: pair!.queries.map((q) => ({
-          query_id: q.query_id,
-          phase: 'baseline' as const,
-          figure: 'server_elapsed_ms' as const,
-          baseline_ms: lognormalSamples(rr, 3, QUERIES[q.query_id]!, 0.08),
-          new_ms: lognormalSamples(rr, 3, QUERIES[q.query_id]! * (q.query_id === 'q3' ? 1.05 : 1), 0.08),
-          budget_spent: { rounds: 3, of: 10, seconds: 60 },
-        })),
-      },
-    ],
-    {},
-    controlNoiseOf(cells, AXES),
-  );
+  const cut = again((q) => (q === 'q3' ? 1.05 : 1), 3, 0.08, { budget_spent: { rounds: 3, of: 10, seconds: 60 } });
   const c3 = cut.entries.find((e) => e.axis === 'version' && e.query === 'q3' && e.phase === 'warm')!;
   assert.equal(c3.remeasured, true);
   assert.deepEqual(c3.rerun?.budget_spent, { rounds: 3, of: 10, seconds: 60 });
