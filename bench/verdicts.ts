@@ -21,7 +21,7 @@
  * (A/A 95 % intervals that hold 1), `decisive` (A/A comparisons of stable queries that end faster, slower or
  * unchanged). Goals (issue "Verdicts that hold") are printed beside each figure.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import seedrandom from 'seedrandom';
 import { REPO_ROOT } from '../src/config';
@@ -33,12 +33,14 @@ import {
   applyVerdictConfirmation,
   controlNoiseOf,
   judgeMatrix,
-  verdictsToConfirm,
+  rerunPairs,
   type VerdictCell,
 } from '../src/measure/verdicts';
+import { confirmationPlans } from '../src/measure/confirmation';
+import { confirmComparison } from '../src/workflows/confirm-comparison';
 import { VERDICT_DEFAULTS, VerdictsRecord } from '../src/schema/verdicts';
 import type { MatrixAxes } from '../src/schema/matrix';
-import type { ConfirmOutcome } from '../src/schema/comparison';
+import type { ConfirmOutcome, ConfirmQuerySamples } from '../src/schema/comparison';
 
 const POOL_CELLS = Number(process.env.VERDICTS_BENCH_CELLS ?? 8);
 const SCALE = Number(process.env.VERDICTS_BENCH_SCALE ?? 1_000_000);
@@ -48,6 +50,18 @@ const COLD = 3;
 const ROUNDS = VERDICT_DEFAULTS.confirmRounds;
 const NEW_CELLS = 3;
 const SKIP_PLANTED = process.env.VERDICTS_BENCH_SKIP_PLANTED === '1';
+/** Interleaved A/A pairs of the pool's setup, and their rounds per pair (warm, cold). */
+const INTERLEAVED_PAIRS = Number(process.env.VERDICTS_BENCH_INTERLEAVED_PAIRS ?? 8);
+const INTERLEAVED_ROUNDS = { warm: 25, cold: 20 };
+const INTERLEAVED_FILE = path.join(
+  REPO_ROOT,
+  'bench',
+  'results',
+  SCALE === 1_000_000 ? 'interleaved-aa.json' : `interleaved-aa-${SCALE / 1_000_000}m.json`,
+);
+
+/** One interleaved A/A pair of the pool's setup: per kind of run and query, both sides' rounds (ms). */
+type InterleavedPair = Record<'warm' | 'cold', Record<string, { a: number[]; b: number[] }>>;
 
 /** One figure of the results file. */
 interface Row {
@@ -112,42 +126,109 @@ function redraw(
 }
 
 /**
- * The re-run's samples, as the workflow plans them (`verdictsToConfirm`, warm pairs first, up to
- * `confirmPairs` pairs in all): `ROUNDS` warm (or cold) runs per side of each query to confirm or re-measure,
- * from two further cells (their own server starts).
+ * The re-run's samples, as the workflow plans them (`verdictsToConfirm` with the interleaved A/A control first,
+ * `withInterleavedControl`; warm pairs first, up to `confirmPairs` pairs in all): `ROUNDS` rounds per side of
+ * each query, drawn from a real interleaved A/A pair of the pool's setup (its own two server starts, measured
+ * A, B, A, B …), one pool pair per re-run pair; the new side's times × `factor` (the A/A pair's: × 1).
  */
 function rerunOf(
   rng: () => number,
-  ref: VerdictCell,
-  neu: VerdictCell,
+  interleaved: readonly InterleavedPair[],
   factor: number,
   record: VerdictsRecord,
 ): ConfirmOutcome[] {
   const out: ConfirmOutcome[] = [];
   let budget = VERDICT_DEFAULTS.confirmPairs;
+  const aaKey = record.control ? `${record.control.reference}→${record.control.cell.split(', ')[0]}` : null;
+  const planned = rerunPairs(record, 'bench', { remeasure: true });
   for (const kind of ['warm', 'cold'] as const) {
-    const pairs = verdictsToConfirm(record, 'bench', kind).slice(0, Math.max(0, budget));
+    const pairs = planned[kind].slice(0, Math.max(0, budget));
     budget -= pairs.length;
-    for (const f of pairs) {
-      const values = (c: VerdictCell, q: string, fac: number) => {
-        const r = c.queries[q]![kind];
-        const fig = r.server.every((x) => x !== null) ? (r.server as number[]) : r.wall;
-        return Array.from({ length: ROUNDS }, () => fig[Math.floor(rng() * fig.length)]! * fac);
-      };
+    const drawn = draw(rng, interleaved, pairs.length);
+    pairs.forEach((f, i) => {
+      const pool = drawn[i % drawn.length]![kind];
+      const fac = f.pairKey === aaKey ? 1 : factor;
       out.push({
         pairKey: f.pairKey,
-        samples: f.queries.map((q) => ({
-          query_id: q.query_id,
-          phase: 'baseline' as const,
-          figure: 'server_elapsed_ms' as const,
-          ...(kind === 'cold' ? { kind: 'cold' as const } : {}),
-          baseline_ms: values(ref, q.query_id, 1),
-          new_ms: values(neu, q.query_id, factor),
-        })),
+        samples: f.queries.map((q): ConfirmQuerySamples => {
+          const r = pool[q.query_id]!;
+          const idx = draw(
+            rng,
+            r.a.map((_, j) => j),
+            ROUNDS,
+          );
+          return {
+            query_id: q.query_id,
+            phase: 'baseline',
+            figure: 'server_elapsed_ms',
+            ...(kind === 'cold' ? { kind: 'cold' as const } : {}),
+            baseline_ms: idx.map((j) => r.a[j]!),
+            new_ms: idx.map((j) => r.b[j]! * fac),
+          };
+        }),
       });
-    }
+    });
   }
   return out;
+}
+
+/**
+ * The interleaved A/A pool: `INTERLEAVED_PAIRS` pairs of the pool run's setup (its cells r1 and r2 re-keyed
+ * onto fresh cells, as the re-run plans them), each measured interleaved through the real `confirmComparison`
+ * workflow — warm runs, then cold runs on their own pairs. Written to `bench/results/interleaved-aa.json`
+ * (`VERDICTS_BENCH_INTERLEAVED=reuse` reads that file instead).
+ */
+async function interleavedPool(
+  env: Awaited<ReturnType<typeof startDemoEnv>>,
+  poolRun: string,
+): Promise<{ run: string; pairs: InterleavedPair[] }> {
+  if (process.env.VERDICTS_BENCH_INTERLEAVED === 'reuse') {
+    const f = JSON.parse(readFileSync(INTERLEAVED_FILE, 'utf8')) as { run: string; pairs: InterleavedPair[] };
+    return f;
+  }
+  const resultsDir = path.join(REPO_ROOT, 'results');
+  const spec = readFileSync(path.join(resultsDir, poolRun, 'run-spec.json'), 'utf8');
+  const cells = verdictInputOf(path.join(resultsDir, poolRun)).cells;
+  const [a, b] = cells.map((c) => c.key);
+  const queries = Object.keys(cells[0]!.queries);
+  const run = newRunId('verdicts-interleaved');
+  const pairs: InterleavedPair[] = Array.from({ length: INTERLEAVED_PAIRS }, () => ({ warm: {}, cold: {} }));
+  for (const kind of ['warm', 'cold'] as const) {
+    const flagged = pairs.map((_, i) => ({
+      pairKey: `aa${i + 1}`,
+      baselineCell: { runId: poolRun, cellKey: a! },
+      newCell: { runId: poolRun, cellKey: b! },
+      queries: queries.map((q) => ({ query_id: q, phase: 'baseline' as const })),
+    }));
+    const plans = await confirmationPlans(flagged, { runId: `${run}-${kind}`, resultsDir }, async () => spec, kind[0]);
+    const t0 = Date.now();
+    const outcomes: ConfirmOutcome[] = await env.client.workflow.execute(confirmComparison, {
+      taskQueue: env.cfg.taskQueue,
+      workflowId: `${run}-${kind}`,
+      args: [{ pairs: plans, rounds: INTERLEAVED_ROUNDS[kind], kind }],
+    });
+    console.log(
+      `interleaved A/A pool (${kind}): ${outcomes.length} pairs in ${Math.round((Date.now() - t0) / 1000)} s`,
+    );
+    outcomes.forEach((o, i) => {
+      if (o.error) throw new Error(`interleaved A/A pair ${o.pairKey} failed: ${o.error}`);
+      for (const x of o.samples) pairs[i]![kind][x.query_id] = { a: x.baseline_ms, b: x.new_ms };
+    });
+  }
+  writeFileSync(INTERLEAVED_FILE, JSON.stringify({ run, pool: poolRun, rounds: INTERLEAVED_ROUNDS, pairs }) + '\n');
+  return { run, pairs };
+}
+
+/** Per query and kind of run, the SD of the interleaved pairs' log ratios of medians (between starts and within, together). */
+function interleavedSpread(pairs: readonly InterleavedPair[]): Record<string, { warm: number; cold: number }> {
+  const med = (xs: number[]) => [...xs].sort((x, y) => x - y)[xs.length >> 1]!;
+  const sd = (xs: number[]) => {
+    const m = xs.reduce((x, y) => x + y, 0) / xs.length;
+    return Math.sqrt(xs.reduce((x, y) => x + (y - m) ** 2, 0) / (xs.length - 1));
+  };
+  const of = (q: string, k: 'warm' | 'cold') =>
+    Number(sd(pairs.map((p) => Math.log(med(p[k][q]!.b) / med(p[k][q]!.a)))).toFixed(4));
+  return Object.fromEntries(Object.keys(pairs[0]!.warm).map((q) => [q, { warm: of(q, 'warm'), cold: of(q, 'cold') }]));
 }
 
 /**
@@ -174,7 +255,7 @@ const cvOf = (xs: readonly number[]) => {
   return Math.sqrt(xs.reduce((a, b) => a + (b - m) ** 2, 0) / (xs.length - 1)) / m;
 };
 
-function resample(pool: VerdictCell[], rows: Row[]): void {
+function resample(pool: VerdictCell[], interleaved: readonly InterleavedPair[], rows: Row[]): void {
   const queries = Object.keys(pool[0]!.queries);
   const cv = Object.fromEntries(
     queries.map((q) => [q, pool.map((c) => cvOf(c.queries[q]!.warm.wall)).reduce((a, b) => a + b, 0) / pool.length]),
@@ -183,7 +264,7 @@ function resample(pool: VerdictCell[], rows: Row[]): void {
   console.log(
     `warm CV per query (mean over ${pool.length} cells): ${queries.map((q) => `${q} ${(cv[q]! * 100).toFixed(1)} %`).join(', ')}; stable (≤ 5 %): ${[...stable].join(', ') || 'none'}`,
   );
-  for (const design of ['single', 'repeat3'] as const) resampleDesign(pool, rows, design, stable);
+  for (const design of ['single', 'repeat3'] as const) resampleDesign(pool, interleaved, rows, design, stable);
 }
 
 /** Per query and phase, the relative SD of the cells' medians across the pool: the between-server-start spread of one setup. */
@@ -209,7 +290,13 @@ function poolSpread(pool: VerdictCell[]): Record<string, { warm: number; cold: n
  * setup, the default); `repeat3` — `matrix.repeat: 3`, three cells per setup, the setups compared over their
  * repetitions. Both re-run their faster/slower comparisons on two further pool cells.
  */
-function resampleDesign(pool: VerdictCell[], rows: Row[], design: 'single' | 'repeat3', stable: Set<string>): void {
+function resampleDesign(
+  pool: VerdictCell[],
+  interleaved: readonly InterleavedPair[],
+  rows: Row[],
+  design: 'single' | 'repeat3',
+  stable: Set<string>,
+): void {
   const axes: MatrixAxes = {
     versions: design === 'single' ? ['1', '2', '3', '4'] : ['1', '2'],
     codecs: ['LZ4'],
@@ -234,21 +321,17 @@ function resampleDesign(pool: VerdictCell[], rows: Row[], design: 'single' | 're
     };
     for (let t = 0; t < TRIALS; t++) {
       const rng = seedrandom(`verdicts-bench:${design}:${size}:${t}`);
-      const picked = draw(rng, pool, 8);
+      const picked = draw(rng, pool, 6);
       let cells: VerdictCell[];
-      let fresh1: VerdictCell;
-      let fresh2: VerdictCell;
       if (design === 'single') {
         const [ref, control, ...rest] = picked;
         const news = rest.slice(0, NEW_CELLS);
-        [fresh1, fresh2] = rest.slice(NEW_CELLS) as [VerdictCell, VerdictCell];
         cells = [
           redraw(rng, ref!, 'v1-lz4', { version: '1', repetition: 1 }, 1),
           ...news.map((c, i) => redraw(rng, c, `v${i + 2}-lz4`, { version: String(i + 2), repetition: 1 }, size)),
           redraw(rng, control!, 'v1-lz4-r2', { version: '1', repetition: 2 }, 1),
         ];
       } else {
-        [fresh1, fresh2] = picked.slice(6) as [VerdictCell, VerdictCell];
         cells = [
           ...picked
             .slice(0, 3)
@@ -261,7 +344,7 @@ function resampleDesign(pool: VerdictCell[], rows: Row[], design: 'single' | 're
       const first = judgeMatrix({ runId: 'bench', cells, axes, options: VERDICT_DEFAULTS, createdAt: 'bench' });
       const final = applyVerdictConfirmation(
         first,
-        rerunOf(rng, fresh1, fresh2, size, first),
+        rerunOf(rng, interleaved, size, first),
         {},
         controlNoiseOf(cells, axes),
       );
@@ -474,6 +557,7 @@ async function main(): Promise<void> {
   let planted: Record<string, unknown> | undefined;
   let poolRun: string | undefined;
   let spread: Record<string, { warm: number; cold: number }> | undefined;
+  let inter: { run: string; pairs: InterleavedPair[] } | undefined;
   try {
     // 1a. The pool: one setup on POOL_CELLS server starts (VERDICTS_BENCH_POOL=<run id> reuses a stored pool run of this results dir).
     const reuse = process.env.VERDICTS_BENCH_POOL;
@@ -500,10 +584,13 @@ async function main(): Promise<void> {
     // 1b. A planted slowdown through the shipped workflow: max_threads 1 against the default
     // (VERDICTS_BENCH_SKIP_PLANTED=1 leaves it out and writes no file: for trying the method on a reused pool).
     if (!SKIP_PLANTED) planted = await plantedCase(env);
+    // 1c. The same setup measured interleaved: A/A pairs of fresh cells through the real re-run workflow.
+    inter = await interleavedPool(env, poolRun);
     // 2. Resampling the pool's real runs.
     spread = poolSpread(cells);
     console.log(`between-start spread of the pool's cell medians (log SD): ${JSON.stringify(spread)}`);
-    resample(cells, rows);
+    console.log(`interleaved A/A pairs' log-ratio spread (SD): ${JSON.stringify(interleavedSpread(inter.pairs))}`);
+    resample(cells, inter.pairs, rows);
   } finally {
     await env.stop();
   }
@@ -513,10 +600,18 @@ async function main(): Promise<void> {
     scale: SCALE,
     pool: { run: poolRun, cells: POOL_CELLS, warm_runs: 15, cold_runs: 5 },
     trials: TRIALS,
-    per_trial: `a reference, its A/A control and ${NEW_CELLS} new cells (${WARM} warm, ${COLD} cold runs per side drawn from a pool cell), re-run ${ROUNDS} rounds per side from two further pool cells (faster/slower to confirm, inconclusive ones measured again: the adaptive step, up to ${VERDICT_DEFAULTS.confirmPairs} pairs)`,
+    per_trial: `a reference, its A/A control and ${NEW_CELLS} new cells (${WARM} warm, ${COLD} cold runs per side drawn from a pool cell); the re-run (the interleaved A/A control first, then faster/slower to confirm and inconclusive ones measured again: the adaptive step, up to ${VERDICT_DEFAULTS.confirmPairs} pairs) ${ROUNDS} rounds per side drawn from a real interleaved A/A pair each`,
     options: VERDICT_DEFAULTS,
     seconds: Math.round((Date.now() - t0) / 1000),
     between_start_spread: spread,
+    interleaved_pool: inter && {
+      run: inter.run,
+      pairs: inter.pairs.length,
+      rounds: INTERLEAVED_ROUNDS,
+      file: path.relative(REPO_ROOT, INTERLEAVED_FILE),
+      note: 'SD of the log ratio of medians over the pairs (both server starts and the runs within, together): compare with between_start_spread, the SD of one start measured sequentially',
+      spread: interleavedSpread(inter.pairs),
+    },
     planted_real: planted,
     rows,
   };

@@ -181,9 +181,12 @@ export function roundsMeasured(runs: InterleavedRuns): number {
   return n;
 }
 
-/** The file name of a pair's interleaved runs in the confirm run's folder: `interleaved-<pairKey>-<phase>.json`. */
-export function interleavedFileName(pairKey: string, phase: 'baseline' | 'index'): string {
-  return `interleaved-${pairKey.replace(/[^A-Za-z0-9._-]/g, '_')}-${phase}.json`;
+/**
+ * The file name of a pair's interleaved runs in the confirm run's folder: `interleaved-<pairKey>-<phase>.json`,
+ * `…-<phase>-cold.json` for its cold runs (a pair re-run for both kinds keeps both records).
+ */
+export function interleavedFileName(pairKey: string, phase: 'baseline' | 'index', kind?: 'warm' | 'cold'): string {
+  return `interleaved-${pairKey.replace(/[^A-Za-z0-9._-]/g, '_')}-${phase}${kind === 'cold' ? '-cold' : ''}.json`;
 }
 
 /** The `chbench.interleaved/v1` record of a pair's runs (every run, in the order measured). */

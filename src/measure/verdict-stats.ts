@@ -201,12 +201,14 @@ export function inflate(
 
 /** How far two passes of the same comparisons disagree beyond their intervals ({@link dispersion}). */
 export interface Dispersion {
-  /** √φ, at least 1: the factor both passes' standard errors are multiplied by. */
+  /** √φ, at least 1: the factor both passes' standard errors are multiplied by (`firstOnly`: the first pass's alone). */
   factor: number;
   /** φ = mean over the comparisons of (d₁ − d₂)² / (se₁² + se₂²): 1 when the intervals hold. */
   phi: number;
   /** Comparisons it was learned from. */
   n: number;
+  /** Which passes the factor widens: both, or the first alone (`firstOnly`). */
+  scope: 'both' | 'first';
   /** In words, for the reasons. */
   text: string;
 }
@@ -215,10 +217,13 @@ export interface Dispersion {
  * The dispersion of paired estimates of the same log ratios (a first pass and its re-run, independent
  * server starts): φ = mean((d₁ − d₂)² / (se₁² + se₂²)), expected 1 when both standard errors are right.
  * Above 1 the noise was under-estimated; the factor is √φ (never below 1: a dispersion under 1 does not
- * narrow anything). @returns factor 1 with fewer than 3 pairs (too few to learn from).
+ * narrow anything). With `o.firstOnly` the excess is laid on the first estimates alone (the second ones are
+ * calibrated by a control of their own): the factor f ≥ 1 that solves mean((d₁ − d₂)² / (f²·se₁² + se₂²)) = 1.
+ * @returns factor 1 with fewer than 3 pairs (too few to learn from).
  */
 export function dispersion(
   pairs: readonly { a: Pick<RatioInterval, 'ratio' | 'se'>; b: Pick<RatioInterval, 'ratio' | 'se'> }[],
+  o: { firstOnly?: boolean } = {},
 ): Dispersion {
   const usable = pairs.filter((p) => p.a.se ** 2 + p.b.se ** 2 > 0);
   if (usable.length < 3)
@@ -226,18 +231,28 @@ export function dispersion(
       factor: 1,
       phi: 1,
       n: usable.length,
+      scope: 'both',
       text: `not learned (${usable.length} re-measured comparisons; 3 needed)`,
     };
   const phi =
     usable.reduce((s, p) => s + (Math.log(p.a.ratio) - Math.log(p.b.ratio)) ** 2 / (p.a.se ** 2 + p.b.se ** 2), 0) /
     usable.length;
-  const factor = Math.max(1, Math.sqrt(phi));
-  return {
-    factor,
-    phi,
-    n: usable.length,
-    text: `the ${usable.length} re-measured comparisons' two passes disagree ${phi.toFixed(2)}× as much as their intervals allow`,
-  };
+  const text = `the ${usable.length} re-measured comparisons' two passes disagree ${phi.toFixed(2)}× as much as their intervals allow`;
+  if (!o.firstOnly || phi <= 1)
+    return { factor: Math.max(1, Math.sqrt(phi)), phi, n: usable.length, scope: o.firstOnly ? 'first' : 'both', text };
+  const at = (f: number) =>
+    usable.reduce(
+      (s, p) => s + (Math.log(p.a.ratio) - Math.log(p.b.ratio)) ** 2 / (f * f * p.a.se ** 2 + p.b.se ** 2),
+      0,
+    ) / usable.length;
+  // at() falls from φ at f = 1 towards 0: bisect on [1, 1000] (a first pass with no variance stays at 1000).
+  let [lo, hi] = [1, 1000];
+  for (let i = 0; i < 60 && usable.some((p) => p.a.se > 0); i++) {
+    const mid = Math.sqrt(lo * hi);
+    if (at(mid) > 1) lo = mid;
+    else hi = mid;
+  }
+  return { factor: hi, phi, n: usable.length, scope: 'first', text };
 }
 
 /** The interval at another confidence (the false-coverage-adjusted one of a selected comparison). */

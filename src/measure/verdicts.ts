@@ -860,6 +860,97 @@ export function verdictsToConfirm(
 }
 
 /**
+ * The interleaved A/A control's pair key (`<reference>→<its first A/A cell>`, e.g. `v24.8-lz4→v24.8-lz4-r2`),
+ * or null when the run has no A/A control. Its re-run measures the reference setup against itself on two
+ * fresh cells, interleaved like every other re-run pair.
+ */
+export function interleavedControlKey(record: Pick<VerdictsRecord, 'control'>): string | null {
+  const c = record.control;
+  const cell = c?.cell.split(', ')[0];
+  return c && cell ? `${c.reference}→${cell}` : null;
+}
+
+/**
+ * The re-run's pairs with the interleaved A/A control first: the reference cell against its A/A cell, on the
+ * union of the pairs' queries. Sequential cells differ by host drift as well as by their server starts (on
+ * this 2-core host 9–13 % per start, warm), cells measured interleaved by their starts alone (2–3 %:
+ * `bench/results/verdicts.json`, `interleaved_pool`); so the re-run's intervals take their between-start part
+ * from this pair ({@link interleavedNoiseOf}), not from the sequential control.
+ * @returns `pairs` unchanged when empty or when the run has no A/A control
+ */
+export function withInterleavedControl(
+  record: VerdictsRecord,
+  runId: string,
+  pairs: readonly FlaggedPair[],
+): FlaggedPair[] {
+  const key = interleavedControlKey(record);
+  if (!key || !pairs.length || pairs.some((p) => p.pairKey === key)) return [...pairs];
+  const [reference, cell] = key.split('→') as [string, string];
+  const queries: FlaggedPair['queries'] = [];
+  for (const q of pairs.flatMap((p) => p.queries))
+    if (!queries.some((x) => x.query_id === q.query_id && x.phase === q.phase)) queries.push(q);
+  return [
+    {
+      pairKey: key,
+      baselineCell: { runId, cellKey: reference },
+      newCell: { runId, cellKey: cell },
+      queries,
+    },
+    ...pairs,
+  ];
+}
+
+/**
+ * What the interleaved step re-runs, per kind of run, in the order the workflow takes them within
+ * `verdicts.confirmPairs` (warm pairs first, the cold ones in what is left): {@link verdictsToConfirm}, with the
+ * interleaved A/A control first ({@link withInterleavedControl}) on same-host targets (`o.remeasure`) where the
+ * kind's budget leaves room for at least one other pair.
+ */
+export function rerunPairs(
+  record: VerdictsRecord,
+  runId: string,
+  o: { remeasure: boolean },
+): { warm: FlaggedPair[]; cold: FlaggedPair[] } {
+  const budget = record.options.confirmPairs;
+  const withControl = (pairs: FlaggedPair[], room: number) =>
+    o.remeasure && room >= 2 ? withInterleavedControl(record, runId, pairs) : pairs;
+  const warm = withControl(verdictsToConfirm(record, runId, 'warm', o), budget);
+  const cold = withControl(verdictsToConfirm(record, runId, 'cold', o), budget - Math.min(warm.length, budget));
+  return { warm, cold };
+}
+
+/** The between-start noise of cells measured interleaved, per kind of run, from the interleaved A/A pair's re-run. */
+export interface InterleavedNoise {
+  warm: BetweenNoise | null;
+  cold: BetweenNoise | null;
+}
+
+/**
+ * The interleaved A/A control's between-start noise: per kind of run, over the pair's queries, the excess of
+ * the squared log ratio of medians over its within-run variance ({@link betweenNoise}). Null for a kind the
+ * pair did not measure (no control, not re-run, its re-run failed): the re-run then keeps the sequential
+ * control's noise, the wider one.
+ */
+export function interleavedNoiseOf(
+  record: Pick<VerdictsRecord, 'control'>,
+  outcomes: readonly ConfirmOutcome[],
+): InterleavedNoise {
+  const key = interleavedControlKey(record);
+  const samples = outcomes.filter((o) => o.pairKey === key).flatMap((o) => o.samples);
+  const of = (kind: 'warm' | 'cold') =>
+    betweenNoise(
+      samples
+        .filter((s) => (s.kind === 'cold') === (kind === 'cold') && s.baseline_ms.length && s.new_ms.length)
+        .filter((s) => [...s.baseline_ms, ...s.new_ms].every((x) => x > 0))
+        .map((s) => {
+          const lr = logRatio(s.baseline_ms, s.new_ms);
+          return { d: lr.d, within: lr.within };
+        }),
+    );
+  return { warm: key ? of('warm') : null, cold: key ? of('cold') : null };
+}
+
+/**
  * Apply the confirming re-run: a faster/slower time verdict stays only when its re-run's interval
  * (interleaved rounds, the same A/A noise added) excludes 1 in the same direction with the ratio outside
  * ±δ; else it is withdrawn (`inconclusive`, `confirmed: false`, the re-run's figures beside it). Verdicts
@@ -874,6 +965,9 @@ export function applyVerdictConfirmation(
   controlNoise: { warm: BetweenNoise | null; cold: BetweenNoise | null },
 ): VerdictsRecord {
   const delta = record.options.equivalence;
+  // The re-run's between-start part: from the interleaved A/A pair where it was measured, else the sequential control's.
+  const inter = interleavedNoiseOf(record, outcomes);
+  const rerunNoise = { warm: inter.warm ?? controlNoise.warm, cold: inter.cold ?? controlNoise.cold };
   // A pair may have two re-runs (warm and cold runs): their samples together.
   const outcomeOf = (e: VerdictEntry) => {
     const pairKey = `${e.reference}→${e.cell}`;
@@ -903,8 +997,8 @@ export function applyVerdictConfirmation(
         runs: 0,
         error: o.error,
       });
-    const r = rerunOf(e, o.samples, controlNoise);
-    if (!r) return withdrawn(`the re-run has no ${e.phase} runs of ${e.query}`);
+    const r = rerunOf(e, o.samples, rerunNoise);
+    if (!r) return withdrawn(notRun[pairKey] ?? `the re-run has no ${e.phase} runs of ${e.query}`);
     const { iv, rerun } = r;
     const slower = e.verdict === 'slower';
     const holds = !!iv && (slower ? iv.low > 1 && iv.ratio > 1 + delta : iv.high < 1 && iv.ratio < 1 / (1 + delta));
@@ -920,15 +1014,60 @@ export function applyVerdictConfirmation(
       rerun,
     };
   });
-  const entries = applyRemeasure(confirmed, outcomeOf, controlNoise, record.options);
+  const calibrated = { warm: inter.warm !== null, cold: inter.cold !== null };
+  const entries = applyRemeasure(confirmed, outcomeOf, controlNoise, rerunNoise, calibrated, record.options);
   const refs = record.references as Partial<Record<VerdictAxis, string>>;
   return {
     ...record,
+    control: record.control ? { ...record.control, interleaved: interleavedControl(inter, outcomes, record) } : null,
     stage: 'final',
     entries,
     decision: record.reference ? decisionRows(entries, record.reference) : [],
     sentences: axisSentences(entries, refs),
   };
+}
+
+/**
+ * The interleaved A/A control as recorded: its pair, the noise learned per kind of run, and its own moves —
+ * each of its queries judged with the noise of the others (leave one out), faster/slower when the 95 %
+ * interval excludes 1 with the ratio beyond ±δ (a clean pair moves in none about 95 % of the time).
+ */
+function interleavedControl(
+  inter: InterleavedNoise,
+  outcomes: readonly ConfirmOutcome[],
+  record: VerdictsRecord,
+): NonNullable<VerdictControl['interleaved']> {
+  const key = interleavedControlKey(record)!;
+  const o = outcomes.find((x) => x.pairKey === key);
+  const delta = record.options.equivalence;
+  let moved = 0;
+  let judged = 0;
+  const count = { warm: 0, cold: 0 };
+  for (const kind of ['warm', 'cold'] as const) {
+    const lrs = outcomes
+      .filter((x) => x.pairKey === key)
+      .flatMap((x) => x.samples)
+      .filter((x) => (x.kind === 'cold') === (kind === 'cold') && x.baseline_ms.length && x.new_ms.length)
+      .map((x) => logRatio(x.baseline_ms, x.new_ms));
+    count[kind] = lrs.length;
+    lrs.forEach((lr, i) => {
+      const iv = ratioInterval(lr, betweenNoise(lrs.filter((_, j) => j !== i)));
+      if (!iv) return;
+      judged++;
+      if ((iv.low > 1 || iv.high < 1) && (iv.ratio > 1 + delta || iv.ratio < 1 / (1 + delta))) moved++;
+    });
+  }
+  const rel = (n: BetweenNoise | null) => (n ? Math.sqrt(n.sigma2) : null);
+  const noise = { warm: rel(inter.warm), cold: rel(inter.cold) };
+  const said = (['warm', 'cold'] as const)
+    .filter((k) => noise[k] !== null)
+    .map((k) => `${pct(noise[k]!)} ${k} (${count[k]} queries)`);
+  const note = !o
+    ? "not re-run (nothing to re-run, or past the budget of verdicts.confirmPairs): the re-run intervals take the sequential control's between-start noise"
+    : o.error && !said.length
+      ? `its re-run failed (${o.error}): the re-run intervals take the sequential control's between-start noise`
+      : `the reference against itself on two fresh cells, interleaved: between-start noise ${said.join(', ')}, moved in ${moved} of ${judged}; the re-run intervals take this noise${noise.cold === null ? " (cold: the sequential control's)" : ''}`;
+  return { pair: key, noise, moved, pairs: judged, note };
 }
 
 /** The re-run's interval of one comparison from its samples (the A/A noise of its kind of run added); null without runs on both sides. */
@@ -972,6 +1111,8 @@ function applyRemeasure(
   entries: VerdictEntry[],
   outcomeOf: (e: VerdictEntry) => { samples: ConfirmOutcome['samples']; error?: string | undefined } | undefined,
   controlNoise: { warm: BetweenNoise | null; cold: BetweenNoise | null },
+  rerunNoise: { warm: BetweenNoise | null; cold: BetweenNoise | null },
+  calibrated: { warm: boolean; cold: boolean },
   options: VerdictSpec,
 ): VerdictEntry[] {
   const delta = options.equivalence;
@@ -980,22 +1121,24 @@ function applyRemeasure(
     const why = e.phase === 'warm' || e.phase === 'cold' ? toMeasureAgain(e, e.phase) : null;
     if (why !== 'remeasure' || e.ratio === null || e.se === undefined) return [];
     const o = outcomeOf(e);
-    const r = o ? rerunOf(e, o.samples, controlNoise) : null;
+    const r = o ? rerunOf(e, o.samples, rerunNoise) : null;
     if (!r?.iv) return [];
     return [{ i, e, rerun: r.rerun, iv: r.iv, first: { ratio: e.ratio, se: e.se, df: e.df ?? Infinity } }];
   });
   if (!measured.length) return entries;
   // The two passes of one comparison estimate the same ratio from different server starts: where they
-  // disagree by more than their intervals allow, the noise was under-estimated (the A/A control's one
-  // pair per query learns it poorly). The dispersion factor k per kind of run widens both passes.
+  // disagree by more than their intervals allow, the noise was under-estimated (the sequential A/A control's
+  // one pair per query learns it poorly). The dispersion factor k per kind of run widens the first pass alone
+  // where the re-run's noise comes from the interleaved A/A control (calibrated in the re-run itself), else both.
   const k: Record<string, Dispersion> = {};
   for (const phase of ['warm', 'cold'] as const)
     k[phase] = dispersion(
       measured.filter((m) => m.e.phase === phase && !m.e.disturbed).map((m) => ({ a: m.first, b: m.iv })),
+      { firstOnly: calibrated[phase] },
     );
   const todo = measured.map((m) => {
     const f = k[m.e.phase]!.factor;
-    const iv = inflate(m.iv, f);
+    const iv = k[m.e.phase]!.scope === 'first' ? m.iv : inflate(m.iv, f);
     // The first pass's runs disturbed by the host: the re-run alone decides.
     const combined = m.e.disturbed ? iv : combineIntervals(inflate(m.first, f), iv);
     return { ...m, iv, combined, k: k[m.e.phase]! };
@@ -1008,7 +1151,10 @@ function applyRemeasure(
   const out = [...entries];
   todo.forEach(({ i, e, rerun: raw, iv: rerunIv, combined, k: disp }, n) => {
     const rerun = { ...raw, ratio: rerunIv.ratio, low: rerunIv.low, high: rerunIv.high };
-    const widened = disp.factor > 1 ? `, both passes widened ×${disp.factor.toFixed(2)}: ${disp.text}` : '';
+    const widened =
+      disp.factor > 1
+        ? `, ${disp.scope === 'first' ? 'the first pass' : 'both passes'} widened ×${disp.factor.toFixed(2)}: ${disp.text}`
+        : '';
     const first = `inconclusive in the first pass (${fmtRatio(e.ratio)} ${fmtIv(e.low, e.high)}${e.disturbed ? ', disturbed' : ''})`;
     // Fewer rounds than asked: the re-run's seconds budget stopped it (verdicts.confirmSeconds).
     const b = raw.budget_spent;
@@ -1041,13 +1187,13 @@ function applyRemeasure(
     }
     const noise = e.phase === 'cold' ? controlNoise.cold : controlNoise.warm;
     const outside = combined.ratio > hi || combined.ratio < 1 / hi;
-    // Two independent passes agree: the re-run by itself excludes 1 the same way with its ratio beyond δ,
-    // and the first pass's own ratio lies beyond δ the same way.
+    // The interleaved re-run decides, the first pass must not contradict it: the re-run by itself excludes 1
+    // the same way with its ratio beyond δ, and the first pass's own interval reaches that side of 1.
     const up = combined.ratio > 1;
     const rw = widen(rerunIv, fcr);
     const sameWay =
       (up ? rw.low > 1 && rerun.ratio > hi : rw.high < 1 && rerun.ratio < 1 / hi) &&
-      (e.disturbed || (up ? e.ratio! > hi : e.ratio! < 1 / hi));
+      (e.disturbed || (up ? e.high! > 1 : e.low! < 1));
     if (noise && bh.rejected[n] && outside && sameWay && !e.disturbed) {
       const w = widen(combined, fcr);
       out[i] = {
@@ -1071,7 +1217,7 @@ function applyRemeasure(
           : e.disturbed && bh.rejected[n] && outside && sameWay
             ? 'one re-run after disturbed runs is not a confirmed faster/slower: measure again on a quieter host'
             : outside && !sameWay
-              ? "the two passes do not agree (the re-run's own interval excludes 1 the same way and the first pass's ratio lies beyond δ the same way, or it is not called)"
+              ? 'the interleaved re-run does not show it by itself (its own interval excluding 1 the same way with its ratio beyond δ), or the first pass contradicts it'
               : `neither inside ±${pct(delta)} nor a discovery`
       }`,
       more: cut
@@ -1113,7 +1259,12 @@ export function decisionLine(record: VerdictsRecord): string {
 export function controlLine(record: VerdictsRecord): string {
   const c = record.control;
   if (!c) return 'no A/A control';
-  return `A/A control moves ${c.moved} of ${c.pairs}${c.noise.warm !== null ? ` (between-start noise ${pct(c.noise.warm)} warm)` : ''}`;
+  const i = c.interleaved;
+  const inter =
+    i && i.pairs
+      ? `; interleaved A/A moves ${i.moved} of ${i.pairs}${i.noise.warm !== null ? ` (between-start noise ${pct(i.noise.warm)} warm)` : ''}`
+      : '';
+  return `A/A control moves ${c.moved} of ${c.pairs}${c.noise.warm !== null ? ` (between-start noise ${pct(c.noise.warm)} warm)` : ''}${inter}`;
 }
 
 /**

@@ -26,9 +26,9 @@ export const VerdictSpec = z.strictObject({
    */
   control: z.boolean().default(true),
   /** Interleaved A, B rounds per query in the confirming re-run of a faster/slower verdict; 0 = no re-run (nothing is then published as faster/slower). */
-  confirmRounds: z.int().min(0).max(200).default(10),
+  confirmRounds: z.int().min(0).max(200).default(20),
   /** At most this many cell pairs are re-run to confirm (each pair is two fresh cells); the rest stay `inconclusive`, saying so. */
-  confirmPairs: z.int().min(0).max(100).default(6),
+  confirmPairs: z.int().min(0).max(100).default(8),
   /**
    * Seconds budget of one re-run pair's interleaved measuring (per phase, s): once spent, the re-run
    * stops after the round in flight, provided 3 rounds are measured (an interval needs them), and is
@@ -128,6 +128,21 @@ export const VerdictControl = z.object({
   disk_ratio: z.number().nullable(),
   /** What the control says about the run's verdicts, in one line. */
   note: z.string(),
+  /**
+   * The interleaved A/A control (final stage; absent in records before it existed): the reference cell against its
+   * A/A cell on two fresh cells measured interleaved, as the re-run measures every pair. Its between-start noise
+   * (relative SD; null for a kind of run it did not measure) is what the re-run's intervals include.
+   */
+  interleaved: z
+    .object({
+      pair: z.string(),
+      noise: z.object({ warm: z.number().nullable(), cold: z.number().nullable() }),
+      /** Its queries × kinds of run judged (each with the others' noise), and how many moved (faster/slower). */
+      pairs: z.number(),
+      moved: z.number(),
+      note: z.string(),
+    })
+    .optional(),
 });
 export type VerdictControl = z.infer<typeof VerdictControl>;
 

@@ -174,6 +174,20 @@ test('a 2-cell embedded matrix completes and every report table holds measured v
   for (const e of codec.filter((x) => x.verdict === 'faster' || x.verdict === 'slower'))
     assert.equal(e.confirmed, e.phase === 'ingest' ? null : true, `${e.query ?? 'ingest'} ${e.phase}: ${e.reason}`);
   for (const e of codec.filter((x) => x.confirmed === false)) assert.match(e.reason, /withdrawn/);
+  // The re-run's first pair is the interleaved A/A control (the reference against its A/A cell on fresh cells):
+  // its between-start noise is what the re-run's intervals include, and its own moves are counted.
+  const rerun = codec.some((e) => e.rerun);
+  const inter = vr.control!.interleaved!;
+  assert.equal(inter.pair, 'v26.7-lz4→v26.7-lz4-r2');
+  if (rerun) {
+    assert.ok(inter.pairs > 0 && inter.noise.warm !== null, inter.note);
+    assert.match(r.verdicts!.control, /; interleaved A\/A moves \d+ of \d+/);
+    const confirmDir = `${path.dirname(r.reportPath)}.confirm`;
+    assert.ok(
+      readdirSync(confirmDir).some((f) => f.startsWith('interleaved-v26.7-lz4_v26.7-lz4-r2-')),
+      `the A/A pair's interleaved record in ${confirmDir}`,
+    );
+  } else assert.match(inter.note, /not re-run/);
   for (const t of [
     'Ingest',
     'Compression (table totals)',

@@ -22,18 +22,22 @@ import {
 } from '../../src/measure/verdict-stats';
 import {
   applyVerdictConfirmation,
+  controlLine,
   controlNoiseOf,
   decisionLine,
+  interleavedControlKey,
+  interleavedNoiseOf,
   judgeMatrix,
   planPairs,
   verdictPlanLines,
   verdictsToConfirm,
+  withInterleavedControl,
   type VerdictCell,
   type VerdictCoords,
 } from '../../src/measure/verdicts';
 import { cellKey, expandMatrix, matrixAxes, wantsControl, type MatrixAxes } from '../../src/schema/matrix';
 import { parseRunSpec } from '../../src/schema/run-spec';
-import { VERDICT_DEFAULTS, VerdictsRecord } from '../../src/schema/verdicts';
+import { VERDICT_DEFAULTS, VerdictsRecord, type VerdictEntry } from '../../src/schema/verdicts';
 import { decisionBlocks } from '../../src/results/sections/decision';
 import { blocksMarkdown } from '../../src/results/sections/blocks';
 import { disturbanceOf } from '../../src/results/verdict-cells';
@@ -146,6 +150,17 @@ test('statistics: the log ratio, the A/A noise, the interval, Benjamini–Hochbe
   const under = dispersion(pairs(2));
   assert.ok(under.factor > 1.85 && under.factor < 2.15, JSON.stringify(under));
   assert.equal(dispersion(pairs(2).slice(0, 2)).factor, 1);
+  // The excess laid on the first passes alone (the second ones calibrated by their own control): first passes
+  // whose spread is 0.3 while their se says 0.1, beside second passes that are right (0.1): factor ≈ 3, the first only.
+  const firstWrong = Array.from({ length: 400 }, () => ({
+    a: { ratio: Math.exp(0.3 * z()), se: 0.1 },
+    b: { ratio: Math.exp(0.1 * z()), se: 0.1 },
+  }));
+  const first = dispersion(firstWrong, { firstOnly: true });
+  assert.equal(first.scope, 'first');
+  assert.ok(first.factor > 2.7 && first.factor < 3.3, JSON.stringify(first));
+  // Both widened by √φ would under-widen the first pass (and widen a right second pass).
+  assert.ok(dispersion(firstWrong).factor < 2.5 && dispersion(firstWrong).scope === 'both');
   const inflated = inflate({ ratio: 1.1, se: 0.05, df: Infinity }, 2);
   assert.ok(Math.abs(inflated.se - 0.1) < 1e-12 && Math.abs(inflated.low - 1.1 * Math.exp(-1.959964 * 0.1)) < 1e-4);
 });
@@ -570,4 +585,77 @@ test('the Decision opens with its table within a few lines; validate says what t
     /without any A\/A pair|leaves the matrix without any A\/A pair/,
   );
   parseRunSpec({ ...raw, verdicts: { control: false }, matrix: { ...raw.matrix, repeat: 2 } });
+});
+
+test('the interleaved A/A control: first in the re-run, its between-start noise taken by the re-run intervals', () => {
+  // A first pass of one start per side with 10 % between-start noise (the sequential control): a planted 1.3× on q3
+  // is inconclusive; the re-run measures it interleaved, where the starts differ by 1 % at most.
+  const rng = seedrandom('interleaved-control');
+  const cells = [
+    cell('v24.8-lz4', {}, rng, { sigma: 0.1, start: 1.1 }),
+    cell('v26.3-lz4', { version: '26.3' }, rng, { sigma: 0.1, start: 0.95, factor: (q) => (q === 'q3' ? 1.3 : 1) }),
+    cell('v24.8-lz4-r2', { repetition: 2 }, rng, { sigma: 0.1, start: 0.9 }),
+  ];
+  const r = VerdictsRecord.parse(judge(cells));
+  const toRerun = verdictsToConfirm(r, 'r', 'warm');
+  assert.equal(interleavedControlKey(r), 'v24.8-lz4→v24.8-lz4-r2');
+  const pairs = withInterleavedControl(r, 'r', toRerun);
+  assert.equal(pairs.length, toRerun.length + 1);
+  assert.deepEqual(
+    { ...pairs[0]!, queries: [] },
+    {
+      pairKey: 'v24.8-lz4→v24.8-lz4-r2',
+      baselineCell: { runId: 'r', cellKey: 'v24.8-lz4' },
+      newCell: { runId: 'r', cellKey: 'v24.8-lz4-r2' },
+      queries: [],
+    },
+  );
+  // The A/A pair measures every query the other pairs re-run; nothing to re-run: no A/A pair either.
+  assert.deepEqual(
+    pairs[0]!.queries.map((q) => q.query_id).sort(),
+    [...new Set(toRerun.flatMap((p) => p.queries.map((q) => q.query_id)))].sort(),
+  );
+  assert.deepEqual(withInterleavedControl(r, 'r', []), []);
+  // No A/A control in the run: the pairs as they are.
+  assert.deepEqual(withInterleavedControl({ ...r, control: null }, 'r', toRerun), toRerun);
+
+  const rr = seedrandom('interleaved-control-rerun');
+  /** A pair's interleaved samples: 20 rounds per side (σ 5 % per run), the new side × factor(q) × a start offset. */
+  const samplesOf = (queries: { query_id: string }[], factor: (q: string) => number, start: number) =>
+    queries.map((q) => ({
+      query_id: q.query_id,
+      phase: 'baseline' as const,
+      figure: 'server_elapsed_ms' as const,
+      baseline_ms: lognormalSamples(rr, 20, QUERIES[q.query_id]!, 0.05),
+      new_ms: lognormalSamples(rr, 20, QUERIES[q.query_id]! * factor(q.query_id) * start, 0.05),
+    }));
+  const outcomes = [
+    { pairKey: pairs[0]!.pairKey, samples: samplesOf(pairs[0]!.queries, () => 1, 1.01) },
+    ...pairs.slice(1).map((p) => ({
+      pairKey: p.pairKey,
+      samples: samplesOf(p.queries, (q) => (q === 'q3' ? 1.3 : 1), 0.99),
+    })),
+  ];
+  const inter = interleavedNoiseOf(r, outcomes);
+  const seq = controlNoiseOf(cells, AXES);
+  assert.ok(inter.warm && seq.warm);
+  assert.ok(inter.warm.sigma2 < seq.warm.sigma2 / 4, `interleaved ${inter.warm.sigma2} sequential ${seq.warm.sigma2}`);
+  assert.equal(inter.cold, null);
+
+  const withAA = applyVerdictConfirmation(r, outcomes, {}, seq);
+  const withoutAA = applyVerdictConfirmation(r, outcomes.slice(1), {}, seq);
+  const q3 = (x: VerdictsRecord) =>
+    x.entries.find((e) => e.axis === 'version' && e.query === 'q3' && e.phase === 'warm')!;
+  // The interleaved noise narrows the re-run's interval; without the A/A pair it keeps the sequential control's.
+  const width = (e: VerdictEntry) => Math.log(e.rerun!.high! / e.rerun!.low!);
+  assert.ok(width(q3(withAA)) < 0.75 * width(q3(withoutAA)), `${width(q3(withAA))} vs ${width(q3(withoutAA))}`);
+  assert.equal(q3(withAA).verdict, 'slower', q3(withAA).reason);
+  // Recorded: the pair, its noise, its own moves; the control line says it.
+  const i = withAA.control!.interleaved!;
+  assert.equal(i.pair, 'v24.8-lz4→v24.8-lz4-r2');
+  assert.equal(i.pairs, pairs[0]!.queries.length);
+  assert.equal(i.moved, 0);
+  assert.ok(i.noise.warm !== null && i.noise.warm < 0.05 && i.noise.cold === null);
+  assert.match(controlLine(withAA), /; interleaved A\/A moves 0 of \d+ \(between-start noise \d+(\.\d)? % warm\)$/);
+  assert.match(withoutAA.control!.interleaved!.note, /not re-run .*sequential control's between-start noise/);
 });

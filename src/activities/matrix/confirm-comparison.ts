@@ -52,7 +52,7 @@ export function createConfirmComparison() {
     /**
      * Measure `queries` on both cells, interleaved (`measureInterleaved`; merges stopped while
      * measuring when the protocol asks for it, as in the query step). Every run is recorded in
-     * `results/<runId>.confirm/interleaved-<pairKey>-<phase>.json`; a retry measures from scratch.
+     * `results/<runId>.confirm/interleaved-<pairKey>-<phase>.json` (cold runs: `…-cold.json`); a retry measures from scratch.
      * @returns per query the valid warm (`kind` `cold`: cold) runs' figure on each side (ms), `confirmQuerySamples`
      * @throws what `measureInterleaved` throws (a lost server, a cancellation, a query failing on the server)
      */
@@ -75,7 +75,7 @@ export function createConfirmComparison() {
       const { cell } = input.candidate;
       const at = { ...input, baselineCell: input.baseline.cell.cellKey, newCell: cell.cellKey };
       // (`maxSeconds` rides along in `input`: the record says the budget and the rounds measured.)
-      const name = confirmation.interleavedFileName(input.pairKey, input.phase);
+      const name = confirmation.interleavedFileName(input.pairKey, input.phase, input.kind);
       writeJsonAtomic(path.join(runDir(cell.resultsDir, cell.runId), name), confirmation.interleavedRecord(at, runs));
       return confirmation.confirmQuerySamples(
         runs,

@@ -15,7 +15,7 @@ import {
   controlNoiseOf,
   decisionLine,
   judgeMatrix,
-  verdictsToConfirm,
+  rerunPairs,
 } from '../../measure/verdicts';
 import type { ConfirmOutcome, ConfirmPairPlan, FlaggedPair } from '../../schema/comparison';
 import { VERDICT_DEFAULTS, VerdictsRecord, type VerdictsSummary } from '../../schema/verdicts';
@@ -66,11 +66,8 @@ export function createJudgeVerdicts() {
         createdAt: new Date().toISOString(),
       });
       writeJsonAtomic(verdictsFile(input.resultsDir, input.runId), record);
-      return {
-        warm: verdictsToConfirm(record, v.runId, 'warm', { remeasure: remeasures(v.spec) }),
-        cold: verdictsToConfirm(record, v.runId, 'cold', { remeasure: remeasures(v.spec) }),
-        summary: summaryOf(record),
-      };
+      // On the worker's host, the interleaved A/A control goes first: the re-run's intervals take its noise.
+      return { ...rerunPairs(record, v.runId, { remeasure: remeasures(v.spec) }), summary: summaryOf(record) };
     },
 
     /**
