@@ -37,6 +37,8 @@ import {
   type VerdictCell,
 } from '../src/measure/verdicts';
 import { confirmationPlans } from '../src/measure/confirmation';
+import { compareSamples } from '../src/measure/compare';
+import { judgeStep } from '../src/schema/bisect';
 import { confirmComparison } from '../src/workflows/confirm-comparison';
 import { VERDICT_DEFAULTS, VerdictsRecord } from '../src/schema/verdicts';
 import type { MatrixAxes } from '../src/schema/matrix';
@@ -53,6 +55,13 @@ const SKIP_PLANTED = process.env.VERDICTS_BENCH_SKIP_PLANTED === '1';
 /** Interleaved A/A pairs of the pool's setup, and their rounds per pair (warm, cold). */
 const INTERLEAVED_PAIRS = Number(process.env.VERDICTS_BENCH_INTERLEAVED_PAIRS ?? 8);
 const INTERLEAVED_ROUNDS = { warm: 25, cold: 20 };
+// The default scale writes verdicts.json; another scale its own file (verdicts-5m.json), so both stay.
+const resultsFile = path.join(
+  REPO_ROOT,
+  'bench',
+  'results',
+  SCALE === 1_000_000 ? 'verdicts.json' : `verdicts-${SCALE / 1_000_000}m.json`,
+);
 const INTERLEAVED_FILE = path.join(
   REPO_ROOT,
   'bench',
@@ -65,8 +74,12 @@ type InterleavedPair = Record<'warm' | 'cold', Record<string, { a: number[]; b: 
 
 /** One figure of the results file. */
 interface Row {
-  /** `single`: one cell per setup and an A/A control cell (the default); `repeat3`: `matrix.repeat: 3`. */
-  design: 'single' | 'repeat3';
+  /**
+   * `single`: one cell per setup and an A/A control cell (the default); `repeat3`: `matrix.repeat: 3`;
+   * `bisect-rerun`: a time bisect's interleaved re-run, which decides a step (`judgeStep` over `compareSamples`,
+   * `minChange` 10 %), on the interleaved A/A pool's real pairs at 10 and 20 rounds.
+   */
+  design: 'single' | 'repeat3' | 'bisect-rerun';
   method: 'chbench' | 'previous';
   kind: 'aa' | 'planted';
   size: number;
@@ -217,6 +230,49 @@ async function interleavedPool(
   }
   writeFileSync(INTERLEAVED_FILE, JSON.stringify({ run, pool: poolRun, rounds: INTERLEAVED_ROUNDS, pairs }) + '\n');
   return { run, pairs };
+}
+
+/**
+ * The bisect's re-run on identical setups: each interleaved A/A pair's queries (warm, cold), its first 10 and 20
+ * rounds compared as a bisect step's re-run compares them (`compareSamples` with the bisect's defaults, then
+ * `judgeStep`). Any `slower` / `faster` is a false verdict that decides a step.
+ */
+function bisectRerunRows(pairs: readonly InterleavedPair[]): Row[] {
+  return (['warm', 'cold'] as const).flatMap((kind) => {
+    let n = 0;
+    let moved = 0;
+    let unchanged = 0;
+    for (const p of pairs)
+      for (const r of Object.values(p[kind]))
+        for (const rounds of [10, 20]) {
+          const c = compareSamples(r.a.slice(0, rounds), r.b.slice(0, rounds), {
+            minChange: 0.1,
+            unstableAbove: 0.3,
+            minRuns: 7,
+          });
+          const v = judgeStep(c, { from: 're-run' }).verdict;
+          n++;
+          moved += v === 'slower' || v === 'faster' ? 1 : 0;
+          unchanged += v === 'unchanged' ? 1 : 0;
+        }
+    const row = {
+      design: 'bisect-rerun' as const,
+      method: 'chbench' as const,
+      kind: 'aa' as const,
+      size: 1,
+      phase: kind,
+    };
+    return [
+      { ...row, metric: 'false_verdicts' as const, value: n ? moved / n : 0, n, goal: '≤ 0.01' },
+      {
+        ...row,
+        metric: 'decisive' as const,
+        value: n ? unchanged / n : 0,
+        n,
+        note: 'unchanged inside the band (the re-run alone, minChange 10 %); the rest inconclusive',
+      },
+    ];
+  });
 }
 
 /** Per query and kind of run, the SD of the interleaved pairs' log ratios of medians (between starts and within, together). */
@@ -583,7 +639,12 @@ async function main(): Promise<void> {
     console.log(`pool: ${cells.length} of ${POOL_CELLS} cells succeeded (${poolRun}${reuse ? ', reused' : ''})`);
     // 1b. A planted slowdown through the shipped workflow: max_threads 1 against the default
     // (VERDICTS_BENCH_SKIP_PLANTED=1 leaves it out and writes no file: for trying the method on a reused pool).
-    if (!SKIP_PLANTED) planted = await plantedCase(env);
+    // (VERDICTS_BENCH_PLANTED=reuse keeps the planted case of the results file already written: for re-running
+    // the resampling alone on reused pools.)
+    if (process.env.VERDICTS_BENCH_PLANTED === 'reuse')
+      planted = (JSON.parse(readFileSync(resultsFile, 'utf8')) as { planted_real: Record<string, unknown> })
+        .planted_real;
+    else if (!SKIP_PLANTED) planted = await plantedCase(env);
     // 1c. The same setup measured interleaved: A/A pairs of fresh cells through the real re-run workflow.
     inter = await interleavedPool(env, poolRun);
     // 2. Resampling the pool's real runs.
@@ -591,6 +652,7 @@ async function main(): Promise<void> {
     console.log(`between-start spread of the pool's cell medians (log SD): ${JSON.stringify(spread)}`);
     console.log(`interleaved A/A pairs' log-ratio spread (SD): ${JSON.stringify(interleavedSpread(inter.pairs))}`);
     resample(cells, inter.pairs, rows);
+    rows.push(...bisectRerunRows(inter.pairs));
   } finally {
     await env.stop();
   }
@@ -615,13 +677,7 @@ async function main(): Promise<void> {
     planted_real: planted,
     rows,
   };
-  // The default scale writes verdicts.json; another scale its own file (verdicts-5m.json), so both stay.
-  const file = path.join(
-    REPO_ROOT,
-    'bench',
-    'results',
-    SCALE === 1_000_000 ? 'verdicts.json' : `verdicts-${SCALE / 1_000_000}m.json`,
-  );
+  const file = resultsFile;
   if (!SKIP_PLANTED) {
     mkdirSync(path.dirname(file), { recursive: true });
     writeFileSync(file, JSON.stringify(out, null, 2) + '\n');

@@ -820,7 +820,8 @@ function toMeasureAgain(e: VerdictEntry, kind: 'warm' | 'cold'): 'confirm' | 're
  * The time comparisons the interleaved step measures again, grouped per cell pair and kind of run (keys
  * only: what goes into workflow history): first the pairs with faster/slower verdicts awaiting confirmation
  * (record order), then the pairs whose comparisons are still `inconclusive` with an interval (the adaptive
- * step: they are measured again and judged on both passes combined), most undecided queries first. The
+ * step: they are measured again and judged on both passes combined) — pairs against an axis reference before
+ * those between adjacent versions only (`version-step`), then most undecided queries first. The
  * workflow re-runs as many pairs as `verdicts.confirmPairs` allows, in this order.
  * @param o.remeasure false: only the faster/slower awaiting confirmation (targets that cannot run the re-run's two cells at once)
  */
@@ -830,7 +831,23 @@ export function verdictsToConfirm(
   kind: 'warm' | 'cold',
   o: { remeasure?: boolean } = {},
 ): FlaggedPair[] {
-  const byPair = new Map<string, FlaggedPair & { confirms: number; remeasures: number }>();
+  return rankedToConfirm(record, runId, kind, o).map((r) => r.pair);
+}
+
+/** A pair to measure again and why: 0 a faster/slower to confirm, 1 inconclusive against an axis reference, 2 only against the next older version. */
+interface RankedPair {
+  pair: FlaggedPair;
+  rank: 0 | 1 | 2;
+}
+
+/** {@link verdictsToConfirm} with each pair's rank, in the same order. */
+function rankedToConfirm(
+  record: VerdictsRecord,
+  runId: string,
+  kind: 'warm' | 'cold',
+  o: { remeasure?: boolean },
+): RankedPair[] {
+  const byPair = new Map<string, FlaggedPair & { confirms: number; remeasures: number; onReference: boolean }>();
   for (const e of record.entries) {
     const why = toMeasureAgain(e, kind);
     if (!why || (why === 'remeasure' && o.remeasure === false)) continue;
@@ -842,7 +859,10 @@ export function verdictsToConfirm(
       queries: [],
       confirms: 0,
       remeasures: 0,
+      onReference: false,
     };
+    // Against an axis reference (what the Decision and the axis sentences read), not only the next older version.
+    if (e.axis !== 'version-step') f.onReference = true;
     const [query_id, at] = e.query!.split('@');
     const phase = at === 'index' ? 'index' : 'baseline';
     if (!f.queries.some((q) => q.query_id === query_id && q.phase === phase))
@@ -854,9 +874,14 @@ export function verdictsToConfirm(
   const all = [...byPair.values()];
   const order = [
     ...all.filter((f) => f.confirms > 0),
-    ...all.filter((f) => f.confirms === 0).sort((a, b) => b.remeasures - a.remeasures),
+    ...all
+      .filter((f) => f.confirms === 0)
+      .sort((a, b) => Number(b.onReference) - Number(a.onReference) || b.remeasures - a.remeasures),
   ];
-  return order.map(({ confirms: _c, remeasures: _r, ...f }) => f);
+  return order.map(({ confirms, remeasures: _r, onReference, ...pair }) => ({
+    pair,
+    rank: confirms > 0 ? 0 : onReference ? 1 : 2,
+  }));
 }
 
 /**
@@ -873,9 +898,10 @@ export function interleavedControlKey(record: Pick<VerdictsRecord, 'control'>): 
 /**
  * The re-run's pairs with the interleaved A/A control first: the reference cell against its A/A cell, on the
  * union of the pairs' queries. Sequential cells differ by host drift as well as by their server starts (on
- * this 2-core host 9–13 % per start, warm), cells measured interleaved by their starts alone (2–3 %:
- * `bench/results/verdicts.json`, `interleaved_pool`); so the re-run's intervals take their between-start part
- * from this pair ({@link interleavedNoiseOf}), not from the sequential control.
+ * this 2-core host 9–13 % per start, warm), cells measured interleaved by their starts alone (two starts
+ * 2–8 % apart in all, the runs within included: `bench/results/verdicts.json`, `interleaved_pool`); so the
+ * re-run's intervals take their between-start part from this pair ({@link interleavedNoiseOf}), not from the
+ * sequential control.
  * @returns `pairs` unchanged when empty or when the run has no A/A control
  */
 export function withInterleavedControl(
@@ -901,10 +927,14 @@ export function withInterleavedControl(
 }
 
 /**
- * What the interleaved step re-runs, per kind of run, in the order the workflow takes them within
- * `verdicts.confirmPairs` (warm pairs first, the cold ones in what is left): {@link verdictsToConfirm}, with the
- * interleaved A/A control first ({@link withInterleavedControl}) on same-host targets (`o.remeasure`) where the
- * kind's budget leaves room for at least one other pair.
+ * What the interleaved step re-runs, per kind of run, as the workflow takes them within `verdicts.confirmPairs`
+ * (the warm list first, the cold list in what is left). The budget goes by rank across both kinds: first the
+ * faster/slower to confirm, then the inconclusive comparisons against an axis reference (warm before cold),
+ * then those between adjacent versions only; pairs that do not fit are left out of the lists (their
+ * comparisons stay as the first pass judged them), except faster/slower to confirm, which stay for the
+ * workflow to withdraw saying the budget was spent. On same-host targets (`o.remeasure`) each kind's list
+ * opens with the interleaved A/A control ({@link withInterleavedControl}) — one pair of the budget — when
+ * there is room for it and one other pair.
  */
 export function rerunPairs(
   record: VerdictsRecord,
@@ -912,11 +942,33 @@ export function rerunPairs(
   o: { remeasure: boolean },
 ): { warm: FlaggedPair[]; cold: FlaggedPair[] } {
   const budget = record.options.confirmPairs;
-  const withControl = (pairs: FlaggedPair[], room: number) =>
-    o.remeasure && room >= 2 ? withInterleavedControl(record, runId, pairs) : pairs;
-  const warm = withControl(verdictsToConfirm(record, runId, 'warm', o), budget);
-  const cold = withControl(verdictsToConfirm(record, runId, 'cold', o), budget - Math.min(warm.length, budget));
-  return { warm, cold };
+  const ranked = {
+    warm: rankedToConfirm(record, runId, 'warm', o),
+    cold: rankedToConfirm(record, runId, 'cold', o),
+  };
+  const candidates = (['warm', 'cold'] as const)
+    .flatMap((kind) => ranked[kind].map((r, i) => ({ ...r, kind, i })))
+    .sort((a, b) => a.rank - b.rank || (a.kind === b.kind ? a.i - b.i : a.kind === 'warm' ? -1 : 1));
+  const taken = { warm: [] as typeof candidates, cold: [] as typeof candidates };
+  const control = { warm: false, cold: false };
+  let left = budget;
+  for (const c of candidates) {
+    // The kind's first pair brings its A/A pair along when both fit.
+    const withAA = o.remeasure && !taken[c.kind].length && left >= 2 && interleavedControlKey(record) !== null;
+    const cost = withAA ? 2 : 1;
+    if (cost > left) {
+      if (c.rank === 0) taken[c.kind].push(c);
+      continue;
+    }
+    left -= cost;
+    control[c.kind] ||= withAA;
+    taken[c.kind].push(c);
+  }
+  const listOf = (kind: 'warm' | 'cold') => {
+    const pairs = [...taken[kind]].sort((a, b) => a.i - b.i).map((c) => c.pair);
+    return control[kind] ? withInterleavedControl(record, runId, pairs) : pairs;
+  };
+  return { warm: listOf('warm'), cold: listOf('cold') };
 }
 
 /** The between-start noise of cells measured interleaved, per kind of run, from the interleaved A/A pair's re-run. */

@@ -29,6 +29,7 @@ import {
   interleavedNoiseOf,
   judgeMatrix,
   planPairs,
+  rerunPairs,
   verdictPlanLines,
   verdictsToConfirm,
   withInterleavedControl,
@@ -658,4 +659,64 @@ test('the interleaved A/A control: first in the re-run, its between-start noise 
   assert.ok(i.noise.warm !== null && i.noise.warm < 0.05 && i.noise.cold === null);
   assert.match(controlLine(withAA), /; interleaved A\/A moves 0 of \d+ \(between-start noise \d+(\.\d)? % warm\)$/);
   assert.match(withoutAA.control!.interleaved!.note, /not re-run .*sequential control's between-start noise/);
+});
+
+test('the re-run budget goes to comparisons against an axis reference before those between adjacent versions', () => {
+  // Three versions, every comparison inconclusive (3 noisy warm runs): the pairs with the reference (v24.8→…)
+  // come before v25.8→v26.3, which only "What differs" reads, whatever their counts of undecided queries.
+  const rng = seedrandom('budget-order');
+  const axes: MatrixAxes = { ...AXES, versions: ['24.8', '25.8', '26.3'] };
+  const o = { warm: 3, sigma: 0.15 };
+  const cells = [
+    cell('v24.8-lz4', {}, rng, o),
+    cell('v25.8-lz4', { version: '25.8' }, rng, o),
+    cell('v26.3-lz4', { version: '26.3' }, rng, o),
+    cell('v24.8-lz4-r2', { repetition: 2 }, rng, o),
+  ];
+  const r = VerdictsRecord.parse(judge(cells, axes));
+  const keys = verdictsToConfirm(r, 'r', 'warm').map((p) => p.pairKey);
+  assert.ok(keys.includes('v25.8-lz4→v26.3-lz4'), keys.join(', '));
+  assert.equal(keys.at(-1), 'v25.8-lz4→v26.3-lz4', keys.join(', '));
+  assert.deepEqual(keys.slice(0, 2).sort(), ['v24.8-lz4→v25.8-lz4', 'v24.8-lz4→v26.3-lz4']);
+  // With the interleaved A/A control first, a budget of 3 pairs re-runs both reference comparisons.
+  const planned = rerunPairs({ ...r, options: { ...r.options, confirmPairs: 3 } }, 'r', { remeasure: true });
+  assert.deepEqual(
+    planned.warm.slice(0, 3).map((p) => p.pairKey),
+    ['v24.8-lz4→v24.8-lz4-r2', ...keys.slice(0, 2)],
+  );
+  // The budget is spent there: the pair between adjacent versions and the cold runs are left out of the lists
+  // (they stay as the first pass judged them), so the workflow's warm-first split cannot starve anything ranked higher.
+  assert.equal(planned.warm.length, 3);
+  assert.deepEqual(planned.cold, []);
+  // A budget of 8: both reference comparisons of both kinds, each kind with its A/A pair, then the adjacent pair.
+  const roomy = rerunPairs({ ...r, options: { ...r.options, confirmPairs: 8 } }, 'r', { remeasure: true });
+  assert.deepEqual(
+    roomy.cold.map((p) => p.pairKey),
+    ['v24.8-lz4→v24.8-lz4-r2', ...keys.slice(0, 2), 'v25.8-lz4→v26.3-lz4'].slice(0, roomy.cold.length),
+  );
+  assert.ok(roomy.cold.length >= 3, roomy.cold.map((p) => p.pairKey).join(', '));
+  assert.ok(roomy.warm.length + roomy.cold.length <= 8);
+  // A faster/slower awaiting confirmation stays listed even past the budget (the workflow withdraws it, saying so).
+  const srng = seedrandom('budget-confirm');
+  const flagged = VerdictsRecord.parse(
+    judge([
+      cell('v24.8-lz4', {}, srng),
+      cell('v26.3-lz4', { version: '26.3' }, srng, { factor: (q) => (q === 'q3' ? 1.5 : 1) }),
+      cell('v24.8-lz4-r2', { repetition: 2 }, srng),
+    ]),
+  );
+  assert.ok(flagged.entries.some((e) => e.verdict === 'slower' && e.confirmed === false));
+  const none = rerunPairs({ ...flagged, options: { ...flagged.options, confirmPairs: 0 } }, 'r', { remeasure: true });
+  assert.deepEqual(
+    none.warm.map((p) => p.pairKey),
+    ['v24.8-lz4→v26.3-lz4'],
+  );
+  const one = rerunPairs({ ...flagged, options: { ...flagged.options, confirmPairs: 1 } }, 'r', { remeasure: true });
+  assert.deepEqual(
+    one.warm.map((p) => p.pairKey),
+    ['v24.8-lz4→v26.3-lz4'],
+    "no room for the A/A pair beside it: the sequential control's noise serves",
+  );
+  // Docker or kubernetes (no side-by-side re-run cells): no A/A pair.
+  assert.ok(!rerunPairs(r, 'r', { remeasure: false }).warm.some((p) => p.pairKey.endsWith('-r2')));
 });
