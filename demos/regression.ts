@@ -41,11 +41,20 @@ import type { MatrixResult } from '../src/schema/progress';
 import type { ComparisonRecord } from '../src/schema/comparison';
 import type { CellResult } from '../src/schema/results';
 
-/** A spec file with the demo's scale applied. */
+/**
+ * A spec file with the demo's scale applied, and `REGRESSION_DEMO_CONFIRM_PAIRS` as its matrix verdicts'
+ * `verdicts.confirmPairs` (CI: 2, the warm re-run's interleaved A/A pair and one pair — the path, at a third
+ * of the cells; the demo's subject is the schedule's baseline comparison, which it does not touch).
+ */
 function specOf(file: string): Record<string, unknown> {
   const raw = readSpecFile(path.join(REPO_ROOT, 'examples', file)) as Record<string, unknown>;
   const scale = Number(process.env.REGRESSION_DEMO_SCALE ?? 0);
-  return scale > 0 ? { ...raw, scale } : raw;
+  const pairs = process.env.REGRESSION_DEMO_CONFIRM_PAIRS;
+  return {
+    ...raw,
+    ...(scale > 0 ? { scale } : {}),
+    ...(pairs ? { verdicts: { ...(raw.verdicts as object | undefined), confirmPairs: Number(pairs) } } : {}),
+  };
 }
 
 /** Trigger the schedule and wait for the run it started. @throws Error when no new run appears within 60 s. */

@@ -34,9 +34,14 @@ function demoSpec(): Record<string, unknown> {
       .filter(Boolean);
   const versions = list(process.env.VERSIONS_DEMO_VERSIONS);
   const codecs = list(process.env.VERSIONS_DEMO_CODECS);
+  // CI: fewer interleaved rounds per re-run pair (the path, not the power).
+  const rounds = process.env.VERSIONS_DEMO_CONFIRM_ROUNDS
+    ? Number(process.env.VERSIONS_DEMO_CONFIRM_ROUNDS)
+    : undefined;
   return {
     ...raw,
     ...(scale ? { scale } : {}),
+    ...(rounds !== undefined ? { verdicts: { ...raw.verdicts, confirmRounds: rounds } } : {}),
     matrix: {
       ...raw.matrix,
       ...(versions?.length ? { version: versions } : {}),
