@@ -39,7 +39,7 @@ import {
 import { cellKey, expandMatrix, matrixAxes, wantsControl, type MatrixAxes } from '../../src/schema/matrix';
 import { parseRunSpec } from '../../src/schema/run-spec';
 import { VERDICT_DEFAULTS, VerdictsRecord, type VerdictEntry } from '../../src/schema/verdicts';
-import { decisionBlocks } from '../../src/results/sections/decision';
+import { decisionBlocks, verdictBlocks } from '../../src/results/sections/decision';
 import { blocksMarkdown } from '../../src/results/sections/blocks';
 import { disturbanceOf } from '../../src/results/verdict-cells';
 import { REPO_ROOT } from '../../src/config';
@@ -659,6 +659,11 @@ test('the interleaved A/A control: first in the re-run, its between-start noise 
   assert.ok(i.noise.warm !== null && i.noise.warm < 0.05 && i.noise.cold === null);
   assert.match(controlLine(withAA), /; interleaved A\/A moves 0 of \d+ \(between-start noise \d+(\.\d)? % warm\)$/);
   assert.match(withoutAA.control!.interleaved!.note, /not re-run .*sequential control's between-start noise/);
+  // report.md says it: the Decision names the interleaved control, the Verdicts table each re-measured comparison.
+  const md = blocksMarkdown([...decisionBlocks(withAA), ...verdictBlocks(withAA)]).join('\n');
+  assert.match(md, /\*\*Interleaved A\/A control\*\* \(v24\.8-lz4→v24\.8-lz4-r2\): the reference against itself/);
+  assert.match(md, /\| confirmed \(20 rounds\) +\|/);
+  assert.match(md, /\| re-measured \(20 rounds\) +\|/);
 });
 
 test('the re-run budget goes to comparisons against an axis reference before those between adjacent versions', () => {

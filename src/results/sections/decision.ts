@@ -14,7 +14,16 @@ import type { ReportContext, ReportSection } from './section';
 const ratio = (x: number | null) => (x === null ? 'n/a' : `${x.toFixed(x >= 10 ? 1 : 3)}×`);
 const iv = (lo: number | null, hi: number | null) => (lo === null || hi === null ? 'n/a' : `[${lo.toFixed(3)}, ${hi.toFixed(3)}]`);
 const pct = (x: number | null) => (x === null ? 'n/a' : `${(x * 100).toFixed(x < 0.1 ? 1 : 0)} %`);
-const confirmedText = (e: VerdictEntry) => (e.confirmed === true ? 'confirmed' : e.confirmed === false ? (e.verdict === 'faster' || e.verdict === 'slower' ? 'not yet' : 'withdrawn') : '–');
+const confirmedText = (e: VerdictEntry) =>
+  e.confirmed === true
+    ? `confirmed${e.rerun ? ` (${e.rerun.runs} rounds)` : ''}`
+    : e.confirmed === false
+      ? e.verdict === 'faster' || e.verdict === 'slower'
+        ? 'not yet'
+        : 'withdrawn'
+      : e.remeasured && e.rerun
+        ? `re-measured (${e.rerun.runs} rounds)`
+        : '–';
 
 /** The Decision's blocks. */
 export function decisionBlocks(r: VerdictsRecord): Block[] {
@@ -22,7 +31,9 @@ export function decisionBlocks(r: VerdictsRecord): Block[] {
   const c = r.control;
   out.push(
     `Every cell against the run's reference cell **${r.reference || 'n/a'}** (ratios cell / reference; a time ratio below 1 is faster; 95 % intervals; verdicts ${r.stage === 'final' ? 'after' : 'before'} the interleaved re-run). ` +
-      (c ? `**A/A control**: ${c.reference} measured again as ${c.cell} — ${c.note}.` : '**No A/A control** in this run: nothing is called faster or slower.'),
+      (c
+        ? `**A/A control**: ${c.reference} measured again as ${c.cell} — ${c.note}.${c.interleaved ? ` **Interleaved A/A control** (${c.interleaved.pair}): ${c.interleaved.note}.` : ''}`
+        : '**No A/A control** in this run: nothing is called faster or slower.'),
     '',
   );
   if (c && c.moved > 0) out.push(`> **⚠ The A/A control moved** (${c.moved} of ${c.pairs} pairs): this run's noise reaches beyond its intervals. A faster/slower below stands only as confirmed by its interleaved re-run (its figures are in the sentences and in [Verdicts](#verdicts)).`, '');
@@ -48,7 +59,7 @@ export function decisionBlocks(r: VerdictsRecord): Block[] {
   out.push('');
   for (const s of r.sentences) out.push(`- ${s}`);
   for (const n of r.notes) out.push(`- ⚠ ${n}`);
-  out.push('', 'Bytes on disk: `system.parts` bytes_on_disk of the active parts (exact; the cost, comparable across versions and codecs). Ingest: rows / client wall time of the load, one load per cell. The counts are the warm comparisons (a query after the skip index counted apart); the geomean is of their first-pass ratios, its bracket the mean of their intervals (not itself a 95 % interval). Cold comparisons, every interval, minimal detectable effect, re-run and reason: [Verdicts](#verdicts).', '');
+  out.push('', 'Bytes on disk: `system.parts` bytes_on_disk of the active parts (exact; the cost, comparable across versions and codecs). Ingest: rows / client wall time of the load, one load per cell. The counts are the warm comparisons (a query after the skip index counted apart); the geomean is of their ratios (first pass, or both passes combined where re-measured), its bracket the mean of their intervals (not itself a 95 % interval). Cold comparisons, every interval, minimal detectable effect, re-run and reason: [Verdicts](#verdicts).', '');
   return out;
 }
 
