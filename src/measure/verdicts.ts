@@ -1349,9 +1349,21 @@ export function verdictPlanLines(
   ];
   if (o.confirmRounds === 0)
     lines.push('  no interleaved re-run (verdicts.confirmRounds 0): nothing will be published as faster or slower');
-  else if (o.confirmPairs > 0)
+  else if (o.confirmPairs === 0)
+    lines.push('  no pair may be re-run (verdicts.confirmPairs 0): nothing will be published as faster or slower');
+  else {
     lines.push(
       `  then the adaptive step: comparisons still inconclusive are measured again in the same re-run and judged on both passes combined — up to ${o.confirmPairs} cell pairs in all (each pair two fresh cells, provisioned and loaded again, ${o.confirmRounds} interleaved rounds per query; warm and cold runs re-run apart); the cost is about ${2 * o.confirmPairs} more cells at most: lower verdicts.confirmPairs to spend less`,
+    );
+    lines.push(
+      o.confirmPairs >= 2
+        ? "  each kind of run re-run opens with the interleaved A/A control (the reference against its A/A cell, one pair of the budget) on embedded and local targets: its between-start noise is the re-run intervals'"
+        : "  verdicts.confirmPairs 1 leaves no room for the interleaved A/A control beside a pair: the re-run intervals take the sequential control's between-start noise (wider)",
+    );
+  }
+  if (o.confirmRounds > 0 && o.confirmRounds < 3)
+    lines.push(
+      `  ⚠ ${o.confirmRounds} interleaved round(s) per pair cannot give a re-run interval (3 are needed): raise verdicts.confirmRounds`,
     );
   if (rep > 1)
     lines.push(

@@ -581,6 +581,18 @@ test('the Decision opens with its table within a few lines; validate says what t
   assert.match(repLines[0]!, /A\/A pairs: r2…r3 of every setup against its r1/);
   assert.ok(repLines.some((l) => /nothing will be published as faster or slower/.test(l)));
   assert.ok(repLines.some((l) => /each repetition's median is one unit, 3 per setup/.test(l)));
+  // The budget said: the interleaved A/A control by default; none with 1 pair; nothing published with 0; too few rounds.
+  const planOf = (verdicts: Record<string, number>) => {
+    const x = parseRunSpec({ ...raw, verdicts });
+    return verdictPlanLines(x, matrixAxes(x), expandMatrix(x, { control: true }).map(cellKey)).join('\n');
+  };
+  assert.match(lines.join('\n'), /opens with the interleaved A\/A control/);
+  assert.match(planOf({ confirmPairs: 1 }), /leaves no room for the interleaved A\/A control/);
+  assert.match(
+    planOf({ confirmPairs: 0 }),
+    /verdicts\.confirmPairs 0\): nothing will be published as faster or slower/,
+  );
+  assert.match(planOf({ confirmRounds: 2 }), /2 interleaved round\(s\) per pair cannot give a re-run interval/);
   assert.throws(
     () => parseRunSpec({ ...raw, verdicts: { control: false } }),
     /without any A\/A pair|leaves the matrix without any A\/A pair/,
