@@ -33,6 +33,7 @@ import {
   applyVerdictConfirmation,
   controlNoiseOf,
   judgeMatrix,
+  interleavedControlKey,
   rerunPairs,
   type VerdictCell,
 } from '../src/measure/verdicts';
@@ -152,7 +153,7 @@ function rerunOf(
 ): ConfirmOutcome[] {
   const out: ConfirmOutcome[] = [];
   let budget = VERDICT_DEFAULTS.confirmPairs;
-  const aaKey = record.control ? `${record.control.reference}→${record.control.cell.split(', ')[0]}` : null;
+  const aaKey = interleavedControlKey(record);
   const planned = rerunPairs(record, 'bench', { remeasure: true });
   for (const kind of ['warm', 'cold'] as const) {
     const pairs = planned[kind].slice(0, Math.max(0, budget));

@@ -987,19 +987,23 @@ export function interleavedNoiseOf(
   record: Pick<VerdictsRecord, 'control'>,
   outcomes: readonly ConfirmOutcome[],
 ): InterleavedNoise {
+  const of = (kind: 'warm' | 'cold') => betweenNoise(controlLogRatios(record, outcomes, kind));
+  return interleavedControlKey(record) ? { warm: of('warm'), cold: of('cold') } : { warm: null, cold: null };
+}
+
+/** The interleaved A/A pair's log ratios of one kind of run, one per query with runs (all positive) on both sides. */
+function controlLogRatios(
+  record: Pick<VerdictsRecord, 'control'>,
+  outcomes: readonly ConfirmOutcome[],
+  kind: 'warm' | 'cold',
+): LogRatio[] {
   const key = interleavedControlKey(record);
-  const samples = outcomes.filter((o) => o.pairKey === key).flatMap((o) => o.samples);
-  const of = (kind: 'warm' | 'cold') =>
-    betweenNoise(
-      samples
-        .filter((s) => (s.kind === 'cold') === (kind === 'cold') && s.baseline_ms.length && s.new_ms.length)
-        .filter((s) => [...s.baseline_ms, ...s.new_ms].every((x) => x > 0))
-        .map((s) => {
-          const lr = logRatio(s.baseline_ms, s.new_ms);
-          return { d: lr.d, within: lr.within };
-        }),
-    );
-  return { warm: key ? of('warm') : null, cold: key ? of('cold') : null };
+  return outcomes
+    .filter((o) => o.pairKey === key)
+    .flatMap((o) => o.samples)
+    .filter((s) => (s.kind === 'cold') === (kind === 'cold') && s.baseline_ms.length && s.new_ms.length)
+    .filter((s) => [...s.baseline_ms, ...s.new_ms].every((x) => x > 0))
+    .map((s) => logRatio(s.baseline_ms, s.new_ms));
 }
 
 /**
@@ -1096,11 +1100,7 @@ function interleavedControl(
   let judged = 0;
   const count = { warm: 0, cold: 0 };
   for (const kind of ['warm', 'cold'] as const) {
-    const lrs = outcomes
-      .filter((x) => x.pairKey === key)
-      .flatMap((x) => x.samples)
-      .filter((x) => (x.kind === 'cold') === (kind === 'cold') && x.baseline_ms.length && x.new_ms.length)
-      .map((x) => logRatio(x.baseline_ms, x.new_ms));
+    const lrs = controlLogRatios(record, outcomes, kind);
     count[kind] = lrs.length;
     lrs.forEach((lr, i) => {
       const iv = ratioInterval(lr, betweenNoise(lrs.filter((_, j) => j !== i)));
